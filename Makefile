@@ -1,0 +1,39 @@
+# Docent: `make run` serves the site, `make test` runs the suite. Both set up .venv first.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: run test bench lint setup clean-data
+
+setup: $(STAMP)
+
+# Reinstall only when pyproject.toml changed; the stamp records the last install.
+$(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 12) else 1)' 2>/dev/null || { \
+	  echo "Docent needs Python 3.12 or newer; '$(PYTHON)' is $$($(PYTHON) --version 2>&1)."; \
+	  echo "Install Python 3.12 (e.g. 'pyenv install 3.12' or your OS package) or run 'make PYTHON=python3.12 ...'."; \
+	  exit 1; }
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check --upgrade pip
+	$(PY) -m pip install --quiet --disable-pip-version-check -e ".[dev]"
+	@touch $(STAMP)
+
+run: $(STAMP)
+	$(PY) manage.py serve --host $(HOST) --port $(PORT)
+
+test: $(STAMP)
+	$(PY) -m pytest
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+bench: $(STAMP)
+	$(PY) -m pip install --quiet --disable-pip-version-check -e ".[dev,bench]"
+	$(PY) bench/run_all.py
+
+clean-data:
+	rm -rf .data

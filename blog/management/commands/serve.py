@@ -1,0 +1,50 @@
+"""`make run`: prepare the database, then serve HTTP and WebSockets with daphne."""
+
+import logging
+
+from daphne.endpoints import build_endpoint_description_strings
+from daphne.server import Server
+from django.core.management import call_command
+from django.core.management.base import BaseCommand
+
+logger = logging.getLogger(__name__)
+
+
+class Command(BaseCommand):
+    help = "Migrate, load the demo articles when the blog is empty, index, and serve with daphne."
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument("--host", default="127.0.0.1")
+        parser.add_argument("--port", type=int, default=8000)
+        parser.add_argument("--no-prepare", action="store_true", help="Skip migrate/seed/index.")
+
+    def handle(self, *args, host: str, port: int, no_prepare: bool, **options) -> None:
+        if not no_prepare:
+            self.prepare()
+        from config.asgi import application
+
+        self.stdout.write(self.style.SUCCESS(f"Docent is serving on http://{host}:{port}/ (Ctrl-C stops)"))
+        # One process serves the site; SIGINT/SIGTERM stop the reactor, then the embedded
+        # PostgreSQL is stopped by its exit handler, so nothing is left running.
+        Server(
+            application=application,
+            endpoints=build_endpoint_description_strings(host=host, port=port),
+            action_logger=None,
+            http_timeout=None,
+            websocket_handshake_timeout=10,
+            application_close_timeout=10,
+        ).run()
+
+    def prepare(self) -> None:
+        call_command("migrate", interactive=False, verbosity=0)
+        call_command("seed_demo", if_empty=True)
+        for name, kwargs in self.prepare_hooks():
+            call_command(name, **kwargs)
+
+    def prepare_hooks(self) -> list[tuple[str, dict]]:
+        """Commands that later features add to start-up (indexing, spool replay), if present."""
+        from django.core.management import get_commands
+
+        available = get_commands()
+        hooks = [("reindex", {}), ("replay_spool", {})]
+        return [(name, kwargs) for name, kwargs in hooks if name in available]

@@ -1,0 +1,56 @@
+"""Reads for the blog. Visibility rules live here, so no page can forget them."""
+
+from django.contrib.auth.models import AnonymousUser, User
+from django.db.models import Count, Prefetch, Q, QuerySet
+from django.http import Http404
+from django.utils import timezone
+
+from blog.models import Article, Tag
+
+
+def article_list_published(*, tag: Tag | None = None) -> QuerySet[Article]:
+    """Published articles, newest first, with their tags prefetched."""
+    articles = Article.objects.published().prefetch_related(
+        Prefetch("tags", queryset=Tag.objects.order_by("name"))
+    )
+    if tag is not None:
+        articles = articles.filter(tags=tag)
+    return articles.order_by("-published_at", "-id")
+
+
+def article_get_visible(*, slug: str, user: User | AnonymousUser) -> Article:
+    """The article a user may read: staff can preview drafts, everyone else sees published ones.
+
+    Raises:
+        Http404: no such article, or not visible to this user.
+    """
+    articles = Article.objects.all() if user.is_staff else Article.objects.published()
+    try:
+        return articles.prefetch_related("tags").get(slug=slug)
+    except Article.DoesNotExist as exc:
+        raise Http404("No article here.") from exc
+
+
+def tag_get_with_articles(*, slug: str) -> Tag:
+    """A tag that has at least one published article.
+
+    Raises:
+        Http404: unknown tag, or only drafts carry it.
+    """
+    published = Article.objects.published()
+    tag = Tag.objects.filter(slug=slug, articles__in=published).distinct().first()
+    if tag is None:
+        raise Http404("No such tag.")
+    return tag
+
+
+def tag_list_in_use() -> QuerySet[Tag]:
+    """Tags with their published-article counts, most used first."""
+    published = Q(
+        articles__status=Article.Status.PUBLISHED, articles__published_at__lte=timezone.now()
+    )
+    return (
+        Tag.objects.annotate(article_count=Count("articles", filter=published, distinct=True))
+        .filter(article_count__gt=0)
+        .order_by("-article_count", "name")
+    )

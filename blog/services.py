@@ -1,0 +1,79 @@
+"""Writes for the blog."""
+
+import datetime as dt
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.db import transaction
+from django.utils.text import slugify
+
+from blog.models import Article, Tag
+
+DEMO_DIR = Path(__file__).resolve().parent / "demo"
+
+
+@dataclass(frozen=True)
+class DemoArticle:
+    title: str
+    slug: str
+    summary: str
+    tags: list[str]
+    published_at: dt.datetime
+    body: str
+
+
+def demo_article_parse(*, text: str) -> DemoArticle:
+    """Parse a demo file: `---` front matter of `key: value` lines, then the Markdown body.
+
+    Raises:
+        ValueError: the front matter is missing or lacks a required key.
+    """
+    head, sep, body = text.removeprefix("---\n").partition("\n---\n")
+    if not sep:
+        raise ValueError("demo article has no front matter")
+    meta = dict(line.split(":", 1) for line in head.splitlines() if ":" in line)
+    meta = {key.strip(): value.strip() for key, value in meta.items()}
+    missing = {"title", "slug", "summary", "tags", "published_at"} - meta.keys()
+    if missing:
+        raise ValueError(f"demo article lacks {', '.join(sorted(missing))}")
+    published = dt.datetime.fromisoformat(meta["published_at"])
+    return DemoArticle(
+        title=meta["title"],
+        slug=meta["slug"],
+        summary=meta["summary"],
+        tags=[tag.strip() for tag in meta["tags"].split(",") if tag.strip()],
+        published_at=published if published.tzinfo else published.replace(hour=9, tzinfo=dt.UTC),
+        body=body.strip() + "\n",
+    )
+
+
+@transaction.atomic
+def demo_articles_load(*, directory: Path = DEMO_DIR) -> tuple[int, int]:
+    """Create or update the demo articles from `directory`, published.
+
+    Returns:
+        (created, updated) counts.
+    """
+    created = updated = 0
+    for path in sorted(directory.glob("*.md")):
+        demo = demo_article_parse(text=path.read_text(encoding="utf-8"))
+        article, was_created = Article.objects.update_or_create(
+            slug=demo.slug,
+            defaults={
+                "title": demo.title,
+                "summary": demo.summary,
+                "body": demo.body,
+                "status": Article.Status.PUBLISHED,
+                "published_at": demo.published_at,
+            },
+        )
+        article.tags.set([tag_get_or_create(name=name) for name in demo.tags])
+        created += was_created
+        updated += not was_created
+    return created, updated
+
+
+def tag_get_or_create(*, name: str) -> Tag:
+    """The tag with this name, created with a slug on first use."""
+    tag, _ = Tag.objects.get_or_create(name=name, defaults={"slug": slugify(name) or name})
+    return tag

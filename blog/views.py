@@ -1,0 +1,41 @@
+"""Blog pages. Thin: each view asks a selector and renders a template."""
+
+from django.conf import settings
+from django.core.paginator import Paginator
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+
+from blog import selectors
+from blog.rendering import markdown_to_html
+
+
+def article_list(request: HttpRequest) -> HttpResponse:
+    page = Paginator(selectors.article_list_published(), settings.BLOG_PAGE_SIZE).get_page(
+        request.GET.get("page")
+    )
+    return render(
+        request,
+        "blog/article_list.html",
+        {"page_obj": page, "tags": selectors.tag_list_in_use()[:12]},
+    )
+
+
+def article_detail(request: HttpRequest, slug: str) -> HttpResponse:
+    article = selectors.article_get_visible(slug=slug, user=request.user)
+    return render(
+        request,
+        "blog/article_detail.html",
+        {"article": article, "body_html": markdown_to_html(article.body)},
+    )
+
+
+def tag_detail(request: HttpRequest, slug: str) -> HttpResponse:
+    tag = selectors.tag_get_with_articles(slug=slug)
+    page = Paginator(selectors.article_list_published(tag=tag), settings.BLOG_PAGE_SIZE).get_page(
+        request.GET.get("page")
+    )
+    return render(request, "blog/tag_detail.html", {"tag": tag, "page_obj": page})
+
+
+def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
+    return render(request, "404.html", status=404)

@@ -1,0 +1,5 @@
+"""The REST API: one ninja router per app, assembled here. Docs at /api/docs."""
+
+from ninja import NinjaAPI
+
+api = NinjaAPI(title="Docent API", version="1.0", urls_namespace="api")

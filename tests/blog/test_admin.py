@@ -1,0 +1,46 @@
+import pytest
+from django.contrib.auth import get_user_model
+
+pytestmark = pytest.mark.django_db
+
+
+def test_admin_requires_staff(client):
+    response = client.get("/admin/blog/article/")
+
+    assert response.status_code == 302
+    assert "/admin/login/" in response["Location"]
+
+
+def test_non_staff_user_is_refused(client):
+    user = get_user_model().objects.create_user("reader", password="pw")
+    client.force_login(user)
+
+    response = client.get("/admin/blog/article/")
+
+    assert response.status_code == 302
+
+
+def test_staff_sees_articles_with_filters_and_search(staff_client, make_article):
+    make_article(title="Pgvector notes", slug="pgvector-notes")
+
+    response = staff_client.get("/admin/blog/article/?q=pgvector")
+
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert "Pgvector notes" in html
+    assert "By status" in html
+
+
+def test_add_form_prepopulates_the_slug(staff_client):
+    html = staff_client.get("/admin/blog/article/add/").content.decode()
+
+    assert "prepopulated" in html
+    assert 'data-prepopulated-dependencies="[&quot;#id_title&quot;]"' in html or "id_title" in html
+
+
+def test_change_form_links_to_the_site(staff_client, make_article):
+    article = make_article(title="Visible", slug="visible")
+
+    html = staff_client.get(f"/admin/blog/article/{article.pk}/change/").content.decode()
+
+    assert "View on site" in html

@@ -1,0 +1,97 @@
+import datetime as dt
+
+import pytest
+from django.utils import timezone
+
+from blog.models import Article
+
+pytestmark = pytest.mark.django_db
+
+
+def test_home_lists_published_articles_newest_first(client, make_article):
+    now = timezone.now()
+    make_article(title="Older", published_at=now - dt.timedelta(days=2))
+    make_article(title="Newer", published_at=now - dt.timedelta(days=1))
+
+    response = client.get("/")
+
+    assert response.status_code == 200
+    titles = [article.title for article in response.context["page_obj"]]
+    assert titles == ["Newer", "Older"]
+
+
+def test_home_paginates(client, make_article, settings):
+    settings.BLOG_PAGE_SIZE = 2
+    for i in range(5):
+        make_article(title=f"Post {i}", published_at=timezone.now() - dt.timedelta(hours=i))
+
+    page3 = client.get("/?page=3")
+
+    assert [a.title for a in page3.context["page_obj"]] == ["Post 4"]
+    assert "Page 3 of 3" in page3.content.decode()
+
+
+def test_article_page_renders_markdown(client, make_article):
+    make_article(title="Hello", slug="hello", body="## A heading\n\nSome *words*.", tags=["agents"])
+
+    response = client.get("/articles/hello/")
+
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert "<h2>A heading</h2>" in html
+    assert "<em>words</em>" in html
+    assert 'href="/tags/agents/"' in html
+
+
+def test_draft_is_invisible_to_anonymous_visitors(client, make_article):
+    make_article(title="Secret plan", slug="secret-plan", status=Article.Status.DRAFT)
+    make_article(title="Public", slug="public", tags=["agents"])
+    make_article(title="Tagged draft", slug="tagged-draft", status=Article.Status.DRAFT, tags=["drafty"])
+
+    assert client.get("/articles/secret-plan/").status_code == 404
+    assert "Secret plan" not in client.get("/").content.decode()
+    assert "Tagged draft" not in client.get("/tags/agents/").content.decode()
+    assert client.get("/tags/drafty/").status_code == 404
+
+
+def test_scheduled_article_is_hidden_until_its_date(client, make_article):
+    make_article(title="Tomorrow", slug="tomorrow", published_at=timezone.now() + dt.timedelta(days=1))
+
+    assert client.get("/articles/tomorrow/").status_code == 404
+    assert "Tomorrow" not in client.get("/").content.decode()
+
+
+def test_staff_can_preview_a_draft(staff_client, make_article):
+    make_article(title="Work in progress", slug="wip", status=Article.Status.DRAFT)
+
+    response = staff_client.get("/articles/wip/")
+
+    assert response.status_code == 200
+    assert "Draft preview" in response.content.decode()
+
+
+def test_tag_page_lists_its_articles(client, make_article):
+    make_article(title="Tagged", slug="tagged", tags=["pgvector"])
+    make_article(title="Untagged", slug="untagged")
+
+    html = client.get("/tags/pgvector/").content.decode()
+
+    assert "Tagged" in html
+    assert "Untagged" not in html
+
+
+def test_unknown_slug_gets_the_styled_404(client):
+    response = client.get("/articles/no-such-thing/")
+
+    assert response.status_code == 404
+    assert "There is no page here" in response.content.decode()
+    assert "site.css" in response.content.decode()
+
+
+def test_pages_send_a_csp_without_inline_script(client, make_article):
+    make_article(title="Hello", slug="hello")
+
+    csp = client.get("/articles/hello/")["Content-Security-Policy"]
+
+    assert "script-src 'self'" in csp
+    assert "unsafe-inline" not in csp

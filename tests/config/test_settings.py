@@ -1,0 +1,83 @@
+"""Configuration errors are one clear line, and production settings pass `check --deploy`."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from config.database import parse_database_url
+
+ROOT = Path(__file__).resolve().parents[2]
+PROD_KEY = "k" * 30 + "-production-secret-0123456789abcdef"
+
+
+def manage(*args: str, **env: str) -> subprocess.CompletedProcess:
+    full_env = {**os.environ, **env}
+    return subprocess.run(
+        [sys.executable, "manage.py", *args], cwd=ROOT, env=full_env, capture_output=True, text=True, timeout=120
+    )
+
+
+def test_debug_off_requires_a_secret_key():
+    result = manage("check", DJANGO_DEBUG="false", DJANGO_SECRET_KEY="", DJANGO_ALLOWED_HOSTS="example.com")
+
+    assert result.returncode == 1
+    assert "docent: error: DJANGO_DEBUG is off, so DJANGO_SECRET_KEY must be set" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_debug_off_requires_allowed_hosts():
+    result = manage("check", DJANGO_DEBUG="false", DJANGO_SECRET_KEY=PROD_KEY, DJANGO_ALLOWED_HOSTS="")
+
+    assert result.returncode == 1
+    assert "DJANGO_ALLOWED_HOSTS must list" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_a_wrong_database_url_is_one_clear_line():
+    result = manage("check", DATABASE_URL="mysql://u:p@localhost/db")
+
+    assert result.returncode == 1
+    assert result.stderr.strip().splitlines() == [
+        "docent: error: DATABASE_URL must be a PostgreSQL URL (postgresql://user:pass@host:5432/name), "
+        "got scheme 'mysql'."
+    ]
+
+
+def test_an_unreachable_database_is_one_clear_line():
+    result = manage("migrate", DATABASE_URL="postgresql://nobody@127.0.0.1:9/nowhere")
+
+    assert result.returncode == 1
+    assert result.stderr.startswith("docent: error: cannot reach the database")
+    assert "Traceback" not in result.stderr
+
+
+def test_production_settings_pass_check_deploy():
+    result = manage(
+        "check", "--deploy", "--fail-level", "WARNING",
+        DJANGO_DEBUG="false", DJANGO_SECRET_KEY=PROD_KEY, DJANGO_ALLOWED_HOSTS="docent.example.com",
+    )
+
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        (
+            "postgresql://app:s%40cret@db.internal:6543/docent?sslmode=require",
+            {"NAME": "docent", "USER": "app", "PASSWORD": "s@cret", "HOST": "db.internal", "PORT": "6543",
+             "OPTIONS": {"sslmode": "require"}},
+        ),
+        (
+            "postgresql://postgres:@/postgres?host=/tmp/pg",
+            {"NAME": "postgres", "USER": "postgres", "HOST": "/tmp/pg", "PORT": "", "OPTIONS": {}},
+        ),
+    ],
+)
+def test_database_urls_parse(url, expected):
+    config = parse_database_url(url)
+
+    assert {key: config[key] for key in expected} == expected

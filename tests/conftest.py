@@ -1,0 +1,30 @@
+import pytest
+from django.contrib.auth import get_user_model
+
+from blog.models import Article, Tag
+
+
+@pytest.fixture
+def make_article(db):
+    """Create an article; published unless told otherwise."""
+
+    def make(**fields) -> Article:
+        tags = fields.pop("tags", [])
+        fields.setdefault("title", "An article")
+        fields.setdefault("slug", fields["title"].lower().replace(" ", "-"))
+        fields.setdefault("body", "Some **body** text.")
+        fields.setdefault("status", Article.Status.PUBLISHED)
+        article = Article.objects.create(**fields)
+        for name in tags:
+            tag, _ = Tag.objects.get_or_create(name=name, defaults={"slug": name})
+            article.tags.add(tag)
+        return article
+
+    return make
+
+
+@pytest.fixture
+def staff_client(client, db):
+    user = get_user_model().objects.create_user("editor", password="pw", is_staff=True, is_superuser=True)
+    client.force_login(user)
+    return client
