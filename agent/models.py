@@ -1,0 +1,82 @@
+"""Conversations as the admins review them: every turn, every tool call, how it ended."""
+
+import uuid
+
+from django.db import models
+
+
+class Conversation(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    # Conversations belong to the visitor's session; another session's id is refused.
+    session_key = models.CharField(max_length=64, db_index=True)
+    page = models.CharField(max_length=200, blank=True, help_text="Article slug the chat started on.")
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"Conversation {str(self.id)[:8]}"
+
+
+class Turn(models.Model):
+    class Status(models.TextChoices):
+        DONE = "done", "Done"
+        MAX_STEPS = "max_steps", "Hit the step limit"
+        ERROR = "error", "Error"
+        CANCELLED = "cancelled", "Cancelled"
+        INTERRUPTED = "interrupted", "Interrupted"
+
+    # Generated when the turn starts, so a retried or replayed save can never double it.
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="turns")
+    index = models.PositiveIntegerField(help_text="1 for the first question of the conversation.")
+    user_message = models.TextField()
+    answer = models.TextField(blank=True)
+    status = models.CharField(max_length=12, choices=Status.choices, db_index=True)
+    step_count = models.PositiveSmallIntegerField(default=0, help_text="Model calls in this turn.")
+    model = models.CharField(max_length=100, blank=True, db_index=True)
+    offline = models.BooleanField(default=False)
+    input_tokens = models.PositiveIntegerField(default=0)
+    output_tokens = models.PositiveIntegerField(default=0)
+    time_to_first_token_ms = models.FloatField(null=True, blank=True)
+    duration_ms = models.FloatField(default=0)
+    error_code = models.CharField(max_length=20, blank=True)
+    error = models.TextField(blank=True)
+    citations = models.JSONField(default=list, blank=True)
+    # True when the assistant found nothing to answer with: the editors' "write this next" list.
+    no_answer = models.BooleanField(default=False, db_index=True)
+    page = models.CharField(max_length=200, blank=True)
+    started_at = models.DateTimeField(db_index=True)
+
+    class Meta:
+        ordering = ["conversation", "index", "started_at"]
+        indexes = [models.Index(fields=["conversation", "index"], name="agent_turn_conv_index")]
+
+    def __str__(self) -> str:
+        return f"Turn {self.index} ({self.status})"
+
+    @property
+    def total_tokens(self) -> int:
+        return self.input_tokens + self.output_tokens
+
+
+class ToolCall(models.Model):
+    turn = models.ForeignKey(Turn, on_delete=models.CASCADE, related_name="tool_calls")
+    step = models.PositiveSmallIntegerField()
+    call_id = models.CharField(max_length=100)
+    name = models.CharField(max_length=100, db_index=True)
+    arguments = models.JSONField(default=dict, blank=True)
+    result = models.JSONField(null=True, blank=True)
+    ok = models.BooleanField(default=True, db_index=True)
+    error = models.TextField(blank=True)
+    executed = models.BooleanField(default=True, help_text="False when the step limit stopped it.")
+    started_at = models.DateTimeField()
+    duration_ms = models.FloatField(default=0)
+
+    class Meta:
+        ordering = ["turn", "step", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.call_id})"
