@@ -1,0 +1,72 @@
+"""The loop's model vocabulary: plain dataclasses and the ChatModel protocol."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """One function call requested by the model; `arguments` is the raw JSON text it sent."""
+
+    id: str
+    name: str
+    arguments: str
+
+
+@dataclass(slots=True)
+class Usage:
+    """Token counts of one or more model calls."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.input_tokens + self.output_tokens
+
+    def __add__(self, other: Usage | None) -> Usage:
+        if other is None:
+            return Usage(self.input_tokens, self.output_tokens)
+        return Usage(
+            self.input_tokens + other.input_tokens, self.output_tokens + other.output_tokens
+        )
+
+    def as_dict(self) -> dict[str, int]:
+        return {
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "total_tokens": self.total,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class TextDelta:
+    """A piece of streamed answer text."""
+
+    text: str
+
+
+@dataclass(slots=True)
+class ModelTurn:
+    """The complete result of one model call, yielded last by `ChatModel.stream`."""
+
+    text: str
+    tool_calls: list[ToolCall]
+    usage: Usage | None = None
+
+
+@runtime_checkable
+class ChatModel(Protocol):
+    """A streaming chat model speaking OpenAI Chat Completions message and tool shapes."""
+
+    name: str
+    offline: bool
+
+    def stream(
+        self, messages: list[dict], tools: list[dict] | None
+    ) -> AsyncIterator[TextDelta | ModelTurn]:
+        """Yield TextDelta many times, then exactly one ModelTurn last."""
+        ...

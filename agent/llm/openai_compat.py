@@ -1,0 +1,181 @@
+"""ChatModel over any OpenAI-compatible Chat Completions endpoint, streaming."""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import logging
+import time
+import uuid
+from collections.abc import AsyncIterator
+from typing import Any
+
+import openai
+
+from agent.exceptions import ModelError
+from agent.llm.base import ModelTurn, TextDelta, ToolCall, Usage
+
+logger = logging.getLogger(__name__)
+
+RETRYABLE_STATUS = frozenset({408, 409, 429})
+
+
+class OpenAICompatModel:
+    """Streams Chat Completions; retries 429/5xx/connection errors before any output."""
+
+    offline = False
+    retry_base_delay = 0.5  # seconds, doubled per retry when the server gives no Retry-After
+    retry_max_delay = 5.0  # cap, also applied to Retry-After: a visitor is waiting
+
+    def __init__(
+        self,
+        *,
+        base_url: str | None,
+        api_key: str | None,
+        model: str,
+        timeout: float = 60.0,
+        max_retries: int = 2,
+    ) -> None:
+        self.name = model
+        self.max_retries = max_retries
+        self._client = openai.AsyncOpenAI(
+            base_url=base_url or None,
+            api_key=api_key or "not-needed",
+            timeout=openai.Timeout(timeout, connect=5.0),
+            max_retries=0,  # retried here, where we know whether output was already streamed
+        )
+
+    async def aclose(self) -> None:
+        await self._client.close()
+
+    async def stream(
+        self, messages: list[dict], tools: list[dict] | None
+    ) -> AsyncIterator[TextDelta | ModelTurn]:
+        """Yield text deltas, then one ModelTurn; raise ModelError on endpoint failure."""
+        request: dict[str, Any] = {
+            "model": self.name,
+            "messages": messages,
+            "stream": True,
+            "stream_options": {"include_usage": True},
+        }
+        if tools:
+            request["tools"] = tools
+        attempt = 0
+        while True:
+            yielded = False
+            try:
+                response = await self._client.chat.completions.create(**request)
+                try:
+                    async for item in _assemble(response):
+                        yielded = True
+                        yield item
+                finally:
+                    # Closes the HTTP response even when the consumer stops or is cancelled.
+                    await response.close()
+                return
+            except (openai.APIStatusError, openai.APIConnectionError) as exc:
+                if yielded or attempt >= self.max_retries or not _retryable(exc):
+                    raise ModelError(_visitor_message(exc)) from exc
+                attempt += 1
+                delay = self._delay(exc, attempt)
+                logger.warning("model call failed (%s), retry %d in %.2fs", exc, attempt, delay)
+                await asyncio.sleep(delay)
+            except (openai.OpenAIError, ValueError) as exc:  # ValueError: malformed JSON chunk
+                logger.warning("model call failed: %r", exc)
+                raise ModelError(_visitor_message(exc)) from exc
+
+    def _delay(self, exc: Exception, attempt: int) -> float:
+        retry_after = _retry_after(exc)
+        if retry_after is None:
+            retry_after = self.retry_base_delay * 2 ** (attempt - 1)
+        return max(0.0, min(retry_after, self.retry_max_delay))
+
+
+async def _assemble(response: Any) -> AsyncIterator[TextDelta | ModelTurn]:
+    """Turn chunks into deltas and one ModelTurn, joining tool-call fragments by index."""
+    text: list[str] = []
+    calls: dict[int, dict] = {}
+    slot_of: dict[int, int] = {}  # the server's index -> our slot
+    usage: Usage | None = None
+    async for chunk in response:
+        if chunk.usage is not None:
+            usage = Usage(chunk.usage.prompt_tokens or 0, chunk.usage.completion_tokens or 0)
+        for choice in chunk.choices or []:
+            delta = choice.delta
+            if delta is None:
+                continue
+            if delta.content:
+                text.append(delta.content)
+                yield TextDelta(delta.content)
+            for fragment in delta.tool_calls or []:
+                _add_fragment(calls, slot_of, fragment)
+    tool_calls = [
+        ToolCall(
+            id=c["id"] or f"call_{uuid.uuid4().hex[:12]}",
+            name=c["name"],
+            arguments="".join(c["arguments"]),
+        )
+        for _, c in sorted(calls.items())
+    ]
+    yield ModelTurn(text="".join(text), tool_calls=tool_calls, usage=usage)
+
+
+def _add_fragment(calls: dict[int, dict], slot_of: dict[int, int], fragment: Any) -> None:
+    index = fragment.index if fragment.index is not None else max(slot_of, default=0)
+    slot = slot_of.get(index)
+    # Some servers reuse one index for several complete calls; a new id means a new call.
+    if slot is None or (fragment.id and calls[slot]["id"] and fragment.id != calls[slot]["id"]):
+        slot = slot_of[index] = len(calls)
+        calls[slot] = {"id": "", "name": "", "arguments": []}
+    call = calls[slot]
+    if fragment.id:
+        call["id"] = fragment.id
+    function = fragment.function
+    if function is not None:
+        if function.name and not call["name"]:
+            call["name"] = function.name
+        if function.arguments:
+            call["arguments"].append(function.arguments)
+
+
+def _retryable(exc: Exception) -> bool:
+    if isinstance(exc, openai.APIConnectionError):
+        return True
+    status = getattr(exc, "status_code", 0)
+    return status in RETRYABLE_STATUS or status >= 500
+
+
+def _retry_after(exc: Exception) -> float | None:
+    """Seconds from Retry-After-Ms / Retry-After (seconds or HTTP date), if present."""
+    response = getattr(exc, "response", None)
+    if response is None:
+        return None
+    headers = response.headers
+    try:
+        if "retry-after-ms" in headers:
+            return float(headers["retry-after-ms"]) / 1000
+        if "retry-after" in headers:
+            value = headers["retry-after"]
+            try:
+                return float(value)
+            except ValueError:
+                when = email.utils.parsedate_to_datetime(value)
+                return when.timestamp() - time.time()
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return None
+
+
+def _visitor_message(exc: Exception) -> str:
+    """A short message without secrets or provider details."""
+    if isinstance(exc, openai.APITimeoutError):
+        return "The language model timed out. Please try again."
+    if isinstance(exc, openai.APIConnectionError):
+        return "The language model could not be reached. Please try again later."
+    if isinstance(exc, openai.RateLimitError):
+        return "The language model is busy (rate limited). Please try again shortly."
+    if isinstance(exc, openai.AuthenticationError | openai.PermissionDeniedError):
+        return "The language model rejected this site's credentials."
+    if isinstance(exc, openai.APIStatusError):
+        return f"The language model returned an error (HTTP {exc.status_code})."
+    return "The language model returned an invalid response."

@@ -1,0 +1,338 @@
+"""The agent loop: one framework-free async function that runs one chat turn."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import re
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from pydantic import ValidationError
+
+from agent import events
+from agent.exceptions import ModelError
+from agent.llm.base import ChatModel, ModelTurn, TextDelta, ToolCall, Usage
+from agent.prompts import STEP_LIMIT_NUDGE
+from agent.tools.base import Tool, ToolNotFound
+
+logger = logging.getLogger(__name__)
+
+Emit = Callable[[dict], Awaitable[None]]
+
+Status = Literal["running", "done", "max_steps", "error", "cancelled"]
+INTERNAL_MESSAGE = "Something went wrong while answering. Please try again."
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Per-turn limits; `on_max_steps="final_answer"` buys one last tool-less model call."""
+
+    max_steps: int = 5
+    tool_timeout: float = 10.0
+    tool_concurrency: int = 4
+    on_max_steps: Literal["error", "final_answer"] = "error"
+
+    def __post_init__(self) -> None:
+        if self.max_steps < 1 or self.tool_concurrency < 1 or self.tool_timeout <= 0:
+            raise ValueError(f"invalid agent limits: {self}")
+
+
+@dataclass
+class ToolRecord:
+    """One tool call, for the audit trail; `result` is what the model read (also on error)."""
+
+    step: int
+    call_id: str
+    name: str
+    arguments: dict | str
+    result: Any = None
+    ok: bool = False
+    error: str = ""
+    executed: bool = True
+    started_at: datetime = field(default_factory=lambda: datetime.now(UTC))
+    duration_ms: float = 0.0
+
+
+@dataclass
+class TurnResult:
+    """Everything a turn produced; `status` is "running" until the turn ends.
+
+    `answer` is all text streamed to the visitor (every step's), `messages` the assistant and
+    tool messages to keep as history, `articles` those gathered from tool outputs.
+    """
+
+    status: Status = "running"
+    steps: int = 0
+    usage: Usage = field(default_factory=Usage)
+    answer: str = ""
+    messages: list[dict] = field(default_factory=list)
+    tool_calls: list[ToolRecord] = field(default_factory=list)
+    citations: list[dict] = field(default_factory=list)
+    articles: list[dict] = field(default_factory=list)
+    error_code: str = ""
+    error: str = ""
+    first_token_at: float | None = None
+
+
+class _Failure(Exception):
+    """A tool call that failed; `str()` is written for the model to correct itself."""
+
+    def __init__(self, message: str, summary: str, detail: str = "") -> None:
+        super().__init__(message)
+        self.summary, self.detail = summary, detail or message
+
+
+async def run_turn(
+    *,
+    messages: list[dict],
+    model: ChatModel,
+    tools: Sequence[Tool],
+    limits: Limits,
+    emit: Emit,
+    conversation_id: str = "",
+    on_result: Callable[[TurnResult], None] | None = None,
+) -> TurnResult:
+    """Run one turn: call the model, run the tools it asks for, repeat, end with one event.
+
+    Emits `text`, `tool_start`, `tool_end`, `citation` and exactly one of `done`/`error`
+    (never `start`: the transport sends it). `on_result` receives the mutable result at
+    once, so a caller that cancels the task still holds the partial record.
+
+    Raises:
+        asyncio.CancelledError: when cancelled, after closing the stream and the tool tasks.
+    """
+    result = TurnResult()
+    if on_result is not None:
+        on_result(result)
+    convo = list(messages)
+    schemas = [tool.schema() for tool in tools] or None
+    try:
+        for step in range(1, limits.max_steps + 1):
+            turn = await _model_step(model, convo, schemas, emit, result)
+            if not turn.tool_calls:
+                _append(convo, result, {"role": "assistant", "content": turn.text})
+                return await _finish(result, "done", emit, conversation_id)
+            if step == limits.max_steps:
+                break
+            await _tool_step(step, turn, tools, limits, emit, result, convo)
+        result.tool_calls += [_unexecuted(limits.max_steps, call) for call in turn.tool_calls]
+        if limits.on_max_steps == "error":
+            message = (
+                f"I reached the limit of {limits.max_steps} steps before finishing the answer."
+            )
+            if result.articles:
+                message += " These articles may help:"
+            return await _fail(result, emit, events.MAX_STEPS, message)
+        # One more call without tools. It ends with `done` (the visitor gets an answer), but
+        # the status stays "max_steps" so the admin sees the limit cut the tool work short.
+        result.error = "Step limit reached; answered without the last tool calls."
+        nudge = {"role": "user", "content": STEP_LIMIT_NUDGE}
+        turn = await _model_step(model, [*convo, nudge], None, emit, result)
+        _append(convo, result, {"role": "assistant", "content": turn.text})
+        return await _finish(result, "max_steps", emit, conversation_id)
+    except asyncio.CancelledError:
+        result.status, result.error_code = "cancelled", events.CANCELLED
+        raise
+    except ModelError as exc:
+        return await _fail(result, emit, events.MODEL_ERROR, str(exc) or "The model failed.")
+    except Exception as exc:
+        logger.exception("agent turn failed")
+        await _fail(result, emit, events.INTERNAL, INTERNAL_MESSAGE)
+        result.error = f"{type(exc).__name__}: {exc}"  # for the admin; the visitor sees less
+        return result
+
+
+async def _model_step(
+    model: ChatModel, convo: list[dict], schemas: list[dict] | None, emit: Emit, result: TurnResult
+) -> ModelTurn:
+    """Stream one model call, forwarding text deltas; return its final ModelTurn."""
+    result.steps += 1
+    turn: ModelTurn | None = None
+    async with contextlib.aclosing(model.stream(convo, schemas)) as stream:
+        async for item in stream:
+            if isinstance(item, TextDelta):
+                if item.text:
+                    if result.first_token_at is None:
+                        result.first_token_at = time.monotonic()
+                    result.answer += item.text
+                    await emit(events.text(item.text))
+            else:
+                turn = item
+    if turn is None:
+        raise ModelError("The model ended its response without a result.")
+    result.usage = result.usage + turn.usage
+    return turn
+
+
+async def _tool_step(
+    step: int,
+    turn: ModelTurn,
+    tools: Sequence[Tool],
+    limits: Limits,
+    emit: Emit,
+    result: TurnResult,
+    convo: list[dict],
+) -> None:
+    """Run the step's tool calls concurrently; append the results in call order."""
+    by_name = {tool.name: tool for tool in tools}
+    records = [ToolRecord(step, c.id, c.name, _arguments(c.arguments)) for c in turn.tool_calls]
+    result.tool_calls += records
+    for record in records:
+        await emit(events.tool_start(record.call_id, record.name, record.arguments))
+    semaphore = asyncio.Semaphore(limits.tool_concurrency)
+    tasks = [
+        asyncio.create_task(_execute(r, by_name, semaphore, limits.tool_timeout)) for r in records
+    ]
+    try:
+        for next_done in asyncio.as_completed(tasks):
+            r, summary = await next_done
+            await emit(events.tool_end(r.call_id, r.name, r.ok, r.duration_ms, summary))
+    finally:  # on cancellation (or a failing emit) leave no tool task behind
+        for task in tasks:
+            task.cancel()
+        await asyncio.wait(tasks)
+    _append(convo, result, _assistant_tool_message(turn))
+    for r in records:
+        if r.ok:
+            _gather_articles(r.result, result.articles)
+        content = r.result if isinstance(r.result, str) else _json(r.result)
+        _append(convo, result, {"role": "tool", "tool_call_id": r.call_id, "content": content})
+
+
+async def _execute(
+    record: ToolRecord, by_name: dict[str, Tool], semaphore: asyncio.Semaphore, timeout: float
+) -> tuple[ToolRecord, str]:
+    """Run one tool call, filling in its record; return the record and a UI summary."""
+    async with semaphore:
+        record.started_at = datetime.now(UTC)
+        started = time.perf_counter()
+        try:
+            tool = by_name.get(record.name)
+            record.result = await _call(tool, record, by_name, timeout)
+            record.ok, summary = True, _summarize(tool, record.result)
+        except _Failure as failure:
+            record.result, record.error, summary = str(failure), failure.detail, failure.summary
+        record.duration_ms = (time.perf_counter() - started) * 1000
+    return record, summary
+
+
+async def _call(tool: Tool | None, record: ToolRecord, by_name: dict, timeout: float) -> Any:
+    """Validate the arguments and run the tool; raise _Failure with a correctable message."""
+    name = record.name
+    if tool is None:
+        known = ", ".join(by_name)
+        raise _Failure(f'Error: unknown tool "{name}". Available tools: {known}.', "unknown tool")
+    properties = tool.schema()["function"]["parameters"].get("properties", {})
+    expected = f"Expected JSON matching: {_json(properties)}"
+    if not isinstance(record.arguments, dict):
+        got = str(record.arguments)[:200]
+        message = f"Error: arguments for {name} are not a JSON object: {got!r}. {expected}"
+        raise _Failure(message, "invalid arguments")
+    try:
+        params = tool.input_model.model_validate(record.arguments)
+    except ValidationError as exc:
+        message = f"Error: invalid arguments for {name}: {_describe(exc)}. {expected}"
+        raise _Failure(message, "invalid arguments") from None
+    try:
+        async with asyncio.timeout(timeout):
+            return await tool.run(params)
+    except TimeoutError:
+        raise _Failure(f"Error: {name} timed out after {timeout:g}s.", "timed out") from None
+    except ToolNotFound as exc:
+        raise _Failure(f"Error: {exc}", "not found") from None
+    except Exception as exc:
+        logger.warning("tool %s failed", name, exc_info=True)
+        message = f"Error: {name} failed ({type(exc).__name__}). Answer from what you have."
+        raise _Failure(message, "failed", detail=f"{type(exc).__name__}: {exc}") from None
+
+
+async def _finish(
+    result: TurnResult, status: Status, emit: Emit, conversation_id: str
+) -> TurnResult:
+    """Emit the citations found in the answer, then `done`."""
+    result.citations = _citations(result.answer, result.articles)
+    for cited in result.citations:
+        await emit(events.citation(cited["article_id"], cited["title"], cited["url"]))
+    result.status = status
+    await emit(events.done(conversation_id, result.steps, result.usage.as_dict()))
+    return result
+
+
+async def _fail(result: TurnResult, emit: Emit, code: str, message: str) -> TurnResult:
+    """Emit the terminal `error` event with the articles gathered so far."""
+    result.status = "max_steps" if code == events.MAX_STEPS else "error"
+    result.error_code, result.error = code, message
+    await emit(events.error(code, message, articles=list(result.articles)))
+    return result
+
+
+def _unexecuted(step: int, call: ToolCall) -> ToolRecord:
+    return ToolRecord(
+        step, call.id, call.name, _arguments(call.arguments), executed=False,
+        error="Not executed: the step limit was reached.",
+    )  # fmt: skip
+
+
+def _append(convo: list[dict], result: TurnResult, message: dict) -> None:
+    convo.append(message)
+    result.messages.append(message)
+
+
+def _assistant_tool_message(turn: ModelTurn) -> dict:
+    calls = [
+        {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+        for c in turn.tool_calls
+    ]
+    return {"role": "assistant", "content": turn.text or None, "tool_calls": calls}
+
+
+def _arguments(raw: str) -> dict | str:
+    """The parsed arguments object, or the raw text when it is not a JSON object."""
+    try:
+        parsed = json.loads(raw) if raw.strip() else {}
+    except ValueError:
+        return raw
+    return parsed if isinstance(parsed, dict) else raw
+
+
+def _describe(exc: ValidationError) -> str:
+    errors = exc.errors(include_url=False)
+    return "; ".join(f"{'.'.join(map(str, e['loc'])) or 'arguments'}: {e['msg']}" for e in errors)
+
+
+def _summarize(tool: Tool | None, output: Any) -> str:
+    with contextlib.suppress(Exception):  # a UI nicety must not fail a good result
+        return tool.summarize(output) if tool else ""
+    return ""
+
+
+def _json(data: Any) -> str:
+    return json.dumps(data, ensure_ascii=False, default=str)
+
+
+def _gather_articles(output: Any, articles: list[dict]) -> None:
+    """Collect {article_id, title, url} from a tool output (top-level dict or list of dicts)."""
+    for item in output if isinstance(output, list) else [output]:
+        if isinstance(item, dict) and {"article_id", "title", "url"} <= item.keys():
+            if all(a["article_id"] != item["article_id"] for a in articles):
+                articles.append({k: item[k] for k in ("article_id", "title", "url")})
+
+
+def _citations(answer: str, articles: list[dict]) -> list[dict]:
+    """Gathered articles whose url or [#id] appears in the answer, in first-appearance order."""
+    found = []
+    for article in articles:
+        url = article["url"]
+        match = re.search(re.escape(url) + r"(?![\w\-])", answer) if url else None
+        positions = [match.start()] if match else []
+        marker = answer.find(f"[#{article['article_id']}]")
+        positions += [marker] if marker >= 0 else []
+        if positions:
+            found.append((min(positions), article))
+    return [dict(article) for _, article in sorted(found, key=lambda pair: pair[0])]

@@ -1,0 +1,169 @@
+"""The offline extractive model driving the real loop with fake search and detail tools."""
+
+import pytest
+from pydantic import BaseModel, ConfigDict, Field
+
+from agent.llm.offline import DONT_KNOW, OfflineModel
+from agent.loop import Limits, TurnResult, run_turn
+from agent.prompts import build_messages
+from agent.tools.base import Tool, ToolNotFound
+
+LIMITS_ARTICLE = {
+    "article_id": 5,
+    "title": "Why step limits matter",
+    "url": "/articles/why-step-limits-matter/",
+    "body": """An agent that can call tools can also call them forever.
+
+## How loops run away
+
+- **Repeat searching.** The model reissues nearly the same query, hoping for better results.
+- **Error loops.** A tool keeps returning a validation error and the model keeps retrying.
+
+```python
+for _ in range(max_calls):
+    reply = await llm.chat(messages)
+```
+
+Docent caps each turn at **5 model calls**, which stops runaway loops early. Count model
+calls, not tool calls, when you enforce the cap. The weather in the office was pleasant.
+""",
+}
+ZH_ARTICLE = {
+    "article_id": 9,
+    "title": "向量检索入门",
+    "url": "/articles/vector-search-intro/",
+    "body": "向量检索把文本变成向量。相似的文本在向量空间里距离更近。"
+    "今天的午饭很好吃。混合检索同时使用关键词和向量。",
+}
+ARTICLES = {a["article_id"]: a for a in (LIMITS_ARTICLE, ZH_ARTICLE)}
+
+
+class SearchIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    query: str = Field(description="What to look for.")
+    limit: int = Field(default=5, description="How many excerpts.")
+
+
+class DetailIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    article_id: int = Field(description="The article id.")
+
+
+def make_tools(hits):
+    async def search(params: SearchIn):
+        return hits if hits else "No relevant content found."
+
+    async def detail(params: DetailIn):
+        if params.article_id not in ARTICLES:
+            raise ToolNotFound(f"No published article with id {params.article_id}.")
+        article = ARTICLES[params.article_id]
+        return {**article, "published_at": "2026-07-01", "tags": ["agents"]}
+
+    return [
+        Tool("search_knowledge_base", "Search.", SearchIn, search, lambda out: "results"),
+        Tool("get_article_detail", "Read.", DetailIn, detail, lambda out: "1 article"),
+    ]
+
+
+def hit(article: dict, score: float = 0.8, excerpt: str | None = None) -> dict:
+    fields = {k: article[k] for k in ("article_id", "title", "url")}
+    return {"rank": 1, **fields, "excerpt": excerpt or article["body"][:600], "score": score}
+
+
+async def ask(question: str, hits: list[dict], page: dict | None = None):
+    sent: list[dict] = []
+
+    async def emit(event: dict) -> None:
+        sent.append(event)
+
+    result: TurnResult = await run_turn(
+        messages=build_messages(history=[], user_message=question, page=page),
+        model=OfflineModel(),
+        tools=make_tools(hits),
+        limits=Limits(),
+        emit=emit,
+    )
+    return result, sent
+
+
+def calls(result: TurnResult) -> list[tuple[str, dict]]:
+    return [(record.name, record.arguments) for record in result.tool_calls]
+
+
+@pytest.mark.asyncio
+async def test_search_then_detail_then_an_extractive_answer_citing_the_article():
+    question = "How does the step limit stop runaway loops?"
+    result, sent = await ask(question, [hit(LIMITS_ARTICLE)])
+
+    assert calls(result) == [
+        ("search_knowledge_base", {"query": question, "limit": 5}),
+        ("get_article_detail", {"article_id": 5}),
+    ]
+    assert result.status == "done" and result.steps == 3
+    answer = result.answer
+    assert "Docent caps each turn at 5 model calls, which stops runaway loops early." in answer
+    assert "weather" not in answer  # irrelevant sentence left out
+    assert "**" not in answer and "```" not in answer and "llm.chat" not in answer
+    assert answer.endswith(
+        "\n\nSource: [Why step limits matter](/articles/why-step-limits-matter/)"
+    )
+    assert [e["type"] for e in sent].count("text") > 5  # streamed in pieces
+    assert "".join(e["content"] for e in sent if e["type"] == "text") == answer
+    assert result.citations == [{k: LIMITS_ARTICLE[k] for k in ("article_id", "title", "url")}]
+    assert sent[-1]["type"] == "done"
+
+    again, _ = await ask(question, [hit(LIMITS_ARTICLE)])
+    assert again.answer == answer  # deterministic
+
+
+@pytest.mark.asyncio
+async def test_no_relevant_content_says_it_does_not_know():
+    result, sent = await ask("Who won the 1998 World Cup?", [])
+    assert (
+        result.answer
+        == DONT_KNOW["en"]
+        == "I couldn't find anything about that in this blog's articles."
+    )
+    assert [name for name, _ in calls(result)] == ["search_knowledge_base"]
+    assert result.citations == [] and sent[-1]["type"] == "done"
+
+
+@pytest.mark.asyncio
+async def test_a_weak_hit_without_shared_terms_counts_as_nothing_found():
+    weak = hit(LIMITS_ARTICLE, score=0.05, excerpt="Docent caps each turn at five model calls.")
+    result, _ = await ask("What is the best pizza dough recipe?", [weak])
+    assert result.answer == DONT_KNOW["en"]
+    assert [name for name, _ in calls(result)] == ["search_knowledge_base"]
+
+
+@pytest.mark.asyncio
+async def test_a_chinese_question_gets_the_chinese_fallback():
+    result, _ = await ask("博客里有关于量子计算的文章吗？", [])
+    assert result.answer == DONT_KNOW["zh"]
+
+
+@pytest.mark.asyncio
+async def test_a_chinese_question_is_answered_from_chinese_sentences_by_bigram_overlap():
+    result, _ = await ask("什么是混合检索？", [hit(ZH_ARTICLE)])
+    assert "混合检索同时使用关键词和向量。" in result.answer
+    assert "午饭" not in result.answer
+    assert result.answer.endswith("来源：[向量检索入门](/articles/vector-search-intro/)")
+
+
+@pytest.mark.asyncio
+async def test_summarize_this_on_an_article_page_reads_that_article_first():
+    page = {k: LIMITS_ARTICLE[k] for k in ("article_id", "title", "url")}
+    result, sent = await ask("Summarize this", [hit(ZH_ARTICLE)], page=page)
+    assert calls(result) == [("get_article_detail", {"article_id": 5})]
+    assert result.steps == 2
+    assert result.answer.startswith("An agent that can call tools can also call them forever.")
+    assert result.citations == [page]
+    assert sent[0]["type"] == "tool_start" and sent[0]["arguments"] == {"article_id": 5}
+
+
+@pytest.mark.asyncio
+async def test_zongjie_on_an_article_page_reads_that_article_first():
+    page = {k: ZH_ARTICLE[k] for k in ("article_id", "title", "url")}
+    result, _ = await ask("总结一下这篇文章", [], page=page)
+    assert calls(result) == [("get_article_detail", {"article_id": 9})]
+    assert result.answer.startswith("向量检索把文本变成向量。")

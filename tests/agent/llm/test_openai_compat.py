@@ -1,0 +1,177 @@
+"""OpenAICompatModel over real HTTP against the scripted OpenAI-compatible server."""
+
+import asyncio
+import contextlib
+import time
+
+import pytest
+
+from agent.exceptions import ModelError
+from agent.llm.base import ModelTurn, TextDelta, ToolCall, Usage
+from agent.llm.openai_compat import OpenAICompatModel
+from tests.agent.llm.scripted_server import (
+    ScriptedOpenAIServer,
+    error_response,
+    text_response,
+    tool_call_response,
+)
+
+MESSAGES = [{"role": "user", "content": "What is an agent loop?"}]
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "search_knowledge_base",
+            "description": "Search.",
+            "parameters": {"type": "object", "properties": {"query": {"type": "string"}}},
+        },
+    }
+]
+
+
+@pytest.fixture
+def server():
+    with ScriptedOpenAIServer() as scripted:
+        yield scripted
+
+
+@pytest.fixture
+def model(server):
+    chat = OpenAICompatModel(base_url=server.base_url, api_key="", model="scripted-model")
+    chat.retry_base_delay = 0.01
+    return chat
+
+
+async def collect(model, tools=None) -> tuple[list[str], ModelTurn]:
+    deltas, turns = [], []
+    async for item in model.stream(MESSAGES, tools):
+        (deltas if isinstance(item, TextDelta) else turns).append(item)
+    assert len(turns) == 1
+    return [d.text for d in deltas], turns[0]
+
+
+@pytest.mark.asyncio
+async def test_text_streams_as_deltas_and_the_request_is_a_streaming_chat_completion(server, model):
+    server.enqueue(text_response(["Hel", "lo", "!"], usage=(12, 3)))
+    deltas, turn = await collect(model)
+    assert deltas == ["Hel", "lo", "!"]
+    assert turn == ModelTurn("Hello!", [], Usage(12, 3))
+    body = server.requests[0]
+    assert body["model"] == "scripted-model" and body["messages"] == MESSAGES
+    assert body["stream"] is True and body["stream_options"] == {"include_usage": True}
+    assert "tools" not in body
+    assert server.request_headers[0]["authorization"] == "Bearer not-needed"
+
+
+@pytest.mark.asyncio
+async def test_tool_call_arguments_split_across_many_chunks_are_joined(server, model):
+    arguments = '{"query": "how do agent loops end", "limit": 5}'
+    server.enqueue(tool_call_response([("call_1", "search_knowledge_base", arguments)], split=3))
+    deltas, turn = await collect(model, TOOLS)
+    assert deltas == [] and turn.text == ""
+    assert turn.tool_calls == [ToolCall("call_1", "search_knowledge_base", arguments)]
+    assert server.requests[0]["tools"] == TOOLS
+
+
+@pytest.mark.asyncio
+async def test_two_tool_calls_in_one_response(server, model):
+    calls = [("call_a", "search_knowledge_base", '{"query": "a"}'), ("call_b", "x", "{}")]
+    server.enqueue(tool_call_response(calls, split=4))
+    _, turn = await collect(model, TOOLS)
+    assert turn.tool_calls == [ToolCall(*call) for call in calls]
+
+
+@pytest.mark.asyncio
+async def test_text_and_a_tool_call_in_one_response(server, model):
+    call = ("call_1", "search_knowledge_base", '{"query": "loops"}')
+    server.enqueue(tool_call_response([call], text=["Let me ", "check."], split=5))
+    deltas, turn = await collect(model, TOOLS)
+    assert deltas == ["Let me ", "check."]
+    assert turn.text == "Let me check." and turn.tool_calls == [ToolCall(*call)]
+
+
+@pytest.mark.asyncio
+async def test_missing_usage_chunk_gives_no_usage(server, model):
+    server.enqueue(text_response(["ok"], usage=None))
+    _, turn = await collect(model)
+    assert turn.usage is None and turn.text == "ok"
+
+
+@pytest.mark.asyncio
+async def test_a_500_is_retried_then_succeeds(server, model):
+    server.enqueue(error_response(500), text_response(["fine"]))
+    deltas, _ = await collect(model)
+    assert deltas == ["fine"] and len(server.requests) == 2
+
+
+@pytest.mark.asyncio
+async def test_persistent_500s_make_a_bounded_number_of_requests_then_model_error(server, model):
+    server.enqueue(*[error_response(500, message="upstream says sk-secret")] * 5)
+    with pytest.raises(ModelError) as caught:
+        await collect(model)
+    assert len(server.requests) == 3  # the first try and max_retries=2
+    assert "HTTP 500" in str(caught.value) and "sk-secret" not in str(caught.value)
+
+
+@pytest.mark.asyncio
+async def test_a_400_is_not_retried(server, model):
+    server.enqueue(error_response(400), text_response(["never"]))
+    with pytest.raises(ModelError):
+        await collect(model)
+    assert len(server.requests) == 1
+
+
+@pytest.mark.asyncio
+async def test_429_retry_after_is_honoured(server, model):
+    server.enqueue(error_response(429, retry_after=0.3), text_response(["ok"]))
+    started = time.monotonic()
+    deltas, _ = await collect(model)
+    assert deltas == ["ok"] and len(server.requests) == 2
+    assert time.monotonic() - started >= 0.3  # the 0.01 s backoff would be far shorter
+
+
+@pytest.mark.asyncio
+async def test_retry_after_is_capped(server, model):
+    model.retry_max_delay = 0.05
+    server.enqueue(error_response(503, retry_after=120), text_response(["ok"]))
+    started = time.monotonic()
+    await collect(model)
+    assert time.monotonic() - started < 2
+
+
+@pytest.mark.asyncio
+async def test_cancelling_the_consumer_mid_stream_closes_the_connection(server, model):
+    server.enqueue(text_response(["first ", "second"], hang_after=2))
+    seen = asyncio.Event()
+
+    async def consume():
+        async for item in model.stream(MESSAGES, None):
+            if isinstance(item, TextDelta):
+                seen.set()
+
+    task = asyncio.create_task(consume())
+    await asyncio.wait_for(seen.wait(), 5)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert await server.wait_disconnected(2)
+
+
+@pytest.mark.asyncio
+async def test_unreachable_endpoint_is_a_model_error():
+    with ScriptedOpenAIServer() as gone:
+        url = gone.base_url
+    chat = OpenAICompatModel(base_url=url, api_key="k", model="m", max_retries=1)
+    chat.retry_base_delay = 0.01
+    with pytest.raises(ModelError, match="could not be reached"):
+        await collect(chat)
+
+
+@pytest.mark.asyncio
+async def test_a_consumer_that_stops_early_closes_the_connection(server, model):
+    server.enqueue(text_response(["first ", "second"], hang_after=2))
+    async with contextlib.aclosing(model.stream(MESSAGES, None)) as stream:
+        async for item in stream:
+            assert item == TextDelta("first ")
+            break
+    assert await server.wait_disconnected(2)

@@ -1,0 +1,434 @@
+"""The agent loop against a scripted ChatModel and fake tools (no Django, no network)."""
+
+import asyncio
+import copy
+import json
+from dataclasses import dataclass, field
+
+import pytest
+from pydantic import BaseModel, ConfigDict, Field
+
+from agent import events
+from agent.exceptions import ModelError
+from agent.llm.base import ModelTurn, TextDelta, ToolCall, Usage
+from agent.loop import Limits, TurnResult, run_turn
+from agent.prompts import STEP_LIMIT_NUDGE
+from agent.tools.base import Tool, ToolNotFound
+
+USER = [{"role": "system", "content": "sys"}, {"role": "user", "content": "How do loops end?"}]
+ANATOMY = {"article_id": 2, "title": "Anatomy", "url": "/articles/anatomy/"}
+DEFAULT_LIMITS = Limits()
+LIMITS = {"title": "Step limits", "url": "/articles/step-limits/", "article_id": 3}
+
+
+@dataclass
+class Step:
+    """One scripted model response."""
+
+    text: list[str] = field(default_factory=list)
+    calls: list[tuple[str, str, str]] = field(default_factory=list)
+    usage: Usage | None = None
+    raises: BaseException | None = None
+    hang: bool = False  # block after the text until cancelled
+
+
+class ScriptedModel:
+    """A ChatModel that plays back Steps and records what it was sent."""
+
+    name = "scripted"
+    offline = False
+
+    def __init__(self, *steps: Step) -> None:
+        self.steps = list(steps)
+        self.calls = 0
+        self.received: list[tuple[list[dict], list[dict] | None]] = []
+        self.closed = 0
+        self.hanging = asyncio.Event()
+
+    async def stream(self, messages, tools):
+        self.received.append((copy.deepcopy(messages), tools))
+        step = self.steps[min(self.calls, len(self.steps) - 1)]
+        self.calls += 1
+        try:
+            for piece in step.text:
+                yield TextDelta(piece)
+            if step.raises is not None:
+                raise step.raises
+            if step.hang:
+                self.hanging.set()
+                await asyncio.Event().wait()
+            calls = [ToolCall(*call) for call in step.calls]
+            yield ModelTurn("".join(step.text), calls, step.usage)
+        finally:
+            self.closed += 1
+
+
+class SearchIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    query: str = Field(description="What to look for.")
+    limit: int = Field(default=5, ge=1, le=10, description="How many excerpts.")
+
+
+class DetailIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    article_id: int = Field(description="The article's id from a search result.")
+
+
+class Gauge:
+    """Counts tool runs in flight; `peak` is the most seen at once."""
+
+    def __init__(self) -> None:
+        self.current = self.peak = 0
+        self.started: list[str] = []
+        self.cancelled: list[str] = []
+
+    async def hold(self, label: str, seconds: float) -> None:
+        self.current += 1
+        self.peak = max(self.peak, self.current)
+        self.started.append(label)
+        try:
+            await asyncio.sleep(seconds)
+        except asyncio.CancelledError:
+            self.cancelled.append(label)
+            raise
+        finally:
+            self.current -= 1
+
+
+def make_tools(gauge: Gauge | None = None, delays: dict[str, float] | None = None) -> list[Tool]:
+    gauge, delays = gauge or Gauge(), delays or {}
+
+    async def search(params: SearchIn):
+        await gauge.hold(params.query, delays.get(params.query, 0))
+        if params.query == "boom":
+            raise RuntimeError("database is down")
+        return [{"rank": 1, **ANATOMY, "excerpt": "The loop repeats.", "score": 0.9}]
+
+    async def detail(params: DetailIn):
+        if params.article_id != ANATOMY["article_id"]:
+            raise ToolNotFound(f"No published article with id {params.article_id}.")
+        return {**ANATOMY, "body": "The loop calls the model, then the tools."}
+
+    def count(output) -> str:
+        return f"{len(output)} results" if isinstance(output, list) else "1 article"
+
+    return [
+        Tool("search_knowledge_base", "Search the blog.", SearchIn, search, count),
+        Tool("get_article_detail", "Read one article.", DetailIn, detail, count),
+    ]
+
+
+class Sink:
+    def __init__(self) -> None:
+        self.events: list[dict] = []
+
+    async def __call__(self, event: dict) -> None:
+        self.events.append(event)
+
+    def types(self) -> list[str]:
+        return [event["type"] for event in self.events]
+
+
+async def turn(model, *, tools=None, limits=DEFAULT_LIMITS, sink=None, **kwargs) -> TurnResult:
+    tools = make_tools() if tools is None else tools
+    sink = sink if sink is not None else Sink()
+    return await run_turn(
+        messages=USER, model=model, tools=tools, limits=limits, emit=sink, **kwargs
+    )
+
+
+def search_call(call_id="c1", query="loops"):
+    return (call_id, "search_knowledge_base", json.dumps({"query": query}))
+
+
+@pytest.mark.asyncio
+async def test_search_detail_answer_emits_the_exact_event_sequence():
+    model = ScriptedModel(
+        Step(calls=[search_call()], usage=Usage(10, 2)),
+        Step(text=["Let me read it."], calls=[("c2", "get_article_detail", '{"article_id": 2}')]),
+        Step(text=["The loop ", "repeats. See [Anatomy](/articles/anatomy/)."], usage=Usage(30, 5)),
+    )
+    sink = Sink()
+    result = await turn(model, sink=sink, conversation_id="conv-1")
+
+    for event in sink.events:
+        if event["type"] == "tool_end":
+            assert event["duration_ms"] >= 0
+            event["duration_ms"] = 0
+    assert sink.events == [
+        events.tool_start("c1", "search_knowledge_base", {"query": "loops"}),
+        events.tool_end("c1", "search_knowledge_base", True, 0, "1 results"),
+        events.text("Let me read it."),
+        events.tool_start("c2", "get_article_detail", {"article_id": 2}),
+        events.tool_end("c2", "get_article_detail", True, 0, "1 article"),
+        events.text("The loop "),
+        events.text("repeats. See [Anatomy](/articles/anatomy/)."),
+        events.citation(2, "Anatomy", "/articles/anatomy/"),
+        events.done("conv-1", 3, {"input_tokens": 40, "output_tokens": 7, "total_tokens": 47}),
+    ]
+    assert result.status == "done" and result.steps == 3 and model.calls == 3
+    assert [m["role"] for m in result.messages] == [
+        "assistant", "tool", "assistant", "tool", "assistant",
+    ]  # fmt: skip
+    assert result.messages[0]["tool_calls"][0]["function"]["name"] == "search_knowledge_base"
+    assert result.messages[2]["content"] == "Let me read it."
+    assert json.loads(result.messages[1]["content"])[0]["title"] == "Anatomy"
+    assert result.citations == [ANATOMY] and result.articles == [ANATOMY]
+    assert result.first_token_at is not None
+    sent_messages, sent_tools = model.received[2]
+    assert sent_messages[:2] == USER and sent_messages[2:] == result.messages[:4]
+    assert [t["function"]["name"] for t in sent_tools] == [
+        "search_knowledge_base",
+        "get_article_detail",
+    ]
+
+
+@pytest.mark.asyncio
+async def test_max_steps_ends_with_error_and_records_unexecuted_calls():
+    model = ScriptedModel(Step(calls=[search_call()]))
+    sink = Sink()
+    result = await turn(model, limits=Limits(max_steps=2), sink=sink)
+
+    assert model.calls == 2
+    assert sink.types() == ["tool_start", "tool_end", "error"]
+    assert sink.events[-1]["code"] == "max_steps"
+    assert sink.events[-1]["articles"] == [ANATOMY]
+    assert result.status == "max_steps" and result.error_code == "max_steps"
+    assert [(r.step, r.executed, r.ok) for r in result.tool_calls] == [
+        (1, True, True),
+        (2, False, False),
+    ]
+    assert result.tool_calls[1].arguments == {"query": "loops"}
+
+
+@pytest.mark.asyncio
+async def test_final_answer_option_makes_one_tool_less_call_then_done():
+    model = ScriptedModel(
+        Step(calls=[search_call()]),
+        Step(calls=[search_call("c2")]),
+        Step(text=["From what I found."]),
+    )
+    sink = Sink()
+    result = await turn(model, limits=Limits(max_steps=2, on_max_steps="final_answer"), sink=sink)
+
+    assert model.calls == 3
+    last_messages, last_tools = model.received[2]
+    assert last_tools is None and last_messages[-1]["content"] == STEP_LIMIT_NUDGE
+    assert sink.types()[-2:] == ["text", "done"] and sink.events[-1]["steps"] == 3
+    assert result.status == "max_steps" and result.answer == "From what I found."
+    assert result.tool_calls[-1].executed is False
+    assert STEP_LIMIT_NUDGE not in json.dumps(result.messages)
+
+
+@pytest.mark.asyncio
+async def test_tool_calls_of_one_step_run_concurrently():
+    gauge = Gauge()
+    tools = make_tools(gauge, {"a": 0.05, "b": 0.05, "c": 0.05})
+    calls = [search_call(f"c{q}", q) for q in "abc"]
+    model = ScriptedModel(Step(calls=calls), Step(text=["ok"]))
+    await turn(model, tools=tools)
+    assert gauge.peak == 3
+
+
+@pytest.mark.asyncio
+async def test_concurrency_cap_holds():
+    gauge = Gauge()
+    tools = make_tools(gauge, {"a": 0.05, "b": 0.05, "c": 0.05})
+    calls = [search_call(f"c{q}", q) for q in "abc"]
+    model = ScriptedModel(Step(calls=calls), Step(text=["ok"]))
+    result = await turn(model, tools=tools, limits=Limits(tool_concurrency=2))
+    assert gauge.peak == 2 and sorted(gauge.started) == ["a", "b", "c"]
+    assert all(record.ok for record in result.tool_calls)
+
+
+@pytest.mark.asyncio
+async def test_results_follow_call_order_when_tools_finish_out_of_order():
+    tools = make_tools(delays={"slow": 0.05, "fast": 0})
+    calls = [search_call("c-slow", "slow"), search_call("c-fast", "fast")]
+    model = ScriptedModel(Step(calls=calls), Step(text=["ok"]))
+    sink = Sink()
+    await turn(model, tools=tools, sink=sink)
+
+    ends = [event["call_id"] for event in sink.events if event["type"] == "tool_end"]
+    assert ends == ["c-fast", "c-slow"]
+    sent = model.received[1][0]
+    assert [m.get("tool_call_id") for m in sent if m["role"] == "tool"] == ["c-slow", "c-fast"]
+
+
+FAILURES = {
+    "non-JSON arguments": (
+        ("c1", "search_knowledge_base", "{query: loops"),
+        ["arguments for search_knowledge_base are not a JSON object", '"query"'],
+    ),
+    "validation error": (
+        ("c1", "search_knowledge_base", '{"limit": 50}'),
+        ["invalid arguments for search_knowledge_base", "query: Field required", "limit:"],
+    ),
+    "unknown tool": (
+        ("c1", "serach", '{"query": "x"}'),
+        ['unknown tool "serach"', "Available tools: search_knowledge_base, get_article_detail."],
+    ),
+    "ToolNotFound": (
+        ("c1", "get_article_detail", '{"article_id": 99}'),
+        ["No published article with id 99."],
+    ),
+    "exception": (
+        search_call(query="boom"),
+        ["search_knowledge_base failed (RuntimeError)"],
+    ),
+    "timeout": (search_call(query="sleepy"), ["search_knowledge_base timed out after 0.05s"]),
+}
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("kind", FAILURES)
+async def test_a_failing_tool_call_becomes_an_error_result_and_the_turn_goes_on(kind):
+    call, expected = FAILURES[kind]
+    tools = make_tools(delays={"sleepy": 5})
+    model = ScriptedModel(Step(calls=[call]), Step(text=["Sorry, that failed."]))
+    sink = Sink()
+    result = await turn(model, tools=tools, limits=Limits(tool_timeout=0.05), sink=sink)
+
+    assert sink.types() == ["tool_start", "tool_end", "text", "done"]
+    assert sink.events[1]["ok"] is False
+    tool_message = model.received[1][0][-1]
+    assert tool_message["role"] == "tool" and tool_message["content"].startswith("Error: ")
+    for fragment in expected:
+        assert fragment in tool_message["content"]
+    record = result.tool_calls[0]
+    assert record.ok is False and record.executed and record.error
+    assert result.status == "done"
+
+
+@pytest.mark.asyncio
+async def test_non_json_arguments_are_shown_raw_in_tool_start():
+    model = ScriptedModel(Step(calls=[("c1", "search_knowledge_base", "{oops")]), Step(text=["x"]))
+    sink = Sink()
+    await turn(model, sink=sink)
+    assert sink.events[0]["arguments"] == "{oops"
+
+
+@pytest.mark.asyncio
+async def test_model_error_ends_the_turn_with_model_error():
+    failure = ModelError("The language model returned an error (HTTP 500).")
+    model = ScriptedModel(Step(text=["Hal"], raises=failure))
+    sink = Sink()
+    result = await turn(model, sink=sink)
+    assert sink.types() == ["text", "error"]
+    assert sink.events[-1]["code"] == "model_error"
+    assert sink.events[-1]["message"] == "The language model returned an error (HTTP 500)."
+    assert result.status == "error" and result.error_code == "model_error"
+    assert model.closed == 1
+
+
+@pytest.mark.asyncio
+async def test_unexpected_model_exception_is_internal_and_hides_details():
+    model = ScriptedModel(Step(raises=RuntimeError("secret sk-123")))
+    sink = Sink()
+    result = await turn(model, sink=sink)
+    assert sink.types() == ["error"] and sink.events[0]["code"] == "internal"
+    assert "sk-123" not in json.dumps(sink.events)
+    assert result.status == "error" and "sk-123" in result.error  # kept for the admin only
+
+
+@pytest.mark.asyncio
+async def test_cancel_mid_stream_closes_the_stream_and_keeps_the_partial_result():
+    model = ScriptedModel(Step(text=["Partial "], hang=True))
+    holder: list[TurnResult] = []
+    task = asyncio.create_task(turn(model, on_result=holder.append))
+    await asyncio.wait_for(model.hanging.wait(), 1)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert model.closed == 1
+    assert holder[0].status == "cancelled" and holder[0].answer == "Partial "
+
+
+@pytest.mark.asyncio
+async def test_cancel_while_tools_run_cancels_and_awaits_them():
+    gauge = Gauge()
+    tools = make_tools(gauge, {"a": 30, "b": 30})
+    model = ScriptedModel(Step(calls=[search_call("ca", "a"), search_call("cb", "b")]))
+    holder: list[TurnResult] = []
+    limits = Limits(tool_timeout=60)
+    task = asyncio.create_task(turn(model, tools=tools, limits=limits, on_result=holder.append))
+    while len(gauge.started) < 2:
+        await asyncio.sleep(0)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        async with asyncio.timeout(2):  # a TimeoutError here: the tools were left running
+            await task
+    assert sorted(gauge.cancelled) == ["a", "b"] and gauge.current == 0
+    assert asyncio.all_tasks() == {asyncio.current_task()}
+    assert holder[0].status == "cancelled"
+
+
+@pytest.mark.asyncio
+async def test_citations_keep_first_appearance_order_and_drop_unreturned_articles():
+    async def both(_params):
+        return [ANATOMY, LIMITS]
+
+    tools = [Tool("search_knowledge_base", "Search.", SearchIn, both, lambda out: "2 results")]
+    answer = (
+        "See [Limits](/articles/step-limits/) and [Ghost](/articles/ghost/) [#99], "
+        "then [#2], and [Limits](/articles/step-limits/) again."
+    )
+    model = ScriptedModel(Step(calls=[search_call()]), Step(text=[answer]))
+    sink = Sink()
+    result = await turn(model, tools=tools, sink=sink)
+    cited = [event for event in sink.events if event["type"] == "citation"]
+    assert cited == [events.citation(**LIMITS), events.citation(**ANATOMY)]
+    assert result.citations == [LIMITS, ANATOMY]
+
+
+@pytest.mark.asyncio
+async def test_missing_usage_counts_as_zero():
+    model = ScriptedModel(
+        Step(calls=[search_call()], usage=None), Step(text=["x"], usage=Usage(3, 4))
+    )
+    sink = Sink()
+    await turn(model, sink=sink)
+    assert sink.events[-1]["usage"] == {"input_tokens": 3, "output_tokens": 4, "total_tokens": 7}
+
+
+def test_tool_schema_is_a_strict_openai_function_without_titles():
+    schema = make_tools()[0].schema()
+    assert schema["type"] == "function"
+    function = schema["function"]
+    assert function["name"] == "search_knowledge_base"
+    assert function["description"] == "Search the blog."
+    parameters = function["parameters"]
+    assert parameters["additionalProperties"] is False
+    assert parameters["required"] == ["query"]
+    assert parameters["properties"]["query"] == {
+        "type": "string",
+        "description": "What to look for.",
+    }
+    assert "title" not in json.dumps(parameters)
+
+
+def test_events_sse_encoding_is_compact_utf8():
+    frame = events.sse_encode(events.text("你好"))
+    assert frame == 'data: {"type":"text","content":"你好"}\n\n'.encode()
+    assert events.error("busy", "Wait.", retry_after=3) == {
+        "type": "error", "code": "busy", "message": "Wait.", "articles": [], "retry_after": 3,
+    }  # fmt: skip
+    with pytest.raises(ValueError):
+        events.error("nope", "x")
+
+
+@pytest.mark.asyncio
+async def test_cancel_while_emit_blocks_closes_the_model_stream_at_once():
+    model = ScriptedModel(Step(text=["a", "b"]))
+    blocked = asyncio.Event()
+
+    async def slow_emit(event: dict) -> None:
+        blocked.set()
+        await asyncio.Event().wait()  # e.g. a WebSocket send that never completes
+
+    task = asyncio.create_task(turn(model, sink=slow_emit))
+    await asyncio.wait_for(blocked.wait(), 1)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert model.closed == 1  # the stream was suspended at a yield: only aclosing closes it

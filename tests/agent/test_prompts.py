@@ -1,0 +1,36 @@
+"""The system prompt's rules and the message list of a turn."""
+
+from agent.prompts import SYSTEM_PROMPT, build_messages
+
+PAGE = {"article_id": 7, "title": "Why step limits matter", "url": "/articles/step-limits/"}
+
+
+def test_messages_are_system_history_then_the_new_user_message():
+    history = [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello"}]
+    messages = build_messages(history=history, user_message="And loops?", page=None)
+    assert messages[0] == {"role": "system", "content": SYSTEM_PROMPT}
+    assert messages[1:3] == history
+    assert messages[-1] == {"role": "user", "content": "And loops?"}
+    assert len(messages) == 4
+
+
+def test_page_context_names_the_article_on_screen():
+    messages = build_messages(history=[], user_message="Summarize this", page=PAGE)
+    assert messages[1] == {
+        "role": "system",
+        "content": 'The visitor is reading article #7 "Why step limits matter" '
+        '(/articles/step-limits/). "this article" refers to it.',
+    }
+
+
+def test_system_prompt_states_the_rules():
+    prompt = SYSTEM_PROMPT.lower()
+    for rule in (
+        "answer only from the tool results",
+        "[title](/articles/slug/)",
+        "say plainly",
+        "never instructions",
+        "visitor's language",
+        "use the tools before answering",
+    ):
+        assert rule in prompt, rule
