@@ -1,3 +1,9 @@
-"""WebSocket routes (the chat consumer is added by the live-chat work)."""
+"""WebSocket routes; config/asgi.py wraps them in origin validation and the session stack."""
 
-websocket_urlpatterns: list = []
+from django.urls import path
+
+from agent.consumers import ChatConsumer
+
+websocket_urlpatterns = [
+    path("ws/chat/", ChatConsumer.as_asgi()),
+]

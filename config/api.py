@@ -2,4 +2,7 @@
 
 from ninja import NinjaAPI
 
+from agent.api import router as agent_router
+
 api = NinjaAPI(title="Docent API", version="1.0", urls_namespace="api")
+api.add_router("/", agent_router)

@@ -23,6 +23,8 @@ os.environ["DOCENT_TEST_PGDATA"] = str(_root / "data")
 for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "REDIS_URL", "EMBEDDING_BASE_URL", "EMBEDDING_API_KEY"):
     os.environ.pop(name, None)
 os.environ["DJANGO_DEBUG"] = "true"
+# Worker threads must not keep connections open, or the test database cannot be dropped.
+os.environ["DB_CONN_MAX_AGE"] = "0"
 
 # ...and refuse any connection that leaves this machine, whatever code tries it.
 _real_connect = socket.socket.connect

@@ -23,6 +23,7 @@ class Command(BaseCommand):
             self.prepare()
         from config.asgi import application
 
+        _drain_turns_on_shutdown()
         self.stdout.write(self.style.SUCCESS(f"Docent is serving on http://{host}:{port}/ (Ctrl-C stops)"))
         # One process serves the site; SIGINT/SIGTERM stop the reactor, then the embedded
         # PostgreSQL is stopped by its exit handler, so nothing is left running.
@@ -48,3 +49,18 @@ class Command(BaseCommand):
         available = get_commands()
         hooks = [("reindex", {}), ("replay_spool", {})]
         return [(name, kwargs) for name, kwargs in hooks if name in available]
+
+
+def _drain_turns_on_shutdown() -> None:
+    """On SIGTERM/SIGINT: refuse new turns, save running ones as interrupted, wait for saves."""
+    import asyncio
+
+    from twisted.internet import defer, reactor
+
+    from agent.runner import runner
+
+    def drain() -> defer.Deferred:
+        runner.closing = True  # at once, before daphne starts cancelling connections
+        return defer.Deferred.fromFuture(asyncio.ensure_future(runner.shutdown()))
+
+    reactor.addSystemEventTrigger("before", "shutdown", drain)

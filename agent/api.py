@@ -1,0 +1,83 @@
+"""The chat over HTTP: SSE for clients without WebSockets, and the transcript for reloads."""
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator
+
+from channels.db import database_sync_to_async
+from django.http import HttpRequest, StreamingHttpResponse
+from ninja import Router, Status
+
+from agent import events, history
+from agent.runner import BadRequest, Visitor, message_parse, runner
+from agent.schemas import ChatIn, ConversationOut, ErrorOut
+
+router = Router(tags=["chat"])
+
+TERMINAL = {"done", "error"}
+
+
+@router.post(
+    "/chat",
+    response={200: None},
+    summary="Ask the assistant (Server-Sent Events)",
+    description=(
+        "Runs one turn and streams the chat protocol's events as `text/event-stream`: "
+        "`start`, `text`, `tool_start`, `tool_end`, `citation`, then `done` or `error`."
+    ),
+)
+async def chat(request: HttpRequest, payload: ChatIn) -> StreamingHttpResponse:
+    visitor = Visitor(session_key=await _session_key(request), client_ip=_client_ip(request))
+    response = StreamingHttpResponse(_event_stream(payload, visitor), content_type="text/event-stream")
+    # Streams must not be buffered by proxies (nginx) or cached.
+    response["Cache-Control"] = "no-cache"
+    response["X-Accel-Buffering"] = "no"
+    return response
+
+
+@router.get(
+    "/conversations/{conversation_id}",
+    response={200: ConversationOut, 404: ErrorOut},
+    summary="A conversation's transcript (the owner's session only)",
+)
+async def conversation_detail(request: HttpRequest, conversation_id: uuid.UUID):
+    session_key = request.session.session_key or ""
+    conversation = await database_sync_to_async(history.conversation_get_owned)(
+        conversation_id=conversation_id, session_key=session_key
+    )
+    if conversation is None:
+        return Status(404, {"detail": "No such conversation."})
+    return await database_sync_to_async(history.conversation_transcript)(conversation=conversation)
+
+
+async def _event_stream(payload: ChatIn, visitor: Visitor) -> AsyncIterator[bytes]:
+    try:
+        message = message_parse(payload.dict())
+    except BadRequest as exc:
+        yield events.sse_encode(events.error(events.BAD_REQUEST, str(exc)))
+        return
+    queue: asyncio.Queue[dict] = asyncio.Queue()
+    turn = asyncio.create_task(runner.run(message=message, visitor=visitor, emit=queue.put))
+    try:
+        while True:
+            event = await queue.get()
+            yield events.sse_encode(event)
+            if event["type"] in TERMINAL:
+                break
+        await turn
+    finally:
+        # The client went away (or the server is stopping): cancel the turn; it is saved.
+        if not turn.done():
+            turn.cancel()
+            await asyncio.gather(turn, return_exceptions=True)
+
+
+async def _session_key(request: HttpRequest) -> str:
+    if not request.session.session_key:
+        request.session["chat"] = True  # marks it modified, so the response sets the cookie
+        await request.session.asave()
+    return request.session.session_key
+
+
+def _client_ip(request: HttpRequest) -> str:
+    return request.META.get("REMOTE_ADDR", "unknown")

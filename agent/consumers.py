@@ -1,0 +1,90 @@
+"""The chat WebSocket: validate frames, run one turn at a time as a task, forward its events."""
+
+import asyncio
+import json
+from contextlib import suppress
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncJsonWebsocketConsumer
+
+from agent import events
+from agent.runner import BadRequest, Visitor, message_parse, runner
+
+TERMINAL = {"done", "error"}
+
+
+class ChatConsumer(AsyncJsonWebsocketConsumer):
+    turn: asyncio.Task | None = None
+    # True from a message until its `done`/`error` is sent; the task may still be tidying up.
+    answering: bool = False
+
+    async def connect(self) -> None:
+        await self.accept()
+
+    async def receive(self, text_data=None, bytes_data=None, **kwargs) -> None:
+        # A bad frame gets an answer, not a closed socket.
+        try:
+            content = json.loads(text_data) if text_data else None
+        except ValueError:
+            content = None
+        if not isinstance(content, dict):
+            await self.send_error(events.BAD_REQUEST, "Frames must be JSON objects with a \"type\".")
+            return
+        await self.receive_json(content)
+
+    async def receive_json(self, content: dict, **kwargs) -> None:
+        kind = content.get("type")
+        if kind == "stop":
+            await self.stop()
+        elif kind != "message":
+            await self.send_error(events.BAD_REQUEST, f'Unknown frame type {kind!r}; use "message" or "stop".')
+        elif self.answering:
+            await self.send_error(events.BUSY, "Still answering the previous message. Wait, or press Stop.")
+        else:
+            try:
+                message = message_parse(content)
+            except BadRequest as exc:
+                await self.send_error(events.BAD_REQUEST, str(exc))
+                return
+            visitor = Visitor(session_key=await self.session_key(), client_ip=self.client_ip())
+            # A task, so `stop` and disconnect are heard while the answer streams.
+            self.answering = True
+            self.turn = asyncio.create_task(runner.run(message=message, visitor=visitor, emit=self.emit))
+
+    async def emit(self, event: dict) -> None:
+        if event["type"] in TERMINAL:
+            self.answering = False
+        await self.send_json(event)
+
+    async def stop(self) -> None:
+        if not self.answering:
+            return
+        await self.cancel_turn()
+        self.answering = False
+        await self.send_error(events.CANCELLED, "Stopped.")
+
+    async def disconnect(self, code: int) -> None:
+        await self.cancel_turn()
+
+    async def cancel_turn(self) -> None:
+        if self.turn is not None and not self.turn.done():
+            self.turn.cancel()
+            with suppress(asyncio.CancelledError):
+                await self.turn
+
+    async def send_error(self, code: str, message: str) -> None:
+        await self.send_json(events.error(code, message))
+
+    async def session_key(self) -> str:
+        session = self.scope["session"]
+        if not session.session_key:
+            await database_sync_to_async(session.save)()
+        return session.session_key
+
+    def client_ip(self) -> str:
+        client = self.scope.get("client") or ("unknown", 0)
+        return str(client[0])
+
+    @classmethod
+    async def encode_json(cls, content: dict) -> str:
+        return json.dumps(content, ensure_ascii=False, separators=(",", ":"))

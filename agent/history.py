@@ -1,0 +1,70 @@
+"""Reads of a visitor's own conversation: the history for the model, the transcript for the page."""
+
+import uuid
+
+from django.db.models import Max, Prefetch
+
+from agent.models import Conversation, ToolCall, Turn
+
+
+def conversation_get_owned(*, conversation_id: uuid.UUID, session_key: str) -> Conversation | None:
+    """The conversation if it belongs to this session; another session's is treated as unknown."""
+    return Conversation.objects.filter(pk=conversation_id, session_key=session_key).first()
+
+
+def turn_next_index(*, conversation: Conversation) -> int:
+    last = conversation.turns.aggregate(last=Max("index"))["last"]
+    return (last or 0) + 1
+
+
+def conversation_history(*, conversation: Conversation, budget_chars: int) -> list[dict]:
+    """Earlier questions and answers as chat messages, trimmed oldest first to a budget."""
+    turns = conversation.turns.order_by("-index", "-started_at").only("user_message", "answer")
+    messages: list[dict] = []
+    used = 0
+    for turn in turns:
+        pair = [{"role": "user", "content": turn.user_message}]
+        if turn.answer:
+            pair.append({"role": "assistant", "content": turn.answer})
+        size = sum(len(m["content"]) for m in pair)
+        if used + size > budget_chars:
+            break
+        messages[:0] = pair
+        used += size
+    return messages
+
+
+def conversation_transcript(*, conversation: Conversation) -> dict:
+    """What the chat panel needs to restore a conversation after a reload."""
+    calls = Prefetch("tool_calls", queryset=ToolCall.objects.only(
+        "turn_id", "step", "call_id", "name", "arguments", "ok", "error", "executed", "duration_ms"
+    ))
+    turns = conversation.turns.order_by("index", "started_at").prefetch_related(calls)
+    return {
+        "conversation_id": str(conversation.pk),
+        "page": conversation.page,
+        "turns": [_turn_out(turn) for turn in turns],
+    }
+
+
+def _turn_out(turn: Turn) -> dict:
+    return {
+        "turn": turn.index,
+        "user_message": turn.user_message,
+        "answer": turn.answer,
+        "status": turn.status,
+        "error_code": turn.error_code,
+        "steps": turn.step_count,
+        "citations": turn.citations,
+        "tools": [
+            {
+                "call_id": call.call_id,
+                "name": call.name,
+                "arguments": call.arguments,
+                "ok": call.ok,
+                "executed": call.executed,
+                "duration_ms": call.duration_ms,
+            }
+            for call in turn.tool_calls.all()
+        ],
+    }

@@ -1,0 +1,281 @@
+"""One chat turn, the same for WebSocket and SSE: check, run the loop, save in the background."""
+
+import asyncio
+import logging
+import time
+import uuid
+import weakref
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from channels.db import aclose_old_connections, database_sync_to_async
+from django.conf import settings
+from django.db import DatabaseError
+
+from agent import events, history, ratelimit, services
+from agent.llm import ChatModel, OfflineModel, OpenAICompatModel
+from agent.loop import Limits, TurnResult, run_turn
+from agent.prompts import build_messages
+from agent.saving import TurnSaver
+from agent.tools import TOOLS
+from agent.tools.search_knowledge_base import NO_RESULTS
+
+logger = logging.getLogger(__name__)
+
+Emit = Callable[[dict], Awaitable[None]]
+
+
+class BadRequest(Exception):
+    """The visitor's message cannot be taken; the text says why."""
+
+
+@dataclass(frozen=True)
+class ChatMessage:
+    content: str
+    conversation_id: uuid.UUID | None = None
+    page: str = ""
+
+
+@dataclass(frozen=True)
+class Visitor:
+    session_key: str
+    client_ip: str
+
+
+@dataclass
+class Prepared:
+    conversation_id: str
+    index: int
+    page: dict | None
+    history: list[dict]
+
+
+def message_parse(frame: Any) -> ChatMessage:
+    """Validate a `{"type": "message", ...}` frame.
+
+    Raises:
+        BadRequest: empty or over-long content, a malformed conversation id or page.
+    """
+    content = frame.get("content")
+    if not isinstance(content, str) or not content.strip():
+        raise BadRequest("The message is empty. Type a question first.")
+    limit = settings.AGENT_MAX_MESSAGE_CHARS
+    if len(content) > limit:
+        raise BadRequest(f"The message is {len(content):,} characters long; the limit is {limit:,}.")
+    conversation_id = frame.get("conversation_id") or None
+    if conversation_id is not None:
+        try:
+            conversation_id = uuid.UUID(str(conversation_id))
+        except ValueError:
+            raise BadRequest("conversation_id is not a valid id. Start a new chat.") from None
+    page = frame.get("page") or ""
+    if not isinstance(page, str) or len(page) > 200:
+        raise BadRequest("page must be an article slug.")
+    return ChatMessage(content=content.strip(), conversation_id=conversation_id, page=page)
+
+
+class TurnRunner:
+    """Runs turns for one process and knows which are in flight, for a clean shutdown."""
+
+    def __init__(self) -> None:
+        self.saver = TurnSaver()
+        self.closing = False
+        self._active: set[asyncio.Task] = set()
+        self._models: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+    async def run(self, *, message: ChatMessage, visitor: Visitor, emit: Emit) -> None:
+        """Run one turn and emit its events; ends with exactly one `done` or `error`.
+
+        Raises:
+            asyncio.CancelledError: after the partial turn is handed to the saver.
+        """
+        try:
+            await self._run(message, visitor, emit)
+        except Exception:
+            # A failure outside the loop (the cache, a bug): the visitor still gets an ending.
+            logger.exception("chat turn failed outside the loop")
+            await emit(events.error(events.INTERNAL, "Something went wrong. Please try again."))
+
+    async def _run(self, message: ChatMessage, visitor: Visitor, emit: Emit) -> None:
+        if self.closing:
+            await emit(events.error(events.INTERNAL, "The server is restarting. Ask again shortly."))
+            return
+        refusal = await ratelimit.message_allow(
+            session_key=visitor.session_key, client_ip=visitor.client_ip
+        )
+        if refusal:
+            await emit(events.error(events.RATE_LIMITED, refusal.message, retry_after=refusal.retry_after))
+            return
+        await aclose_old_connections()
+        if message.conversation_id:
+            await self.saver.wait_for_conversation(str(message.conversation_id))
+        try:
+            prepared = await database_sync_to_async(_prepare)(message, visitor)
+        except BadRequest as exc:
+            await emit(events.error(events.BAD_REQUEST, str(exc)))
+            return
+        except DatabaseError:
+            logger.exception("database unavailable at turn start")
+            await emit(events.error(
+                events.INTERNAL, "The assistant cannot reach its database right now. Please try again."
+            ))
+            return
+        refusal = await ratelimit.budget_allow(conversation_id=prepared.conversation_id)
+        if refusal:
+            await emit(events.error(events.RATE_LIMITED, refusal.message, retry_after=refusal.retry_after))
+            return
+        await self._run_turn(message, visitor, prepared, emit)
+
+    async def _run_turn(self, message: ChatMessage, visitor: Visitor, prepared: Prepared, emit: Emit) -> None:
+        model = self.model()
+        await emit(events.start(prepared.conversation_id, prepared.index, model.name, model.offline))
+        started_at, started = datetime.now(UTC), time.monotonic()
+        holder: list[TurnResult] = []
+        task = asyncio.current_task()
+        self._active.add(task)
+        try:
+            result = await run_turn(
+                messages=build_messages(history=prepared.history, user_message=message.content, page=prepared.page),
+                model=model,
+                tools=TOOLS,
+                limits=limits_from_settings(),
+                emit=emit,
+                conversation_id=prepared.conversation_id,
+                on_result=holder.append,
+            )
+        except asyncio.CancelledError:
+            # Stop, a closed tab, or shutdown: keep what was produced, with a truthful status.
+            result = holder[0]
+            result.status = "interrupted" if self.closing else "cancelled"
+            self._save(message, visitor, prepared, model, result, started_at, started)
+            raise
+        finally:
+            self._active.discard(task)
+        self._save(message, visitor, prepared, model, result, started_at, started)
+        self.saver.track(
+            ratelimit.budget_spend(conversation_id=prepared.conversation_id, tokens=result.usage.total)
+        )
+
+    def _save(self, message, visitor, prepared, model, result, started_at, started) -> None:
+        record = services.TurnRecord(
+            turn_id=str(uuid.uuid4()),
+            conversation_id=prepared.conversation_id,
+            session_key=visitor.session_key,
+            index=prepared.index,
+            user_message=message.content,
+            status=result.status,
+            started_at=started_at.isoformat(),
+            page=message.page,
+            answer=result.answer,
+            step_count=result.steps,
+            model=model.name,
+            offline=model.offline,
+            input_tokens=result.usage.input_tokens,
+            output_tokens=result.usage.output_tokens,
+            time_to_first_token_ms=(
+                (result.first_token_at - started) * 1000 if result.first_token_at else None
+            ),
+            duration_ms=(time.monotonic() - started) * 1000,
+            error_code=result.error_code,
+            error=result.error,
+            citations=result.citations,
+            no_answer=_no_answer(result),
+            tool_calls=[_tool_call_out(call) for call in result.tool_calls],
+        )
+        self.saver.schedule(record)
+
+    def model(self) -> ChatModel:
+        """The configured model; the OpenAI client is kept per event loop (it pools connections)."""
+        if not (settings.OPENAI_BASE_URL or settings.OPENAI_API_KEY):
+            return OfflineModel()
+        loop = asyncio.get_running_loop()
+        key = (settings.OPENAI_BASE_URL, settings.OPENAI_API_KEY, settings.AGENT_MODEL)
+        cached = self._models.get(loop)
+        if cached is None or cached[0] != key:
+            cached = (key, OpenAICompatModel(
+                base_url=settings.OPENAI_BASE_URL or None,
+                api_key=settings.OPENAI_API_KEY or None,
+                model=settings.AGENT_MODEL,
+                timeout=settings.AGENT_MODEL_TIMEOUT,
+                max_retries=settings.AGENT_MODEL_MAX_RETRIES,
+            ))
+            self._models[loop] = cached
+        return cached[1]
+
+    async def shutdown(self, timeout: float = 20.0) -> None:
+        """Stop taking turns, cancel the running ones (saved as interrupted), wait for saves."""
+        self.closing = True
+        running = [task for task in self._active if not task.done()]
+        for task in running:
+            task.cancel()
+        if running:
+            await asyncio.wait(running, timeout=timeout)
+        await self.saver.drain(timeout=timeout)
+
+
+def limits_from_settings() -> Limits:
+    return Limits(
+        max_steps=settings.AGENT_MAX_STEPS,
+        tool_timeout=settings.AGENT_TOOL_TIMEOUT,
+        tool_concurrency=settings.AGENT_TOOL_CONCURRENCY,
+        on_max_steps=settings.AGENT_ON_MAX_STEPS,
+    )
+
+
+def _prepare(message: ChatMessage, visitor: Visitor) -> Prepared:
+    page = _page(message.page) if message.page else None
+    if message.conversation_id:
+        conversation = history.conversation_get_owned(
+            conversation_id=message.conversation_id, session_key=visitor.session_key
+        )
+        if conversation is None:
+            raise BadRequest("That conversation does not exist here. Start a new chat.")
+    else:
+        conversation = services.conversation_start(
+            conversation_id=None, session_key=visitor.session_key, page=message.page
+        )
+    return Prepared(
+        conversation_id=str(conversation.pk),
+        index=history.turn_next_index(conversation=conversation),
+        page=page,
+        history=history.conversation_history(
+            conversation=conversation, budget_chars=settings.AGENT_HISTORY_CHARS
+        ),
+    )
+
+
+def _page(slug: str) -> dict:
+    from blog.models import Article
+
+    article = Article.objects.published().filter(slug=slug).only("pk", "title", "slug").first()
+    if article is None:
+        raise BadRequest(f'There is no published article "{slug}".')
+    return {"article_id": article.pk, "title": article.title, "url": article.get_absolute_url()}
+
+
+def _no_answer(result: TurnResult) -> bool:
+    """The assistant had nothing to answer with: editors should see this question."""
+    if result.status != "done" or result.citations:
+        return False
+    searched_empty = any(c.name == "search_knowledge_base" and c.result == NO_RESULTS for c in result.tool_calls)
+    return searched_empty or not result.articles
+
+
+def _tool_call_out(call) -> dict:
+    return {
+        "step": call.step,
+        "call_id": call.call_id,
+        "name": call.name,
+        "arguments": call.arguments if isinstance(call.arguments, dict) else {"_raw": call.arguments},
+        "result": call.result,
+        "ok": call.ok,
+        "error": call.error,
+        "executed": call.executed,
+        "started_at": call.started_at.isoformat(),
+        "duration_ms": call.duration_ms,
+    }
+
+
+runner = TurnRunner()

@@ -1,0 +1,78 @@
+"""Saving turns in the background: after the last event, retried, spooled if the database is down.
+
+This is Django's answer to `waitUntil`: the visitor already has the final event when the save
+starts, the save is a tracked task (so shutdown can wait for it), and a save that keeps failing
+goes to a spool file that `manage.py replay_spool` (and start-up) write back later.
+"""
+
+import asyncio
+import logging
+
+from channels.db import database_sync_to_async
+from django.conf import settings
+
+from agent.services import TurnRecord, spool_append, turn_record
+
+logger = logging.getLogger(__name__)
+
+
+class TurnSaver:
+    """Tracks the save tasks of one process."""
+
+    backoff = 0.2  # seconds before the first retry, doubled each time
+
+    def __init__(self) -> None:
+        self._pending: set[asyncio.Task] = set()
+        self._by_conversation: dict[str, asyncio.Task] = {}
+
+    def schedule(self, record: TurnRecord) -> asyncio.Task:
+        """Start saving a turn in the background and return the task."""
+        task = asyncio.create_task(self._save(record), name=f"save-turn-{record.turn_id}")
+        self._pending.add(task)
+        self._by_conversation[record.conversation_id] = task
+        task.add_done_callback(self._forget)
+        return task
+
+    def track(self, coro) -> asyncio.Task:
+        """Run other after-the-answer work (e.g. budget accounting) as a tracked task."""
+        task = asyncio.create_task(coro)
+        self._pending.add(task)
+        task.add_done_callback(self._forget)
+        return task
+
+    async def wait_for_conversation(self, conversation_id: str, timeout: float = 5.0) -> None:
+        """Let the previous turn's save land before the next turn reads the history."""
+        task = self._by_conversation.get(conversation_id)
+        if task is not None and not task.done():
+            await asyncio.wait([task], timeout=timeout)
+
+    async def drain(self, timeout: float = 30.0) -> bool:
+        """Wait for every pending save; True when none is left."""
+        pending = [task for task in self._pending if not task.done()]
+        if pending:
+            await asyncio.wait(pending, timeout=timeout)
+        return all(task.done() for task in pending)
+
+    @property
+    def pending(self) -> int:
+        return sum(not task.done() for task in self._pending)
+
+    async def _save(self, record: TurnRecord) -> None:
+        attempts = max(1, settings.AGENT_SAVE_RETRIES)
+        for attempt in range(attempts):
+            try:
+                await database_sync_to_async(turn_record)(record=record)
+                return
+            except Exception as exc:
+                logger.warning("saving turn %s failed (attempt %d/%d): %s",
+                               record.turn_id, attempt + 1, attempts, exc)
+                if attempt + 1 < attempts:
+                    await asyncio.sleep(self.backoff * 2**attempt)
+        path = await asyncio.to_thread(spool_append, record=record)
+        logger.error("turn %s spooled to %s; `manage.py replay_spool` saves it", record.turn_id, path)
+
+    def _forget(self, task: asyncio.Task) -> None:
+        self._pending.discard(task)
+        for key, value in list(self._by_conversation.items()):
+            if value is task:
+                del self._by_conversation[key]

@@ -1,0 +1,58 @@
+"""get_article_detail: one published article, with its (capped) Markdown body."""
+
+from django.conf import settings
+from pydantic import BaseModel, ConfigDict, Field
+
+from agent.tools._db import off_loop
+from agent.tools.base import Tool, ToolNotFound
+
+
+class DetailInput(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    article_id: int = Field(
+        ge=1, description="The article_id from search_knowledge_base or list_articles results."
+    )
+
+
+def _detail(article_id: int) -> dict:
+    from blog.models import Article
+
+    article = Article.objects.published().prefetch_related("tags").filter(pk=article_id).first()
+    if article is None:
+        raise ToolNotFound(
+            f"no published article has article_id {article_id}. "
+            "Use an article_id returned by search_knowledge_base or list_articles."
+        )
+    limit = settings.AGENT_DETAIL_MAX_CHARS
+    body = article.body if len(article.body) <= limit else article.body[:limit] + "\n\n[…truncated]"
+    return {
+        "article_id": article.pk,
+        "title": article.title,
+        "url": article.get_absolute_url(),
+        "published_at": article.published_at.date().isoformat(),
+        "tags": [tag.name for tag in article.tags.all()],
+        "body": body,
+    }
+
+
+async def run(params: DetailInput) -> dict:
+    """Read one published article off the event loop."""
+    return await off_loop(_detail)(params.article_id)
+
+
+def summarize(output: dict) -> str:
+    return output["title"]
+
+
+get_article_detail = Tool(
+    name="get_article_detail",
+    description=(
+        "Read one published article in full: title, url, publication date, tags and the "
+        "Markdown body (long bodies are truncated). Use it when an excerpt is not enough to "
+        "answer, or when the visitor asks about the article they are reading."
+    ),
+    input_model=DetailInput,
+    run=run,
+    summarize=summarize,
+)

@@ -1,0 +1,56 @@
+"""Shared helpers for the chat transport tests: a socket, its events, and the saved turns."""
+
+import asyncio
+
+from channels.db import database_sync_to_async
+from channels.testing import WebsocketCommunicator
+
+from agent.models import Turn
+from agent.runner import runner
+from config.asgi import application
+
+ORIGIN = (b"origin", b"http://localhost")
+
+
+async def connect(*, headers: list[tuple[bytes, bytes]] | None = None) -> WebsocketCommunicator:
+    socket = WebsocketCommunicator(application, "/ws/chat/", headers=headers or [ORIGIN])
+    connected, _ = await socket.connect()
+    assert connected
+    return socket
+
+
+async def turn_events(socket: WebsocketCommunicator, timeout: float = 10) -> list[dict]:
+    """Receive events until the turn's terminal `done` or `error`."""
+    received = []
+    while True:
+        event = await socket.receive_json_from(timeout=timeout)
+        received.append(event)
+        if event["type"] in {"done", "error"}:
+            return received
+
+
+async def ask(socket: WebsocketCommunicator, content: str, **extra) -> list[dict]:
+    await socket.send_json_to({"type": "message", "content": content, **extra})
+    return await turn_events(socket)
+
+
+async def saved_turns() -> list[Turn]:
+    """The turns in the database once every background save has landed."""
+    assert await runner.saver.drain(timeout=10)
+    # database_sync_to_async closes the thread's connection, so the test database can be dropped.
+    return await database_sync_to_async(
+        lambda: list(Turn.objects.order_by("started_at").prefetch_related("tool_calls"))
+    )()
+
+
+def types(events: list[dict]) -> list[str]:
+    return [event["type"] for event in events]
+
+
+async def wait_until(predicate, timeout: float = 5.0) -> bool:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while asyncio.get_running_loop().time() < deadline:
+        if predicate():
+            return True
+        await asyncio.sleep(0.01)
+    return predicate()

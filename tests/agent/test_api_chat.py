@@ -1,0 +1,97 @@
+"""The SSE transport and the transcript endpoint: same events, same rules as the WebSocket."""
+
+import json
+
+import pytest
+from channels.db import database_sync_to_async
+from django.test import AsyncClient
+
+from agent.runner import runner
+from tests.agent.llm.scripted_server import error_response, text_response, tool_call_response
+
+pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
+
+
+async def post_chat(client: AsyncClient, **body) -> list[dict]:
+    response = await client.post("/api/chat", data=json.dumps(body), content_type="application/json")
+    assert response.status_code == 200
+    assert response["Content-Type"] == "text/event-stream"
+    raw = b"".join([chunk async for chunk in response.streaming_content]).decode()
+    frames = [frame for frame in raw.split("\n\n") if frame]
+    assert all(frame.startswith("data: ") for frame in frames)
+    return [json.loads(frame.removeprefix("data: ")) for frame in frames]
+
+
+async def test_sse_streams_the_same_events(scripted, make_article):
+    article = await database_sync_to_async(make_article)(
+        title="Channels", slug="channels", body="Consumers are classes."
+    )
+    scripted.enqueue(
+        tool_call_response([("c1", "get_article_detail", json.dumps({"article_id": article.pk}))]),
+        text_response(["Consumers ", "are classes: [Channels](/articles/channels/)."]),
+    )
+
+    events = await post_chat(AsyncClient(), content="What is a consumer?")
+
+    assert [e["type"] for e in events] == [
+        "start", "tool_start", "tool_end", "text", "text", "citation", "done"
+    ]
+    assert events[5]["url"] == "/articles/channels/"
+    assert await runner.saver.drain(timeout=10)
+
+
+async def test_sse_bad_request(scripted):
+    events = await post_chat(AsyncClient(), content="")
+
+    assert events == [
+        {"type": "error", "code": "bad_request", "message": "The message is empty. Type a question first.",
+         "articles": []}
+    ]
+
+
+async def test_sse_model_error(scripted, settings):
+    settings.AGENT_MODEL_MAX_RETRIES = 0
+    scripted.enqueue(error_response(503))
+
+    events = await post_chat(AsyncClient(), content="Hello")
+
+    assert events[-1]["code"] == "model_error"
+
+
+async def test_sse_max_steps(scripted, settings):
+    settings.AGENT_MAX_STEPS = 1
+    scripted.enqueue(tool_call_response([("c1", "list_articles", "{}")]))
+
+    events = await post_chat(AsyncClient(), content="List forever")
+
+    assert events[-1]["code"] == "max_steps"
+    assert await runner.saver.drain(timeout=10)
+
+
+async def test_sse_follow_up_and_transcript_belong_to_the_session(scripted):
+    scripted.enqueue(text_response(["One."]), text_response(["Two."]))
+    owner = AsyncClient()
+    first = await post_chat(owner, content="First")
+    conversation_id = first[0]["conversation_id"]
+    second = await post_chat(owner, content="Second", conversation_id=conversation_id)
+    assert second[0]["turn"] == 2
+    assert await runner.saver.drain(timeout=10)
+
+    mine = await owner.get(f"/api/conversations/{conversation_id}")
+    theirs = await AsyncClient().get(f"/api/conversations/{conversation_id}")
+    stranger_chat = await post_chat(AsyncClient(), content="Let me in", conversation_id=conversation_id)
+
+    assert mine.status_code == 200
+    transcript = mine.json()
+    assert [(t["turn"], t["user_message"], t["answer"], t["status"]) for t in transcript["turns"]] == [
+        (1, "First", "One.", "done"), (2, "Second", "Two.", "done")
+    ]
+    assert theirs.status_code == 404
+    assert stranger_chat[-1]["code"] == "bad_request"
+
+
+async def test_chat_endpoints_are_documented():
+    schema = (await AsyncClient().get("/api/openapi.json")).json()
+
+    assert "/api/chat" in schema["paths"]
+    assert "/api/conversations/{conversation_id}" in schema["paths"]

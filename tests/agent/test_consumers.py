@@ -1,0 +1,282 @@
+"""The chat WebSocket against a scripted model endpoint over real HTTP."""
+
+import asyncio
+import json
+
+import pytest
+from channels.db import database_sync_to_async
+
+from agent.models import Conversation
+from tests.agent.chat_helpers import ask, connect, saved_turns, turn_events, types
+from tests.agent.llm.scripted_server import text_response, tool_call_response
+
+pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture
+def article(make_article):
+    return make_article(title="Why step limits matter", slug="why-step-limits", body="Cap it at five.")
+
+
+async def test_a_normal_turn_streams_tools_answer_and_citation(scripted, article):
+    scripted.enqueue(
+        tool_call_response([("call_1", "get_article_detail", json.dumps({"article_id": article.pk}))]),
+        text_response(["Cap it ", "at five. ", "See [the article](/articles/why-step-limits/)."]),
+    )
+    socket = await connect()
+
+    events = await ask(socket, "How many steps?", page="why-step-limits")
+
+    assert types(events) == [
+        "start", "tool_start", "tool_end", "text", "text", "text", "citation", "done"
+    ]
+    assert events[0]["model"] == "scripted-model" and events[0]["offline"] is False
+    assert events[2]["ok"] is True and events[2]["summary"] == "Why step limits matter"
+    assert events[6] == {
+        "type": "citation", "article_id": article.pk, "title": "Why step limits matter",
+        "url": "/articles/why-step-limits/",
+    }
+    assert events[-1]["steps"] == 2 and events[-1]["usage"]["total_tokens"] == 30
+    [turn] = await saved_turns()
+    assert (turn.status, turn.step_count, turn.index) == ("done", 2, 1)
+    assert turn.answer.startswith("Cap it at five.")
+    [call] = turn.tool_calls.all()
+    assert call.arguments == {"article_id": article.pk} and call.ok and call.executed
+    assert call.result["title"] == "Why step limits matter"
+    # The page's article is offered to the model as context.
+    assert "Why step limits matter" in json.dumps(scripted.requests[0]["messages"])
+    await socket.disconnect()
+
+
+async def test_a_follow_up_continues_the_conversation_with_its_history(scripted):
+    scripted.enqueue(text_response(["First answer."]), text_response(["Second answer."]))
+    socket = await connect()
+    first = await ask(socket, "First question")
+    conversation_id = first[0]["conversation_id"]
+
+    second = await ask(socket, "Second question", conversation_id=conversation_id)
+
+    assert second[0]["conversation_id"] == conversation_id and second[0]["turn"] == 2
+    sent = [(m["role"], m["content"]) for m in scripted.requests[1]["messages"] if m["role"] != "system"]
+    assert sent == [
+        ("user", "First question"), ("assistant", "First answer."), ("user", "Second question")
+    ]
+    assert [t.index for t in await saved_turns()] == [1, 2]
+    await socket.disconnect()
+
+
+async def test_history_is_trimmed_oldest_first(scripted, settings):
+    settings.AGENT_HISTORY_CHARS = 40
+    scripted.enqueue(*(text_response([f"Answer {i}."]) for i in range(3)))
+    socket = await connect()
+    conversation_id = (await ask(socket, "Question zero"))[0]["conversation_id"]
+    await ask(socket, "Question one", conversation_id=conversation_id)
+
+    await ask(socket, "Question two", conversation_id=conversation_id)
+
+    contents = [m["content"] for m in scripted.requests[2]["messages"] if m["role"] != "system"]
+    assert contents == ["Question one", "Answer 1.", "Question two"]
+    await socket.disconnect()
+
+
+async def test_max_steps_ends_with_the_gathered_articles(scripted, settings, article):
+    settings.AGENT_MAX_STEPS = 2
+    call = json.dumps({"article_id": article.pk})
+    scripted.enqueue(
+        tool_call_response([("c1", "get_article_detail", call)]),
+        tool_call_response([("c2", "get_article_detail", call)]),
+    )
+    socket = await connect()
+
+    events = await ask(socket, "Loop forever")
+
+    assert events[-1]["type"] == "error" and events[-1]["code"] == "max_steps"
+    assert events[-1]["articles"] == [
+        {"article_id": article.pk, "title": "Why step limits matter", "url": "/articles/why-step-limits/"}
+    ]
+    assert len(scripted.requests) == 2
+    [turn] = await saved_turns()
+    calls = sorted(turn.tool_calls.all(), key=lambda c: c.step)
+    assert (turn.status, turn.step_count) == ("max_steps", 2)
+    assert [(c.step, c.executed) for c in calls] == [(1, True), (2, False)]
+    await socket.disconnect()
+
+
+async def test_a_model_error_is_typed_and_saved(scripted, settings):
+    settings.AGENT_MODEL_MAX_RETRIES = 1
+    from tests.agent.llm.scripted_server import error_response
+
+    scripted.enqueue(error_response(500), error_response(500), error_response(500))
+    socket = await connect()
+
+    events = await ask(socket, "Hello?")
+
+    assert types(events) == ["start", "error"]
+    assert events[-1]["code"] == "model_error"
+    assert len(scripted.requests) == 2  # one try and one bounded retry
+    [turn] = await saved_turns()
+    assert (turn.status, turn.error_code) == ("error", "model_error")
+    await socket.disconnect()
+
+
+async def test_a_second_message_during_a_turn_is_busy(scripted):
+    scripted.enqueue(text_response(["slow "] * 20, delay=0.05))
+    socket = await connect()
+    await socket.send_json_to({"type": "message", "content": "Tell me slowly"})
+    assert (await socket.receive_json_from())["type"] == "start"
+
+    await socket.send_json_to({"type": "message", "content": "And another"})
+
+    events = await turn_events(socket)
+    busy = [e for e in events if e["type"] == "error"]
+    assert busy[0]["code"] == "busy"
+    rest = await turn_events(socket)  # the first turn still finishes normally
+    assert rest[-1]["type"] == "done"
+    await socket.disconnect()
+
+
+async def test_stop_cancels_the_turn_and_closes_the_model_stream(scripted):
+    scripted.enqueue(text_response(["word "] * 200, delay=0.02))
+    socket = await connect()
+    await socket.send_json_to({"type": "message", "content": "Talk a lot"})
+    assert (await socket.receive_json_from())["type"] == "start"
+    assert (await socket.receive_json_from())["type"] == "text"
+
+    await socket.send_json_to({"type": "stop"})
+
+    events = await turn_events(socket)
+    assert events[-1]["code"] == "cancelled"
+    assert await scripted.wait_disconnected(timeout=2)
+    [turn] = await saved_turns()
+    assert turn.status == "cancelled" and turn.answer.startswith("word ")
+    # The socket is still usable.
+    scripted.enqueue(text_response(["Back."]))
+    assert (await ask(socket, "Again"))[-1]["type"] == "done"
+    await socket.disconnect()
+
+
+async def test_disconnect_mid_stream_cancels_and_saves(scripted):
+    scripted.enqueue(text_response(["word "] * 200, delay=0.02))
+    socket = await connect()
+    await socket.send_json_to({"type": "message", "content": "Talk a lot"})
+    await socket.receive_json_from()
+    await socket.receive_json_from()
+
+    await socket.disconnect()
+
+    assert await scripted.wait_disconnected(timeout=2)
+    [turn] = await saved_turns()
+    assert turn.status == "cancelled"
+
+
+@pytest.mark.parametrize(
+    ("frame", "message"),
+    [
+        ("not json", "Frames must be JSON objects"),
+        ("[1, 2]", "Frames must be JSON objects"),
+        ('{"type": "shout"}', "Unknown frame type 'shout'"),
+        ('{"type": "message", "content": "   "}', "The message is empty"),
+        ('{"type": "message", "content": "' + "x" * 4001 + '"}', "the limit is 4,000"),
+        ('{"type": "message", "content": "hi", "page": "no-such-article"}', 'no published article "no-such-article"'),
+        ('{"type": "message", "content": "hi", "conversation_id": "nope"}', "not a valid id"),
+    ],
+)
+async def test_bad_input_gets_bad_request_and_the_socket_stays_usable(scripted, frame, message):
+    socket = await connect()
+
+    await socket.send_to(text_data=frame)
+
+    event = await socket.receive_json_from()
+    assert event["type"] == "error" and event["code"] == "bad_request"
+    assert message in event["message"]
+    scripted.enqueue(text_response(["Fine."]))
+    assert (await ask(socket, "A real question"))[-1]["type"] == "done"
+    await socket.disconnect()
+
+
+async def test_rate_limit_per_session(scripted, settings):
+    settings.AGENT_MESSAGES_PER_MINUTE = 2
+    scripted.enqueue(text_response(["One."]), text_response(["Two."]))
+    socket = await connect()
+    await ask(socket, "one")
+    await ask(socket, "two")
+
+    events = await ask(socket, "three")
+
+    assert events == [events[0]] and events[0]["code"] == "rate_limited"
+    assert 1 <= events[0]["retry_after"] <= 60
+    assert len(scripted.requests) == 2
+    await socket.disconnect()
+
+
+async def test_rate_limit_per_ip_spans_sessions(scripted, settings):
+    settings.AGENT_MESSAGES_PER_MINUTE_PER_IP = 1
+    scripted.enqueue(text_response(["One."]))
+    first, second = await connect(), await connect()
+    await ask(first, "one")
+
+    events = await ask(second, "two")
+
+    assert events[0]["code"] == "rate_limited"
+    await first.disconnect()
+    await second.disconnect()
+
+
+async def test_token_budget_per_conversation(scripted, settings):
+    settings.AGENT_TOKENS_PER_CONVERSATION = 15  # the first turn spends 15
+    scripted.enqueue(text_response(["One."]))
+    socket = await connect()
+    conversation_id = (await ask(socket, "one"))[0]["conversation_id"]
+
+    events = await ask(socket, "two", conversation_id=conversation_id)
+
+    assert events[0]["code"] == "rate_limited" and "token budget" in events[0]["message"]
+    await socket.disconnect()
+
+
+async def test_a_foreign_origin_is_rejected():
+    from channels.testing import WebsocketCommunicator
+
+    from config.asgi import application
+
+    socket = WebsocketCommunicator(application, "/ws/chat/", headers=[(b"origin", b"http://evil.example")])
+    connected, _ = await socket.connect()
+
+    assert not connected
+
+
+async def test_another_sessions_conversation_is_refused(scripted):
+    scripted.enqueue(text_response(["Mine."]))
+    owner, stranger = await connect(), await connect()
+    conversation_id = (await ask(owner, "private question"))[0]["conversation_id"]
+
+    events = await ask(stranger, "let me in", conversation_id=conversation_id)
+
+    assert events[0]["code"] == "bad_request" and "does not exist" in events[0]["message"]
+    assert await database_sync_to_async(Conversation.objects.count)() == 1
+    await owner.disconnect()
+    await stranger.disconnect()
+
+
+async def test_done_is_sent_before_the_save_begins(scripted, monkeypatch):
+    import agent.saving
+
+    started = asyncio.Event()
+    real = agent.saving.turn_record
+
+    def slow_record(*, record):
+        started.set()
+        import time
+
+        time.sleep(0.5)  # a slow database
+        return real(record=record)
+
+    monkeypatch.setattr(agent.saving, "turn_record", slow_record)
+    scripted.enqueue(text_response(["Quick."]))
+    socket = await connect()
+
+    events = await ask(socket, "Be quick")
+
+    assert events[-1]["type"] == "done"
+    assert len(await saved_turns()) == 1
+    await socket.disconnect()

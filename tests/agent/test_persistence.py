@@ -1,0 +1,193 @@
+"""Turns are saved after the answer, retried, spooled when the database is down, never lost."""
+
+import asyncio
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import psycopg
+import pytest
+from channels.db import database_sync_to_async
+from django.core.management import call_command
+from django.db import connection
+
+from agent.consumers import ChatConsumer
+from agent.models import Conversation, ToolCall, Turn
+from agent.services import SPOOL_NAME, spool_dir
+from tests.agent.chat_helpers import ask, connect, saved_turns
+from tests.agent.llm.scripted_server import text_response, tool_call_response
+
+ROOT = Path(__file__).resolve().parents[2]
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.mark.asyncio
+async def test_done_is_sent_before_the_save_begins(scripted, monkeypatch):
+    import agent.saving
+
+    order: list[str] = []
+    real_record, real_send = agent.saving.turn_record, ChatConsumer.send_json
+
+    def recording_save(*, record):
+        order.append("save begins")
+        return real_record(record=record)
+
+    async def recording_send(self, content, close=False):
+        await real_send(self, content, close)
+        order.append(f"sent {content['type']}")
+
+    monkeypatch.setattr(agent.saving, "turn_record", recording_save)
+    monkeypatch.setattr(ChatConsumer, "send_json", recording_send)
+    scripted.enqueue(text_response(["Quick."]))
+    socket = await connect()
+
+    await ask(socket, "Be quick")
+    await saved_turns()
+
+    assert order == ["sent start", "sent text", "sent done", "save begins"]
+    await socket.disconnect()
+
+
+class DatabaseOutage:
+    """A real outage of the test database: refuse new connections, cut the open ones."""
+
+    def __init__(self) -> None:
+        self.name = connection.settings_dict["NAME"]
+        self.admin_url = os.environ["DATABASE_URL"]  # the server's `postgres` database
+
+    def _run(self, sql: str) -> None:
+        with psycopg.connect(self.admin_url, autocommit=True) as admin:
+            admin.execute(sql)
+
+    def begin(self) -> None:
+        self._run(f'ALTER DATABASE "{self.name}" ALLOW_CONNECTIONS false')
+        self._run(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+            f"WHERE datname = '{self.name}' AND pid <> pg_backend_pid()"
+        )
+
+    def end(self) -> None:
+        self._run(f'ALTER DATABASE "{self.name}" ALLOW_CONNECTIONS true')
+
+
+@pytest.mark.asyncio
+async def test_a_failed_save_is_spooled_then_replayed_once(scripted, monkeypatch, make_article):
+    import agent.saving
+
+    article = await database_sync_to_async(make_article)(title="Spool", slug="spool", body="Disk.")
+    outage = DatabaseOutage()
+    real_record = agent.saving.turn_record
+    attempts: list[str] = []
+
+    def save_during_outage(*, record):
+        if not attempts:
+            outage.begin()  # the database goes away just as the save starts
+        attempts.append("try")
+        return real_record(record=record)
+
+    monkeypatch.setattr(agent.saving, "turn_record", save_during_outage)
+    monkeypatch.setattr(agent.saving.TurnSaver, "backoff", 0.01)
+    scripted.enqueue(
+        tool_call_response([("c1", "get_article_detail", f'{{"article_id": {article.pk}}}')]),
+        text_response(["Saved later: [Spool](/articles/spool/)."]),
+    )
+    socket = await connect()
+    try:
+        events = await ask(socket, "Will this be lost?")
+        from agent.runner import runner
+
+        assert await runner.saver.drain(timeout=20)
+    finally:
+        outage.end()
+    await socket.disconnect()
+
+    assert events[-1]["type"] == "done"
+    assert len(attempts) == 3  # AGENT_SAVE_RETRIES
+    spooled = (spool_dir() / SPOOL_NAME).read_text().splitlines()
+    assert len(spooled) == 1 and "Will this be lost?" in spooled[0]
+
+    await database_sync_to_async(call_command)("replay_spool")
+    await database_sync_to_async(call_command)("replay_spool")  # nothing doubled
+
+    turns = await database_sync_to_async(lambda: list(Turn.objects.all()))()
+    assert [(t.user_message, t.status, t.step_count) for t in turns] == [
+        ("Will this be lost?", "done", 2)
+    ]
+    assert await database_sync_to_async(ToolCall.objects.count)() == 1
+    assert not (spool_dir() / SPOOL_NAME).exists()
+
+
+def test_replay_keeps_what_still_fails(settings, tmp_path):
+    from agent.services import TurnRecord, spool_append, spool_replay
+
+    good = TurnRecord(
+        turn_id="00000000-0000-0000-0000-000000000001", conversation_id="00000000-0000-0000-0000-0000000000aa",
+        session_key="s", index=1, user_message="kept", status="done", started_at="2026-11-30T10:00:00+00:00",
+    )
+    bad = TurnRecord(**{**good.__dict__, "turn_id": "not-a-uuid", "user_message": "broken"})
+    spool_append(record=good)
+    spool_append(record=bad)
+
+    assert spool_replay() == (1, 0, 1)
+    assert Turn.objects.get().user_message == "kept"
+    assert "broken" in (spool_dir() / SPOOL_NAME).read_text()
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def test_sigterm_saves_the_running_turn_as_interrupted(scripted, tmp_path):
+    """A real daphne process, a turn streaming through it, then SIGTERM."""
+    scripted.enqueue(text_response(["word "] * 400, delay=0.02))
+    port = _free_port()
+    url = os.environ["DATABASE_URL"].replace("/postgres?", f"/{connection.settings_dict['NAME']}?")
+    env = {
+        **os.environ, "DATABASE_URL": url, "OPENAI_BASE_URL": scripted.base_url,
+        "OPENAI_API_KEY": "test", "AGENT_SPOOL_DIR": str(tmp_path / "spool"),
+    }
+    server = subprocess.Popen(
+        [sys.executable, "manage.py", "serve", "--no-prepare", "--port", str(port)],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )
+    try:
+        _wait_for_port(port)
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=10) as client:
+            with client.stream("POST", "/api/chat", json={"content": "Keep talking"}) as response:
+                lines = response.iter_lines()
+                seen = [next(lines) for _ in range(6)]
+                assert any('"type":"text"' in line for line in seen)
+                server.send_signal(signal.SIGTERM)
+                server.wait(timeout=30)
+    finally:
+        if server.poll() is None:
+            server.kill()
+    output = server.stdout.read()
+
+    assert server.returncode == 0, output
+    turn = Turn.objects.get()
+    assert turn.status == "interrupted", output
+    assert turn.answer.startswith("word word")
+    assert Conversation.objects.count() == 1
+
+
+def _wait_for_port(port: int, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with socket.socket() as probe:
+            if probe.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.1)
+    raise TimeoutError(f"nothing listens on {port}")
+
+
+async def _sleep():
+    await asyncio.sleep(0)
