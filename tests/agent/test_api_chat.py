@@ -9,7 +9,7 @@ from django.test import AsyncClient
 from agent.runner import runner
 from tests.agent.llm.scripted_server import error_response, text_response, tool_call_response
 
-pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
 async def post_chat(client: AsyncClient, **body) -> list[dict]:

@@ -10,7 +10,7 @@ from agent.models import Conversation
 from tests.agent.chat_helpers import ask, connect, saved_turns, turn_events, types
 from tests.agent.llm.scripted_server import text_response, tool_call_response
 
-pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture

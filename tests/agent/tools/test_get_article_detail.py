@@ -1,0 +1,56 @@
+import datetime as dt
+
+import pytest
+from channels.db import database_sync_to_async
+from django.utils import timezone
+
+from agent.tools import get_article_detail
+from agent.tools.base import ToolNotFound
+from agent.tools.get_article_detail import DetailInput
+from blog.models import Article
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+async def test_returns_the_published_article(make_article):
+    article = await database_sync_to_async(make_article)(
+        title="Anatomy", slug="anatomy", body="## Steps\n\nCall, run, append.", tags=["agents", "loop"],
+        published_at=timezone.make_aware(dt.datetime(2026, 9, 1, 9)),
+    )
+
+    out = await get_article_detail.run(DetailInput(article_id=article.pk))
+
+    assert out == {
+        "article_id": article.pk, "title": "Anatomy", "url": "/articles/anatomy/",
+        "published_at": "2026-09-01", "tags": ["agents", "loop"], "body": "## Steps\n\nCall, run, append.",
+    }
+    assert get_article_detail.summarize(out) == "Anatomy"
+
+
+async def test_a_draft_is_not_found(make_article):
+    draft = await database_sync_to_async(make_article)(title="Draft", status=Article.Status.DRAFT)
+
+    with pytest.raises(ToolNotFound, match=f"no published article has article_id {draft.pk}"):
+        await get_article_detail.run(DetailInput(article_id=draft.pk))
+
+
+async def test_a_missing_id_is_not_found():
+    with pytest.raises(ToolNotFound):
+        await get_article_detail.run(DetailInput(article_id=999_999))
+
+
+async def test_the_body_is_capped(make_article, settings):
+    settings.AGENT_DETAIL_MAX_CHARS = 20
+    article = await database_sync_to_async(make_article)(title="Long", body="x" * 100)
+
+    out = await get_article_detail.run(DetailInput(article_id=article.pk))
+
+    assert out["body"] == "x" * 20 + "\n\n[…truncated]"
+
+
+def test_the_schema_forbids_extra_properties():
+    parameters = get_article_detail.schema()["function"]["parameters"]
+
+    assert parameters["additionalProperties"] is False
+    assert parameters["required"] == ["article_id"]
+    assert "article_id from search_knowledge_base" in parameters["properties"]["article_id"]["description"]
