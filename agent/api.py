@@ -28,7 +28,9 @@ TERMINAL = {"done", "error"}
 )
 async def chat(request: HttpRequest, payload: ChatIn) -> StreamingHttpResponse:
     visitor = Visitor(session_key=await _session_key(request), client_ip=_client_ip(request))
-    response = StreamingHttpResponse(_event_stream(payload, visitor), content_type="text/event-stream")
+    response = StreamingHttpResponse(
+        _event_stream(payload, visitor), content_type="text/event-stream"
+    )
     # Streams must not be buffered by proxies (nginx) or cached.
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"

@@ -28,7 +28,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         except ValueError:
             content = None
         if not isinstance(content, dict):
-            await self.send_error(events.BAD_REQUEST, "Frames must be JSON objects with a \"type\".")
+            await self.send_error(events.BAD_REQUEST, 'Frames must be JSON objects with a "type".')
             return
         await self.receive_json(content)
 
@@ -37,9 +37,13 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         if kind == "stop":
             await self.stop()
         elif kind != "message":
-            await self.send_error(events.BAD_REQUEST, f'Unknown frame type {kind!r}; use "message" or "stop".')
+            await self.send_error(
+                events.BAD_REQUEST, f'Unknown frame type {kind!r}; use "message" or "stop".'
+            )
         elif self.answering:
-            await self.send_error(events.BUSY, "Still answering the previous message. Wait, or press Stop.")
+            await self.send_error(
+                events.BUSY, "Still answering the previous message. Wait, or press Stop."
+            )
         else:
             try:
                 message = message_parse(content)
@@ -49,7 +53,9 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             visitor = Visitor(session_key=await self.session_key(), client_ip=self.client_ip())
             # A task, so `stop` and disconnect are heard while the answer streams.
             self.answering = True
-            self.turn = asyncio.create_task(runner.run(message=message, visitor=visitor, emit=self.emit))
+            self.turn = asyncio.create_task(
+                runner.run(message=message, visitor=visitor, emit=self.emit)
+            )
 
     async def emit(self, event: dict) -> None:
         if event["type"] in TERMINAL:

@@ -36,9 +36,20 @@ def conversation_history(*, conversation: Conversation, budget_chars: int) -> li
 
 def conversation_transcript(*, conversation: Conversation) -> dict:
     """What the chat panel needs to restore a conversation after a reload."""
-    calls = Prefetch("tool_calls", queryset=ToolCall.objects.only(
-        "turn_id", "step", "call_id", "name", "arguments", "ok", "error", "executed", "duration_ms"
-    ))
+    calls = Prefetch(
+        "tool_calls",
+        queryset=ToolCall.objects.only(
+            "turn_id",
+            "step",
+            "call_id",
+            "name",
+            "arguments",
+            "ok",
+            "error",
+            "executed",
+            "duration_ms",
+        ),
+    )
     turns = conversation.turns.order_by("index", "started_at").prefetch_related(calls)
     return {
         "conversation_id": str(conversation.pk),

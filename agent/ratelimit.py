@@ -40,7 +40,8 @@ async def budget_allow(*, conversation_id: str) -> Refusal | None:
     spent_today = await cache.aget(_day_key(), 0)
     if spent_today >= settings.AGENT_TOKENS_PER_DAY:
         return Refusal(
-            "The assistant has used today's budget. Please come back tomorrow.", _seconds_to_midnight()
+            "The assistant has used today's budget. Please come back tomorrow.",
+            _seconds_to_midnight(),
         )
     return None
 

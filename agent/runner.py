@@ -6,7 +6,7 @@ import time
 import uuid
 import weakref
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -16,7 +16,7 @@ from django.db import DatabaseError
 
 from agent import events, history, ratelimit, services
 from agent.llm import ChatModel, OfflineModel, OpenAICompatModel
-from agent.loop import Limits, TurnResult, run_turn
+from agent.loop import Limits, ToolRecord, TurnResult, run_turn
 from agent.prompts import build_messages
 from agent.saving import TurnSaver
 from agent.tools import TOOLS
@@ -52,6 +52,44 @@ class Prepared:
     history: list[dict]
 
 
+@dataclass
+class TurnContext:
+    """What a running turn needs to be recorded, however it ends."""
+
+    message: ChatMessage
+    visitor: Visitor
+    prepared: Prepared
+    model: ChatModel
+    started_at: datetime = field(default_factory=lambda: datetime.now(UTC))
+    started: float = field(default_factory=time.monotonic)
+
+    def record(self, result: TurnResult) -> services.TurnRecord:
+        first_token = result.first_token_at
+        return services.TurnRecord(
+            turn_id=str(uuid.uuid4()),
+            conversation_id=self.prepared.conversation_id,
+            session_key=self.visitor.session_key,
+            index=self.prepared.index,
+            user_message=self.message.content,
+            status=result.status,
+            started_at=self.started_at.isoformat(),
+            page=self.message.page,
+            answer=result.answer,
+            step_count=result.steps,
+            model=self.model.name,
+            offline=self.model.offline,
+            input_tokens=result.usage.input_tokens,
+            output_tokens=result.usage.output_tokens,
+            time_to_first_token_ms=(first_token - self.started) * 1000 if first_token else None,
+            duration_ms=(time.monotonic() - self.started) * 1000,
+            error_code=result.error_code,
+            error=result.error,
+            citations=result.citations,
+            no_answer=_no_answer(result),
+            tool_calls=[_tool_call_out(call) for call in result.tool_calls],
+        )
+
+
 def message_parse(frame: Any) -> ChatMessage:
     """Validate a `{"type": "message", ...}` frame.
 
@@ -63,7 +101,9 @@ def message_parse(frame: Any) -> ChatMessage:
         raise BadRequest("The message is empty. Type a question first.")
     limit = settings.AGENT_MAX_MESSAGE_CHARS
     if len(content) > limit:
-        raise BadRequest(f"The message is {len(content):,} characters long; the limit is {limit:,}.")
+        raise BadRequest(
+            f"The message is {len(content):,} characters long; the limit is {limit:,}."
+        )
     conversation_id = frame.get("conversation_id") or None
     if conversation_id is not None:
         try:
@@ -100,13 +140,17 @@ class TurnRunner:
 
     async def _run(self, message: ChatMessage, visitor: Visitor, emit: Emit) -> None:
         if self.closing:
-            await emit(events.error(events.INTERNAL, "The server is restarting. Ask again shortly."))
+            await emit(
+                events.error(events.INTERNAL, "The server is restarting. Ask again shortly.")
+            )
             return
         refusal = await ratelimit.message_allow(
             session_key=visitor.session_key, client_ip=visitor.client_ip
         )
         if refusal:
-            await emit(events.error(events.RATE_LIMITED, refusal.message, retry_after=refusal.retry_after))
+            await emit(
+                events.error(events.RATE_LIMITED, refusal.message, retry_after=refusal.retry_after)
+            )
             return
         await aclose_old_connections()
         if message.conversation_id:
@@ -118,26 +162,37 @@ class TurnRunner:
             return
         except DatabaseError:
             logger.exception("database unavailable at turn start")
-            await emit(events.error(
-                events.INTERNAL, "The assistant cannot reach its database right now. Please try again."
-            ))
+            await emit(
+                events.error(
+                    events.INTERNAL,
+                    "The assistant cannot reach its database right now. Please try again.",
+                )
+            )
             return
         refusal = await ratelimit.budget_allow(conversation_id=prepared.conversation_id)
         if refusal:
-            await emit(events.error(events.RATE_LIMITED, refusal.message, retry_after=refusal.retry_after))
+            await emit(
+                events.error(events.RATE_LIMITED, refusal.message, retry_after=refusal.retry_after)
+            )
             return
         await self._run_turn(message, visitor, prepared, emit)
 
-    async def _run_turn(self, message: ChatMessage, visitor: Visitor, prepared: Prepared, emit: Emit) -> None:
+    async def _run_turn(
+        self, message: ChatMessage, visitor: Visitor, prepared: Prepared, emit: Emit
+    ) -> None:
         model = self.model()
-        await emit(events.start(prepared.conversation_id, prepared.index, model.name, model.offline))
-        started_at, started = datetime.now(UTC), time.monotonic()
+        await emit(
+            events.start(prepared.conversation_id, prepared.index, model.name, model.offline)
+        )
+        turn = TurnContext(message, visitor, prepared, model)
         holder: list[TurnResult] = []
         task = asyncio.current_task()
         self._active.add(task)
         try:
             result = await run_turn(
-                messages=build_messages(history=prepared.history, user_message=message.content, page=prepared.page),
+                messages=build_messages(
+                    history=prepared.history, user_message=message.content, page=prepared.page
+                ),
                 model=model,
                 tools=TOOLS,
                 limits=limits_from_settings(),
@@ -149,42 +204,17 @@ class TurnRunner:
             # Stop, a closed tab, or shutdown: keep what was produced, with a truthful status.
             result = holder[0]
             result.status = "interrupted" if self.closing else "cancelled"
-            self._save(message, visitor, prepared, model, result, started_at, started)
+            self.saver.schedule(turn.record(result))
             raise
         finally:
             self._active.discard(task)
-        self._save(message, visitor, prepared, model, result, started_at, started)
+        # After the final event: the save and the budget never delay the visitor.
+        self.saver.schedule(turn.record(result))
         self.saver.track(
-            ratelimit.budget_spend(conversation_id=prepared.conversation_id, tokens=result.usage.total)
+            ratelimit.budget_spend(
+                conversation_id=prepared.conversation_id, tokens=result.usage.total
+            )
         )
-
-    def _save(self, message, visitor, prepared, model, result, started_at, started) -> None:
-        record = services.TurnRecord(
-            turn_id=str(uuid.uuid4()),
-            conversation_id=prepared.conversation_id,
-            session_key=visitor.session_key,
-            index=prepared.index,
-            user_message=message.content,
-            status=result.status,
-            started_at=started_at.isoformat(),
-            page=message.page,
-            answer=result.answer,
-            step_count=result.steps,
-            model=model.name,
-            offline=model.offline,
-            input_tokens=result.usage.input_tokens,
-            output_tokens=result.usage.output_tokens,
-            time_to_first_token_ms=(
-                (result.first_token_at - started) * 1000 if result.first_token_at else None
-            ),
-            duration_ms=(time.monotonic() - started) * 1000,
-            error_code=result.error_code,
-            error=result.error,
-            citations=result.citations,
-            no_answer=_no_answer(result),
-            tool_calls=[_tool_call_out(call) for call in result.tool_calls],
-        )
-        self.saver.schedule(record)
 
     def model(self) -> ChatModel:
         """The configured model; the OpenAI client is kept per event loop (it pools connections)."""
@@ -194,13 +224,16 @@ class TurnRunner:
         key = (settings.OPENAI_BASE_URL, settings.OPENAI_API_KEY, settings.AGENT_MODEL)
         cached = self._models.get(loop)
         if cached is None or cached[0] != key:
-            cached = (key, OpenAICompatModel(
-                base_url=settings.OPENAI_BASE_URL or None,
-                api_key=settings.OPENAI_API_KEY or None,
-                model=settings.AGENT_MODEL,
-                timeout=settings.AGENT_MODEL_TIMEOUT,
-                max_retries=settings.AGENT_MODEL_MAX_RETRIES,
-            ))
+            cached = (
+                key,
+                OpenAICompatModel(
+                    base_url=settings.OPENAI_BASE_URL or None,
+                    api_key=settings.OPENAI_API_KEY or None,
+                    model=settings.AGENT_MODEL,
+                    timeout=settings.AGENT_MODEL_TIMEOUT,
+                    max_retries=settings.AGENT_MODEL_MAX_RETRIES,
+                ),
+            )
             self._models[loop] = cached
         return cached[1]
 
@@ -259,16 +292,20 @@ def _no_answer(result: TurnResult) -> bool:
     """The assistant had nothing to answer with: editors should see this question."""
     if result.status != "done" or result.citations:
         return False
-    searched_empty = any(c.name == "search_knowledge_base" and c.result == NO_RESULTS for c in result.tool_calls)
+    searched_empty = any(
+        c.name == "search_knowledge_base" and c.result == NO_RESULTS for c in result.tool_calls
+    )
     return searched_empty or not result.articles
 
 
-def _tool_call_out(call) -> dict:
+def _tool_call_out(call: ToolRecord) -> dict:
     return {
         "step": call.step,
         "call_id": call.call_id,
         "name": call.name,
-        "arguments": call.arguments if isinstance(call.arguments, dict) else {"_raw": call.arguments},
+        "arguments": call.arguments
+        if isinstance(call.arguments, dict)
+        else {"_raw": call.arguments},
         "result": call.result,
         "ok": call.ok,
         "error": call.error,

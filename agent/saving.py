@@ -64,12 +64,19 @@ class TurnSaver:
                 await database_sync_to_async(turn_record)(record=record)
                 return
             except Exception as exc:
-                logger.warning("saving turn %s failed (attempt %d/%d): %s",
-                               record.turn_id, attempt + 1, attempts, exc)
+                logger.warning(
+                    "saving turn %s failed (attempt %d/%d): %s",
+                    record.turn_id,
+                    attempt + 1,
+                    attempts,
+                    exc,
+                )
                 if attempt + 1 < attempts:
                     await asyncio.sleep(self.backoff * 2**attempt)
         path = await asyncio.to_thread(spool_append, record=record)
-        logger.error("turn %s spooled to %s; `manage.py replay_spool` saves it", record.turn_id, path)
+        logger.error(
+            "turn %s spooled to %s; `manage.py replay_spool` saves it", record.turn_id, path
+        )
 
     def _forget(self, task: asyncio.Task) -> None:
         self._pending.discard(task)

@@ -54,7 +54,9 @@ class TurnRecord:
         return cls(**json.loads(line))
 
 
-def conversation_start(*, conversation_id: uuid.UUID | None, session_key: str, page: str) -> Conversation:
+def conversation_start(
+    *, conversation_id: uuid.UUID | None, session_key: str, page: str
+) -> Conversation:
     """Return the visitor's conversation, creating it when no id is given.
 
     Raises:

@@ -7,4 +7,11 @@ from agent.tools.search_knowledge_base import search_knowledge_base
 
 TOOLS: tuple[Tool, ...] = (search_knowledge_base, get_article_detail, list_articles)
 
-__all__ = ["TOOLS", "Tool", "ToolNotFound", "get_article_detail", "list_articles", "search_knowledge_base"]
+__all__ = [
+    "TOOLS",
+    "Tool",
+    "ToolNotFound",
+    "get_article_detail",
+    "list_articles",
+    "search_knowledge_base",
+]
