@@ -1,0 +1,321 @@
+"""The reviewers' admin: conversations as transcripts, turns and tool calls, all read-only."""
+
+from django.contrib import admin
+from django.urls import path, reverse
+from django.utils.formats import date_format
+from django.utils.html import format_html
+from django.utils.text import Truncator
+from django.utils.timezone import localtime
+
+from agent import admin_views, selectors
+from agent.charts import format_count, format_ms
+from agent.models import Conversation, ToolCall, Turn
+
+STYLES = {"all": ["admin/docent-admin.css"]}
+
+
+# Short words for the pills; the full label stays in the tooltip.
+PILL_WORDS = {Turn.Status.MAX_STEPS: "Step limit"}
+OUTCOMES = {True: ("done", "OK"), False: ("error", "Error")}
+
+
+def status_pill(status: str | None) -> str:
+    """Return a turn status as a coloured pill."""
+    if not status:
+        return "—"
+    label = Turn.Status(status).label if status in Turn.Status.values else status
+    word = PILL_WORDS.get(status, label)
+    return format_html(
+        '<span class="dc-pill dc-pill--{}" title="{}">{}</span>', status, label, word
+    )
+
+
+def short_time(value) -> str:
+    """Return a timestamp as 'Nov 30, 14:05' in the current time zone."""
+    return date_format(localtime(value), "M j, H:i") if value else "—"
+
+
+def transcript_link(conversation_id, index: int, text: str) -> str:
+    """Return a link to one turn inside its conversation's transcript."""
+    url = reverse("admin:agent_conversation_change", args=[conversation_id])
+    return format_html('<a href="{}#turn-{}">{}</a>', url, index, text)
+
+
+class ReadOnly:
+    """Audit rows: nobody adds, changes or deletes them here, superusers included."""
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+
+class ReadOnlyAdmin(ReadOnly, admin.ModelAdmin):
+    """A model admin that only shows."""
+
+
+class TurnStatusFilter(admin.SimpleListFilter):
+    title = "turn status"
+    parameter_name = "status"
+
+    def lookups(self, request, model_admin):
+        return Turn.Status.choices
+
+    def queryset(self, request, queryset):
+        return selectors.conversation_filter(queryset=queryset, turn_status=self.value())
+
+
+class YesNoFilter(admin.SimpleListFilter):
+    option = ""  # the conversation_filter keyword this filter sets
+
+    def lookups(self, request, model_admin):
+        return [("yes", "Yes"), ("no", "No")]
+
+    def queryset(self, request, queryset):
+        if self.value() not in ("yes", "no"):
+            return queryset
+        options = {self.option: self.value() == "yes"}
+        return selectors.conversation_filter(queryset=queryset, **options)
+
+
+class StepLimitFilter(YesNoFilter):
+    title = "hit the step limit"
+    parameter_name = option = "step_limit"
+
+
+class ToolErrorFilter(YesNoFilter):
+    title = "had a tool error"
+    parameter_name = option = "tool_error"
+
+
+class ModelFilter(admin.SimpleListFilter):
+    title = "model"
+    parameter_name = "model"
+
+    def lookups(self, request, model_admin):
+        return [(name, name) for name in selectors.turn_models()]
+
+    def queryset(self, request, queryset):
+        return selectors.conversation_filter(queryset=queryset, model=self.value())
+
+
+@admin.register(Conversation)
+class ConversationAdmin(ReadOnlyAdmin):
+    # Narrow on purpose: it must fit beside the nav sidebar and the filters on a laptop.
+    list_display = [
+        "started", "question", "page", "turns", "steps", "max_steps", "last_status", "tokens",
+    ]  # fmt: skip
+    list_display_links = ["started", "question"]
+    list_filter = [TurnStatusFilter, "created_at", StepLimitFilter, ToolErrorFilter, ModelFilter]
+    # Searched through an EXISTS in get_search_results; listed so the search box shows.
+    search_fields = ["turns__user_message"]
+    search_help_text = "Searches what visitors asked and what the assistant answered."
+    list_per_page = 50
+
+    class Media:
+        css = STYLES
+
+    def get_queryset(self, request):
+        return selectors.conversation_list_annotate(queryset=super().get_queryset(request))
+
+    def get_search_results(self, request, queryset, search_term):
+        return selectors.conversation_filter(queryset=queryset, search=search_term), False
+
+    def get_urls(self):
+        wrap = self.admin_site.admin_view
+        return [
+            path("dashboard/", wrap(self.dashboard_view), name="agent_dashboard"),
+            path("unanswered/", wrap(self.unanswered_view), name="agent_unanswered"),
+            path(
+                "<path:object_id>/export/", wrap(self.export_view), name="agent_conversation_export"
+            ),
+            *super().get_urls(),
+        ]
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        return admin_views.transcript(request, model_admin=self, object_id=object_id)
+
+    def export_view(self, request, object_id):
+        return admin_views.transcript_export(request, model_admin=self, object_id=object_id)
+
+    def dashboard_view(self, request):
+        return admin_views.dashboard(request, model_admin=self)
+
+    def unanswered_view(self, request):
+        return admin_views.unanswered(request, model_admin=self)
+
+    @admin.display(description="Started", ordering="created_at")
+    def started(self, obj):
+        return short_time(obj.created_at)
+
+    @admin.display(description="First question", ordering="first_question")
+    def question(self, obj):
+        return Truncator(obj.first_question or "—").chars(90)
+
+    @admin.display(description="Turns", ordering="turn_count")
+    def turns(self, obj):
+        return obj.turn_count
+
+    @admin.display(description="Steps", ordering="step_total")
+    def steps(self, obj):
+        return obj.step_total
+
+    @admin.display(description="Max steps", ordering="step_max")
+    def max_steps(self, obj):
+        return obj.step_max
+
+    @admin.display(description="Last turn", ordering="last_status")
+    def last_status(self, obj):
+        if obj.had_tool_error:
+            flag = '{} <span class="dc-flag" title="{}">tool error</span>'
+            return format_html(flag, status_pill(obj.last_status), "A tool call failed in it.")
+        return status_pill(obj.last_status)
+
+    @admin.display(description="Tokens", ordering="token_total")
+    def tokens(self, obj):
+        return format_count(obj.token_total)
+
+
+class ToolCallInline(ReadOnly, admin.TabularInline):
+    model = ToolCall
+    fields = ["step", "name", "ok", "executed", "duration_ms", "error"]
+    readonly_fields = fields
+    extra = 0
+    show_change_link = True
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).defer("arguments", "result")
+
+
+@admin.register(Turn)
+class TurnAdmin(ReadOnlyAdmin):
+    list_display = [
+        "started", "question", "index", "status_pill", "step_count", "tool_calls",
+        "tokens", "duration", "ttft", "model", "no_answer",
+    ]  # fmt: skip
+    list_display_links = ["started", "question"]
+    list_filter = ["status", "no_answer", "offline", "model", "started_at"]
+    search_fields = ["user_message", "answer"]
+    ordering = ["-started_at"]
+    fields = [
+        "in_transcript", "conversation", "index", "started_at", "status", "step_count",
+        "user_message", "answer", "citations", "no_answer", "error_code", "error", "model",
+        "offline", "input_tokens", "output_tokens", "time_to_first_token_ms", "duration_ms",
+        "page",
+    ]  # fmt: skip
+    readonly_fields = ["in_transcript"]
+    inlines = [ToolCallInline]
+
+    class Media:
+        css = STYLES
+
+    def get_queryset(self, request):
+        return selectors.turn_list_annotate(queryset=super().get_queryset(request))
+
+    @admin.display(description="Transcript")
+    def in_transcript(self, obj):
+        return transcript_link(
+            obj.conversation_id, obj.index, f"Open turn {obj.index} in the transcript"
+        )
+
+    @admin.display(description="Started", ordering="started_at")
+    def started(self, obj):
+        return short_time(obj.started_at)
+
+    @admin.display(description="Question", ordering="user_message")
+    def question(self, obj):
+        return Truncator(obj.user_message).chars(80)
+
+    @admin.display(description="Status", ordering="status")
+    def status_pill(self, obj):
+        return status_pill(obj.status)
+
+    @admin.display(description="Tool calls", ordering="tool_call_count")
+    def tool_calls(self, obj):
+        if obj.tool_error_count:
+            return format_html(
+                '{} <span class="dc-flag">{} failed</span>',
+                obj.tool_call_count,
+                obj.tool_error_count,
+            )
+        return obj.tool_call_count
+
+    @admin.display(description="Tokens", ordering="input_tokens")
+    def tokens(self, obj):
+        return format_count(obj.total_tokens)
+
+    @admin.display(description="Duration", ordering="duration_ms")
+    def duration(self, obj):
+        return format_ms(obj.duration_ms)
+
+    @admin.display(description="First token", ordering="time_to_first_token_ms")
+    def ttft(self, obj):
+        return format_ms(obj.time_to_first_token_ms)
+
+
+class OutcomeFilter(admin.SimpleListFilter):
+    title = "outcome"
+    parameter_name = "outcome"
+
+    def lookups(self, request, model_admin):
+        return [("ok", "OK"), ("error", "Error"), ("not_executed", "Not executed")]
+
+    def queryset(self, request, queryset):
+        return selectors.toolcall_filter(queryset=queryset, outcome=self.value() or "")
+
+
+@admin.register(ToolCall)
+class ToolCallAdmin(ReadOnlyAdmin):
+    list_display = ["name", "outcome", "duration", "step", "turn_link", "started"]
+    list_filter = ["name", OutcomeFilter, "started_at"]
+    search_fields = ["name", "call_id", "error"]
+    ordering = ["-started_at"]
+    fields = [
+        "in_transcript", "turn", "step", "call_id", "name", "ok", "executed", "error",
+        "started_at", "duration_ms", "arguments_json", "result_json",
+    ]  # fmt: skip
+    readonly_fields = ["in_transcript", "arguments_json", "result_json"]
+
+    class Media:
+        css = STYLES
+
+    def get_queryset(self, request):
+        return selectors.toolcall_list_annotate(queryset=super().get_queryset(request))
+
+    @admin.display(description="Outcome", ordering="ok")
+    def outcome(self, obj):
+        tone, word = ("skipped", "Not executed") if not obj.executed else OUTCOMES[obj.ok]
+        return format_html('<span class="dc-pill dc-pill--{}">{}</span>', tone, word)
+
+    @admin.display(description="Duration", ordering="duration_ms")
+    def duration(self, obj):
+        return format_ms(obj.duration_ms)
+
+    @admin.display(description="Started", ordering="started_at")
+    def started(self, obj):
+        return short_time(obj.started_at)
+
+    @admin.display(description="Turn")
+    def turn_link(self, obj):
+        return transcript_link(obj.conversation_pk, obj.turn_index, f"Turn {obj.turn_index}")
+
+    @admin.display(description="Transcript")
+    def in_transcript(self, obj):
+        turn = obj.turn
+        return transcript_link(turn.conversation_id, turn.index, f"Open turn {turn.index}")
+
+    @admin.display(description="Arguments")
+    def arguments_json(self, obj):
+        return format_html('<pre class="dc-json">{}</pre>', selectors.json_text(obj.arguments))
+
+    @admin.display(description="Result")
+    def result_json(self, obj):
+        return format_html('<pre class="dc-json">{}</pre>', selectors.json_text(obj.result))
+
+
+# The default site lists models only; the two report pages join the Assistant app there.
+admin.site.get_app_list = admin_views.with_report_links(admin.site, admin.site.get_app_list)

@@ -1,0 +1,226 @@
+"""The admin's own pages: a transcript, its JSON export, the dashboard, unanswered questions.
+
+ConversationAdmin routes here through `admin_site.admin_view`, so every page is staff-only;
+each view also asks the model admin for view permission on conversations.
+"""
+
+from __future__ import annotations
+
+from uuid import UUID
+
+from django.contrib.admin import AdminSite, ModelAdmin
+from django.contrib.admin.utils import unquote
+from django.core.exceptions import PermissionDenied
+from django.core.serializers.json import DjangoJSONEncoder
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.template.response import TemplateResponse
+from django.urls import reverse
+
+from agent import charts, selectors
+from agent.models import Conversation
+
+DASHBOARD_PERIODS = (7, 30, 90)
+# viewBox widths close to the drawn size, so chart text renders near its nominal size.
+WIDE, HALF = 880, 430
+
+
+def _allowed(request: HttpRequest, model_admin: ModelAdmin) -> None:
+    if not model_admin.has_view_permission(request):
+        raise PermissionDenied
+    # Audit rows are read-only: nothing here accepts a write, whoever asks.
+    if request.method not in ("GET", "HEAD"):
+        raise PermissionDenied
+
+
+def _context(request: HttpRequest, model_admin: ModelAdmin, **extra) -> dict:
+    return {
+        **model_admin.admin_site.each_context(request),
+        "opts": model_admin.model._meta,
+        "app_label": model_admin.model._meta.app_label,
+        **extra,
+    }
+
+
+def _conversation_id(object_id: str) -> UUID:
+    try:
+        return UUID(unquote(object_id))
+    except ValueError:
+        raise Http404("No such conversation.") from None
+
+
+def transcript(request: HttpRequest, *, model_admin: ModelAdmin, object_id: str) -> HttpResponse:
+    """Show one conversation as a timeline: messages, steps, tool calls, answers."""
+    _allowed(request, model_admin)
+    found = selectors.conversation_transcript(conversation_id=_conversation_id(object_id))
+    if found is None:
+        raise Http404("No such conversation.")
+    context = _context(
+        request,
+        model_admin,
+        title=f"Conversation {str(found.conversation.pk)[:8]}",
+        transcript=found,
+        original=found.conversation,
+        duration=charts.format_ms(found.duration_ms),
+    )
+    return TemplateResponse(request, "admin/agent/conversation/transcript.html", context)
+
+
+def transcript_export(
+    request: HttpRequest, *, model_admin: ModelAdmin, object_id: str
+) -> JsonResponse:
+    """Download one conversation, every turn and tool call, as JSON."""
+    _allowed(request, model_admin)
+    conversation_id = _conversation_id(object_id)
+    data = selectors.conversation_export(conversation_id=conversation_id)
+    if data is None:
+        raise Http404("No such conversation.")
+    response = JsonResponse(
+        data, encoder=DjangoJSONEncoder, json_dumps_params={"indent": 2, "ensure_ascii": False}
+    )
+    response["Content-Disposition"] = f'attachment; filename="conversation-{conversation_id}.json"'
+    return response
+
+
+def _day(value) -> str:
+    return f"{value:%b} {value.day}"
+
+
+def _charts(metrics: selectors.Dashboard) -> dict:
+    days = [_day(row.day) for row in metrics.days]
+    period = f"{_day(metrics.since)} to {_day(metrics.until)}"
+    return {
+        "turns_chart": charts.bar_chart(
+            chart_id="turns-per-day",
+            title="Turns per day",
+            desc=f"{metrics.turns} turns, {period}.",
+            points=[(label, row.turns) for label, row in zip(days, metrics.days, strict=True)],
+            unit="turns",
+            width=WIDE,
+        ),
+        "outcomes_chart": charts.hbar_chart(
+            chart_id="outcomes",
+            title="How turns ended",
+            desc=", ".join(f"{label}: {count}" for _, label, count in metrics.outcomes) + ".",
+            points=[(label, count, status) for status, label, count in metrics.outcomes],
+            width=HALF,
+        ),
+        "steps_chart": charts.histogram(
+            chart_id="step-counts",
+            title="Steps per turn",
+            desc=", ".join(
+                f"{count} turns took {steps} steps" for steps, count in metrics.step_counts
+            )
+            + ".",
+            bins=[(str(steps), count) for steps, count in metrics.step_counts],
+            unit="turns",
+            width=HALF,
+            height=180,
+        ),
+        "tokens_chart": charts.line_chart(
+            chart_id="tokens-per-day",
+            title="Tokens per day",
+            desc=f"Input and output tokens per day, {period}.",
+            labels=days,
+            series=[
+                ("Input", [row.tokens_in for row in metrics.days], "input"),
+                ("Output", [row.tokens_out for row in metrics.days], "output"),
+            ],
+            width=WIDE,
+        ),
+    }
+
+
+def dashboard(request: HttpRequest, *, model_admin: ModelAdmin) -> HttpResponse:
+    """Show how the assistant is doing: volume, outcomes, steps, tool latency, tokens."""
+    _allowed(request, model_admin)
+    try:
+        days = int(request.GET.get("days", 30))
+    except ValueError:
+        days = 30
+    days = days if days in DASHBOARD_PERIODS else 30
+    metrics = selectors.dashboard_metrics(days=days)
+    tokens = sum(row.tokens_in + row.tokens_out for row in metrics.days)
+    count, ms = charts.format_count, charts.format_ms
+    kpis = [
+        ("Turns", count(metrics.turns), f"in {count(metrics.conversations)} conversations"),
+        ("Unanswered", count(metrics.unanswered), "no answer, or the search found nothing"),
+        ("Median turn", ms(metrics.turn_p50_ms), f"p95 {ms(metrics.turn_p95_ms)}"),
+        ("Median first token", ms(metrics.ttft_p50_ms), "time to first token"),
+        (
+            "Tool error rate",
+            charts.format_percent(metrics.tool_error_rate),
+            f"{metrics.tool_errors} of {metrics.tool_calls} executed calls",
+        ),
+        ("Tokens", count(tokens), "input and output"),
+    ]
+    tools = [
+        {
+            "name": tool.name,
+            "calls": tool.calls,
+            "executed": tool.executed_calls,
+            "errors": tool.errors,
+            "error_rate": charts.format_percent(tool.error_rate),
+            "p50": charts.format_ms(tool.p50_ms),
+            "p95": charts.format_ms(tool.p95_ms),
+        }
+        for tool in metrics.tools
+    ]
+    context = _context(
+        request,
+        model_admin,
+        title="Assistant dashboard",
+        metrics=metrics,
+        days=days,
+        periods=DASHBOARD_PERIODS,
+        kpis=kpis,
+        tools=tools,
+        day_rows=[(_day(row.day), row) for row in metrics.days],
+        **_charts(metrics),
+    )
+    return TemplateResponse(request, "admin/agent/dashboard.html", context)
+
+
+def unanswered(request: HttpRequest, *, model_admin: ModelAdmin) -> HttpResponse:
+    """List what visitors asked that the blog could not answer, similar questions together."""
+    _allowed(request, model_admin)
+    groups = selectors.turn_unanswered_groups()
+    context = _context(
+        request,
+        model_admin,
+        title="Unanswered questions",
+        groups=groups,
+        total=sum(group.count for group in groups),
+    )
+    return TemplateResponse(request, "admin/agent/unanswered.html", context)
+
+
+def with_report_links(site: AdminSite, get_app_list):
+    """Wrap get_app_list so the index and the sidebar list the dashboard and unanswered list."""
+
+    def app_list(request: HttpRequest, app_label: str | None = None) -> list[dict]:
+        apps = get_app_list(request, app_label)
+        if not site.is_registered(Conversation):
+            return apps
+        if not site.get_model_admin(Conversation).has_view_permission(request):
+            return apps
+        for app in apps:
+            if app["app_label"] == "agent":
+                app["models"] += [
+                    _report_link("Dashboard", "AssistantDashboard", "admin:agent_dashboard"),
+                    _report_link("Unanswered questions", "Unanswered", "admin:agent_unanswered"),
+                ]
+        return apps
+
+    return app_list
+
+
+def _report_link(name: str, object_name: str, url_name: str) -> dict:
+    # Shaped like the model entries admin/app_list.html renders.
+    return {
+        "name": name,
+        "object_name": object_name,
+        "perms": {"view": True},
+        "admin_url": reverse(url_name),
+        "add_url": None,
+        "view_only": True,
+    }

@@ -1,0 +1,54 @@
+"""Reads (selectors): sync, keyword-only functions the admin, the API and tests call.
+
+One module per concern; everything is re-exported here, so callers import `agent.selectors`.
+"""
+
+from agent.selectors.changelists import (
+    conversation_filter,
+    conversation_list_annotate,
+    toolcall_filter,
+    toolcall_list_annotate,
+    turn_list_annotate,
+    turn_models,
+)
+from agent.selectors.dashboard import (
+    Dashboard,
+    DayStats,
+    PercentileCont,
+    ToolStats,
+    dashboard_metrics,
+)
+from agent.selectors.transcript import (
+    Transcript,
+    TranscriptCall,
+    TranscriptStep,
+    TranscriptTurn,
+    conversation_export,
+    conversation_transcript,
+    json_text,
+)
+from agent.selectors.unanswered import UnansweredGroup, turn_unanswered, turn_unanswered_groups
+
+__all__ = [
+    "Dashboard",
+    "DayStats",
+    "PercentileCont",
+    "ToolStats",
+    "Transcript",
+    "TranscriptCall",
+    "TranscriptStep",
+    "TranscriptTurn",
+    "UnansweredGroup",
+    "conversation_export",
+    "conversation_filter",
+    "conversation_list_annotate",
+    "conversation_transcript",
+    "dashboard_metrics",
+    "json_text",
+    "toolcall_filter",
+    "toolcall_list_annotate",
+    "turn_list_annotate",
+    "turn_models",
+    "turn_unanswered",
+    "turn_unanswered_groups",
+]

@@ -1,0 +1,104 @@
+"""Reads behind the admin's changelists and filters: totals in SQL, no N+1."""
+
+from __future__ import annotations
+
+from django.db.models import (
+    Aggregate,
+    Count,
+    Exists,
+    F,
+    IntegerField,
+    Max,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+    Sum,
+)
+from django.db.models.functions import Coalesce, Left
+
+from agent.models import Conversation, ToolCall, Turn
+
+
+def conversation_list_annotate(*, queryset: QuerySet[Conversation]) -> QuerySet[Conversation]:
+    """Add the changelist's per-conversation totals as correlated subqueries (no N+1)."""
+    # Subqueries rather than joins: a filter or search on turns can then never inflate a count.
+    turns = Turn.objects.filter(conversation=OuterRef("pk")).order_by()
+    calls = ToolCall.objects.filter(turn__conversation=OuterRef("pk")).order_by()
+
+    def total(rows: QuerySet, key: str, expression: Aggregate) -> Coalesce:
+        value = rows.values(key).annotate(value=expression).values("value")
+        return Coalesce(Subquery(value), 0, output_field=IntegerField())
+
+    return queryset.annotate(
+        turn_count=total(turns, "conversation", Count("pk")),
+        step_total=total(turns, "conversation", Sum("step_count")),
+        step_max=total(turns, "conversation", Max("step_count")),
+        token_total=total(turns, "conversation", Sum(F("input_tokens") + F("output_tokens"))),
+        last_status=Subquery(turns.order_by("-index").values("status")[:1]),
+        first_question=Subquery(
+            turns.order_by("index").annotate(text=Left("user_message", 160)).values("text")[:1]
+        ),
+        had_tool_error=Exists(calls.filter(ok=False)),
+    )
+
+
+def conversation_filter(
+    *,
+    queryset: QuerySet[Conversation],
+    turn_status: str | None = None,
+    step_limit: bool | None = None,
+    tool_error: bool | None = None,
+    model: str | None = None,
+    search: str = "",
+) -> QuerySet[Conversation]:
+    """Narrow conversations by what happened in their turns, each test an EXISTS."""
+    turns = Turn.objects.filter(conversation=OuterRef("pk"))
+    if turn_status:
+        queryset = queryset.filter(Exists(turns.filter(status=turn_status)))
+    if step_limit is not None:
+        hit = Exists(turns.filter(status=Turn.Status.MAX_STEPS))
+        queryset = queryset.filter(hit if step_limit else ~hit)
+    if tool_error is not None:
+        failed = Exists(ToolCall.objects.filter(turn__conversation=OuterRef("pk"), ok=False))
+        queryset = queryset.filter(failed if tool_error else ~failed)
+    if model:
+        queryset = queryset.filter(Exists(turns.filter(model=model)))
+    for word in search.split():
+        said = Q(user_message__icontains=word) | Q(answer__icontains=word)
+        queryset = queryset.filter(Exists(turns.filter(said)))
+    return queryset
+
+
+def turn_models() -> list[str]:
+    """Return the distinct model names turns were answered with."""
+    rows = Turn.objects.exclude(model="").order_by("model").values_list("model", flat=True)
+    return list(rows.distinct())
+
+
+def turn_list_annotate(*, queryset: QuerySet[Turn]) -> QuerySet[Turn]:
+    """Defer the long texts and count each turn's tool calls in SQL."""
+    calls = ToolCall.objects.filter(turn=OuterRef("pk")).order_by().values("turn")
+    return queryset.defer("answer", "error", "citations").annotate(
+        tool_call_count=Coalesce(Subquery(calls.annotate(n=Count("pk")).values("n")), 0),
+        tool_error_count=Coalesce(
+            Subquery(calls.filter(ok=False).annotate(n=Count("pk")).values("n")), 0
+        ),
+    )
+
+
+def toolcall_list_annotate(*, queryset: QuerySet[ToolCall]) -> QuerySet[ToolCall]:
+    """Defer arguments and results; bring the conversation id along for links."""
+    return queryset.defer("arguments", "result").annotate(
+        conversation_pk=F("turn__conversation_id"), turn_index=F("turn__index")
+    )
+
+
+def toolcall_filter(*, queryset: QuerySet[ToolCall], outcome: str) -> QuerySet[ToolCall]:
+    """Narrow tool calls to one outcome: ok, error or not_executed."""
+    outcomes = {
+        "ok": Q(executed=True, ok=True),
+        "error": Q(executed=True, ok=False),
+        "not_executed": Q(executed=False),
+    }
+    return queryset.filter(outcomes[outcome]) if outcome in outcomes else queryset

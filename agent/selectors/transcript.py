@@ -1,0 +1,168 @@
+"""A conversation's transcript: turns, steps and tool calls in order, and its JSON export."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime
+from functools import cached_property
+from typing import Any
+from uuid import UUID
+
+from agent.models import Conversation, ToolCall, Turn
+from blog.rendering import markdown_to_html
+
+# Results longer than this are folded away behind a <details> in the transcript.
+LONG_RESULT_CHARS = 360
+
+
+def json_text(value: Any) -> str:
+    """Return a JSON value as indented text; a plain string stays as it is."""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, indent=2, ensure_ascii=False, sort_keys=False)
+
+
+@dataclass(frozen=True)
+class TranscriptCall:
+    call_id: str
+    name: str
+    step: int
+    arguments: Any
+    result: Any
+    ok: bool
+    error: str
+    executed: bool
+    started_at: datetime
+    duration_ms: float
+
+    @cached_property
+    def arguments_json(self) -> str:
+        return json_text(self.arguments)
+
+    @cached_property
+    def result_json(self) -> str:
+        return "" if self.result is None else json_text(self.result)
+
+    @property
+    def result_is_long(self) -> bool:
+        return len(self.result_json) > LONG_RESULT_CHARS or self.result_json.count("\n") > 10
+
+    @property
+    def result_summary(self) -> str:
+        if isinstance(self.result, list):
+            return "1 item" if len(self.result) == 1 else f"{len(self.result)} items"
+        if isinstance(self.result, dict):
+            return f"{len(self.result)} fields"
+        return f"{len(self.result_json):,} characters"
+
+
+@dataclass(frozen=True)
+class TranscriptStep:
+    number: int
+    tool_calls: list[TranscriptCall]
+
+
+@dataclass(frozen=True)
+class TranscriptTurn:
+    turn: Turn
+    steps: list[TranscriptStep]
+
+    @property
+    def tool_call_count(self) -> int:
+        return sum(len(step.tool_calls) for step in self.steps)
+
+    @property
+    def duration_s(self) -> float:
+        return self.turn.duration_ms / 1000
+
+    @cached_property
+    def answer_html(self) -> str:
+        # The model writes Markdown; render it the way the blog renders articles (sanitized).
+        return markdown_to_html(self.turn.answer)
+
+
+@dataclass(frozen=True)
+class Transcript:
+    conversation: Conversation
+    turns: list[TranscriptTurn]
+
+    @property
+    def step_total(self) -> int:
+        return sum(item.turn.step_count for item in self.turns)
+
+    @property
+    def token_total(self) -> int:
+        return sum(item.turn.total_tokens for item in self.turns)
+
+    @property
+    def duration_ms(self) -> float:
+        return sum(item.turn.duration_ms for item in self.turns)
+
+    @property
+    def tool_call_count(self) -> int:
+        return sum(item.tool_call_count for item in self.turns)
+
+
+def _steps(turn: Turn, calls: list[TranscriptCall]) -> list[TranscriptStep]:
+    by_step: dict[int, list[TranscriptCall]] = {}
+    for call in calls:
+        by_step.setdefault(call.step, []).append(call)
+    # A step is one model call; the last usually has no tools because it wrote the answer.
+    last = max([turn.step_count, *by_step])
+    return [TranscriptStep(number, by_step.get(number, [])) for number in range(1, last + 1)]
+
+
+def conversation_transcript(*, conversation_id: UUID) -> Transcript | None:
+    """Return a conversation with its turns and tool calls in order, in three queries."""
+    conversation = Conversation.objects.filter(pk=conversation_id).first()
+    if conversation is None:
+        return None
+    turns = list(Turn.objects.filter(conversation=conversation).order_by("index", "started_at"))
+    calls: dict[UUID, list[TranscriptCall]] = {}
+    rows = ToolCall.objects.filter(turn__conversation=conversation).order_by("step", "id")
+    for row in rows:
+        fields = {name: getattr(row, name) for name in _CALL_FIELDS}
+        calls.setdefault(row.turn_id, []).append(TranscriptCall(**fields))
+    items = [TranscriptTurn(turn, _steps(turn, calls.get(turn.pk, []))) for turn in turns]
+    return Transcript(conversation=conversation, turns=items)
+
+
+_TURN_FIELDS = (
+    "index", "user_message", "answer", "status", "step_count", "model", "offline",
+    "input_tokens", "output_tokens", "time_to_first_token_ms", "duration_ms",
+    "error_code", "error", "citations", "no_answer", "page", "started_at",
+)  # fmt: skip
+_CALL_FIELDS = (
+    "step", "call_id", "name", "arguments", "result", "ok", "error", "executed",
+    "started_at", "duration_ms",
+)  # fmt: skip
+
+
+def conversation_export(*, conversation_id: UUID) -> dict | None:
+    """Return the transcript as JSON-ready data (datetimes and UUIDs left to the encoder)."""
+    transcript = conversation_transcript(conversation_id=conversation_id)
+    if transcript is None:
+        return None
+    conversation = transcript.conversation
+    turns = []
+    for item in transcript.turns:
+        data = {"id": item.turn.pk, **{name: getattr(item.turn, name) for name in _TURN_FIELDS}}
+        data["tool_calls"] = [
+            {name: getattr(call, name) for name in _CALL_FIELDS}
+            for step in item.steps
+            for call in step.tool_calls
+        ]
+        turns.append(data)
+    return {
+        "conversation": {
+            "id": conversation.pk,
+            "page": conversation.page,
+            "created_at": conversation.created_at,
+            "updated_at": conversation.updated_at,
+            "turn_count": len(turns),
+            "step_total": transcript.step_total,
+            "token_total": transcript.token_total,
+        },
+        "turns": turns,
+    }

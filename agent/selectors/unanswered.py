@@ -1,0 +1,97 @@
+"""Questions the blog could not answer, grouped by similar wording."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from datetime import datetime
+from uuid import UUID
+
+from django.db.models import Exists, OuterRef, Q, QuerySet
+
+from agent.models import ToolCall, Turn
+from agent.tools.search_knowledge_base import NO_RESULTS, search_knowledge_base
+
+SEARCH_TOOL = search_knowledge_base.name
+
+
+def turn_unanswered(*, queryset: QuerySet[Turn] | None = None) -> QuerySet[Turn]:
+    """Turns the blog could not answer: flagged no_answer, or a search that found nothing."""
+    queryset = Turn.objects.all() if queryset is None else queryset
+    empty = ToolCall.objects.filter(turn=OuterRef("pk"), name=SEARCH_TOOL, result=NO_RESULTS)
+    return queryset.filter(Q(no_answer=True) | Exists(empty))
+
+
+@dataclass
+class UnansweredGroup:
+    question: str
+    last_asked: datetime
+    count: int = 0
+    variants: list[str] = field(default_factory=list)
+    examples: list[tuple[UUID, int]] = field(default_factory=list)
+
+    @property
+    def conversations(self) -> int:
+        return len({conversation_id for conversation_id, _ in self.examples})
+
+
+_NOT_WORD = re.compile(r"[\W_]+")
+# Chinese runs straight into Latin words ("安装pgvector"); split them so the words can match.
+_SCRIPT_BOUNDARY = re.compile(r"(?<=[\u3400-\u9fff])(?=[a-z0-9])|(?<=[a-z0-9])(?=[\u3400-\u9fff])")
+
+
+# Filler that makes two wordings of one question look different ("is there a post about").
+_FILLER = frozenset(
+    "a an the is are was be do does did you your i me my we our can could would should "
+    "there any some about on in of for to with it this that have has post posts article "
+    "articles blog write written cover covered please tell know".split()
+)
+
+
+def _normalise(text: str) -> str:
+    words = _NOT_WORD.sub(" ", unicodedata.normalize("NFKC", text).casefold())
+    words = _SCRIPT_BOUNDARY.sub(" ", words).split()
+    return " ".join([word for word in words if word not in _FILLER] or words)
+
+
+def _trigrams(text: str) -> frozenset[str]:
+    # pg_trgm's recipe: each word padded with two spaces before and one after.
+    return frozenset(
+        padded[i : i + 3]
+        for word in text.split()
+        for padded in [f"  {word} "]
+        for i in range(len(padded) - 2)
+    )
+
+
+def turn_unanswered_groups(
+    *, limit: int = 500, threshold: float = 0.5, since: datetime | None = None
+) -> list[UnansweredGroup]:
+    """Group the last `limit` unanswered questions by trigram similarity, biggest first."""
+    turns = turn_unanswered()
+    if since is not None:
+        turns = turns.filter(started_at__gte=since)
+    rows = turns.order_by("-started_at").values_list(
+        "user_message", "started_at", "conversation_id", "index"
+    )[:limit]
+    groups: list[tuple[frozenset[str], UnansweredGroup]] = []
+    # Newest first, so each group is named by its most recent wording.
+    for message, started_at, conversation_id, index in rows:
+        normal = _normalise(message) or message.strip()
+        grams = _trigrams(normal)
+        best, best_score = None, threshold
+        for key, group in groups:
+            union = len(key | grams)
+            score = len(key & grams) / union if union else float(key == grams)
+            if score >= best_score:
+                best, best_score = group, score
+        if best is None:
+            best = UnansweredGroup(message.strip(), last_asked=started_at)
+            groups.append((grams, best))
+        best.count += 1
+        if message.strip() not in best.variants and len(best.variants) < 5:
+            best.variants.append(message.strip())
+        best.examples.append((conversation_id, index))
+    # Stable sort: equal counts keep newest-first order.
+    return sorted((group for _, group in groups), key=lambda group: -group.count)

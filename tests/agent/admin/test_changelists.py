@@ -1,0 +1,143 @@
+"""The conversation, turn and tool-call lists: columns, filters, search, constant queries."""
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from agent.models import Conversation, Turn
+from tests.agent.admin.factories import (
+    make_busy_conversation,
+    make_conversation,
+    make_turn,
+    search_hits,
+)
+
+pytestmark = pytest.mark.django_db
+
+T0 = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def three_kinds():
+    """A clean conversation, one that hit the step limit, one whose tool failed."""
+    clean = make_conversation(page="clean", created_at=T0)
+    make_turn(clean, user_message="What is HNSW?", step_count=2, input_tokens=100,
+              output_tokens=20, tool_calls=[{"result": search_hits(1)}])  # fmt: skip
+    make_turn(clean, user_message="And IVFFlat?", step_count=3, input_tokens=200,
+              output_tokens=30, model="llama3")  # fmt: skip
+    limited = make_conversation(page="limited", created_at=T0 - timedelta(days=1))
+    make_turn(limited, user_message="Tell me everything about Rust", status="max_steps",
+              step_count=5, answer="")  # fmt: skip
+    failed = make_conversation(page="failed", created_at=T0 - timedelta(days=2))
+    make_turn(failed, user_message="Show article 99", tool_calls=[
+        {"name": "get_article_detail", "arguments": {"article_id": 99}, "ok": False,
+         "error": "not found"},
+    ])  # fmt: skip
+    return clean, limited, failed
+
+
+def listed(response) -> set[str]:
+    return {conversation.page for conversation in response.context["cl"].result_list}
+
+
+def test_list_shows_turns_steps_last_status_and_tokens(staff_client, three_kinds):
+    response = staff_client.get("/admin/agent/conversation/")
+
+    html = response.content.decode()
+    assert response.status_code == 200
+    clean = next(c for c in response.context["cl"].result_list if c.page == "clean")
+    assert (clean.turn_count, clean.step_total, clean.step_max, clean.token_total) == (2, 5, 3, 350)
+    assert clean.last_status == "done" and clean.had_tool_error is False
+    assert 'class="dc-pill dc-pill--max_steps" title="Hit the step limit">Step limit' in html
+    assert "tool error</span>" in html  # the conversation whose tool failed
+    assert "What is HNSW?" in html
+    assert "/static/admin/docent-admin.css" in html
+    for title in ("By turn status", "By created at", "By hit the step limit",
+                  "By had a tool error", "By model"):  # fmt: skip
+        assert title in html
+
+
+@pytest.mark.parametrize(
+    ("query", "pages"),
+    [
+        ("status=max_steps", {"limited"}),
+        ("status=done", {"clean", "failed"}),
+        ("step_limit=yes", {"limited"}),
+        ("step_limit=no", {"clean", "failed"}),
+        ("tool_error=yes", {"failed"}),
+        ("tool_error=no", {"clean", "limited"}),
+        ("model=llama3", {"clean"}),
+        ("q=ivfflat", {"clean"}),
+        ("q=rust+everything", {"limited"}),
+        ("created_at__year=2026&created_at__month=11&created_at__day=19", {"limited"}),
+    ],
+)
+def test_filters_and_search(staff_client, three_kinds, query, pages):
+    assert listed(staff_client.get(f"/admin/agent/conversation/?{query}")) == pages
+
+
+def test_a_filter_on_turns_does_not_inflate_the_counts(staff_client, three_kinds):
+    response = staff_client.get("/admin/agent/conversation/?status=done&q=and")
+
+    (clean,) = response.context["cl"].result_list
+    assert (clean.turn_count, clean.step_total) == (2, 5)
+
+
+def test_sorting_by_an_annotated_column(staff_client, three_kinds):
+    response = staff_client.get(
+        "/admin/agent/conversation/?o=-5"
+    )  # "Max steps" (0-based), descending
+
+    assert [c.page for c in response.context["cl"].result_list] == ["limited", "clean", "failed"]
+
+
+def test_turn_and_tool_call_lists(staff_client, three_kinds):
+    turns = staff_client.get("/admin/agent/turn/?status=max_steps").content.decode()
+    calls = staff_client.get("/admin/agent/toolcall/?outcome=error")
+
+    assert "Tell me everything about Rust" in turns
+    assert "What is HNSW?" not in turns
+    assert [c.name for c in calls.context["cl"].result_list] == ["get_article_detail"]
+    assert "By outcome" in calls.content.decode()
+    assert "By name" in calls.content.decode()
+
+
+def test_tool_calls_sort_by_duration(staff_client):
+    conversation = make_conversation()
+    make_turn(conversation, tool_calls=[{"duration_ms": ms} for ms in (30, 5, 120)])
+
+    response = staff_client.get("/admin/agent/toolcall/?o=-2")  # Duration (0-based), longest first
+
+    assert [c.duration_ms for c in response.context["cl"].result_list] == [120, 30, 5]
+
+
+def test_changelists_defer_the_heavy_columns(staff_client, three_kinds):
+    conversations = staff_client.get("/admin/agent/turn/").context["cl"].result_list
+    calls = staff_client.get("/admin/agent/toolcall/").context["cl"].result_list
+
+    assert {"answer", "error", "citations"} <= conversations[0].get_deferred_fields()
+    assert {"arguments", "result"} <= calls[0].get_deferred_fields()
+
+
+def count_queries(client, url: str) -> int:
+    with CaptureQueriesContext(connection) as captured:
+        assert client.get(url).status_code == 200
+    return len(captured)
+
+
+@pytest.mark.parametrize(
+    "url", ["/admin/agent/conversation/", "/admin/agent/turn/", "/admin/agent/toolcall/"]
+)
+def test_changelist_query_count_is_constant_as_rows_grow(staff_client, url):
+    for n in range(3):
+        make_busy_conversation(turns=2, started_at=T0 + timedelta(hours=n))
+    few = count_queries(staff_client, url)
+
+    for n in range(3, 9):
+        make_busy_conversation(turns=2, started_at=T0 + timedelta(hours=n))
+    many = count_queries(staff_client, url)
+
+    assert Conversation.objects.count() == 9 and Turn.objects.count() == 18
+    assert few == many

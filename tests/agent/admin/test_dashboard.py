@@ -1,0 +1,130 @@
+from datetime import UTC, datetime
+
+import pytest
+from django.utils import timezone
+
+from agent import charts
+from agent.selectors import dashboard_metrics
+from tests.agent.admin.factories import build_dashboard_fixture
+
+pytestmark = pytest.mark.django_db
+
+NOW = datetime(2026, 11, 20, 18, 0, tzinfo=UTC)
+
+
+def test_metrics_match_the_known_fixture():
+    expected = build_dashboard_fixture(now=NOW)
+
+    metrics = dashboard_metrics(days=7, now=NOW)
+
+    assert (metrics.since.isoformat(), metrics.until.isoformat()) == ("2026-11-14", "2026-11-20")
+    assert metrics.turns == expected["turns"]
+    assert metrics.conversations == expected["conversations"]
+    assert metrics.unanswered == expected["unanswered"]
+    assert len(metrics.days) == 7
+    assert {row.day: row.turns for row in metrics.days if row.turns} == expected["turns_by_day"]
+    assert {
+        row.day: (row.tokens_in, row.tokens_out) for row in metrics.days if row.turns
+    } == expected["tokens_by_day"]
+    assert {status: count for status, _, count in metrics.outcomes} == expected["outcomes"]
+    assert metrics.step_counts == expected["step_counts"]
+    assert {
+        tool.name: {
+            "calls": tool.calls,
+            "executed": tool.executed_calls,
+            "errors": tool.errors,
+            "p50": tool.p50_ms,
+            "p95": tool.p95_ms,
+        }
+        for tool in metrics.tools
+    } == expected["tools"]
+    assert metrics.tool_error_rate == pytest.approx(expected["tool_error_rate"])
+    assert metrics.turn_p50_ms == pytest.approx(expected["turn_p50_ms"])
+    assert metrics.turn_p95_ms == pytest.approx(expected["turn_p95_ms"])
+    assert metrics.ttft_p50_ms == pytest.approx(expected["ttft_p50_ms"])
+
+
+def test_an_empty_period_has_zeroes_not_errors():
+    metrics = dashboard_metrics(days=30, now=NOW)
+
+    assert metrics.turns == 0
+    assert [row.turns for row in metrics.days] == [0] * 30
+    assert metrics.tools == []
+    assert metrics.tool_error_rate is None
+    assert metrics.turn_p50_ms is None
+
+
+def test_dashboard_page_shows_the_numbers(staff_client):
+    build_dashboard_fixture(now=timezone.now())
+
+    response = staff_client.get("/admin/agent/conversation/dashboard/?days=7")
+
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert 'aria-current="page">7 days' in html
+    kpis = {
+        "Turns": "5",
+        "Unanswered": "2",
+        "Median turn": "1.00 s",
+        "Median first token": "175 ms",
+        "Tool error rate": "12.5 %",
+    }
+    for label, value in kpis.items():
+        assert f'<dt>{label}</dt>\n      <dd><span class="dc-kpi__value">{value}</span>' in html
+    assert "p95 3.60 s" in html
+    assert "1 of 8 executed calls" in html
+    rows = {
+        "search_knowledge_base": ["6", "5", "0", "0 %", "20 ms", "38 ms"],
+        "get_article_detail": ["2", "2", "1", "50 %", "40 ms", "49 ms"],
+        "list_articles": ["1", "1", "0", "0 %", "5 ms", "5 ms"],
+    }
+    for name, cells in rows.items():
+        row = html.split(f'data-tool="{name}"')[1].split("</tr>")[0]
+        assert [cell.split("</td>")[0] for cell in row.split('<td class="dc-num">')[1:]] == cells
+    for status, count in {"done": 2, "max_steps": 1, "error": 1, "cancelled": 1}.items():
+        assert f'data-status="{status}"><th scope="row">' in html
+        assert (
+            html.split(f'data-status="{status}">')[1]
+            .split("</tr>")[0]
+            .endswith(f"<td>{count}</td>")
+        )
+    assert html.split('data-steps="5">')[1].split("</tr>")[0].endswith("<td>1</td>")
+
+
+def test_dashboard_charts_are_inline_svg_with_titles(staff_client):
+    build_dashboard_fixture(now=timezone.now())
+
+    html = staff_client.get("/admin/agent/conversation/dashboard/?days=7").content.decode()
+
+    assert html.count('<svg class="dc-chart"') == 4
+    for chart_id in ("turns-per-day", "outcomes", "step-counts", "tokens-per-day"):
+        assert f'<title id="{chart_id}-title">' in html
+        assert f'<desc id="{chart_id}-desc">' in html
+    assert "<script" not in html.split('<div id="content"')[1]
+    assert " style=" not in html
+
+
+def test_chart_labels_are_escaped():
+    svg = charts.bar_chart(
+        chart_id="x", title="<b>t</b>", desc="d & d", points=[("<script>", 3), ("ok", 1)]
+    )
+
+    assert "<script>" not in svg
+    assert "&lt;script&gt;" in svg
+    assert "&lt;b&gt;t&lt;/b&gt;" in svg
+
+
+def test_number_formats():
+    assert charts.format_ms(None) == "—"
+    assert charts.format_ms(38.0) == "38 ms"
+    assert charts.format_ms(38.5) == "38.5 ms"
+    assert charts.format_ms(3600) == "3.60 s"
+    assert charts.format_percent(0.125) == "12.5 %"
+    assert charts.format_count(12345) == "12,345"
+
+
+def test_unknown_period_falls_back_to_thirty_days(staff_client):
+    response = staff_client.get("/admin/agent/conversation/dashboard/?days=9999")
+
+    assert response.status_code == 200
+    assert response.context["days"] == 30

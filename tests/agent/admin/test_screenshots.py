@@ -1,0 +1,97 @@
+"""Screenshots of the review pages in a real Chromium, saved for people to look at."""
+
+from pathlib import Path
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.utils import timezone
+
+from tests.agent.admin.factories import build_showcase
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--no-first-run",
+]  # fmt: skip
+FITS = (
+    "(sel) => { const el = document.querySelector(sel); return el.scrollWidth <= el.clientWidth; }"
+)
+SCREENSHOTS = Path(__file__).resolve().parents[3] / "test-artifacts" / "screenshots"
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture
+def showcase(transactional_db):
+    get_user_model().objects.create_superuser("editor", "editor@example.com", "a-long-password")
+    return build_showcase(now=timezone.now())
+
+
+@pytest.fixture
+def browser():
+    sync_api = pytest.importorskip("playwright.sync_api")
+    if not CHROMIUM.exists():
+        pytest.skip("Debian's chromium is not installed")
+    # The ORM is not touched while Playwright runs: its sync API keeps an event loop around.
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+def log_in(page, base_url: str) -> None:
+    page.goto(f"{base_url}/admin/login/?next=/admin/")
+    page.fill("#id_username", "editor")
+    page.fill("#id_password", "a-long-password")
+    page.click("input[type=submit]")
+    page.wait_for_url(f"{base_url}/admin/")
+
+
+def watch_for_errors(page, errors: list[str]) -> None:
+    """Record CSP refusals and failed requests (a missing stylesheet would 404)."""
+
+    def on_console(message) -> None:
+        if "Refused" in message.text:
+            errors.append(message.text)
+
+    def on_response(response) -> None:
+        if response.status >= 400 and not response.url.endswith("/favicon.ico"):
+            errors.append(f"{response.status} {response.url}")
+
+    page.on("console", on_console)
+    page.on("response", on_response)
+
+
+def test_screenshots_of_the_list_a_transcript_and_the_dashboard(live_server, showcase, browser):
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    transcript = f"/admin/agent/conversation/{showcase.pk}/change/"
+    # (file name, page, colour scheme, whole page or first screen); 1440 wide, a laptop.
+    shots = [
+        ("admin-list", "/admin/agent/conversation/", "light", False),
+        ("admin-transcript", transcript, "light", True),
+        ("admin-dashboard", "/admin/agent/conversation/dashboard/?days=30", "light", True),
+        ("admin-unanswered", "/admin/agent/conversation/unanswered/", "light", False),
+        ("admin-transcript-dark", transcript, "dark", True),
+    ]
+    errors: list[str] = []
+    pages = {}
+    for scheme in ("light", "dark"):
+        pages[scheme] = browser.new_page(
+            viewport={"width": 1440, "height": 900}, color_scheme=scheme
+        )
+        watch_for_errors(pages[scheme], errors)
+        log_in(pages[scheme], live_server.url)
+
+    for name, path, scheme, full_page in shots:
+        page = pages[scheme]
+        response = page.goto(live_server.url + path)
+        assert response.status == 200, path
+        page.wait_for_load_state("networkidle")
+        target = SCREENSHOTS / f"{name}.png"
+        page.screenshot(path=str(target), full_page=full_page)
+        assert target.stat().st_size > 10_000, name
+        if name == "admin-list":
+            # Every column fits beside the sidebar and the filters: no sideways scrolling.
+            assert page.evaluate(FITS, ".results")
+
+    assert errors == []

@@ -1,0 +1,211 @@
+"""The conversation's change view is its transcript: every step, every tool call, in order."""
+
+import html as html_lib
+import json
+import re
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from agent.models import ToolCall
+from agent.selectors import conversation_transcript
+from tests.agent.admin.factories import (
+    NO_RESULTS,
+    make_busy_conversation,
+    make_conversation,
+    make_turn,
+    search_hits,
+)
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def conversation():
+    conversation = make_conversation(page="pgvector-notes")
+    make_turn(
+        conversation,
+        index=1,
+        user_message="How does pgvector index vectors?",
+        answer="With **HNSW** indexes.",
+        step_count=3,
+        input_tokens=1234,
+        output_tokens=56,
+        ttft=210.0,
+        duration_ms=2345.0,
+        citations=[{"article_id": 1, "title": "Article 1", "url": "/articles/article-1/"}],
+        tool_calls=[
+            {"step": 1, "arguments": {"query": "pgvector index", "limit": 5},
+             "result": search_hits(5, excerpt="HNSW " * 60), "duration_ms": 12.5},
+            {"step": 1, "name": "list_articles", "arguments": {"tag": "postgres", "limit": 3},
+             "result": [], "duration_ms": 3.0},
+            {"step": 2, "name": "get_article_detail", "arguments": {"article_id": 7},
+             "ok": False, "error": "Article 7 not found.", "duration_ms": 4.0},
+        ],
+    )  # fmt: skip
+    make_turn(
+        conversation,
+        index=2,
+        user_message="And Kubernetes?",
+        answer="",
+        status="max_steps",
+        step_count=2,
+        error_code="max_steps",
+        error="The assistant stopped after 2 steps.",
+        tool_calls=[
+            {"step": 1, "arguments": {"query": "kubernetes"}, "result": NO_RESULTS},
+            {"step": 2, "arguments": {"query": "k8s"}, "executed": False, "duration_ms": 0},
+        ],
+    )
+    return conversation
+
+
+def turn_sections(page: str) -> list[str]:
+    return page.split('<section class="dc-turn"')[1:]
+
+
+def test_transcript_shows_every_tool_call_with_arguments_result_and_step(
+    staff_client, conversation
+):
+    response = staff_client.get(f"/admin/agent/conversation/{conversation.pk}/change/")
+
+    page = response.content.decode()
+    text = html_lib.unescape(page)
+    assert response.status_code == 200
+    calls = ToolCall.objects.filter(turn__conversation=conversation)
+    assert calls.count() == 5
+    for call in calls:
+        block = text.split(f'data-call-id="{call.call_id}"')[1].split("</article>")[0]
+        assert f'data-step="{call.step}"' in block
+        assert f"step {call.step}" in block
+        assert call.name in block
+        assert json.dumps(call.arguments, indent=2, ensure_ascii=False) in block
+        if call.result not in (None, ""):
+            expected = (
+                call.result if isinstance(call.result, str) else json.dumps(call.result, indent=2)
+            )
+            assert expected in block
+        duration = f"{call.duration_ms:.1f} ms" if call.executed else "—"
+        assert f'<span class="dc-call__duration">{duration}</span>' in block
+        assert ("executed" if call.executed else "stopped by the step limit") in block
+        if call.error:
+            assert call.error in block
+    assert "How does pgvector index vectors?" in text
+    assert "<strong>HNSW</strong>" in page  # the answer's Markdown is rendered
+    assert "The assistant stopped after 2 steps." in text
+
+
+def test_step_counts_match_the_saved_turns(staff_client, conversation):
+    page = staff_client.get(f"/admin/agent/conversation/{conversation.pk}/change/").content.decode()
+
+    sections = turn_sections(page)
+    turns = list(conversation.turns.order_by("index"))
+    assert len(sections) == len(turns)
+    for turn, section in zip(turns, sections, strict=True):
+        assert f'data-steps="{turn.step_count}"' in section
+        steps = re.findall(r'<li class="dc-event dc-event--step" data-step="(\d+)"', section)
+        assert steps == [str(n) for n in range(1, turn.step_count + 1)]
+        assert f'<dd class="dc-step-count">{turn.step_count}</dd>' in section
+    assert '<dd data-testid="step-total">5</dd>' in page
+
+
+def test_footer_shows_status_first_token_duration_and_tokens(staff_client, conversation):
+    page = staff_client.get(f"/admin/agent/conversation/{conversation.pk}/change/").content.decode()
+
+    first, second = turn_sections(page)
+    footer = first.split('class="dc-turn__foot"')[1]
+    assert "<dd>Done</dd>" in footer
+    assert "<dd>210 ms</dd>" in footer
+    assert "<dd>2.35 s</dd>" in footer
+    assert "1,234 in · 56 out" in footer
+    assert "Hit the step limit" in second
+    assert 'class="dc-pill dc-pill--skipped">Not executed' in second
+    assert 'class="dc-pill dc-pill--error">Error' in first
+
+
+def test_long_results_are_collapsed_short_ones_are_not(staff_client, conversation):
+    page = staff_client.get(f"/admin/agent/conversation/{conversation.pk}/change/").content.decode()
+
+    search, listing = ToolCall.objects.filter(turn__index=1, step=1).order_by("id")
+    long_block = page.split(f'data-call-id="{search.call_id}"')[1].split("</article>")[0]
+    short_block = page.split(f'data-call-id="{listing.call_id}"')[1].split("</article>")[0]
+    assert '<details class="dc-result">' in long_block
+    assert "5 items" in long_block
+    assert "<details" not in short_block
+
+
+def test_page_is_csp_clean(staff_client, conversation):
+    page = staff_client.get(f"/admin/agent/conversation/{conversation.pk}/change/").content.decode()
+
+    assert " style=" not in page
+    assert "<style" not in page
+    assert "/static/admin/docent-admin.css" in page
+
+
+def test_export_is_the_whole_transcript_as_json(staff_client, conversation):
+    response = staff_client.get(f"/admin/agent/conversation/{conversation.pk}/export/")
+
+    assert response.status_code == 200
+    assert response["Content-Type"] == "application/json"
+    assert f"conversation-{conversation.pk}.json" in response["Content-Disposition"]
+    data = json.loads(response.content)
+    assert data["conversation"]["id"] == str(conversation.pk)
+    assert data["conversation"]["step_total"] == 5
+    assert [turn["index"] for turn in data["turns"]] == [1, 2]
+    assert [turn["step_count"] for turn in data["turns"]] == [3, 2]
+    first_calls = data["turns"][0]["tool_calls"]
+    assert [(c["step"], c["name"]) for c in first_calls] == [
+        (1, "search_knowledge_base"), (1, "list_articles"), (2, "get_article_detail"),
+    ]  # fmt: skip
+    assert first_calls[0]["arguments"] == {"query": "pgvector index", "limit": 5}
+    assert first_calls[2]["ok"] is False and first_calls[2]["error"] == "Article 7 not found."
+    assert data["turns"][1]["tool_calls"][1]["executed"] is False
+    assert data["turns"][1]["tool_calls"][0]["result"] == NO_RESULTS
+
+
+def test_unknown_or_malformed_ids_are_not_found(staff_client):
+    assert staff_client.get("/admin/agent/conversation/not-a-uuid/change/").status_code == 404
+    missing = "00000000-0000-0000-0000-000000000000"
+    assert staff_client.get(f"/admin/agent/conversation/{missing}/change/").status_code == 404
+    assert staff_client.get(f"/admin/agent/conversation/{missing}/export/").status_code == 404
+
+
+def test_a_conversation_without_turns_still_renders(staff_client):
+    empty = make_conversation()
+
+    response = staff_client.get(f"/admin/agent/conversation/{empty.pk}/change/")
+
+    assert response.status_code == 200
+    assert "no saved turns yet" in response.content.decode()
+
+
+def test_selector_groups_calls_into_steps(conversation):
+    transcript = conversation_transcript(conversation_id=conversation.pk)
+
+    first = transcript.turns[0]
+    assert [step.number for step in first.steps] == [1, 2, 3]
+    assert [[c.name for c in step.tool_calls] for step in first.steps] == [
+        ["search_knowledge_base", "list_articles"], ["get_article_detail"], [],
+    ]  # fmt: skip
+    assert transcript.step_total == 5
+    assert transcript.tool_call_count == 5
+
+
+def count_queries(client, url: str) -> int:
+    with CaptureQueriesContext(connection) as captured:
+        assert client.get(url).status_code == 200
+    return len(captured)
+
+
+def test_transcript_query_count_does_not_grow_with_turns(staff_client):
+    small = make_busy_conversation(turns=2)
+    large = make_busy_conversation(turns=10)
+
+    small_count = count_queries(staff_client, f"/admin/agent/conversation/{small.pk}/change/")
+    large_count = count_queries(staff_client, f"/admin/agent/conversation/{large.pk}/change/")
+
+    assert small_count == large_count
+    export_small = count_queries(staff_client, f"/admin/agent/conversation/{small.pk}/export/")
+    export_large = count_queries(staff_client, f"/admin/agent/conversation/{large.pk}/export/")
+    assert export_small == export_large

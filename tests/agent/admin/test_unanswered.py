@@ -1,0 +1,94 @@
+"""Questions the blog could not answer, grouped so editors see what to write next."""
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from agent.selectors import turn_unanswered, turn_unanswered_groups
+from tests.agent.admin.factories import NO_RESULTS, make_conversation, make_turn, search_hits
+
+pytestmark = pytest.mark.django_db
+
+T0 = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
+
+
+def ask(question: str, *, minutes: int, no_answer: bool = True, empty_search: bool = False):
+    conversation = make_conversation()
+    calls = [{"arguments": {"query": question}, "result": NO_RESULTS}] if empty_search else []
+    return make_turn(conversation, index=1, user_message=question, no_answer=no_answer,
+                     started_at=T0 + timedelta(minutes=minutes), tool_calls=calls)  # fmt: skip
+
+
+@pytest.fixture
+def questions():
+    ask("How do I install pgvector?", minutes=1)
+    ask("how do i install pgvector", minutes=2)
+    ask("How to install pgvector?", minutes=3, no_answer=False, empty_search=True)
+    ask("Do you cover Kubernetes operators?", minutes=4)
+    ask("kubernetes operators?", minutes=5)
+    ask("怎么安装pgvector", minutes=6)
+    ask("如何安装 pgvector？", minutes=7)
+    ask("What is the capital of France?", minutes=8)
+    # Answered questions never show up, even when one search along the way found something.
+    answered = make_conversation()
+    make_turn(answered, user_message="How do I install pgvector?", started_at=T0,
+              tool_calls=[{"result": search_hits(2)}])  # fmt: skip
+
+
+def test_unanswered_means_no_answer_or_an_empty_search(questions):
+    messages = set(turn_unanswered().values_list("user_message", flat=True))
+
+    assert "How to install pgvector?" in messages  # only the search said "nothing"
+    assert "Do you cover Kubernetes operators?" in messages  # only the flag said so
+    assert len(messages) == 8
+    assert turn_unanswered().count() == 8
+
+
+def test_similar_questions_are_grouped_with_counts(questions):
+    groups = turn_unanswered_groups()
+
+    summary = [(group.count, sorted(group.variants)) for group in groups]
+    assert summary == [
+        (
+            3,
+            ["How do I install pgvector?", "How to install pgvector?", "how do i install pgvector"],
+        ),
+        (2, ["如何安装 pgvector？", "怎么安装pgvector"]),
+        (2, ["Do you cover Kubernetes operators?", "kubernetes operators?"]),
+        (1, ["What is the capital of France?"]),
+    ]
+    install = groups[0]
+    assert install.question == "How to install pgvector?"  # named by the newest wording
+    assert install.last_asked == T0 + timedelta(minutes=3)
+    assert install.conversations == 3
+
+
+def test_grouping_looks_at_the_newest_turns_only(questions):
+    groups = turn_unanswered_groups(limit=2)
+
+    assert sum(group.count for group in groups) == 2
+    assert {group.question for group in groups} == {
+        "What is the capital of France?",
+        "如何安装 pgvector？",
+    }
+
+
+def test_page_lists_the_groups_biggest_first_with_links(staff_client, questions):
+    response = staff_client.get("/admin/agent/conversation/unanswered/")
+
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert "8 questions the blog could not answer" in html
+    counts = [part.split('"')[0] for part in html.split('data-count="')[1:]]
+    assert counts == ["3", "2", "2", "1"]
+    first = html.split('data-count="3"')[1].split("</li>\n    \n")[0]
+    assert "How to install pgvector?" in first
+    assert "how do i install pgvector" in first
+    assert first.count("/admin/agent/conversation/") == 3
+    assert "#turn-1" in first
+
+
+def test_page_says_so_when_everything_was_answered(staff_client):
+    html = staff_client.get("/admin/agent/conversation/unanswered/").content.decode()
+
+    assert "every question so far found an answer" in html
