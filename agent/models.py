@@ -72,7 +72,7 @@ class ToolCall(models.Model):
     ok = models.BooleanField(default=True, db_index=True)
     error = models.TextField(blank=True)
     executed = models.BooleanField(default=True, help_text="False when the step limit stopped it.")
-    started_at = models.DateTimeField()
+    started_at = models.DateTimeField(db_index=True)
     duration_ms = models.FloatField(default=0)
 
     class Meta:
