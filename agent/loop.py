@@ -154,16 +154,20 @@ async def _model_step(
     """Stream one model call, forwarding text deltas; return its final ModelTurn."""
     result.steps += 1
     turn: ModelTurn | None = None
-    async with contextlib.aclosing(model.stream(convo, schemas)) as stream:
-        async for item in stream:
-            if isinstance(item, TextDelta):
-                if item.text:
-                    if result.first_token_at is None:
-                        result.first_token_at = time.monotonic()
-                    result.answer += item.text
-                    await emit(events.text(item.text))
-            else:
-                turn = item
+    pieces: list[str] = []  # joined once: `+=` on an attribute would copy the answer per delta
+    try:
+        async with contextlib.aclosing(model.stream(convo, schemas)) as stream:
+            async for item in stream:
+                if isinstance(item, TextDelta):
+                    if item.text:
+                        if result.first_token_at is None:
+                            result.first_token_at = time.monotonic()
+                        pieces.append(item.text)
+                        await emit(events.text(item.text))
+                else:
+                    turn = item
+    finally:  # also when cancelled: a stopped turn keeps the text it showed
+        result.answer += "".join(pieces)
     if turn is None:
         raise ModelError("The model ended its response without a result.")
     result.usage = result.usage + turn.usage

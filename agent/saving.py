@@ -7,6 +7,7 @@ goes to a spool file that `manage.py replay_spool` (and start-up) write back lat
 
 import asyncio
 import logging
+from functools import partial
 
 from channels.db import database_sync_to_async
 from django.conf import settings
@@ -30,7 +31,7 @@ class TurnSaver:
         task = asyncio.create_task(self._save(record), name=f"save-turn-{record.turn_id}")
         self._pending.add(task)
         self._by_conversation[record.conversation_id] = task
-        task.add_done_callback(self._forget)
+        task.add_done_callback(partial(self._forget, conversation_id=record.conversation_id))
         return task
 
     def track(self, coro) -> asyncio.Task:
@@ -61,7 +62,9 @@ class TurnSaver:
         attempts = max(1, settings.AGENT_SAVE_RETRIES)
         for attempt in range(attempts):
             try:
-                await database_sync_to_async(turn_record)(record=record)
+                # Not thread-sensitive: a slow save must not queue the next turn's reads behind it
+                # on the process's one database thread. Each save is one atomic function.
+                await database_sync_to_async(turn_record, thread_sensitive=False)(record=record)
                 return
             except Exception as exc:
                 logger.warning(
@@ -78,8 +81,7 @@ class TurnSaver:
             "turn %s spooled to %s; `manage.py replay_spool` saves it", record.turn_id, path
         )
 
-    def _forget(self, task: asyncio.Task) -> None:
+    def _forget(self, task: asyncio.Task, conversation_id: str | None = None) -> None:
         self._pending.discard(task)
-        for key, value in list(self._by_conversation.items()):
-            if value is task:
-                del self._by_conversation[key]
+        if conversation_id and self._by_conversation.get(conversation_id) is task:
+            del self._by_conversation[conversation_id]

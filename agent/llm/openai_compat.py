@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import json
 import logging
 import time
 import uuid
@@ -64,14 +65,14 @@ class OpenAICompatModel:
         while True:
             yielded = False
             try:
-                response = await self._client.chat.completions.create(**request)
-                try:
-                    async for item in _assemble(response):
+                # The raw response, parsed here into plain dicts: the SDK's per-chunk pydantic
+                # objects cost more CPU than everything else a streamed token does (bench/chat_load).
+                streaming = self._client.chat.completions.with_streaming_response
+                async with streaming.create(**request) as response:
+                    # Leaving the block closes the HTTP response, also on cancellation.
+                    async for item in _assemble(_chunks(response)):
                         yielded = True
                         yield item
-                finally:
-                    # Closes the HTTP response even when the consumer stops or is cancelled.
-                    await response.close()
                 return
             except (openai.APIStatusError, openai.APIConnectionError) as exc:
                 if yielded or attempt >= self.max_retries or not _retryable(exc):
@@ -83,6 +84,11 @@ class OpenAICompatModel:
             except (openai.OpenAIError, ValueError) as exc:  # ValueError: malformed JSON chunk
                 logger.warning("model call failed: %r", exc)
                 raise ModelError(_visitor_message(exc)) from exc
+            except ModelError:
+                raise
+            except Exception as exc:  # the HTTP client's own errors when a stream breaks off
+                logger.warning("model stream broke off: %r", exc)
+                raise ModelError("The language model's answer broke off. Please try again.") from exc
 
     def _delay(self, exc: Exception, attempt: int) -> float:
         retry_after = _retry_after(exc)
@@ -91,23 +97,42 @@ class OpenAICompatModel:
         return max(0.0, min(retry_after, self.retry_max_delay))
 
 
-async def _assemble(response: Any) -> AsyncIterator[TextDelta | ModelTurn]:
+async def _chunks(response: Any) -> AsyncIterator[dict]:
+    """The `data:` payloads of a Chat Completions event stream, as dicts, until `[DONE]`."""
+    async for line in response.iter_lines():
+        if not line.startswith("data:"):
+            continue  # blank separators, comments, `event:` lines
+        data = line[5:].strip()
+        if data == "[DONE]":
+            return
+        chunk = json.loads(data)
+        if not isinstance(chunk, dict):
+            raise ValueError("stream chunk is not a JSON object")
+        if chunk.get("error"):
+            # Some servers report failures inside a 200 stream.
+            raise ModelError("The language model reported an error while answering.")
+        yield chunk
+
+
+async def _assemble(chunks: AsyncIterator[dict]) -> AsyncIterator[TextDelta | ModelTurn]:
     """Turn chunks into deltas and one ModelTurn, joining tool-call fragments by index."""
     text: list[str] = []
     calls: dict[int, dict] = {}
     slot_of: dict[int, int] = {}  # the server's index -> our slot
     usage: Usage | None = None
-    async for chunk in response:
-        if chunk.usage is not None:
-            usage = Usage(chunk.usage.prompt_tokens or 0, chunk.usage.completion_tokens or 0)
-        for choice in chunk.choices or []:
-            delta = choice.delta
-            if delta is None:
+    async for chunk in chunks:
+        if chunk.get("usage"):
+            counts = chunk["usage"]
+            usage = Usage(counts.get("prompt_tokens") or 0, counts.get("completion_tokens") or 0)
+        for choice in chunk.get("choices") or []:
+            delta = choice.get("delta")
+            if not delta:
                 continue
-            if delta.content:
-                text.append(delta.content)
-                yield TextDelta(delta.content)
-            for fragment in delta.tool_calls or []:
+            content = delta.get("content")
+            if content:
+                text.append(content)
+                yield TextDelta(content)
+            for fragment in delta.get("tool_calls") or []:
                 _add_fragment(calls, slot_of, fragment)
     tool_calls = [
         ToolCall(
@@ -120,22 +145,23 @@ async def _assemble(response: Any) -> AsyncIterator[TextDelta | ModelTurn]:
     yield ModelTurn(text="".join(text), tool_calls=tool_calls, usage=usage)
 
 
-def _add_fragment(calls: dict[int, dict], slot_of: dict[int, int], fragment: Any) -> None:
-    index = fragment.index if fragment.index is not None else max(slot_of, default=0)
+def _add_fragment(calls: dict[int, dict], slot_of: dict[int, int], fragment: dict) -> None:
+    index = fragment.get("index")
+    index = index if index is not None else max(slot_of, default=0)
     slot = slot_of.get(index)
+    fragment_id = fragment.get("id")
     # Some servers reuse one index for several complete calls; a new id means a new call.
-    if slot is None or (fragment.id and calls[slot]["id"] and fragment.id != calls[slot]["id"]):
+    if slot is None or (fragment_id and calls[slot]["id"] and fragment_id != calls[slot]["id"]):
         slot = slot_of[index] = len(calls)
         calls[slot] = {"id": "", "name": "", "arguments": []}
     call = calls[slot]
-    if fragment.id:
-        call["id"] = fragment.id
-    function = fragment.function
-    if function is not None:
-        if function.name and not call["name"]:
-            call["name"] = function.name
-        if function.arguments:
-            call["arguments"].append(function.arguments)
+    if fragment_id:
+        call["id"] = fragment_id
+    function = fragment.get("function") or {}
+    if function.get("name") and not call["name"]:
+        call["name"] = function["name"]
+    if function.get("arguments"):
+        call["arguments"].append(function["arguments"])
 
 
 def _retryable(exc: Exception) -> bool:

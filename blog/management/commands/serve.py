@@ -1,5 +1,6 @@
 """`make run`: prepare the database, then serve HTTP and WebSockets with daphne."""
 
+import gc
 import logging
 
 from daphne.endpoints import build_endpoint_description_strings
@@ -24,6 +25,10 @@ class Command(BaseCommand):
         from config.asgi import application
 
         _drain_turns_on_shutdown()
+        # Everything imported so far lives as long as the process: keep it out of the
+        # collector's full passes, which otherwise stall every open stream (bench/chat_load).
+        gc.collect()
+        gc.freeze()
         self.stdout.write(self.style.SUCCESS(f"Docent is serving on http://{host}:{port}/ (Ctrl-C stops)"))
         # One process serves the site; SIGINT/SIGTERM stop the reactor, then the embedded
         # PostgreSQL is stopped by its exit handler, so nothing is left running.

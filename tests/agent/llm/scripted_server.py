@@ -36,6 +36,7 @@ class ScriptedResponse:
     error_body: dict | None = None
     delay: float = 0.0  # seconds before each chunk
     hang_after: int | None = None  # stop after this many chunks and wait for a disconnect
+    drop_after: int | None = None  # cut the connection after this many chunks (a crash)
 
 
 def _chunk(delta: dict | None = None, finish: str | None = None, **extra: Any) -> dict:
@@ -228,6 +229,9 @@ class ScriptedOpenAIServer:
                     await asyncio.wait({eof}, timeout=response.delay)
                 if eof.done():
                     break
+                if sent == response.drop_after:
+                    writer.transport.abort()  # no terminating chunk: the stream breaks off
+                    return False
                 writer.write(_http_chunk(f"data: {frames[sent]}\n\n".encode()))
                 await writer.drain()
                 sent += 1

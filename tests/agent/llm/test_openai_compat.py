@@ -175,3 +175,34 @@ async def test_a_consumer_that_stops_early_closes_the_connection(server, model):
             assert item == TextDelta("first ")
             break
     assert await server.wait_disconnected(2)
+
+
+async def test_an_error_inside_the_stream_is_a_model_error(server, model):
+    from tests.agent.llm.scripted_server import ScriptedResponse
+
+    server.enqueue(ScriptedResponse(chunks=[{"error": {"message": "overloaded"}}]))
+
+    with pytest.raises(ModelError, match="reported an error"):
+        [item async for item in model.stream(MESSAGES, None)]
+    assert len(server.requests) == 1  # output may have been shown: never retried
+
+
+async def test_a_stream_that_breaks_off_is_a_model_error(server, model):
+    response = text_response(["Hel", "lo", " there"])
+    response.drop_after = 2
+    server.enqueue(response)
+
+    received = []
+    with pytest.raises(ModelError, match="broke off"):
+        async for item in model.stream(MESSAGES, None):
+            received.append(item)
+    assert received == [TextDelta("Hel")]
+
+
+async def test_malformed_json_in_the_stream_is_a_model_error(server, model):
+    from tests.agent.llm.scripted_server import ScriptedResponse
+
+    server.enqueue(ScriptedResponse(chunks=["not an object"]))
+
+    with pytest.raises(ModelError):
+        [item async for item in model.stream(MESSAGES, None)]
