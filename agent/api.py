@@ -44,6 +44,8 @@ async def chat(request: HttpRequest, payload: ChatIn) -> StreamingHttpResponse:
 )
 async def conversation_detail(request: HttpRequest, conversation_id: uuid.UUID):
     session_key = request.session.session_key or ""
+    # A reload right after an answer must not miss the turn still being saved in this process.
+    await runner.saver.wait_for_conversation(str(conversation_id))
     conversation = await database_sync_to_async(history.conversation_get_owned)(
         conversation_id=conversation_id, session_key=session_key
     )

@@ -201,7 +201,7 @@ EMBEDDING_MAX_RETRY_WAIT = env.float("EMBEDDING_MAX_RETRY_WAIT", default=30.0)
 EMBEDDING_BATCH_SIZE = env.int("EMBEDDING_BATCH_SIZE", default=64)  # texts per embedding call
 
 # Knowledge base (blog/chunking.py, blog/search.py). Tokens: a Latin word or a CJK character.
-CHUNK_TARGET_TOKENS = env.int("CHUNK_TARGET_TOKENS", default=350)
+CHUNK_TARGET_TOKENS = env.int("CHUNK_TARGET_TOKENS", default=300)
 CHUNK_OVERLAP_TOKENS = env.int("CHUNK_OVERLAP_TOKENS", default=50)
 # Candidates per list before fusion, as a multiple of the results asked for.
 SEARCH_CANDIDATES_FACTOR = env.int("SEARCH_CANDIDATES_FACTOR", default=4)
@@ -210,6 +210,10 @@ SEARCH_RRF_K = env.int("SEARCH_RRF_K", default=60)
 # 100k chunks (bench/search_scale.py) at a few ms; the search raises it to the number of
 # candidates it needs when that is larger, since HNSW never returns more than ef_search rows.
 SEARCH_EF_SEARCH = env.int("SEARCH_EF_SEARCH", default=40)
+# Full-text matches ranked at most per query stage: ts_rank reads every match, and a word
+# common to a large corpus would otherwise cost tens of ms (bench/search_scale.py). Smaller
+# corpora (a blog's few thousand chunks) never reach it, so ranking there is exact.
+SEARCH_TEXT_MAX_MATCHES = env.int("SEARCH_TEXT_MAX_MATCHES", default=500)
 
 # Chat transport, persistence and abuse limits.
 AGENT_MAX_MESSAGE_CHARS = env.int("AGENT_MAX_MESSAGE_CHARS", default=4000)

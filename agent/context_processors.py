@@ -1,0 +1,91 @@
+"""The chat panel's strings and settings, in the visitor's language, for every page."""
+
+from django.conf import settings
+from django.http import HttpRequest
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+
+
+def chat(request: HttpRequest) -> dict:
+    """Context for templates/chat/_panel.html; the strings reach chat.js through json_script."""
+    return {
+        "chat_strings": chat_strings(),
+        "chat_offline": not (settings.OPENAI_BASE_URL or settings.OPENAI_API_KEY),
+        "chat_max_chars": settings.AGENT_MAX_MESSAGE_CHARS,
+    }
+
+
+def chat_strings() -> dict[str, str]:
+    """Every string chat.js shows, translated; `%(name)s` placeholders are filled in by chat.js."""
+    # Only English and Chinese are offered (LANGUAGES), so "one" and "other" cover the plurals.
+    return {
+        "thinking": _("Thinking…"),
+        "sources": _("Sources"),
+        "steps": _("What I looked up"),
+        "you_asked": _("You asked"),
+        "no_answer": _("(no answer)"),
+        "external_link": _("opens another site"),
+        "placeholder": _("Ask a question…"),
+        "placeholder_article": _("Ask about this article…"),
+        "suggest_article": _("Summarize this article"),
+        "suggest_new": _("What’s new on the blog?"),
+        "suggest_topics": _("What topics does this blog cover?"),
+        # Tool steps: running, then done.
+        "search_running": _("Searching the blog for “%(query)s”…"),
+        "search_done": _("Searched for “%(query)s”"),
+        "detail_running": _("Reading the article…"),
+        "detail_done": _("Read “%(title)s”"),
+        "detail_done_unknown": _("Read an article"),
+        "list_running": _("Listing the newest articles…"),
+        "list_done": _("Listed the newest articles"),
+        "list_tag_running": _("Listing articles tagged “%(tag)s”…"),
+        "list_tag_done": _("Listed articles tagged “%(tag)s”"),
+        "tool_running": _("Using %(name)s…"),
+        "tool_done": _("Used %(name)s"),
+        "tool_skipped": _("not run: step limit reached"),
+        "ms": _("%(ms)s ms"),
+        "seconds_short": _("%(seconds)s s"),
+        "results_one": ngettext("%(count)s result", "%(count)s results", 1),
+        "results_other": ngettext("%(count)s result", "%(count)s results", 2),
+        "articles_one": ngettext("%(count)s article", "%(count)s articles", 1),
+        "articles_other": ngettext("%(count)s article", "%(count)s articles", 2),
+        "no_results": _("no results"),
+        "timed_out": _("timed out"),
+        "not_found": _("not found"),
+        "invalid_arguments": _("invalid arguments"),
+        "failed": _("failed"),
+        "unknown_tool": _("unknown tool"),
+        # How a turn ended, when it did not end well.
+        "error_max_steps": _(
+            "I reached my limit of steps before finishing the answer. "
+            "These articles looked relevant:"
+        ),
+        "error_max_steps_none": _(
+            "I reached my limit of steps before finishing the answer. Try a narrower question."
+        ),
+        "error_model_error": _(
+            "The language model behind the assistant isn’t responding right now."
+        ),
+        "error_bad_request": _("I couldn’t take that message."),
+        "error_rate_limited": _(
+            "You’re asking faster than I can answer. Try again in %(seconds)s seconds."
+        ),
+        "error_rate_limited_at": _(
+            "You’re asking faster than I can answer. Try again at %(time)s."
+        ),
+        "error_rate_limited_now": _("You can ask again now."),
+        "error_budget": _(
+            "This conversation has reached its length limit. Start a new chat to go on."
+        ),
+        "error_busy": _("I’m still answering your previous question. Wait for it, or press Stop."),
+        "error_cancelled": _("Stopped."),
+        "error_interrupted": _("This answer was interrupted."),
+        "error_internal": _("Something went wrong on our side. Please try again."),
+        "error_connection": _("The connection dropped before the answer was finished."),
+        "question_kept": _("Your question is back in the box: press Enter to send it again."),
+        # The connection and the transcript.
+        "connecting": _("Connecting…"),
+        "reconnecting": _("Connection lost. Reconnecting…"),
+        "browser_offline": _("You’re offline. Waiting for the network…"),
+        "restore_failed": _("The earlier messages couldn’t be loaded."),
+    }

@@ -1,0 +1,83 @@
+"""The chat panel is on every page, in the browser's language, and the .mo is not stale."""
+
+import ast
+import gettext
+import json
+import re
+from pathlib import Path
+
+import pytest
+from django.utils import translation
+
+from agent.context_processors import chat_strings
+
+LOCALE = Path(__file__).resolve().parents[2] / "locale" / "zh_Hans" / "LC_MESSAGES"
+PLACEHOLDER = re.compile(r"%\(\w+\)s")
+
+
+def panel_strings(html: str) -> dict:
+    found = re.search(
+        r'<script id="chat-strings" type="application/json">(.*?)</script>', html, re.S
+    )
+    assert found, "the page has no chat strings"
+    return json.loads(found.group(1))
+
+
+@pytest.mark.django_db
+def test_every_page_carries_the_panel_and_its_script(client, make_article):
+    make_article(title="Hello")
+
+    for url in ["/", "/articles/hello/", "/no-such-page/"]:
+        html = client.get(url).content.decode()
+
+        assert 'id="chat-panel"' in html, url
+        assert '<script src="/static/chat.js" defer></script>' in html
+        assert "/api/conversations/00000000-0000-0000-0000-000000000000" in html
+        assert panel_strings(html)["search_running"] == "Searching the blog for “%(query)s”…"
+
+
+@pytest.mark.django_db
+def test_a_chinese_browser_gets_chinese_strings(client):
+    html = client.get("/", headers={"accept-language": "zh-CN,zh;q=0.9"}).content.decode()
+
+    assert '<html lang="zh-hans">' in html
+    assert "问问 Docent" in html
+    assert panel_strings(html)["search_running"] == "正在博客中搜索“%(query)s”…"
+
+
+def test_every_chat_string_is_translated_with_the_same_placeholders():
+    with translation.override("en"):
+        english = chat_strings()
+    with translation.override("zh-hans"):
+        chinese = chat_strings()
+
+    untranslated = [key for key in english if chinese[key] == english[key]]
+    assert untranslated == []
+    for key, text in english.items():
+        assert sorted(PLACEHOLDER.findall(chinese[key])) == sorted(PLACEHOLDER.findall(text)), key
+
+
+def test_the_compiled_catalog_matches_the_po_file():
+    """The .mo is committed so a clone works without gettext; it must not go stale."""
+    with (LOCALE / "django.mo").open("rb") as handle:
+        compiled = gettext.GNUTranslations(handle)
+
+    for msgid, msgstr in _po_entries(LOCALE / "django.po"):
+        assert compiled.gettext(msgid) == msgstr, f"recompile the .mo: {msgid!r}"
+
+
+def _po_entries(path: Path) -> list[tuple[str, str]]:
+    """(msgid, msgstr) of the translated singular entries of a .po file."""
+    entries, field, current = [], None, {}
+    for line in [*path.read_text(encoding="utf-8").splitlines(), ""]:
+        keyword = re.match(r'^(msgid|msgid_plural|msgstr(?:\[0\])?|msgstr\[\d+\]) (".*")$', line)
+        if keyword:
+            field = keyword.group(1)
+            current[field] = ast.literal_eval(keyword.group(2))
+        elif line.startswith('"') and field:
+            current[field] += ast.literal_eval(line)
+        elif not line.strip() and current:
+            if current.get("msgid") and "msgid_plural" not in current and current.get("msgstr"):
+                entries.append((current["msgid"], current["msgstr"]))
+            current, field = {}, None
+    return entries

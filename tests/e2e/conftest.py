@@ -1,0 +1,260 @@
+"""Browser tests: the real site under daphne, a scripted model server, Debian's Chromium.
+
+One browser and one server per configuration (scripted model / offline) for the package.
+The demo articles are committed to pytest-django's test database so that the daphne
+subprocess sees them; they are flushed again when the package is done.
+"""
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+import pytest
+from django.core.management import call_command, get_commands
+from django.db import connections
+
+from tests.agent.llm.scripted_server import ScriptedOpenAIServer
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "test-artifacts"
+SCREENSHOTS = ARTIFACTS / "screenshots"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+DESKTOP = {"width": 1280, "height": 860}
+PHONE = {"width": 360, "height": 740}
+
+
+@pytest.fixture(scope="package")
+def live_data(django_db_setup, django_db_blocker):
+    """Commit the demo articles (indexed when the knowledge base exists); the test db's URL."""
+    from django.db import connection
+
+    from blog.services import demo_articles_load
+
+    with django_db_blocker.unblock():
+        demo_articles_load()
+        _index()
+        name = connection.settings_dict["NAME"]
+        connection.close()
+    yield _database_url(name)
+    with django_db_blocker.unblock():
+        call_command("flush", interactive=False, verbosity=0)
+        connection.close()
+
+
+def _index() -> None:
+    try:
+        from blog import indexing
+    except ImportError:  # the knowledge base is not there yet: offline search finds nothing
+        return
+    # Saving articles queued background jobs; let them finish, then make sure all is indexed.
+    wait = getattr(indexing, "index_queue_wait", None)
+    if wait is not None:
+        wait(timeout=300)
+    if "reindex" in get_commands():
+        call_command("reindex", verbosity=0)
+
+
+def _database_url(name: str) -> str:
+    parts = urlsplit(os.environ["DATABASE_URL"])
+    return urlunsplit(parts._replace(path="/" + name))
+
+
+@pytest.fixture(scope="package")
+def model_server():
+    """The scripted OpenAI-compatible server the `site` subprocess talks to."""
+    with ScriptedOpenAIServer() as server:
+        yield server
+
+
+@pytest.fixture
+def scripted(model_server):
+    """The model server, emptied before and checked after each test."""
+    model_server._queue.clear()
+    model_server.requests.clear()
+    yield model_server
+    leftover = model_server.pending
+    model_server._queue.clear()
+    assert leftover == 0, f"{leftover} scripted responses were never requested"
+
+
+@pytest.fixture(scope="package")
+def site(live_data, model_server, tmp_path_factory):
+    """The site with the scripted model; two steps per turn so max_steps is easy to reach."""
+    env = {
+        "OPENAI_BASE_URL": model_server.base_url,
+        "OPENAI_API_KEY": "test",
+        "AGENT_MODEL": "scripted",
+        "AGENT_MAX_STEPS": "2",
+        "AGENT_MODEL_MAX_RETRIES": "0",
+    }
+    with _serve("scripted", live_data, env, tmp_path_factory) as url:
+        yield url
+
+
+@pytest.fixture(scope="package")
+def offline_site(live_data, tmp_path_factory):
+    """The site without a model endpoint: the built-in offline model answers."""
+    with _serve("offline", live_data, {}, tmp_path_factory) as url:
+        yield url
+
+
+class _serve:
+    """`manage.py serve --no-prepare` on a free port, until the block ends."""
+
+    def __init__(self, name: str, database_url: str, extra: dict, tmp_path_factory) -> None:
+        self.name = name
+        self.port = _free_port()
+        self.env = {
+            **os.environ,
+            "DATABASE_URL": database_url,
+            "DJANGO_DEBUG": "true",
+            "PYTHONUNBUFFERED": "1",
+            "AGENT_SPOOL_DIR": str(tmp_path_factory.mktemp(f"spool-{name}")),
+            # Every test is a new visitor, but all come from 127.0.0.1.
+            "AGENT_MESSAGES_PER_MINUTE": "1000",
+            "AGENT_MESSAGES_PER_MINUTE_PER_IP": "1000",
+            **extra,
+        }
+        self.env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)  # the server keeps Django's checks
+        for key in ("OPENAI_BASE_URL", "OPENAI_API_KEY"):
+            if key not in extra:
+                self.env.pop(key, None)
+
+    def __enter__(self) -> str:
+        ARTIFACTS.mkdir(exist_ok=True)
+        self.log = open(ARTIFACTS / f"e2e-server-{self.name}.log", "w")
+        command = [sys.executable, "manage.py", "serve", "--no-prepare"]
+        command += ["--host", "127.0.0.1", "--port", str(self.port)]
+        self.process = subprocess.Popen(  # noqa: S603 - our own interpreter and manage.py
+            command, cwd=ROOT, env=self.env, stdout=self.log, stderr=subprocess.STDOUT
+        )
+        url = f"http://127.0.0.1:{self.port}"
+        deadline = time.monotonic() + 90
+        while True:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"the {self.name} server exited; see {self.log.name}")
+            try:
+                with urllib.request.urlopen(url + "/", timeout=2) as response:  # noqa: S310
+                    if response.status == 200:
+                        return url
+            except (urllib.error.URLError, ConnectionError, TimeoutError):
+                pass
+            if time.monotonic() > deadline:
+                self.__exit__()
+                raise RuntimeError(f"the {self.name} server did not start; see {self.log.name}")
+            time.sleep(0.2)
+
+    def __exit__(self, *exc_info) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self.log.close()
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture(scope="package")
+def browser():
+    from playwright.sync_api import expect, sync_playwright
+
+    # A loaded CI machine may need a while for the first search (it loads the embedding model).
+    expect.set_options(timeout=10_000)
+
+    # Playwright's sync API runs an event loop in this thread; the tests' ORM reads are still
+    # plain blocking calls, so tell Django's async-safety check that this is intended.
+    previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    try:
+        with sync_playwright() as playwright:
+            chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            yield chromium
+            chromium.close()
+            # While Playwright's loop runs, Django keeps this thread's connection in a context
+            # variable; close it now, or it outlives the tests and blocks the test db's drop.
+            connections.close_all()
+    finally:
+        if previous is None:
+            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+        else:
+            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
+
+
+class Watch:
+    """What a page did that a test did not ask for: dialogs, uncaught errors, CSP reports."""
+
+    def __init__(self, page) -> None:
+        self.dialogs: list[str] = []
+        self.errors: list[str] = []
+        self.console: list[str] = []
+        page.on("dialog", self._dialog)
+        page.on("pageerror", lambda error: self.errors.append(str(error)))
+        page.on("console", self._console)
+
+    def _dialog(self, dialog) -> None:
+        self.dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    def _console(self, message) -> None:
+        if message.type == "error":
+            self.console.append(message.text)
+
+    def assert_quiet(self) -> None:
+        assert self.dialogs == []
+        assert self.errors == []
+        assert [m for m in self.console if "Content Security Policy" in m or "Refused" in m] == []
+
+
+@pytest.fixture
+def open_page(browser):
+    """Open pages in fresh contexts (a new visitor each: new cookies, new storage)."""
+    contexts = []
+    watches = []
+
+    def make(viewport: dict | None = None, locale: str = "en-US"):
+        context = browser.new_context(
+            viewport=viewport or DESKTOP,
+            locale=locale,
+            device_scale_factor=1 if viewport is None else 2,
+        )
+        context.set_default_timeout(10_000)
+        contexts.append(context)
+        page = context.new_page()
+        watch = Watch(page)
+        watches.append(watch)
+        page.watch = watch
+        return page
+
+    yield make
+    for context in contexts:
+        context.close()
+    for watch in watches:
+        watch.assert_quiet()
+
+
+def screenshot(page, name: str) -> Path:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    path = SCREENSHOTS / f"chat-{name}.png"
+    page.screenshot(path=str(path))
+    return path
