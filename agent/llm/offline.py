@@ -218,6 +218,9 @@ def _sentences(paragraphs: list[str]) -> list[str]:
     for paragraph in paragraphs:
         for sentence in _SPLIT.split(paragraph):
             sentence = sentence.strip()
+            # A sentence ending in a colon introduces a code block or list that was dropped.
+            if sentence.endswith((":", "：")):
+                continue
             if len(sentence) >= (8 if _CJK_RUN.search(sentence) else 25):
                 found.append(sentence)
     return found

@@ -167,3 +167,20 @@ async def test_zongjie_on_an_article_page_reads_that_article_first():
     result, _ = await ask("总结一下这篇文章", [], page=page)
     assert calls(result) == [("get_article_detail", {"article_id": 9})]
     assert result.answer.startswith("向量检索把文本变成向量。")
+
+
+async def test_a_sentence_introducing_a_dropped_code_block_is_left_out(monkeypatch):
+    article = {
+        **LIMITS_ARTICLE,
+        "article_id": 77,
+        "body": "The loop stops runaway agents with a step limit:\n\n"
+        "```python\nfor _ in range(5): ...\n```\n\n"
+        "A step limit of five model calls stops runaway agents in practice.",
+    }
+
+    monkeypatch.setitem(ARTICLES, 77, article)
+
+    result, _ = await ask("How does a step limit stop runaway agents?", [hit(article)])
+
+    assert "with a step limit:" not in result.answer
+    assert "A step limit of five model calls stops runaway agents in practice." in result.answer
