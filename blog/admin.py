@@ -1,8 +1,12 @@
-"""The authors' admin: write, tag, publish."""
+"""The authors' admin: write, tag, publish; see how each article sits in the search index."""
 
-from django.contrib import admin
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest
 
+from blog.indexing import articles_index_enqueue
 from blog.models import Article, Tag
+from blog.selectors import article_list_for_admin
 
 
 @admin.register(Tag)
@@ -14,7 +18,15 @@ class TagAdmin(admin.ModelAdmin):
 
 @admin.register(Article)
 class ArticleAdmin(admin.ModelAdmin):
-    list_display = ["title", "status", "published_at", "updated_at"]
+    list_display = [
+        "title",
+        "status",
+        "published_at",
+        "updated_at",
+        "chunk_count",
+        "indexed_at",
+        "index_state",
+    ]
     list_filter = ["status", "tags", "published_at"]
     search_fields = ["title", "summary", "body"]
     prepopulated_fields = {"slug": ["title"]}
@@ -23,8 +35,34 @@ class ArticleAdmin(admin.ModelAdmin):
     fieldsets = [
         (None, {"fields": ["title", "slug", "summary", "body", "tags"]}),
         ("Publishing", {"fields": ["status", "published_at"]}),
+        ("Search index", {"fields": ["indexed_at"]}),
     ]
+    readonly_fields = ["indexed_at"]
+    actions = ["reindex_selected"]
 
     def get_queryset(self, request):
-        # The changelist never needs bodies; keep the page light.
-        return super().get_queryset(request).defer("body")
+        # The changelist never needs bodies; chunk counts come in the same query.
+        return article_list_for_admin(articles=super().get_queryset(request))
+
+    @admin.display(description="Chunks", ordering="chunk_count")
+    def chunk_count(self, article: Article) -> int:
+        return article.chunk_count
+
+    @admin.display(description="Index")
+    def index_state(self, article: Article) -> str:
+        if article.status != Article.Status.PUBLISHED:
+            return "not indexed (draft)"
+        if article.indexed_at is None:
+            return "pending"
+        return "outdated" if article.indexed_at < article.updated_at else "up to date"
+
+    @admin.action(description="Reindex selected articles")
+    def reindex_selected(self, request: HttpRequest, queryset: QuerySet[Article]) -> None:
+        count = articles_index_enqueue(
+            article_ids=queryset.values_list("pk", flat=True), force=True
+        )
+        self.message_user(
+            request,
+            f"{count} article(s) queued for reindexing; the index updates in the background.",
+            messages.SUCCESS,
+        )

@@ -1,8 +1,12 @@
 """Articles and tags: what authors write and readers (and the assistant) read."""
 
+from django.conf import settings
+from django.contrib.postgres.indexes import GinIndex
+from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.db import models
 from django.urls import reverse
 from django.utils import timezone
+from pgvector.django import HnswIndex, VectorField
 
 
 class Tag(models.Model):
@@ -32,15 +36,22 @@ class Article(models.Model):
 
     title = models.CharField(max_length=200)
     slug = models.SlugField(max_length=200, unique=True)
-    summary = models.TextField(blank=True, help_text="One or two sentences for lists and search results.")
+    summary = models.TextField(
+        blank=True, help_text="One or two sentences for lists and search results."
+    )
     body = models.TextField(help_text="Markdown. Raw HTML is sanitized on display.")
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT, db_index=True)
+    status = models.CharField(
+        max_length=10, choices=Status.choices, default=Status.DRAFT, db_index=True
+    )
     published_at = models.DateTimeField(
         null=True, blank=True, db_index=True, help_text="Set automatically when first published."
     )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     tags = models.ManyToManyField(Tag, blank=True, related_name="articles")
+    # Written by blog.indexing only (with queryset.update, so no signal loops back).
+    indexed_at = models.DateTimeField(null=True, blank=True, editable=False)
+    index_hash = models.CharField(max_length=64, blank=True, editable=False)
 
     objects = ArticleQuerySet.as_manager()
 
@@ -49,6 +60,12 @@ class Article(models.Model):
 
     def __str__(self) -> str:
         return self.title
+
+    def save(self, *args, **kwargs) -> None:
+        # Publishing without a date means "now"; keeps the public filter simple.
+        if self.status == self.Status.PUBLISHED and self.published_at is None:
+            self.published_at = timezone.now()
+        super().save(*args, **kwargs)
 
     def get_absolute_url(self) -> str:
         return reverse("blog:article", kwargs={"slug": self.slug})
@@ -61,8 +78,45 @@ class Article(models.Model):
             and self.published_at <= timezone.now()
         )
 
-    def save(self, *args, **kwargs) -> None:
-        # Publishing without a date means "now"; keeps the public filter simple.
-        if self.status == self.Status.PUBLISHED and self.published_at is None:
-            self.published_at = timezone.now()
-        super().save(*args, **kwargs)
+
+class Chunk(models.Model):
+    """A retrieval-sized piece of a published article, with its embedding and lexemes."""
+
+    article = models.ForeignKey(Article, on_delete=models.CASCADE, related_name="chunks")
+    ordinal = models.PositiveIntegerField()
+    heading_path = models.CharField(max_length=500, blank=True)
+    text = models.TextField(help_text="The chunk's Markdown, as shown in excerpts.")
+    # Title, heading path and text, with Chinese runs spelled as character bigrams, because
+    # PostgreSQL's parser cannot split Chinese words (see blog.chunking.lexical_text).
+    lexical = models.TextField()
+    search_vector = models.GeneratedField(
+        expression=SearchVector("lexical", config="english"),
+        output_field=SearchVectorField(),
+        db_persist=True,
+    )
+    embedding = VectorField(dimensions=settings.EMBEDDING_DIMENSIONS)
+    embedding_model = models.CharField(max_length=200)
+    content_hash = models.CharField(
+        max_length=64, help_text="sha256 of model name + embedded text."
+    )
+
+    class Meta:
+        ordering = ["article_id", "ordinal"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["article", "ordinal"], name="chunk_article_ordinal_uniq"
+            )
+        ]
+        indexes = [
+            HnswIndex(
+                name="chunk_embedding_hnsw",
+                fields=["embedding"],
+                m=16,
+                ef_construction=64,
+                opclasses=["vector_cosine_ops"],
+            ),
+            GinIndex(name="chunk_search_vector_gin", fields=["search_vector"]),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.article_id}#{self.ordinal}"

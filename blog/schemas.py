@@ -1,0 +1,48 @@
+"""API shapes for the blog: articles and search hits (Pydantic, via django-ninja)."""
+
+import datetime as dt
+
+from ninja import Schema
+from pydantic import Field
+
+from blog.models import Article
+
+
+class SearchIn(Schema):
+    q: str = Field(min_length=1, max_length=500, description="The question or key terms.")
+    limit: int = Field(default=5, ge=1, le=20, description="How many articles to return.")
+
+
+class SearchHitOut(Schema):
+    rank: int = Field(description="1 is the best match.")
+    article_id: int
+    title: str
+    url: str
+    excerpt: str = Field(description="The best-matching passage, at most 600 characters.")
+    score: float = Field(description="Reciprocal-rank-fusion score; higher is better.")
+
+
+class ArticleOut(Schema):
+    id: int
+    title: str
+    slug: str
+    url: str
+    summary: str
+    published_at: dt.datetime
+    tags: list[str]
+
+    @staticmethod
+    def resolve_url(article: Article) -> str:
+        return article.get_absolute_url()
+
+    @staticmethod
+    def resolve_tags(article: Article) -> list[str]:
+        return [tag.name for tag in article.tags.all()]
+
+
+class ArticleDetailOut(ArticleOut):
+    body: str = Field(description="Markdown.")
+
+
+class ErrorOut(Schema):
+    detail: str

@@ -1,0 +1,19 @@
+"""Keep the knowledge base current: every article save queues a background reindex.
+
+The job runs after commit on the indexing thread (blog.indexing), so saving in the admin never
+waits on embeddings. A draft's job removes its chunks; a deleted article's chunks go with it
+by cascade, so deletes need no job.
+"""
+
+from django.db.models.signals import post_save
+from django.dispatch import receiver
+
+from blog.indexing import article_index_enqueue
+from blog.models import Article
+
+
+@receiver(post_save, sender=Article, dispatch_uid="blog.article_reindex_on_save")
+def article_saved(sender, instance: Article, raw: bool = False, **kwargs) -> None:
+    """Queue the saved article for reindexing (not while loading fixtures)."""
+    if not raw:
+        article_index_enqueue(article_id=instance.pk)

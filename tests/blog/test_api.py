@@ -1,0 +1,93 @@
+import pytest
+from django.test import override_settings
+
+from blog.embeddings import embedding_dimensions_forget
+from blog.indexing import articles_reindex
+from blog.models import Article
+from tests.blog.embeddings_server import EmbeddingsServer
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def articles(make_article):
+    airships = make_article(
+        title="Airships",
+        summary="Lighter than air.",
+        body="## Lift\n\nHelium lifts the envelope of an airship.",
+        tags=["flight"],
+    )
+    make_article(title="Boats", body="Hulls float on water.", tags=["sea"])
+    make_article(
+        title="Secret draft", body="Helium airship envelope plans.", status=Article.Status.DRAFT
+    )
+    articles_reindex()
+    return airships
+
+
+def test_search_returns_ranked_excerpts(client, articles):
+    response = client.get("/api/search", {"q": "helium airship envelope", "limit": 5})
+
+    assert response.status_code == 200
+    hits = response.json()
+    assert [hit["title"] for hit in hits][:1] == ["Airships"]
+    assert "Secret draft" not in [hit["title"] for hit in hits]
+    assert set(hits[0]) == {"rank", "article_id", "title", "url", "excerpt", "score"}
+    assert hits[0]["rank"] == 1 and hits[0]["url"] == "/articles/airships/"
+    assert hits[0]["excerpt"] == "Helium lifts the envelope of an airship."
+
+
+def test_search_validates_its_parameters(client):
+    assert client.get("/api/search").status_code == 422
+    assert client.get("/api/search", {"q": ""}).status_code == 422
+    assert client.get("/api/search", {"q": "x", "limit": 0}).status_code == 422
+    assert client.get("/api/search", {"q": "x", "limit": 21}).status_code == 422
+
+
+def test_search_with_a_mismatched_index_is_a_503_naming_the_fix(client, articles):
+    with (
+        EmbeddingsServer(dimensions=8) as server,
+        override_settings(
+            EMBEDDING_BACKEND="openai", EMBEDDING_BASE_URL=server.base_url, EMBEDDING_DIMENSIONS=8
+        ),
+    ):
+        response = client.get("/api/search", {"q": "helium"})
+    embedding_dimensions_forget()
+
+    assert response.status_code == 503
+    assert "reindex --full" in response.json()["detail"]
+
+
+def test_article_list_is_paginated_published_only_and_filters_by_tag(client, articles):
+    everything = client.get("/api/articles").json()
+    flight = client.get("/api/articles", {"tag": "flight"}).json()
+
+    assert everything["count"] == 2
+    assert {item["title"] for item in everything["items"]} == {"Airships", "Boats"}
+    assert [item["title"] for item in flight["items"]] == ["Airships"]
+    item = flight["items"][0]
+    assert item["url"] == "/articles/airships/" and item["tags"] == ["flight"]
+    assert item["summary"] == "Lighter than air." and "body" not in item
+
+
+def test_article_detail_and_404s_for_drafts_and_unknown_slugs(client, articles):
+    detail = client.get("/api/articles/airships")
+    draft = client.get("/api/articles/secret-draft")
+    unknown = client.get("/api/articles/nope")
+
+    assert detail.status_code == 200
+    assert detail.json()["body"].startswith("## Lift")
+    assert detail.json()["tags"] == ["flight"]
+    for response in (draft, unknown):
+        assert response.status_code == 404
+        assert response["Content-Type"].startswith("application/json")
+        assert response.json() == {"detail": "Not found."}
+
+
+def test_the_openapi_schema_documents_the_endpoints(client):
+    schema = client.get("/api/openapi.json").json()
+
+    assert {"/api/search", "/api/articles", "/api/articles/{slug}"} <= set(schema["paths"])
+    parameters = {p["name"] for p in schema["paths"]["/api/search"]["get"]["parameters"]}
+    assert parameters == {"q", "limit"}
+    assert client.get("/api/docs").status_code == 200

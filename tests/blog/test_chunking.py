@@ -1,0 +1,116 @@
+from blog.chunking import (
+    embedding_text,
+    lexical_text,
+    markdown_chunk,
+    query_terms,
+    token_count,
+)
+
+
+def words(n: int, word: str = "word") -> str:
+    return " ".join(f"{word}{i}" for i in range(n))
+
+
+def test_a_latin_word_and_a_cjk_character_each_count_one_token():
+    assert token_count("Hybrid search, with RRF!") == 4
+    assert token_count("向量检索") == 4
+    assert token_count("用 pgvector 建索引") == 5
+    assert token_count("ef_search") == 2
+
+
+def test_chunks_keep_their_heading_path_and_never_cross_a_heading():
+    body = (
+        "Intro paragraph.\n\n"
+        "## Why step limits matter\n\nFirst section.\n\n"
+        "### How loops run away\n\nNested section.\n\n"
+        "## Another\n\nLast section.\n"
+    )
+
+    chunks = markdown_chunk(body=body)
+
+    assert [(c.heading_path, c.text) for c in chunks] == [
+        ("", "Intro paragraph."),
+        ("Why step limits matter", "First section."),
+        ("Why step limits matter > How loops run away", "Nested section."),
+        ("Another", "Last section."),
+    ]
+    assert [c.ordinal for c in chunks] == [0, 1, 2, 3]
+
+
+def test_paragraphs_are_packed_up_to_the_target_with_sentence_overlap():
+    paragraphs = [f"{words(20, f'p{n}w')}. Tail sentence {n} here." for n in range(6)]
+
+    chunks = markdown_chunk(body="\n\n".join(paragraphs), target=60, overlap=5)
+
+    assert len(chunks) > 1
+    assert all(token_count(chunk.text) <= 60 for chunk in chunks)
+    for previous, following in zip(chunks, chunks[1:], strict=False):
+        last_sentence = previous.text.rsplit(". ", 1)[-1]
+        assert following.text.startswith(last_sentence)
+    # Every paragraph made it into some chunk.
+    assert all(any(p in chunk.text for chunk in chunks) for p in paragraphs)
+
+
+def test_chinese_text_is_measured_by_characters_and_split_at_full_stops():
+    sentence = "向量检索把文章切成小段再计算嵌入。"  # 16 characters + a full stop
+    body = sentence * 30
+
+    chunks = markdown_chunk(body=body, target=100, overlap=20)
+
+    assert len(chunks) >= 5
+    assert all(token_count(chunk.text) <= 100 for chunk in chunks)
+    assert all(chunk.text.endswith("。") for chunk in chunks)
+    assert chunks[1].text.startswith(sentence)  # the overlap repeats whole sentences
+
+
+def test_a_fenced_code_block_stays_whole_even_with_blank_lines():
+    code = "```python\ndef f():\n\n    return 1\n\n# done\n```"
+    body = f"{words(40)}\n\n{code}\n\n{words(40, 'after')}"
+
+    chunks = markdown_chunk(body=body, target=50, overlap=0)
+
+    assert any(code in chunk.text for chunk in chunks)
+    assert not any("```" in chunk.text and code not in chunk.text for chunk in chunks)
+
+
+def test_a_code_block_too_big_for_one_chunk_is_split_into_fenced_pieces():
+    lines = "\n".join(f"x{i} = {i}" for i in range(60))
+    chunks = markdown_chunk(body=f"```\n{lines}\n```", target=40, overlap=10)
+
+    assert len(chunks) > 1
+    for chunk in chunks:
+        assert chunk.text.startswith("```\n") and chunk.text.endswith("\n```")
+
+
+def test_headings_inside_code_blocks_are_not_headings():
+    body = "## Real\n\n```sh\n# just a shell comment\necho hi\n```\n"
+
+    chunks = markdown_chunk(body=body)
+
+    assert [c.heading_path for c in chunks] == ["Real"]
+
+
+def test_a_very_long_sentence_is_cut_by_tokens():
+    chunks = markdown_chunk(body=words(250), target=100, overlap=0)
+
+    assert [token_count(c.text) for c in chunks] == [100, 100, 50]
+
+
+def test_embedding_text_leads_with_title_and_heading_path():
+    text = embedding_text(title="Step limits", heading_path="Why > How", text="Body.")
+
+    assert text == "Step limits > Why > How\n\nBody."
+    assert embedding_text(title="T", heading_path="", text="B") == "T\n\nB"
+
+
+def test_lexical_text_spells_chinese_as_bigrams_and_splits_glued_latin_words():
+    assert lexical_text("使用pgvector建索引") == " 使用 pgvector 建索 索引 "
+    assert lexical_text("召回率 recall") == " 召回 回率  recall"
+
+
+def test_query_terms_drop_question_particles_but_keep_topical_bigrams():
+    terms = query_terms("为什么 HNSW 的召回率会下降？")
+
+    assert "hnsw" in terms and "召回" in terms and "回率" in terms
+    assert "什么" not in terms and "为什" not in terms
+    assert query_terms("什么") == ["什么"]  # nothing topical left: keep what there is
