@@ -9,7 +9,9 @@ class Conversation(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     # Conversations belong to the visitor's session; another session's id is refused.
     session_key = models.CharField(max_length=64, db_index=True)
-    page = models.CharField(max_length=200, blank=True, help_text="Article slug the chat started on.")
+    page = models.CharField(
+        max_length=200, blank=True, help_text="Article slug the chat started on."
+    )
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     updated_at = models.DateTimeField(auto_now=True)
 

@@ -22,14 +22,20 @@ ORDER = [
 
 def main() -> int:
     scripts = [BENCH / name for name in ORDER if (BENCH / name).exists()]
-    scripts += sorted(p for p in BENCH.glob("*.py") if p.name not in ORDER and not p.name.startswith("_")
-                      and p.name != "run_all.py")
+    scripts += sorted(
+        p
+        for p in BENCH.glob("*.py")
+        if p.name not in ORDER and not p.name.startswith("_") and p.name != "run_all.py"
+    )
     failed = []
     for script in scripts:
         print(f"\n## {script.stem}  ({time.strftime('%Y-%m-%d %H:%M')})\n", flush=True)
         started = time.monotonic()
         result = subprocess.run([sys.executable, str(script), *sys.argv[1:]], cwd=BENCH.parent)  # noqa: S603
-        print(f"\n_{script.name}: {time.monotonic() - started:.0f} s, exit {result.returncode}_", flush=True)
+        print(
+            f"\n_{script.name}: {time.monotonic() - started:.0f} s, exit {result.returncode}_",
+            flush=True,
+        )
         if result.returncode:
             failed.append(script.name)
     if failed:

@@ -6,9 +6,38 @@ import nh3
 from markdown_it import MarkdownIt
 
 ALLOWED_TAGS = {
-    "a", "abbr", "b", "blockquote", "br", "code", "del", "em", "h1", "h2", "h3", "h4", "h5", "h6",
-    "hr", "i", "kbd", "li", "ol", "p", "pre", "s", "strong", "sub", "sup", "table", "tbody", "td",
-    "th", "thead", "tr", "ul",
+    "a",
+    "abbr",
+    "b",
+    "blockquote",
+    "br",
+    "code",
+    "del",
+    "em",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "hr",
+    "i",
+    "kbd",
+    "li",
+    "ol",
+    "p",
+    "pre",
+    "s",
+    "strong",
+    "sub",
+    "sup",
+    "table",
+    "tbody",
+    "td",
+    "th",
+    "thead",
+    "tr",
+    "ul",
 }
 ALLOWED_ATTRIBUTES = {"a": {"href", "title"}, "code": {"class"}, "th": {"align"}, "td": {"align"}}
 
@@ -16,7 +45,9 @@ ALLOWED_ATTRIBUTES = {"a": {"href", "title"}, "code": {"class"}, "th": {"align"}
 @lru_cache(maxsize=1)
 def _parser() -> MarkdownIt:
     # Raw HTML is off at the parser, and the sanitizer still runs: two independent guards.
-    return MarkdownIt("commonmark", {"html": False, "linkify": False}).enable(["table", "strikethrough"])
+    return MarkdownIt("commonmark", {"html": False, "linkify": False}).enable(
+        ["table", "strikethrough"]
+    )
 
 
 def markdown_to_html(text: str) -> str:

@@ -25,7 +25,9 @@ def parse_database_url(url: str) -> dict:
         ImproperlyConfigured: the URL is empty, not PostgreSQL, or has no database name.
     """
     if not url.strip():
-        raise ImproperlyConfigured("DATABASE_URL is set but empty; unset it to use the embedded PostgreSQL.")
+        raise ImproperlyConfigured(
+            "DATABASE_URL is set but empty; unset it to use the embedded PostgreSQL."
+        )
     parts = urlsplit(url)
     if parts.scheme not in POSTGRES_SCHEMES:
         raise ImproperlyConfigured(

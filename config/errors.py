@@ -21,7 +21,10 @@ def run_or_explain(argv: list[str]) -> None:
         _fail(str(exc))
     except OperationalError as exc:
         first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else repr(exc)
-        _fail(f"cannot reach the database ({first_line}). Check DATABASE_URL, or unset it to use the embedded PostgreSQL.")
+        _fail(
+            f"cannot reach the database ({first_line}). Check DATABASE_URL, "
+            "or unset it to use the embedded PostgreSQL."
+        )
 
 
 def _fail(message: str) -> None:

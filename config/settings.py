@@ -24,11 +24,13 @@ else:
     ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS", default=[])
     if len(SECRET_KEY) < 50:
         raise ImproperlyConfigured(
-            "DJANGO_DEBUG is off, so DJANGO_SECRET_KEY must be set to a random string of 50+ characters."
+            "DJANGO_DEBUG is off, so DJANGO_SECRET_KEY must be set "
+            "to a random string of 50+ characters."
         )
     if not ALLOWED_HOSTS:
         raise ImproperlyConfigured(
-            "DJANGO_DEBUG is off, so DJANGO_ALLOWED_HOSTS must list the site's host names (comma-separated)."
+            "DJANGO_DEBUG is off, so DJANGO_ALLOWED_HOSTS must list "
+            "the site's host names (comma-separated)."
         )
 
 INSTALLED_APPS = [
@@ -182,7 +184,7 @@ AGENT_MODEL_TIMEOUT = env.float("AGENT_MODEL_TIMEOUT", default=60.0)
 AGENT_MODEL_MAX_RETRIES = env.int("AGENT_MODEL_MAX_RETRIES", default=2)
 AGENT_DETAIL_MAX_CHARS = env.int("AGENT_DETAIL_MAX_CHARS", default=6000)
 
-# Embeddings: the bundled multilingual-e5-small by default, any OpenAI-compatible endpoint otherwise.
+# Embeddings: the bundled multilingual-e5-small by default, else any OpenAI-compatible endpoint.
 EMBEDDING_BACKEND = env.str("EMBEDDING_BACKEND", default="local")
 EMBEDDING_MODEL = env.str(
     "EMBEDDING_MODEL",

@@ -25,6 +25,8 @@ def make_article(db):
 
 @pytest.fixture
 def staff_client(client, db):
-    user = get_user_model().objects.create_user("editor", password="pw", is_staff=True, is_superuser=True)
+    user = get_user_model().objects.create_user(
+        "editor", password="pw", is_staff=True, is_superuser=True
+    )
     client.force_login(user)
     return client

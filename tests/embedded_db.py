@@ -20,7 +20,13 @@ os.environ["DATABASE_URL"] = _server.get_uri()
 os.environ["DOCENT_TEST_PGDATA"] = str(_root / "data")
 
 # No test may reach a real model endpoint: blank the variables that would select one...
-for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "REDIS_URL", "EMBEDDING_BASE_URL", "EMBEDDING_API_KEY"):
+for name in (
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "REDIS_URL",
+    "EMBEDDING_BASE_URL",
+    "EMBEDDING_API_KEY",
+):
     os.environ.pop(name, None)
 os.environ["DJANGO_DEBUG"] = "true"
 # Worker threads must not keep connections open, or the test database cannot be dropped.
@@ -38,7 +44,9 @@ def _loopback_only(self: socket.socket, address) -> None:
         except ValueError:
             local = host == "localhost"
         if not local:
-            raise ConnectionRefusedError(f"tests may not connect to {host}: no real endpoints in tests")
+            raise ConnectionRefusedError(
+                f"tests may not connect to {host}: no real endpoints in tests"
+            )
     return _real_connect(self, address)
 
 

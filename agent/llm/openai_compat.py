@@ -66,7 +66,7 @@ class OpenAICompatModel:
             yielded = False
             try:
                 # The raw response, parsed here into plain dicts: the SDK's per-chunk pydantic
-                # objects cost more CPU than everything else a streamed token does (bench/chat_load).
+                # objects cost more CPU than all else a streamed token does (bench/chat_load).
                 streaming = self._client.chat.completions.with_streaming_response
                 async with streaming.create(**request) as response:
                     # Leaving the block closes the HTTP response, also on cancellation.
@@ -88,7 +88,9 @@ class OpenAICompatModel:
                 raise
             except Exception as exc:  # the HTTP client's own errors when a stream breaks off
                 logger.warning("model stream broke off: %r", exc)
-                raise ModelError("The language model's answer broke off. Please try again.") from exc
+                raise ModelError(
+                    "The language model's answer broke off. Please try again."
+                ) from exc
 
     def _delay(self, exc: Exception, attempt: int) -> float:
         retry_after = _retry_after(exc)

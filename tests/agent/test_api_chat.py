@@ -13,7 +13,9 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 async def post_chat(client: AsyncClient, **body) -> list[dict]:
-    response = await client.post("/api/chat", data=json.dumps(body), content_type="application/json")
+    response = await client.post(
+        "/api/chat", data=json.dumps(body), content_type="application/json"
+    )
     assert response.status_code == 200
     assert response["Content-Type"] == "text/event-stream"
     raw = b"".join([chunk async for chunk in response.streaming_content]).decode()
@@ -34,7 +36,13 @@ async def test_sse_streams_the_same_events(scripted, make_article):
     events = await post_chat(AsyncClient(), content="What is a consumer?")
 
     assert [e["type"] for e in events] == [
-        "start", "tool_start", "tool_end", "text", "text", "citation", "done"
+        "start",
+        "tool_start",
+        "tool_end",
+        "text",
+        "text",
+        "citation",
+        "done",
     ]
     assert events[5]["url"] == "/articles/channels/"
     assert await runner.saver.drain(timeout=10)
@@ -44,8 +52,12 @@ async def test_sse_bad_request(scripted):
     events = await post_chat(AsyncClient(), content="")
 
     assert events == [
-        {"type": "error", "code": "bad_request", "message": "The message is empty. Type a question first.",
-         "articles": []}
+        {
+            "type": "error",
+            "code": "bad_request",
+            "message": "The message is empty. Type a question first.",
+            "articles": [],
+        }
     ]
 
 
@@ -79,13 +91,15 @@ async def test_sse_follow_up_and_transcript_belong_to_the_session(scripted):
 
     mine = await owner.get(f"/api/conversations/{conversation_id}")
     theirs = await AsyncClient().get(f"/api/conversations/{conversation_id}")
-    stranger_chat = await post_chat(AsyncClient(), content="Let me in", conversation_id=conversation_id)
+    stranger_chat = await post_chat(
+        AsyncClient(), content="Let me in", conversation_id=conversation_id
+    )
 
     assert mine.status_code == 200
     transcript = mine.json()
-    assert [(t["turn"], t["user_message"], t["answer"], t["status"]) for t in transcript["turns"]] == [
-        (1, "First", "One.", "done"), (2, "Second", "Two.", "done")
-    ]
+    assert [
+        (t["turn"], t["user_message"], t["answer"], t["status"]) for t in transcript["turns"]
+    ] == [(1, "First", "One.", "done"), (2, "Second", "Two.", "done")]
     assert theirs.status_code == 404
     assert stranger_chat[-1]["code"] == "bad_request"
 

@@ -15,12 +15,16 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 @pytest.fixture
 def article(make_article):
-    return make_article(title="Why step limits matter", slug="why-step-limits", body="Cap it at five.")
+    return make_article(
+        title="Why step limits matter", slug="why-step-limits", body="Cap it at five."
+    )
 
 
 async def test_a_normal_turn_streams_tools_answer_and_citation(scripted, article):
     scripted.enqueue(
-        tool_call_response([("call_1", "get_article_detail", json.dumps({"article_id": article.pk}))]),
+        tool_call_response(
+            [("call_1", "get_article_detail", json.dumps({"article_id": article.pk}))]
+        ),
         text_response(["Cap it ", "at five. ", "See [the article](/articles/why-step-limits/)."]),
     )
     socket = await connect()
@@ -28,12 +32,21 @@ async def test_a_normal_turn_streams_tools_answer_and_citation(scripted, article
     events = await ask(socket, "How many steps?", page="why-step-limits")
 
     assert types(events) == [
-        "start", "tool_start", "tool_end", "text", "text", "text", "citation", "done"
+        "start",
+        "tool_start",
+        "tool_end",
+        "text",
+        "text",
+        "text",
+        "citation",
+        "done",
     ]
     assert events[0]["model"] == "scripted-model" and events[0]["offline"] is False
     assert events[2]["ok"] is True and events[2]["summary"] == "Why step limits matter"
     assert events[6] == {
-        "type": "citation", "article_id": article.pk, "title": "Why step limits matter",
+        "type": "citation",
+        "article_id": article.pk,
+        "title": "Why step limits matter",
         "url": "/articles/why-step-limits/",
     }
     assert events[-1]["steps"] == 2 and events[-1]["usage"]["total_tokens"] == 30
@@ -57,9 +70,13 @@ async def test_a_follow_up_continues_the_conversation_with_its_history(scripted)
     second = await ask(socket, "Second question", conversation_id=conversation_id)
 
     assert second[0]["conversation_id"] == conversation_id and second[0]["turn"] == 2
-    sent = [(m["role"], m["content"]) for m in scripted.requests[1]["messages"] if m["role"] != "system"]
+    sent = [
+        (m["role"], m["content"]) for m in scripted.requests[1]["messages"] if m["role"] != "system"
+    ]
     assert sent == [
-        ("user", "First question"), ("assistant", "First answer."), ("user", "Second question")
+        ("user", "First question"),
+        ("assistant", "First answer."),
+        ("user", "Second question"),
     ]
     assert [t.index for t in await saved_turns()] == [1, 2]
     await socket.disconnect()
@@ -92,7 +109,11 @@ async def test_max_steps_ends_with_the_gathered_articles(scripted, settings, art
 
     assert events[-1]["type"] == "error" and events[-1]["code"] == "max_steps"
     assert events[-1]["articles"] == [
-        {"article_id": article.pk, "title": "Why step limits matter", "url": "/articles/why-step-limits/"}
+        {
+            "article_id": article.pk,
+            "title": "Why step limits matter",
+            "url": "/articles/why-step-limits/",
+        }
     ]
     assert len(scripted.requests) == 2
     [turn] = await saved_turns()
@@ -177,7 +198,10 @@ async def test_disconnect_mid_stream_cancels_and_saves(scripted):
         ('{"type": "shout"}', "Unknown frame type 'shout'"),
         ('{"type": "message", "content": "   "}', "The message is empty"),
         ('{"type": "message", "content": "' + "x" * 4001 + '"}', "the limit is 4,000"),
-        ('{"type": "message", "content": "hi", "page": "no-such-article"}', 'no published article "no-such-article"'),
+        (
+            '{"type": "message", "content": "hi", "page": "no-such-article"}',
+            'no published article "no-such-article"',
+        ),
         ('{"type": "message", "content": "hi", "conversation_id": "nope"}', "not a valid id"),
     ],
 )
@@ -239,7 +263,9 @@ async def test_a_foreign_origin_is_rejected():
 
     from config.asgi import application
 
-    socket = WebsocketCommunicator(application, "/ws/chat/", headers=[(b"origin", b"http://evil.example")])
+    socket = WebsocketCommunicator(
+        application, "/ws/chat/", headers=[(b"origin", b"http://evil.example")]
+    )
     connected, _ = await socket.connect()
 
     assert not connected

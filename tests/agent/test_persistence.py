@@ -127,8 +127,13 @@ def test_replay_keeps_what_still_fails(settings, tmp_path):
     from agent.services import TurnRecord, spool_append, spool_replay
 
     good = TurnRecord(
-        turn_id="00000000-0000-0000-0000-000000000001", conversation_id="00000000-0000-0000-0000-0000000000aa",
-        session_key="s", index=1, user_message="kept", status="done", started_at="2026-11-30T10:00:00+00:00",
+        turn_id="00000000-0000-0000-0000-000000000001",
+        conversation_id="00000000-0000-0000-0000-0000000000aa",
+        session_key="s",
+        index=1,
+        user_message="kept",
+        status="done",
+        started_at="2026-11-30T10:00:00+00:00",
     )
     bad = TurnRecord(**{**good.__dict__, "turn_id": "not-a-uuid", "user_message": "broken"})
     spool_append(record=good)
@@ -151,12 +156,19 @@ def test_sigterm_saves_the_running_turn_as_interrupted(scripted, tmp_path):
     port = _free_port()
     url = os.environ["DATABASE_URL"].replace("/postgres?", f"/{connection.settings_dict['NAME']}?")
     env = {
-        **os.environ, "DATABASE_URL": url, "OPENAI_BASE_URL": scripted.base_url,
-        "OPENAI_API_KEY": "test", "AGENT_SPOOL_DIR": str(tmp_path / "spool"),
+        **os.environ,
+        "DATABASE_URL": url,
+        "OPENAI_BASE_URL": scripted.base_url,
+        "OPENAI_API_KEY": "test",
+        "AGENT_SPOOL_DIR": str(tmp_path / "spool"),
     }
     server = subprocess.Popen(
         [sys.executable, "manage.py", "serve", "--no-prepare", "--port", str(port)],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
     )
     try:
         _wait_for_port(port)

@@ -46,7 +46,9 @@ def test_article_page_renders_markdown(client, make_article):
 def test_draft_is_invisible_to_anonymous_visitors(client, make_article):
     make_article(title="Secret plan", slug="secret-plan", status=Article.Status.DRAFT)
     make_article(title="Public", slug="public", tags=["agents"])
-    make_article(title="Tagged draft", slug="tagged-draft", status=Article.Status.DRAFT, tags=["drafty"])
+    make_article(
+        title="Tagged draft", slug="tagged-draft", status=Article.Status.DRAFT, tags=["drafty"]
+    )
 
     assert client.get("/articles/secret-plan/").status_code == 404
     assert "Secret plan" not in client.get("/").content.decode()
@@ -55,7 +57,9 @@ def test_draft_is_invisible_to_anonymous_visitors(client, make_article):
 
 
 def test_scheduled_article_is_hidden_until_its_date(client, make_article):
-    make_article(title="Tomorrow", slug="tomorrow", published_at=timezone.now() + dt.timedelta(days=1))
+    make_article(
+        title="Tomorrow", slug="tomorrow", published_at=timezone.now() + dt.timedelta(days=1)
+    )
 
     assert client.get("/articles/tomorrow/").status_code == 404
     assert "Tomorrow" not in client.get("/").content.decode()

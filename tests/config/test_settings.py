@@ -16,12 +16,19 @@ PROD_KEY = "k" * 30 + "-production-secret-0123456789abcdef"
 def manage(*args: str, **env: str) -> subprocess.CompletedProcess:
     full_env = {**os.environ, **env}
     return subprocess.run(
-        [sys.executable, "manage.py", *args], cwd=ROOT, env=full_env, capture_output=True, text=True, timeout=120
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        env=full_env,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
 
 def test_debug_off_requires_a_secret_key():
-    result = manage("check", DJANGO_DEBUG="false", DJANGO_SECRET_KEY="", DJANGO_ALLOWED_HOSTS="example.com")
+    result = manage(
+        "check", DJANGO_DEBUG="false", DJANGO_SECRET_KEY="", DJANGO_ALLOWED_HOSTS="example.com"
+    )
 
     assert result.returncode == 1
     assert "docent: error: DJANGO_DEBUG is off, so DJANGO_SECRET_KEY must be set" in result.stderr
@@ -29,7 +36,9 @@ def test_debug_off_requires_a_secret_key():
 
 
 def test_debug_off_requires_allowed_hosts():
-    result = manage("check", DJANGO_DEBUG="false", DJANGO_SECRET_KEY=PROD_KEY, DJANGO_ALLOWED_HOSTS="")
+    result = manage(
+        "check", DJANGO_DEBUG="false", DJANGO_SECRET_KEY=PROD_KEY, DJANGO_ALLOWED_HOSTS=""
+    )
 
     assert result.returncode == 1
     assert "DJANGO_ALLOWED_HOSTS must list" in result.stderr
@@ -41,8 +50,8 @@ def test_a_wrong_database_url_is_one_clear_line():
 
     assert result.returncode == 1
     assert result.stderr.strip().splitlines() == [
-        "docent: error: DATABASE_URL must be a PostgreSQL URL (postgresql://user:pass@host:5432/name), "
-        "got scheme 'mysql'."
+        "docent: error: DATABASE_URL must be a PostgreSQL URL "
+        "(postgresql://user:pass@host:5432/name), got scheme 'mysql'."
     ]
 
 
@@ -56,8 +65,13 @@ def test_an_unreachable_database_is_one_clear_line():
 
 def test_production_settings_pass_check_deploy():
     result = manage(
-        "check", "--deploy", "--fail-level", "WARNING",
-        DJANGO_DEBUG="false", DJANGO_SECRET_KEY=PROD_KEY, DJANGO_ALLOWED_HOSTS="docent.example.com",
+        "check",
+        "--deploy",
+        "--fail-level",
+        "WARNING",
+        DJANGO_DEBUG="false",
+        DJANGO_SECRET_KEY=PROD_KEY,
+        DJANGO_ALLOWED_HOSTS="docent.example.com",
     )
 
     assert result.returncode == 0, result.stdout + result.stderr
@@ -68,8 +82,14 @@ def test_production_settings_pass_check_deploy():
     [
         (
             "postgresql://app:s%40cret@db.internal:6543/docent?sslmode=require",
-            {"NAME": "docent", "USER": "app", "PASSWORD": "s@cret", "HOST": "db.internal", "PORT": "6543",
-             "OPTIONS": {"sslmode": "require"}},
+            {
+                "NAME": "docent",
+                "USER": "app",
+                "PASSWORD": "s@cret",
+                "HOST": "db.internal",
+                "PORT": "6543",
+                "OPTIONS": {"sslmode": "require"},
+            },
         ),
         (
             "postgresql://postgres:@/postgres?host=/tmp/pg",

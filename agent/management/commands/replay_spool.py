@@ -10,7 +10,10 @@ class Command(BaseCommand):
         saved, skipped, failed = spool_replay()
         if saved or skipped or failed:
             self.stdout.write(
-                f"Spool {spool_dir()}: {saved} turns saved, {skipped} already saved, {failed} still failing."
+                f"Spool {spool_dir()}: {saved} turns saved, {skipped} already saved, "
+                f"{failed} still failing."
             )
         if failed:
-            raise CommandError(f"{failed} spooled turns could not be saved; they stay in the spool.")
+            raise CommandError(
+                f"{failed} spooled turns could not be saved; they stay in the spool."
+            )

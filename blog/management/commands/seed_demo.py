@@ -17,4 +17,6 @@ class Command(BaseCommand):
             self.stdout.write("The blog has articles; demo articles not loaded.")
             return
         created, updated = demo_articles_load()
-        self.stdout.write(self.style.SUCCESS(f"Demo articles: {created} created, {updated} updated."))
+        self.stdout.write(
+            self.style.SUCCESS(f"Demo articles: {created} created, {updated} updated.")
+        )

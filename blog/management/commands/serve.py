@@ -29,7 +29,9 @@ class Command(BaseCommand):
         # collector's full passes, which otherwise stall every open stream (bench/chat_load).
         gc.collect()
         gc.freeze()
-        self.stdout.write(self.style.SUCCESS(f"Docent is serving on http://{host}:{port}/ (Ctrl-C stops)"))
+        self.stdout.write(
+            self.style.SUCCESS(f"Docent is serving on http://{host}:{port}/ (Ctrl-C stops)")
+        )
         # One process serves the site; SIGINT/SIGTERM stop the reactor, then the embedded
         # PostgreSQL is stopped by its exit handler, so nothing is left running.
         Server(

@@ -14,15 +14,22 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 async def test_returns_the_published_article(make_article):
     article = await database_sync_to_async(make_article)(
-        title="Anatomy", slug="anatomy", body="## Steps\n\nCall, run, append.", tags=["agents", "loop"],
+        title="Anatomy",
+        slug="anatomy",
+        body="## Steps\n\nCall, run, append.",
+        tags=["agents", "loop"],
         published_at=timezone.make_aware(dt.datetime(2026, 9, 1, 9)),
     )
 
     out = await get_article_detail.run(DetailInput(article_id=article.pk))
 
     assert out == {
-        "article_id": article.pk, "title": "Anatomy", "url": "/articles/anatomy/",
-        "published_at": "2026-09-01", "tags": ["agents", "loop"], "body": "## Steps\n\nCall, run, append.",
+        "article_id": article.pk,
+        "title": "Anatomy",
+        "url": "/articles/anatomy/",
+        "published_at": "2026-09-01",
+        "tags": ["agents", "loop"],
+        "body": "## Steps\n\nCall, run, append.",
     }
     assert get_article_detail.summarize(out) == "Anatomy"
 
@@ -53,4 +60,7 @@ def test_the_schema_forbids_extra_properties():
 
     assert parameters["additionalProperties"] is False
     assert parameters["required"] == ["article_id"]
-    assert "article_id from search_knowledge_base" in parameters["properties"]["article_id"]["description"]
+    assert (
+        "article_id from search_knowledge_base"
+        in parameters["properties"]["article_id"]["description"]
+    )

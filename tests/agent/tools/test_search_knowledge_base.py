@@ -12,11 +12,14 @@ def _index(make_article):
     from blog.indexing import chunk_reindex
 
     public = make_article(
-        title="Step limits", slug="step-limits",
+        title="Step limits",
+        slug="step-limits",
         body="## Why\n\nA hard cap of five model calls stops runaway agent loops.",
     )
     draft = make_article(
-        title="Secret roadmap", slug="secret-roadmap", status=Article.Status.DRAFT,
+        title="Secret roadmap",
+        slug="secret-roadmap",
+        status=Article.Status.DRAFT,
         body="## Plan\n\nThe zeppelin launch happens in March.",
     )
     for article in (public, draft):
