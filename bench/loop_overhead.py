@@ -226,4 +226,6 @@ async def main(turns: int) -> None:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--turns", type=int, default=2000)
-    asyncio.run(main(parser.parse_args().turns))
+    parser.add_argument("--quick", action="store_true", help="500 turns")
+    args = parser.parse_args()
+    asyncio.run(main(500 if args.quick else args.turns))

@@ -1,5 +1,7 @@
 """`make bench`: run every benchmark in bench/, one after another, each printing its tables.
 
+    python bench/run_all.py [--quick]     # --quick: smaller runs of each, for a smoke test
+
 Each benchmark is its own process, so one that fails (or a peer framework that will not
 import) does not take the others down; the exit code says whether all of them ran.
 """
@@ -31,7 +33,8 @@ def main() -> int:
     for script in scripts:
         print(f"\n## {script.stem}  ({time.strftime('%Y-%m-%d %H:%M')})\n", flush=True)
         started = time.monotonic()
-        result = subprocess.run([sys.executable, str(script), *sys.argv[1:]], cwd=BENCH.parent)  # noqa: S603
+        quick = ["--quick"] if "--quick" in sys.argv[1:] and _takes_quick(script) else []
+        result = subprocess.run([sys.executable, str(script), *quick], cwd=BENCH.parent)
         print(
             f"\n_{script.name}: {time.monotonic() - started:.0f} s, exit {result.returncode}_",
             flush=True,
@@ -41,6 +44,10 @@ def main() -> int:
     if failed:
         print(f"\nFailed: {', '.join(failed)}")
     return 1 if failed else 0
+
+
+def _takes_quick(script: Path) -> bool:
+    return '"--quick"' in script.read_text(encoding="utf-8")
 
 
 if __name__ == "__main__":
