@@ -31,8 +31,14 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
-bench: $(STAMP)
+BENCH_STAMP := $(VENV)/.installed-bench
+
+# The peers measured side by side (openai-agents, pydantic-ai) are bench-only dependencies.
+$(BENCH_STAMP): $(STAMP)
 	$(PY) -m pip install --quiet --disable-pip-version-check -e ".[dev,bench]"
+	@touch $(BENCH_STAMP)
+
+bench: $(BENCH_STAMP)
 	$(PY) bench/run_all.py
 
 clean-data:
