@@ -99,3 +99,10 @@ def test_pages_send_a_csp_without_inline_script(client, make_article):
 
     assert "script-src 'self'" in csp
     assert "unsafe-inline" not in csp
+
+
+def test_favicon_ico_redirects_to_the_site_icon(client):
+    response = client.get("/favicon.ico")
+
+    assert response.status_code == 301
+    assert response["Location"] == "/static/favicon.svg"
