@@ -1,8 +1,8 @@
-"""Reads of a visitor's own conversation: the history for the model, the transcript for the page."""
+"""A visitor's own conversation: the history for the model, the transcript for the page."""
 
 import uuid
 
-from django.db.models import Max, Prefetch
+from django.db.models import Prefetch
 
 from agent.models import Conversation, ToolCall, Turn
 
@@ -10,11 +10,6 @@ from agent.models import Conversation, ToolCall, Turn
 def conversation_get_owned(*, conversation_id: uuid.UUID, session_key: str) -> Conversation | None:
     """The conversation if it belongs to this session; another session's is treated as unknown."""
     return Conversation.objects.filter(pk=conversation_id, session_key=session_key).first()
-
-
-def turn_next_index(*, conversation: Conversation) -> int:
-    last = conversation.turns.aggregate(last=Max("index"))["last"]
-    return (last or 0) + 1
 
 
 def conversation_history(*, conversation: Conversation, budget_chars: int) -> list[dict]:

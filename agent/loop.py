@@ -143,8 +143,11 @@ async def run_turn(
         return await _fail(result, emit, events.MODEL_ERROR, str(exc) or "The model failed.")
     except Exception as exc:
         logger.exception("agent turn failed")
-        await _fail(result, emit, events.INTERNAL, INTERNAL_MESSAGE)
-        result.error = f"{type(exc).__name__}: {exc}"  # for the admin; the visitor sees less
+        detail = f"{type(exc).__name__}: {exc}"  # for the admin; the visitor sees less
+        try:
+            await _fail(result, emit, events.INTERNAL, INTERNAL_MESSAGE)
+        finally:  # even when the failure was the transport itself and emitting fails again
+            result.status, result.error_code, result.error = "error", events.INTERNAL, detail
         return result
 
 

@@ -12,6 +12,8 @@ class Conversation(models.Model):
     page = models.CharField(
         max_length=200, blank=True, help_text="Article slug the chat started on."
     )
+    # Numbers turns as they start (not as they are saved), so two turns never share an index.
+    turns_started = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     updated_at = models.DateTimeField(auto_now=True)
 

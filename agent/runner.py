@@ -74,7 +74,7 @@ class TurnContext:
             status=result.status,
             started_at=self.started_at.isoformat(),
             page=self.message.page,
-            answer=result.answer,
+            answer=_storable(result.answer),
             step_count=result.steps,
             model=self.model.name,
             offline=self.model.offline,
@@ -83,10 +83,10 @@ class TurnContext:
             time_to_first_token_ms=(first_token - self.started) * 1000 if first_token else None,
             duration_ms=(time.monotonic() - self.started) * 1000,
             error_code=result.error_code,
-            error=result.error,
-            citations=result.citations,
+            error=_storable(result.error),
+            citations=_storable(result.citations),
             no_answer=_no_answer(result),
-            tool_calls=[_tool_call_out(call) for call in result.tool_calls],
+            tool_calls=_storable([_tool_call_out(call) for call in result.tool_calls]),
         )
 
 
@@ -111,8 +111,11 @@ def message_parse(frame: Any) -> ChatMessage:
         except ValueError:
             raise BadRequest("conversation_id is not a valid id. Start a new chat.") from None
     page = frame.get("page") or ""
-    if not isinstance(page, str) or len(page) > 200:
+    if not isinstance(page, str) or len(page) > 200 or "\x00" in page:
         raise BadRequest("page must be an article slug.")
+    if "\x00" in content:
+        # PostgreSQL cannot store NUL; refusing it here keeps the turn savable.
+        raise BadRequest("The message contains a NUL character (\\u0000); remove it and resend.")
     return ChatMessage(content=content.strip(), conversation_id=conversation_id, page=page)
 
 
@@ -200,19 +203,27 @@ class TurnRunner:
                 conversation_id=prepared.conversation_id,
                 on_result=holder.append,
             )
-        except asyncio.CancelledError:
-            # Stop, a closed tab, or shutdown: keep what was produced, with a truthful status.
+        except BaseException as exc:
+            # Stop, a closed tab, shutdown, or a transport that failed mid-turn: keep what was
+            # produced, with a truthful status, and charge what was spent.
             result = holder[0]
-            result.status = "interrupted" if self.closing else "cancelled"
-            self.saver.schedule(turn.record(result))
+            if isinstance(exc, asyncio.CancelledError):
+                result.status = "interrupted" if self.closing else "cancelled"
+            else:
+                result.status, result.error_code = "error", events.INTERNAL
+                result.error = result.error or f"{type(exc).__name__}: {exc}"
+            self._after(turn, result)
             raise
         finally:
             self._active.discard(task)
-        # After the final event: the save and the budget never delay the visitor.
+        self._after(turn, result)
+
+    def _after(self, turn: "TurnContext", result: TurnResult) -> None:
+        """After the final event: the save and the budget never delay the visitor."""
         self.saver.schedule(turn.record(result))
         self.saver.track(
             ratelimit.budget_spend(
-                conversation_id=prepared.conversation_id, tokens=result.usage.total
+                conversation_id=turn.prepared.conversation_id, tokens=result.usage.total
             )
         )
 
@@ -271,7 +282,7 @@ def _prepare(message: ChatMessage, visitor: Visitor) -> Prepared:
         )
     return Prepared(
         conversation_id=str(conversation.pk),
-        index=history.turn_next_index(conversation=conversation),
+        index=services.turn_index_claim(conversation=conversation),
         page=page,
         history=history.conversation_history(
             conversation=conversation, budget_chars=settings.AGENT_HISTORY_CHARS
@@ -298,11 +309,23 @@ def _no_answer(result: TurnResult) -> bool:
     return searched_empty or not result.articles
 
 
+def _storable(value: Any) -> Any:
+    """The value with NUL characters replaced: PostgreSQL text and jsonb cannot hold them."""
+    if isinstance(value, str):
+        return value.replace("\x00", "\ufffd")
+    if isinstance(value, list):
+        return [_storable(item) for item in value]
+    if isinstance(value, dict):
+        return {_storable(key): _storable(item) for key, item in value.items()}
+    return value
+
+
 def _tool_call_out(call: ToolRecord) -> dict:
+    # The model chooses names and ids; cut them to the columns' width so the turn still saves.
     return {
         "step": call.step,
-        "call_id": call.call_id,
-        "name": call.name,
+        "call_id": call.call_id[:100],
+        "name": call.name[:100],
         "arguments": call.arguments
         if isinstance(call.arguments, dict)
         else {"_raw": call.arguments},

@@ -10,7 +10,7 @@ from datetime import datetime
 from pathlib import Path
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from agent.models import Conversation, ToolCall, Turn
@@ -65,6 +65,17 @@ def conversation_start(
     if conversation_id is None:
         return Conversation.objects.create(session_key=session_key, page=page)
     return Conversation.objects.get(pk=conversation_id, session_key=session_key)
+
+
+def turn_index_claim(*, conversation: Conversation) -> int:
+    """Claim the next turn number; atomic across workers (the counter is updated in SQL)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "UPDATE agent_conversation SET turns_started = turns_started + 1 "
+            "WHERE id = %s RETURNING turns_started",
+            [conversation.pk],
+        )
+        return cursor.fetchone()[0]
 
 
 @transaction.atomic
@@ -126,44 +137,74 @@ def spool_dir() -> Path:
 
 def spool_append(*, record: TurnRecord) -> Path:
     """Append a turn that could not be saved to the spool file (locked: several workers)."""
+    return _spool_write(record.to_json())
+
+
+def _spool_write(line: str) -> Path:
     directory = spool_dir()
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / SPOOL_NAME
-    with path.open("a", encoding="utf-8") as spool:
-        fcntl.flock(spool, fcntl.LOCK_EX)
-        spool.write(record.to_json() + "\n")
-        spool.flush()
-        os.fsync(spool.fileno())
-    return path
+    while True:
+        with path.open("a", encoding="utf-8") as spool:
+            fcntl.flock(spool, fcntl.LOCK_EX)
+            # A replay may have renamed the file between our open and our lock: write to the
+            # current spool, never into a file that is being (or was) replayed.
+            if not path.exists() or os.fstat(spool.fileno()).st_ino != path.stat().st_ino:
+                continue
+            spool.write(line + "\n")
+            spool.flush()
+            os.fsync(spool.fileno())
+            return path
 
 
 def spool_replay() -> tuple[int, int, int]:
     """Save every spooled turn; keep the ones that still fail in the spool.
 
-    The spool is renamed before reading, so turns spooled meanwhile go to a fresh file and a
-    concurrent replay finds nothing to do; saving is idempotent, so a crash mid-replay is safe.
+    The spool is renamed, then locked, before reading: turns spooled meanwhile go to a fresh
+    file and a concurrent replay finds nothing to do. A replay that died mid-way left its
+    claimed file behind; it is picked up here. Saving is idempotent, so nothing is doubled.
 
     Returns:
         (saved, already_saved, still_failing) counts.
     """
-    path = spool_dir() / SPOOL_NAME
-    if not path.exists():
-        return 0, 0, 0
-    claimed = path.with_name(f"{SPOOL_NAME}.replaying-{os.getpid()}")
+    totals = [0, 0, 0]
+    for claimed in _spool_claim():
+        for index, count in enumerate(_spool_replay_file(claimed)):
+            totals[index] += count
+    return totals[0], totals[1], totals[2]
+
+
+def _spool_claim() -> list[Path]:
+    import psutil
+
+    directory = spool_dir()
+    claimed = [
+        orphan
+        for orphan in directory.glob(f"{SPOOL_NAME}.replaying-*")
+        if not psutil.pid_exists(int(orphan.name.rsplit("-", 1)[1]))
+    ]
+    path = directory / SPOOL_NAME
+    mine = path.with_name(f"{SPOOL_NAME}.replaying-{os.getpid()}")
     try:
-        path.rename(claimed)
+        path.rename(mine)
+        claimed.append(mine)
     except FileNotFoundError:
-        return 0, 0, 0
+        pass
+    return claimed
+
+
+def _spool_replay_file(claimed: Path) -> tuple[int, int, int]:
     saved = skipped = failed = 0
-    for line in claimed.read_text(encoding="utf-8").splitlines():
-        if not line.strip():
-            continue
-        record = TurnRecord.from_json(line)
+    with claimed.open(encoding="utf-8") as spool:
+        fcntl.flock(spool, fcntl.LOCK_EX)  # a writer that opened it before the rename finishes
+        lines = spool.read().splitlines()
+    for line in filter(str.strip, lines):
         try:
+            record = TurnRecord.from_json(line)
             written = turn_record(record=record)
         except Exception:
-            logger.exception("replaying turn %s failed; kept in the spool", record.turn_id)
-            spool_append(record=record)
+            logger.exception("replaying a spooled turn failed; it stays in the spool")
+            _spool_write(line)  # kept as it was, even if it no longer parses
             failed += 1
             continue
         saved += written

@@ -13,7 +13,9 @@ DATA_DIR = BASE_DIR / ".data"
 
 env = environ.Env()
 
-DEBUG = env.bool("DJANGO_DEBUG", default=True)
+# DEBUG is on for a bare `make run`; naming the site's hosts (a deployment) turns it off
+# unless DJANGO_DEBUG says otherwise, so a forgotten variable cannot expose debug pages.
+DEBUG = env.bool("DJANGO_DEBUG", default=not env.str("DJANGO_ALLOWED_HOSTS", default=""))
 
 if DEBUG:
     SECRET_KEY = env.str("DJANGO_SECRET_KEY", default="docent-dev-only-not-secret-" + "x" * 32)
@@ -126,6 +128,9 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = BASE_DIR / "staticfiles"
+
+# Set when a reverse proxy sits in front: client addresses come from X-Forwarded-For.
+BEHIND_PROXY = env.bool("DJANGO_BEHIND_PROXY", default=False)
 
 # Security: strict by default, HTTPS-only cookies and HSTS when DEBUG is off.
 SESSION_COOKIE_HTTPONLY = True

@@ -203,6 +203,7 @@ async def test_disconnect_mid_stream_cancels_and_saves(scripted):
             'no published article "no-such-article"',
         ),
         ('{"type": "message", "content": "hi", "conversation_id": "nope"}', "not a valid id"),
+        ('{"type": "message", "content": "hi\\u0000there"}', "NUL character"),
     ],
 )
 async def test_bad_input_gets_bad_request_and_the_socket_stays_usable(scripted, frame, message):
@@ -306,3 +307,60 @@ async def test_done_is_sent_before_the_save_begins(scripted, monkeypatch):
     assert events[-1]["type"] == "done"
     assert len(await saved_turns()) == 1
     await socket.disconnect()
+
+
+async def test_model_chosen_names_and_nul_characters_still_save(scripted):
+    long_name = "x" * 150
+    scripted.enqueue(
+        tool_call_response([("c1", long_name, '{"query": "nul\\u0000byte"}')]),
+        text_response(["Answer with a nul\u0000 inside."]),
+    )
+    socket = await connect()
+
+    events = await ask(socket, "Break the save")
+
+    assert events[-1]["type"] == "done"
+    [turn] = await saved_turns()
+    [call] = turn.tool_calls.all()
+    assert call.name == "x" * 100 and not call.ok
+    assert call.arguments == {"query": "nul\ufffdbyte"}
+    assert turn.answer == "Answer with a nul\ufffd inside."
+    await socket.disconnect()
+
+
+async def test_a_stopped_turn_still_spends_its_tokens(scripted):
+    from django.core.cache import cache
+
+    scripted.enqueue(
+        tool_call_response([("c1", "list_articles", "{}")], usage=(100, 20)),
+        text_response(["word "] * 200, delay=0.02),
+    )
+    socket = await connect()
+    await socket.send_json_to({"type": "message", "content": "Go on"})
+    start = await socket.receive_json_from()
+    while (await socket.receive_json_from())["type"] != "text":
+        pass
+
+    await socket.send_json_to({"type": "stop"})
+    await turn_events(socket)
+    await saved_turns()
+
+    assert await cache.aget(f"tok:c:{start['conversation_id']}") == 120
+    await socket.disconnect()
+
+
+async def test_a_transport_failure_mid_turn_is_saved_as_an_error(scripted):
+    from agent.runner import ChatMessage, Visitor, runner
+
+    scripted.enqueue(text_response(["one ", "two ", "three"]))
+
+    async def broken_emit(event):
+        if event["type"] != "start":  # the client vanished right after the turn began
+            raise ConnectionResetError("client went away")
+
+    with pytest.raises(ConnectionResetError):
+        await runner._run(ChatMessage(content="Hello"), Visitor("s1", "127.0.0.1"), broken_emit)
+
+    [turn] = await saved_turns()
+    assert (turn.status, turn.error_code) == ("error", "internal")
+    assert "ConnectionResetError" in turn.error

@@ -203,3 +203,38 @@ def _wait_for_port(port: int, timeout: float = 30) -> None:
 
 async def _sleep():
     await asyncio.sleep(0)
+
+
+def test_replay_keeps_a_corrupt_line_and_picks_up_an_orphaned_claim(settings):
+    from agent.services import TurnRecord, spool_append, spool_replay
+
+    record = TurnRecord(
+        turn_id="00000000-0000-0000-0000-000000000002",
+        conversation_id="00000000-0000-0000-0000-0000000000bb",
+        session_key="s",
+        index=1,
+        user_message="from a replay that died",
+        status="done",
+        started_at="2026-11-30T10:00:00+00:00",
+    )
+    spool_dir().mkdir(parents=True)
+    # A replay by a process that no longer exists left its claimed file behind.
+    (spool_dir() / f"{SPOOL_NAME}.replaying-999999999").write_text(record.to_json() + "\n")
+    spool_append(
+        record=TurnRecord(**{**record.__dict__, "turn_id": "00000000-0000-0000-0000-000000000003"})
+    )
+    with (spool_dir() / SPOOL_NAME).open("a") as spool:
+        spool.write('{"turn_id": "truncated\n')
+
+    assert spool_replay() == (2, 0, 1)
+    assert Turn.objects.count() == 2
+    assert (spool_dir() / SPOOL_NAME).read_text() == '{"turn_id": "truncated\n'
+    assert not list(spool_dir().glob("*.replaying-*"))
+
+
+def test_turn_numbers_are_claimed_when_turns_start():
+    from agent.services import conversation_start, turn_index_claim
+
+    conversation = conversation_start(conversation_id=None, session_key="s", page="")
+
+    assert [turn_index_claim(conversation=conversation) for _ in range(3)] == [1, 2, 3]

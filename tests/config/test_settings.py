@@ -101,3 +101,19 @@ def test_database_urls_parse(url, expected):
     config = parse_database_url(url)
 
     assert {key: config[key] for key in expected} == expected
+
+
+def test_naming_the_hosts_turns_debug_off_by_default():
+    env = {key: value for key, value in os.environ.items() if key != "DJANGO_DEBUG"}
+    env.update(DJANGO_ALLOWED_HOSTS="docent.example.com", DJANGO_SECRET_KEY="")
+    result = subprocess.run(
+        [sys.executable, "manage.py", "check"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+    assert result.returncode == 1
+    assert "DJANGO_DEBUG is off, so DJANGO_SECRET_KEY must be set" in result.stderr

@@ -5,6 +5,7 @@ import logging
 
 from daphne.endpoints import build_endpoint_description_strings
 from daphne.server import Server
+from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
@@ -41,6 +42,9 @@ class Command(BaseCommand):
             http_timeout=None,
             websocket_handshake_timeout=10,
             application_close_timeout=10,
+            # Behind a proxy, the client's address comes from its X-Forwarded-For, or every
+            # visitor would share the proxy's address (and its per-IP rate limit).
+            **(_proxy_headers() if settings.BEHIND_PROXY else {}),
         ).run()
 
     def prepare(self) -> None:
@@ -56,6 +60,14 @@ class Command(BaseCommand):
         available = get_commands()
         hooks = [("reindex", {}), ("replay_spool", {})]
         return [(name, kwargs) for name, kwargs in hooks if name in available]
+
+
+def _proxy_headers() -> dict:
+    return {
+        "proxy_forwarded_address_header": "X-Forwarded-For",
+        "proxy_forwarded_port_header": "X-Forwarded-Port",
+        "proxy_forwarded_proto_header": "X-Forwarded-Proto",
+    }
 
 
 def _drain_turns_on_shutdown() -> None:
