@@ -8,7 +8,7 @@ from channels.db import database_sync_to_async
 from django.http import HttpRequest, StreamingHttpResponse
 from ninja import Router, Status
 
-from agent import events, history
+from agent import events, selectors
 from agent.runner import BadRequest, Visitor, message_parse, runner
 from agent.schemas import ChatIn, ConversationOut, ErrorOut
 
@@ -46,12 +46,20 @@ async def conversation_detail(request: HttpRequest, conversation_id: uuid.UUID):
     session_key = request.session.session_key or ""
     # A reload right after an answer must not miss the turn still being saved in this process.
     await runner.saver.wait_for_conversation(str(conversation_id))
-    conversation = await database_sync_to_async(history.conversation_get_owned)(
+    restored = await database_sync_to_async(_restore_owned)(conversation_id, session_key)
+    if restored is None:
+        return Status(404, {"detail": "No such conversation."})
+    return restored
+
+
+def _restore_owned(conversation_id: uuid.UUID, session_key: str) -> dict | None:
+    # One trip to the database thread for both reads.
+    conversation = selectors.conversation_get_owned(
         conversation_id=conversation_id, session_key=session_key
     )
-    if conversation is None:
-        return Status(404, {"detail": "No such conversation."})
-    return await database_sync_to_async(history.conversation_transcript)(conversation=conversation)
+    return (
+        None if conversation is None else selectors.conversation_restore(conversation=conversation)
+    )
 
 
 async def _event_stream(payload: ChatIn, visitor: Visitor) -> AsyncIterator[bytes]:

@@ -5,12 +5,14 @@ from django.http import HttpRequest
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from agent.runner import offline_mode
+
 
 def chat(request: HttpRequest) -> dict:
     """Context for templates/chat/_panel.html; the strings reach chat.js through json_script."""
     return {
         "chat_strings": chat_strings(),
-        "chat_offline": not (settings.OPENAI_BASE_URL or settings.OPENAI_API_KEY),
+        "chat_offline": offline_mode(),
         "chat_max_chars": settings.AGENT_MAX_MESSAGE_CHARS,
     }
 

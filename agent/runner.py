@@ -14,7 +14,7 @@ from channels.db import aclose_old_connections, database_sync_to_async
 from django.conf import settings
 from django.db import DatabaseError
 
-from agent import events, history, ratelimit, services
+from agent import events, ratelimit, selectors, services
 from agent.llm import ChatModel, OfflineModel, OpenAICompatModel
 from agent.loop import Limits, ToolRecord, TurnResult, run_turn
 from agent.prompts import build_messages
@@ -229,7 +229,7 @@ class TurnRunner:
 
     def model(self) -> ChatModel:
         """The configured model; the OpenAI client is kept per event loop (it pools connections)."""
-        if not (settings.OPENAI_BASE_URL or settings.OPENAI_API_KEY):
+        if offline_mode():
             return OfflineModel()
         loop = asyncio.get_running_loop()
         key = (settings.OPENAI_BASE_URL, settings.OPENAI_API_KEY, settings.AGENT_MODEL)
@@ -259,6 +259,11 @@ class TurnRunner:
         await self.saver.drain(timeout=timeout)
 
 
+def offline_mode() -> bool:
+    """No model endpoint configured: the built-in extractive model answers."""
+    return not (settings.OPENAI_BASE_URL or settings.OPENAI_API_KEY)
+
+
 def limits_from_settings() -> Limits:
     return Limits(
         max_steps=settings.AGENT_MAX_STEPS,
@@ -271,7 +276,7 @@ def limits_from_settings() -> Limits:
 def _prepare(message: ChatMessage, visitor: Visitor) -> Prepared:
     page = _page(message.page) if message.page else None
     if message.conversation_id:
-        conversation = history.conversation_get_owned(
+        conversation = selectors.conversation_get_owned(
             conversation_id=message.conversation_id, session_key=visitor.session_key
         )
         if conversation is None:
@@ -284,7 +289,7 @@ def _prepare(message: ChatMessage, visitor: Visitor) -> Prepared:
         conversation_id=str(conversation.pk),
         index=services.turn_index_claim(conversation=conversation),
         page=page,
-        history=history.conversation_history(
+        history=selectors.conversation_history(
             conversation=conversation, budget_chars=settings.AGENT_HISTORY_CHARS
         ),
     )

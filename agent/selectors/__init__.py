@@ -11,6 +11,11 @@ from agent.selectors.changelists import (
     turn_list_annotate,
     turn_models,
 )
+from agent.selectors.conversations import (
+    conversation_get_owned,
+    conversation_history,
+    conversation_restore,
+)
 from agent.selectors.dashboard import (
     Dashboard,
     DayStats,
@@ -41,7 +46,10 @@ __all__ = [
     "UnansweredGroup",
     "conversation_export",
     "conversation_filter",
+    "conversation_get_owned",
+    "conversation_history",
     "conversation_list_annotate",
+    "conversation_restore",
     "conversation_transcript",
     "dashboard_metrics",
     "json_text",

@@ -1,4 +1,4 @@
-"""A visitor's own conversation: the history for the model, the transcript for the page."""
+"""A visitor's own conversation: the history for the model, and what the page restores."""
 
 import uuid
 
@@ -29,7 +29,7 @@ def conversation_history(*, conversation: Conversation, budget_chars: int) -> li
     return messages
 
 
-def conversation_transcript(*, conversation: Conversation) -> dict:
+def conversation_restore(*, conversation: Conversation) -> dict:
     """What the chat panel needs to restore a conversation after a reload."""
     calls = Prefetch(
         "tool_calls",
