@@ -1,13 +1,6 @@
 """Turns are saved after the answer, retried, spooled when the database is down, never lost."""
 
-import asyncio
 import os
-import signal
-import socket
-import subprocess
-import sys
-import time
-from pathlib import Path
 
 import httpx
 import psycopg
@@ -21,8 +14,7 @@ from agent.models import Conversation, ToolCall, Turn
 from agent.services import SPOOL_NAME, spool_dir
 from tests.agent.chat_helpers import ask, connect, saved_turns
 from tests.agent.llm.scripted_server import text_response, tool_call_response
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.live_server import LiveServer, database_url
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -144,97 +136,23 @@ def test_replay_keeps_what_still_fails(settings, tmp_path):
     assert "broken" in (spool_dir() / SPOOL_NAME).read_text()
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 def test_sigterm_saves_the_running_turn_as_interrupted(scripted, tmp_path):
     """A real daphne process, a turn streaming through it, then SIGTERM."""
     scripted.enqueue(text_response(["word "] * 400, delay=0.02))
-    port = _free_port()
-    url = os.environ["DATABASE_URL"].replace("/postgres?", f"/{connection.settings_dict['NAME']}?")
-    env = {
-        **os.environ,
-        "DATABASE_URL": url,
-        "OPENAI_BASE_URL": scripted.base_url,
-        "OPENAI_API_KEY": "test",
-        "AGENT_SPOOL_DIR": str(tmp_path / "spool"),
-    }
-    server = subprocess.Popen(
-        [sys.executable, "manage.py", "serve", "--no-prepare", "--port", str(port)],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    try:
-        _wait_for_port(port)
-        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=10) as client:
+    model = {"OPENAI_BASE_URL": scripted.base_url, "OPENAI_API_KEY": "test"}
+    with LiveServer(
+        "sigterm", database_url(connection.settings_dict["NAME"]), model, tmp_path / "spool"
+    ) as server:
+        with httpx.Client(base_url=server.url, timeout=10) as client:
             with client.stream("POST", "/api/chat", json={"content": "Keep talking"}) as response:
                 lines = response.iter_lines()
                 seen = [next(lines) for _ in range(6)]
                 assert any('"type":"text"' in line for line in seen)
-                server.send_signal(signal.SIGTERM)
-                server.wait(timeout=30)
-    finally:
-        if server.poll() is None:
-            server.kill()
-    output = server.stdout.read()
+                returncode = server.stop()
+        output = server.output()
 
-    assert server.returncode == 0, output
+    assert returncode == 0, output
     turn = Turn.objects.get()
     assert turn.status == "interrupted", output
     assert turn.answer.startswith("word word")
     assert Conversation.objects.count() == 1
-
-
-def _wait_for_port(port: int, timeout: float = 30) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        with socket.socket() as probe:
-            if probe.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.1)
-    raise TimeoutError(f"nothing listens on {port}")
-
-
-async def _sleep():
-    await asyncio.sleep(0)
-
-
-def test_replay_keeps_a_corrupt_line_and_picks_up_an_orphaned_claim(settings):
-    from agent.services import TurnRecord, spool_append, spool_replay
-
-    record = TurnRecord(
-        turn_id="00000000-0000-0000-0000-000000000002",
-        conversation_id="00000000-0000-0000-0000-0000000000bb",
-        session_key="s",
-        index=1,
-        user_message="from a replay that died",
-        status="done",
-        started_at="2026-11-30T10:00:00+00:00",
-    )
-    spool_dir().mkdir(parents=True)
-    # A replay by a process that no longer exists left its claimed file behind.
-    (spool_dir() / f"{SPOOL_NAME}.replaying-999999999").write_text(record.to_json() + "\n")
-    spool_append(
-        record=TurnRecord(**{**record.__dict__, "turn_id": "00000000-0000-0000-0000-000000000003"})
-    )
-    with (spool_dir() / SPOOL_NAME).open("a") as spool:
-        spool.write('{"turn_id": "truncated\n')
-
-    assert spool_replay() == (2, 0, 1)
-    assert Turn.objects.count() == 2
-    assert (spool_dir() / SPOOL_NAME).read_text() == '{"turn_id": "truncated\n'
-    assert not list(spool_dir().glob("*.replaying-*"))
-
-
-def test_turn_numbers_are_claimed_when_turns_start():
-    from agent.services import conversation_start, turn_index_claim
-
-    conversation = conversation_start(conversation_id=None, session_key="s", page="")
-
-    assert [turn_index_claim(conversation=conversation) for _ in range(3)] == [1, 2, 3]

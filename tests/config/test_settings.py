@@ -117,3 +117,22 @@ def test_naming_the_hosts_turns_debug_off_by_default():
 
     assert result.returncode == 1
     assert "DJANGO_DEBUG is off, so DJANGO_SECRET_KEY must be set" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("redis_url", "layer", "cache"),
+    [
+        ("", "channels.layers.InMemoryChannelLayer", "LocMemCache"),
+        ("redis://127.0.0.1:6390/0", "channels_redis.core.RedisChannelLayer", "RedisCache"),
+    ],
+)
+def test_redis_url_switches_the_channel_layer_and_the_shared_cache(redis_url, layer, cache):
+    code = (
+        "from django.conf import settings as s; "
+        "print(s.CHANNEL_LAYERS['default']['BACKEND'], s.CACHES['default']['BACKEND'])"
+    )
+    result = manage("shell", "-c", code, REDIS_URL=redis_url)
+
+    backend, cache_backend = result.stdout.strip().splitlines()[-1].split()
+    assert backend == layer
+    assert cache_backend.endswith(cache)

@@ -6,23 +6,15 @@ subprocess sees them; they are flushed again when the package is done.
 """
 
 import os
-import socket
-import subprocess
-import sys
-import time
-import urllib.error
-import urllib.request
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 from django.core.management import call_command, get_commands
 from django.db import connections
 
 from tests.agent.llm.scripted_server import ScriptedOpenAIServer
+from tests.live_server import ARTIFACTS, LiveServer, database_url
 
-ROOT = Path(__file__).resolve().parents[2]
-ARTIFACTS = ROOT / "test-artifacts"
 SCREENSHOTS = ARTIFACTS / "screenshots"
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -50,7 +42,7 @@ def live_data(django_db_setup, django_db_blocker):
         _index()
         name = connection.settings_dict["NAME"]
         connection.close()
-    yield _database_url(name)
+    yield database_url(name)
     with django_db_blocker.unblock():
         call_command("flush", interactive=False, verbosity=0)
         connection.close()
@@ -67,11 +59,6 @@ def _index() -> None:
         wait(timeout=300)
     if "reindex" in get_commands():
         call_command("reindex", verbosity=0)
-
-
-def _database_url(name: str) -> str:
-    parts = urlsplit(os.environ["DATABASE_URL"])
-    return urlunsplit(parts._replace(path="/" + name))
 
 
 @pytest.fixture(scope="package")
@@ -102,77 +89,15 @@ def site(live_data, model_server, tmp_path_factory):
         "AGENT_MAX_STEPS": "2",
         "AGENT_MODEL_MAX_RETRIES": "0",
     }
-    with _serve("scripted", live_data, env, tmp_path_factory) as url:
-        yield url
+    with LiveServer("scripted", live_data, env, tmp_path_factory.mktemp("spool")) as server:
+        yield server.url
 
 
 @pytest.fixture(scope="package")
 def offline_site(live_data, tmp_path_factory):
     """The site without a model endpoint: the built-in offline model answers."""
-    with _serve("offline", live_data, {}, tmp_path_factory) as url:
-        yield url
-
-
-class _serve:
-    """`manage.py serve --no-prepare` on a free port, until the block ends."""
-
-    def __init__(self, name: str, database_url: str, extra: dict, tmp_path_factory) -> None:
-        self.name = name
-        self.port = _free_port()
-        self.env = {
-            **os.environ,
-            "DATABASE_URL": database_url,
-            "DJANGO_DEBUG": "true",
-            "PYTHONUNBUFFERED": "1",
-            "AGENT_SPOOL_DIR": str(tmp_path_factory.mktemp(f"spool-{name}")),
-            # Every test is a new visitor, but all come from 127.0.0.1.
-            "AGENT_MESSAGES_PER_MINUTE": "1000",
-            "AGENT_MESSAGES_PER_MINUTE_PER_IP": "1000",
-            **extra,
-        }
-        self.env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)  # the server keeps Django's checks
-        for key in ("OPENAI_BASE_URL", "OPENAI_API_KEY"):
-            if key not in extra:
-                self.env.pop(key, None)
-
-    def __enter__(self) -> str:
-        ARTIFACTS.mkdir(exist_ok=True)
-        self.log = open(ARTIFACTS / f"e2e-server-{self.name}.log", "w")
-        command = [sys.executable, "manage.py", "serve", "--no-prepare"]
-        command += ["--host", "127.0.0.1", "--port", str(self.port)]
-        self.process = subprocess.Popen(  # noqa: S603 - our own interpreter and manage.py
-            command, cwd=ROOT, env=self.env, stdout=self.log, stderr=subprocess.STDOUT
-        )
-        url = f"http://127.0.0.1:{self.port}"
-        deadline = time.monotonic() + 90
-        while True:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"the {self.name} server exited; see {self.log.name}")
-            try:
-                with urllib.request.urlopen(url + "/", timeout=2) as response:  # noqa: S310
-                    if response.status == 200:
-                        return url
-            except (urllib.error.URLError, ConnectionError, TimeoutError):
-                pass
-            if time.monotonic() > deadline:
-                self.__exit__()
-                raise RuntimeError(f"the {self.name} server did not start; see {self.log.name}")
-            time.sleep(0.2)
-
-    def __exit__(self, *exc_info) -> None:
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-        self.log.close()
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+    with LiveServer("offline", live_data, {}, tmp_path_factory.mktemp("spool")) as server:
+        yield server.url
 
 
 @pytest.fixture(scope="package")
