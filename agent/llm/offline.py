@@ -22,7 +22,6 @@ DONT_KNOW = {
     "zh": "我在这个博客的文章里没有找到相关内容。",
 }
 SOURCE = {"en": "Source: ", "zh": "来源："}
-MIN_SCORE = 0.35  # below this a hit needs a shared query term to count as relevant
 MAX_SENTENCES = 4
 
 _CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
@@ -134,9 +133,8 @@ def _call(call_id: str, name: str, arguments: dict) -> ToolCall:
 
 
 def _relevant(question: str, hit: dict) -> bool:
-    score = hit.get("score")
-    if not isinstance(score, int | float) or score >= MIN_SCORE:
-        return True
+    # The search's score is a fused rank (reciprocal-rank fusion), not an absolute relevance,
+    # so a hit counts only when it shares a word (or CJK bigram) with the question.
     text = f"{hit.get('title', '')} {hit.get('excerpt', '')}"
     return bool(_terms(question) & _terms(text))
 

@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 
 import pytest
-from django.core.management import call_command, get_commands
+from django.core.management import call_command
 from django.db import connections
 
 from tests.agent.llm.scripted_server import ScriptedOpenAIServer
@@ -49,16 +49,11 @@ def live_data(django_db_setup, django_db_blocker):
 
 
 def _index() -> None:
-    try:
-        from blog import indexing
-    except ImportError:  # the knowledge base is not there yet: offline search finds nothing
-        return
+    from blog.indexing import index_queue_wait
+
     # Saving articles queued background jobs; let them finish, then make sure all is indexed.
-    wait = getattr(indexing, "index_queue_wait", None)
-    if wait is not None:
-        wait(timeout=300)
-    if "reindex" in get_commands():
-        call_command("reindex", verbosity=0)
+    index_queue_wait(timeout=300)
+    call_command("reindex", verbosity=0)
 
 
 @pytest.fixture(scope="package")

@@ -137,6 +137,14 @@ async def test_a_weak_hit_without_shared_terms_counts_as_nothing_found():
 
 
 @pytest.mark.asyncio
+async def test_a_high_fused_score_alone_does_not_make_a_hit_relevant():
+    # The score is a fused rank: the top hit always scores highest, relevant or not.
+    top = hit(LIMITS_ARTICLE, score=0.9, excerpt="Docent caps each turn at five model calls.")
+    result, _ = await ask("What is the best pizza dough recipe?", [top])
+    assert result.answer == DONT_KNOW["en"]
+
+
+@pytest.mark.asyncio
 async def test_a_chinese_question_gets_the_chinese_fallback():
     result, _ = await ask("博客里有关于量子计算的文章吗？", [])
     assert result.answer == DONT_KNOW["zh"]
