@@ -32,11 +32,12 @@ async def message_allow(*, session_key: str, client_ip: str) -> Refusal | None:
     return None
 
 
-async def budget_allow(*, conversation_id: str) -> Refusal | None:
-    """Refuse a turn when the conversation or the whole site has spent its token budget."""
-    spent_conversation = await cache.aget(f"tok:c:{conversation_id}", 0)
-    if spent_conversation >= settings.AGENT_TOKENS_PER_CONVERSATION:
-        return Refusal("This conversation has used its token budget. Start a new chat.", 0)
+async def budget_allow(*, conversation_id: str | None) -> Refusal | None:
+    """Refuse a turn when the conversation (if any yet) or the site has spent its token budget."""
+    if conversation_id is not None:
+        spent_conversation = await cache.aget(f"tok:c:{conversation_id}", 0)
+        if spent_conversation >= settings.AGENT_TOKENS_PER_CONVERSATION:
+            return Refusal("This conversation has used its token budget. Start a new chat.", 0)
     spent_today = await cache.aget(_day_key(), 0)
     if spent_today >= settings.AGENT_TOKENS_PER_DAY:
         return Refusal(

@@ -147,17 +147,19 @@ class TurnRunner:
                 events.error(events.INTERNAL, "The server is restarting. Ask again shortly.")
             )
             return
+        conversation_id = str(message.conversation_id) if message.conversation_id else None
+        if conversation_id:  # the previous turn's budget and save land first
+            await self.saver.wait_for_conversation(conversation_id)
+        # Limits before any database work: a refused message costs none.
         refusal = await ratelimit.message_allow(
             session_key=visitor.session_key, client_ip=visitor.client_ip
-        )
+        ) or await ratelimit.budget_allow(conversation_id=conversation_id)
         if refusal:
             await emit(
                 events.error(events.RATE_LIMITED, refusal.message, retry_after=refusal.retry_after)
             )
             return
         await aclose_old_connections()
-        if message.conversation_id:
-            await self.saver.wait_for_conversation(str(message.conversation_id))
         try:
             prepared = await database_sync_to_async(_prepare)(message, visitor)
         except BadRequest as exc:
@@ -170,12 +172,6 @@ class TurnRunner:
                     events.INTERNAL,
                     "The assistant cannot reach its database right now. Please try again.",
                 )
-            )
-            return
-        refusal = await ratelimit.budget_allow(conversation_id=prepared.conversation_id)
-        if refusal:
-            await emit(
-                events.error(events.RATE_LIMITED, refusal.message, retry_after=refusal.retry_after)
             )
             return
         await self._run_turn(message, visitor, prepared, emit)
@@ -219,13 +215,11 @@ class TurnRunner:
         self._after(turn, result)
 
     def _after(self, turn: "TurnContext", result: TurnResult) -> None:
-        """After the final event: the save and the budget never delay the visitor."""
-        self.saver.schedule(turn.record(result))
-        self.saver.track(
-            ratelimit.budget_spend(
-                conversation_id=turn.prepared.conversation_id, tokens=result.usage.total
-            )
+        """After the final event: the budget and the save never delay the visitor."""
+        spend = ratelimit.budget_spend(
+            conversation_id=turn.prepared.conversation_id, tokens=result.usage.total
         )
+        self.saver.schedule(turn.record(result), first=spend)
 
     def model(self) -> ChatModel:
         """The configured model; the OpenAI client is kept per event loop (it pools connections)."""

@@ -7,6 +7,7 @@ goes to a spool file that `manage.py replay_spool` (and start-up) write back lat
 
 import asyncio
 import logging
+from collections.abc import Awaitable
 from functools import partial
 
 from channels.db import database_sync_to_async
@@ -26,23 +27,19 @@ class TurnSaver:
         self._pending: set[asyncio.Task] = set()
         self._by_conversation: dict[str, asyncio.Task] = {}
 
-    def schedule(self, record: TurnRecord) -> asyncio.Task:
-        """Start saving a turn in the background and return the task."""
-        task = asyncio.create_task(self._save(record), name=f"save-turn-{record.turn_id}")
+    def schedule(self, record: TurnRecord, first: Awaitable | None = None) -> asyncio.Task:
+        """Save a turn in the background, after `first` (quick bookkeeping such as the budget).
+
+        The next turn of the conversation waits for this task, so it sees both.
+        """
+        task = asyncio.create_task(self._save(record, first), name=f"save-turn-{record.turn_id}")
         self._pending.add(task)
         self._by_conversation[record.conversation_id] = task
         task.add_done_callback(partial(self._forget, conversation_id=record.conversation_id))
         return task
 
-    def track(self, coro) -> asyncio.Task:
-        """Run other after-the-answer work (e.g. budget accounting) as a tracked task."""
-        task = asyncio.create_task(coro)
-        self._pending.add(task)
-        task.add_done_callback(self._forget)
-        return task
-
     async def wait_for_conversation(self, conversation_id: str, timeout: float = 5.0) -> None:
-        """Let the previous turn's save land before the next turn reads the history."""
+        """Let the previous turn's save (and budget) land before the next turn checks and reads."""
         task = self._by_conversation.get(conversation_id)
         if task is not None and not task.done():
             await asyncio.wait([task], timeout=timeout)
@@ -58,7 +55,12 @@ class TurnSaver:
     def pending(self) -> int:
         return sum(not task.done() for task in self._pending)
 
-    async def _save(self, record: TurnRecord) -> None:
+    async def _save(self, record: TurnRecord, first: Awaitable | None) -> None:
+        if first is not None:
+            try:
+                await first
+            except Exception:
+                logger.exception("bookkeeping for turn %s failed", record.turn_id)
         attempts = max(1, settings.AGENT_SAVE_RETRIES)
         for attempt in range(attempts):
             try:
