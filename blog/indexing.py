@@ -405,6 +405,11 @@ def articles_index_enqueue(*, article_ids: Iterable[int], force: bool = False) -
     return len(ids)
 
 
+def index_queue_discard() -> int:
+    """Drop the background jobs not started yet; returns how many (the running one finishes)."""
+    return _queue.discard_pending()
+
+
 def index_queue_wait(timeout: float = 10) -> bool:
     """Block until the background queue is idle; False if `timeout` seconds passed first."""
     return _queue.wait(timeout)

@@ -30,3 +30,17 @@ def staff_client(client, db):
     )
     client.force_login(user)
     return client
+
+
+@pytest.fixture(autouse=True)
+def _index_queue_idle_before_flush(_django_db_marker):
+    """Stop background indexing of this test's articles before the database is reset.
+
+    Depending on pytest-django's marker fixture makes this teardown run before its flush, so
+    an indexing job never writes into (or locks tables of) the next test's database.
+    """
+    yield
+    from blog.indexing import index_queue_discard, index_queue_wait
+
+    index_queue_discard()  # nobody will search this test's articles again
+    assert index_queue_wait(timeout=120), "background indexing did not finish"
