@@ -364,3 +364,20 @@ async def test_a_transport_failure_mid_turn_is_saved_as_an_error(scripted):
     [turn] = await saved_turns()
     assert (turn.status, turn.error_code) == ("error", "internal")
     assert "ConnectionResetError" in turn.error
+
+
+async def test_a_refused_message_touches_no_database_row(scripted, settings):
+    from django.core.cache import cache
+
+    from agent.ratelimit import _day_key
+
+    settings.AGENT_TOKENS_PER_DAY = 10
+    await cache.aset(_day_key(), 10)  # today's budget is spent
+    socket = await connect()
+
+    events = await ask(socket, "Anyone there?")
+
+    assert events[0]["code"] == "rate_limited" and "today's budget" in events[0]["message"]
+    assert await database_sync_to_async(Conversation.objects.count)() == 0
+    assert scripted.requests == []
+    await socket.disconnect()
