@@ -8,6 +8,7 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
 from agent import events
+from agent.loop import VisitorGone
 from agent.runner import BadRequest, Visitor, message_parse, runner
 
 TERMINAL = {"done", "error"}
@@ -60,7 +61,11 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
     async def emit(self, event: dict) -> None:
         if event["type"] in TERMINAL:
             self.answering = False
-        await self.send_json(event)
+        try:
+            await self.send_json(event)
+        except Exception as exc:
+            # daphne raises when the socket closed before its disconnect reached us (a reload).
+            raise VisitorGone(str(exc)) from exc
 
     async def stop(self) -> None:
         if not self.answering:

@@ -5,15 +5,28 @@ from django.http import HttpRequest
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from agent import events
 from agent.runner import offline_mode
+from blog.selectors import article_count_unindexed
 
 
 def chat(request: HttpRequest) -> dict:
-    """Context for templates/chat/_panel.html; the strings reach chat.js through json_script."""
+    """Context for templates/chat/_panel.html; strings and config reach the JS via json_script."""
     return {
         "chat_strings": chat_strings(),
+        "chat_config": chat_config(),
         "chat_offline": offline_mode(),
-        "chat_max_chars": settings.AGENT_MAX_MESSAGE_CHARS,
+        # A callable: the template counts only where the panel is shown (not in the admin).
+        "chat_unindexed": article_count_unindexed,
+    }
+
+
+def chat_config() -> dict:
+    """Protocol facts the panel shares with the server, from where the server keeps them."""
+    return {
+        "codes": sorted(events.ERROR_CODES),
+        "retryable": sorted(events.RETRYABLE),
+        "maxChars": settings.AGENT_MAX_MESSAGE_CHARS,
     }
 
 
@@ -32,6 +45,24 @@ def chat_strings() -> dict[str, str]:
         "suggest_article": _("Summarize this article"),
         "suggest_new": _("What’s new on the blog?"),
         "suggest_topics": _("What topics does this blog cover?"),
+        "suggest_section": _("What does the article say about “%(heading)s”?"),
+        # Copy buttons, the length counter, visitor feedback.
+        "copy": _("Copy"),
+        "copied": _("Copied"),
+        "copy_failed": _("Couldn’t copy"),
+        "chars_left": _("%(count)s / %(max)s characters"),
+        "too_long": _(
+            "Too long by %(over)s characters (the limit is %(max)s). Shorten it to send."
+        ),
+        "feedback_label": _("Was this answer helpful?"),
+        "feedback_up": _("Helpful"),
+        "feedback_down": _("Not helpful"),
+        "feedback_comment": _("What was right or wrong? (optional)"),
+        "feedback_send": _("Send"),
+        "feedback_sending": _("Saving…"),
+        "feedback_thanks": _("Thanks for the feedback."),
+        "feedback_failed": _("Your feedback couldn’t be saved. Try again."),
+        "ask_again": _("Ask again"),
         # Tool steps: running, then done.
         "search_running": _("Searching the blog for “%(query)s”…"),
         "search_done": _("Searched for “%(query)s”"),
@@ -82,6 +113,7 @@ def chat_strings() -> dict[str, str]:
         "error_busy": _("I’m still answering your previous question. Wait for it, or press Stop."),
         "error_cancelled": _("Stopped."),
         "error_interrupted": _("This answer was interrupted."),
+        "error_unavailable": _("The server is restarting. Reconnecting…"),
         "error_internal": _("Something went wrong on our side. Please try again."),
         "error_connection": _("The connection dropped before the answer was finished."),
         "question_kept": _("Your question is back in the box: press Enter to send it again."),

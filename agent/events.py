@@ -11,10 +11,13 @@ BAD_REQUEST = "bad_request"
 RATE_LIMITED = "rate_limited"
 BUSY = "busy"
 CANCELLED = "cancelled"
+UNAVAILABLE = "unavailable"  # the worker is shutting down: reconnect and ask again
 INTERNAL = "internal"
 ERROR_CODES = frozenset(
-    {MAX_STEPS, MODEL_ERROR, BAD_REQUEST, RATE_LIMITED, BUSY, CANCELLED, INTERNAL}
+    {MAX_STEPS, MODEL_ERROR, BAD_REQUEST, RATE_LIMITED, BUSY, CANCELLED, UNAVAILABLE, INTERNAL}
 )
+# Codes after which the same question may simply be sent again (the panel puts it back).
+RETRYABLE = frozenset({MODEL_ERROR, BAD_REQUEST, RATE_LIMITED, BUSY, UNAVAILABLE, INTERNAL})
 
 
 def start(conversation_id: str, turn: int, model: str, offline: bool) -> dict:

@@ -29,6 +29,11 @@ Status = Literal["running", "done", "max_steps", "error", "cancelled"]
 INTERNAL_MESSAGE = "Something went wrong while answering. Please try again."
 
 
+class VisitorGone(asyncio.CancelledError):
+    """The event sink found the visitor gone (a reload closed the socket before its disconnect
+    arrived). A CancelledError, so the turn ends exactly as when the disconnect comes first."""
+
+
 @dataclass(frozen=True)
 class Limits:
     """Per-turn limits; `on_max_steps="final_answer"` buys one last tool-less model call."""

@@ -16,7 +16,7 @@ from django.db import DatabaseError
 
 from agent import events, ratelimit, selectors, services
 from agent.llm import ChatModel, OfflineModel, OpenAICompatModel
-from agent.loop import Limits, ToolRecord, TurnResult, run_turn
+from agent.loop import Limits, ToolRecord, TurnResult, VisitorGone, run_turn
 from agent.prompts import build_messages
 from agent.saving import TurnSaver
 from agent.tools import TOOLS
@@ -136,6 +136,8 @@ class TurnRunner:
         """
         try:
             await self._run(message, visitor, emit)
+        except VisitorGone:
+            return  # nobody is left to tell; the turn was saved as cancelled
         except Exception:
             # A failure outside the loop (the cache, a bug): the visitor still gets an ending.
             logger.exception("chat turn failed outside the loop")
@@ -203,6 +205,7 @@ class TurnRunner:
             # Stop, a closed tab, shutdown, or a transport that failed mid-turn: keep what was
             # produced, with a truthful status, and charge what was spent.
             result = holder[0]
+            # VisitorGone is a CancelledError: leaving is `cancelled` whichever came first.
             if isinstance(exc, asyncio.CancelledError):
                 result.status = "interrupted" if self.closing else "cancelled"
             else:

@@ -1,7 +1,7 @@
 """Reads for the blog. Visibility rules live here, so no page can forget them."""
 
 from django.contrib.auth.models import AnonymousUser, User
-from django.db.models import Count, Prefetch, Q, QuerySet
+from django.db.models import Count, F, Prefetch, Q, QuerySet
 from django.http import Http404
 from django.utils import timezone
 
@@ -75,3 +75,12 @@ def tag_list_in_use() -> QuerySet[Tag]:
         .filter(article_count__gt=0)
         .order_by("-article_count", "name")
     )
+
+
+def article_count_unindexed() -> int:
+    """Published articles whose chunks are missing or older than their last edit.
+
+    The chat answers from what is indexed so far; the panel says so while this is not 0.
+    """
+    stale = Q(indexed_at__isnull=True) | Q(index_hash="") | Q(indexed_at__lt=F("updated_at"))
+    return Article.objects.published().filter(stale).count()

@@ -381,3 +381,47 @@ async def test_a_refused_message_touches_no_database_row(scripted, settings):
     assert await database_sync_to_async(Conversation.objects.count)() == 0
     assert scripted.requests == []
     await socket.disconnect()
+
+
+def _app_whose_sends_fail_when(gone: asyncio.Event):
+    """The real application behind a transport that refuses sends once the visitor has gone,
+    as daphne does when a reload closed the socket before the disconnect reached the consumer."""
+    from autobahn.exception import Disconnected
+    from channels.testing import WebsocketCommunicator
+
+    from config.asgi import application
+    from tests.agent.chat_helpers import ORIGIN
+
+    async def app(scope, receive, send):
+        async def guarded(message):
+            if gone.is_set() and message["type"] == "websocket.send":
+                raise Disconnected("Attempt to send on a closed protocol")
+            await send(message)
+
+        await application(scope, receive, guarded)
+
+    return WebsocketCommunicator(app, "/ws/chat/", headers=[ORIGIN])
+
+
+@pytest.mark.parametrize("first", ["failed_send", "disconnect"])
+async def test_leaving_mid_answer_is_cancelled_whichever_comes_first(scripted, first, caplog):
+    scripted.enqueue(text_response(["word "] * 200, delay=0.02))
+    gone = asyncio.Event()
+    socket = _app_whose_sends_fail_when(gone)
+    assert (await socket.connect())[0]
+    await socket.send_json_to({"type": "message", "content": "Talk a lot"})
+    await socket.receive_json_from()  # start
+    await socket.receive_json_from()  # some text
+
+    gone.set()  # from now on every send fails, as on a closed protocol
+    if first == "disconnect":
+        await socket.disconnect()
+    # With "failed_send", the next text frame ends the turn and closes the model stream.
+    assert await scripted.wait_disconnected(timeout=2)
+    [turn] = await saved_turns()
+    if first == "failed_send":
+        await socket.disconnect()
+
+    assert (turn.status, turn.error_code) == ("cancelled", "cancelled")
+    assert turn.answer.startswith("word ")
+    assert "chat turn failed" not in caplog.text  # not an error on anyone's dashboard

@@ -1,0 +1,96 @@
+/* Thumbs up/down with an optional comment under a finished answer; one vote per turn. */
+import { S } from "./strings.js";
+import { el } from "./util.js";
+
+const THUMB = { up: "M7 10v10H4V10zm2 10h7.6a2 2 0 0 0 2-1.6l1.3-6A2 2 0 0 0 17.9 10H14l.7-3.6A1.8 1.8 0 0 0 11.4 5L9 10z" };
+THUMB.down = "M7 14V4H4v10zm2-10h7.6a2 2 0 0 1 2 1.6l1.3 6a2 2 0 0 1-2 2.4H14l.7 3.6a1.8 1.8 0 0 1-3.3 1.4L9 14z";
+
+function icon(path) {
+  const ns = "http://www.w3.org/2000/svg";
+  const svg = document.createElementNS(ns, "svg");
+  svg.setAttribute("viewBox", "0 0 24 24");
+  svg.setAttribute("aria-hidden", "true");
+  svg.setAttribute("class", "chat-icon");
+  const shape = document.createElementNS(ns, "path");
+  shape.setAttribute("d", path);
+  svg.appendChild(shape);
+  return svg;
+}
+
+export class Feedback {
+  /** `send(frame)` returns false when the frame could not be sent now. */
+  constructor({ turn, vote = "none", comment = "", send }) {
+    this.turn = turn;
+    this.vote = vote || "none";
+    this.comment = comment || "";
+    this.send = send;
+    this.pending = null; // the frame waiting for `feedback_saved`
+    this.node = el("div", "chat-feedback");
+    this.node.setAttribute("role", "group");
+    this.node.setAttribute("aria-label", S.feedback_label);
+    this.buttons = {};
+    for (const vote of ["up", "down"]) {
+      const button = el("button", `chat-feedback__vote chat-feedback__vote--${vote}`);
+      button.type = "button";
+      button.setAttribute("aria-label", S[`feedback_${vote}`]);
+      button.title = S[`feedback_${vote}`];
+      button.appendChild(icon(THUMB[vote]));
+      button.addEventListener("click", () => this.choose(this.vote === vote ? "none" : vote));
+      this.buttons[vote] = button;
+      this.node.appendChild(button);
+    }
+    this.form = el("form", "chat-feedback__form");
+    this.form.hidden = true;
+    this.box = el("input", "chat-feedback__comment");
+    this.box.type = "text";
+    this.box.maxLength = 1000;
+    this.box.placeholder = S.feedback_comment;
+    this.box.setAttribute("aria-label", S.feedback_comment);
+    const submit = el("button", "chat-feedback__send", S.feedback_send);
+    submit.type = "submit";
+    this.form.append(this.box, submit);
+    this.form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      this.comment = this.box.value.trim();
+      this.submit();
+    });
+    this.status = el("span", "chat-feedback__status");
+    this.status.setAttribute("role", "status");
+    this.node.append(this.form, this.status);
+    this.show();
+  }
+
+  choose(vote) {
+    this.vote = vote;
+    if (vote === "none") this.comment = "";
+    this.show();
+    this.submit();
+    if (vote !== "none") {
+      this.form.hidden = false;
+      this.box.value = this.comment;
+    }
+  }
+
+  submit() {
+    const frame = { type: "feedback", turn: this.turn, vote: this.vote, comment: this.comment };
+    this.pending = frame;
+    this.status.textContent = this.send(frame) ? S.feedback_sending : S.feedback_failed;
+  }
+
+  saved() {
+    this.pending = null;
+    this.form.hidden = true;
+    this.status.textContent = this.vote === "none" ? "" : S.feedback_thanks;
+  }
+
+  failed(message) {
+    this.pending = null;
+    this.status.textContent = message || S.feedback_failed;
+  }
+
+  show() {
+    for (const [vote, button] of Object.entries(this.buttons)) {
+      button.setAttribute("aria-pressed", String(this.vote === vote));
+    }
+  }
+}

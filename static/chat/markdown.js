@@ -1,0 +1,219 @@
+/* Minimal Markdown for answers, built with DOM APIs only: model output never becomes HTML. */
+import { el, safeUrl } from "./util.js";
+
+const FENCE = /^\s{0,3}(`{3,}|~{3,})\s*([\w+#.-]*)\s*$/;
+const ITEM = /^\s{0,3}([-*+]|\d{1,9}[.)])\s+(.*)$/;
+const HEADING = /^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$/;
+const QUOTE = /^\s{0,3}>\s?(.*)$/;
+const RULE = /^\s{0,3}([-*_])(\s*\1){2,}\s*$/;
+const INLINE = new RegExp(
+  [
+    "(`+)([^`]|[^`][\\s\\S]*?[^`])\\1(?!`)", // 1,2 code
+    "\\*\\*(?=\\S)([\\s\\S]*?\\S)\\*\\*", // 3 bold
+    "__(?=\\S)([\\s\\S]*?\\S)__", // 4 bold
+    '\\[([^\\]\\n]+)\\]\\(\\s*<?([^\\s)>]+)>?(?:\\s+"[^"]*")?\\s*\\)', // 5,6 link
+    "(?:^|(?<=[^\\w*]))\\*(?=[^\\s*])([^*\\n]*?[^\\s*])\\*(?![\\w*])", // 7 italic
+  ].join("|"),
+  "g",
+);
+// An answer sits below the panel's own title: its "#" is a section, not the page's title.
+const HEADING_TAGS = ["h3", "h3", "h4", "h5", "h5", "h5"];
+
+/**
+ * Close what a cut-off answer left open (after Stop, or mid-stream): a dangling `**`, `__` or
+ * backtick in the last paragraph, so "**429 Too" shows as bold text rather than raw markers.
+ */
+export function closeDangling(source) {
+  const lines = String(source).split("\n");
+  let inFence = false;
+  let start = 0;
+  lines.forEach((line, index) => {
+    if (FENCE.test(line)) inFence = !inFence;
+    if (!line.trim() || FENCE.test(line)) start = index + 1;
+  });
+  if (inFence) return source; // the renderer closes an open fence at the end by itself
+  let tail = lines.slice(start).join("\n");
+  let closers = "";
+  if ((tail.match(/`/g) || []).length % 2) closers += "`";
+  tail = tail.replace(/`[^`]*`?/g, "");
+  if ((tail.match(/\*\*/g) || []).length % 2) closers += "**";
+  if ((tail.match(/__/g) || []).length % 2) closers += "__";
+  return closers ? source.replace(/\s+$/, "") + closers : source;
+}
+
+/** Render `source` into `target`; `onCode(pre, text)` may decorate each code block. */
+export function renderMarkdown(target, source, onCode) {
+  target.replaceChildren(renderBlocks(closeDangling(source), onCode));
+}
+
+function renderBlocks(source, onCode) {
+  const lines = String(source).replace(/\r\n?/g, "\n").split("\n");
+  const blocks = document.createDocumentFragment();
+  let para = [];
+  let i = 0;
+  const flush = () => {
+    if (!para.length) return;
+    const p = el("p");
+    para.forEach((line, k) => {
+      if (k) p.appendChild(el("br"));
+      appendInline(p, line, 0);
+    });
+    blocks.appendChild(p);
+    para = [];
+  };
+  while (i < lines.length) {
+    const line = lines[i];
+    let m = line.match(FENCE);
+    if (m) {
+      flush();
+      const code = [];
+      const fence = m[1];
+      i++;
+      while (i < lines.length && lines[i].trim().indexOf(fence) !== 0) code.push(lines[i++]);
+      i++;
+      blocks.appendChild(codeBlock(code.join("\n"), m[2], onCode));
+      continue;
+    }
+    if (!line.trim()) {
+      flush();
+      i++;
+      continue;
+    }
+    if (RULE.test(line) && !para.length) {
+      blocks.appendChild(el("hr"));
+      i++;
+      continue;
+    }
+    if ((m = line.match(HEADING))) {
+      flush();
+      const heading = el(HEADING_TAGS[m[1].length - 1], "chat-md-heading");
+      appendInline(heading, m[2], 0);
+      blocks.appendChild(heading);
+      i++;
+      continue;
+    }
+    if (ITEM.test(line)) {
+      flush();
+      i = renderList(blocks, lines, i);
+      continue;
+    }
+    if (QUOTE.test(line)) {
+      flush();
+      const quoted = [];
+      while (i < lines.length && (m = lines[i].match(QUOTE))) {
+        quoted.push(m[1]);
+        i++;
+      }
+      const quote = el("blockquote");
+      quote.appendChild(renderBlocks(quoted.join("\n"), onCode));
+      blocks.appendChild(quote);
+      continue;
+    }
+    para.push(line.trim());
+    i++;
+  }
+  flush();
+  return blocks;
+}
+
+function codeBlock(text, lang, onCode) {
+  const pre = el("pre");
+  const code = el("code", null, text);
+  if (lang) code.setAttribute("data-lang", lang);
+  pre.appendChild(code);
+  if (!onCode) return pre;
+  const wrapper = el("div", "chat-code");
+  wrapper.appendChild(pre);
+  onCode(wrapper, text);
+  return wrapper;
+}
+
+function renderList(parent, lines, start) {
+  const first = lines[start].match(ITEM);
+  const ordered = /\d/.test(first[1]);
+  const list = el(ordered ? "ol" : "ul");
+  if (ordered && parseInt(first[1], 10) !== 1) list.start = parseInt(first[1], 10);
+  let item = null;
+  let i = start;
+  while (i < lines.length) {
+    const line = lines[i];
+    const m = line.match(ITEM);
+    if (m && /\d/.test(m[1]) === ordered && !/^\s{2,}/.test(line)) {
+      item = el("li");
+      appendInline(item, m[2], 0);
+      list.appendChild(item);
+    } else if (item && line.trim() && /^\s+/.test(line) && !FENCE.test(line)) {
+      // An indented line continues the item (nested lists are flattened into it).
+      item.appendChild(el("br"));
+      appendInline(item, line.trim().replace(ITEM, "$2"), 0);
+    } else {
+      break;
+    }
+    i++;
+  }
+  parent.appendChild(list);
+  return i;
+}
+
+function appendInline(parent, text, depth) {
+  let last = 0;
+  const matches = [];
+  INLINE.lastIndex = 0;
+  let m;
+  while ((m = INLINE.exec(text))) {
+    matches.push({ index: m.index, end: INLINE.lastIndex, groups: m.slice() });
+    if (m[0] === "") INLINE.lastIndex++;
+  }
+  for (const match of matches) {
+    const g = match.groups;
+    if (match.index > last) parent.appendChild(document.createTextNode(text.slice(last, match.index)));
+    last = match.end;
+    if (g[1]) {
+      parent.appendChild(el("code", null, g[2]));
+    } else if (g[3] != null || g[4] != null) {
+      const strong = el("strong");
+      inlineOrText(strong, g[3] ?? g[4], depth);
+      parent.appendChild(strong);
+    } else if (g[5] != null) {
+      parent.appendChild(link(g[5], g[6], depth));
+    } else if (g[7] != null) {
+      const em = el("em");
+      inlineOrText(em, g[7], depth);
+      parent.appendChild(em);
+    }
+  }
+  if (last < text.length) parent.appendChild(document.createTextNode(text.slice(last)));
+}
+
+function inlineOrText(parent, text, depth) {
+  if (depth < 3) appendInline(parent, text, depth + 1);
+  else parent.appendChild(document.createTextNode(text));
+}
+
+/** A link; `externalTitle(host)` labels links that leave the site. */
+let externalLabel = "opens another site";
+export function setExternalLabel(label) {
+  externalLabel = label;
+}
+
+function link(label, href, depth) {
+  const url = safeUrl(href);
+  if (!url) {
+    // javascript:, data:, mailto: and anything unparsable stay text.
+    const span = el("span", "chat-md-unlinked");
+    inlineOrText(span, label, depth);
+    return span;
+  }
+  const a = el("a");
+  inlineOrText(a, label, depth);
+  if (url.origin === location.origin) {
+    a.href = url.pathname + url.search + url.hash;
+  } else {
+    a.href = url.href;
+    a.target = "_blank";
+    a.rel = "noopener noreferrer";
+    a.className = "chat-external";
+    a.title = `${url.host} (${externalLabel})`;
+  }
+  return a;
+}

@@ -1,0 +1,481 @@
+/* Docent chat panel: speaks the chat protocol of DESIGN.md over a WebSocket.
+ *
+ * Plain DOM, ES modules, no build step. Model output only reaches the page through
+ * createElement/textContent (markdown.js); nothing here assigns HTML strings.
+ */
+import { Connection } from "./connection.js";
+import { Feedback } from "./feedback.js";
+import { errorMessage } from "./steps.js";
+import { CONFIG, S } from "./strings.js";
+import { Turn } from "./turn.js";
+import { setExternalLabel } from "./markdown.js";
+import { charCount, el, fmt, shorten, storageGet, storageSet } from "./util.js";
+
+const KEY_CONVERSATION = "docent.chat.conversation";
+const KEY_OPEN = "docent.chat.open";
+const KEY_DRAFT = "docent.chat.draft";
+const COUNTER_FROM = 0.9; // show the counter from this share of the limit
+const RETRYABLE = new Set([...CONFIG.retryable, "connection"]);
+
+const $ = (id) => document.getElementById(id);
+
+class Panel {
+  constructor(root) {
+    this.root = root;
+    this.launcher = $("chat-launcher");
+    this.panel = $("chat-panel");
+    this.log = $("chat-log");
+    this.empty = $("chat-empty");
+    this.input = $("chat-input");
+    this.sendButton = $("chat-send");
+    this.stopButton = $("chat-stop");
+    this.statusLine = $("chat-status");
+    this.badge = $("chat-offline-badge");
+    this.counter = $("chat-counter");
+    const article = document.querySelector("[data-article-slug]");
+    // A draft preview is not a published article: the assistant cannot read it, so say nothing.
+    this.article = article && !article.querySelector(".draft-banner") ? article : null;
+    this.pageSlug = this.article?.getAttribute("data-article-slug") || "";
+    this.turn = null; // the turn being answered
+    this.restored = null; // Promise of the transcript restore
+    this.conversationId = storageGet("localStorage", KEY_CONVERSATION);
+    this.feedback = new Map(); // turn number -> Feedback
+    this.stick = true; // keep the log scrolled to the newest line
+    this.connection = new Connection(root.getAttribute("data-ws-path"), {
+      onEvent: (event) => this.handleEvent(event),
+      onDropped: () => {
+        // A turn in flight is over: the server cancels it when the socket goes.
+        if (this.turn) this.endTurn({ code: "connection" });
+      },
+      onGiveUp: () => this.endTurn({ code: "connection" }),
+      onStatus: (kind) => this.showStatus(kind ? S[kind === "offline" ? "browser_offline" : "reconnecting"] : ""),
+    });
+  }
+
+  /* ---------- the log ---------- */
+
+  nearBottom() {
+    return this.log.scrollHeight - this.log.scrollTop - this.log.clientHeight < 80;
+  }
+
+  scrollDown(force) {
+    if (force || this.stick) this.log.scrollTop = this.log.scrollHeight;
+  }
+
+  showStatus(text) {
+    this.statusLine.textContent = text;
+    this.statusLine.hidden = !text;
+  }
+
+  /* ---------- protocol ---------- */
+
+  handleEvent(event) {
+    if (!event || typeof event.type !== "string") return;
+    if (event.type === "feedback_saved") {
+      this.feedback.get(event.turn)?.saved();
+      return;
+    }
+    const turn = this.turn;
+    if (!turn || turn.finished) {
+      // An error with no answer in flight answers a feedback frame.
+      if (event.type === "error") this.feedbackFailed(event);
+      return;
+    }
+    switch (event.type) {
+      case "start":
+        if (event.conversation_id) this.setConversation(event.conversation_id);
+        if (typeof event.turn === "number") turn.number = event.turn;
+        if (typeof event.offline === "boolean") this.badge.hidden = !event.offline;
+        break;
+      case "text":
+        turn.addText(String(event.content || ""), () => this.afterRender());
+        break;
+      case "tool_start":
+        turn.toolStart(event);
+        break;
+      case "tool_end":
+        turn.toolEnd(event);
+        break;
+      case "citation":
+        turn.addSource(event);
+        break;
+      case "done":
+        this.endTurn(null);
+        break;
+      case "error":
+        this.endTurn(event);
+        break;
+    }
+    this.scrollDown(false);
+  }
+
+  afterRender() {
+    if (this.stick) this.scrollDown(true);
+  }
+
+  feedbackFailed(event) {
+    const pending = [...this.feedback.values()].find(
+      (f) => f.pending && (event.turn == null || event.turn === f.turn),
+    );
+    pending?.failed(S.feedback_failed);
+  }
+
+  /** End the current turn: `error` is an error event (or a local one), null for `done`. */
+  endTurn(error) {
+    const turn = this.turn;
+    if (!turn) return;
+    turn.finish(!error);
+    if (!error) this.addFeedback(turn, {});
+    if (error) this.explain(turn, error);
+    this.turn = null;
+    this.log.setAttribute("aria-busy", "false");
+    this.setBusy(false);
+    this.scrollDown(false);
+  }
+
+  explain(turn, error) {
+    const code = error.code || "internal";
+    const kind = code === "cancelled" ? "muted" : "warn";
+    let message = errorMessage(code, error.retry_after);
+    if (code === "max_steps" && !error.articles?.length) message = S.error_max_steps_none;
+    const box = turn.note(kind, message, code === "max_steps" ? error.articles : null);
+    if (code === "rate_limited" && error.retry_after > 0 && error.retry_after <= 90) {
+      countdown(box.firstChild, error.retry_after);
+    }
+    if (code === "bad_request" && turn.conversationId) this.checkConversation(turn.conversationId);
+    if (code === "unavailable") {
+      // This worker is shutting down: a fresh socket reaches one that is not.
+      this.connection.restart();
+      const again = el("button", "chat-note__action", S.ask_again);
+      again.type = "button";
+      again.addEventListener("click", () => {
+        again.remove();
+        this.input.value = turn.question;
+        this.submit();
+      });
+      box.appendChild(again);
+    }
+    if (RETRYABLE.has(code)) {
+      // The visitor's words are never lost: back into the box, ready to send again.
+      if (!this.input.value.trim()) {
+        this.input.value = turn.question;
+        this.inputChanged();
+      }
+      box.appendChild(el("p", "chat-note__hint", S.question_kept));
+    }
+  }
+
+  addFeedback(turn, { vote, comment }) {
+    if (turn.number == null || !turn.text.trim()) return;
+    const conversationId = this.conversationId;
+    const feedback = new Feedback({
+      turn: turn.number,
+      vote,
+      comment,
+      send: (frame) => this.connection.sendNow({ ...frame, conversation_id: conversationId }),
+    });
+    this.feedback.set(turn.number, feedback);
+    turn.actions.appendChild(feedback.node);
+    turn.actions.hidden = false;
+  }
+
+  send(content) {
+    const text = String(content || "").trim();
+    if (!text || this.turn) return;
+    const frame = { type: "message", content: text };
+    if (this.conversationId) frame.conversation_id = this.conversationId;
+    if (this.pageSlug) frame.page = this.pageSlug;
+    this.empty.hidden = true;
+    const turn = new Turn(text);
+    turn.conversationId = frame.conversation_id || "";
+    this.turn = turn;
+    this.log.appendChild(turn.node);
+    turn.streaming();
+    this.log.setAttribute("aria-busy", "true");
+    this.input.value = "";
+    this.inputChanged();
+    this.setBusy(true);
+    this.scrollDown(true);
+    this.connection.send(frame);
+  }
+
+  stop() {
+    const turn = this.turn;
+    if (!turn) return;
+    if (this.connection.queued || !this.connection.open) {
+      // Never reached the server: end it here.
+      this.connection.queued = null;
+      this.endTurn({ code: "cancelled" });
+      return;
+    }
+    if (document.activeElement === this.stopButton) this.input.focus(); // a disabled button drops focus
+    this.stopButton.disabled = true;
+    this.connection.sendNow({ type: "stop" });
+    // The server answers with `cancelled`; if it cannot, do not leave the visitor waiting.
+    setTimeout(() => {
+      if (this.turn === turn) this.endTurn({ code: "cancelled" });
+    }, 4000);
+  }
+
+  setBusy(busy) {
+    // The button under the visitor's focus is about to vanish: keep focus in the composer.
+    const hadFocus = [this.sendButton, this.stopButton].includes(document.activeElement);
+    this.sendButton.hidden = busy;
+    this.stopButton.hidden = !busy;
+    this.stopButton.disabled = false;
+    if (hadFocus) this.input.focus();
+  }
+
+  /* ---------- the conversation: remember, restore, start over ---------- */
+
+  setConversation(id) {
+    this.conversationId = id || "";
+    storageSet("localStorage", KEY_CONVERSATION, this.conversationId);
+  }
+
+  conversationUrl(id) {
+    return this.root.getAttribute("data-conversation-url").replace(/0{8}-0{4}-0{4}-0{4}-0{12}/, id);
+  }
+
+  async fetchConversation(id) {
+    const response = await fetch(this.conversationUrl(id), {
+      credentials: "same-origin",
+      headers: { Accept: "application/json" },
+    });
+    if (response.status === 404) {
+      if (this.conversationId === id) this.setConversation(""); // another session's, or gone
+      return null;
+    }
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    return response.json();
+  }
+
+  /** After a refused message: if the conversation is gone (404), the next one starts afresh. */
+  checkConversation(id) {
+    this.fetchConversation(id).catch(() => {});
+  }
+
+  restore() {
+    if (this.restored) return this.restored;
+    const id = this.conversationId;
+    if (!id || !/^[0-9a-f-]{36}$/i.test(id)) {
+      this.restored = Promise.resolve();
+      return this.restored;
+    }
+    const loading = el("div", "chat-typing chat-typing--restore");
+    loading.appendChild(el("span", "chat-typing__dots"));
+    this.log.appendChild(loading);
+    this.restored = this.fetchConversation(id)
+      .then((data) => {
+        loading.remove();
+        if (!data || this.conversationId !== id) return;
+        for (const past of data.turns || []) this.renderPastTurn(past);
+        this.scrollDown(true);
+      })
+      .catch(() => {
+        loading.remove();
+        this.log.appendChild(el("p", "chat-status chat-status--inline", S.restore_failed));
+      });
+    return this.restored;
+  }
+
+  renderPastTurn(past) {
+    if (!past || typeof past.user_message !== "string") return;
+    this.empty.hidden = true;
+    const turn = new Turn(past.user_message);
+    turn.number = past.turn;
+    const titles = new Map((past.citations || []).map((c) => [c.article_id, c.title]));
+    for (const call of past.tools || []) {
+      const args = call.arguments || {};
+      turn.pastStep(call, call.name === "get_article_detail" ? titles.get(args.article_id) : null);
+    }
+    turn.text = past.answer || "";
+    for (const citation of past.citations || []) turn.addSource(citation);
+    this.log.appendChild(turn.node);
+    turn.finish(past.status === "done");
+    const feedback = past.feedback || {};
+    if (past.status === "done") this.addFeedback(turn, { vote: past.vote ?? feedback.vote, comment: past.comment ?? feedback.comment });
+    if (past.status === "cancelled") turn.note("muted", S.error_cancelled);
+    else if (past.status === "interrupted") turn.note("muted", S.error_interrupted);
+    else if (past.status === "max_steps" && past.error_code === "max_steps") turn.note("warn", S.error_max_steps_none);
+    else if (past.status === "error") turn.note("warn", errorMessage(past.error_code || "internal", 0));
+  }
+
+  newChat() {
+    if (this.turn) {
+      // Closing the socket cancels the turn on the server and leaves no stray events behind.
+      this.turn = null;
+      this.setBusy(false);
+      this.connection.restart();
+    }
+    this.setConversation("");
+    this.feedback.clear();
+    this.restored = Promise.resolve();
+    for (const child of [...this.log.children]) if (child !== this.empty) child.remove();
+    this.empty.hidden = false;
+    this.log.setAttribute("aria-busy", "false");
+    this.input.focus();
+  }
+
+  /* ---------- opening, closing, typing ---------- */
+
+  open(focus) {
+    this.panel.hidden = false;
+    this.launcher.setAttribute("aria-expanded", "true");
+    document.documentElement.classList.add("chat-is-open");
+    storageSet("sessionStorage", KEY_OPEN, "1");
+    this.connection.connect();
+    this.restore();
+    this.stick = true;
+    this.scrollDown(true);
+    if (focus) this.input.focus();
+  }
+
+  close() {
+    this.panel.hidden = true;
+    this.launcher.setAttribute("aria-expanded", "false");
+    document.documentElement.classList.remove("chat-is-open");
+    storageSet("sessionStorage", KEY_OPEN, "");
+    this.launcher.focus();
+  }
+
+  /** After every edit: save the draft, grow the box, and count near the limit. */
+  inputChanged() {
+    storageSet("sessionStorage", KEY_DRAFT, this.input.value);
+    autosize(this.input);
+    const count = charCount(this.input.value);
+    const max = CONFIG.maxChars;
+    const over = count > max;
+    this.counter.hidden = count < max * COUNTER_FROM;
+    this.counter.classList.toggle("is-over", over);
+    this.counter.textContent = over
+      ? fmt(S.too_long, { over: (count - max).toLocaleString(), max: max.toLocaleString() })
+      : fmt(S.chars_left, { count: count.toLocaleString(), max: max.toLocaleString() });
+    this.input.setAttribute("aria-invalid", String(over));
+  }
+
+  submit() {
+    const content = this.input.value;
+    if (!content.trim() || this.turn) return;
+    if (charCount(content) > CONFIG.maxChars) {
+      // Never cut what the visitor typed: say how much to shorten, and keep every word.
+      this.inputChanged();
+      this.counter.classList.add("is-refused");
+      this.input.focus();
+      return;
+    }
+    // Past turns first, so the new question lands below them and continues the conversation.
+    (this.restored || Promise.resolve()).then(() => this.send(content));
+  }
+
+  buildSuggestions() {
+    const box = $("chat-suggestions");
+    const items = this.article ? articleQuestions(this.article) : [S.suggest_new, S.suggest_topics];
+    for (const text of items) {
+      const button = el("button", "chat-suggestion", text);
+      button.type = "button";
+      button.addEventListener("click", () => {
+        this.input.value = text;
+        this.submit();
+      });
+      box.appendChild(button);
+    }
+  }
+
+  bind() {
+    this.launcher.addEventListener("click", () => (this.panel.hidden ? this.open(true) : this.close()));
+    $("chat-close").addEventListener("click", () => this.close());
+    $("chat-new").addEventListener("click", () => this.newChat());
+    this.stopButton.addEventListener("click", () => this.stop());
+    $("chat-form").addEventListener("submit", (event) => {
+      event.preventDefault();
+      this.submit();
+    });
+    this.input.addEventListener("keydown", (event) => {
+      // Enter sends; Shift+Enter is a new line; an IME composing Chinese keeps its Enter.
+      if (event.key === "Enter" && !event.shiftKey && !event.isComposing && event.keyCode !== 229) {
+        event.preventDefault();
+        this.submit();
+      }
+    });
+    this.input.addEventListener("input", () => this.inputChanged());
+    document.addEventListener("keydown", (event) => this.shortcut(event));
+    this.log.addEventListener("scroll", () => (this.stick = this.nearBottom()), { passive: true });
+    window.addEventListener("online", () => this.connection.reconnectNow());
+    document.addEventListener("visibilitychange", () => {
+      if (document.visibilityState === "visible") this.connection.reconnectNow();
+    });
+    window.addEventListener("pagehide", () => (this.connection.leaving = true));
+    window.addEventListener("pageshow", (event) => {
+      if (!event.persisted) return;
+      this.connection.leaving = false;
+      this.connection.reconnectNow();
+    });
+    for (const link of document.querySelectorAll("[data-chat-open]")) {
+      link.addEventListener("click", (event) => {
+        event.preventDefault();
+        this.open(true);
+      });
+    }
+  }
+
+  /** Escape closes; Ctrl/Cmd+K opens (or focuses) the chat from anywhere on the page. */
+  shortcut(event) {
+    if (event.isComposing) return;
+    if (event.key === "Escape" && !this.panel.hidden) {
+      event.preventDefault();
+      this.close();
+    } else if ((event.ctrlKey || event.metaKey) && !event.altKey && event.key.toLowerCase() === "k") {
+      event.preventDefault();
+      if (this.panel.hidden) this.open(true);
+      else this.input.focus();
+    }
+  }
+
+  start() {
+    setExternalLabel(S.external_link);
+    this.bind();
+    this.input.placeholder = this.pageSlug ? S.placeholder_article : S.placeholder;
+    this.input.value = storageGet("sessionStorage", KEY_DRAFT);
+    this.buildSuggestions();
+    this.launcher.hidden = false;
+    if (this.root.getAttribute("data-offline") === "true") this.badge.hidden = false;
+    if (storageGet("sessionStorage", KEY_OPEN)) this.open(false);
+    if (this.input.value) this.inputChanged();
+  }
+}
+
+/** Questions about the article on screen: its summary, then its first sections. */
+function articleQuestions(article) {
+  const headings = [...article.querySelectorAll(".prose h2")]
+    .map((h) => shorten(h.textContent, 60))
+    .filter(Boolean)
+    .slice(0, 2);
+  return [S.suggest_article, ...headings.map((heading) => fmt(S.suggest_section, { heading }))];
+}
+
+// CSS grows the box where `field-sizing` exists; elsewhere the CSSOM does (CSP allows it).
+const cssSizing = window.CSS?.supports?.("field-sizing", "content");
+function autosize(input) {
+  if (cssSizing) return;
+  input.style.height = "auto";
+  input.style.height = `${Math.min(input.scrollHeight, 160)}px`;
+}
+
+function countdown(node, seconds) {
+  const until = Date.now() + seconds * 1000;
+  const timer = setInterval(() => {
+    const left = Math.ceil((until - Date.now()) / 1000);
+    if (!node.isConnected) {
+      clearInterval(timer);
+    } else if (left <= 0) {
+      clearInterval(timer);
+      node.textContent = S.error_rate_limited_now;
+    } else {
+      node.textContent = fmt(S.error_rate_limited, { seconds: left });
+    }
+  }, 1000);
+}
+
+const root = document.getElementById("chat");
+if (root && document.getElementById("chat-strings") && "WebSocket" in window) new Panel(root).start();

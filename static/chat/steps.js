@@ -1,0 +1,85 @@
+/* Tool steps as chips ("Searched for …", "5 results · 12 ms") and error texts. */
+import { S, plural } from "./strings.js";
+import { el, fmt, shorten } from "./util.js";
+
+export function duration(ms) {
+  if (typeof ms !== "number" || !Number.isFinite(ms)) return "";
+  if (ms >= 1000) return fmt(S.seconds_short, { seconds: (ms / 1000).toFixed(1) });
+  return fmt(S.ms, { ms: Math.max(0, Math.round(ms)) });
+}
+
+function label(name, args, title, running) {
+  if (name === "search_knowledge_base") {
+    return fmt(running ? S.search_running : S.search_done, { query: shorten(args.query, 60) });
+  }
+  if (name === "get_article_detail") {
+    if (running) return S.detail_running;
+    return title ? fmt(S.detail_done, { title: shorten(title, 70) }) : S.detail_done_unknown;
+  }
+  if (name === "list_articles") {
+    if (!args.tag) return running ? S.list_running : S.list_done;
+    return fmt(running ? S.list_tag_running : S.list_tag_done, { tag: shorten(args.tag, 40) });
+  }
+  return fmt(running ? S.tool_running : S.tool_done, { name: shorten(name, 40) });
+}
+
+/** A tool step chip; `running` decides between "Searching…" and "Searched". */
+export class Step {
+  constructor(name, args, running) {
+    this.name = name;
+    this.args = args && typeof args === "object" ? args : {};
+    this.node = el("li", `chat-step${running ? " is-running" : ""}`);
+    this.node.appendChild(el("span", "chat-step__icon"));
+    this.label = el("span", "chat-step__label", label(name, this.args, null, running));
+    this.meta = el("span", "chat-step__meta");
+    this.node.append(this.label, this.meta);
+  }
+
+  /** The step ended: `summary` is the server's English summary, translated here. */
+  end({ ok, summary, durationMs, title, executed = true }) {
+    const detail = this.name === "get_article_detail" && ok;
+    this.label.textContent = label(this.name, this.args, detail ? title || summary : null, false);
+    this.node.classList.remove("is-running");
+    this.node.classList.add(!executed ? "is-skipped" : ok ? "is-done" : "is-failed");
+    if (!executed) {
+      this.meta.textContent = S.tool_skipped;
+      return;
+    }
+    const meta = [];
+    if (!detail) meta.push(summary ? summaryText(summary) : ok ? "" : S.failed);
+    meta.push(duration(durationMs));
+    this.meta.textContent = meta.filter(Boolean).join(" · ");
+  }
+}
+
+/** The server's English tool summary ("3 results", "no results", "timed out"…), translated. */
+export function summaryText(summary) {
+  const text = String(summary || "");
+  const m = text.match(/^(\d+) (results?|articles?)$/);
+  if (m) return plural(m[2].startsWith("r") ? "results" : "articles", parseInt(m[1], 10));
+  const known = {
+    "no results": S.no_results,
+    "timed out": S.timed_out,
+    "not found": S.not_found,
+    "invalid arguments": S.invalid_arguments,
+    failed: S.failed,
+    "unknown tool": S.unknown_tool,
+  };
+  return known[text] || shorten(text, 60);
+}
+
+export function errorMessage(code, retryAfter) {
+  if (code === "rate_limited") {
+    if (!retryAfter) return S.error_budget;
+    if (retryAfter > 90) {
+      const at = new Date(Date.now() + retryAfter * 1000);
+      const time = at.toLocaleTimeString(document.documentElement.lang || undefined, {
+        hour: "2-digit",
+        minute: "2-digit",
+      });
+      return fmt(S.error_rate_limited_at, { time });
+    }
+    return fmt(S.error_rate_limited, { seconds: Math.ceil(retryAfter) });
+  }
+  return S[`error_${code}`] || S.error_internal;
+}

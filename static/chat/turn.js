@@ -1,0 +1,170 @@
+/* One question and its reply in the log: steps, streamed answer, sources, copy, notes. */
+import { renderMarkdown } from "./markdown.js";
+import { Step } from "./steps.js";
+import { S } from "./strings.js";
+import { copyText, el, localPath, shorten } from "./util.js";
+
+let previewIds = 0;
+
+/** A small button that copies `text()` and says so for a moment. */
+export function copyButton(className, text) {
+  const button = el("button", `chat-copy ${className}`, S.copy);
+  button.type = "button";
+  button.addEventListener("click", async () => {
+    try {
+      await copyText(text());
+      button.textContent = S.copied;
+    } catch {
+      button.textContent = S.copy_failed;
+    }
+    setTimeout(() => {
+      button.textContent = S.copy;
+    }, 1500);
+  });
+  return button;
+}
+
+function decorateCode(wrapper, text) {
+  wrapper.appendChild(copyButton("chat-copy--code", () => text));
+}
+
+export class Turn {
+  constructor(question) {
+    this.question = question;
+    this.text = "";
+    this.number = null; // the server's turn index, from `start` or the transcript
+    this.steps = new Map();
+    this.sources = new Set();
+    this.finished = false;
+    this.renderPending = false;
+    this.node = el("article", "chat-turn");
+    const q = el("div", "chat-question");
+    q.append(el("span", "chat-sr-only", `${S.you_asked}: `), el("p", "chat-question__text", question));
+    this.reply = el("div", "chat-reply");
+    this.stepList = el("ul", "chat-steps");
+    this.stepList.setAttribute("aria-label", S.steps);
+    this.stepList.hidden = true;
+    this.answer = el("div", "chat-answer");
+    this.typing = el("div", "chat-typing");
+    this.typing.append(el("span", "chat-typing__dots"), el("span", "chat-sr-only", S.thinking));
+    this.typing.hidden = true;
+    this.sourceBox = el("nav", "chat-sources");
+    this.sourceBox.setAttribute("aria-label", S.sources);
+    this.sourceBox.appendChild(el("p", "chat-sources__title", S.sources));
+    this.sourceList = el("ol", "chat-sources__list");
+    this.sourceBox.appendChild(this.sourceList);
+    this.sourceBox.hidden = true;
+    this.actions = el("div", "chat-actions");
+    this.actions.hidden = true;
+    this.reply.append(this.stepList, this.typing, this.answer, this.sourceBox, this.actions);
+    this.node.append(q, this.reply);
+  }
+
+  streaming() {
+    this.node.classList.add("is-streaming");
+    this.typing.hidden = false;
+  }
+
+  addText(delta, onRendered) {
+    this.text += delta;
+    this.typing.hidden = true;
+    if (this.renderPending) return;
+    this.renderPending = true;
+    requestAnimationFrame(() => {
+      this.render();
+      onRendered?.();
+    });
+  }
+
+  render() {
+    this.renderPending = false;
+    renderMarkdown(this.answer, this.text, decorateCode);
+  }
+
+  toolStart(event) {
+    const step = new Step(event.name, event.arguments, true);
+    step.node.setAttribute("data-call-id", event.call_id || "");
+    this.steps.set(event.call_id, step);
+    this.stepList.hidden = false;
+    this.stepList.appendChild(step.node);
+    this.typing.hidden = false;
+  }
+
+  toolEnd(event) {
+    if (!this.steps.has(event.call_id)) this.toolStart(event);
+    this.steps.get(event.call_id).end({
+      ok: event.ok,
+      summary: event.summary,
+      durationMs: event.duration_ms,
+    });
+  }
+
+  /** A finished step from the transcript, with its summary ("5 results") as it was shown live. */
+  pastStep(call, title) {
+    const step = new Step(call.name, call.arguments, false);
+    step.end({
+      ok: call.ok,
+      summary: call.summary,
+      durationMs: call.duration_ms,
+      title,
+      executed: call.executed,
+    });
+    this.stepList.appendChild(step.node);
+    this.stepList.hidden = false;
+  }
+
+  /** One source: a link to the section the passage came from, with its excerpt on hover/focus. */
+  addSource(source) {
+    const path = localPath(source.section_url || source.url);
+    const key = String(source.article_id ?? source.url);
+    if (!path || this.sources.has(key)) return;
+    this.sources.add(key);
+    const item = el("li", "chat-source");
+    const a = el("a", "chat-source__link", source.title || path);
+    a.href = path;
+    item.appendChild(a);
+    if (source.excerpt) {
+      const preview = el("span", "chat-source__preview", shorten(source.excerpt, 280));
+      previewIds += 1;
+      preview.id = `chat-source-preview-${previewIds}`;
+      preview.setAttribute("role", "tooltip");
+      a.setAttribute("aria-describedby", preview.id);
+      item.appendChild(preview);
+    }
+    this.sourceList.appendChild(item);
+    this.sourceBox.hidden = false;
+  }
+
+  /** Stop streaming; `answered` says the turn ended with `done` (so silence is worth a word). */
+  finish(answered) {
+    if (this.renderPending || this.text) this.render();
+    this.finished = true;
+    this.typing.hidden = true;
+    this.node.classList.remove("is-streaming");
+    if (answered && !this.text.trim()) this.answer.appendChild(el("p", "chat-muted", S.no_answer));
+    if (this.text.trim()) {
+      this.actions.appendChild(copyButton("chat-copy--answer", () => this.text.trim()));
+      this.actions.hidden = false;
+    }
+  }
+
+  note(kind, message, articles) {
+    const box = el("div", `chat-note chat-note--${kind}`);
+    box.appendChild(el("p", "chat-note__text", message));
+    if (articles?.length) {
+      const list = el("ul", "chat-note__articles");
+      for (const item of articles) {
+        const path = localPath(item.url);
+        if (!path) continue;
+        const li = el("li");
+        const a = el("a", null, item.title || path);
+        a.href = path;
+        li.appendChild(a);
+        list.appendChild(li);
+      }
+      box.appendChild(list);
+    }
+    this.reply.appendChild(box);
+    return box;
+  }
+}

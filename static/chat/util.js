@@ -1,0 +1,69 @@
+/* Small DOM and text helpers shared by the chat modules. Nothing here assigns HTML strings. */
+
+/** Storage is named, not referenced: merely touching `localStorage` throws when it is blocked. */
+export function storageGet(store, key) {
+  try {
+    return window[store].getItem(key) || "";
+  } catch {
+    return "";
+  }
+}
+
+export function storageSet(store, key, value) {
+  try {
+    if (value) window[store].setItem(key, value);
+    else window[store].removeItem(key);
+  } catch {
+    /* blocked or private mode: the page still works, it just forgets */
+  }
+}
+
+/** Fill Django-style `%(name)s` placeholders. */
+export function fmt(template, values) {
+  return String(template).replace(/%\((\w+)\)s/g, (_, name) =>
+    values && values[name] != null ? String(values[name]) : "",
+  );
+}
+
+export function el(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text != null) node.textContent = text;
+  return node;
+}
+
+export function shorten(text, max) {
+  const flat = String(text ?? "").replace(/\s+/g, " ").trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+/** Characters as the server counts them (code points, not UTF-16 units). */
+export function charCount(text) {
+  let count = 0;
+  for (const _ of String(text)) count += 1;
+  return count;
+}
+
+export function safeUrl(href) {
+  let parsed;
+  try {
+    parsed = new URL(String(href), location.href);
+  } catch {
+    return null;
+  }
+  return parsed.protocol === "http:" || parsed.protocol === "https:" ? parsed : null;
+}
+
+/** A same-origin path for links we make ourselves (citations), or null. */
+export function localPath(url) {
+  const parsed = safeUrl(url);
+  return parsed && parsed.origin === location.origin
+    ? parsed.pathname + parsed.search + parsed.hash
+    : null;
+}
+
+/** Copy text; the clipboard API needs a secure context (localhost counts). */
+export async function copyText(text) {
+  if (!navigator.clipboard) throw new Error("no clipboard");
+  await navigator.clipboard.writeText(text);
+}
