@@ -107,7 +107,7 @@ class ModelFilter(admin.SimpleListFilter):
 class ConversationAdmin(ReadOnlyAdmin):
     # Narrow on purpose: it must fit beside the nav sidebar and the filters on a laptop.
     list_display = [
-        "started", "question", "page", "turns", "steps", "max_steps", "last_status", "tokens",
+        "started", "question", "page_slug", "turns", "steps", "max_steps", "last_status", "tokens",
     ]  # fmt: skip
     list_display_links = ["started", "question"]
     list_filter = [TurnStatusFilter, "created_at", StepLimitFilter, ToolErrorFilter, ModelFilter]
@@ -155,6 +155,13 @@ class ConversationAdmin(ReadOnlyAdmin):
     @admin.display(description="First question", ordering="first_question")
     def question(self, obj):
         return Truncator(obj.first_question or "—").chars(90)
+
+    @admin.display(description="Page", ordering="page")
+    def page_slug(self, obj):
+        # One line, cut with an ellipsis: a long slug must not grow the row to seven lines.
+        if not obj.page:
+            return "—"
+        return format_html('<span class="dc-slug" title="{}">{}</span>', obj.page, obj.page)
 
     @admin.display(description="Turns", ordering="turn_count")
     def turns(self, obj):

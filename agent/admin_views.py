@@ -126,6 +126,8 @@ def _charts(metrics: selectors.Dashboard) -> dict:
                 ("Output", [row.tokens_out for row in metrics.days], "output"),
             ],
             width=WIDE,
+            fmt=charts.format_compact,
+            floor=1000,
         ),
     }
 

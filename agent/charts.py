@@ -26,6 +26,16 @@ def format_count(value: float | None) -> str:
     return "—" if value is None else f"{value:,.0f}"
 
 
+def format_compact(value: float | None) -> str:
+    """Return an axis tick people read at a glance: '0', '500', '1k', '2.5k', '10k', '1.2M'."""
+    if value is None:
+        return "—"
+    for size, suffix in ((1_000_000, "M"), (1_000, "k")):
+        if abs(value) >= size:
+            return f"{value / size:.1f}".removesuffix(".0") + suffix
+    return f"{value:.1f}".removesuffix(".0")
+
+
 def format_percent(value: float | None) -> str:
     """Return a ratio as a percentage with one decimal, or '—'."""
     return "—" if value is None else f"{value * 100:.1f}".removesuffix(".0") + " %"
@@ -178,9 +188,14 @@ def line_chart(
     width: int = 640,
     height: int = 220,
     fmt: Callable[[float], str] = format_count,
+    floor: float = 1.0,
 ) -> SafeString:
-    """Return a small line chart: one polyline per (name, values, tone) series, with a legend."""
-    top = _nice_ceiling(max((max(values, default=0) for _, values, _ in series), default=0))
+    """Return a small line chart: one polyline per (name, values, tone) series, with a legend.
+
+    `floor` is the least the axis reaches, so a quiet week does not label its grid "1, 0, 0".
+    """
+    peak = max((max(values, default=0) for _, values, _ in series), default=0)
+    top = _nice_ceiling(max(peak, floor))
     plot_w, plot_h = width - LEFT - RIGHT, height - TOP - BOTTOM
     step = plot_w / max(len(labels) - 1, 1)
     xs = [LEFT + i * step for i in range(len(labels))]

@@ -50,8 +50,16 @@ def tool_end(call_id: str, name: str, ok: bool, duration_ms: float, summary: str
     }
 
 
-def citation(article_id: int | str, title: str, url: str) -> dict:
-    return {"type": "citation", "article_id": article_id, "title": title, "url": url}
+def citation(
+    article_id: int | str, title: str, url: str, excerpt: str = "", section_url: str = ""
+) -> dict:
+    """A cited article; from a search hit it also carries the passage and its section's url."""
+    event = {"type": "citation", "article_id": article_id, "title": title, "url": url}
+    if excerpt:
+        event["excerpt"] = excerpt
+    if section_url:
+        event["section_url"] = section_url
+    return event
 
 
 def done(conversation_id: str, steps: int, usage: dict) -> dict:

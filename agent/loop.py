@@ -270,7 +270,7 @@ async def _finish(
     """Emit the citations found in the answer, then `done`."""
     result.citations = _citations(result.answer, result.articles)
     for cited in result.citations:
-        await emit(events.citation(cited["article_id"], cited["title"], cited["url"]))
+        await emit(events.citation(**cited))
     result.status = status
     await emit(events.done(conversation_id, result.steps, result.usage.as_dict()))
     return result
@@ -333,7 +333,9 @@ def _gather_articles(output: Any, articles: list[dict]) -> None:
     for item in output if isinstance(output, list) else [output]:
         if isinstance(item, dict) and {"article_id", "title", "url"} <= item.keys():
             if all(a["article_id"] != item["article_id"] for a in articles):
-                articles.append({k: item[k] for k in ("article_id", "title", "url")})
+                # A search hit also says where: the passage and its section, for the sources.
+                keys = ("article_id", "title", "url", "excerpt", "section_url")
+                articles.append({k: item[k] for k in keys if item.get(k) or k in keys[:3]})
 
 
 def _citations(answer: str, articles: list[dict]) -> list[dict]:

@@ -18,12 +18,15 @@ class ToolCallOut(Schema):
     ok: bool
     executed: bool
     duration_ms: float
+    summary: str = ""
 
 
 class CitationOut(Schema):
     article_id: int
     title: str
     url: str
+    excerpt: str = ""
+    section_url: str = ""
 
 
 class TurnOut(Schema):

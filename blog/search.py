@@ -21,12 +21,13 @@ from pgvector.django import CosineDistance
 from blog.chunking import query_terms
 from blog.embeddings import Embedder, embedder_get, embedding_dimensions_check
 from blog.models import Article, Chunk
+from blog.rendering import heading_anchor
 
 EXCERPT_MAX_CHARS = 600
 MAX_LIMIT = 50
 _PUBLISHED = Q(article__status=Article.Status.PUBLISHED, article__published_at__lte=Now())
 _SENTENCE_END = re.compile(r"[.!?。！？](?=\s|$)|[。！？]")
-_FIELDS = ("id", "article_id", "article__title", "article__slug", "text")
+_FIELDS = ("id", "article_id", "article__title", "article__slug", "text", "heading_path")
 # ts_rank (term frequency) divided by 1 + log(length). With OR-queries it ranked better than
 # ts_rank_cd, whose cover density rewards adjacent terms a question rarely repeats
 # (bench/retrieval_quality.py, see the README).
@@ -44,6 +45,7 @@ class SearchHit:
     url: str
     excerpt: str
     score: float
+    section_url: str = ""  # the url with the anchor of the excerpt's section, when it has one
 
     def as_dict(self) -> dict:
         """JSON-ready dict."""
@@ -209,14 +211,23 @@ def _hits(rows: list[dict], *, limit: int, score) -> list[SearchHit]:
 
 
 def _hit(row: dict, *, rank: int, score: float) -> SearchHit:
+    url = reverse("blog:article", kwargs={"slug": row["article__slug"]})
     return SearchHit(
         rank=rank,
         article_id=row["article_id"],
         title=row["article__title"],
-        url=reverse("blog:article", kwargs={"slug": row["article__slug"]}),
+        url=url,
         excerpt=excerpt_cut(row["text"]),
         score=round(float(score), 6),
+        section_url=_section_url(url, row.get("heading_path") or ""),
     )
+
+
+def _section_url(url: str, heading_path: str) -> str:
+    """The article url pointing at the section a chunk came from (its deepest heading)."""
+    if not heading_path:
+        return url
+    return f"{url}#{heading_anchor(heading_path.split(' > ')[-1])}"
 
 
 def excerpt_cut(text: str, *, limit: int = EXCERPT_MAX_CHARS) -> str:

@@ -5,6 +5,9 @@ import uuid
 from django.db.models import Prefetch
 
 from agent.models import Conversation, ToolCall, Turn
+from agent.tools import TOOLS
+
+_SUMMARIZE = {tool.name: tool.summarize for tool in TOOLS}
 
 
 def conversation_get_owned(*, conversation_id: uuid.UUID, session_key: str) -> Conversation | None:
@@ -43,6 +46,7 @@ def conversation_restore(*, conversation: Conversation) -> dict:
             "error",
             "executed",
             "duration_ms",
+            "result",
         ),
     )
     turns = conversation.turns.order_by("index", "started_at").prefetch_related(calls)
@@ -70,7 +74,19 @@ def _turn_out(turn: Turn) -> dict:
                 "ok": call.ok,
                 "executed": call.executed,
                 "duration_ms": call.duration_ms,
+                "summary": tool_summary(name=call.name, ok=call.ok, result=call.result),
             }
             for call in turn.tool_calls.all()
         ],
     }
+
+
+def tool_summary(*, name: str, ok: bool, result: object) -> str:
+    """The step's summary as it was shown live ("5 results"); "" for a failed call."""
+    summarize = _SUMMARIZE.get(name)
+    if not ok or summarize is None:
+        return ""
+    try:
+        return summarize(result)
+    except Exception:  # an old row in another shape: the step still restores, without it
+        return ""

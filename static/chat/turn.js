@@ -138,6 +138,7 @@ export class Turn {
   /** Stop streaming; `answered` says the turn ended with `done` (so silence is worth a word). */
   finish(answered) {
     if (this.renderPending || this.text) this.render();
+    this.dropSourceLine();
     this.finished = true;
     this.typing.hidden = true;
     this.node.classList.remove("is-streaming");
@@ -146,6 +147,20 @@ export class Turn {
       this.actions.appendChild(copyButton("chat-copy--answer", () => this.text.trim()));
       this.actions.hidden = false;
     }
+  }
+
+  /**
+   * Sources are shown once, in the box: a closing "Source: [title](url)" paragraph that only
+   * repeats links the box already lists is left out of the answer (it stays in the copy).
+   */
+  dropSourceLine() {
+    const last = this.answer.lastElementChild;
+    if (!this.sources.size || last?.tagName !== "P") return;
+    const links = [...last.querySelectorAll("a")];
+    const listed = new Set([...this.sourceList.querySelectorAll("a")].map((a) => a.pathname));
+    if (!links.length || !links.every((a) => listed.has(a.pathname))) return;
+    const rest = [...last.childNodes].filter((n) => n.nodeName !== "A").map((n) => n.textContent);
+    if (/^\s*[^\s:：]{1,16}\s*[:：][\s,，、;；]*$/u.test(rest.join(""))) last.remove();
   }
 
   note(kind, message, articles) {

@@ -31,7 +31,7 @@ def test_every_page_carries_the_panel_and_its_script(client, make_article):
         html = client.get(url).content.decode()
 
         assert 'id="chat-panel"' in html, url
-        assert '<script src="/static/chat.js" defer></script>' in html
+        assert '<script type="module" src="/static/chat/panel.js"></script>' in html
         assert "/api/conversations/00000000-0000-0000-0000-000000000000" in html
         assert panel_strings(html)["search_running"] == "Searching the blog for “%(query)s”…"
 
@@ -40,9 +40,34 @@ def test_every_page_carries_the_panel_and_its_script(client, make_article):
 def test_a_chinese_browser_gets_chinese_strings(client):
     html = client.get("/", headers={"accept-language": "zh-CN,zh;q=0.9"}).content.decode()
 
-    assert '<html lang="zh-hans">' in html
+    assert '<html lang="zh-Hans">' in html
     assert "问问 Docent" in html
     assert panel_strings(html)["search_running"] == "正在博客中搜索“%(query)s”…"
+
+
+@pytest.mark.django_db
+def test_error_codes_reach_the_page_from_agent_events(client):
+    from agent import events
+
+    html = client.get("/").content.decode()
+    found = re.search(r'<script id="chat-config" type="application/json">(.*?)</script>', html)
+    config = json.loads(found.group(1))
+
+    assert config["codes"] == sorted(events.ERROR_CODES)
+    assert config["retryable"] == sorted(events.RETRYABLE)
+    assert config["maxChars"] == 4000
+    # Every code the server can send has words for the visitor, in both languages.
+    for language in ("en", "zh-hans"):
+        with translation.override(language):
+            strings = chat_strings()
+        assert [code for code in events.ERROR_CODES if f"error_{code}" not in strings] == []
+
+
+def test_no_hand_kept_list_of_error_codes_in_the_panel():
+    static = Path(__file__).resolve().parents[2] / "static" / "chat"
+    for script in static.glob("*.js"):
+        text = script.read_text()
+        assert "max_steps: 1" not in text and "KEEP_QUESTION" not in text
 
 
 def test_every_chat_string_is_translated_with_the_same_placeholders():
@@ -81,3 +106,24 @@ def _po_entries(path: Path) -> list[tuple[str, str]]:
                 entries.append((current["msgid"], current["msgstr"]))
             current, field = {}, None
     return entries
+
+
+@pytest.mark.django_db
+def test_the_panel_says_indexing_is_still_running_until_every_article_is_indexed(
+    client, make_article
+):
+    from django.utils import timezone
+
+    from blog.models import Article
+
+    article = make_article(title="Fresh")
+    Article.objects.filter(pk=article.pk).update(indexed_at=None, index_hash="")
+    make_article(title="Draft", status=Article.Status.DRAFT)  # drafts are never indexed
+
+    html = client.get("/").content.decode()
+    assert 'id="chat-indexing"' in html and "1 article isn’t searchable yet" in html
+
+    Article.objects.filter(pk=article.pk).update(indexed_at=timezone.now(), index_hash="h")
+    assert 'id="chat-indexing"' not in client.get("/").content.decode()
+    Article.objects.filter(pk=article.pk).update(updated_at=timezone.now())  # edited since
+    assert 'id="chat-indexing"' in client.get("/").content.decode()

@@ -1,4 +1,4 @@
-from blog.rendering import markdown_to_html, markdown_to_text
+from blog.rendering import heading_anchor, markdown_to_html, markdown_to_text
 
 
 def test_script_tags_do_not_survive():
@@ -30,3 +30,13 @@ def test_tables_and_chinese_text_render():
 
 def test_plain_text_strips_markup():
     assert markdown_to_text("## Title\n\nSome **bold**.") == "Title\nSome bold."
+
+
+def test_headings_get_stable_prefixed_ids_unique_per_page():
+    html = markdown_to_html("## Setup\n\n## Content\n\n### 向量 索引\n\n## Setup")
+
+    assert '<h2 id="sec-setup">' in html
+    assert '<h2 id="sec-content">' in html  # never the page's own id="content"
+    assert '<h3 id="sec-向量-索引">' in html
+    assert '<h2 id="sec-setup-2">' in html
+    assert heading_anchor("Why `steps` matter") == "sec-why-steps-matter"

@@ -57,10 +57,13 @@ class VectorBook:
 
 @pytest.fixture
 def add_chunk():
-    def add(article: Article, text: str, vector: list[float], ordinal: int = 0) -> Chunk:
+    def add(
+        article: Article, text: str, vector: list[float], ordinal: int = 0, heading_path: str = ""
+    ) -> Chunk:
         return Chunk.objects.create(
             article=article,
             ordinal=ordinal,
+            heading_path=heading_path,
             text=text,
             lexical=lexical_text(f"{article.title}\n\n{text}"),
             embedding=vector,
@@ -102,6 +105,23 @@ def test_one_hit_per_article_with_its_best_chunk_as_excerpt(make_article, add_ch
     assert titles(hits) == ["Two chunks", "Other"]
     assert hits[0].excerpt == "The best chunk."
     assert hits[0].url == "/articles/two-chunks/"
+
+
+def test_a_hit_links_to_the_section_its_excerpt_came_from(make_article, add_chunk, client):
+    article = make_article(
+        title="Limits", slug="limits", body="# Limits\n\n## Why `steps` matter\n\nCap them."
+    )
+    add_chunk(article, "Cap them.", unit((0, 1.0)), heading_path="Limits > Why `steps` matter")
+    add_chunk(make_article(title="Flat"), "No headings.", unit((0, 0.5), (1, 0.5)))
+
+    hits = article_search_vector(query="q", limit=5, embedder=VectorBook({"q": unit((0, 1.0))}))
+
+    assert [hit.section_url for hit in hits] == [
+        "/articles/limits/#sec-why-steps-matter",
+        "/articles/flat/",
+    ]
+    # The rendered article has a heading with exactly that id.
+    assert '<h2 id="sec-why-steps-matter">' in client.get("/articles/limits/").content.decode()
 
 
 def test_text_search_ranks_chunks_matching_more_terms_first(make_article, add_chunk):
@@ -148,7 +168,15 @@ def test_hybrid_search_fuses_both_rankings_by_reciprocal_rank(make_article, add_
     assert hits[0].score == pytest.approx(1 / 63 + 1 / 61, abs=1e-6)
     assert hits[1].score == pytest.approx(1 / 62 + 1 / 62, abs=1e-6)
     assert hits[2].score == pytest.approx(1 / 61, abs=1e-6)
-    assert set(hits[0].as_dict()) == {"rank", "article_id", "title", "url", "excerpt", "score"}
+    assert set(hits[0].as_dict()) == {
+        "rank",
+        "article_id",
+        "title",
+        "url",
+        "excerpt",
+        "score",
+        "section_url",
+    }
 
 
 def test_drafts_and_scheduled_articles_are_never_returned(make_article, add_chunk):

@@ -38,7 +38,7 @@ def test_article_page_renders_markdown(client, make_article):
 
     html = response.content.decode()
     assert response.status_code == 200
-    assert "<h2>A heading</h2>" in html
+    assert '<h2 id="sec-a-heading">A heading</h2>' in html
     assert "<em>words</em>" in html
     assert 'href="/tags/agents/"' in html
 
@@ -106,3 +106,27 @@ def test_favicon_ico_redirects_to_the_site_icon(client):
 
     assert response.status_code == 301
     assert response["Location"] == "/static/favicon.svg"
+
+
+def test_a_chinese_article_is_served_as_zh_hans_with_a_chinese_date(client, make_article):
+    when = dt.datetime(2026, 3, 7, 12, tzinfo=dt.UTC)
+    make_article(title="文本嵌入入门", slug="zh", summary="把文字变成向量。", published_at=when)
+    make_article(title="Embeddings primer", slug="en", published_at=when)
+
+    chinese = client.get("/articles/zh/").content.decode()
+    english = client.get("/articles/en/").content.decode()
+    home = client.get("/").content.decode()
+
+    assert '<html lang="zh-Hans">' in chinese and "2026年3月7日" in chinese
+    assert '<header class="site-header" lang="en">' in chinese  # the site's own words stay English
+    assert '<html lang="en">' in english and "7 March 2026" in english
+    assert '<article class="card" lang="zh-Hans">' in home and "2026年3月7日" in home
+
+
+def test_language_of_mixed_text():
+    from blog.language import html_lang, text_language
+
+    assert text_language("用 pgvector 做混合检索：HNSW 与全文搜索") == "zh-hans"
+    assert text_language("Hybrid search with pgvector and RRF") == "en"
+    assert text_language("Why 向量 matters for search engines in production") == "en"
+    assert html_lang("zh-hans") == "zh-Hans" and html_lang("en") == "en"

@@ -56,6 +56,14 @@ def _index() -> None:
     call_command("reindex", verbosity=0)
 
 
+@pytest.fixture
+def articles(live_data):
+    """slug -> {"id", "title"} of the committed demo articles."""
+    from blog.models import Article
+
+    return {a.slug: {"id": a.pk, "title": a.title} for a in Article.objects.all()}
+
+
 @pytest.fixture(scope="package")
 def model_server():
     """The scripted OpenAI-compatible server the `site` subprocess talks to."""

@@ -1,3 +1,4 @@
+import re
 from datetime import UTC, datetime
 
 import pytest
@@ -128,3 +129,36 @@ def test_unknown_period_falls_back_to_thirty_days(staff_client):
 
     assert response.status_code == 200
     assert response.context["days"] == 30
+
+
+def test_token_axis_ticks_read_as_1k_and_10k():
+    assert [charts.format_compact(v) for v in (0, 500, 1000, 2500, 10_000, 1_200_000)] == [
+        "0",
+        "500",
+        "1k",
+        "2.5k",
+        "10k",
+        "1.2M",
+    ]
+
+    def ticks(values: list[float]) -> list[str]:
+        svg = charts.line_chart(
+            chart_id="t",
+            title="Tokens",
+            desc="d",
+            labels=["a", "b"],
+            series=[("Input", values, "input")],
+            fmt=charts.format_compact,
+            floor=1000,
+        )
+        return re.findall(r'text-anchor="end">([^<]+)<', svg)
+
+    assert ticks([0, 0]) == ["0", "500", "1k"]  # a quiet week, not "0, 0, 1"
+    assert ticks([3_000, 16_000]) == ["0", "10k", "20k"]
+
+
+def test_the_dashboard_token_axis_uses_compact_ticks(staff_client):
+    response = staff_client.get("/admin/agent/conversation/dashboard/")
+
+    tokens = str(response.context["tokens_chart"])
+    assert re.findall(r'text-anchor="end">([^<]+)<', tokens) == ["0", "500", "1k"]

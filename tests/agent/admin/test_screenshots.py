@@ -95,3 +95,41 @@ def test_screenshots_of_the_list_a_transcript_and_the_dashboard(live_server, sho
             assert page.evaluate(FITS, ".results")
 
     assert errors == []
+
+
+ROW_LINES = """(sel) => [...document.querySelectorAll(sel)].map((td) => {
+  const lh = parseFloat(getComputedStyle(td).lineHeight) || 16;
+  return Math.round(td.getBoundingClientRect().height / lh);
+})"""
+
+
+@pytest.fixture
+def long_titles(transactional_db):
+    from blog.models import Article
+
+    for n in range(3):
+        Article.objects.create(
+            title=f"A fairly long article title about HNSW and IVFFlat indexes, part {n}",
+            slug=f"a-fairly-long-article-title-about-hnsw-and-ivfflat-indexes-part-{n}",
+            body="Body.",
+            status=Article.Status.PUBLISHED,
+        )
+
+
+def test_changelists_fit_at_1280_without_clipping_or_tall_rows(
+    live_server, showcase, long_titles, browser
+):
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    log_in(page, live_server.url)
+
+    page.goto(f"{live_server.url}/admin/agent/conversation/")
+    page.screenshot(path=str(SCREENSHOTS / "admin-list-1280.png"))
+    assert page.evaluate(FITS, ".results")  # the right-hand columns are not clipped
+    assert max(page.evaluate(ROW_LINES, "#result_list .dc-slug")) == 1  # was 7 lines
+
+    page.goto(f"{live_server.url}/admin/blog/article/")
+    page.screenshot(path=str(SCREENSHOTS / "admin-articles-1280.png"))
+    assert page.evaluate(FITS, ".results")  # "indexed at" and "index" are in view
+    for column in ("indexed", "index_state"):
+        assert page.locator(f"#result_list td.field-{column}").first.is_visible()
+    page.close()

@@ -1,0 +1,39 @@
+"""Template helpers for articles in their own language."""
+
+from django import template
+from django.utils import translation
+from django.utils.formats import date_format
+
+from blog.language import html_lang, text_language
+from blog.models import Article
+
+register = template.Library()
+
+# Per language: how a publication date reads in running text.
+_DATE = {"en": "j F Y", "zh-hans": "Y年n月j日"}
+
+
+def _code(article: Article) -> str:
+    return text_language(f"{article.title}\n{article.summary}")
+
+
+@register.filter
+def article_lang(article: Article) -> str:
+    """The article's `lang` attribute value, e.g. "zh-Hans"."""
+    return html_lang(_code(article))
+
+
+@register.filter(name="html_lang")
+def html_lang_filter(code: str) -> str:
+    """A Django language code as an HTML `lang` value ("zh-hans" -> "zh-Hans")."""
+    return html_lang(code)
+
+
+@register.filter
+def article_date(article: Article) -> str:
+    """The publication date, written in the article's language."""
+    if not article.published_at:
+        return ""
+    code = _code(article)
+    with translation.override(code):
+        return date_format(article.published_at, _DATE.get(code, "j F Y"))

@@ -1,0 +1,361 @@
+"""Issue 13 in a real Chromium: each rough edge a new visitor hit, fixed and checked."""
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.agent.llm.scripted_server import text_response, tool_call_response
+from tests.e2e.conftest import CHROMIUM, screenshot
+from tests.e2e.test_chat_panel import (
+    STEP_LIMITS,
+    ask,
+    conversation_id,
+    open_chat,
+    saved_turns,
+    wait_answered,
+    words,
+)
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db]
+
+if not Path(CHROMIUM).exists():
+    pytest.skip(f"no {CHROMIUM}: apt-get install chromium (.ci/run does)", allow_module_level=True)
+
+NARROW = {"width": 375, "height": 740}
+
+
+def search_then(answer: str, query: str = "step limits", delay: float = 0.0):
+    return (
+        tool_call_response([("call_s", "search_knowledge_base", json.dumps({"query": query}))]),
+        text_response(words(answer), delay=delay),
+    )
+
+
+def test_a_long_message_is_counted_refused_and_never_cut(site, scripted, open_page):
+    page = open_page()
+    page.goto(site + "/")
+    open_chat(page)
+    box = page.locator("#chat-input")
+    counter = page.locator("#chat-counter")
+    assert box.get_attribute("maxlength") is None  # the browser must not cut a paste either
+
+    box.fill("x" * 3700)
+    expect(counter).to_have_text("3,700 / 4,000 characters")
+    long = "x" * 4100 + " So what is the actual question at the end?"
+    box.fill(long)
+    expect(counter).to_have_text(re.compile(r"^Too long by 4,144 characters"))
+    box.press("Enter")
+    expect(counter).to_have_class(re.compile("is-refused"))
+    assert box.input_value() == long  # every character still there, the question included
+    expect(page.locator(".chat-turn")).to_have_count(0)
+    assert scripted.requests == []
+
+    box.fill("Short again")
+    expect(counter).to_be_hidden()
+
+
+def test_sources_once_with_a_passage_preview_and_a_section_link(
+    site, scripted, open_page, articles
+):
+    title = articles[STEP_LIMITS]["title"]
+    scripted.enqueue(*search_then(f"Cap the steps.\n\nSource: [{title}](/articles/{STEP_LIMITS}/)"))
+    page = open_page()
+    page.goto(site + "/")
+    open_chat(page)
+    ask(page, "Why cap the steps?")
+    wait_answered(page)
+
+    answer = page.locator(".chat-answer")
+    expect(answer).to_have_text("Cap the steps.")  # the inline "Source:" line is not repeated
+    link = page.locator(".chat-sources a")
+    expect(link).to_have_count(1)
+    preview = page.locator(".chat-source__preview")
+    expect(preview).to_be_hidden()
+    link.hover()
+    expect(preview).to_be_visible()
+    assert len(preview.text_content()) > 40  # the passage the answer came from
+    page.mouse.move(0, 0)
+    expect(preview).to_be_hidden()
+    link.focus()
+    expect(preview).to_be_visible()
+    screenshot(page, "source-preview")
+
+    anchor = link.get_attribute("href").split("#")[1]
+    link.click()
+    page.wait_for_url(re.compile(rf"/articles/{STEP_LIMITS}/#{anchor}$"))
+    heading = page.locator(f"#{anchor}")
+    expect(heading).to_have_count(1)
+    assert heading.evaluate("n => /^H[1-6]$/.test(n.tagName)")
+
+
+def test_copy_buttons_for_the_answer_and_each_code_block(site, scripted, open_page):
+    code = "AGENT_MAX_STEPS=5\nmake run"
+    answer = f"Set it like this:\n\n```sh\n{code}\n```\n\nThen restart."
+    scripted.enqueue(text_response(words(answer)))
+    page = open_page()
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=site)
+    page.goto(site + "/")
+    open_chat(page)
+    ask(page, "How do I set it?")
+    wait_answered(page)
+
+    page.locator(".chat-copy--code").click()
+    expect(page.locator(".chat-copy--code")).to_have_text("Copied")
+    assert page.evaluate("navigator.clipboard.readText()") == code
+    page.locator(".chat-copy--answer").click()
+    assert page.evaluate("navigator.clipboard.readText()") == answer
+
+
+def test_stop_renders_the_half_finished_markdown(site, scripted, open_page):
+    scripted.enqueue(text_response(["The error is ", "**429 Too"] + [" Many"] * 300, delay=0.1))
+    page = open_page()
+    page.goto(site + "/")
+    open_chat(page)
+    ask(page, "What error?")
+    answer = page.locator(".chat-answer")
+    expect(answer).to_contain_text("429 Too")
+    page.get_by_role("button", name="Stop").click()
+    expect(page.locator(".chat-note--muted")).to_have_text("Stopped.")
+
+    expect(answer.locator("strong")).to_contain_text("429 Too")
+    assert "**" not in answer.text_content()
+
+
+def test_headings_in_answers_render_as_headings(site, scripted, open_page):
+    scripted.enqueue(text_response(words("## Setup\n\nRun it.\n\n### Details\n\nMore.")))
+    page = open_page()
+    page.goto(site + "/")
+    open_chat(page)
+    ask(page, "How?")
+    wait_answered(page)
+
+    expect(page.locator(".chat-answer h3")).to_have_text("Setup")
+    expect(page.locator(".chat-answer h4")).to_have_text("Details")
+    expect(page.locator(".chat-answer strong")).to_have_count(0)
+
+
+def test_restored_tool_steps_keep_their_result_count(site, scripted, open_page):
+    scripted.enqueue(*search_then("Cap the steps."))
+    page = open_page()
+    page.goto(site + "/")
+    open_chat(page)
+    ask(page, "Why cap the steps?")
+    wait_answered(page)
+    live = page.locator(".chat-step__meta").text_content()
+    assert re.match(r"^\d+ results? · ", live), live
+    saved_turns(conversation_id(page))
+
+    page.reload()
+    restored = page.locator(".chat-step__meta")
+    expect(restored).to_have_text(re.compile(rf"^{re.escape(live.split(' · ')[0])} · "))
+
+
+def test_suggested_questions_come_from_the_article_on_screen(site, open_page):
+    page = open_page()
+    page.goto(f"{site}/articles/{STEP_LIMITS}/")
+    headings = page.locator(".prose h2").all_text_contents()
+    open_chat(page)
+    suggestions = page.locator(".chat-suggestion").all_text_contents()
+    assert suggestions[0] == "Summarize this article"
+    assert suggestions[1:] == [f"What does the article say about “{h}”?" for h in headings[:2]]
+
+
+def test_ctrl_k_opens_the_chat_and_the_launcher_is_an_early_tab_stop(site, open_page):
+    page = open_page()
+    page.goto(f"{site}/articles/{STEP_LIMITS}/")
+    page.locator("h1").click()  # focus somewhere in the article
+    page.keyboard.press("Control+k")
+    expect(page.locator("#chat-panel")).to_be_visible()
+    expect(page.locator("#chat-input")).to_be_focused()
+    page.keyboard.press("Escape")
+    page.keyboard.press("Meta+k")
+    expect(page.locator("#chat-input")).to_be_focused()
+    page.keyboard.press("Escape")
+
+    page.goto(site + "/")
+    page.keyboard.press("Tab")
+    expect(page.locator(".skip-link")).to_be_focused()
+    page.keyboard.press("Tab")
+    expect(page.get_by_role("button", name="Ask Docent")).to_be_focused()  # was 54 presses
+
+
+def test_at_375px_the_launcher_leaves_the_text_free_and_the_subtitle_is_whole(site, open_page):
+    page = open_page(viewport=NARROW)
+    page.goto(f"{site}/articles/{STEP_LIMITS}/")
+    page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+    launcher = page.locator("#chat-launcher").bounding_box()
+    texts = page.evaluate(
+        """() => [...document.querySelectorAll('.prose p, .prose li, .article__footer a')]
+        .map((n) => n.getBoundingClientRect()).filter((r) => r.bottom > 0 && r.top < innerHeight)
+        .map((r) => ({x: r.x, y: r.y, width: r.width, height: r.height}))"""
+    )
+
+    def overlaps(a, b):
+        return not (
+            a["x"] + a["width"] <= b["x"]
+            or b["x"] + b["width"] <= a["x"]
+            or a["y"] + a["height"] <= b["y"]
+            or b["y"] + b["height"] <= a["y"]
+        )
+
+    assert [t for t in texts if overlaps(launcher, t)] == []  # scrolled to the end, nothing hidden
+    screenshot(page, "phone-375-article-end")
+
+    open_chat(page)
+    subtitle = page.locator(".chat-panel__subtitle")
+    expect(subtitle).to_have_text("Answers only from this blog")
+    assert subtitle.evaluate(
+        "n => n.scrollWidth <= n.clientWidth && n.scrollHeight <= n.clientHeight + 1"
+    )
+
+
+def test_code_blocks_at_375px_wrap_instead_of_hiding_text(site, open_page):
+    page = open_page(viewport=NARROW)
+    page.goto(f"{site}/articles/{STEP_LIMITS}/")
+    blocks = page.locator(".prose pre")
+    assert blocks.count() > 0
+    hidden = blocks.evaluate_all("ns => ns.filter((n) => n.scrollWidth > n.clientWidth + 1).length")
+    assert hidden == 0
+
+
+def test_dark_mode_follows_the_system_for_the_site_and_the_panel(site, scripted, open_page):
+    scripted.enqueue(text_response(words("In the dark, too.")))
+    page = open_page()
+    page.emulate_media(color_scheme="dark")
+    page.goto(f"{site}/articles/{STEP_LIMITS}/")
+    luminance = """(sel) => {
+      const [r, g, b] = getComputedStyle(document.querySelector(sel)).backgroundColor
+        .match(/\\d+/g).map(Number);
+      return (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255;
+    }"""
+    assert page.evaluate(luminance, "body") < 0.2
+    open_chat(page)
+    ask(page, "Dark?")
+    wait_answered(page)
+    assert page.evaluate(luminance, "#chat-panel") < 0.2
+    screenshot(page, "dark-desktop")
+    page.emulate_media(color_scheme="light")
+    assert page.evaluate(luminance, "body") > 0.8
+
+
+def test_a_chinese_article_is_served_in_chinese(site, open_page):
+    page = open_page()  # an English browser: the chrome stays English, the article is Chinese
+    page.goto(f"{site}/articles/embeddings-primer-zh/")
+    assert page.evaluate("document.documentElement.lang") == "zh-Hans"
+    expect(page.locator(".article__header time")).to_have_text(
+        re.compile(r"^\d{4}年\d{1,2}月\d{1,2}日$")
+    )
+    assert page.locator(".site-header").get_attribute("lang") == "en"
+    assert page.locator("#chat").get_attribute("lang") == "en"
+
+
+CONV = "22222222-2222-4222-8222-222222222222"
+DONE = {"type": "done", "conversation_id": CONV, "steps": 1, "usage": {}}
+UNAVAILABLE = {"type": "error", "code": "unavailable", "message": "Draining.", "articles": []}
+
+
+def test_unavailable_reconnects_and_offers_to_ask_again(site, open_page):
+    """The worker draining is forced by a scripted socket: the first one is shutting down."""
+    sockets, messages = [], []
+
+    def on_socket(ws):
+        sockets.append(ws)
+        number = len(sockets)
+
+        def on_message(raw):
+            frame = json.loads(raw)
+            messages.append((number, frame))
+            if frame["type"] != "message":
+                return
+            if number == 1:
+                ws.send(json.dumps(UNAVAILABLE))
+                return
+            ws.send(json.dumps({"type": "start", "conversation_id": CONV, "turn": 1}))
+            ws.send(json.dumps({"type": "text", "content": "Answered by another worker."}))
+            ws.send(json.dumps(DONE))
+
+        ws.on_message(on_message)
+
+    page = open_page()
+    page.route_web_socket(re.compile(r"/ws/chat/$"), on_socket)
+    page.goto(site + "/")
+    open_chat(page)
+    ask(page, "Are you there?")
+    note = page.locator(".chat-note--warn")
+    expect(note.locator(".chat-note__text")).to_have_text("The server is restarting. Reconnecting…")
+    expect(page.locator("#chat-input")).to_have_value("Are you there?")
+    page.wait_for_function("() => true")
+    expect.poll = None
+    page.wait_for_timeout(200)
+    assert (
+        len(sockets) == 2
+    )  # a fresh socket, which the proxy gives to a worker that is not draining
+
+    page.locator("#chat-input").fill("")
+    note.get_by_role("button", name="Ask again").click()
+    expect(page.locator(".chat-answer").last).to_have_text("Answered by another worker.")
+    assert [n for n, f in messages if f["type"] == "message"] == [1, 2]
+
+
+def test_feedback_votes_are_sent_changed_and_confirmed(site, open_page):
+    """The panel side of the protocol, against a scripted socket that saves votes."""
+    frames = []
+
+    def on_socket(ws):
+        def on_message(raw):
+            frame = json.loads(raw)
+            frames.append(frame)
+            if frame["type"] == "message":
+                ws.send(json.dumps({"type": "start", "conversation_id": CONV, "turn": 1}))
+                ws.send(json.dumps({"type": "text", "content": "An answer."}))
+                ws.send(
+                    json.dumps({"type": "done", "conversation_id": CONV, "steps": 1, "usage": {}})
+                )
+            elif frame["type"] == "feedback" and frame["comment"] == "fail me":
+                ws.send(json.dumps({**UNAVAILABLE, "code": "bad_request", "message": "No."}))
+            elif frame["type"] == "feedback":
+                ws.send(json.dumps({"type": "feedback_saved", "turn": frame["turn"]}))
+
+        ws.on_message(on_message)
+
+    page = open_page()
+    page.route_web_socket(re.compile(r"/ws/chat/$"), on_socket)
+    page.goto(site + "/")
+    open_chat(page)
+    ask(page, "Question")
+    wait_answered(page)
+    up = page.get_by_role("button", name="Helpful", exact=True)
+    down = page.get_by_role("button", name="Not helpful")
+    up.click()
+    expect(up).to_have_attribute("aria-pressed", "true")
+    expect(page.locator(".chat-feedback__status")).to_have_text("Thanks for the feedback.")
+    comment = page.locator(".chat-feedback__comment")
+    comment.fill("Clear and short")
+    comment.press("Enter")
+    down.click()
+    expect(down).to_have_attribute("aria-pressed", "true")
+    expect(up).to_have_attribute("aria-pressed", "false")
+    down.click()  # a second press takes the vote back
+    expect(down).to_have_attribute("aria-pressed", "false")
+    screenshot(page, "feedback")
+
+    votes = [
+        (f["turn"], f["vote"], f["comment"], f["conversation_id"])
+        for f in frames
+        if f["type"] == "feedback"
+    ]
+    assert votes == [
+        (1, "up", "", CONV),
+        (1, "up", "Clear and short", CONV),
+        (1, "down", "Clear and short", CONV),
+        (1, "none", "", CONV),
+    ]
+    up.click()
+    page.locator(".chat-feedback__comment").fill("fail me")
+    page.locator(".chat-feedback__comment").press("Enter")
+    expect(page.locator(".chat-feedback__status")).to_have_text(
+        "Your feedback couldn’t be saved. Try again."
+    )
