@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test bench lint setup clean-data
+.PHONY: run test test-fast browser-deps bench lint setup clean-data
 
 setup: $(STAMP)
 
@@ -24,8 +24,15 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	$(PY) manage.py serve --host $(HOST) --port $(PORT)
 
-test: $(STAMP)
+test: $(STAMP) browser-deps
 	$(PY) -m pytest
+
+# Chromium and CJK fonts for the browser tests: installed as root with apt, else one command to run.
+browser-deps:
+	@.ci/browser-deps
+
+test-fast: $(STAMP)
+	$(PY) -m pytest -m "not e2e"
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
