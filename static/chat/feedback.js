@@ -64,23 +64,29 @@ export class Feedback {
     this.vote = vote;
     if (vote === "none") this.comment = "";
     this.show();
-    this.submit();
-    if (vote !== "none") {
-      this.form.hidden = false;
-      this.box.value = this.comment;
-    }
+    // After a vote the comment box opens; it closes once a comment is saved or the vote is taken back.
+    this.form.hidden = vote === "none";
+    this.box.value = this.comment;
+    this.submit(false);
   }
 
-  submit() {
+  submit(withComment = true) {
     const frame = { type: "feedback", turn: this.turn, vote: this.vote, comment: this.comment };
-    this.pending = frame;
+    this.pending = { frame, withComment };
     this.status.textContent = this.send(frame) ? S.feedback_sending : S.feedback_failed;
   }
 
   saved() {
+    if (this.pending?.withComment) this.form.hidden = true;
     this.pending = null;
-    this.form.hidden = true;
     this.status.textContent = this.vote === "none" ? "" : S.feedback_thanks;
+  }
+
+  /** No votes while an answer streams: an `error` then would be read as the answer's. */
+  setEnabled(enabled) {
+    for (const button of [...Object.values(this.buttons), ...this.form.querySelectorAll("button")]) {
+      button.disabled = !enabled;
+    }
   }
 
   failed(message) {

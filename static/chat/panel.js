@@ -223,6 +223,7 @@ class Panel {
     this.sendButton.hidden = busy;
     this.stopButton.hidden = !busy;
     this.stopButton.disabled = false;
+    for (const feedback of this.feedback.values()) feedback.setEnabled(!busy);
     if (hadFocus) this.input.focus();
   }
 

@@ -71,6 +71,7 @@ export class Turn {
     if (this.renderPending) return;
     this.renderPending = true;
     requestAnimationFrame(() => {
+      if (!this.renderPending) return; // finish() rendered already; do not undo its tidying
       this.render();
       onRendered?.();
     });

@@ -127,7 +127,9 @@ def test_ask_on_an_article_shows_steps_streams_and_cites(site, scripted, open_pa
     assert "Searching the blog for “step limits”…" in labels
     assert "Reading the article…" in labels
     lengths = page.evaluate("window.answerLengths")
-    assert len(lengths) >= 5 and lengths == sorted(lengths), lengths  # it streamed, growing
+    # It streamed, growing; the last render leaves out the "Source:" line the box repeats.
+    streamed = lengths[:-1]
+    assert len(streamed) >= 5 and streamed == sorted(streamed), lengths
     # The assistant knew which article the visitor was reading.
     system = " ".join(
         m["content"] for m in scripted.requests[0]["messages"] if m["role"] == "system"
