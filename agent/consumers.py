@@ -8,7 +8,9 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
 from agent import events
-from agent.runner import BadRequest, Visitor, message_parse, runner
+from agent.exceptions import BadRequest
+from agent.feedback import feedback_submit
+from agent.runner import Visitor, message_parse, runner
 
 TERMINAL = {"done", "error"}
 
@@ -36,9 +38,15 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         kind = content.get("type")
         if kind == "stop":
             await self.stop()
+        elif kind == "feedback":
+            # Not a turn: allowed while an answer streams, and never `busy`.
+            await self.send_json(
+                await feedback_submit(frame=content, session_key=await self.session_key())
+            )
         elif kind != "message":
             await self.send_error(
-                events.BAD_REQUEST, f'Unknown frame type {kind!r}; use "message" or "stop".'
+                events.BAD_REQUEST,
+                f'Unknown frame type {kind!r}; use "message", "stop" or "feedback".',
             )
         elif self.answering:
             await self.send_error(
@@ -48,7 +56,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             try:
                 message = message_parse(content)
             except BadRequest as exc:
-                await self.send_error(events.BAD_REQUEST, str(exc))
+                await self.send_json(events.error_from(exc))
                 return
             visitor = Visitor(session_key=await self.session_key(), client_ip=self.client_ip())
             # A task, so `stop` and disconnect are heard while the answer streams.

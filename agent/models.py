@@ -32,6 +32,10 @@ class Turn(models.Model):
         CANCELLED = "cancelled", "Cancelled"
         INTERRUPTED = "interrupted", "Interrupted"
 
+    class Vote(models.TextChoices):
+        UP = "up", "Thumbs up"
+        DOWN = "down", "Thumbs down"
+
     # Generated when the turn starts, so a retried or replayed save can never double it.
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="turns")
@@ -49,8 +53,14 @@ class Turn(models.Model):
     error_code = models.CharField(max_length=20, blank=True)
     error = models.TextField(blank=True)
     citations = models.JSONField(default=list, blank=True)
-    # True when the assistant found nothing to answer with: the editors' "write this next" list.
-    no_answer = models.BooleanField(default=False, db_index=True)
+    # At least one valid citation and no decline (agent.answered). Finished turns that are not
+    # answered are the editors' "write this next" list.
+    answered = models.BooleanField(default=False, db_index=True)
+    vote = models.CharField(
+        max_length=4, choices=Vote.choices, blank=True, db_index=True, help_text="Visitor feedback."
+    )
+    feedback_comment = models.TextField(blank=True)
+    feedback_at = models.DateTimeField(null=True, blank=True)
     page = models.CharField(max_length=200, blank=True)
     started_at = models.DateTimeField(db_index=True)
 

@@ -15,20 +15,18 @@ from django.conf import settings
 from django.db import DatabaseError
 
 from agent import events, ratelimit, selectors, services
-from agent.llm import ChatModel, OfflineModel, OpenAICompatModel
+from agent.exceptions import BadRequest
+from agent.llm.base import ChatModel
+from agent.llm.offline import OfflineModel
+from agent.llm.openai_compat import OpenAICompatModel
 from agent.loop import Limits, ToolRecord, TurnResult, run_turn
 from agent.prompts import build_messages
 from agent.saving import TurnSaver
 from agent.tools import TOOLS
-from agent.tools.search_knowledge_base import NO_RESULTS
 
 logger = logging.getLogger(__name__)
 
 Emit = Callable[[dict], Awaitable[None]]
-
-
-class BadRequest(Exception):
-    """The visitor's message cannot be taken; the text says why."""
 
 
 @dataclass(frozen=True)
@@ -85,7 +83,7 @@ class TurnContext:
             error_code=result.error_code,
             error=_storable(result.error),
             citations=_storable(result.citations),
-            no_answer=_no_answer(result),
+            answered=result.answered,
             tool_calls=_storable([_tool_call_out(call) for call in result.tool_calls]),
         )
 
@@ -163,7 +161,7 @@ class TurnRunner:
         try:
             prepared = await database_sync_to_async(_prepare)(message, visitor)
         except BadRequest as exc:
-            await emit(events.error(events.BAD_REQUEST, str(exc)))
+            await emit(events.error_from(exc))
             return
         except DatabaseError:
             logger.exception("database unavailable at turn start")
@@ -296,16 +294,6 @@ def _page(slug: str) -> dict:
     if article is None:
         raise BadRequest(f'There is no published article "{slug}".')
     return {"article_id": article.pk, "title": article.title, "url": article.get_absolute_url()}
-
-
-def _no_answer(result: TurnResult) -> bool:
-    """The assistant had nothing to answer with: editors should see this question."""
-    if result.status != "done" or result.citations:
-        return False
-    searched_empty = any(
-        c.name == "search_knowledge_base" and c.result == NO_RESULTS for c in result.tool_calls
-    )
-    return searched_empty or not result.articles
 
 
 def _storable(value: Any) -> Any:

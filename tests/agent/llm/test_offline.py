@@ -3,10 +3,11 @@
 import pytest
 from pydantic import BaseModel, ConfigDict, Field
 
+from agent.exceptions import ToolNotFound
 from agent.llm.offline import DONT_KNOW, OfflineModel
 from agent.loop import Limits, TurnResult, run_turn
 from agent.prompts import build_messages
-from agent.tools.base import Tool, ToolNotFound
+from agent.tool import Tool
 
 LIMITS_ARTICLE = {
     "article_id": 5,
