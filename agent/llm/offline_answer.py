@@ -14,8 +14,10 @@ from agent.llm.offline_text import Fact, article_facts, language, plain, section
 
 MAX_FACTS = 4
 MAX_SECTIONS = 6
+MAX_TABLE_ROWS = 8
 CONTEXT_WEIGHT = 0.5
-EXCERPT_BONUS = 0.25  # the search chose this passage: a small head start among equals
+EXCERPT_BONUS = 1.1  # the search chose this passage: a small head start among equals
+FACT_BONUS = 1.15  # a table row or list item says more per word than prose
 SOURCE = {"en": "Source: ", "zh": "来源："}
 # Sentences that lean on the one before; shown alone they would be out of context.
 _LEANING = (
@@ -75,7 +77,7 @@ def _id(source: dict) -> object:
 
 def _weights(question: str, context: str, facts: list[Fact]) -> dict[str, float]:
     """Each wanted term's weight: 1/df for the question's, half that for the context's."""
-    frequency = Counter(term for fact in facts for term in terms(fact.text))
+    frequency = Counter(term for fact in facts for term in _fact_terms(fact))
     asked = terms(question)
     weights = {term: 1 / frequency[term] for term in asked if frequency[term]}
     for term in terms(context) - asked:
@@ -88,7 +90,7 @@ def _pick(
     pool: list[tuple[int, Fact]], wanted: dict[str, float], excerpts: dict, sources: list[dict]
 ) -> list[tuple[int, Fact]]:
     """Greedy cover: each step takes the fact adding the most not-yet-covered weight."""
-    shared = [set(wanted) & terms(fact.text) for _, fact in pool]
+    shared = [set(wanted) & _fact_terms(fact) for _, fact in pool]
     in_excerpt = [
         fact.text[:60] in plain(str(excerpts.get(_id(sources[n]), ""))) for n, fact in pool
     ]
@@ -102,7 +104,8 @@ def _pick(
             gain = sum(wanted[t] for t in terms_i - covered)
             # Already-covered words still count a little: a second fact on the same point.
             gain += 0.2 * sum(wanted[t] for t in terms_i & covered)
-            gain += EXCERPT_BONUS * in_excerpt[i] * (gain > 0)
+            gain *= EXCERPT_BONUS if in_excerpt[i] else 1.0
+            gain *= FACT_BONUS if pool[i][1].kind != "sentence" else 1.0
             if gain > best_gain:
                 best, best_gain = i, gain
         if best is None or (picked and best_gain < 0.25 * _first_gain(picked, shared, wanted)):
@@ -112,15 +115,27 @@ def _pick(
     return _with_context(pool, picked)
 
 
+def _fact_terms(fact: Fact) -> set[str]:
+    # A row or item sits under a heading that names what it lists ("Build and memory").
+    return terms(fact.text) | (terms(fact.section) if fact.kind != "sentence" else set())
+
+
 def _first_gain(picked: list[int], shared: list[set[str]], wanted: dict[str, float]) -> float:
     return sum(wanted[t] for t in shared[picked[0]])
 
 
 def _with_context(pool: list[tuple[int, Fact]], picked: list[int]) -> list[tuple[int, Fact]]:
-    """Picked facts; one that leans on its predecessor brings it along, or is left out."""
+    """Picked facts with what they need to be read alone.
+
+    A table row brings the rest of its (small) table: "which is cheapest?" needs every row.
+    A sentence that leans on its predecessor brings it along, or is left out.
+    """
     chosen = set(picked)
     for i in picked:
         n, fact = pool[i]
+        if fact.kind == "row":
+            table = [j for j, (m, f) in enumerate(pool) if m == n and f.group == fact.group]
+            chosen.update(table if len(table) <= MAX_TABLE_ROWS else [])
         if fact.kind != "sentence" or not fact.text.lower().startswith(_LEANING):
             continue
         before = i - 1

@@ -35,6 +35,7 @@ class Fact:
     kind: str
     section: str
     order: int
+    group: int = 0  # facts of one table (or list) share it
 
 
 def language(text: str) -> str:
@@ -159,12 +160,16 @@ def sentences(paragraph: str) -> list[str]:
 def article_facts(body: str) -> list[Fact]:
     """Every quotable fact of an article body, in reading order."""
     facts: list[Fact] = []
-    for kind, section, text in blocks(body):
+    group, previous = 0, None
+    for n, (kind, section, text) in enumerate(blocks(body)):
+        if (kind, section) != previous or kind == "paragraph":
+            group = n
+        previous = (kind, section)
         if kind == "paragraph":
             for sentence in sentences(text):
-                facts.append(Fact(sentence, "sentence", section, len(facts)))
+                facts.append(Fact(sentence, "sentence", section, len(facts), group))
         elif not text.endswith((":", "：")) and len(text) >= 3:
-            facts.append(Fact(text, kind, section, len(facts)))
+            facts.append(Fact(text, kind, section, len(facts), group))
     return facts
 
 
