@@ -152,7 +152,7 @@ def test_a_turn_spooled_before_the_change_is_labelled_on_replay():
     from agent.services import TurnRecord
 
     base = {"turn_id": "t", "conversation_id": "c", "session_key": "s", "index": 1,
-            "user_message": "q", "status": "done", "started_at": "2026-11-01T00:00:00+00:00"}  # fmt: skip
+            "user_message": "q", "status": "done", "started_at": "2026-11-01T00:00"}  # fmt: skip
     cited = [{"article_id": 1, "title": "T", "url": "/articles/t/"}]
     old_answer = {**base, "answer": "Cap it at five.", "citations": cited, "no_answer": False}
     old_decline = {**base, "answer": DONT_KNOW["en"], "citations": [], "no_answer": True}
