@@ -39,11 +39,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _chat_server import (  # noqa: E402
-    Daphne,
-    ModelServer,
-    Script,
+from _common import (  # noqa: E402
     bench_database,
+    bench_server,
     machine_note,
     markdown_table,
     pct,
@@ -51,6 +49,14 @@ from _chat_server import (  # noqa: E402
     sql,
 )
 from websockets.asyncio.client import connect  # noqa: E402
+
+from testing_support.live_server import LiveServer  # noqa: E402
+from testing_support.model_server import (  # noqa: E402
+    ScriptedOpenAIServer,
+    ScriptedResponse,
+    text_response,
+)
+from testing_support.procstat import run_queue_seconds  # noqa: E402
 
 TOKENS = 100
 INTERVAL = 0.02  # 50 tokens/s
@@ -86,7 +92,7 @@ class Result:
     failures: dict[str, int] = field(default_factory=dict)
 
 
-async def one_client(daphne: Daphne, key: str, client: Client, stop: asyncio.Event) -> None:
+async def one_client(daphne: LiveServer, key: str, client: Client, stop: asyncio.Event) -> None:
     try:
         async with connect(
             daphne.ws_url,
@@ -112,7 +118,7 @@ async def one_client(daphne: Daphne, key: str, client: Client, stop: asyncio.Eve
         client.error = client.error or type(exc).__name__
 
 
-def start_profile(directory: Path, daphne: Daphne, n: int) -> subprocess.Popen | None:
+def start_profile(directory: Path, daphne: LiveServer, n: int) -> subprocess.Popen | None:
     """py-spy samples daphne (without pausing it) while the streams run; raw collapsed stacks."""
     directory.mkdir(parents=True, exist_ok=True)
     spy = Path(sys.executable).with_name("py-spy")
@@ -143,7 +149,7 @@ def cpu_self() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-async def warm_up(daphne: Daphne) -> None:
+async def warm_up(daphne: LiveServer) -> None:
     async with connect(
         daphne.ws_url, origin=f"http://127.0.0.1:{daphne.port}", compression=None
     ) as ws:
@@ -158,22 +164,23 @@ async def run_n(n: int, url: str, tmp: Path, run_id: str, profile: Path | None) 
     gate = asyncio.Event()
     prefix = f"load-{run_id}-{n}-"
 
-    def script_for(key: str) -> Script:
+    def script_for(key: str) -> ScriptedResponse:
         if not key.startswith(prefix):
-            return Script(pieces=["tok "] * 5, interval=0.002)
-        return Script(
-            pieces=["tok "] * TOKENS,
-            interval=INTERVAL,
+            return text_response(["tok "] * 5, delay=0.002)
+        return text_response(
+            ["tok "] * TOKENS,
+            usage=(50, 100),
+            delay=INTERVAL,
             gate=gate,
             phase=random.uniform(0, INTERVAL),
         )
 
-    server = await ModelServer(script_for).start()
+    server = await ScriptedOpenAIServer(script_for).astart()
     result = Result(n=n)
     stop = asyncio.Event()
     tasks: list[asyncio.Task] = []
     clients = [Client() for _ in range(n)]
-    daphne = Daphne(database_url=url, model_url=server.base_url, spool_dir=tmp)
+    daphne = bench_server(url, server.base_url, tmp, name=f"load-{n}")
     try:
         daphne.start()
         await warm_up(daphne)
@@ -194,7 +201,7 @@ async def run_n(n: int, url: str, tmp: Path, run_id: str, profile: Path | None) 
         cpu_daphne, cpu_bench, waiting = (
             daphne.cpu_seconds(),
             cpu_self(),
-            daphne.run_queue_seconds(),
+            run_queue_seconds(daphne.pid),
         )
         spy = start_profile(profile, daphne, n) if profile else None
         released = time.monotonic()
@@ -209,7 +216,7 @@ async def run_n(n: int, url: str, tmp: Path, run_id: str, profile: Path | None) 
         result.window = finished - released
         result.daphne_cpu = (daphne.cpu_seconds() - cpu_daphne) / result.window
         result.bench_cpu = (cpu_self() - cpu_bench) / result.window
-        result.daphne_waiting = (daphne.run_queue_seconds() - waiting) / result.window
+        result.daphne_waiting = (run_queue_seconds(daphne.pid) - waiting) / result.window
         if spy is not None:
             await asyncio.to_thread(spy.wait, 60)
         result.plateau_rss = max(samples, default=0)
@@ -243,7 +250,7 @@ async def run_n(n: int, url: str, tmp: Path, run_id: str, profile: Path | None) 
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         daphne.stop()
-        await server.stop()
+        await server.astop()
     return result
 
 

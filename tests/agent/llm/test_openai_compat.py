@@ -9,7 +9,7 @@ import pytest
 from agent.exceptions import ModelError
 from agent.llm.base import ModelTurn, TextDelta, ToolCall, Usage
 from agent.llm.openai_compat import OpenAICompatModel
-from tests.agent.llm.scripted_server import (
+from testing_support.model_server import (
     ScriptedOpenAIServer,
     error_response,
     text_response,
@@ -178,7 +178,7 @@ async def test_a_consumer_that_stops_early_closes_the_connection(server, model):
 
 
 async def test_an_error_inside_the_stream_is_a_model_error(server, model):
-    from tests.agent.llm.scripted_server import ScriptedResponse
+    from testing_support.model_server import ScriptedResponse
 
     server.enqueue(ScriptedResponse(chunks=[{"error": {"message": "overloaded"}}]))
 
@@ -200,7 +200,7 @@ async def test_a_stream_that_breaks_off_is_a_model_error(server, model):
 
 
 async def test_malformed_json_in_the_stream_is_a_model_error(server, model):
-    from tests.agent.llm.scripted_server import ScriptedResponse
+    from testing_support.model_server import ScriptedResponse
 
     server.enqueue(ScriptedResponse(chunks=["not an object"]))
 
