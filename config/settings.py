@@ -48,6 +48,7 @@ INSTALLED_APPS = [
     "ninja",
     "blog",
     "agent",
+    "docent",
 ]
 
 MIDDLEWARE = [
