@@ -5,7 +5,7 @@
 
 `production=True` runs it as deployed (DEBUG off, a secret key, allowed hosts, limits out of
 the way) for the benches; `command` replaces `manage.py serve` (another ASGI server on the
-same app). The process's CPU and memory are read from /proc (testing_support.procstat).
+same app; `{port}` in it is the port). The process's CPU and memory are read from /proc (testing_support.procstat).
 """
 
 from __future__ import annotations
@@ -75,8 +75,9 @@ class LiveServer:
         for key in ("OPENAI_BASE_URL", "OPENAI_API_KEY"):
             if key not in extra:
                 self.env.pop(key, None)
-        self.command = command or [sys.executable, "manage.py", "serve", "--no-prepare"]
-        self.command = [*self.command, "--host", "127.0.0.1", "--port", str(self.port)]
+        serve = [sys.executable, "manage.py", "serve", "--no-prepare"]
+        serve += ["--host", "127.0.0.1", "--port", "{port}"]
+        self.command = [part.format(port=self.port) for part in command or serve]
         self.log_path = (log_dir or ARTIFACTS) / f"server-{self.name}.log"
         self.process: subprocess.Popen | None = None
 
