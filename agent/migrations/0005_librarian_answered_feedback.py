@@ -28,7 +28,7 @@ def label_no_answer(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("agent", "0003_conversation_turns_started")]
+    dependencies = [("agent", "0004_cluster_turn_lease")]
 
     operations = [
         migrations.AddField(

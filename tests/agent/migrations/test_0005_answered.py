@@ -1,4 +1,4 @@
-"""Migration 0004: existing turns are labelled `answered` by the same rule new turns use."""
+"""Migration 0005: existing turns are labelled `answered` by the same rule new turns use."""
 
 from datetime import UTC, datetime
 
@@ -6,8 +6,8 @@ import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
-BEFORE = [("agent", "0003_conversation_turns_started")]
-AFTER = [("agent", "0004_librarian_answered_feedback")]
+BEFORE = [("agent", "0004_cluster_turn_lease")]
+AFTER = [("agent", "0005_librarian_answered_feedback")]
 CITED = [{"article_id": 1, "title": "T", "url": "/articles/t/"}]
 
 
