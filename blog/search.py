@@ -13,19 +13,18 @@ from itertools import combinations
 from django.conf import settings
 from django.contrib.postgres.search import SearchQuery, SearchRank
 from django.db import connection, transaction
-from django.db.models import F, Q, QuerySet
-from django.db.models.functions import Now
+from django.db.models import F, QuerySet
 from django.urls import reverse
 from pgvector.django import CosineDistance
 
 from blog.chunking import query_terms
 from blog.embeddings import Embedder, embedder_get, embedding_dimensions_check
-from blog.models import Article, Chunk
+from blog.models import Chunk, published_q
 from blog.rendering import heading_anchor
 
 EXCERPT_MAX_CHARS = 600
 MAX_LIMIT = 50
-_PUBLISHED = Q(article__status=Article.Status.PUBLISHED, article__published_at__lte=Now())
+_PUBLISHED = published_q("article__")
 _SENTENCE_END = re.compile(r"[.!?。！？](?=\s|$)|[。！？]")
 _FIELDS = ("id", "article_id", "article__title", "article__slug", "text", "heading_path")
 # ts_rank (term frequency) divided by 1 + log(length). With OR-queries it ranked better than

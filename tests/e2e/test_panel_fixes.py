@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from tests.agent.llm.scripted_server import text_response, tool_call_response
+from testing_support.model_server import text_response, tool_call_response
 from tests.e2e.conftest import CHROMIUM, screenshot
 from tests.e2e.test_chat_panel import (
     STEP_LIMITS,
