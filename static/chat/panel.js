@@ -3,18 +3,17 @@
  * Plain DOM, ES modules, no build step. Model output only reaches the page through
  * createElement/textContent (markdown.js); nothing here assigns HTML strings.
  */
+import { Composer } from "./composer.js";
 import { Connection } from "./connection.js";
 import { Feedback } from "./feedback.js";
-import { errorMessage } from "./steps.js";
+import { countdown, errorMessage } from "./steps.js";
 import { CONFIG, S } from "./strings.js";
 import { Turn } from "./turn.js";
 import { setExternalLabel } from "./markdown.js";
-import { charCount, el, fmt, shorten, storageGet, storageSet } from "./util.js";
+import { el, fmt, shorten, storageGet, storageSet } from "./util.js";
 
 const KEY_CONVERSATION = "docent.chat.conversation";
 const KEY_OPEN = "docent.chat.open";
-const KEY_DRAFT = "docent.chat.draft";
-const COUNTER_FROM = 0.9; // show the counter from this share of the limit
 const RETRYABLE = new Set([...CONFIG.retryable, "connection"]);
 
 const $ = (id) => document.getElementById(id);
@@ -31,7 +30,7 @@ class Panel {
     this.stopButton = $("chat-stop");
     this.statusLine = $("chat-status");
     this.badge = $("chat-offline-badge");
-    this.counter = $("chat-counter");
+    this.composer = new Composer(this.input, $("chat-counter"));
     const article = document.querySelector("[data-article-slug]");
     // A draft preview is not a published article: the assistant cannot read it, so say nothing.
     this.article = article && !article.querySelector(".draft-banner") ? article : null;
@@ -150,17 +149,14 @@ class Panel {
       again.type = "button";
       again.addEventListener("click", () => {
         again.remove();
-        this.input.value = turn.question;
+        this.composer.value = turn.question;
         this.submit();
       });
       box.appendChild(again);
     }
     if (RETRYABLE.has(code)) {
       // The visitor's words are never lost: back into the box, ready to send again.
-      if (!this.input.value.trim()) {
-        this.input.value = turn.question;
-        this.inputChanged();
-      }
+      if (!this.composer.value.trim()) this.composer.value = turn.question;
       box.appendChild(el("p", "chat-note__hint", S.question_kept));
     }
   }
@@ -192,8 +188,7 @@ class Panel {
     this.log.appendChild(turn.node);
     turn.streaming();
     this.log.setAttribute("aria-busy", "true");
-    this.input.value = "";
-    this.inputChanged();
+    this.composer.value = "";
     this.setBusy(true);
     this.scrollDown(true);
     this.connection.send(frame);
@@ -283,23 +278,9 @@ class Panel {
   renderPastTurn(past) {
     if (!past || typeof past.user_message !== "string") return;
     this.empty.hidden = true;
-    const turn = new Turn(past.user_message);
-    turn.number = past.turn;
-    const titles = new Map((past.citations || []).map((c) => [c.article_id, c.title]));
-    for (const call of past.tools || []) {
-      const args = call.arguments || {};
-      turn.pastStep(call, call.name === "get_article_detail" ? titles.get(args.article_id) : null);
-    }
-    turn.text = past.answer || "";
-    for (const citation of past.citations || []) turn.addSource(citation);
+    const turn = Turn.fromPast(past);
     this.log.appendChild(turn.node);
-    turn.finish(past.status === "done");
-    const feedback = past.feedback || {};
-    if (past.status === "done") this.addFeedback(turn, { vote: past.vote ?? feedback.vote, comment: past.comment ?? feedback.comment });
-    if (past.status === "cancelled") turn.note("muted", S.error_cancelled);
-    else if (past.status === "interrupted") turn.note("muted", S.error_interrupted);
-    else if (past.status === "max_steps" && past.error_code === "max_steps") turn.note("warn", S.error_max_steps_none);
-    else if (past.status === "error") turn.note("warn", errorMessage(past.error_code || "internal", 0));
+    if (past.status === "done") this.addFeedback(turn, { vote: past.vote, comment: past.comment });
   }
 
   newChat() {
@@ -340,31 +321,10 @@ class Panel {
     this.launcher.focus();
   }
 
-  /** After every edit: save the draft, grow the box, and count near the limit. */
-  inputChanged() {
-    storageSet("sessionStorage", KEY_DRAFT, this.input.value);
-    autosize(this.input);
-    const count = charCount(this.input.value);
-    const max = CONFIG.maxChars;
-    const over = count > max;
-    this.counter.hidden = count < max * COUNTER_FROM;
-    this.counter.classList.toggle("is-over", over);
-    this.counter.textContent = over
-      ? fmt(S.too_long, { over: (count - max).toLocaleString(), max: max.toLocaleString() })
-      : fmt(S.chars_left, { count: count.toLocaleString(), max: max.toLocaleString() });
-    this.input.setAttribute("aria-invalid", String(over));
-  }
-
   submit() {
-    const content = this.input.value;
-    if (!content.trim() || this.turn) return;
-    if (charCount(content) > CONFIG.maxChars) {
-      // Never cut what the visitor typed: say how much to shorten, and keep every word.
-      this.inputChanged();
-      this.counter.classList.add("is-refused");
-      this.input.focus();
-      return;
-    }
+    const content = this.composer.value;
+    // Never cut what the visitor typed: an over-long message stays in the box, counted.
+    if (!content.trim() || this.turn || !this.composer.sendable()) return;
     // Past turns first, so the new question lands below them and continues the conversation.
     (this.restored || Promise.resolve()).then(() => this.send(content));
   }
@@ -376,7 +336,7 @@ class Panel {
       const button = el("button", "chat-suggestion", text);
       button.type = "button";
       button.addEventListener("click", () => {
-        this.input.value = text;
+        this.composer.value = text;
         this.submit();
       });
       box.appendChild(button);
@@ -399,7 +359,7 @@ class Panel {
         this.submit();
       }
     });
-    this.input.addEventListener("input", () => this.inputChanged());
+    this.input.addEventListener("input", () => this.composer.changed());
     document.addEventListener("keydown", (event) => this.shortcut(event));
     this.log.addEventListener("scroll", () => (this.stick = this.nearBottom()), { passive: true });
     window.addEventListener("online", () => this.connection.reconnectNow());
@@ -437,12 +397,11 @@ class Panel {
     setExternalLabel(S.external_link);
     this.bind();
     this.input.placeholder = this.pageSlug ? S.placeholder_article : S.placeholder;
-    this.input.value = storageGet("sessionStorage", KEY_DRAFT);
+    this.composer.restoreDraft();
     this.buildSuggestions();
     this.launcher.hidden = false;
     if (this.root.getAttribute("data-offline") === "true") this.badge.hidden = false;
     if (storageGet("sessionStorage", KEY_OPEN)) this.open(false);
-    if (this.input.value) this.inputChanged();
   }
 }
 
@@ -453,29 +412,6 @@ function articleQuestions(article) {
     .filter(Boolean)
     .slice(0, 2);
   return [S.suggest_article, ...headings.map((heading) => fmt(S.suggest_section, { heading }))];
-}
-
-// CSS grows the box where `field-sizing` exists; elsewhere the CSSOM does (CSP allows it).
-const cssSizing = window.CSS?.supports?.("field-sizing", "content");
-function autosize(input) {
-  if (cssSizing) return;
-  input.style.height = "auto";
-  input.style.height = `${Math.min(input.scrollHeight, 160)}px`;
-}
-
-function countdown(node, seconds) {
-  const until = Date.now() + seconds * 1000;
-  const timer = setInterval(() => {
-    const left = Math.ceil((until - Date.now()) / 1000);
-    if (!node.isConnected) {
-      clearInterval(timer);
-    } else if (left <= 0) {
-      clearInterval(timer);
-      node.textContent = S.error_rate_limited_now;
-    } else {
-      node.textContent = fmt(S.error_rate_limited, { seconds: left });
-    }
-  }, 1000);
 }
 
 const root = document.getElementById("chat");

@@ -83,3 +83,19 @@ export function errorMessage(code, retryAfter) {
   }
   return S[`error_${code}`] || S.error_internal;
 }
+
+/** Count a rate limit's wait down in `node`, then say the visitor may ask again. */
+export function countdown(node, seconds) {
+  const until = Date.now() + seconds * 1000;
+  const timer = setInterval(() => {
+    const left = Math.ceil((until - Date.now()) / 1000);
+    if (!node.isConnected) {
+      clearInterval(timer);
+    } else if (left <= 0) {
+      clearInterval(timer);
+      node.textContent = S.error_rate_limited_now;
+    } else {
+      node.textContent = fmt(S.error_rate_limited, { seconds: left });
+    }
+  }, 1000);
+}

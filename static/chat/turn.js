@@ -1,6 +1,6 @@
 /* One question and its reply in the log: steps, streamed answer, sources, copy, notes. */
 import { renderMarkdown } from "./markdown.js";
-import { Step } from "./steps.js";
+import { errorMessage, Step } from "./steps.js";
 import { S } from "./strings.js";
 import { copyText, el, localPath, shorten } from "./util.js";
 
@@ -58,6 +58,28 @@ export class Turn {
     this.actions.hidden = true;
     this.reply.append(this.stepList, this.typing, this.answer, this.sourceBox, this.actions);
     this.node.append(q, this.reply);
+  }
+
+  /** A turn from the saved transcript, finished, with how it ended. */
+  static fromPast(past) {
+    const turn = new Turn(past.user_message);
+    turn.number = past.turn;
+    const titles = new Map((past.citations || []).map((c) => [c.article_id, c.title]));
+    for (const call of past.tools || []) {
+      const args = call.arguments || {};
+      turn.pastStep(call, call.name === "get_article_detail" ? titles.get(args.article_id) : null);
+    }
+    turn.text = past.answer || "";
+    for (const citation of past.citations || []) turn.addSource(citation);
+    turn.finish(past.status === "done");
+    if (past.status === "cancelled") turn.note("muted", S.error_cancelled);
+    else if (past.status === "interrupted") turn.note("muted", S.error_interrupted);
+    else if (past.status === "max_steps" && past.error_code === "max_steps") {
+      turn.note("warn", S.error_max_steps_none);
+    } else if (past.status === "error") {
+      turn.note("warn", errorMessage(past.error_code || "internal", 0));
+    }
+    return turn;
   }
 
   streaming() {

@@ -359,3 +359,32 @@ def test_feedback_votes_are_sent_changed_and_confirmed(site, open_page):
     expect(page.locator(".chat-feedback__status")).to_have_text(
         "Your feedback couldn’t be saved. Try again."
     )
+
+
+def test_feedback_end_to_end_saved_changed_and_shown_after_reload(site, scripted, open_page):
+    """The real server (librarian's side) stores the vote on the turn; the panel shows it again."""
+    scripted.enqueue(text_response(words("Cap the steps at five.")))
+    page = open_page()
+    page.goto(site + "/")
+    open_chat(page)
+    ask(page, "How many steps?")
+    wait_answered(page)
+    conversation = conversation_id(page)
+    up = page.get_by_role("button", name="Helpful", exact=True)
+    up.click()
+    status = page.locator(".chat-feedback__status")
+    expect(status).to_have_text("Thanks for the feedback.")
+    page.locator(".chat-feedback__comment").fill("Short and right")
+    page.locator(".chat-feedback__comment").press("Enter")
+    expect(page.locator(".chat-feedback__form")).to_be_hidden()
+    [turn] = saved_turns(conversation)
+    turn.refresh_from_db()
+    assert (turn.vote, turn.feedback_comment) == ("up", "Short and right")
+
+    page.reload()
+    up = page.get_by_role("button", name="Helpful", exact=True)
+    expect(up).to_have_attribute("aria-pressed", "true")  # shown again after restore
+    page.get_by_role("button", name="Not helpful").click()
+    expect(status).to_have_text("Thanks for the feedback.")
+    turn.refresh_from_db()
+    assert turn.vote == "down"  # one vote per turn, changed
