@@ -147,7 +147,9 @@ export class Turn {
     a.href = path;
     item.appendChild(a);
     if (source.excerpt) {
-      const preview = el("span", "chat-source__preview", shorten(source.excerpt, 280));
+      // The passage as text: its Markdown marks (`code`, **bold**, # headings) left out.
+      const passage = source.excerpt.replace(/`+|\*\*|^#+\s*/gm, "");
+      const preview = el("span", "chat-source__preview", shorten(passage, 280));
       previewIds += 1;
       preview.id = `chat-source-preview-${previewIds}`;
       preview.setAttribute("role", "tooltip");

@@ -183,16 +183,6 @@ def test_ctrl_k_opens_the_chat_and_the_launcher_is_an_early_tab_stop(site, open_
 
 
 def test_at_375px_the_launcher_leaves_the_text_free_and_the_subtitle_is_whole(site, open_page):
-    page = open_page(viewport=NARROW)
-    page.goto(f"{site}/articles/{STEP_LIMITS}/")
-    page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
-    launcher = page.locator("#chat-launcher").bounding_box()
-    texts = page.evaluate(
-        """() => [...document.querySelectorAll('.prose p, .prose li, .article__footer a')]
-        .map((n) => n.getBoundingClientRect()).filter((r) => r.bottom > 0 && r.top < innerHeight)
-        .map((r) => ({x: r.x, y: r.y, width: r.width, height: r.height}))"""
-    )
-
     def overlaps(a, b):
         return not (
             a["x"] + a["width"] <= b["x"]
@@ -201,7 +191,29 @@ def test_at_375px_the_launcher_leaves_the_text_free_and_the_subtitle_is_whole(si
             or b["y"] + b["height"] <= a["y"]
         )
 
-    assert [t for t in texts if overlaps(launcher, t)] == []  # scrolled to the end, nothing hidden
+    page = open_page(viewport=NARROW)
+    page.goto(f"{site}/articles/{STEP_LIMITS}/")
+    covered = []
+    for share in (0, 0.3, 0.6, 1):  # wherever the visitor has scrolled to
+        page.evaluate(f"window.scrollTo(0, document.body.scrollHeight * {share})")
+        launcher = page.locator("#chat-launcher").bounding_box()
+        # What a reader sees: text below the sticky header (clipped to it), and the nav links.
+        texts = page.evaluate(
+            """() => {
+              const header = document.querySelector('.site-header').getBoundingClientRect();
+              const shown = (n) => {
+                const r = n.getBoundingClientRect();
+                const top = n.closest('.site-header') ? r.top : Math.max(r.top, header.bottom);
+                return {x: r.x, y: top, width: r.width, height: Math.min(r.bottom, innerHeight) - top};
+              };
+              return [...document.querySelectorAll(
+                '.prose p, .prose li, .prose pre, .prose h2, .article__header *, .site-nav a')]
+                .map(shown).filter((r) => r.height > 0);
+            }"""
+        )
+        covered += [t for t in texts if overlaps(launcher, t)]
+
+    assert covered == []
     screenshot(page, "phone-375-article-end")
 
     open_chat(page)
