@@ -204,7 +204,8 @@ def test_at_375px_the_launcher_leaves_the_text_free_and_the_subtitle_is_whole(si
               const shown = (n) => {
                 const r = n.getBoundingClientRect();
                 const top = n.closest('.site-header') ? r.top : Math.max(r.top, header.bottom);
-                return {x: r.x, y: top, width: r.width, height: Math.min(r.bottom, innerHeight) - top};
+                const bottom = Math.min(r.bottom, innerHeight);
+                return {x: r.x, y: top, width: r.width, height: bottom - top};
               };
               return [...document.querySelectorAll(
                 '.prose p, .prose li, .prose pre, .prose h2, .article__header *, .site-nav a')]
