@@ -55,6 +55,19 @@ async def test_sse_bad_request(scripted):
     ]
 
 
+async def test_sse_refuses_an_over_long_message_whole_and_never_cuts_it(scripted):
+    from agent.models import Turn
+
+    question = "x" * 4000 + " and the question at the end?"
+
+    events = await post_chat(AsyncClient(), content=question)
+
+    assert [(e["type"], e["code"]) for e in events] == [("error", "bad_request")]
+    assert "4,029 characters long; the limit is 4,000" in events[0]["message"]
+    assert scripted.requests == []  # nothing cut and sent on to the model
+    assert await Turn.objects.acount() == 0
+
+
 async def test_sse_model_error(scripted, settings):
     settings.AGENT_MODEL_MAX_RETRIES = 0
     scripted.enqueue(error_response(503))
