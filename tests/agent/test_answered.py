@@ -10,8 +10,8 @@ from agent.llm.offline import DONT_KNOW
 from agent.prompts import SYSTEM_PROMPT
 from agent.selectors import turn_unanswered
 from agent.tools.search_knowledge_base import NO_RESULTS
+from testing_support.model_server import text_response, tool_call_response
 from tests.agent.chat_helpers import ask, connect, saved_turns
-from tests.agent.llm.scripted_server import text_response, tool_call_response
 
 
 @pytest.mark.parametrize(

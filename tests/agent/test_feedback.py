@@ -9,8 +9,8 @@ from django.test import AsyncClient
 
 from agent.models import Turn
 from agent.services import FEEDBACK_NOT_FOUND
+from testing_support.model_server import text_response
 from tests.agent.chat_helpers import ask, connect, saved_turns
-from tests.agent.llm.scripted_server import text_response
 from tests.agent.test_api_chat import post_chat
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -140,3 +140,16 @@ async def test_rest_feedback_for_the_owner_only(scripted):
     assert await vote_of(conversation_id) == ("down", "Missed the table.")
     schema = (await AsyncClient().get("/api/openapi.json")).json()
     assert "/api/conversations/{conversation_id}/turns/{turn}/feedback" in schema["paths"]
+
+
+def test_a_turn_still_running_takes_no_vote():
+    from agent.exceptions import BadRequest
+    from agent.services import turn_feedback_set
+    from tests.agent.admin.factories import make_conversation, make_turn
+
+    conversation = make_conversation()
+    make_turn(conversation, index=1, status=Turn.Status.RUNNING, answer="")
+
+    with pytest.raises(BadRequest, match=FEEDBACK_NOT_FOUND):
+        turn_feedback_set(conversation_id=conversation.pk, session_key=conversation.session_key,
+                          index=1, vote="up", comment="")  # fmt: skip
