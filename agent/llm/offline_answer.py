@@ -133,6 +133,8 @@ def _pick(
             # ...unless it answers another part of the question (two new words or more).
             if best_gain < floor and len((shared[best] - covered) & asked) < 2:
                 break
+            if other and len(shared[best] & asked) < 2:
+                break  # one shared word is a coincidence, not a second source
         picked.append(best)
         covered |= shared[best]
     return _with_context(pool, picked, shared)
