@@ -18,7 +18,7 @@ from django.conf import settings
 from django.db import close_old_connections, connection, transaction
 from django.utils import timezone
 
-from blog.chunking import embedding_text, lexical_text, markdown_chunk
+from blog.chunking import embedding_text, language_detect, lexical_text, markdown_chunk
 from blog.embeddings import (
     Embedder,
     embedder_get,
@@ -31,7 +31,7 @@ from blog.models import Article, Chunk
 logger = logging.getLogger(__name__)
 
 # Bump when chunking or the lexical text changes, so the next reindex rebuilds every article.
-INDEX_VERSION = "1"
+INDEX_VERSION = "2"
 _ARTICLE_FIELDS = (
     "id",
     "title",
@@ -239,6 +239,7 @@ def _chunks_replace(
         ):
             return False  # deleted, unpublished or edited since: the job its save queued wins
         Chunk.objects.filter(article=article).delete()
+        language = language_detect(f"{locked.title}\n{locked.body}")
         Chunk.objects.bulk_create(
             Chunk(
                 article=article,
@@ -247,6 +248,7 @@ def _chunks_replace(
                 text=row["draft"].text,
                 lexical=lexical_text(row["embed"]),
                 embedding=vectors[row["hash"]],
+                language=language,
                 embedding_model=embedder.model_name,
                 content_hash=row["hash"],
             )
