@@ -15,10 +15,16 @@ router = Router(tags=["blog"])
     "/search",
     response={200: list[SearchHitOut], 503: ErrorOut},
     summary="Search published articles",
-    description="Hybrid (vector + full-text) search; the ranked excerpts the chat assistant sees.",
+    description=(
+        "Hybrid (vector + full-text) search: the ranked excerpts the chat assistant sees, with "
+        "the evidence behind each (similarity, coverage, known) and the calibrated relevance. "
+        "Hits below the relevance bar are left out unless `all` is true."
+    ),
 )
 def search(request: HttpRequest, params: Query[SearchIn]) -> list[dict]:
-    return [hit.as_dict() for hit in article_search(query=params.q, limit=params.limit)]
+    bar = 0.0 if params.all else None
+    hits = article_search(query=params.q, limit=params.limit, min_relevance=bar)
+    return [hit.as_dict() for hit in hits]
 
 
 @router.get("/articles", response=list[ArticleOut], summary="Published articles, newest first")

@@ -72,6 +72,16 @@ def lexical_text(text: str) -> str:
     return _CJK_RUN.sub(lambda match: f" {' '.join(_bigrams(match.group()))} ", text)
 
 
+def language_detect(text: str) -> str:
+    """ "zh" when CJK characters are at least a fifth of the letters, else "en".
+
+    Code and identifiers inside a Chinese article are Latin, hence the low bar.
+    """
+    cjk = sum(len(run) for run in _CJK_RUN.findall(text))
+    latin = sum(len(word) for word in _LATIN_WORD.findall(text))
+    return "zh" if cjk and cjk * 5 >= cjk + latin else "en"
+
+
 def query_terms(query: str) -> list[str]:
     """Search terms of a visitor's query: Latin words and CJK bigrams, deduplicated."""
     terms = [word.lower() for word in _LATIN_WORD.findall(query)]

@@ -17,7 +17,7 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
-from blog.chunking import embedding_text, lexical_text, markdown_chunk
+from blog.chunking import embedding_text, language_detect, lexical_text, markdown_chunk
 from blog.embeddings import (
     Embedder,
     embedder_get,
@@ -30,7 +30,7 @@ from blog.models import Article, Chunk
 logger = logging.getLogger(__name__)
 
 # Bump when chunking or the lexical text changes, so the next reindex rebuilds every article.
-INDEX_VERSION = "1"
+INDEX_VERSION = "2"
 _ARTICLE_FIELDS = (
     "id",
     "title",
@@ -234,6 +234,7 @@ def _chunks_replace(
         ):
             return False  # deleted, unpublished or edited since: the job its save queued wins
         Chunk.objects.filter(article=article).delete()
+        language = language_detect(f"{locked.title}\n{locked.body}")
         Chunk.objects.bulk_create(
             Chunk(
                 article=article,
@@ -242,6 +243,7 @@ def _chunks_replace(
                 text=row["draft"].text,
                 lexical=lexical_text(row["embed"]),
                 embedding=vectors[row["hash"]],
+                language=language,
                 embedding_model=embedder.model_name,
                 content_hash=row["hash"],
             )

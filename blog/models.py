@@ -107,6 +107,8 @@ class Chunk(models.Model):
         db_persist=True,
     )
     embedding = VectorField(dimensions=settings.EMBEDDING_DIMENSIONS)
+    # The article's language ("en", "zh"), so search can take vector candidates per language.
+    language = models.CharField(max_length=8, blank=True, default="")
     embedding_model = models.CharField(max_length=200)
     content_hash = models.CharField(
         max_length=64, help_text="sha256 of model name + embedded text."

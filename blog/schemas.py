@@ -11,6 +11,7 @@ from blog.models import Article
 class SearchIn(Schema):
     q: str = Field(min_length=1, max_length=500, description="The question or key terms.")
     limit: int = Field(default=5, ge=1, le=20, description="How many articles to return.")
+    all: bool = Field(default=False, description="Also return hits below the relevance bar.")
 
 
 class SearchHitOut(Schema):
@@ -19,7 +20,13 @@ class SearchHitOut(Schema):
     title: str
     url: str
     excerpt: str = Field(description="The best-matching passage, at most 600 characters.")
-    score: float = Field(description="Reciprocal-rank-fusion score; higher is better.")
+    heading: str = Field(description="The excerpt's heading path in the article.")
+    language: str = Field(description="The article's language: en or zh.")
+    relevance: float = Field(description="Calibrated 0-1; the bar is SEARCH_MIN_RELEVANCE.")
+    similarity: float = Field(description="Cosine similarity of the best chunk to the query.")
+    coverage: float = Field(description="IDF-weighted share of the query's terms matched.")
+    known: float = Field(description="IDF-weighted share of the query's terms the blog uses.")
+    score: float = Field(description="Fused rank (RRF) that orders the hits; higher is better.")
 
 
 class ArticleOut(Schema):

@@ -7,26 +7,43 @@ run it through `sync_to_async` in a worker thread.
 """
 
 import re
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from itertools import combinations
 
 from django.conf import settings
 from django.contrib.postgres.search import SearchQuery, SearchRank
 from django.db import connection, transaction
 from django.db.models import F, QuerySet
+from django.db.models.expressions import RawSQL
 from django.urls import reverse
 from pgvector.django import CosineDistance
 
 from blog.chunking import query_terms
 from blog.embeddings import Embedder, embedder_get, embedding_dimensions_check
 from blog.models import Chunk, published_q
+from blog.relevance import (
+    Evidence,
+    coverage,
+    query_lexemes,
+    relevance,
+    vocabulary,
+    weighted_terms,
+)
 from blog.rendering import heading_anchor
 
 EXCERPT_MAX_CHARS = 600
 MAX_LIMIT = 50
 _PUBLISHED = published_q("article__")
 _SENTENCE_END = re.compile(r"[.!?。！？](?=\s|$)|[。！？]")
-_FIELDS = ("id", "article_id", "article__title", "article__slug", "text", "heading_path")
+_FIELDS = (
+    "id",
+    "article_id",
+    "article__title",
+    "article__slug",
+    "text",
+    "heading_path",
+    "language",
+)
 # ts_rank (term frequency) divided by 1 + log(length). With OR-queries it ranked better than
 # ts_rank_cd, whose cover density rewards adjacent terms a question rarely repeats
 # (bench/retrieval_quality.py, see the README).
@@ -36,72 +53,166 @@ _MAX_PAIR_TERMS = 12  # 66 pairs; a long question's later terms still count in t
 
 @dataclass(frozen=True)
 class SearchHit:
-    """One ranked article with its best excerpt, as the chat and the API see it."""
+    """One ranked article with its best excerpt and the evidence that it answers the query."""
 
     rank: int
     article_id: int
     title: str
     url: str
     excerpt: str
-    score: float
+    heading: str
+    language: str
+    relevance: float  # calibrated 0-1 (blog.relevance); hits below the bar are dropped
+    similarity: float  # cosine similarity of the article's best chunk to the query
+    coverage: float  # IDF-weighted share of the query's terms the article's chunks contain
+    known: float  # IDF-weighted share of the query's terms the blog uses at all
+    score: float  # the fused rank (RRF) that orders the hits
     section_url: str = ""  # the url with the anchor of the excerpt's section, when it has one
 
     def as_dict(self) -> dict:
         """JSON-ready dict."""
         return asdict(self)
 
+    def as_tool(self) -> dict:
+        """What the model sees: relevance instead of the fused rank, no raw evidence."""
+        return {
+            "rank": self.rank,
+            "article_id": self.article_id,
+            "title": self.title,
+            "url": self.url,
+            "heading": self.heading,
+            "language": self.language,
+            "excerpt": self.excerpt,
+            "relevance": round(self.relevance, 2),
+        }
+
+
+@dataclass
+class _Query:
+    """A query's vector and weighted lexemes, shared by every candidate list."""
+
+    text: str
+    vector: list[float]
+    weights: dict[str, float]
+    known: float
+    languages: tuple[str, ...]
+
 
 def article_search(
-    *, query: str, limit: int = 5, embedder: Embedder | None = None
+    *,
+    query: str,
+    limit: int = 5,
+    embedder: Embedder | None = None,
+    min_relevance: float | None = None,
 ) -> list[SearchHit]:
-    """Hybrid search: nearest chunks and full-text matches, fused by reciprocal rank.
+    """Hybrid search: nearest chunks per article language and full-text matches, fused by RRF.
+
+    Only hits whose relevance reaches `min_relevance` (default SEARCH_MIN_RELEVANCE) are
+    returned; pass 0 to see everything.
 
     Raises:
         EmbeddingDimensionMismatch: the index was built with a model of another width.
         EmbeddingError: the query could not be embedded.
     """
-    query, limit = query.strip(), _clamp(limit)
-    if not query:
-        return []
-    k = limit * settings.SEARCH_CANDIDATES_FACTOR
-    vector = _query_vector(query=query, embedder=embedder)  # before the transaction: it may be slow
-    with transaction.atomic():
-        vector_rows = list(chunk_nearest(vector=vector, k=k).values(*_FIELDS, "distance"))
-        text_rows = chunk_text_candidates(query=query, k=k)
-    return _fuse([vector_rows, text_rows], limit=limit)
+    return _search(query, limit, embedder, min_relevance, vector=True, text=True)
 
 
 def article_search_vector(
-    *, query: str, limit: int = 5, embedder: Embedder | None = None
+    *, query: str, limit: int = 5, embedder: Embedder | None = None, min_relevance: float = 0.0
 ) -> list[SearchHit]:
-    """Vector-only search (cosine similarity of the best chunk as the score)."""
+    """Vector-only search (the per-language nearest-chunk lists, fused)."""
+    return _search(query, limit, embedder, min_relevance, vector=True, text=False)
+
+
+def article_search_text(
+    *, query: str, limit: int = 5, embedder: Embedder | None = None, min_relevance: float = 0.0
+) -> list[SearchHit]:
+    """Full-text-only search (the evidence still embeds the query for its similarity)."""
+    return _search(query, limit, embedder, min_relevance, vector=False, text=True)
+
+
+def _search(
+    query: str,
+    limit: int,
+    embedder: Embedder | None,
+    min_relevance: float | None,
+    *,
+    vector: bool,
+    text: bool,
+) -> list[SearchHit]:
     query, limit = query.strip(), _clamp(limit)
     if not query:
         return []
-    vector = _query_vector(query=query, embedder=embedder)
+    bar = settings.SEARCH_MIN_RELEVANCE if min_relevance is None else min_relevance
+    k = limit * settings.SEARCH_CANDIDATES_FACTOR
+    embedded = _query_vector(query=query, embedder=embedder)  # before the transaction: slow
     with transaction.atomic():
-        k = limit * settings.SEARCH_CANDIDATES_FACTOR
-        rows = list(chunk_nearest(vector=vector, k=k).values(*_FIELDS, "distance"))
-    return _hits(rows, limit=limit, score=lambda row: 1.0 - row["distance"])
+        prepared = _prepare(query, embedded)
+        lists = _vector_lists(prepared, k=k) if vector else []
+        if text:
+            rows = chunk_text_candidates(query=query, k=k, evidence=prepared)
+            lists.append((rows, _text_sees(prepared)))
+    hits = _fuse(lists, prepared)
+    kept = [hit for hit in hits if hit.relevance >= bar][:limit]
+    return [replace(hit, rank=rank) for rank, hit in enumerate(kept, start=1)]
 
 
-def article_search_text(*, query: str, limit: int = 5) -> list[SearchHit]:
-    """Full-text-only search (ts_rank of the best chunk as the score)."""
-    query, limit = query.strip(), _clamp(limit)
-    rows = chunk_text_candidates(query=query, k=limit * settings.SEARCH_CANDIDATES_FACTOR)
-    return _hits(rows, limit=limit, score=lambda row: row["rank"])
+def _prepare(query: str, embedded: list[float]) -> _Query:
+    vocab = vocabulary.current()
+    lexemes = query_lexemes(" ".join(query_terms(query)))
+    weights, known = weighted_terms(lexemes, vocab)
+    return _Query(query, embedded, weights, known, vocab.languages)
 
 
-def chunk_nearest(*, vector: list[float], k: int) -> QuerySet:
+def _text_sees(prepared: _Query) -> frozenset[str] | None:
+    """Article languages full text can find for this query: Chinese articles need Chinese
+    terms, English ones Latin terms. Fusion scores an article only on lists that could see it."""
+    if not settings.SEARCH_VECTOR_PER_LANGUAGE:
+        return None
+    cjk = any(not lexeme.isascii() for lexeme in prepared.weights)
+    latin = any(lexeme.isascii() for lexeme in prepared.weights)
+    return frozenset(lang for lang, ok in (("zh", cjk), ("en", latin)) if ok)
+
+
+_Ranked = tuple[list[dict], frozenset[str] | None]  # rows, and the languages the list can see
+
+
+def _vector_lists(prepared: _Query, *, k: int) -> list[_Ranked]:
+    """One nearest-chunk list per article language, so one language cannot crowd out the other.
+
+    e5-small ranks a Chinese question's English article below Chinese articles on loosely
+    related topics; ranked among English articles only, it comes first or second.
+    """
+    languages = prepared.languages if settings.SEARCH_VECTOR_PER_LANGUAGE else ()
+    if len(languages) < 2:
+        languages = (None,)
+    lists = []
+    for lang in languages:
+        nearest = chunk_nearest(vector=prepared.vector, k=k, language=lang)
+        rows = list(_with_matches(nearest, prepared).values(*_FIELDS, "distance", "matched"))
+        lists.append((rows, None if lang is None else frozenset([lang])))
+    return lists
+
+
+def chunk_nearest(*, vector: list[float], k: int, language: str | None = None) -> QuerySet:
     """Published chunks nearest to `vector` by cosine distance, on the HNSW index.
 
     Call inside a transaction: the index settings below are `SET LOCAL`.
     """
     _hnsw_configure(k=k)
-    return (
-        Chunk.objects.filter(_PUBLISHED)
-        .annotate(distance=CosineDistance("embedding", vector))
-        .order_by("distance")[:k]
+    chunks = Chunk.objects.filter(_PUBLISHED)
+    if language is not None:
+        chunks = chunks.filter(language=language)
+    return chunks.annotate(distance=CosineDistance("embedding", vector)).order_by("distance")[:k]
+
+
+def _with_matches(chunks: QuerySet, prepared: _Query):
+    """Rows with the query lexemes each chunk holds (an array, computed from its tsvector)."""
+    return chunks.annotate(
+        matched=RawSQL(
+            "ARRAY(SELECT lexeme FROM unnest(blog_chunk.search_vector) WHERE lexeme = ANY(%s))",
+            [list(prepared.weights) or [""]],
+        )
     )
 
 
@@ -150,7 +261,7 @@ def chunk_matching(*, terms: list[str], k: int, at_least_two: bool = False) -> Q
     ).order_by("-rank", "id")[:k]
 
 
-def chunk_text_candidates(*, query: str, k: int) -> list[dict]:
+def chunk_text_candidates(*, query: str, k: int, evidence: _Query | None = None) -> list[dict]:
     """The `k` best full-text chunks for a query: OR semantics, two-term matches first.
 
     A question rarely repeats all of an article's words, so any term may match. The rank
@@ -160,23 +271,39 @@ def chunk_text_candidates(*, query: str, k: int) -> list[dict]:
     terms = query_terms(query)
     if not terms:
         return []
+
+    def fetch(matching: QuerySet):
+        if evidence is None:
+            return matching.values(*_FIELDS, "rank")
+        with_distance = matching.annotate(distance=CosineDistance("embedding", evidence.vector))
+        return _with_matches(with_distance, evidence).values(
+            *_FIELDS, "rank", "distance", "matched"
+        )
+
     rows: list[dict] = []
     if len(terms) > 1:
-        rows = list(chunk_matching(terms=terms, k=k, at_least_two=True).values(*_FIELDS, "rank"))
+        rows = list(fetch(chunk_matching(terms=terms, k=k, at_least_two=True)))
     if len(rows) < k:
-        more = chunk_matching(terms=terms, k=k).values(*_FIELDS, "rank")
+        more = fetch(chunk_matching(terms=terms, k=k))
         merged = {row["id"]: row for row in [*more, *rows]}
         rows = sorted(merged.values(), key=lambda row: (-row["rank"], row["id"]))[:k]
     return rows
 
 
-def _fuse(lists: list[list[dict]], *, limit: int) -> list[SearchHit]:
-    """Reciprocal-rank fusion per article; the excerpt is its chunk with the best fused score."""
+def _fuse(lists: list[_Ranked], prepared: _Query) -> list[SearchHit]:
+    """Reciprocal-rank fusion per article; the excerpt is its chunk with the best fused score.
+
+    An article's RRF sum is divided by the number of lists that could have found it, so an
+    English article is not behind for a Chinese question only because Chinese full text
+    cannot match it (ties go to the larger sum). Every article found gets its evidence: the
+    best similarity among its chunks in any list, and the coverage of the query by the
+    lexemes those chunks hold.
+    """
     rrf_k = settings.SEARCH_RRF_K
     article_score: dict[int, float] = {}
     chunk_score: dict[int, float] = {}
     rows: dict[int, dict] = {}
-    for ranked in lists:
+    for ranked, _ in lists:
         for rank, row in enumerate(_per_article(ranked), start=1):
             article_score[row["article_id"]] = article_score.get(row["article_id"], 0.0) + 1 / (
                 rrf_k + rank
@@ -185,15 +312,43 @@ def _fuse(lists: list[list[dict]], *, limit: int) -> list[SearchHit]:
             chunk_score[row["id"]] = chunk_score.get(row["id"], 0.0) + 1 / (rrf_k + rank)
             rows[row["id"]] = row
     best: dict[int, dict] = {}
+    similarity: dict[int, float] = {}
+    matched: dict[int, set[str]] = {}
     for chunk_id, row in rows.items():
-        current = best.get(row["article_id"])
+        article_id = row["article_id"]
+        current = best.get(article_id)
         if current is None or chunk_score[chunk_id] > chunk_score[current["id"]]:
-            best[row["article_id"]] = row
-    order = sorted(article_score, key=lambda article_id: (-article_score[article_id], article_id))
-    return [
-        _hit(best[article_id], rank=rank, score=article_score[article_id])
-        for rank, article_id in enumerate(order[:limit], start=1)
-    ]
+            best[article_id] = row
+        similarity[article_id] = max(similarity.get(article_id, -1.0), 1.0 - row["distance"])
+        matched.setdefault(article_id, set()).update(row["matched"])
+    alpha = settings.SEARCH_FUSION_ALPHA
+    fused = {
+        article_id: total / _eligible(lists, article_id, best[article_id]["language"]) ** alpha
+        for article_id, total in article_score.items()
+    }
+    order = sorted(article_score, key=lambda a: (-fused[a], -article_score[a], a))
+    hits = []
+    for rank, article_id in enumerate(order, start=1):
+        evidence = Evidence(
+            similarity=similarity[article_id],
+            coverage=coverage(prepared.weights, matched[article_id]),
+            known=prepared.known,
+        )
+        hits.append(_hit(best[article_id], rank=rank, score=fused[article_id], evidence=evidence))
+    return hits
+
+
+def _eligible(lists: list[_Ranked], article_id: int, language: str) -> int:
+    """How many of the lists could have found the article (by its language), or did."""
+    # A language of "" (indexed before languages were recorded) is visible to every list.
+    return sum(
+        1
+        for rows, sees in lists
+        if sees is None
+        or language in sees
+        or not language
+        or any(row["article_id"] == article_id for row in rows)
+    )
 
 
 def _per_article(rows: list[dict]) -> list[dict]:
@@ -204,12 +359,7 @@ def _per_article(rows: list[dict]) -> list[dict]:
     return list(seen.values())
 
 
-def _hits(rows: list[dict], *, limit: int, score) -> list[SearchHit]:
-    firsts = _per_article(rows)[:limit]
-    return [_hit(row, rank=rank, score=score(row)) for rank, row in enumerate(firsts, start=1)]
-
-
-def _hit(row: dict, *, rank: int, score: float) -> SearchHit:
+def _hit(row: dict, *, rank: int, score: float, evidence: Evidence) -> SearchHit:
     url = reverse("blog:article", kwargs={"slug": row["article__slug"]})
     return SearchHit(
         rank=rank,
@@ -217,6 +367,12 @@ def _hit(row: dict, *, rank: int, score: float) -> SearchHit:
         title=row["article__title"],
         url=url,
         excerpt=excerpt_cut(row["text"]),
+        heading=row["heading_path"],
+        language=row["language"],
+        relevance=round(relevance(evidence), 4),
+        similarity=round(evidence.similarity, 4),
+        coverage=round(evidence.coverage, 4),
+        known=round(evidence.known, 4),
         score=round(float(score), 6),
         section_url=_section_url(url, row.get("heading_path") or ""),
     )

@@ -237,6 +237,15 @@ SEARCH_EF_SEARCH = env.int("SEARCH_EF_SEARCH", default=80)
 # (bench/search_scale.py). Beyond it an arbitrary subset is ranked; a blog's few thousand
 # chunks rarely get there, and there the ranking is exact.
 SEARCH_TEXT_MAX_MATCHES = env.int("SEARCH_TEXT_MAX_MATCHES", default=200)
+# Hits below this calibrated relevance (blog/relevance.py) are not shown to the model or the
+# API; chosen on the tuning half of bench/answer_eval.jsonl (README, "Relevance").
+SEARCH_MIN_RELEVANCE = env.float("SEARCH_MIN_RELEVANCE", default=0.5)
+# One vector candidate list per article language (see blog.search._vector_lists).
+SEARCH_VECTOR_PER_LANGUAGE = env.bool("SEARCH_VECTOR_PER_LANGUAGE", default=True)
+# An article's RRF sum is divided by (lists that could have found it) ** alpha: 0 is plain RRF,
+# 1 the mean; in between, a Chinese question's English article is not sunk only because
+# Chinese full text cannot match it (blog.search._fuse).
+SEARCH_FUSION_ALPHA = env.float("SEARCH_FUSION_ALPHA", default=1.0)
 
 # Chat transport, persistence and abuse limits.
 AGENT_MAX_MESSAGE_CHARS = env.int("AGENT_MAX_MESSAGE_CHARS", default=4000)

@@ -166,7 +166,7 @@ def choose_hits(question: str, hits: list[dict]) -> list[dict]:
             break
         relevance, new = _relevance(hit), (wanted & terms(_hit_text(hit))) - covered
         close = relevance is not None and top and relevance >= SECOND_HIT_SHARE * top
-        if close or new:
+        if close or len(new) >= 2:
             chosen.append(hit)
             covered |= new
     return chosen

@@ -15,7 +15,10 @@ from agent.llm.offline_text import Fact, article_facts, language, plain, section
 MAX_FACTS = 4
 MAX_SECTIONS = 6
 MAX_TABLE_ROWS = 8
-CONTEXT_WEIGHT = 0.5
+NEXT_FACT_FLOOR = 0.4  # a further fact must add this share of the first fact's weight
+OTHER_ARTICLE_FLOOR = 0.5
+HEADER_ONLY = 0.5
+CONTEXT_WEIGHT = 0.3
 EXCERPT_BONUS = 1.1  # the search chose this passage: a small head start among equals
 FACT_BONUS = 1.15  # a table row or list item says more per word than prose
 SOURCE = {"en": "Source: ", "zh": "来源："}
@@ -36,7 +39,7 @@ def compose_answer(
     """
     pool = [(n, fact) for n, source in enumerate(sources) for fact in _facts(source)]
     wanted = _weights(question, context, [fact for _, fact in pool])
-    picked = _pick(pool, wanted, excerpts, sources)
+    picked = _pick(pool, wanted, terms(question), excerpts, sources)
     if not picked and sources:  # e.g. asked in the other language: the passage search chose
         picked = [(0, fact) for fact in _facts({"body": excerpts.get(_id(sources[0]), "")})][:2]
     groups = []
@@ -87,10 +90,20 @@ def _weights(question: str, context: str, facts: list[Fact]) -> dict[str, float]
 
 
 def _pick(
-    pool: list[tuple[int, Fact]], wanted: dict[str, float], excerpts: dict, sources: list[dict]
+    pool: list[tuple[int, Fact]],
+    wanted: dict[str, float],
+    question_terms: set[str],
+    excerpts: dict,
+    sources: list[dict],
 ) -> list[tuple[int, Fact]]:
     """Greedy cover: each step takes the fact adding the most not-yet-covered weight."""
-    shared = [set(wanted) & _fact_terms(fact) for _, fact in pool]
+    shared = [_shared(fact, wanted) for _, fact in pool]
+    # Only its heading or columns match (they repeat on every row): it counts for less.
+    own = [
+        HEADER_ONLY if s and not s & _core_terms(fact) else 1.0
+        for s, (_, fact) in zip(shared, pool, strict=True)
+    ]
+    asked = {term for term, weight in wanted.items() if weight > 0 and term in question_terms}
     in_excerpt = [
         fact.text[:60] in plain(str(excerpts.get(_id(sources[n]), ""))) for n, fact in pool
     ]
@@ -99,35 +112,64 @@ def _pick(
     while len(picked) < MAX_FACTS:
         best, best_gain = None, 0.0
         for i, terms_i in enumerate(shared):
-            if i in picked or not terms_i:
+            # The earlier question only helps: every fact must answer this one.
+            if i in picked or not terms_i & asked:
                 continue
             gain = sum(wanted[t] for t in terms_i - covered)
             # Already-covered words still count a little: a second fact on the same point.
             gain += 0.2 * sum(wanted[t] for t in terms_i & covered)
-            gain *= EXCERPT_BONUS if in_excerpt[i] else 1.0
+            gain *= own[i] * (EXCERPT_BONUS if in_excerpt[i] else 1.0)
             gain *= FACT_BONUS if pool[i][1].kind != "sentence" else 1.0
             if gain > best_gain:
                 best, best_gain = i, gain
-        if best is None or (picked and best_gain < 0.25 * _first_gain(picked, shared, wanted)):
+        if best is None:
             break
+        if picked:
+            # A weak extra fact dilutes the answer; from another article it must be strong.
+            other = pool[best][0] != pool[picked[0]][0]
+            floor = (OTHER_ARTICLE_FLOOR if other else NEXT_FACT_FLOOR) * _first_gain(
+                picked, shared, wanted
+            )
+            # ...unless it answers another part of the question (two new words or more).
+            if best_gain < floor and len((shared[best] - covered) & asked) < 2:
+                break
+            if other and len(shared[best] & asked) < 2:
+                break  # one shared word is a coincidence, not a second source
         picked.append(best)
         covered |= shared[best]
-    return _with_context(pool, picked)
+    return _with_context(pool, picked, shared)
 
 
 def _fact_terms(fact: Fact) -> set[str]:
-    # A row or item sits under a heading that names what it lists ("Build and memory").
-    return terms(fact.text) | (terms(fact.section) if fact.kind != "sentence" else set())
+    return _core_terms(fact) | _context_terms(fact)
+
+
+def _core_terms(fact: Fact) -> set[str]:
+    # A row's column names repeat in every row: alone they match every row equally.
+    return terms(fact.text) - terms(fact.header)
+
+
+def _context_terms(fact: Fact) -> set[str]:
+    # A row or item sits under a heading and columns that name what it lists.
+    return terms(f"{fact.header} {fact.section}") if fact.kind != "sentence" else set()
+
+
+def _shared(fact: Fact, wanted: dict[str, float]) -> set[str]:
+    """The wanted terms a fact has, its own words and those of its heading or columns."""
+    return set(wanted) & (_core_terms(fact) | _context_terms(fact))
 
 
 def _first_gain(picked: list[int], shared: list[set[str]], wanted: dict[str, float]) -> float:
-    return sum(wanted[t] for t in shared[picked[0]])
+    return sum(wanted[t] for t in shared[picked[0]])  # without bonuses: a plain yardstick
 
 
-def _with_context(pool: list[tuple[int, Fact]], picked: list[int]) -> list[tuple[int, Fact]]:
+def _with_context(
+    pool: list[tuple[int, Fact]], picked: list[int], shared: list[set[str]]
+) -> list[tuple[int, Fact]]:
     """Picked facts with what they need to be read alone.
 
-    A table row brings the rest of its (small) table: "which is cheapest?" needs every row.
+    A table row brings the rest of its (small) table when several of its rows match: the
+    question compares them ("which is cheapest?").
     A sentence that leans on its predecessor brings it along, or is left out.
     """
     chosen = set(picked)
@@ -135,7 +177,9 @@ def _with_context(pool: list[tuple[int, Fact]], picked: list[int]) -> list[tuple
         n, fact = pool[i]
         if fact.kind == "row":
             table = [j for j, (m, f) in enumerate(pool) if m == n and f.group == fact.group]
-            chosen.update(table if len(table) <= MAX_TABLE_ROWS else [])
+            matching = sum(1 for j in table if shared[j])
+            if matching >= 2 and len(table) <= MAX_TABLE_ROWS:
+                chosen.update(table)
         if fact.kind != "sentence" or not fact.text.lower().startswith(_LEANING):
             continue
         before = i - 1

@@ -36,6 +36,7 @@ class Fact:
     section: str
     order: int
     group: int = 0  # facts of one table (or list) share it
+    header: str = ""  # a table row's column names: they describe the row, they don't match it
 
 
 def language(text: str) -> str:
@@ -45,7 +46,7 @@ def language(text: str) -> str:
 
 def _stem(word: str) -> str:
     # Just enough to meet "indexes"/"index", "limits"/"limit", "streaming"/"stream".
-    for suffix, keep in (("ies", "y"), ("ing", ""), ("es", ""), ("ed", ""), ("s", "")):
+    for suffix, keep in (("ies", "y"), ("ing", ""), ("est", ""), ("es", ""), ("ed", ""), ("s", "")):
         if word.endswith(suffix) and len(word) - len(suffix) >= 4:
             return word[: -len(suffix)] + keep
     return word
@@ -89,19 +90,19 @@ def _cells(line: str) -> list[str]:
     return [plain(cell) for cell in line.strip().strip("|").split("|")]
 
 
-def _row_fact(header: list[str], cells: list[str]) -> str:
+def _row_fact(header: list[str], cells: list[str]) -> tuple[str, str]:
     """ "Index HNSW: build time 18 s; recall 0.99." -- a row with its header, quotable alone."""
     pairs = [(h, c) for h, c in zip(header, cells, strict=False) if c]
     if not pairs:
-        return ""
+        return "", ""
     (first_head, subject), rest = pairs[0], pairs[1:]
     lead = f"{first_head} {subject}" if first_head else subject
     details = "; ".join(f"{h}: {c}" if h else c for h, c in rest)
-    return f"{lead} — {details}" if details else lead
+    return (f"{lead} — {details}" if details else lead), " ".join(h for h, _ in pairs)
 
 
-def blocks(body: str) -> list[tuple[str, str, str]]:
-    """(kind, section, text) for each paragraph, list item and table row, code left out."""
+def blocks(body: str) -> list[tuple[str, str, str, str]]:
+    """(kind, section, text, header) for each paragraph, list item and table row, no code."""
     body = _FENCE.sub("\n", _FRONT_MATTER.sub("", body))
     found: list[tuple[str, str, str]] = []
     section, paragraph, item, header = "", [], None, None
@@ -109,9 +110,9 @@ def blocks(body: str) -> list[tuple[str, str, str]]:
     def flush() -> None:
         nonlocal paragraph, item
         if paragraph:
-            found.append(("paragraph", section, plain(" ".join(paragraph))))
+            found.append(("paragraph", section, plain(" ".join(paragraph)), ""))
         if item:
-            found.append(("item", section, plain(" ".join(item))))
+            found.append(("item", section, plain(" ".join(item)), ""))
         paragraph, item = [], None
 
     for line in body.splitlines():
@@ -130,7 +131,7 @@ def blocks(body: str) -> list[tuple[str, str, str]]:
             if header is None:
                 header = _cells(stripped)
             else:
-                found.append(("row", section, _row_fact(header, _cells(stripped))))
+                found.append(("row", section, *_row_fact(header, _cells(stripped))))
             continue
         if line.startswith(("    ", "\t")) and item is None and not paragraph:
             continue  # an indented code block
@@ -142,7 +143,7 @@ def blocks(body: str) -> list[tuple[str, str, str]]:
         else:
             paragraph.append(_QUOTE.sub("", line))
     flush()
-    return [(kind, sec, text) for kind, sec, text in found if text]
+    return [block for block in found if block[2]]
 
 
 def sentences(paragraph: str) -> list[str]:
@@ -161,7 +162,7 @@ def article_facts(body: str) -> list[Fact]:
     """Every quotable fact of an article body, in reading order."""
     facts: list[Fact] = []
     group, previous = 0, None
-    for n, (kind, section, text) in enumerate(blocks(body)):
+    for n, (kind, section, text, header) in enumerate(blocks(body)):
         if (kind, section) != previous or kind == "paragraph":
             group = n
         previous = (kind, section)
@@ -169,14 +170,14 @@ def article_facts(body: str) -> list[Fact]:
             for sentence in sentences(text):
                 facts.append(Fact(sentence, "sentence", section, len(facts), group))
         elif not text.endswith((":", "：")) and len(text) >= 3:
-            facts.append(Fact(text, kind, section, len(facts), group))
+            facts.append(Fact(text, kind, section, len(facts), group, header))
     return facts
 
 
 def section_leads(body: str) -> list[tuple[str, str]]:
     """(heading, first sentence) of each section that opens with a paragraph."""
     leads: dict[str, str] = {}
-    for kind, section, text in blocks(body):
+    for kind, section, text, _ in blocks(body):
         if section in leads or kind != "paragraph":
             continue
         first = sentences(text)

@@ -22,8 +22,9 @@ class SearchInput(BaseModel):
 def _search(query: str, limit: int) -> list[dict] | str:
     from blog.search import article_search
 
+    # Only hits that clear the relevance bar: below it, neither model can quote anything.
     hits = article_search(query=query, limit=limit)
-    return [hit.as_dict() for hit in hits] or NO_RESULTS
+    return [hit.as_tool() for hit in hits] or NO_RESULTS
 
 
 async def run(params: SearchInput) -> list[dict] | str:
@@ -41,9 +42,12 @@ search_knowledge_base = Tool(
     name="search_knowledge_base",
     description=(
         "Search the blog's published articles and return the most relevant excerpts, best "
-        "first, each with its article_id, title and url. Use it first for any question about "
-        "what the blog says; search again with other words if the excerpts miss the point. "
-        f'Returns "{NO_RESULTS}" when nothing matches.'
+        "first, each with its article_id, title, url, language and a relevance from 0 to 1. "
+        "Use it first for any question about what the blog says. The blog is written in "
+        "English and Chinese: when a search finds nothing relevant, search again with the key "
+        "terms translated into the other language before concluding. "
+        f'Returns "{NO_RESULTS}" when nothing in the blog is relevant enough to quote; then '
+        "say the blog does not cover it."
     ),
     input_model=SearchInput,
     run=run,

@@ -140,3 +140,16 @@ async def test_rest_feedback_for_the_owner_only(scripted):
     assert await vote_of(conversation_id) == ("down", "Missed the table.")
     schema = (await AsyncClient().get("/api/openapi.json")).json()
     assert "/api/conversations/{conversation_id}/turns/{turn}/feedback" in schema["paths"]
+
+
+def test_a_turn_still_running_takes_no_vote():
+    from agent.exceptions import BadRequest
+    from agent.services import turn_feedback_set
+    from tests.agent.admin.factories import make_conversation, make_turn
+
+    conversation = make_conversation()
+    make_turn(conversation, index=1, status=Turn.Status.RUNNING, answer="")
+
+    with pytest.raises(BadRequest, match=FEEDBACK_NOT_FOUND):
+        turn_feedback_set(conversation_id=conversation.pk, session_key=conversation.session_key,
+                          index=1, vote="up", comment="")  # fmt: skip

@@ -91,7 +91,7 @@ def test_vector_search_orders_by_cosine_distance(make_article, add_chunk):
 
     assert titles(hits) == ["Near", "Close", "Middle", "Far"]
     assert [hit.rank for hit in hits] == [1, 2, 3, 4]
-    assert [round(hit.score, 3) for hit in hits] == [1.0, 0.8, 0.6, 0.0]
+    assert [round(hit.similarity, 3) for hit in hits] == [1.0, 0.8, 0.6, 0.0]
 
 
 def test_one_hit_per_article_with_its_best_chunk_as_excerpt(make_article, add_chunk):
@@ -161,19 +161,26 @@ def test_hybrid_search_fuses_both_rankings_by_reciprocal_rank(make_article, add_
     add_chunk(make_article(title="Text mostly"), "Pgvector, pgvector, pgvector.", unit((1, 1.0)))
     book = VectorBook({"pgvector": unit((0, 1.0))})
 
-    hits = article_search(query="pgvector", limit=3, embedder=book)
+    hits = article_search(query="pgvector", limit=3, embedder=book, min_relevance=0.0)
 
     # Vector ranks: Vector only 1, Both 2, Text mostly 3; text ranks: Text mostly 1, Both 2.
+    # Either list could have found each article, so each RRF sum is divided by 2 (alpha 1).
     assert titles(hits) == ["Text mostly", "Both", "Vector only"]
-    assert hits[0].score == pytest.approx(1 / 63 + 1 / 61, abs=1e-6)
-    assert hits[1].score == pytest.approx(1 / 62 + 1 / 62, abs=1e-6)
-    assert hits[2].score == pytest.approx(1 / 61, abs=1e-6)
+    assert hits[0].score == pytest.approx((1 / 63 + 1 / 61) / 2, abs=1e-6)
+    assert hits[1].score == pytest.approx((1 / 62 + 1 / 62) / 2, abs=1e-6)
+    assert hits[2].score == pytest.approx(1 / 61 / 2, abs=1e-6)
     assert set(hits[0].as_dict()) == {
         "rank",
         "article_id",
         "title",
         "url",
         "excerpt",
+        "heading",
+        "language",
+        "relevance",
+        "similarity",
+        "coverage",
+        "known",
         "score",
         "section_url",
     }
@@ -189,9 +196,10 @@ def test_drafts_and_scheduled_articles_are_never_returned(make_article, add_chun
     add_chunk(make_article(title="Public"), "Something else entirely.", unit((4, 1.0)))
     book = VectorBook({secret: query_vector})
 
-    assert titles(article_search(query=secret, limit=5, embedder=book)) == ["Public"]
-    assert titles(article_search_vector(query=secret, limit=5, embedder=book)) == ["Public"]
-    assert article_search_text(query=secret, limit=5) == []
+    everything = {"limit": 5, "embedder": book, "min_relevance": 0.0}
+    assert titles(article_search(query=secret, **everything)) == ["Public"]
+    assert titles(article_search_vector(query=secret, **everything)) == ["Public"]
+    assert article_search_text(query=secret, **everything) == []
 
 
 def test_a_published_only_filter_still_fills_the_list_behind_many_drafts(

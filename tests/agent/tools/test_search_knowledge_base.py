@@ -33,7 +33,17 @@ async def test_returns_ranked_excerpts_of_published_articles(make_article):
     out = await search_knowledge_base.run(SearchInput(query="runaway agent loops cap"))
 
     assert out[0]["article_id"] == public.pk
-    assert set(out[0]) == {"rank", "article_id", "title", "url", "excerpt", "score"}
+    assert set(out[0]) == {
+        "rank",
+        "article_id",
+        "title",
+        "url",
+        "excerpt",
+        "relevance",
+        "heading",
+        "language",
+    }
+    assert 0 <= out[0]["relevance"] <= 1
     assert out[0]["rank"] == 1 and out[0]["url"] == "/articles/step-limits/"
     assert len(out[0]["excerpt"]) <= 600
 

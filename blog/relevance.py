@@ -1,0 +1,139 @@
+"""Evidence that a search hit answers the question, and one calibrated relevance from it.
+
+Cosine similarity alone cannot tell an out-of-scope question from an in-scope one: with e5-small
+almost every pair of texts scores 0.8-0.9. What an out-of-scope question has is vocabulary the
+blog never uses ("Kubernetes", "Aurora", "语音"). So each hit carries three numbers:
+
+- `similarity`: cosine similarity of the article's best chunk to the question;
+- `coverage`: how much of the question the article's matching chunks contain, each query term
+  weighted by its inverse document frequency (rare terms say more than common ones);
+- `known`: the same share measured against the whole blog: a question whose key terms appear
+  nowhere in the blog is asking about something the blog does not cover.
+
+`relevance` is a logistic function of those three (coefficients fitted on the tuning half of
+bench/answer_eval.jsonl by bench/relevance_fit.py; see the README). A cross-language question
+shares no terms with its article, so coverage is 0 there, but its terms are known to the blog
+(its own-language articles use them) and a strong similarity can still carry it over the bar.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import threading
+import time
+from dataclasses import dataclass
+
+from django.db import connection
+
+_CJK = re.compile(r"^[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]{2}$")
+CJK_KNOWN_WEIGHT = 0.25  # see weighted_terms; chosen on the tuning half
+VOCABULARY_TTL = 300.0  # seconds; the vocabulary is also rebuilt when new chunks appear
+
+# Fitted on the tuning half (bench/relevance_fit.py); see the README's retrieval section.
+WEIGHTS = {"bias": -30.0, "similarity": 30.0, "coverage": 4.0, "known": 6.0}
+
+
+@dataclass(frozen=True)
+class Evidence:
+    similarity: float
+    coverage: float
+    known: float
+
+
+def relevance(evidence: Evidence) -> float:
+    """The calibrated probability-like relevance in 0-1."""
+    z = (
+        WEIGHTS["bias"]
+        + WEIGHTS["similarity"] * evidence.similarity
+        + WEIGHTS["coverage"] * evidence.coverage
+        + WEIGHTS["known"] * evidence.known
+    )
+    return 1.0 / (1.0 + math.exp(-max(-40.0, min(40.0, z))))
+
+
+class Vocabulary:
+    """Document frequency of every lexeme in the index, cached per process.
+
+    Built with PostgreSQL's ts_stat over the full-text column (one scan), rebuilt when the
+    newest chunk id changes (any reindex writes new rows) or after VOCABULARY_TTL.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._key: tuple | None = None
+        self._built = 0.0
+        self.frequency: dict[str, int] = {}
+        self.chunks = 0
+        self.languages: tuple[str, ...] = ()
+
+    def current(self) -> Vocabulary:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT max(id) FROM blog_chunk")
+            key = (connection.alias, cursor.fetchone()[0])
+        with self._lock:
+            if key != self._key or time.monotonic() - self._built > VOCABULARY_TTL:
+                self._build(key)
+        return self
+
+    def _build(self, key: tuple) -> None:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT word, ndoc FROM ts_stat('SELECT search_vector FROM blog_chunk')")
+            frequency = dict(cursor.fetchall())
+            cursor.execute("SELECT count(*) FROM blog_chunk")
+            chunks = cursor.fetchone()[0]
+            cursor.execute("SELECT DISTINCT language FROM blog_chunk ORDER BY 1")
+            languages = tuple(row[0] for row in cursor.fetchall())
+        self.frequency, self.chunks, self.languages = frequency, chunks, languages
+        self._key, self._built = key, time.monotonic()
+
+    def idf(self, lexeme: str) -> float:
+        """Smoothed inverse document frequency; a lexeme the blog never uses gets the most."""
+        return math.log((self.chunks + 1) / (self.frequency.get(lexeme, 0) + 0.5))
+
+
+vocabulary = Vocabulary()
+
+
+def query_lexemes(lexical_query: str) -> list[str]:
+    """The query's lexemes as the index spells them (stemmed, stop words gone)."""
+    if not lexical_query.strip():
+        return []
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT array(SELECT lexeme FROM unnest(to_tsvector('english', %s)))",
+            [lexical_query],
+        )
+        return list(cursor.fetchone()[0])
+
+
+def weighted_terms(lexemes: list[str], vocab: Vocabulary) -> tuple[dict[str, float], float]:
+    """IDF weight per query lexeme, and the share of that weight the blog knows (`known`).
+
+    A CJK bigram the blog never uses but whose two characters both sit in bigrams it does use
+    ("口限" in "窗口限流") is a word boundary, not an unknown word: it is left out.
+    """
+    known_chars = {ch for lexeme in lexemes if lexeme in vocab.frequency for ch in lexeme}
+    weights: dict[str, float] = {}
+    for lexeme in lexemes:
+        unknown = lexeme not in vocab.frequency
+        if unknown and _CJK.match(lexeme) and set(lexeme) <= known_chars:
+            continue
+        weights[lexeme] = vocab.idf(lexeme)
+    # Known-ness counts a CJK bigram for less than a Latin term: with few Chinese articles,
+    # ordinary Chinese words ("增长", "防止") are missing from the blog as often in questions it
+    # answers as in questions it does not, while an unknown Latin term ("kubernetes", "jwt")
+    # names a technology the blog never wrote about.
+    scaled = {
+        lexeme: weight * (CJK_KNOWN_WEIGHT if _CJK.match(lexeme) else 1.0)
+        for lexeme, weight in weights.items()
+    }
+    total = sum(scaled.values())
+    known = sum(w for lexeme, w in scaled.items() if lexeme in vocab.frequency)
+    return weights, (known / total if total else 1.0)
+
+
+def coverage(weights: dict[str, float], matched: set[str]) -> float:
+    """IDF-weighted share of the query's lexemes that `matched` (an article's lexemes) holds."""
+    total = sum(weights.values())
+    return sum(w for lexeme, w in weights.items() if lexeme in matched) / total if total else 0.0

@@ -1,0 +1,129 @@
+import json
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from agent.evaluation import EvalFileError, Outcome, items_load, items_select, report
+from agent.models import Conversation
+
+ROWS = [
+    {
+        "id": "s1",
+        "kind": "same",
+        "lang": "en",
+        "split": "test",
+        "question": "Why cap the number of model calls an agent makes per turn?",
+        "expected": ["step-limits"],
+    },
+    {
+        "id": "o1",
+        "kind": "out",
+        "lang": "en",
+        "split": "test",
+        "question": "How do I deploy Kubernetes clusters with Helm charts?",
+        "expected": [],
+    },
+    {
+        "id": "f1",
+        "kind": "followup",
+        "lang": "en",
+        "split": "tune",
+        "turns": ["What stops runaway agent loops?", "And how many calls is that?"],
+        "expected": ["step-limits"],
+    },
+]
+
+
+def _write(tmp_path, rows=ROWS):
+    path = tmp_path / "eval.jsonl"
+    path.write_text("\n".join(json.dumps(row) for row in rows) + "\n", encoding="utf-8")
+    return path
+
+
+def test_items_load_reads_questions_turns_and_splits(tmp_path):
+    items = items_load(_write(tmp_path))
+
+    assert [item.id for item in items] == ["s1", "o1", "f1"]
+    assert items[2].turns == ("What stops runaway agent loops?", "And how many calls is that?")
+    assert not items[1].in_scope and items[0].in_scope
+    assert [item.id for item in items_select(items, "test")] == ["s1", "o1"]
+    assert len(items_select(items, "all")) == 3
+
+
+def test_items_load_names_the_bad_line(tmp_path):
+    path = tmp_path / "bad.jsonl"
+    path.write_text('{"id": "a", "question": "q"}\n{"question": "no id"}\n', encoding="utf-8")
+
+    with pytest.raises(EvalFileError, match=r"bad.jsonl:2"):
+        items_load(path)
+
+
+def test_report_scores_each_figure_per_kind_and_language(tmp_path):
+    rows = [
+        *ROWS,
+        {
+            "id": "t1",
+            "kind": "two",
+            "lang": "zh",
+            "split": "test",
+            "question": "两篇？",
+            "expected": ["a", "b"],
+            "require_all": True,
+        },
+    ]
+    items = items_load(_write(tmp_path, rows))
+    outcomes = [
+        Outcome("s1", "same", "en", "test", True, rank=1, cited=["step-limits"], answered=True),
+        Outcome("o1", "out", "en", "test", False, rank=None, cited=["step-limits"], answered=True),
+        Outcome("f1", "followup", "en", "tune", True, rank=7, cited=[], answered=False),
+        Outcome("t1", "two", "zh", "test", True, rank=2, cited=["a", "c"], answered=True),
+    ]
+
+    figures = report(items, outcomes)
+
+    overall = figures["all"]
+    assert overall["hit@1"] == pytest.approx(1 / 3, abs=1e-3)
+    assert overall["hit@5"] == pytest.approx(2 / 3, abs=1e-3)
+    assert overall["mrr"] == pytest.approx((1 + 1 / 7 + 1 / 2) / 3, abs=1e-3)
+    assert overall["answered_right_citation"] == pytest.approx(2 / 3, abs=1e-3)
+    assert overall["declined_out_of_scope"] == 0.0
+    assert overall["wrong_citation"] == 0.5  # o1 cited anything, t1 cited "c"
+    assert overall["two_cited_both"] == 0.0
+    assert overall["followup_answered"] == 0.0
+    assert figures["kind=same"]["hit@1"] == 1.0
+    assert figures["lang=zh"]["n"] == 1 and figures["lang=zh"]["hit@5"] == 1.0
+
+
+@pytest.mark.django_db(transaction=True)
+def test_eval_answers_runs_the_real_runner_and_cleans_up(tmp_path, make_article, capsys):
+    from blog.indexing import chunk_reindex
+
+    article = make_article(
+        title="Step limits",
+        slug="step-limits",
+        body="## Why\n\nA hard cap of five model calls per turn stops runaway agent loops, "
+        "which otherwise repeat the same search and spend tokens.",
+    )
+    chunk_reindex(article=article)
+    out = tmp_path / "out.json"
+
+    call_command(
+        "eval_answers", str(_write(tmp_path)), "--offline", "--json", str(out), "--split", "all"
+    )
+
+    printed = capsys.readouterr().out
+    assert "3 questions, split all" in printed and "| kind=out |" in printed
+    result = json.loads(out.read_text(encoding="utf-8"))
+    by_id = {o["id"]: o for o in result["outcomes"]}
+    assert by_id["s1"]["rank"] == 1
+    assert by_id["s1"]["answered"] and by_id["s1"]["cited"] == ["step-limits"]
+    assert by_id["o1"]["cited"] == [] and not by_id["o1"]["answered"]
+    assert by_id["o1"]["search_passed"] is False
+    assert result["figures"]["all"]["n"] == 3
+    assert not Conversation.objects.exists()  # the run's conversations are deleted
+
+
+@pytest.mark.django_db
+def test_eval_answers_refuses_an_empty_split(tmp_path):
+    with pytest.raises(CommandError, match="no questions"):
+        call_command("eval_answers", str(_write(tmp_path, ROWS[2:])), "--split", "test")
