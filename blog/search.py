@@ -80,6 +80,7 @@ class SearchHit:
             "article_id": self.article_id,
             "title": self.title,
             "url": self.url,
+            "section_url": self.section_url,  # the panel links the section the excerpt is from
             "heading": self.heading,
             "language": self.language,
             "excerpt": self.excerpt,

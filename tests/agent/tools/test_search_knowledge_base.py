@@ -38,6 +38,7 @@ async def test_returns_ranked_excerpts_of_published_articles(make_article):
         "article_id",
         "title",
         "url",
+        "section_url",
         "excerpt",
         "relevance",
         "heading",
