@@ -176,7 +176,9 @@ def _worth_adding(
     if len(shared[best] & asked) < 2:
         return False  # one shared word is a coincidence, not a second source
     if two_part and len(sources) == 1:
-        return gain >= TWO_PART_FLOOR * first  # "X and Y": the second article may answer Y
+        # "X and Y": a second article with a strong fact of its own may answer Y, even when
+        # the first already touched it.
+        return sum(wanted[t] for t in shared[best]) >= TWO_PART_FLOOR * first
     return gain >= OTHER_ARTICLE_FLOOR * first and len((shared[best] - covered) & asked) >= 2
 
 
