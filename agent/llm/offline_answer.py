@@ -53,7 +53,7 @@ def compose_answer(
     if not picked and context:  # a follow-up whose own words miss: the top article, in context
         top = [(n, fact) for n, fact in pool if n == 0]
         picked = _pick(top, wanted, question, excerpts, sources, asked=set(wanted))
-    if not picked and sources:  # e.g. asked in the other language: the passage search chose
+    if not picked and sources:  # e.g. asked in the other language: the passage the search chose
         picked = [(0, fact) for fact in _facts({"body": excerpts.get(_id(sources[0]), "")})][:2]
     groups = []
     for n, source in enumerate(sources):
@@ -128,6 +128,8 @@ def _pick(
         for i, terms_i in enumerate(shared):
             if i in picked or i in passed or not terms_i & asked:
                 continue
+            if not picked and pool[i][0] != 0:
+                continue  # the answer opens with the search's best article, or not at all
             gain = sum(wanted[t] for t in terms_i - covered)
             # Already-covered words still count a little: a second fact on the same point.
             gain += 0.2 * sum(wanted[t] for t in terms_i & covered)
