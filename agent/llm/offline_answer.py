@@ -17,7 +17,6 @@ MAX_FACTS = 4
 MAX_SECTIONS = 6
 MAX_TABLE_ROWS = 8
 NEXT_FACT_FLOOR = 0.4  # a further fact must add this share of the first fact's weight
-OTHER_ARTICLE_FLOOR = 0.5
 HEADER_ONLY = 0.5
 TWO_PART_FLOOR = 0.3
 RANK_DECAY = 0.9  # a lower search hit needs a slightly better fact
@@ -175,13 +174,11 @@ def _worth_adding(
     sources = {pool[i][0] for i in picked}
     if pool[best][0] in sources:
         return gain >= NEXT_FACT_FLOOR * first or len((shared[best] - covered) & asked) >= 2
-    if len(shared[best] & asked) < 2:
-        return False  # one shared word is a coincidence, not a second source
-    if two_part and len(sources) == 1:
-        # "X and Y": a second article with a strong fact of its own may answer Y, even when
-        # the first already touched it.
-        return sum(wanted[t] for t in shared[best]) >= TWO_PART_FLOOR * first
-    return gain >= OTHER_ARTICLE_FLOOR * first and len((shared[best] - covered) & asked) >= 2
+    if not two_part or len(sources) > 1 or len(shared[best] & asked) < 2:
+        return False  # one question, one article; one shared word is a coincidence
+    # "X and Y": a second article with a strong fact of its own may answer Y, even when the
+    # first already touched it.
+    return sum(wanted[t] for t in shared[best]) >= TWO_PART_FLOOR * first
 
 
 def _fact_terms(fact: Fact) -> set[str]:
