@@ -18,8 +18,8 @@ MAX_SECTIONS = 6
 MAX_TABLE_ROWS = 8
 NEXT_FACT_FLOOR = 0.4  # a further fact must add this share of the first fact's weight
 HEADER_ONLY = 0.5
-TWO_PART_FLOOR = 0.3
-RANK_DECAY = 0.9  # a lower search hit needs a slightly better fact
+TWO_PART_FLOOR = 0.2
+RANK_DECAY = 0.8  # a lower search hit needs a slightly better fact
 # Questions in two parts ("X and Y", "分别", two question marks) may need two articles.
 _TWO_PART = re.compile(
     r"\b(and|both|together|versus|vs|compared?|relate[sd]?|while)\b|分别|以及|和|与|[?？].+[?？]",
