@@ -39,13 +39,15 @@ _SUMMARY = re.compile(
 _THIS_PAGE = re.compile(
     r"\bthis (article|post|page)\b|\bthis\b|\bit\b|这篇|本文|这个|这页|该文", re.IGNORECASE
 )
-# Words that lean on the previous question ("which of those is cheapest?").
+# Words that lean on the previous question ("which of those is cheapest?", "那个呢？").
 _FOLLOW_UP = re.compile(
-    r"\b(those|these|them|they|it|its|that one|this one|which one|the first|the second|"
-    r"the latter|the former|either|both|the other|same)\b|"
-    r"那些|这些|它们|它|哪个|哪一个|其中|上面|前者|后者|那个|这个|两者|呢[？?]?$",
+    r"\b(those|these|them|they|it|its|this|there|the two|the first|the second|the latter|"
+    r"the former|either|both|the other|same)\b|^\s*(and|but|so|then|also|what about|"
+    r"how about)\b|那些|这些|它们|它|哪个|哪一个|其中|上面|前者|后者|那个|这个|两者|两种|"
+    r"^\s*(那|那么|如果|还|再|另外|而)|呢[？?]?\s*$",
     re.IGNORECASE,
 )
+FOLLOW_UP_TERMS = 2  # a question with this few words of its own leans on the one before
 
 
 class OfflineModel:
@@ -144,7 +146,9 @@ def is_follow_up(turn: _Turn) -> bool:
     """A question that leans on the previous one: a pronoun, or almost no words of its own."""
     if not turn.earlier:
         return False
-    return bool(_FOLLOW_UP.search(turn.question)) or len(terms(turn.question)) <= 2
+    own = terms(turn.question)
+    short = len(own) <= (2 * FOLLOW_UP_TERMS if turn.lang == "zh" else FOLLOW_UP_TERMS)
+    return bool(_FOLLOW_UP.search(turn.question)) or short
 
 
 def search_query(turn: _Turn) -> str:

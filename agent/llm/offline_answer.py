@@ -8,6 +8,7 @@ articles that answer it, and each quoted article is cited right after its facts.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 
 from agent.llm.offline_text import Fact, article_facts, language, plain, section_leads, terms
@@ -16,8 +17,14 @@ MAX_FACTS = 4
 MAX_SECTIONS = 6
 MAX_TABLE_ROWS = 8
 NEXT_FACT_FLOOR = 0.4  # a further fact must add this share of the first fact's weight
-OTHER_ARTICLE_FLOOR = 0.5
 HEADER_ONLY = 0.5
+TWO_PART_FLOOR = 0.2
+RANK_DECAY = 0.8  # a lower search hit needs a slightly better fact
+# Questions in two parts ("X and Y", "分别", two question marks) may need two articles.
+_TWO_PART = re.compile(
+    r"\b(and|both|together|versus|vs|compared?|relate[sd]?|while)\b|分别|以及|和|与|[?？].+[?？]",
+    re.IGNORECASE,
+)
 CONTEXT_WEIGHT = 0.3
 EXCERPT_BONUS = 1.1  # the search chose this passage: a small head start among equals
 FACT_BONUS = 1.15  # a table row or list item says more per word than prose
@@ -37,10 +44,15 @@ def compose_answer(
 
     Returns "" when no source has anything to quote.
     """
-    pool = [(n, fact) for n, source in enumerate(sources) for fact in _facts(source)]
+    # A follow-up quotes the article its (combined) search ranked first: the conversation's topic.
+    quoted = sources[:1] if context else sources
+    pool = [(n, fact) for n, source in enumerate(quoted) for fact in _facts(source)]
     wanted = _weights(question, context, [fact for _, fact in pool])
-    picked = _pick(pool, wanted, terms(question), excerpts, sources)
-    if not picked and sources:  # e.g. asked in the other language: the passage search chose
+    picked = _pick(pool, wanted, question, excerpts, sources)
+    if not picked and context:  # a follow-up whose own words miss: the top article, in context
+        top = [(n, fact) for n, fact in pool if n == 0]
+        picked = _pick(top, wanted, question, excerpts, sources, asked=set(wanted))
+    if not picked and sources:  # e.g. asked in the other language: the passage the search chose
         picked = [(0, fact) for fact in _facts({"body": excerpts.get(_id(sources[0]), "")})][:2]
     groups = []
     for n, source in enumerate(sources):
@@ -92,52 +104,81 @@ def _weights(question: str, context: str, facts: list[Fact]) -> dict[str, float]
 def _pick(
     pool: list[tuple[int, Fact]],
     wanted: dict[str, float],
-    question_terms: set[str],
+    question: str,
     excerpts: dict,
     sources: list[dict],
+    *,
+    asked: set[str] | None = None,
 ) -> list[tuple[int, Fact]]:
-    """Greedy cover: each step takes the fact adding the most not-yet-covered weight."""
+    """Greedy cover: each step takes the fact adding the most not-yet-covered weight.
+
+    Every fact must share a word with `asked` (the question itself: an earlier question
+    only helps to rank).
+    """
     shared = [_shared(fact, wanted) for _, fact in pool]
-    # Only its heading or columns match (they repeat on every row): it counts for less.
-    own = [
-        HEADER_ONLY if s and not s & _core_terms(fact) else 1.0
-        for s, (_, fact) in zip(shared, pool, strict=True)
-    ]
-    asked = {term for term, weight in wanted.items() if weight > 0 and term in question_terms}
-    in_excerpt = [
-        fact.text[:60] in plain(str(excerpts.get(_id(sources[n]), ""))) for n, fact in pool
-    ]
+    asked = {t for t in wanted if t in terms(question)} if asked is None else asked
+    boost = [_boost(n, fact, shared[i], excerpts, sources) for i, (n, fact) in enumerate(pool)]
+    two_part = bool(_TWO_PART.search(question))
     picked: list[int] = []
+    passed: set[int] = set()  # not worth adding now; weaker ones may still be
     covered: set[str] = set()
     while len(picked) < MAX_FACTS:
         best, best_gain = None, 0.0
         for i, terms_i in enumerate(shared):
-            # The earlier question only helps: every fact must answer this one.
-            if i in picked or not terms_i & asked:
+            if i in picked or i in passed or not terms_i & asked:
                 continue
+            if not picked and pool[i][0] != 0:
+                continue  # the answer opens with the search's best article, or not at all
             gain = sum(wanted[t] for t in terms_i - covered)
             # Already-covered words still count a little: a second fact on the same point.
             gain += 0.2 * sum(wanted[t] for t in terms_i & covered)
-            gain *= own[i] * (EXCERPT_BONUS if in_excerpt[i] else 1.0)
-            gain *= FACT_BONUS if pool[i][1].kind != "sentence" else 1.0
-            if gain > best_gain:
-                best, best_gain = i, gain
+            if gain * boost[i] > best_gain:
+                best, best_gain = i, gain * boost[i]
         if best is None:
             break
-        if picked:
-            # A weak extra fact dilutes the answer; from another article it must be strong.
-            other = pool[best][0] != pool[picked[0]][0]
-            floor = (OTHER_ARTICLE_FLOOR if other else NEXT_FACT_FLOOR) * _first_gain(
-                picked, shared, wanted
-            )
-            # ...unless it answers another part of the question (two new words or more).
-            if best_gain < floor and len((shared[best] - covered) & asked) < 2:
-                break
-            if other and len(shared[best] & asked) < 2:
-                break  # one shared word is a coincidence, not a second source
+        if picked and not _worth_adding(
+            best, best_gain, picked, pool, shared, covered, asked, wanted, two_part
+        ):
+            passed.add(best)
+            continue
         picked.append(best)
         covered |= shared[best]
     return _with_context(pool, picked, shared)
+
+
+def _boost(n: int, fact: Fact, shared: set[str], excerpts: dict, sources: list[dict]) -> float:
+    """Multipliers: search rank, the search's own passage, structured facts, header-only."""
+    factor = RANK_DECAY**n
+    if fact.text[:60] in plain(str(excerpts.get(_id(sources[n]), ""))):
+        factor *= EXCERPT_BONUS
+    if fact.kind != "sentence":
+        factor *= FACT_BONUS
+    if shared and not shared & _core_terms(fact):
+        factor *= HEADER_ONLY  # only its heading or columns match: they repeat on every row
+    return factor
+
+
+def _worth_adding(
+    best: int,
+    gain: float,
+    picked: list[int],
+    pool: list[tuple[int, Fact]],
+    shared: list[set[str]],
+    covered: set[str],
+    asked: set[str],
+    wanted: dict[str, float],
+    two_part: bool,
+) -> bool:
+    """A weak extra fact dilutes the answer; one from another article must be strong."""
+    first = sum(wanted[t] for t in shared[picked[0]])  # without boosts: a plain yardstick
+    sources = {pool[i][0] for i in picked}
+    if pool[best][0] in sources:
+        return gain >= NEXT_FACT_FLOOR * first or len((shared[best] - covered) & asked) >= 2
+    if not two_part or len(sources) > 1 or len(shared[best] & asked) < 2:
+        return False  # one question, one article; one shared word is a coincidence
+    # "X and Y": a second article with a strong fact of its own may answer Y, even when the
+    # first already touched it.
+    return sum(wanted[t] for t in shared[best]) >= TWO_PART_FLOOR * first
 
 
 def _fact_terms(fact: Fact) -> set[str]:
@@ -159,10 +200,6 @@ def _shared(fact: Fact, wanted: dict[str, float]) -> set[str]:
     return set(wanted) & (_core_terms(fact) | _context_terms(fact))
 
 
-def _first_gain(picked: list[int], shared: list[set[str]], wanted: dict[str, float]) -> float:
-    return sum(wanted[t] for t in shared[picked[0]])  # without bonuses: a plain yardstick
-
-
 def _with_context(
     pool: list[tuple[int, Fact]], picked: list[int], shared: list[set[str]]
 ) -> list[tuple[int, Fact]]:
@@ -177,7 +214,7 @@ def _with_context(
         n, fact = pool[i]
         if fact.kind == "row":
             table = [j for j, (m, f) in enumerate(pool) if m == n and f.group == fact.group]
-            matching = sum(1 for j in table if shared[j])
+            matching = sum(1 for j in table if shared[j] & _core_terms(pool[j][1]))
             if matching >= 2 and len(table) <= MAX_TABLE_ROWS:
                 chosen.update(table)
         if fact.kind != "sentence" or not fact.text.lower().startswith(_LEANING):
