@@ -81,6 +81,8 @@ class TurnResult:
     tool_calls: list[ToolRecord] = field(default_factory=list)
     citations: list[dict] = field(default_factory=list)
     articles: list[dict] = field(default_factory=list)
+    # article_id -> the excerpt and section url of its first search hit, for the visitor's sources
+    passages: dict[Any, dict] = field(default_factory=dict)
     error_code: str = ""
     error: str = ""
     first_token_at: float | None = None
@@ -215,7 +217,7 @@ async def _tool_step(
     _append(convo, result, _assistant_tool_message(turn))
     for r in records:
         if r.ok:
-            _gather_articles(r.result, result.articles)
+            _gather_articles(r.result, result.articles, result.passages)
         content = r.result if isinstance(r.result, str) else _json(r.result)
         _append(convo, result, {"role": "tool", "tool_call_id": r.call_id, "content": content})
 
@@ -273,7 +275,8 @@ async def _finish(
     result: TurnResult, status: Status, emit: Emit, conversation_id: str
 ) -> TurnResult:
     """Emit the citations found in the answer, then `done`."""
-    result.citations = _citations(result.answer, result.articles)
+    cited_articles = _citations(result.answer, result.articles)
+    result.citations = [{**a, **result.passages.get(a["article_id"], {})} for a in cited_articles]
     for cited in result.citations:
         await emit(events.citation(**cited))
     result.status = status
@@ -334,14 +337,16 @@ def _json(data: Any) -> str:
     return json.dumps(data, ensure_ascii=False, default=str)
 
 
-def _gather_articles(output: Any, articles: list[dict]) -> None:
-    """Collect {article_id, title, url} from a tool output (top-level dict or list of dicts)."""
+def _gather_articles(output: Any, articles: list[dict], passages: dict[Any, dict]) -> None:
+    """Collect {article_id, title, url} from a tool output (top-level dict or list of dicts),
+    and from a search hit the passage and its section, which the visitor's sources show."""
     for item in output if isinstance(output, list) else [output]:
         if isinstance(item, dict) and {"article_id", "title", "url"} <= item.keys():
             if all(a["article_id"] != item["article_id"] for a in articles):
-                # A search hit also says where: the passage and its section, for the sources.
-                keys = ("article_id", "title", "url", "excerpt", "section_url")
-                articles.append({k: item[k] for k in keys if item.get(k) or k in keys[:3]})
+                articles.append({k: item[k] for k in ("article_id", "title", "url")})
+            where = {k: item[k] for k in ("excerpt", "section_url") if item.get(k)}
+            if where and item["article_id"] not in passages:
+                passages[item["article_id"]] = where
 
 
 def _citations(answer: str, articles: list[dict]) -> list[dict]:

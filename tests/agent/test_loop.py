@@ -163,7 +163,8 @@ async def test_search_detail_answer_emits_the_exact_event_sequence():
         events.tool_end("c2", "get_article_detail", True, 0, "1 article"),
         events.text("The loop "),
         events.text("repeats. See [Anatomy](/articles/anatomy/)."),
-        events.citation(2, "Anatomy", "/articles/anatomy/"),
+        # The search hit's passage rides along for the visitor's sources (a preview on hover).
+        events.citation(2, "Anatomy", "/articles/anatomy/", excerpt="The loop repeats."),
         events.done(
             "conv-1", 3, {"input_tokens": 40, "output_tokens": 7, "total_tokens": 47}, True
         ),
@@ -175,7 +176,8 @@ async def test_search_detail_answer_emits_the_exact_event_sequence():
     assert result.messages[0]["tool_calls"][0]["function"]["name"] == "search_knowledge_base"
     assert result.messages[2]["content"] == "Let me read it."
     assert json.loads(result.messages[1]["content"])[0]["title"] == "Anatomy"
-    assert result.citations == [ANATOMY] and result.articles == [ANATOMY]
+    assert result.citations == [{**ANATOMY, "excerpt": "The loop repeats."}]
+    assert result.articles == [ANATOMY]
     assert result.first_token_at is not None
     sent_messages, sent_tools = model.received[2]
     assert sent_messages[:2] == USER and sent_messages[2:] == result.messages[:4]
