@@ -44,3 +44,13 @@ def _index_queue_idle_before_flush(_django_db_marker):
 
     index_queue_discard()  # nobody will search this test's articles again
     assert index_queue_wait(timeout=120), "background indexing did not finish"
+
+
+@pytest.fixture(autouse=True)
+def _search_vocabulary_fresh():
+    """Each test has its own chunks; the cached vocabulary must not outlive them."""
+    from blog.relevance import vocabulary
+
+    vocabulary.invalidate()
+    yield
+    vocabulary.invalidate()
