@@ -195,15 +195,16 @@ class ToolCallInline(ReadOnly, admin.TabularInline):
 class TurnAdmin(ReadOnlyAdmin):
     list_display = [
         "started", "question", "index", "status_pill", "step_count", "tool_calls",
-        "tokens", "duration", "ttft", "model", "no_answer",
+        "tokens", "duration", "ttft", "model", "answered", "vote",
     ]  # fmt: skip
     list_display_links = ["started", "question"]
-    list_filter = ["status", "no_answer", "offline", "model", "started_at"]
+    list_filter = ["status", "answered", "vote", "offline", "model", "started_at"]
     search_fields = ["user_message", "answer"]
     ordering = ["-started_at"]
     fields = [
         "in_transcript", "conversation", "index", "started_at", "status", "step_count",
-        "user_message", "answer", "citations", "no_answer", "error_code", "error", "model",
+        "user_message", "answer", "citations", "answered", "vote", "feedback_comment",
+        "feedback_at", "error_code", "error", "model",
         "offline", "input_tokens", "output_tokens", "time_to_first_token_ms", "duration_ms",
         "page",
     ]  # fmt: skip

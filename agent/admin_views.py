@@ -143,7 +143,17 @@ def dashboard(request: HttpRequest, *, model_admin: ModelAdmin) -> HttpResponse:
     count, ms = charts.format_count, charts.format_ms
     kpis = [
         ("Turns", count(metrics.turns), f"in {count(metrics.conversations)} conversations"),
-        ("Unanswered", count(metrics.unanswered), "no answer, or the search found nothing"),
+        ("Unanswered", count(metrics.unanswered), "declined, or cited no article"),
+        (
+            "Vote rate",
+            charts.format_percent(metrics.vote_rate),
+            f"{metrics.voted} of {metrics.finished} answers voted on",
+        ),
+        (
+            "Down-vote rate",
+            charts.format_percent(metrics.downvote_rate),
+            f"{metrics.downvoted} of {metrics.voted} votes",
+        ),
         ("Median turn", ms(metrics.turn_p50_ms), f"p95 {ms(metrics.turn_p95_ms)}"),
         ("Median first token", ms(metrics.ttft_p50_ms), "time to first token"),
         (
@@ -189,6 +199,7 @@ def unanswered(request: HttpRequest, *, model_admin: ModelAdmin) -> HttpResponse
         model_admin,
         title="Unanswered questions",
         groups=groups,
+        downvoted=selectors.turn_downvoted(),
         total=sum(group.count for group in groups),
     )
     return TemplateResponse(request, "admin/agent/unanswered.html", context)

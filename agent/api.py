@@ -9,8 +9,12 @@ from django.http import HttpRequest, StreamingHttpResponse
 from ninja import Router, Status
 
 from agent import events, selectors
-from agent.runner import BadRequest, Visitor, message_parse, runner
-from agent.schemas import ChatIn, ConversationOut, ErrorOut
+from agent.exceptions import BadRequest
+from agent.feedback import feedback_submit
+from agent.frames import text_frames
+from agent.runner import Visitor, message_parse, runner
+from agent.schemas import ChatIn, ConversationOut, ErrorOut, FeedbackIn, FeedbackOut
+from agent.services import FEEDBACK_NOT_FOUND
 
 router = Router(tags=["chat"])
 
@@ -28,9 +32,12 @@ TERMINAL = {"done", "error"}
 )
 async def chat(request: HttpRequest, payload: ChatIn) -> StreamingHttpResponse:
     visitor = Visitor(session_key=await _session_key(request), client_ip=_client_ip(request))
-    response = StreamingHttpResponse(
-        _event_stream(payload, visitor), content_type="text/event-stream"
+    stream = (
+        _feedback_stream(payload, visitor)
+        if payload.type == "feedback"
+        else _event_stream(payload, visitor)
     )
+    response = StreamingHttpResponse(stream, content_type="text/event-stream")
     # Streams must not be buffered by proxies (nginx) or cached.
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"
@@ -62,14 +69,38 @@ def _restore_owned(conversation_id: uuid.UUID, session_key: str) -> dict | None:
     )
 
 
+@router.post(
+    "/conversations/{conversation_id}/turns/{turn}/feedback",
+    response={200: FeedbackOut, 400: ErrorOut, 404: ErrorOut},
+    summary="Vote on one of your answers (the owner's session only)",
+    description='One vote per answer; a new vote replaces it and `"none"` clears it.',
+)
+async def turn_feedback(
+    request: HttpRequest, conversation_id: uuid.UUID, turn: int, payload: FeedbackIn
+):
+    frame = {"conversation_id": conversation_id, "turn": turn, **payload.dict()}
+    session_key = request.session.session_key or ""
+    event = await feedback_submit(frame=frame, session_key=session_key)
+    if event["type"] == "feedback_saved":
+        return event
+    status = 404 if event["message"] == FEEDBACK_NOT_FOUND else 400
+    return Status(status, {"detail": event["message"]})
+
+
+async def _feedback_stream(payload: ChatIn, visitor: Visitor) -> AsyncIterator[bytes]:
+    frame = payload.dict(exclude={"content", "page"})
+    yield events.sse_encode(await feedback_submit(frame=frame, session_key=visitor.session_key))
+
+
 async def _event_stream(payload: ChatIn, visitor: Visitor) -> AsyncIterator[bytes]:
     try:
         message = message_parse(payload.dict())
     except BadRequest as exc:
-        yield events.sse_encode(events.error(events.BAD_REQUEST, str(exc)))
+        yield events.sse_encode(events.error_from(exc))
         return
     queue: asyncio.Queue[dict] = asyncio.Queue()
-    turn = asyncio.create_task(runner.run(message=message, visitor=visitor, emit=queue.put))
+    frames = text_frames(queue.put)
+    turn = asyncio.create_task(runner.run(message=message, visitor=visitor, emit=frames))
     try:
         while True:
             event = await queue.get()
@@ -79,6 +110,7 @@ async def _event_stream(payload: ChatIn, visitor: Visitor) -> AsyncIterator[byte
         await turn
     finally:
         # The client went away (or the server is stopping): cancel the turn; it is saved.
+        frames.close()
         if not turn.done():
             turn.cancel()
             await asyncio.gather(turn, return_exceptions=True)

@@ -5,6 +5,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import orjson
+
+from agent.exceptions import AgentError, BadRequest, ModelError
+
 MAX_STEPS = "max_steps"
 MODEL_ERROR = "model_error"
 BAD_REQUEST = "bad_request"
@@ -12,9 +16,23 @@ RATE_LIMITED = "rate_limited"
 BUSY = "busy"
 CANCELLED = "cancelled"
 INTERNAL = "internal"
+UNAVAILABLE = "unavailable"  # this worker is shutting down: reconnect and ask again
 ERROR_CODES = frozenset(
-    {MAX_STEPS, MODEL_ERROR, BAD_REQUEST, RATE_LIMITED, BUSY, CANCELLED, INTERNAL}
+    {MAX_STEPS, MODEL_ERROR, BAD_REQUEST, RATE_LIMITED, BUSY, CANCELLED, INTERNAL, UNAVAILABLE}
 )
+
+# Exceptions meant for the program, by event code: the one place they meet.
+_CODES: dict[type[AgentError], str] = {ModelError: MODEL_ERROR, BadRequest: BAD_REQUEST}
+
+
+def error_code(exc: BaseException) -> str:
+    """The `error` event code of an exception; anything unexpected is `internal`."""
+    return next((code for kind, code in _CODES.items() if isinstance(exc, kind)), INTERNAL)
+
+
+def error_from(exc: AgentError, articles: list[dict] | None = None) -> dict:
+    """The terminal `error` event for an agent exception; its message is visitor-safe."""
+    return error(error_code(exc), str(exc) or "Something went wrong.", articles)
 
 
 def start(conversation_id: str, turn: int, model: str, offline: bool) -> dict:
@@ -51,9 +69,23 @@ def citation(article_id: int | str, title: str, url: str) -> dict:
     return {"type": "citation", "article_id": article_id, "title": title, "url": url}
 
 
-def done(conversation_id: str, steps: int, usage: dict) -> dict:
-    """Terminal event of a successful turn; usage has input, output and total tokens."""
-    return {"type": "done", "conversation_id": conversation_id, "steps": steps, "usage": usage}
+def done(conversation_id: str, steps: int, usage: dict, answered: bool = False) -> dict:
+    """Terminal event of a successful turn; usage has input, output and total tokens.
+
+    `answered` is false when the turn declined or cited nothing (`agent.answered`).
+    """
+    return {
+        "type": "done",
+        "conversation_id": conversation_id,
+        "steps": steps,
+        "usage": usage,
+        "answered": answered,
+    }
+
+
+def feedback_saved(turn: int) -> dict:
+    """The answer to a visitor's `feedback` frame."""
+    return {"type": "feedback_saved", "turn": turn}
 
 
 def error(code: str, message: str, articles: list[dict] | None = None, **extra: Any) -> dict:
@@ -63,7 +95,14 @@ def error(code: str, message: str, articles: list[dict] | None = None, **extra: 
     return {"type": "error", "code": code, "message": message, "articles": articles or [], **extra}
 
 
+def encode(event: dict) -> bytes:
+    """One event as compact UTF-8 JSON; orjson, as the encoding is most of a frame's CPU."""
+    try:
+        return orjson.dumps(event, option=orjson.OPT_NON_STR_KEYS)
+    except TypeError:  # what orjson refuses (an integer over 64 bits in a tool's arguments)
+        return json.dumps(event, ensure_ascii=False, separators=(",", ":")).encode()
+
+
 def sse_encode(event: dict) -> bytes:
     """Encode one event as a Server-Sent Events frame."""
-    body = json.dumps(event, ensure_ascii=False, separators=(",", ":"))
-    return f"data: {body}\n\n".encode()
+    return b"data: " + encode(event) + b"\n\n"

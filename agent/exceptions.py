@@ -1,19 +1,30 @@
-"""Errors meant for the program: they end a turn with a typed `error` event."""
+"""The agent's exceptions, one hierarchy; `agent.events.error_code` maps them to event codes.
+
+Two readers: `ToolFailure` and `ToolNotFound` are meant for the model (they become a tool
+result and the turn goes on); the others are meant for the program and end the turn, or
+refuse a frame, with a typed `error` event.
+"""
 
 
 class AgentError(Exception):
-    """Base class; `code` is the `error` event's code."""
-
-    code = "internal"
+    """Base class of every error the agent raises on purpose."""
 
 
 class ModelError(AgentError):
     """The model endpoint failed; the message is safe to show to visitors."""
 
-    code = "model_error"
+
+class BadRequest(AgentError):
+    """A visitor's frame cannot be taken (message, feedback); the text says why."""
 
 
-class MaxStepsExceeded(AgentError):
-    """The last permitted model call still asked for tools."""
+class ToolNotFound(AgentError):
+    """Raised by a tool's run for a missing record; the model reads it as an error result."""
 
-    code = "max_steps"
+
+class ToolFailure(AgentError):
+    """A tool call that failed; `str()` is written for the model to correct itself."""
+
+    def __init__(self, message: str, summary: str, detail: str = "") -> None:
+        super().__init__(message)
+        self.summary, self.detail = summary, detail or message

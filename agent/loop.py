@@ -16,10 +16,11 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from agent import events
-from agent.exceptions import ModelError
+from agent.answered import turn_answered
+from agent.exceptions import ModelError, ToolFailure, ToolNotFound
 from agent.llm.base import ChatModel, ModelTurn, TextDelta, ToolCall, Usage
 from agent.prompts import STEP_LIMIT_NUDGE
-from agent.tools.base import Tool, ToolNotFound
+from agent.tool import Tool
 
 logger = logging.getLogger(__name__)
 
@@ -78,14 +79,13 @@ class TurnResult:
     error_code: str = ""
     error: str = ""
     first_token_at: float | None = None
+    answered: bool = False
+    # The current step's deltas, until the step ends and joins them into `answer`.
+    streaming: list[str] = field(default_factory=list)
 
-
-class _Failure(Exception):
-    """A tool call that failed; `str()` is written for the model to correct itself."""
-
-    def __init__(self, message: str, summary: str, detail: str = "") -> None:
-        super().__init__(message)
-        self.summary, self.detail = summary, detail or message
+    def text_so_far(self) -> str:
+        """Everything shown to the visitor so far, mid-step included (for checkpoints)."""
+        return self.answer + "".join(self.streaming) if self.streaming else self.answer
 
 
 async def run_turn(
@@ -140,7 +140,7 @@ async def run_turn(
         result.status, result.error_code = "cancelled", events.CANCELLED
         raise
     except ModelError as exc:
-        return await _fail(result, emit, events.MODEL_ERROR, str(exc) or "The model failed.")
+        return await _fail(result, emit, events.error_code(exc), str(exc) or "The model failed.")
     except Exception as exc:
         logger.exception("agent turn failed")
         detail = f"{type(exc).__name__}: {exc}"  # for the admin; the visitor sees less
@@ -157,7 +157,9 @@ async def _model_step(
     """Stream one model call, forwarding text deltas; return its final ModelTurn."""
     result.steps += 1
     turn: ModelTurn | None = None
-    pieces: list[str] = []  # joined once: `+=` on an attribute would copy the answer per delta
+    # Joined once: `+=` on an attribute would copy the answer per delta.
+    pieces: list[str] = []
+    result.streaming = pieces
     try:
         async with contextlib.aclosing(model.stream(convo, schemas)) as stream:
             async for item in stream:
@@ -171,6 +173,7 @@ async def _model_step(
                     turn = item
     finally:  # also when cancelled: a stopped turn keeps the text it showed
         result.answer += "".join(pieces)
+        result.streaming = []
     if turn is None:
         raise ModelError("The model ended its response without a result.")
     result.usage = result.usage + turn.usage
@@ -223,40 +226,42 @@ async def _execute(
             tool = by_name.get(record.name)
             record.result = await _call(tool, record, by_name, timeout)
             record.ok, summary = True, _summarize(tool, record.result)
-        except _Failure as failure:
+        except ToolFailure as failure:
             record.result, record.error, summary = str(failure), failure.detail, failure.summary
         record.duration_ms = (time.perf_counter() - started) * 1000
     return record, summary
 
 
 async def _call(tool: Tool | None, record: ToolRecord, by_name: dict, timeout: float) -> Any:
-    """Validate the arguments and run the tool; raise _Failure with a correctable message."""
+    """Validate the arguments and run the tool; raise ToolFailure with a correctable message."""
     name = record.name
     if tool is None:
         known = ", ".join(by_name)
-        raise _Failure(f'Error: unknown tool "{name}". Available tools: {known}.', "unknown tool")
+        raise ToolFailure(
+            f'Error: unknown tool "{name}". Available tools: {known}.', "unknown tool"
+        )
     properties = tool.schema()["function"]["parameters"].get("properties", {})
     expected = f"Expected JSON matching: {_json(properties)}"
     if not isinstance(record.arguments, dict):
         got = str(record.arguments)[:200]
         message = f"Error: arguments for {name} are not a JSON object: {got!r}. {expected}"
-        raise _Failure(message, "invalid arguments")
+        raise ToolFailure(message, "invalid arguments")
     try:
         params = tool.input_model.model_validate(record.arguments)
     except ValidationError as exc:
         message = f"Error: invalid arguments for {name}: {_describe(exc)}. {expected}"
-        raise _Failure(message, "invalid arguments") from None
+        raise ToolFailure(message, "invalid arguments") from None
     try:
         async with asyncio.timeout(timeout):
             return await tool.run(params)
     except TimeoutError:
-        raise _Failure(f"Error: {name} timed out after {timeout:g}s.", "timed out") from None
+        raise ToolFailure(f"Error: {name} timed out after {timeout:g}s.", "timed out") from None
     except ToolNotFound as exc:
-        raise _Failure(f"Error: {exc}", "not found") from None
+        raise ToolFailure(f"Error: {exc}", "not found") from None
     except Exception as exc:
         logger.warning("tool %s failed", name, exc_info=True)
         message = f"Error: {name} failed ({type(exc).__name__}). Answer from what you have."
-        raise _Failure(message, "failed", detail=f"{type(exc).__name__}: {exc}") from None
+        raise ToolFailure(message, "failed", detail=f"{type(exc).__name__}: {exc}") from None
 
 
 async def _finish(
@@ -267,7 +272,8 @@ async def _finish(
     for cited in result.citations:
         await emit(events.citation(cited["article_id"], cited["title"], cited["url"]))
     result.status = status
-    await emit(events.done(conversation_id, result.steps, result.usage.as_dict()))
+    result.answered = turn_answered(status=status, answer=result.answer, citations=result.citations)
+    await emit(events.done(conversation_id, result.steps, result.usage.as_dict(), result.answered))
     return result
 
 

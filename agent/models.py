@@ -26,11 +26,16 @@ class Conversation(models.Model):
 
 class Turn(models.Model):
     class Status(models.TextChoices):
+        RUNNING = "running", "Running"
         DONE = "done", "Done"
         MAX_STEPS = "max_steps", "Hit the step limit"
         ERROR = "error", "Error"
         CANCELLED = "cancelled", "Cancelled"
         INTERRUPTED = "interrupted", "Interrupted"
+
+    class Vote(models.TextChoices):
+        UP = "up", "Thumbs up"
+        DOWN = "down", "Thumbs down"
 
     # Generated when the turn starts, so a retried or replayed save can never double it.
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
@@ -49,10 +54,19 @@ class Turn(models.Model):
     error_code = models.CharField(max_length=20, blank=True)
     error = models.TextField(blank=True)
     citations = models.JSONField(default=list, blank=True)
-    # True when the assistant found nothing to answer with: the editors' "write this next" list.
-    no_answer = models.BooleanField(default=False, db_index=True)
+    # At least one valid citation and no decline (agent.answered). Finished turns that are not
+    # answered are the editors' "write this next" list.
+    answered = models.BooleanField(default=False, db_index=True)
+    vote = models.CharField(
+        max_length=4, choices=Vote.choices, blank=True, db_index=True, help_text="Visitor feedback."
+    )
+    feedback_comment = models.TextField(blank=True)
+    feedback_at = models.DateTimeField(null=True, blank=True)
     page = models.CharField(max_length=200, blank=True)
     started_at = models.DateTimeField(db_index=True)
+    # The process running the turn (see WorkerLease) and when its text was last written.
+    worker = models.CharField(max_length=100, blank=True)
+    checkpointed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["conversation", "index", "started_at"]
@@ -84,3 +98,13 @@ class ToolCall(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.call_id})"
+
+
+class WorkerLease(models.Model):
+    """A web process that runs turns, renewed every checkpoint; a stale one has died."""
+
+    name = models.CharField(max_length=100, primary_key=True)
+    renewed_at = models.DateTimeField(db_index=True)
+
+    def __str__(self) -> str:
+        return self.name

@@ -1,3 +1,4 @@
+from typing import Literal
 from uuid import UUID
 
 from ninja import Schema
@@ -5,10 +6,27 @@ from pydantic import Field
 
 
 class ChatIn(Schema):
-    type: str = Field(default="message", description='Always "message".')
-    content: str = Field(description="The visitor's question.")
-    conversation_id: UUID | None = Field(default=None, description="Continue this conversation.")
+    type: Literal["message", "feedback"] = Field(
+        default="message", description='"message" asks; "feedback" votes on an answer.'
+    )
+    content: str = Field(default="", description="The visitor's question (message).")
+    conversation_id: UUID | None = Field(
+        default=None, description="Continue this conversation (message), or the voted one."
+    )
     page: str | None = Field(default=None, description="Slug of the article on screen.")
+    turn: int | None = Field(default=None, description="The answer's turn number (feedback).")
+    vote: str | None = Field(default=None, description='"up", "down" or "none" (feedback).')
+    comment: str | None = Field(default=None, description="Optional comment (feedback).")
+
+
+class FeedbackIn(Schema):
+    vote: str = Field(description='"up", "down", or "none" to clear the vote.')
+    comment: str = Field(default="", description="Optional, length-capped.")
+
+
+class FeedbackOut(Schema):
+    type: Literal["feedback_saved"]
+    turn: int
 
 
 class ToolCallOut(Schema):
@@ -35,6 +53,9 @@ class TurnOut(Schema):
     steps: int
     citations: list[CitationOut]
     tools: list[ToolCallOut]
+    answered: bool
+    vote: str = Field(description='The visitor\'s vote: "up", "down", or "" for none.')
+    comment: str
 
 
 class ConversationOut(Schema):

@@ -13,6 +13,8 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
+from agent.answered import turn_answered
+from agent.exceptions import BadRequest
 from agent.models import Conversation, ToolCall, Turn
 
 logger = logging.getLogger(__name__)
@@ -43,7 +45,7 @@ class TurnRecord:
     error_code: str = ""
     error: str = ""
     citations: list[dict] = field(default_factory=list)
-    no_answer: bool = False
+    answered: bool = False
     tool_calls: list[dict] = field(default_factory=list)
 
     def to_json(self) -> str:
@@ -51,7 +53,13 @@ class TurnRecord:
 
     @classmethod
     def from_json(cls, line: str) -> "TurnRecord":
-        return cls(**json.loads(line))
+        data = json.loads(line)
+        if "no_answer" in data:  # spooled before `answered` replaced it
+            del data["no_answer"]
+            data["answered"] = turn_answered(
+                status=data["status"], answer=data["answer"], citations=data["citations"]
+            )
+        return cls(**data)
 
 
 def conversation_start(
@@ -80,18 +88,19 @@ def turn_index_claim(*, conversation: Conversation) -> int:
 
 @transaction.atomic
 def turn_record(*, record: TurnRecord) -> bool:
-    """Save a finished turn with its tool calls, once.
+    """Complete a turn with its tool calls, once (its row exists from its start, or not).
 
     Returns:
-        False when the turn was already saved (a retry or a replay), True when written now.
+        False when the turn was already completed (a retry or a replay), True when written now.
     """
-    if Turn.objects.filter(pk=record.turn_id).exists():
+    existing = Turn.objects.select_for_update().filter(pk=record.turn_id).first()
+    # `interrupted` by the recovery pass may still be completed by the real record, later.
+    if existing is not None and existing.status not in (Turn.Status.RUNNING, "interrupted"):
         return False
     conversation, _ = Conversation.objects.get_or_create(
         pk=record.conversation_id, defaults={"session_key": record.session_key, "page": record.page}
     )
-    turn = Turn.objects.create(
-        id=record.turn_id,
+    fields = dict(
         conversation=conversation,
         index=record.index,
         user_message=record.user_message,
@@ -107,10 +116,12 @@ def turn_record(*, record: TurnRecord) -> bool:
         error_code=record.error_code,
         error=record.error,
         citations=record.citations,
-        no_answer=record.no_answer,
+        answered=record.answered,
         page=record.page,
         started_at=datetime.fromisoformat(record.started_at),
     )
+    turn, _ = Turn.objects.update_or_create(id=record.turn_id, defaults=fields)
+    ToolCall.objects.filter(turn=turn).delete()
     ToolCall.objects.bulk_create(
         ToolCall(
             turn=turn,
@@ -211,3 +222,38 @@ def _spool_replay_file(claimed: Path) -> tuple[int, int, int]:
         skipped += not written
     claimed.unlink()
     return saved, skipped, failed
+
+
+FEEDBACK_NOT_FOUND = "No such answer in your conversations."
+
+
+@transaction.atomic
+def turn_feedback_set(
+    *, conversation_id: uuid.UUID, session_key: str, index: int, vote: str, comment: str
+) -> Turn:
+    """Record the visitor's vote on one of their finished answers; `vote=""` clears it.
+
+    One vote per turn: a new vote replaces the old one, with its comment.
+
+    Raises:
+        BadRequest: no finished turn `index` in a conversation of this session (another
+            session's conversation is treated as unknown).
+    """
+    turn = (
+        Turn.objects.select_for_update()
+        .filter(
+            conversation_id=conversation_id,
+            conversation__session_key=session_key,
+            index=index,
+        )
+        .exclude(status=Turn.Status.RUNNING)
+        .order_by("-started_at")
+        .first()
+    )
+    if turn is None:
+        raise BadRequest(FEEDBACK_NOT_FOUND)
+    turn.vote = vote
+    turn.feedback_comment = comment if vote else ""
+    turn.feedback_at = timezone.now() if vote else None
+    turn.save(update_fields=["vote", "feedback_comment", "feedback_at"])
+    return turn

@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field  # noqa: E402
 
 from agent.llm.base import ModelTurn, TextDelta, ToolCall, Usage  # noqa: E402
 from agent.loop import Limits, run_turn  # noqa: E402
-from agent.tools.base import Tool  # noqa: E402
+from agent.tool import Tool  # noqa: E402
 
 QUESTION = "How do agent loops end?"
 ARGUMENTS = '{"query": "agent loop"}'

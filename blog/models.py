@@ -4,6 +4,7 @@ from django.conf import settings
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.db import models
+from django.db.models.functions import Now
 from django.urls import reverse
 from django.utils import timezone
 from pgvector.django import HnswIndex, VectorField
@@ -23,10 +24,21 @@ class Tag(models.Model):
         return reverse("blog:tag", kwargs={"slug": self.slug})
 
 
+def published_q(prefix: str = "") -> models.Q:
+    """The one "published and visible" rule: published, and not scheduled for later.
+
+    `prefix` names the relation from another model, e.g. `"article__"` for chunks or
+    `"articles__"` for tags. `Now()` is the database clock, so the rule holds inside SQL.
+    """
+    return models.Q(
+        **{f"{prefix}status": Article.Status.PUBLISHED, f"{prefix}published_at__lte": Now()}
+    )
+
+
 class ArticleQuerySet(models.QuerySet):
     def published(self) -> "ArticleQuerySet":
-        """Articles a visitor may see: published, and not scheduled for later."""
-        return self.filter(status=Article.Status.PUBLISHED, published_at__lte=timezone.now())
+        """Articles a visitor may see (see `published_q`)."""
+        return self.filter(published_q())
 
 
 class Article(models.Model):

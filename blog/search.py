@@ -15,15 +15,14 @@ from itertools import combinations
 from django.conf import settings
 from django.contrib.postgres.search import SearchQuery, SearchRank
 from django.db import connection, transaction
-from django.db.models import F, Q, QuerySet
+from django.db.models import F, QuerySet
 from django.db.models.expressions import RawSQL
-from django.db.models.functions import Now
 from django.urls import reverse
 from pgvector.django import CosineDistance
 
 from blog.chunking import query_terms
 from blog.embeddings import Embedder, embedder_get, embedding_dimensions_check
-from blog.models import Article, Chunk
+from blog.models import Chunk, published_q
 from blog.relevance import (
     Evidence,
     coverage,
@@ -36,7 +35,7 @@ from blog.relevance import (
 
 EXCERPT_MAX_CHARS = 600
 MAX_LIMIT = 50
-_PUBLISHED = Q(article__status=Article.Status.PUBLISHED, article__published_at__lte=Now())
+_PUBLISHED = published_q("article__")
 _SENTENCE_END = re.compile(r"[.!?。！？](?=\s|$)|[。！？]")
 _FIELDS = (
     "id",

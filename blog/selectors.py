@@ -1,11 +1,10 @@
 """Reads for the blog. Visibility rules live here, so no page can forget them."""
 
 from django.contrib.auth.models import AnonymousUser, User
-from django.db.models import Count, Prefetch, Q, QuerySet
+from django.db.models import Count, Prefetch, QuerySet
 from django.http import Http404
-from django.utils import timezone
 
-from blog.models import Article, Tag
+from blog.models import Article, Tag, published_q
 
 
 def article_list_published(
@@ -67,9 +66,7 @@ def tag_get_with_articles(*, slug: str) -> Tag:
 
 def tag_list_in_use() -> QuerySet[Tag]:
     """Tags with their published-article counts, most used first."""
-    published = Q(
-        articles__status=Article.Status.PUBLISHED, articles__published_at__lte=timezone.now()
-    )
+    published = published_q("articles__")
     return (
         Tag.objects.annotate(article_count=Count("articles", filter=published, distinct=True))
         .filter(article_count__gt=0)

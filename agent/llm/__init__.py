@@ -1,15 +1,9 @@
-"""Chat models behind one Protocol: an OpenAI-compatible adapter and the offline model."""
+"""Chat models behind one Protocol (`agent.llm.base`).
+
+The adapters live in `agent.llm.offline` and `agent.llm.openai_compat`; they are not imported
+here, so importing the loop's vocabulary never pulls in the OpenAI SDK.
+"""
 
 from agent.llm.base import ChatModel, ModelTurn, TextDelta, ToolCall, Usage
-from agent.llm.offline import OfflineModel
-from agent.llm.openai_compat import OpenAICompatModel
 
-__all__ = [
-    "ChatModel",
-    "ModelTurn",
-    "OfflineModel",
-    "OpenAICompatModel",
-    "TextDelta",
-    "ToolCall",
-    "Usage",
-]
+__all__ = ["ChatModel", "ModelTurn", "TextDelta", "ToolCall", "Usage"]

@@ -1,7 +1,10 @@
 """A deterministic extractive ChatModel used when no model endpoint is configured.
 
-It plans like a careful agent would: search, read the best article, then answer with the
-article's own most relevant sentences and a source link. No network, no randomness.
+It works like an honest librarian: search (with the conversation's earlier question in mind
+for a follow-up), read the articles whose hits cleared the search's relevance bar, and answer
+with their own most relevant sentences, list items and table rows, citing every article it
+quotes. When nothing clears the bar it says so, in the question's language.
+No network, no randomness.
 """
 
 from __future__ import annotations
@@ -9,42 +12,42 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
 from typing import Any
 
 from agent.llm.base import ModelTurn, TextDelta, ToolCall, Usage
+from agent.llm.offline_answer import compose_answer, compose_summary
+from agent.llm.offline_text import language, terms
 from agent.prompts import PAGE_CONTEXT_PREFIX, STEP_LIMIT_NUDGE
 
 SEARCH = "search_knowledge_base"
 DETAIL = "get_article_detail"
-NO_RESULTS = "No relevant content found."
 DONT_KNOW = {
     "en": "I couldn't find anything about that in this blog's articles.",
     "zh": "我在这个博客的文章里没有找到相关内容。",
 }
-SOURCE = {"en": "Source: ", "zh": "来源："}
-MAX_SENTENCES = 4
+MAX_READ = 3  # articles read in full per question
+# A lower hit is read too when its relevance is at least this share of the top hit's.
+SECOND_HIT_SHARE = 0.75
 
-_CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-_CJK_RUN = re.compile(f"[{_CJK}]+")
-_WORD = re.compile(r"[a-z0-9][a-z0-9\-']*[a-z0-9]|[a-z0-9]")
 _PAGE = re.compile(re.escape(PAGE_CONTEXT_PREFIX) + r'(\d+) "(.*)" \((\S+)\)')
-_ABOUT_PAGE = re.compile(
-    r"summari[sz]e|summary|tl;?dr|sum up|overview|\bthis (article|post|page)\b|"
-    r"总结|概括|摘要|概述|这篇|本文",
+_SUMMARY = re.compile(
+    r"summari[sz]|summary|tl;?dr|sum (it )?up|overview|key points|main points|gist|"
+    r"总结|概括|摘要|概述|要点|讲了什么|说了什么|主要内容",
     re.IGNORECASE,
 )
-_SUMMARY_INTENT = re.compile(
-    r"summari[sz]e|summary|tl;?dr|sum up|overview|总结|概括|摘要|概述", re.IGNORECASE
+_THIS_PAGE = re.compile(
+    r"\bthis (article|post|page)\b|\bthis\b|\bit\b|这篇|本文|这个|这页|该文", re.IGNORECASE
 )
-_STOPWORDS = frozenset(
-    "a an and are about can could did does for from had has have how into its the this that "
-    "these those what when where which who why will with would you your our their there then "
-    "than was were been being not but any all some more most much many tell explain describe "
-    "please say says said article articles post blog one two way ways use used using get".split()
+# Words that lean on the previous question ("which of those is cheapest?", "那个呢？").
+_FOLLOW_UP = re.compile(
+    r"\b(those|these|them|they|it|its|this|there|the two|the first|the second|the latter|"
+    r"the former|either|both|the other|same)\b|^\s*(and|but|so|then|also|what about|"
+    r"how about)\b|那些|这些|它们|它|哪个|哪一个|其中|上面|前者|后者|那个|这个|两者|两种|"
+    r"^\s*(那|那么|如果|还|再|另外|而)|呢[？?]?\s*$",
+    re.IGNORECASE,
 )
-_CJK_STOP = frozenset(
-    "什么 怎么 如何 为什 哪些 一个 这个 那个 是否 可以 吗？ 文章 这篇 本文 请问 一下".split()
-)
+FOLLOW_UP_TERMS = 2  # a question with this few words of its own leans on the one before
 
 
 class OfflineModel:
@@ -56,46 +59,152 @@ class OfflineModel:
     async def stream(
         self, messages: list[dict], tools: list[dict] | None
     ) -> AsyncIterator[TextDelta | ModelTurn]:
-        calls, answer = _plan(messages, {t["function"]["name"] for t in tools or []})
+        calls, answer = plan(messages, {t["function"]["name"] for t in tools or []})
         for piece in _pieces(answer):
             yield TextDelta(piece)
         yield ModelTurn(text=answer, tool_calls=calls, usage=Usage())
 
 
-def _plan(messages: list[dict], available: set[str]) -> tuple[list[ToolCall], str]:
-    """Return the next tool calls, or the final answer text."""
-    last_user = max(
-        (
-            i
-            for i, m in enumerate(messages)
-            if m.get("role") == "user" and m.get("content") != STEP_LIMIT_NUDGE
-        ),
-        default=-1,
-    )
-    question = str(messages[last_user].get("content") or "") if last_user >= 0 else ""
-    turn = [m for m in messages[last_user + 1 :] if m.get("content") != STEP_LIMIT_NUDGE]
-    results = _tool_results(turn)
-    lang = "zh" if _CJK_RUN.search(question) else "en"
-    step = sum(1 for m in turn if m.get("role") == "assistant") + 1
-    call_id = f"call_offline_{last_user}_{step}"
+@dataclass
+class _Turn:
+    """What the planner reads from the messages of the current turn."""
 
-    detail = next((out for name, out in reversed(results) if name == DETAIL), None)
-    if isinstance(detail, dict) and "body" in detail:
-        return [], _answer(question, detail, lang)
-    hits = next((out for name, out in reversed(results) if name == SEARCH), None)
-    if hits is None:
-        page = _page(messages)
-        if not results and page and DETAIL in available and _ABOUT_PAGE.search(question):
-            return [_call(call_id, DETAIL, {"article_id": page})], ""
+    question: str
+    earlier: list[str]
+    page: int | None
+    results: list[tuple[str, Any]] = field(default_factory=list)
+    step: int = 1
+    index: int = 0
+
+    @property
+    def lang(self) -> str:
+        return language(self.question)
+
+    def call(self, name: str, arguments: dict, n: int = 0) -> ToolCall:
+        call_id = f"call_offline_{self.index}_{self.step}_{n}"
+        return ToolCall(call_id, name, json.dumps(arguments, ensure_ascii=False))
+
+
+def plan(messages: list[dict], available: set[str]) -> tuple[list[ToolCall], str]:
+    """Return the next tool calls, or the final answer text."""
+    turn = _read(messages)
+    searched = [out for name, out in turn.results if name == SEARCH]
+    details = [out for name, out in turn.results if name == DETAIL]
+    summary = bool(_SUMMARY.search(turn.question))
+    if not turn.results:
+        if summary and turn.page and DETAIL in available and _about_page(turn.question):
+            return [turn.call(DETAIL, {"article_id": turn.page})], ""
         if SEARCH in available:
-            return [_call(call_id, SEARCH, {"query": question[:500], "limit": 5})], ""
-        return [], DONT_KNOW[lang]
-    if not isinstance(hits, list) or not hits or not _relevant(question, hits[0]):
-        return [], DONT_KNOW[lang]
-    if DETAIL in available and detail is None:
-        return [_call(call_id, DETAIL, {"article_id": hits[0]["article_id"]})], ""
-    # The detail failed or tools are gone: answer from the search excerpt instead.
-    return [], _answer(question, {**hits[0], "body": hits[0].get("excerpt", "")}, lang)
+            return [turn.call(SEARCH, {"query": search_query(turn), "limit": 5})], ""
+        return [], DONT_KNOW[turn.lang]
+    hits = searched[-1] if searched else []
+    hits = hits if isinstance(hits, list) else []
+    articles = [d for d in details if isinstance(d, dict) and "body" in d]
+    if summary and articles and (not hits or not _about_other(turn, hits)):
+        return [], compose_summary(articles[0], turn.lang)
+    if searched and not _relevant(turn.question, hits):
+        return [], DONT_KNOW[turn.lang]
+    chosen = choose_hits(turn.question, hits)
+    if not details and DETAIL in available:
+        ids = [hit["article_id"] for hit in chosen[: 1 if summary else MAX_READ]]
+        return [turn.call(DETAIL, {"article_id": i}, n) for n, i in enumerate(ids)], ""
+    if summary and articles:
+        return [], compose_summary(articles[0], turn.lang)
+    # A failed detail (or no detail tool) leaves the search excerpt to quote from.
+    read = {a["article_id"]: a for a in articles}
+    sources = [read.get(h["article_id"]) or {**h, "body": h.get("excerpt", "")} for h in chosen]
+    answer = compose_answer(
+        question=turn.question,
+        context=turn.earlier[-1] if is_follow_up(turn) else "",
+        sources=sources,
+        excerpts={h["article_id"]: h.get("excerpt", "") for h in chosen},
+        lang=turn.lang,
+    )
+    return [], answer or DONT_KNOW[turn.lang]
+
+
+def _read(messages: list[dict]) -> _Turn:
+    users = [
+        i
+        for i, m in enumerate(messages)
+        if m.get("role") == "user" and m.get("content") != STEP_LIMIT_NUDGE
+    ]
+    last = users[-1] if users else -1
+    question = str(messages[last].get("content") or "") if last >= 0 else ""
+    current = [m for m in messages[last + 1 :] if m.get("content") != STEP_LIMIT_NUDGE]
+    return _Turn(
+        question=question.strip(),
+        earlier=[str(messages[i].get("content") or "") for i in users[:-1]],
+        page=_page(messages),
+        results=_tool_results(current),
+        step=sum(1 for m in current if m.get("role") == "assistant") + 1,
+        index=last,
+    )
+
+
+def is_follow_up(turn: _Turn) -> bool:
+    """A question that leans on the previous one: a pronoun, or almost no words of its own."""
+    if not turn.earlier:
+        return False
+    own = terms(turn.question)
+    short = len(own) <= (2 * FOLLOW_UP_TERMS if turn.lang == "zh" else FOLLOW_UP_TERMS)
+    return bool(_FOLLOW_UP.search(turn.question)) or short
+
+
+def search_query(turn: _Turn) -> str:
+    """The question, preceded by the previous question when this one is a follow-up."""
+    if is_follow_up(turn):
+        return f"{turn.earlier[-1]} {turn.question}"[-500:]
+    return turn.question[:500]
+
+
+def choose_hits(question: str, hits: list[dict]) -> list[dict]:
+    """The top hit, plus lower hits that are nearly as relevant or cover other question words."""
+    if not hits:
+        return []
+    chosen, top = [hits[0]], _relevance(hits[0])
+    wanted = terms(question)
+    covered = wanted & terms(_hit_text(hits[0]))
+    for hit in hits[1:]:
+        if len(chosen) == MAX_READ:
+            break
+        relevance, new = _relevance(hit), (wanted & terms(_hit_text(hit))) - covered
+        close = relevance is not None and top and relevance >= SECOND_HIT_SHARE * top
+        if close or len(new) >= 2:
+            chosen.append(hit)
+            covered |= new
+    return chosen
+
+
+def _relevance(hit: dict) -> float | None:
+    value = hit.get("relevance")
+    return float(value) if isinstance(value, int | float) else None
+
+
+def _hit_text(hit: dict) -> str:
+    return f"{hit.get('title', '')} {hit.get('heading', '')} {hit.get('excerpt', '')}"
+
+
+def _relevant(question: str, hits: list[dict]) -> bool:
+    """Hits that carry a calibrated relevance already cleared the search's bar.
+
+    Without one (an older search), a hit counts only when it shares a word with the question.
+    """
+    if not hits:
+        return False
+    if _relevance(hits[0]) is not None:
+        return True
+    return bool(terms(question) & terms(_hit_text(hits[0])))
+
+
+def _about_page(question: str) -> bool:
+    """ "Summarize this" on an article page means that page, unless another topic is named."""
+    rest = _SUMMARY.sub(" ", _THIS_PAGE.sub(" ", question))
+    return bool(_THIS_PAGE.search(question)) or len(terms(rest)) <= 1
+
+
+def _about_other(turn: _Turn, hits: list[dict]) -> bool:
+    return bool(hits) and turn.page is not None and hits[0].get("article_id") != turn.page
 
 
 def _tool_results(turn: list[dict]) -> list[tuple[str, Any]]:
@@ -126,102 +235,6 @@ def _page(messages: list[dict]) -> int | None:
             if match:
                 return int(match.group(1))
     return None
-
-
-def _call(call_id: str, name: str, arguments: dict) -> ToolCall:
-    return ToolCall(call_id, name, json.dumps(arguments, ensure_ascii=False))
-
-
-def _relevant(question: str, hit: dict) -> bool:
-    # The search's score is a fused rank (reciprocal-rank fusion), not an absolute relevance,
-    # so a hit counts only when it shares a word (or CJK bigram) with the question.
-    text = f"{hit.get('title', '')} {hit.get('excerpt', '')}"
-    return bool(_terms(question) & _terms(text))
-
-
-def _terms(text: str) -> set[str]:
-    """Lower-cased content words plus CJK character bigrams."""
-    lowered = text.lower()
-    terms = {w for w in _WORD.findall(lowered) if len(w) > 2 and w not in _STOPWORDS}
-    for run in _CJK_RUN.findall(lowered):
-        grams = {run[i : i + 2] for i in range(len(run) - 1)} if len(run) > 1 else {run}
-        terms |= grams - _CJK_STOP
-    return terms
-
-
-def _answer(question: str, article: dict, lang: str) -> str:
-    sentences = _sentences(_strip_markdown(str(article.get("body") or "")))
-    picked = _pick(question, sentences)
-    if not picked:
-        return DONT_KNOW[lang]
-    joiner = "" if lang == "zh" and all(_CJK_RUN.search(s) for s in picked) else " "
-    source = f"{SOURCE[lang]}[{article.get('title', '')}]({article.get('url', '')})"
-    return f"{joiner.join(picked)}\n\n{source}"
-
-
-def _pick(question: str, sentences: list[str]) -> list[str]:
-    """The most relevant sentences (query-term overlap), kept in their original order."""
-    if _SUMMARY_INTENT.search(question):
-        return sentences[:MAX_SENTENCES]
-    query = _terms(question)
-    shared = [query & _terms(sentence) for sentence in sentences]
-    # A term found in many sentences says little about which one answers the question.
-    frequency = {term: sum(term in terms for terms in shared) for term in query}
-    score = [sum(1 / frequency[term] for term in terms) for terms in shared]
-    ranked = sorted((i for i, value in enumerate(score) if value), key=lambda i: (-score[i], i))
-    if not ranked:
-        return sentences[:3]  # e.g. asked in another language: the article's lead
-    return [sentences[i] for i in sorted(ranked[:MAX_SENTENCES])]
-
-
-_FENCE = re.compile(r"^(```|~~~).*?^\1[^\n]*$", re.MULTILINE | re.DOTALL)
-_INLINE = [
-    (re.compile(r"!\[([^\]]*)\]\([^)]*\)"), r"\1"),  # images
-    (re.compile(r"\[([^\]]+)\]\([^)]*\)"), r"\1"),  # links
-    (re.compile(r"`([^`]*)`"), r"\1"),
-    (re.compile(r"(\*\*|\*|~~)(?=\S)(.+?)(?<=\S)\1"), r"\2"),
-    (re.compile(r"(?<!\w)(__|_)(?=\S)(.+?)(?<=\S)\1(?!\w)"), r"\2"),  # not snake_case
-    (re.compile(r"<[^>]+>"), ""),
-]
-_LINE_PREFIX = re.compile(r"^\s*(?:>\s*)*(?:[-*+]\s+|\d+[.)]\s+)?")
-_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[\"'(A-Z0-9\u3400-\u9fff])|(?<=[。！？])")
-
-
-def _strip_markdown(body: str) -> list[str]:
-    """Plain-text paragraphs: no code blocks, headings, tables, list or emphasis syntax."""
-    body = _FENCE.sub("\n", body)
-    paragraphs, current = [], []
-    for line in body.splitlines():
-        stripped = line.strip()
-        if not stripped or stripped.startswith(("#", "|", "---", "***")):
-            if current:
-                paragraphs.append(" ".join(current))
-            current = []
-            continue
-        text = _LINE_PREFIX.sub("", line)
-        for pattern, replacement in _INLINE:
-            text = pattern.sub(replacement, text)
-        is_item = _LINE_PREFIX.match(line).group(0).strip() != ""  # type: ignore[union-attr]
-        if is_item and current:  # each list item stands alone
-            paragraphs.append(" ".join(current))
-            current = []
-        current.append(text.strip())
-    if current:
-        paragraphs.append(" ".join(current))
-    return paragraphs
-
-
-def _sentences(paragraphs: list[str]) -> list[str]:
-    found = []
-    for paragraph in paragraphs:
-        for sentence in _SPLIT.split(paragraph):
-            sentence = sentence.strip()
-            # A sentence ending in a colon introduces a code block or list that was dropped.
-            if sentence.endswith((":", "：")):
-                continue
-            if len(sentence) >= (8 if _CJK_RUN.search(sentence) else 25):
-                found.append(sentence)
-    return found
 
 
 def _pieces(text: str, size: int = 12) -> list[str]:

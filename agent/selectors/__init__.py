@@ -32,7 +32,12 @@ from agent.selectors.transcript import (
     conversation_transcript,
     json_text,
 )
-from agent.selectors.unanswered import UnansweredGroup, turn_unanswered, turn_unanswered_groups
+from agent.selectors.unanswered import (
+    UnansweredGroup,
+    turn_downvoted,
+    turn_unanswered,
+    turn_unanswered_groups,
+)
 
 __all__ = [
     "Dashboard",
@@ -56,6 +61,7 @@ __all__ = [
     "toolcall_filter",
     "toolcall_list_annotate",
     "turn_list_annotate",
+    "turn_downvoted",
     "turn_models",
     "turn_unanswered",
     "turn_unanswered_groups",

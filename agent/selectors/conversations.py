@@ -62,6 +62,9 @@ def _turn_out(turn: Turn) -> dict:
         "error_code": turn.error_code,
         "steps": turn.step_count,
         "citations": turn.citations,
+        "answered": turn.answered,
+        "vote": turn.vote,
+        "comment": turn.feedback_comment,
         "tools": [
             {
                 "call_id": call.call_id,

@@ -10,8 +10,8 @@ from django.db.models import Aggregate, Count, FloatField, Q, QuerySet, Sum
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
+from agent.answered import FINISHED
 from agent.models import ToolCall, Turn
-from agent.selectors.unanswered import turn_unanswered
 
 
 class PercentileCont(Aggregate):
@@ -58,6 +58,9 @@ class Dashboard:
     turns: int
     conversations: int
     unanswered: int
+    finished: int
+    voted: int
+    downvoted: int
     turn_p50_ms: float | None
     turn_p95_ms: float | None
     ttft_p50_ms: float | None
@@ -65,6 +68,16 @@ class Dashboard:
     outcomes: list[tuple[str, str, int]]
     step_counts: list[tuple[int, int]]
     tools: list[ToolStats]
+
+    @property
+    def vote_rate(self) -> float | None:
+        """Share of finished answers the visitor voted on."""
+        return self.voted / self.finished if self.finished else None
+
+    @property
+    def downvote_rate(self) -> float | None:
+        """Share of votes that were thumbs down."""
+        return self.downvoted / self.voted if self.voted else None
 
     @property
     def tool_calls(self) -> int:
@@ -110,6 +123,10 @@ def dashboard_metrics(*, days: int = 30, now: datetime | None = None) -> Dashboa
         turn_p50_ms=PercentileCont("duration_ms", 0.5),
         turn_p95_ms=PercentileCont("duration_ms", 0.95),
         ttft_p50_ms=PercentileCont("time_to_first_token_ms", 0.5),
+        unanswered=Count("pk", filter=Q(status__in=FINISHED, answered=False)),
+        finished=Count("pk", filter=Q(status__in=FINISHED)),
+        voted=Count("pk", filter=~Q(vote="")),
+        downvoted=Count("pk", filter=Q(vote=Turn.Vote.DOWN)),
     )
     daily = turns.annotate(day=TruncDate("started_at")).values("day")
     by_day = {
@@ -125,9 +142,13 @@ def dashboard_metrics(*, days: int = 30, now: datetime | None = None) -> Dashboa
         since=since,
         until=until,
         **summary,
-        unanswered=turn_unanswered(queryset=turns).count(),
         days=[by_day.get(day, DayStats(day)) for day in calendar],
-        outcomes=[(value, label, by_status.get(value, 0)) for value, label in Turn.Status.choices],
+        # Running turns show only while there are some: they are not an outcome yet.
+        outcomes=[
+            (value, label, by_status.get(value, 0))
+            for value, label in Turn.Status.choices
+            if value != Turn.Status.RUNNING or by_status.get(value)
+        ],
         step_counts=[(n, by_steps.get(n, 0)) for n in range(max(by_steps, default=0) + 1)],
         tools=_tool_stats(turns=turns),
     )

@@ -9,6 +9,7 @@ from functools import cached_property
 from typing import Any
 from uuid import UUID
 
+from agent.answered import FINISHED
 from agent.models import Conversation, ToolCall, Turn
 from blog.rendering import markdown_to_html
 
@@ -73,6 +74,11 @@ class TranscriptTurn:
         return sum(len(step.tool_calls) for step in self.steps)
 
     @property
+    def unanswered(self) -> bool:
+        """Finished without an answer (declined or cited nothing): the admin flags it."""
+        return self.turn.status in FINISHED and not self.turn.answered
+
+    @property
     def duration_s(self) -> float:
         return self.turn.duration_ms / 1000
 
@@ -131,7 +137,8 @@ def conversation_transcript(*, conversation_id: UUID) -> Transcript | None:
 _TURN_FIELDS = (
     "index", "user_message", "answer", "status", "step_count", "model", "offline",
     "input_tokens", "output_tokens", "time_to_first_token_ms", "duration_ms",
-    "error_code", "error", "citations", "no_answer", "page", "started_at",
+    "error_code", "error", "citations", "answered", "vote", "feedback_comment", "feedback_at",
+    "page", "started_at",
 )  # fmt: skip
 _CALL_FIELDS = (
     "step", "call_id", "name", "arguments", "result", "ok", "error", "executed",

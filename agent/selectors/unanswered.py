@@ -8,19 +8,26 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from uuid import UUID
 
-from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.db.models import QuerySet
 
-from agent.models import ToolCall, Turn
-from agent.tools.search_knowledge_base import NO_RESULTS, search_knowledge_base
-
-SEARCH_TOOL = search_knowledge_base.name
+from agent.answered import FINISHED
+from agent.models import Turn
 
 
 def turn_unanswered(*, queryset: QuerySet[Turn] | None = None) -> QuerySet[Turn]:
-    """Turns the blog could not answer: flagged no_answer, or a search that found nothing."""
+    """Finished turns the blog did not answer: they declined or cited nothing (any model)."""
     queryset = Turn.objects.all() if queryset is None else queryset
-    empty = ToolCall.objects.filter(turn=OuterRef("pk"), name=SEARCH_TOOL, result=NO_RESULTS)
-    return queryset.filter(Q(no_answer=True) | Exists(empty))
+    return queryset.filter(status__in=FINISHED, answered=False)
+
+
+def turn_downvoted(*, limit: int = 200) -> QuerySet[Turn]:
+    """Answers visitors voted down, newest first: the other half of the review backlog."""
+    return (
+        Turn.objects.filter(vote=Turn.Vote.DOWN)
+        .only("conversation_id", "index", "user_message", "answer", "feedback_comment",
+              "feedback_at", "started_at")
+        .order_by("-feedback_at", "-started_at")[:limit]
+    )  # fmt: skip
 
 
 @dataclass

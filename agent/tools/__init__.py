@@ -1,6 +1,6 @@
 """The assistant's tools, listed explicitly: read-only, published articles only."""
 
-from agent.tools.base import Tool, ToolNotFound
+from agent.tool import Tool
 from agent.tools.get_article_detail import get_article_detail
 from agent.tools.list_articles import list_articles
 from agent.tools.search_knowledge_base import search_knowledge_base
@@ -10,7 +10,6 @@ TOOLS: tuple[Tool, ...] = (search_knowledge_base, get_article_detail, list_artic
 __all__ = [
     "TOOLS",
     "Tool",
-    "ToolNotFound",
     "get_article_detail",
     "list_articles",
     "search_knowledge_base",

@@ -3,8 +3,9 @@
 from django.conf import settings
 from pydantic import BaseModel, ConfigDict, Field
 
+from agent.exceptions import ToolNotFound
+from agent.tool import Tool
 from agent.tools._db import off_loop
-from agent.tools.base import Tool, ToolNotFound
 
 
 class DetailInput(BaseModel):
@@ -30,6 +31,7 @@ def _detail(article_id: int) -> dict:
         "article_id": article.pk,
         "title": article.title,
         "url": article.get_absolute_url(),
+        "summary": article.summary,
         "published_at": article.published_at.date().isoformat(),
         "tags": [tag.name for tag in article.tags.all()],
         "body": body,
@@ -48,8 +50,8 @@ def summarize(output: dict) -> str:
 get_article_detail = Tool(
     name="get_article_detail",
     description=(
-        "Read one published article in full: title, url, publication date, tags and the "
-        "Markdown body (long bodies are truncated). Use it when an excerpt is not enough to "
+        "Read one published article in full: title, url, summary, publication date, tags and "
+        "the Markdown body (long bodies are truncated). Use it when an excerpt is not enough to "
         "answer, or when the visitor asks about the article they are reading."
     ),
     input_model=DetailInput,

@@ -2,8 +2,8 @@
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agent.tool import Tool
 from agent.tools._db import off_loop
-from agent.tools.base import Tool
 
 NO_RESULTS = "No relevant content found."
 

@@ -9,11 +9,11 @@ import pytest
 from pydantic import BaseModel, ConfigDict, Field
 
 from agent import events
-from agent.exceptions import ModelError
+from agent.exceptions import ModelError, ToolNotFound
 from agent.llm.base import ModelTurn, TextDelta, ToolCall, Usage
 from agent.loop import Limits, TurnResult, run_turn
 from agent.prompts import STEP_LIMIT_NUDGE
-from agent.tools.base import Tool, ToolNotFound
+from agent.tool import Tool
 
 USER = [{"role": "system", "content": "sys"}, {"role": "user", "content": "How do loops end?"}]
 ANATOMY = {"article_id": 2, "title": "Anatomy", "url": "/articles/anatomy/"}
@@ -164,7 +164,9 @@ async def test_search_detail_answer_emits_the_exact_event_sequence():
         events.text("The loop "),
         events.text("repeats. See [Anatomy](/articles/anatomy/)."),
         events.citation(2, "Anatomy", "/articles/anatomy/"),
-        events.done("conv-1", 3, {"input_tokens": 40, "output_tokens": 7, "total_tokens": 47}),
+        events.done(
+            "conv-1", 3, {"input_tokens": 40, "output_tokens": 7, "total_tokens": 47}, True
+        ),
     ]
     assert result.status == "done" and result.steps == 3 and model.calls == 3
     assert [m["role"] for m in result.messages] == [
@@ -432,3 +434,12 @@ async def test_cancel_while_emit_blocks_closes_the_model_stream_at_once():
     with pytest.raises(asyncio.CancelledError):
         await task
     assert model.closed == 1  # the stream was suspended at a yield: only aclosing closes it
+
+
+def test_events_encode_falls_back_for_what_orjson_refuses():
+    huge = 2**70  # a model may put any JSON number in a tool's arguments
+    event = events.tool_start("c1", "list_articles", {"limit": huge, 3: "int key"})
+    assert events.encode(event) == (
+        b'{"type":"tool_start","call_id":"c1","name":"list_articles",'
+        b'"arguments":{"limit":1180591620717411303424,"3":"int key"}}'
+    )

@@ -52,7 +52,7 @@ def make_turn(
     ttft: float | None = 120.0,
     duration_ms: float = 900.0,
     started_at: datetime | None = None,
-    no_answer: bool = False,
+    answered: bool | None = None,
     tool_calls: list[dict[str, Any]] | None = None,
     **fields: Any,
 ) -> Turn:
@@ -70,7 +70,8 @@ def make_turn(
         time_to_first_token_ms=ttft,
         duration_ms=duration_ms,
         started_at=started_at or datetime(2026, 11, 20, 12, 0, tzinfo=UTC),
-        no_answer=no_answer,
+        # Finished turns count as answered unless a test says otherwise.
+        answered=status == "done" if answered is None else answered,
         **fields,
     )
     for spec in tool_calls or []:
@@ -138,7 +139,7 @@ def build_dashboard_fixture(*, now: datetime) -> dict[str, Any]:
 
     first = make_conversation(created_at=during_today)
     make_turn(first, index=1, status="done", step_count=2, input_tokens=100, output_tokens=40,
-              duration_ms=1000, ttft=200, started_at=during_today, tool_calls=[
+              duration_ms=1000, ttft=200, started_at=during_today, vote="up", tool_calls=[
                   {"step": 1, "duration_ms": 10, "result": search_hits(1)},
                   {"step": 1, "name": "get_article_detail", "duration_ms": 30,
                    "arguments": {"article_id": 1}, "result": {"article_id": 1}},
@@ -160,8 +161,9 @@ def build_dashboard_fixture(*, now: datetime) -> dict[str, Any]:
               error_code="model_error", error="The model endpoint failed.")  # fmt: skip
     third = make_conversation(created_at=two_days_ago)
     make_turn(third, index=1, status="done", step_count=2, input_tokens=120, output_tokens=60,
-              duration_ms=2000, ttft=300, started_at=two_days_ago, no_answer=True,
-              user_message="Do you cover Kubernetes operators?",
+              duration_ms=2000, ttft=300, started_at=two_days_ago, answered=False,
+              user_message="Do you cover Kubernetes operators?", vote="down",
+              feedback_comment="It should at least point to the deployment post.",
               tool_calls=[{"step": 1, "duration_ms": 30, "result": NO_RESULTS}])  # fmt: skip
     make_turn(third, index=2, status="cancelled", step_count=1, input_tokens=10, output_tokens=5,
               duration_ms=300, ttft=150, started_at=two_days_ago, answer="",
@@ -175,7 +177,10 @@ def build_dashboard_fixture(*, now: datetime) -> dict[str, Any]:
     return {
         "turns": 5,
         "conversations": 3,
-        "unanswered": 2,
+        "unanswered": 2,  # the declined turn and the one the step limit cut short
+        "finished": 3,
+        "voted": 2,
+        "downvoted": 1,
         "turns_by_day": {today.date(): 3, (today - timedelta(days=2)).date(): 2},
         "tokens_by_day": {today.date(): (450, 60), (today - timedelta(days=2)).date(): (130, 65)},
         "outcomes": {"done": 2, "max_steps": 1, "error": 1, "cancelled": 1, "interrupted": 0},
@@ -229,7 +234,8 @@ def build_showcase(*, now: datetime) -> Conversation:
                 conversation, index=1, user_message=question, status=status, step_count=steps,
                 answer="" if status != "done" else "See the article.", started_at=when,
                 input_tokens=400 + 90 * steps + 13 * n, output_tokens=60 + 11 * n,
-                duration_ms=700 + 650 * steps + 37 * n, ttft=180 + 23 * n, no_answer=unanswered,
+                duration_ms=700 + 650 * steps + 37 * n, ttft=180 + 23 * n,
+                answered=status == "done" and not unanswered,
                 model="gpt-4o-mini" if day % 3 else "offline-extractive", offline=day % 3 == 0,
                 tool_calls=[
                     {"step": s, "duration_ms": 18 + 7 * s + n,
@@ -250,7 +256,7 @@ def build_showcase(*, now: datetime) -> Conversation:
     for question, minutes_ago in gaps:
         asked = make_conversation(page="", created_at=now - timedelta(minutes=minutes_ago))
         search = {"arguments": {"query": question}, "result": NO_RESULTS}
-        make_turn(asked, index=1, user_message=question, no_answer=True, step_count=2,
+        make_turn(asked, index=1, user_message=question, answered=False, step_count=2,
                   answer="I couldn't find anything about that in this blog's articles.",
                   started_at=now - timedelta(minutes=minutes_ago), tool_calls=[search])  # fmt: skip
 

@@ -21,6 +21,13 @@ def test_metrics_match_the_known_fixture():
     assert metrics.turns == expected["turns"]
     assert metrics.conversations == expected["conversations"]
     assert metrics.unanswered == expected["unanswered"]
+    assert (metrics.finished, metrics.voted, metrics.downvoted) == (
+        expected["finished"],
+        expected["voted"],
+        expected["downvoted"],
+    )
+    assert metrics.vote_rate == pytest.approx(2 / 3)
+    assert metrics.downvote_rate == pytest.approx(1 / 2)
     assert len(metrics.days) == 7
     assert {row.day: row.turns for row in metrics.days if row.turns} == expected["turns_by_day"]
     assert {
@@ -51,6 +58,7 @@ def test_an_empty_period_has_zeroes_not_errors():
     assert [row.turns for row in metrics.days] == [0] * 30
     assert metrics.tools == []
     assert metrics.tool_error_rate is None
+    assert metrics.vote_rate is None and metrics.downvote_rate is None
     assert metrics.turn_p50_ms is None
 
 
@@ -68,6 +76,8 @@ def test_dashboard_page_shows_the_numbers(staff_client):
         "Median turn": "1.00 s",
         "Median first token": "175 ms",
         "Tool error rate": "12.5 %",
+        "Vote rate": "66.7 %",
+        "Down-vote rate": "50 %",
     }
     for label, value in kpis.items():
         assert f'<dt>{label}</dt>\n      <dd><span class="dc-kpi__value">{value}</span>' in html

@@ -12,18 +12,21 @@ pytestmark = pytest.mark.django_db
 T0 = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
 
 
-def ask(question: str, *, minutes: int, no_answer: bool = True, empty_search: bool = False):
+def ask(question: str, *, minutes: int, empty_search: bool = False, **fields):
     conversation = make_conversation()
     calls = [{"arguments": {"query": question}, "result": NO_RESULTS}] if empty_search else []
-    return make_turn(conversation, index=1, user_message=question, no_answer=no_answer,
-                     started_at=T0 + timedelta(minutes=minutes), tool_calls=calls)  # fmt: skip
+    return make_turn(conversation, index=1, user_message=question, answered=False,
+                     started_at=T0 + timedelta(minutes=minutes), tool_calls=calls,
+                     **fields)  # fmt: skip
 
 
 @pytest.fixture
 def questions():
     ask("How do I install pgvector?", minutes=1)
     ask("how do i install pgvector", minutes=2)
-    ask("How to install pgvector?", minutes=3, no_answer=False, empty_search=True)
+    # A real model's decline: it searched, found nothing and said so.
+    ask("How to install pgvector?", minutes=3, empty_search=True, model="gpt-4o-mini",
+        answer="The blog doesn't cover installing pgvector.")  # fmt: skip
     ask("Do you cover Kubernetes operators?", minutes=4)
     ask("kubernetes operators?", minutes=5)
     ask("怎么安装pgvector", minutes=6)
@@ -33,13 +36,16 @@ def questions():
     answered = make_conversation()
     make_turn(answered, user_message="How do I install pgvector?", started_at=T0,
               tool_calls=[{"result": search_hits(2)}])  # fmt: skip
+    # Turns that did not finish are not questions the blog failed to answer.
+    for status in ("cancelled", "error", "interrupted"):
+        ask("Why did this stop?", minutes=9, status=status)
 
 
-def test_unanswered_means_no_answer_or_an_empty_search(questions):
+def test_unanswered_means_finished_and_not_answered_by_any_model(questions):
     messages = set(turn_unanswered().values_list("user_message", flat=True))
 
-    assert "How to install pgvector?" in messages  # only the search said "nothing"
-    assert "Do you cover Kubernetes operators?" in messages  # only the flag said so
+    assert "How to install pgvector?" in messages  # a real model's decline
+    assert "Why did this stop?" not in messages
     assert len(messages) == 8
     assert turn_unanswered().count() == 8
 

@@ -3,10 +3,11 @@
 import pytest
 from pydantic import BaseModel, ConfigDict, Field
 
+from agent.exceptions import ToolNotFound
 from agent.llm.offline import DONT_KNOW, OfflineModel
 from agent.loop import Limits, TurnResult, run_turn
 from agent.prompts import build_messages
-from agent.tools.base import Tool, ToolNotFound
+from agent.tool import Tool
 
 LIMITS_ARTICLE = {
     "article_id": 5,
@@ -70,14 +71,16 @@ def hit(article: dict, score: float = 0.8, excerpt: str | None = None) -> dict:
     return {"rank": 1, **fields, "excerpt": excerpt or article["body"][:600], "score": score}
 
 
-async def ask(question: str, hits: list[dict], page: dict | None = None):
+async def ask(
+    question: str, hits: list[dict], page: dict | None = None, history: list[dict] | None = None
+):
     sent: list[dict] = []
 
     async def emit(event: dict) -> None:
         sent.append(event)
 
     result: TurnResult = await run_turn(
-        messages=build_messages(history=[], user_message=question, page=page),
+        messages=build_messages(history=history or [], user_message=question, page=page),
         model=OfflineModel(),
         tools=make_tools(hits),
         limits=Limits(),
@@ -192,3 +195,180 @@ async def test_a_sentence_introducing_a_dropped_code_block_is_left_out(monkeypat
 
     assert "with a step limit:" not in result.answer
     assert "A step limit of five model calls stops runaway agents in practice." in result.answer
+
+
+INDEX_ARTICLE = {
+    "article_id": 11,
+    "title": "Choosing a pgvector index",
+    "url": "/articles/choosing-an-index/",
+    "summary": "HNSW and IVFFlat trade build time, memory and recall differently.",
+    "body": """Two index types ship with pgvector.
+
+## Build and memory
+
+| Index | Build time | Memory | Recall |
+| --- | --- | --- | --- |
+| HNSW | slow, 18 s per 100k | high | 0.99 |
+| IVFFlat | fast, 3 s per 100k | low | 0.95 |
+
+## When to pick which
+
+Pick HNSW when queries must stay accurate as rows are added. Pick IVFFlat when builds must be
+quick and memory is tight.
+
+- **Small blogs:** either works; HNSW needs no training step.
+- **Bulk loads:** IVFFlat must be rebuilt after the data changes a lot.
+""",
+}
+COST_ARTICLE = {
+    "article_id": 12,
+    "title": "What a chat turn costs",
+    "url": "/articles/turn-costs/",
+    "body": """Every answer spends tokens.
+
+## Budgets
+
+A conversation budget of 20,000 tokens stops a single visitor from running up the bill.
+It resets when the visitor starts a new chat.
+""",
+}
+ARTICLES.update({11: INDEX_ARTICLE, 12: COST_ARTICLE})
+
+
+def relevant_hit(article: dict, relevance: float, excerpt: str | None = None) -> dict:
+    return {**hit(article, excerpt=excerpt), "relevance": relevance}
+
+
+@pytest.mark.asyncio
+async def test_a_table_row_is_quoted_as_a_fact_with_its_header():
+    result, _ = await ask("How much memory does IVFFlat use?", [relevant_hit(INDEX_ARTICLE, 0.8)])
+
+    assert "- Index IVFFlat — Build time: fast, 3 s per 100k; Memory: low; Recall: 0.95" in (
+        result.answer
+    )
+    assert "|" not in result.answer
+    assert result.citations == [{k: INDEX_ARTICLE[k] for k in ("article_id", "title", "url")}]
+
+
+@pytest.mark.asyncio
+async def test_a_list_item_is_quoted_as_a_fact():
+    result, _ = await ask(
+        "Does IVFFlat need a rebuild after bulk loads?", [relevant_hit(INDEX_ARTICLE, 0.8)]
+    )
+
+    assert "- Bulk loads: IVFFlat must be rebuilt after the data changes a lot." in result.answer
+
+
+@pytest.mark.asyncio
+async def test_a_two_part_question_quotes_and_cites_both_articles():
+    hits = [relevant_hit(INDEX_ARTICLE, 0.7), relevant_hit(COST_ARTICLE, 0.6)]
+
+    result, _ = await ask("Which index has the best recall, and what is the token budget?", hits)
+
+    assert [name for name, _ in calls(result)] == [
+        "search_knowledge_base",
+        "get_article_detail",
+        "get_article_detail",
+    ]
+    assert "Recall: 0.99" in result.answer
+    assert "A conversation budget of 20,000 tokens" in result.answer
+    assert [c["article_id"] for c in result.citations] == [11, 12]
+    # Each article's facts come right before its own source line.
+    index_part, cost_part = result.answer.split("Source: [Choosing a pgvector index]")
+    assert "Recall" in index_part and "20,000" in cost_part
+
+
+@pytest.mark.asyncio
+async def test_an_article_with_nothing_to_say_about_the_question_is_not_cited():
+    hits = [relevant_hit(INDEX_ARTICLE, 0.7), relevant_hit(COST_ARTICLE, 0.6)]
+
+    result, _ = await ask("Which index has the best recall?", hits)
+
+    assert [c["article_id"] for c in result.citations] == [11]
+
+
+@pytest.mark.asyncio
+async def test_hits_that_cleared_the_relevance_bar_are_trusted_across_languages():
+    # A Chinese question about an English article shares no words with it: the search's
+    # calibrated relevance vouches for the hit, and its excerpt is what gets quoted.
+    excerpt = "Pick HNSW when queries must stay accurate as rows are added."
+    result, _ = await ask("哪种索引更准确？", [relevant_hit(INDEX_ARTICLE, 0.7, excerpt=excerpt)])
+
+    assert excerpt in result.answer
+    assert result.answer.endswith("来源：[Choosing a pgvector index](/articles/choosing-an-index/)")
+
+
+@pytest.mark.asyncio
+async def test_a_follow_up_searches_with_the_earlier_question_in_mind():
+    history = [
+        {"role": "user", "content": "Which pgvector index types are there?"},
+        {"role": "assistant", "content": "HNSW and IVFFlat."},
+    ]
+
+    result, _ = await ask("Which of those builds faster?", [relevant_hit(INDEX_ARTICLE, 0.8)],
+                          history=history)  # fmt: skip
+
+    query = calls(result)[0][1]["query"]
+    assert query == "Which pgvector index types are there? Which of those builds faster?"
+    assert "IVFFlat" in result.answer and result.citations
+
+
+@pytest.mark.asyncio
+async def test_a_standalone_question_after_another_searches_on_its_own():
+    history = [
+        {"role": "user", "content": "Which pgvector index types are there?"},
+        {"role": "assistant", "content": "HNSW and IVFFlat."},
+    ]
+
+    result, _ = await ask("What does a conversation budget limit?", [], history=history)
+
+    assert calls(result)[0][1]["query"] == "What does a conversation budget limit?"
+
+
+@pytest.mark.asyncio
+async def test_summarize_this_article_gives_the_summary_and_each_sections_lead():
+    page = {k: INDEX_ARTICLE[k] for k in ("article_id", "title", "url")}
+
+    result, _ = await ask("Summarize this article", [], page=page)
+
+    assert result.answer == (
+        "HNSW and IVFFlat trade build time, memory and recall differently.\n\n"
+        "- **When to pick which**: Pick HNSW when queries must stay accurate as rows are added."
+        "\n\nSource: [Choosing a pgvector index](/articles/choosing-an-index/)"
+    )
+
+
+@pytest.mark.asyncio
+async def test_chinese_summary_request_on_a_page_uses_that_article():
+    page = {k: INDEX_ARTICLE[k] for k in ("article_id", "title", "url")}
+
+    result, _ = await ask("请概括一下这篇文章", [], page=page)
+
+    assert calls(result) == [("get_article_detail", {"article_id": 11})]
+    assert result.answer.startswith("HNSW and IVFFlat trade build time")
+    assert result.answer.endswith("来源：[Choosing a pgvector index](/articles/choosing-an-index/)")
+
+
+@pytest.mark.asyncio
+async def test_a_sentence_leaning_on_the_one_before_brings_it_along():
+    article = {
+        **COST_ARTICLE,
+        "article_id": 13,
+        "body": "A conversation budget of 20,000 tokens caps one visitor's spending. "
+        "It resets when the visitor starts a new chat.",
+    }
+    ARTICLES[13] = article
+
+    result, _ = await ask("When does the spending cap reset?", [relevant_hit(article, 0.8)])
+
+    assert result.answer.startswith("A conversation budget of 20,000 tokens caps")
+    assert "It resets when the visitor starts a new chat." in result.answer
+
+
+@pytest.mark.asyncio
+async def test_no_hits_decline_in_the_questions_language():
+    english, _ = await ask("Does the chat work offline?", [])
+    chinese, _ = await ask("聊天在浏览器离线时还能用吗？", [])
+
+    assert english.answer == DONT_KNOW["en"] and chinese.answer == DONT_KNOW["zh"]
+    assert english.citations == [] == chinese.citations

@@ -4,8 +4,8 @@ import pytest
 from channels.db import database_sync_to_async
 from django.utils import timezone
 
+from agent.exceptions import ToolNotFound
 from agent.tools import get_article_detail
-from agent.tools.base import ToolNotFound
 from agent.tools.get_article_detail import DetailInput
 from blog.models import Article
 
@@ -17,6 +17,7 @@ async def test_returns_the_published_article(make_article):
         title="Anatomy",
         slug="anatomy",
         body="## Steps\n\nCall, run, append.",
+        summary="How one turn runs.",
         tags=["agents", "loop"],
         published_at=timezone.make_aware(dt.datetime(2026, 9, 1, 9)),
     )
@@ -27,6 +28,7 @@ async def test_returns_the_published_article(make_article):
         "article_id": article.pk,
         "title": "Anatomy",
         "url": "/articles/anatomy/",
+        "summary": "How one turn runs.",
         "published_at": "2026-09-01",
         "tags": ["agents", "loop"],
         "body": "## Steps\n\nCall, run, append.",

@@ -1,4 +1,7 @@
-"""The Tool dataclass: a Pydantic input model, an async run function and a UI summary."""
+"""The Tool dataclass: a Pydantic input model, an async run function and a UI summary.
+
+Framework-free, and outside `agent.tools`, so the loop can import it without the tools.
+"""
 
 from __future__ import annotations
 
@@ -8,10 +11,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel
-
-
-class ToolNotFound(Exception):
-    """Raised by a tool's run for a missing record; the model reads it as an error result."""
 
 
 @dataclass(frozen=True)

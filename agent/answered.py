@@ -1,0 +1,50 @@
+"""Whether a turn answered the question: at least one valid citation, and no decline.
+
+Framework-free (the loop sends the verdict in `done`); the same rule labels old rows in the
+data migration, and applies to every model, so a real model's "I couldn't find that" counts
+as unanswered just like the offline model's.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Finished turns whose text the visitor read as the answer (max_steps: the final-answer call).
+FINISHED = ("done", "max_steps")
+
+# Phrases that say "the blog has no answer", in the two languages the blog is written in.
+# Kept specific: an answer that mentions "not" or "no" in passing must not count as a decline.
+_DECLINES_EN = (
+    r"(could ?n[o']t|can ?n[o']t|did ?n[o']t|was ?n[o']t able to|unable to) find",
+    r"(found|find|there is|there's|there are|have|has) (nothing|no (relevant|information|"
+    r"articles?|answer|mention|details?|content|posts?))",
+    r"no relevant (content|articles?|information|results?)",
+    r"(does ?n[o']t|do ?n[o']t|does not|do not|did not) "
+    r"(cover|mention|say|discuss|address|contain|include)",
+    r"(is|are) ?n[o']t (covered|mentioned|discussed|addressed)",
+    r"not (covered|mentioned|discussed|addressed) (in|by) (this|the|any)",
+    r"(do ?n[o']t|does ?n[o']t|do not) (know|have (an|any) (answer|information))",
+    r"no answer (to|for) (that|this|your)",
+    r"(outside|beyond) (the )?(scope|what) (of )?(this|the) blog",
+)
+_DECLINES_ZH = (
+    r"没(有)?找到",
+    r"找不到",
+    r"未(能)?找到",
+    r"没有(相关|提到|涉及|介绍|讨论|答案|这方面|关于)",
+    r"(并)?未(提到|提及|涉及|介绍|讨论)",
+    r"无法(回答|找到|确定)",
+    r"不知道",
+    r"(没有|不)包含",
+)
+_DECLINE = re.compile("|".join((*_DECLINES_EN, *_DECLINES_ZH)), re.IGNORECASE)
+
+
+def is_decline(text: str) -> bool:
+    """True when the text says the blog has no answer (English or Chinese)."""
+    return bool(_DECLINE.search(text.replace("\u2019", "'")))
+
+
+def turn_answered(*, status: str, answer: str, citations: list) -> bool:
+    """A finished turn that cites at least one article and does not decline."""
+    return status in FINISHED and bool(citations) and not is_decline(answer)

@@ -1,0 +1,69 @@
+"""Visitor feedback frames (WebSocket, SSE) and the REST call: parse, then save for the owner."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from channels.db import database_sync_to_async
+from django.conf import settings
+
+from agent import events, services
+from agent.exceptions import BadRequest
+from agent.runner import runner
+
+VOTES = {"up": "up", "down": "down", "none": ""}
+
+
+@dataclass(frozen=True)
+class Feedback:
+    conversation_id: uuid.UUID
+    turn: int
+    vote: str  # "up", "down", or "" to clear
+    comment: str = ""
+
+
+def feedback_parse(frame: dict[str, Any]) -> Feedback:
+    """Validate a `{"type": "feedback", ...}` frame (or the REST body plus its path).
+
+    Raises:
+        BadRequest: a malformed id or turn, an unknown vote, an over-long comment.
+    """
+    try:
+        conversation_id = uuid.UUID(str(frame.get("conversation_id")))
+    except ValueError:
+        raise BadRequest("conversation_id is not a valid id.") from None
+    turn = frame.get("turn")
+    if isinstance(turn, bool) or not isinstance(turn, int) or turn < 1:
+        raise BadRequest("turn must be the answer's turn number (1 or more).")
+    vote = frame.get("vote")
+    if vote not in VOTES:
+        raise BadRequest('vote must be "up", "down" or "none".')
+    comment = frame.get("comment") or ""
+    if not isinstance(comment, str) or "\x00" in comment:
+        raise BadRequest("comment must be text.")
+    limit = settings.AGENT_FEEDBACK_COMMENT_CHARS
+    if len(comment) > limit:
+        raise BadRequest(
+            f"The comment is {len(comment):,} characters long; the limit is {limit:,}."
+        )
+    return Feedback(conversation_id, turn, VOTES[vote], comment.strip())
+
+
+async def feedback_submit(*, frame: dict[str, Any], session_key: str) -> dict:
+    """Parse and save one feedback frame; return `feedback_saved` or an `error` event."""
+    try:
+        feedback = feedback_parse(frame)
+        # The answer may still be saving in this process: let it land first.
+        await runner.saver.wait_for_conversation(str(feedback.conversation_id))
+        await database_sync_to_async(services.turn_feedback_set)(
+            conversation_id=feedback.conversation_id,
+            session_key=session_key,
+            index=feedback.turn,
+            vote=feedback.vote,
+            comment=feedback.comment,
+        )
+    except BadRequest as exc:
+        return events.error_from(exc)
+    return events.feedback_saved(feedback.turn)

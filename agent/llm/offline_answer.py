@@ -1,0 +1,256 @@
+"""Writing the offline model's answers: the best facts of the articles read, each cited.
+
+Facts are scored by the question's words they share, rarer words counting more (a word in
+every fact says little). A follow-up's earlier question counts at half weight. Facts are
+picked greedily for the question words they add, so a two-part question draws on both
+articles that answer it, and each quoted article is cited right after its facts.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from agent.llm.offline_text import Fact, article_facts, language, plain, section_leads, terms
+
+MAX_FACTS = 4
+MAX_SECTIONS = 6
+MAX_TABLE_ROWS = 8
+NEXT_FACT_FLOOR = 0.4  # a further fact must add this share of the first fact's weight
+HEADER_ONLY = 0.5
+TWO_PART_FLOOR = 0.2
+RANK_DECAY = 0.8  # a lower search hit needs a slightly better fact
+# Questions in two parts ("X and Y", "分别", two question marks) may need two articles.
+_TWO_PART = re.compile(
+    r"\b(and|both|together|versus|vs|compared?|relate[sd]?|while)\b|分别|以及|和|与|[?？].+[?？]",
+    re.IGNORECASE,
+)
+CONTEXT_WEIGHT = 0.3
+EXCERPT_BONUS = 1.1  # the search chose this passage: a small head start among equals
+FACT_BONUS = 1.15  # a table row or list item says more per word than prose
+SOURCE = {"en": "Source: ", "zh": "来源："}
+# Sentences that lean on the one before; shown alone they would be out of context.
+_LEANING = (
+    "this ", "that ", "these ", "those ", "it ", "its ", "they ", "their ", "both ", "such ",
+    "the other ", "then ", "so ", "but ", "and ", "also ", "here ", "there ",
+    "这", "那", "它", "其", "但", "而", "因此", "所以",
+)  # fmt: skip
+
+
+def compose_answer(
+    *, question: str, context: str, sources: list[dict], excerpts: dict, lang: str
+) -> str:
+    """Quote the best facts of `sources` (articles with a body), citing each one quoted.
+
+    Returns "" when no source has anything to quote.
+    """
+    # A follow-up quotes the article its (combined) search ranked first: the conversation's topic.
+    quoted = sources[:1] if context else sources
+    pool = [(n, fact) for n, source in enumerate(quoted) for fact in _facts(source)]
+    wanted = _weights(question, context, [fact for _, fact in pool])
+    picked = _pick(pool, wanted, question, excerpts, sources)
+    if not picked and context:  # a follow-up whose own words miss: the top article, in context
+        top = [(n, fact) for n, fact in pool if n == 0]
+        picked = _pick(top, wanted, question, excerpts, sources, asked=set(wanted))
+    if not picked and sources:  # e.g. asked in the other language: the passage the search chose
+        picked = [(0, fact) for fact in _facts({"body": excerpts.get(_id(sources[0]), "")})][:2]
+    groups = []
+    for n, source in enumerate(sources):
+        facts = sorted((fact for m, fact in picked if m == n), key=lambda fact: fact.order)
+        if facts:
+            groups.append((source, facts))
+    if not groups:
+        return ""
+    # Each article's facts, then its source line: who said what stays clear.
+    return "\n\n".join(
+        f"{_render(facts, lang)}\n\n{SOURCE[lang]}{_link(source)}" for source, facts in groups
+    )
+
+
+def compose_summary(article: dict, lang: str) -> str:
+    """The article's summary, then the lead sentence of each section, with the source."""
+    body = str(article.get("body") or "")
+    summary = plain(str(article.get("summary") or ""))
+    leads = section_leads(body)[:MAX_SECTIONS]
+    if not summary:
+        opening = [fact.text for fact in article_facts(body)[:2] if fact.kind == "sentence"]
+        summary = _join(opening, language(" ".join(opening)))
+    lines = [summary] if summary else []
+    if leads:
+        lines.append("\n".join(f"- **{heading}**: {lead}" for heading, lead in leads))
+    lines.append(f"{SOURCE[lang]}{_link(article)}")
+    return "\n\n".join(lines)
+
+
+def _facts(source: dict) -> list[Fact]:
+    return article_facts(str(source.get("body") or ""))
+
+
+def _id(source: dict) -> object:
+    return source.get("article_id")
+
+
+def _weights(question: str, context: str, facts: list[Fact]) -> dict[str, float]:
+    """Each wanted term's weight: 1/df for the question's, half that for the context's."""
+    frequency = Counter(term for fact in facts for term in _fact_terms(fact))
+    asked = terms(question)
+    weights = {term: 1 / frequency[term] for term in asked if frequency[term]}
+    for term in terms(context) - asked:
+        if frequency[term]:
+            weights[term] = CONTEXT_WEIGHT / frequency[term]
+    return weights
+
+
+def _pick(
+    pool: list[tuple[int, Fact]],
+    wanted: dict[str, float],
+    question: str,
+    excerpts: dict,
+    sources: list[dict],
+    *,
+    asked: set[str] | None = None,
+) -> list[tuple[int, Fact]]:
+    """Greedy cover: each step takes the fact adding the most not-yet-covered weight.
+
+    Every fact must share a word with `asked` (the question itself: an earlier question
+    only helps to rank).
+    """
+    shared = [_shared(fact, wanted) for _, fact in pool]
+    asked = {t for t in wanted if t in terms(question)} if asked is None else asked
+    boost = [_boost(n, fact, shared[i], excerpts, sources) for i, (n, fact) in enumerate(pool)]
+    two_part = bool(_TWO_PART.search(question))
+    picked: list[int] = []
+    passed: set[int] = set()  # not worth adding now; weaker ones may still be
+    covered: set[str] = set()
+    while len(picked) < MAX_FACTS:
+        best, best_gain = None, 0.0
+        for i, terms_i in enumerate(shared):
+            if i in picked or i in passed or not terms_i & asked:
+                continue
+            if not picked and pool[i][0] != 0:
+                continue  # the answer opens with the search's best article, or not at all
+            gain = sum(wanted[t] for t in terms_i - covered)
+            # Already-covered words still count a little: a second fact on the same point.
+            gain += 0.2 * sum(wanted[t] for t in terms_i & covered)
+            if gain * boost[i] > best_gain:
+                best, best_gain = i, gain * boost[i]
+        if best is None:
+            break
+        if picked and not _worth_adding(
+            best, best_gain, picked, pool, shared, covered, asked, wanted, two_part
+        ):
+            passed.add(best)
+            continue
+        picked.append(best)
+        covered |= shared[best]
+    return _with_context(pool, picked, shared)
+
+
+def _boost(n: int, fact: Fact, shared: set[str], excerpts: dict, sources: list[dict]) -> float:
+    """Multipliers: search rank, the search's own passage, structured facts, header-only."""
+    factor = RANK_DECAY**n
+    if fact.text[:60] in plain(str(excerpts.get(_id(sources[n]), ""))):
+        factor *= EXCERPT_BONUS
+    if fact.kind != "sentence":
+        factor *= FACT_BONUS
+    if shared and not shared & _core_terms(fact):
+        factor *= HEADER_ONLY  # only its heading or columns match: they repeat on every row
+    return factor
+
+
+def _worth_adding(
+    best: int,
+    gain: float,
+    picked: list[int],
+    pool: list[tuple[int, Fact]],
+    shared: list[set[str]],
+    covered: set[str],
+    asked: set[str],
+    wanted: dict[str, float],
+    two_part: bool,
+) -> bool:
+    """A weak extra fact dilutes the answer; one from another article must be strong."""
+    first = sum(wanted[t] for t in shared[picked[0]])  # without boosts: a plain yardstick
+    sources = {pool[i][0] for i in picked}
+    if pool[best][0] in sources:
+        return gain >= NEXT_FACT_FLOOR * first or len((shared[best] - covered) & asked) >= 2
+    if not two_part or len(sources) > 1 or len(shared[best] & asked) < 2:
+        return False  # one question, one article; one shared word is a coincidence
+    # "X and Y": a second article with a strong fact of its own may answer Y, even when the
+    # first already touched it.
+    return sum(wanted[t] for t in shared[best]) >= TWO_PART_FLOOR * first
+
+
+def _fact_terms(fact: Fact) -> set[str]:
+    return _core_terms(fact) | _context_terms(fact)
+
+
+def _core_terms(fact: Fact) -> set[str]:
+    # A row's column names repeat in every row: alone they match every row equally.
+    return terms(fact.text) - terms(fact.header)
+
+
+def _context_terms(fact: Fact) -> set[str]:
+    # A row or item sits under a heading and columns that name what it lists.
+    return terms(f"{fact.header} {fact.section}") if fact.kind != "sentence" else set()
+
+
+def _shared(fact: Fact, wanted: dict[str, float]) -> set[str]:
+    """The wanted terms a fact has, its own words and those of its heading or columns."""
+    return set(wanted) & (_core_terms(fact) | _context_terms(fact))
+
+
+def _with_context(
+    pool: list[tuple[int, Fact]], picked: list[int], shared: list[set[str]]
+) -> list[tuple[int, Fact]]:
+    """Picked facts with what they need to be read alone.
+
+    A table row brings the rest of its (small) table when several of its rows match: the
+    question compares them ("which is cheapest?").
+    A sentence that leans on its predecessor brings it along, or is left out.
+    """
+    chosen = set(picked)
+    for i in picked:
+        n, fact = pool[i]
+        if fact.kind == "row":
+            table = [j for j, (m, f) in enumerate(pool) if m == n and f.group == fact.group]
+            matching = sum(1 for j in table if shared[j] & _core_terms(pool[j][1]))
+            if matching >= 2 and len(table) <= MAX_TABLE_ROWS:
+                chosen.update(table)
+        if fact.kind != "sentence" or not fact.text.lower().startswith(_LEANING):
+            continue
+        before = i - 1
+        if before >= 0 and pool[before][0] == n and pool[before][1].section == fact.section:
+            chosen.add(before)
+        else:
+            chosen.discard(i)
+    return [pool[i] for i in sorted(chosen)]
+
+
+def _render(facts: list[Fact], lang: str) -> str:
+    """Sentences as paragraphs; list items and table rows as a bulleted list."""
+    parts: list[str] = []  # paragraphs, and runs of bullets
+    prose: list[str] = []
+    for fact in facts:
+        if fact.kind == "sentence":
+            prose.append(fact.text)
+            continue
+        if prose:
+            parts.append(_join(prose, lang))
+            prose = []
+        if parts and parts[-1].startswith("- "):
+            parts[-1] += f"\n- {fact.text}"
+        else:
+            parts.append(f"- {fact.text}")
+    if prose:
+        parts.append(_join(prose, lang))
+    return "\n\n".join(parts)
+
+
+def _join(sentences: list[str], lang: str) -> str:
+    chinese = lang == "zh" and all(language(s) == "zh" for s in sentences)
+    return ("" if chinese else " ").join(sentences)
+
+
+def _link(source: dict) -> str:
+    return f"[{source.get('title', '')}]({source.get('url', '')})"

@@ -1,0 +1,186 @@
+"""Reading Markdown for the offline model: quotable facts, section leads, and matching terms.
+
+A fact is one thing an article says that can be quoted on its own: a sentence of a paragraph,
+a list item, or a table row written out with its header. Code blocks are dropped, and so is
+any sentence that only introduces something dropped (it ends with a colon).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+CJK_RUN = re.compile(f"[{CJK}]+")
+_WORD = re.compile(r"[a-z0-9][a-z0-9\-']*[a-z0-9]|[a-z0-9]")
+_STOPWORDS = frozenset(
+    "a an and are about can could did does do for from had has have how into its the this that "
+    "these those what when where which who why will with would you your our their there then "
+    "than was were been being not but any all some more most much many tell explain describe "
+    "please say says said article articles post posts blog one way ways use used using get "
+    "is it in on of to or by as at be if so my me i we us should does doesn't don't it's "
+    "them they it's also just only very really still yet each other else while".split()
+)
+_CJK_STOP = frozenset(
+    "什么 怎么 如何 为什 哪些 一个 这个 那个 是否 可以 文章 这篇 本文 请问 一下 的是 是什 "
+    "有什 么样 哪个 吗 呢 我们 你们 他们 应该 需要 时候 为何 多少".split()
+)
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One quotable statement; `kind` is "sentence", "item" (list) or "row" (table)."""
+
+    text: str
+    kind: str
+    section: str
+    order: int
+    group: int = 0  # facts of one table (or list) share it
+    header: str = ""  # a table row's column names: they describe the row, they don't match it
+
+
+def language(text: str) -> str:
+    """ "zh" when the text has Chinese characters, else "en"."""
+    return "zh" if CJK_RUN.search(text) else "en"
+
+
+def _stem(word: str) -> str:
+    # Just enough to meet "indexes"/"index", "limits"/"limit", "streaming"/"stream".
+    for suffix, keep in (("ies", "y"), ("ing", ""), ("est", ""), ("es", ""), ("ed", ""), ("s", "")):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            return word[: -len(suffix)] + keep
+    return word
+
+
+def terms(text: str) -> set[str]:
+    """Lower-cased, lightly stemmed content words plus CJK character bigrams."""
+    lowered = text.lower()
+    found = {_stem(w) for w in _WORD.findall(lowered) if len(w) > 1 and w not in _STOPWORDS}
+    for run in CJK_RUN.findall(lowered):
+        grams = {run[i : i + 2] for i in range(len(run) - 1)} if len(run) > 1 else {run}
+        found |= grams - _CJK_STOP
+    return found
+
+
+_FENCE = re.compile(r"^\s*(```|~~~).*?^\s*\1[^\n]*$", re.MULTILINE | re.DOTALL)
+_INLINE = [
+    (re.compile(r"!\[([^\]]*)\]\([^)]*\)"), r"\1"),  # images
+    (re.compile(r"\[([^\]]+)\]\([^)]*\)"), r"\1"),  # links
+    (re.compile(r"`([^`]*)`"), r"\1"),
+    (re.compile(r"(\*\*|\*|~~)(?=\S)(.+?)(?<=\S)\1"), r"\2"),
+    (re.compile(r"(?<!\w)(__|_)(?=\S)(.+?)(?<=\S)\1(?!\w)"), r"\2"),  # not snake_case
+    (re.compile(r"<[^>]+>"), ""),
+]
+_ITEM = re.compile(r"^\s*(?:>\s*)*(?:[-*+]|\d+[.)])\s+")
+_QUOTE = re.compile(r"^\s*(?:>\s*)+")
+_HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
+_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[\"'(A-Z0-9\u3400-\u9fff])|(?<=[。！？])")
+_FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.DOTALL)
+
+
+def plain(text: str) -> str:
+    """Inline Markdown removed: links keep their text, emphasis and code marks go."""
+    for pattern, replacement in _INLINE:
+        text = pattern.sub(replacement, text)
+    return " ".join(text.split())
+
+
+def _cells(line: str) -> list[str]:
+    return [plain(cell) for cell in line.strip().strip("|").split("|")]
+
+
+def _row_fact(header: list[str], cells: list[str]) -> tuple[str, str]:
+    """ "Index HNSW: build time 18 s; recall 0.99." -- a row with its header, quotable alone."""
+    pairs = [(h, c) for h, c in zip(header, cells, strict=False) if c]
+    if not pairs:
+        return "", ""
+    (first_head, subject), rest = pairs[0], pairs[1:]
+    lead = f"{first_head} {subject}" if first_head else subject
+    details = "; ".join(f"{h}: {c}" if h else c for h, c in rest)
+    return (f"{lead} — {details}" if details else lead), " ".join(h for h, _ in pairs)
+
+
+def blocks(body: str) -> list[tuple[str, str, str, str]]:
+    """(kind, section, text, header) for each paragraph, list item and table row, no code."""
+    body = _FENCE.sub("\n", _FRONT_MATTER.sub("", body))
+    found: list[tuple[str, str, str]] = []
+    section, paragraph, item, header = "", [], None, None
+
+    def flush() -> None:
+        nonlocal paragraph, item
+        if paragraph:
+            found.append(("paragraph", section, plain(" ".join(paragraph)), ""))
+        if item:
+            found.append(("item", section, plain(" ".join(item)), ""))
+        paragraph, item = [], None
+
+    for line in body.splitlines():
+        stripped = line.strip()
+        heading = _HEADING.match(line)
+        if not stripped or heading or stripped.startswith(("---", "***", "___")):
+            flush()
+            header = None
+            if heading:
+                section = plain(heading.group(2))
+            continue
+        if stripped.startswith("|") or (header is not None and "|" in stripped):
+            flush()
+            if _TABLE_RULE.match(stripped):
+                continue
+            if header is None:
+                header = _cells(stripped)
+            else:
+                found.append(("row", section, *_row_fact(header, _cells(stripped))))
+            continue
+        if line.startswith(("    ", "\t")) and item is None and not paragraph:
+            continue  # an indented code block
+        if _ITEM.match(line):
+            flush()
+            item = [_ITEM.sub("", line)]
+        elif item is not None:
+            item.append(stripped)
+        else:
+            paragraph.append(_QUOTE.sub("", line))
+    flush()
+    return [block for block in found if block[2]]
+
+
+def sentences(paragraph: str) -> list[str]:
+    """A paragraph's sentences, without those that only introduce a dropped block."""
+    kept = []
+    for sentence in _SPLIT.split(paragraph):
+        sentence = sentence.strip()
+        if not sentence or sentence.endswith((":", "：")):
+            continue
+        if len(sentence) >= (6 if CJK_RUN.search(sentence) else 20):
+            kept.append(sentence)
+    return kept
+
+
+def article_facts(body: str) -> list[Fact]:
+    """Every quotable fact of an article body, in reading order."""
+    facts: list[Fact] = []
+    group, previous = 0, None
+    for n, (kind, section, text, header) in enumerate(blocks(body)):
+        if (kind, section) != previous or kind == "paragraph":
+            group = n
+        previous = (kind, section)
+        if kind == "paragraph":
+            for sentence in sentences(text):
+                facts.append(Fact(sentence, "sentence", section, len(facts), group))
+        elif not text.endswith((":", "：")) and len(text) >= 3:
+            facts.append(Fact(text, kind, section, len(facts), group, header))
+    return facts
+
+
+def section_leads(body: str) -> list[tuple[str, str]]:
+    """(heading, first sentence) of each section that opens with a paragraph."""
+    leads: dict[str, str] = {}
+    for kind, section, text, _ in blocks(body):
+        if section in leads or kind != "paragraph":
+            continue
+        first = sentences(text)
+        if first:
+            leads[section] = first[0]
+    return [(section, lead) for section, lead in leads.items() if section]
