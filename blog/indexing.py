@@ -26,6 +26,7 @@ from blog.embeddings import (
     embedding_dimensions_stored,
 )
 from blog.models import Article, Chunk
+from blog.relevance import vocabulary
 
 logger = logging.getLogger(__name__)
 
@@ -250,6 +251,7 @@ def _chunks_replace(
             for row in rows
         )
         Article.objects.filter(pk=article.pk).update(index_hash=new_hash, indexed_at=timezone.now())
+    vocabulary.invalidate()  # other processes notice the new chunk ids
     return True
 
 

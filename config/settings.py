@@ -246,6 +246,8 @@ SEARCH_VECTOR_PER_LANGUAGE = env.bool("SEARCH_VECTOR_PER_LANGUAGE", default=True
 # 1 the mean; in between, a Chinese question's English article is not sunk only because
 # Chinese full text cannot match it (blog.search._fuse).
 SEARCH_FUSION_ALPHA = env.float("SEARCH_FUSION_ALPHA", default=1.0)
+# Run the full-text half on a second connection while the vector half runs (blog.parallel).
+SEARCH_PARALLEL = env.bool("SEARCH_PARALLEL", default=True)
 
 # Chat transport, persistence and abuse limits.
 AGENT_MAX_MESSAGE_CHARS = env.int("AGENT_MAX_MESSAGE_CHARS", default=4000)

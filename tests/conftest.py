@@ -65,3 +65,18 @@ def run_jobs(task_queue):
         return task_queue.finished_jobs
 
     return run
+
+
+@pytest.fixture(autouse=True)
+def _search_vocabulary_fresh(settings):
+    """Each test has its own chunks; the cached vocabulary must not outlive them.
+
+    Search runs its halves on one connection: a second one could not see the rows of a test
+    that runs inside a transaction (tests/blog/test_parallel.py covers the parallel path).
+    """
+    from blog.relevance import vocabulary
+
+    settings.SEARCH_PARALLEL = False
+    vocabulary.invalidate()
+    yield
+    vocabulary.invalidate()

@@ -39,6 +39,17 @@ def test_search_returns_ranked_excerpts(client, articles):
     assert hits[0]["excerpt"] == "Helium lifts the envelope of an airship."
 
 
+def test_search_hides_hits_below_the_relevance_bar_unless_all_is_asked(client, articles):
+    question = {"q": "kubernetes helm chart rollout", "limit": 5}
+
+    hidden = client.get("/api/search", question).json()
+    everything = client.get("/api/search", {**question, "all": "true"}).json()
+
+    assert hidden == []
+    assert {hit["title"] for hit in everything} == {"Airships", "Boats"}
+    assert all(hit["relevance"] < 0.5 and hit["known"] < 0.5 for hit in everything)
+
+
 def test_search_validates_its_parameters(client):
     assert client.get("/api/search").status_code == 422
     assert client.get("/api/search", {"q": ""}).status_code == 422

@@ -63,3 +63,17 @@ async def test_nothing_found_says_so():
 
     assert out == NO_RESULTS
     assert search_knowledge_base.summarize(out) == "no results"
+
+
+async def test_a_question_the_blog_does_not_cover_gets_no_excerpts(make_article):
+    await database_sync_to_async(_index)(make_article)
+
+    out = await search_knowledge_base.run(SearchInput(query="How do I deploy it on Kubernetes?"))
+
+    assert out == NO_RESULTS
+
+
+def test_the_description_names_both_languages_and_asks_to_search_again():
+    description = search_knowledge_base.description
+
+    assert "English and Chinese" in description and "search again" in description

@@ -1,0 +1,142 @@
+import pytest
+
+from blog.relevance import Evidence, Vocabulary, coverage, relevance, weighted_terms
+from blog.search import article_search, article_search_vector
+from tests.blog.test_search import VectorBook, titles, unit
+
+pytestmark = pytest.mark.django_db
+
+
+def _vocab(frequency: dict[str, int], chunks: int = 100) -> Vocabulary:
+    vocab = Vocabulary()
+    vocab.frequency, vocab.chunks = frequency, chunks
+    return vocab
+
+
+def test_relevance_rises_with_each_piece_of_evidence_in_a_fixed_order():
+    base = Evidence(similarity=0.84, coverage=0.2, known=0.6)
+    ladder = [
+        base,
+        Evidence(similarity=0.84, coverage=0.2, known=0.6, cross=True),
+        Evidence(similarity=0.84, coverage=0.9, known=0.6),
+        Evidence(similarity=0.84, coverage=0.2, known=1.0),
+        Evidence(similarity=0.90, coverage=0.2, known=1.0),
+    ]
+
+    values = [relevance(evidence) for evidence in ladder]
+
+    assert values == sorted(values) and len(set(values)) == len(values)
+    assert all(0.0 <= value <= 1.0 for value in values)
+
+
+def test_a_close_vector_with_words_the_blog_never_uses_stays_below_the_bar(settings):
+    bar = settings.SEARCH_MIN_RELEVANCE
+    in_scope = Evidence(similarity=0.86, coverage=0.7, known=1.0)
+    unknown_words = Evidence(similarity=0.86, coverage=0.0, known=0.3)
+    cross_language = Evidence(similarity=0.86, coverage=0.0, known=1.0, cross=True)
+
+    assert relevance(in_scope) > bar > relevance(unknown_words)
+    assert relevance(cross_language) > bar
+
+
+def test_known_counts_an_unknown_latin_term_fully_and_an_unknown_chinese_bigram_a_little():
+    vocab = _vocab({"pgvector": 10, "index": 30, "窗口": 2, "限流": 1})
+
+    _, known_latin = weighted_terms(["pgvector", "kubernetes"], vocab)
+    _, known_cjk = weighted_terms(["窗口", "语音"], vocab)
+    _, all_known = weighted_terms(["pgvector", "index"], vocab)
+
+    assert all_known == 1.0
+    assert known_latin < 0.6 < known_cjk < 1.0
+
+
+def test_a_chinese_bigram_across_a_word_boundary_is_not_an_unknown_word():
+    vocab = _vocab({"窗口": 2, "限流": 1})
+
+    weights, known = weighted_terms(["窗口", "口限", "限流"], vocab)
+
+    assert "口限" not in weights and known == 1.0
+
+
+def test_coverage_weights_rare_terms_more_than_common_ones():
+    vocab = _vocab({"rare": 1, "common": 90})
+    weights, _ = weighted_terms(["rare", "common"], vocab)
+
+    assert coverage(weights, {"rare"}) > 0.5 > coverage(weights, {"common"}) > 0
+    assert coverage(weights, set()) == 0.0 and coverage(weights, {"rare", "common"}) == 1.0
+
+
+def test_hits_below_the_bar_are_dropped_unless_everything_is_asked_for(make_article, add_chunk):
+    add_chunk(make_article(title="Good"), "Tuning the pgvector index for recall.", unit((0, 1.0)))
+    add_chunk(make_article(title="Off"), "Baking bread at home.", unit((1, 1.0)))
+    book = VectorBook({"pgvector index recall": unit((0, 1.0))})
+
+    kept = article_search(query="pgvector index recall", limit=5, embedder=book)
+    everything = article_search(
+        query="pgvector index recall", limit=5, embedder=book, min_relevance=0
+    )
+
+    assert titles(kept) == ["Good"]
+    assert titles(everything) == ["Good", "Off"]
+    good, off = everything
+    assert good.similarity == pytest.approx(1.0) and good.coverage == pytest.approx(1.0)
+    assert off.similarity == pytest.approx(0.0) and good.relevance > 0.5 > off.relevance
+
+
+def test_a_question_whose_key_terms_the_blog_never_uses_finds_nothing(make_article, add_chunk):
+    add_chunk(make_article(title="Good"), "Tuning the pgvector index for recall.", unit((0, 1.0)))
+    # The same vector as the article: only the vocabulary can tell the two questions apart.
+    book = VectorBook({"kubernetes helm charts": unit((0, 1.0)), "pgvector recall": unit((0, 1.0))})
+
+    assert article_search(query="kubernetes helm charts", limit=5, embedder=book) == []
+    (hit,) = article_search(query="kubernetes helm charts", limit=5, embedder=book, min_relevance=0)
+    assert hit.known == 0.0 and hit.coverage == 0.0 and hit.similarity == pytest.approx(1.0)
+    assert titles(article_search(query="pgvector recall", limit=5, embedder=book)) == ["Good"]
+
+
+def _bilingual(make_article, add_chunk):
+    """Three English articles matching an English question in words and vectors, and one
+    Chinese article whose vector is the best Chinese one but behind all three English."""
+    for n, title in enumerate(["Alpha", "Beta", "Gamma"]):
+        article = make_article(title=title, slug=title.lower())
+        chunk = add_chunk(
+            article, "Pgvector recall and the HNSW index.", unit((0, 1.0), (n + 1, 0.2 * (n + 1)))
+        )
+        chunk.language = "en"
+        chunk.save()
+    article = make_article(title="向量索引", slug="vector-index-zh")
+    chunk = add_chunk(article, "向量索引的召回率。", unit((0, 1.0), (9, 0.9)))
+    chunk.language = "zh"
+    chunk.save()
+    return VectorBook({"pgvector recall": unit((0, 1.0))})
+
+
+def test_each_article_language_gets_its_own_vector_list(make_article, add_chunk, settings):
+    book = _bilingual(make_article, add_chunk)
+    ask = {"query": "pgvector recall", "limit": 4, "embedder": book, "min_relevance": 0}
+
+    settings.SEARCH_VECTOR_PER_LANGUAGE = False
+    single = article_search_vector(**ask)
+    settings.SEARCH_VECTOR_PER_LANGUAGE = True
+    per_language = article_search_vector(**ask)
+
+    assert [hit.score for hit in single] == sorted((hit.score for hit in single), reverse=True)
+    zh_single = next(hit for hit in single if hit.language == "zh")
+    zh_split = next(hit for hit in per_language if hit.language == "zh")
+    # One list: the Chinese article is 4th of 4; its own list: it is that list's first.
+    assert zh_single.score == pytest.approx(1 / 64, abs=1e-6)
+    assert zh_split.score == pytest.approx(1 / 61, abs=1e-6)
+
+
+def test_full_text_that_cannot_see_an_article_does_not_sink_it(make_article, add_chunk, settings):
+    book = _bilingual(make_article, add_chunk)
+    ask = {"query": "pgvector recall", "limit": 4, "embedder": book, "min_relevance": 0}
+
+    settings.SEARCH_FUSION_ALPHA = 0.0  # plain RRF sums: two lists beat one
+    plain = {hit.title: hit.score for hit in article_search(**ask)}
+    settings.SEARCH_FUSION_ALPHA = 1.0  # divided by the lists that could have found it
+    fair = {hit.title: hit.score for hit in article_search(**ask)}
+
+    assert plain["向量索引"] < plain["Gamma"]
+    assert fair["向量索引"] == pytest.approx(1 / 61, abs=1e-6)  # English words cannot match it
+    assert fair["向量索引"] > fair["Beta"]
