@@ -9,6 +9,7 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
 from agent import events
 from agent.runner import BadRequest, Visitor, message_parse, runner
+from ops.metrics import OPEN_SOCKETS
 
 TERMINAL = {"done", "error"}
 
@@ -20,6 +21,8 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
 
     async def connect(self) -> None:
         await self.accept()
+        OPEN_SOCKETS.inc()
+        self.counted = True
 
     async def receive(self, text_data=None, bytes_data=None, **kwargs) -> None:
         # A bad frame gets an answer, not a closed socket.
@@ -70,6 +73,9 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         await self.send_error(events.CANCELLED, "Stopped.")
 
     async def disconnect(self, code: int) -> None:
+        if getattr(self, "counted", False):
+            OPEN_SOCKETS.dec()
+            self.counted = False
         await self.cancel_turn()
 
     async def cancel_turn(self) -> None:

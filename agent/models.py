@@ -53,6 +53,8 @@ class Turn(models.Model):
     no_answer = models.BooleanField(default=False, db_index=True)
     page = models.CharField(max_length=200, blank=True)
     started_at = models.DateTimeField(db_index=True)
+    # The turn's OpenTelemetry trace id (32 hex digits), when traces were exported.
+    trace_id = models.CharField(max_length=32, blank=True)
 
     class Meta:
         ordering = ["conversation", "index", "started_at"]

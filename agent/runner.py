@@ -21,6 +21,8 @@ from agent.prompts import build_messages
 from agent.saving import TurnSaver
 from agent.tools import TOOLS
 from agent.tools.search_knowledge_base import NO_RESULTS
+from ops import metrics
+from ops.observer import TurnObservation
 
 logger = logging.getLogger(__name__)
 
@@ -60,13 +62,15 @@ class TurnContext:
     visitor: Visitor
     prepared: Prepared
     model: ChatModel
+    seen: TurnObservation
     started_at: datetime = field(default_factory=lambda: datetime.now(UTC))
     started: float = field(default_factory=time.monotonic)
 
     def record(self, result: TurnResult) -> services.TurnRecord:
         first_token = result.first_token_at
         return services.TurnRecord(
-            turn_id=str(uuid.uuid4()),
+            turn_id=self.seen.turn_id,
+            trace_id=self.seen.trace_id,
             conversation_id=self.prepared.conversation_id,
             session_key=self.visitor.session_key,
             index=self.prepared.index,
@@ -155,6 +159,7 @@ class TurnRunner:
             session_key=visitor.session_key, client_ip=visitor.client_ip
         ) or await ratelimit.budget_allow(conversation_id=conversation_id)
         if refusal:
+            metrics.refusal_count(reason=refusal.reason)
             await emit(
                 events.error(events.RATE_LIMITED, refusal.message, retry_after=refusal.retry_after)
             )
@@ -174,16 +179,27 @@ class TurnRunner:
                 )
             )
             return
-        await self._run_turn(message, visitor, prepared, emit)
+        # Metrics, the trace and the log fields of this turn (ops/observer.py).
+        with TurnObservation(
+            turn_id=str(uuid.uuid4()),
+            conversation_id=prepared.conversation_id,
+            index=prepared.index,
+        ) as seen:
+            await self._run_turn(message, visitor, prepared, emit, seen)
 
     async def _run_turn(
-        self, message: ChatMessage, visitor: Visitor, prepared: Prepared, emit: Emit
+        self,
+        message: ChatMessage,
+        visitor: Visitor,
+        prepared: Prepared,
+        emit: Emit,
+        seen: TurnObservation,
     ) -> None:
         model = self.model()
         await emit(
             events.start(prepared.conversation_id, prepared.index, model.name, model.offline)
         )
-        turn = TurnContext(message, visitor, prepared, model)
+        turn = TurnContext(message, visitor, prepared, model, seen)
         holder: list[TurnResult] = []
         task = asyncio.current_task()
         self._active.add(task)
@@ -198,6 +214,7 @@ class TurnRunner:
                 emit=emit,
                 conversation_id=prepared.conversation_id,
                 on_result=holder.append,
+                hooks=seen.hooks(model=model, tool_names=[tool.name for tool in TOOLS]),
             )
         except BaseException as exc:
             # Stop, a closed tab, shutdown, or a transport that failed mid-turn: keep what was
@@ -219,7 +236,16 @@ class TurnRunner:
         spend = ratelimit.budget_spend(
             conversation_id=turn.prepared.conversation_id, tokens=result.usage.total
         )
-        self.saver.schedule(turn.record(result), first=spend)
+        record = turn.record(result)
+        turn.seen.finish(
+            status=record.status,
+            first_token_ms=record.time_to_first_token_ms,
+            duration_ms=record.duration_ms,
+            input_tokens=record.input_tokens,
+            output_tokens=record.output_tokens,
+            error_code=record.error_code,
+        )
+        self.saver.schedule(record, first=spend)
 
     def model(self) -> ChatModel:
         """The configured model; the OpenAI client is kept per event loop (it pools connections)."""

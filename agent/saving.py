@@ -14,6 +14,7 @@ from channels.db import database_sync_to_async
 from django.conf import settings
 
 from agent.services import TurnRecord, spool_append, turn_record
+from ops import metrics
 
 logger = logging.getLogger(__name__)
 
@@ -77,8 +78,10 @@ class TurnSaver:
                     exc,
                 )
                 if attempt + 1 < attempts:
+                    metrics.save_retry_count()
                     await asyncio.sleep(self.backoff * 2**attempt)
         path = await asyncio.to_thread(spool_append, record=record)
+        metrics.turn_spooled_count()
         logger.error(
             "turn %s spooled to %s; `manage.py replay_spool` saves it", record.turn_id, path
         )

@@ -45,6 +45,7 @@ class TurnRecord:
     citations: list[dict] = field(default_factory=list)
     no_answer: bool = False
     tool_calls: list[dict] = field(default_factory=list)
+    trace_id: str = ""  # the turn's OpenTelemetry trace, when tracing is on
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), ensure_ascii=False, default=str)
@@ -110,6 +111,7 @@ def turn_record(*, record: TurnRecord) -> bool:
         no_answer=record.no_answer,
         page=record.page,
         started_at=datetime.fromisoformat(record.started_at),
+        trace_id=record.trace_id,
     )
     ToolCall.objects.bulk_create(
         ToolCall(

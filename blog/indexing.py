@@ -27,6 +27,7 @@ from blog.embeddings import (
     embedding_dimensions_stored,
 )
 from blog.models import Article, Chunk
+from ops.metrics import indexing_job_count
 
 logger = logging.getLogger(__name__)
 
@@ -387,6 +388,9 @@ def _job_run(article_id: int, *, force: bool) -> None:
             chunk_reindex(article=article, force=force)
     except Exception:
         logger.exception("reindexing article %s failed", article_id)
+        indexing_job_count(ok=False)
+    else:
+        indexing_job_count(ok=True)
 
 
 _queue = _IndexQueue()

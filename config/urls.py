@@ -4,10 +4,12 @@ from django.urls import include, path
 from django.views.generic import RedirectView
 
 from config.api import api
+from ops.views import metrics
 
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/", api.urls),
+    path("metrics", metrics, name="metrics"),
     # Browsers ask for /favicon.ico whatever the page links; send them to the real icon.
     path("favicon.ico", RedirectView.as_view(url=static("favicon.svg"), permanent=True)),
     path("", include("blog.urls")),

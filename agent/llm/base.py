@@ -56,6 +56,7 @@ class ModelTurn:
     text: str
     tool_calls: list[ToolCall]
     usage: Usage | None = None
+    model: str = ""  # the model that answered, when the server says (it may differ)
 
 
 @runtime_checkable

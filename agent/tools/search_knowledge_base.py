@@ -4,6 +4,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agent.tools._db import off_loop
 from agent.tools.base import Tool
+from ops.tracing import db_spans
 
 NO_RESULTS = "No relevant content found."
 
@@ -22,7 +23,8 @@ class SearchInput(BaseModel):
 def _search(query: str, limit: int) -> list[dict] | str:
     from blog.search import article_search
 
-    hits = article_search(query=query, limit=limit)
+    with db_spans():  # the search's queries as trace spans, when tracing is on
+        hits = article_search(query=query, limit=limit)
     return [hit.as_dict() for hit in hits] or NO_RESULTS
 
 
