@@ -8,6 +8,11 @@ do not linger.
 
 from prometheus_client import Counter, Gauge, Histogram
 
+from ops import multiproc
+
+# Unlabelled metrics open their files as they are defined below: the directory comes first.
+multiproc.directory_ensure()
+
 # Labels are closed sets written here, never text from visitors or the model (cardinality).
 TURNS = Counter("docent_turns", "Chat turns that ended, by final status.", ["status"])
 FIRST_TOKEN = Histogram(

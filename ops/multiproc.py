@@ -23,12 +23,18 @@ def directory() -> Path | None:
     return Path(value) if value else None
 
 
+def directory_ensure() -> None:
+    path = directory()
+    if path is not None:
+        path.mkdir(parents=True, exist_ok=True)
+
+
 def process_start() -> None:
-    """Prepare the shared directory and make this process remove its live gauges at exit."""
+    """Prune what dead processes left and make this one remove its live gauges at exit."""
     path = directory()
     if path is None:
         return
-    path.mkdir(parents=True, exist_ok=True)
+    directory_ensure()
     dead_prune(path)
     atexit.register(multiprocess.mark_process_dead, os.getpid(), str(path))
 
