@@ -59,22 +59,35 @@ TURNS_SPOOLED = Counter(
 )
 
 UNKNOWN_TOOL = "unknown"
+_children: dict[tuple, object] = {}
+
+
+def child(metric, *labels: str):
+    """`metric.labels(*labels)`, kept: labels() takes a lock and builds a key on every call.
+
+    Bounded, since every label value is from a closed set (see the comment above).
+    """
+    key = (id(metric), labels)
+    found = _children.get(key)
+    if found is None:
+        found = _children[key] = metric.labels(*labels)
+    return found
 
 
 def turn_observe(*, status: str, first_token_ms: float | None, duration_ms: float) -> None:
     """Count one finished turn and its timings."""
-    TURNS.labels(status).inc()
+    child(TURNS, status).inc()
     if first_token_ms is not None:
         FIRST_TOKEN.observe(first_token_ms / 1000)
     TURN_DURATION.observe(duration_ms / 1000)
 
 
 def refusal_count(*, reason: str) -> None:
-    REFUSALS.labels(reason).inc()
+    child(REFUSALS, reason).inc()
 
 
 def indexing_job_count(*, ok: bool) -> None:
-    INDEXING_JOBS.labels("ok" if ok else "error").inc()
+    child(INDEXING_JOBS, "ok" if ok else "error").inc()
 
 
 def save_retry_count() -> None:

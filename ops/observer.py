@@ -58,8 +58,8 @@ class TurnObservation:
     def __exit__(self, *exc_info: object) -> None:
         self._stack.close()
 
-    def hooks(self, *, model: Any, tool_names: list[str]) -> Hooks:
-        """The loop's hooks for this turn's model and tools."""
+    def hooks(self, *, model: Any, tool_names: list[str], capture: bool | None = None) -> Hooks:
+        """The loop's hooks for this turn's model and tools (`capture`: default from settings)."""
         provider = "docent_offline" if model.offline else "openai"
         if self.span is not None:
             self.span.set_attribute("gen_ai.provider.name", provider)
@@ -70,7 +70,7 @@ class TurnObservation:
             provider=provider,
             conversation_id=self.conversation_id,
             tool_names=frozenset(tool_names),
-            capture=settings.OTEL_CAPTURE_MESSAGE_CONTENT,
+            capture=settings.OTEL_CAPTURE_MESSAGE_CONTENT if capture is None else capture,
         )
 
     def finish(
@@ -148,11 +148,11 @@ class _ModelScope:
 
     def __exit__(self, kind: type | None, exc: BaseException | None, tb: object) -> None:
         outcome = _outcome(kind)
-        metrics.MODEL_CALLS.labels(outcome).inc()
+        metrics.child(metrics.MODEL_CALLS, outcome).inc()
         turn = self.call.turn
         if turn is not None and turn.usage is not None:
-            metrics.TOKENS.labels("input").inc(turn.usage.input_tokens)
-            metrics.TOKENS.labels("output").inc(turn.usage.output_tokens)
+            metrics.child(metrics.TOKENS, "input").inc(turn.usage.input_tokens)
+            metrics.child(metrics.TOKENS, "output").inc(turn.usage.output_tokens)
         if self.span is not None:
             _model_span_end(self.span, turn, exc, outcome, self.hooks.capture)
 
@@ -205,8 +205,8 @@ class _ToolScope:
         outcome = _outcome(kind)
         if outcome == "ok" and not record.ok:
             outcome = "unknown_tool" if self.tool == metrics.UNKNOWN_TOOL else "error"
-        metrics.TOOL_CALLS.labels(self.tool, outcome).inc()
-        metrics.TOOL_DURATION.labels(self.tool).observe(record.duration_ms / 1000)
+        metrics.child(metrics.TOOL_CALLS, self.tool, outcome).inc()
+        metrics.child(metrics.TOOL_DURATION, self.tool).observe(record.duration_ms / 1000)
         if self.span is None:
             return
         self.scope.__exit__(kind, exc, tb)
