@@ -1,13 +1,14 @@
 """The chat WebSocket: validate frames, run one turn at a time as a task, forward its events."""
 
 import asyncio
-import json
 from contextlib import suppress
 
+import orjson
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
 from agent import events
+from agent.frames import TextFrames, text_frames
 from agent.runner import BadRequest, Visitor, message_parse, runner
 from ops.metrics import OPEN_SOCKETS
 
@@ -16,6 +17,7 @@ TERMINAL = {"done", "error"}
 
 class ChatConsumer(AsyncJsonWebsocketConsumer):
     turn: asyncio.Task | None = None
+    frames: TextFrames | None = None  # the running turn's text coalescing
     # True from a message until its `done`/`error` is sent; the task may still be tidying up.
     answering: bool = False
 
@@ -27,8 +29,8 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
     async def receive(self, text_data=None, bytes_data=None, **kwargs) -> None:
         # A bad frame gets an answer, not a closed socket.
         try:
-            content = json.loads(text_data) if text_data else None
-        except ValueError:
+            content = orjson.loads(text_data) if text_data else None
+        except orjson.JSONDecodeError:
             content = None
         if not isinstance(content, dict):
             await self.send_error(events.BAD_REQUEST, 'Frames must be JSON objects with a "type".')
@@ -56,8 +58,9 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             visitor = Visitor(session_key=await self.session_key(), client_ip=self.client_ip())
             # A task, so `stop` and disconnect are heard while the answer streams.
             self.answering = True
+            self.frames = text_frames(self.emit)
             self.turn = asyncio.create_task(
-                runner.run(message=message, visitor=visitor, emit=self.emit)
+                runner.run(message=message, visitor=visitor, emit=self.frames)
             )
 
     async def emit(self, event: dict) -> None:
@@ -70,12 +73,17 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             return
         await self.cancel_turn()
         self.answering = False
+        if self.frames is not None:  # the visitor sees all the text the stopped turn keeps
+            await self.frames.flush()
+            self.frames.close()
         await self.send_error(events.CANCELLED, "Stopped.")
 
     async def disconnect(self, code: int) -> None:
         if getattr(self, "counted", False):
             OPEN_SOCKETS.dec()
             self.counted = False
+        if self.frames is not None:  # no one to send the waiting text to
+            self.frames.close()
         await self.cancel_turn()
 
     async def cancel_turn(self) -> None:
@@ -97,6 +105,6 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         client = self.scope.get("client") or ("unknown", 0)
         return str(client[0])
 
-    @classmethod
-    async def encode_json(cls, content: dict) -> str:
-        return json.dumps(content, ensure_ascii=False, separators=(",", ":"))
+    async def send_json(self, content: dict, close: bool = False) -> None:
+        # Channels' default goes through json.dumps: this is one orjson call per frame.
+        await self.send(text_data=events.encode(content).decode(), close=close)

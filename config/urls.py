@@ -4,9 +4,12 @@ from django.urls import include, path
 from django.views.generic import RedirectView
 
 from config.api import api
+from docent import views as docent_views
 from ops.views import metrics
 
 urlpatterns = [
+    path("healthz", docent_views.healthz, name="healthz"),
+    path("readyz", docent_views.readyz, name="readyz"),
     path("admin/", admin.site.urls),
     path("api/", api.urls),
     path("metrics", metrics, name="metrics"),

@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import openai
+import orjson
 
 from agent.exceptions import ModelError
 from agent.llm.base import ModelTurn, TextDelta, ToolCall, Usage
@@ -100,20 +101,35 @@ class OpenAICompatModel:
 
 
 async def _chunks(response: Any) -> AsyncIterator[dict]:
-    """The `data:` payloads of a Chat Completions event stream, as dicts, until `[DONE]`."""
-    async for line in response.iter_lines():
-        if not line.startswith("data:"):
-            continue  # blank separators, comments, `event:` lines
-        data = line[5:].strip()
-        if data == "[DONE]":
-            return
-        chunk = json.loads(data)
-        if not isinstance(chunk, dict):
-            raise ValueError("stream chunk is not a JSON object")
-        if chunk.get("error"):
-            # Some servers report failures inside a 200 stream.
-            raise ModelError("The language model reported an error while answering.")
-        yield chunk
+    """The `data:` payloads of a Chat Completions event stream, as dicts, until `[DONE]`.
+
+    Lines are split from the raw bytes and parsed with orjson: httpx's text and line
+    decoding plus json.loads were a third of the server's CPU per streamed token.
+    """
+    carry = b""
+    async for block in response.iter_bytes():
+        lines = (carry + block).split(b"\n")
+        carry = lines.pop()  # an incomplete last line waits for the next block
+        for line in lines:
+            if not line.startswith(b"data:"):
+                continue  # blank separators, comments, `event:` lines
+            data = line[5:].strip()
+            if data == b"[DONE]":
+                return
+            yield _parse(data)
+
+
+def _parse(data: bytes) -> dict:
+    try:
+        chunk = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        chunk = json.loads(data)  # what orjson refuses but JSON allows (a lone surrogate)
+    if not isinstance(chunk, dict):
+        raise ValueError("stream chunk is not a JSON object")
+    if chunk.get("error"):
+        # Some servers report failures inside a 200 stream.
+        raise ModelError("The language model reported an error while answering.")
+    return chunk
 
 
 async def _assemble(chunks: AsyncIterator[dict]) -> AsyncIterator[TextDelta | ModelTurn]:

@@ -1,7 +1,7 @@
 import pytest
 from django.core.cache import cache
 
-from tests.agent.llm.scripted_server import ScriptedOpenAIServer
+from testing_support.model_server import ScriptedOpenAIServer
 
 
 @pytest.fixture

@@ -7,8 +7,8 @@ from django.utils import timezone
 from prometheus_client import REGISTRY
 
 from agent.runner import runner
+from testing_support.model_server import text_response
 from tests.agent.chat_helpers import ask, connect
-from tests.agent.llm.scripted_server import text_response
 from tests.agent.test_persistence import DatabaseOutage
 from tests.ops.prom import parse, value
 
@@ -77,13 +77,13 @@ async def test_save_retries_and_spooled_turns_during_a_database_outage(scripted,
 
 
 @pytest.mark.django_db(transaction=True)
-def test_indexing_jobs_and_lag(make_article, client):
-    from blog.indexing import index_queue_wait
+def test_indexing_jobs_and_lag(make_article, client, run_jobs):
     from blog.models import Article
 
     jobs = sample("docent_indexing_jobs_total", outcome="ok")
     article = make_article(title="Lag", slug="lag", body="Words to index.")
-    assert index_queue_wait(timeout=120)
+    waiting = parse(client.get("/metrics").content.decode())
+    run_jobs()
     up_to_date = parse(client.get("/metrics").content.decode())
 
     # An edit the index has not caught up with (written without the signal that queues a job).
@@ -94,6 +94,7 @@ def test_indexing_jobs_and_lag(make_article, client):
     behind = parse(client.get("/metrics").content.decode())
 
     assert sample("docent_indexing_jobs_total", outcome="ok") == jobs + 1
+    assert value(waiting, "docent_indexing_pending_articles") == 1
     assert value(up_to_date, "docent_indexing_pending_articles") == 0
     assert value(up_to_date, "docent_indexing_lag_seconds") == 0
     assert value(behind, "docent_indexing_pending_articles") == 1

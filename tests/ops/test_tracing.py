@@ -10,8 +10,8 @@ import pytest
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from ops import tracing
+from testing_support.model_server import text_response, tool_call_response
 from tests.agent.chat_helpers import ask, connect, saved_turns
-from tests.agent.llm.scripted_server import text_response, tool_call_response
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -55,7 +55,7 @@ async def test_contents_are_exported_when_enabled(scripted, exported, settings):
 
 @pytest.mark.django_db(transaction=True)
 async def test_a_failed_model_call_marks_its_span_and_the_turn(scripted, exported, settings):
-    from tests.agent.llm.scripted_server import error_response
+    from testing_support.model_server import error_response
 
     settings.AGENT_MODEL_MAX_RETRIES = 0
     scripted.enqueue(error_response(500))

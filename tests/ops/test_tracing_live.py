@@ -7,8 +7,8 @@ import pytest
 from django.db import connection
 
 from agent.models import Turn
-from tests.agent.llm.scripted_server import error_response, text_response, tool_call_response
-from tests.live_server import LiveServer, database_url
+from testing_support.live_server import LiveServer, database_url
+from testing_support.model_server import error_response, text_response, tool_call_response
 from tests.ops.chat import ask
 from tests.ops.otlp_receiver import OTLPReceiver
 

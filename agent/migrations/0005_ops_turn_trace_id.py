@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('agent', '0003_conversation_turns_started'),
+        ('agent', '0004_cluster_turn_lease'),
     ]
 
     operations = [

@@ -6,7 +6,7 @@ import httpx
 import pytest
 from django.db import connection
 
-from tests.live_server import LiveServer, database_url
+from testing_support.live_server import LiveServer, database_url
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
