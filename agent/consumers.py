@@ -20,6 +20,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
     frames: TextFrames | None = None  # the running turn's text coalescing
     # True from a message until its `done`/`error` is sent; the task may still be tidying up.
     answering: bool = False
+    counted: bool = False  # in the open-sockets gauge (ops.metrics)
 
     async def connect(self) -> None:
         await self.accept()
@@ -79,7 +80,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         await self.send_error(events.CANCELLED, "Stopped.")
 
     async def disconnect(self, code: int) -> None:
-        if getattr(self, "counted", False):
+        if self.counted:
             OPEN_SOCKETS.dec()
             self.counted = False
         if self.frames is not None:  # no one to send the waiting text to
