@@ -37,6 +37,7 @@ class TurnObservation:
         if self.tracer is not None:
             self.span = self.tracer.start_span(
                 f"invoke_agent {tracing.AGENT_NAME}",
+                context=tracing.root(),  # one trace per turn, even on a long-lived socket
                 attributes={
                     OPERATION: "invoke_agent",
                     "gen_ai.agent.name": tracing.AGENT_NAME,

@@ -68,6 +68,13 @@ def _tracer_from_settings() -> Any | None:
     return tracer_build(OTLPSpanExporter())
 
 
+def root() -> Any:
+    """An empty context: a span started in it begins a new trace."""
+    from opentelemetry.context import Context
+
+    return Context()
+
+
 def trace_id_hex(span: Any) -> str:
     """The span's trace id as the 32 hex digits that trace viewers show."""
     return format(span.get_span_context().trace_id, "032x")

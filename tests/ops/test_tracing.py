@@ -138,3 +138,18 @@ def test_with_the_endpoint_unset_the_sdk_is_never_imported():
     assert _run(OFF, "") == "[]"
     # With an endpoint the tracer loads the SDK and the exporter: the check above can fail.
     assert "sdk" in _run(ON, "http://127.0.0.1:9")
+
+
+def test_each_turn_starts_its_own_trace_inside_another_span(exported):
+    from opentelemetry import trace
+
+    from ops.observer import TurnObservation
+
+    outer = tracing.tracer().start_span("websocket connection")
+    with trace.use_span(outer, end_on_exit=True):
+        with TurnObservation(turn_id="t", conversation_id="c", index=1) as seen:
+            pass
+
+    (turn,) = [s for s in exported.get_finished_spans() if s.name == "invoke_agent docent"]
+    assert turn.parent is None
+    assert seen.trace_id != format(outer.get_span_context().trace_id, "032x")
