@@ -38,7 +38,7 @@ def on_shutdown_drain() -> None:
             return
         state["draining"] = True
         runner.closing = True
-        done = defer.Deferred.fromFuture(asyncio.ensure_future(_drain()))
+        done = defer.Deferred.fromFuture(_drain())
         done.addErrback(lambda failure: logger.error("drain failed: %s", failure.value))
         done.addBoth(lambda _: reactor.stop())
 
@@ -48,12 +48,20 @@ def on_shutdown_drain() -> None:
 
     reactor.callWhenRunning(install)
     # If the reactor stops some other way, still save what runs (no event can be sent then).
-    reactor.addSystemEventTrigger(
-        "before", "shutdown", lambda: defer.Deferred.fromFuture(asyncio.ensure_future(_drain()))
-    )
+    reactor.addSystemEventTrigger("before", "shutdown", lambda: defer.Deferred.fromFuture(_drain()))
 
 
-async def _drain() -> None:
+_drained: list[asyncio.Future] = []
+
+
+def _drain() -> asyncio.Future:
+    """The drain, started once (by the signal, or by the reactor's shutdown otherwise)."""
+    if not _drained:
+        _drained.append(asyncio.ensure_future(_drain_once()))
+    return _drained[0]
+
+
+async def _drain_once() -> None:
     await runner.shutdown(drain=settings.AGENT_DRAIN_SECONDS)
     for task in _worker:
         task.cancel()  # procrastinate finishes or abandons the running job; stalled ones retry
