@@ -118,9 +118,11 @@ def settle(database_url: str, spool: Path, timeout: float = 90) -> None:
             break
         time.sleep(1)
     time.sleep(LEASE_SECONDS + 1)
-    os.environ["DATABASE_URL"] = database_url
+    from django.db import connection
+
     from agent.checkpoints import turns_recover
 
+    connection.close()  # a PostgreSQL restart cut the last one
     turns_recover(lease_seconds=LEASE_SECONDS)
 
 
@@ -196,6 +198,9 @@ def _pgdata_from(database_url: str) -> str:
 
 
 def _django(database_url: str) -> None:
+    import logging
+
+    logging.getLogger("httpx").setLevel(logging.WARNING)
     os.environ["DATABASE_URL"] = database_url
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     import django

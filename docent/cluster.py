@@ -75,9 +75,11 @@ def cluster_plan(*, workers: int, host: str, port: int, database_url: str) -> Pl
         "PYTHONUNBUFFERED": "1",
         "DJANGO_STATIC_MANIFEST": "true",
         "TASK_WORKER_IN_PROCESS": "false",
-        # nginx is the only client of the web processes; it appends X-Forwarded-For/-Proto.
+        # nginx is the only client of the web processes; it appends the client's address to
+        # X-Forwarded-For. One hop, not "127.0.0.1/32": a visitor on loopback would otherwise
+        # be skipped as a proxy and the address they wrote before it believed.
         "DJANGO_BEHIND_PROXY": "true",
-        "DJANGO_TRUSTED_PROXIES": "127.0.0.1/32",
+        "DJANGO_TRUSTED_PROXIES": "1",
     }
     entries = procfile_read()
     values = {"DATA": str(data), "REDIS_PORT": str(redis_port or "")}

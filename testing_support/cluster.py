@@ -37,7 +37,7 @@ class LocalCluster:
         env = {
             "REDIS_URL": self.redis_url,
             "DJANGO_BEHIND_PROXY": "true",
-            "DJANGO_TRUSTED_PROXIES": "127.0.0.1/32",
+            "DJANGO_TRUSTED_PROXIES": "1",
             **(extra or {}),
         }
         spool = tmp / "spool"  # one host, so one spool directory shared by its processes
