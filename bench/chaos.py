@@ -18,6 +18,7 @@ import asyncio
 import contextlib
 import json
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -176,6 +177,7 @@ def main() -> None:
                     + [str(v) for v in result.values()]
                     + ["yes" if ok else "NO"]
                 )
+        shutil.rmtree(tmp, ignore_errors=True)
     head = ["scenario", "streams", "client saw start", "endings", "turns started (server)"]
     head += ["turns in database", "still running", "interrupted (cumulative)"]
     head += ["saw start, not in db", "spool lines left", "nothing lost"]
