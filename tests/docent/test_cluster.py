@@ -168,3 +168,18 @@ def test_readyz_fails_while_draining(cluster, model):
     except httpx.TransportError:
         pass  # already gone: not ready either
     client.join(30)
+
+
+def test_sigterm_ends_a_websocket_turn_with_unavailable(cluster):
+    websockets = pytest.importorskip("websockets.sync.client")
+    with websockets.connect(cluster.ws_url, origin=cluster.url) as socket:
+        socket.send(json.dumps({"type": "message", "content": "ws, will you finish?"}))
+        events = [json.loads(socket.recv(timeout=30)) for _ in range(4)]  # start, some text
+        turn = running_turn("ws, will you finish?")
+
+        cluster.terminate(cluster.web_by_pid(worker_pid(turn)))
+        while events[-1]["type"] not in ("done", "error"):
+            events.append(json.loads(socket.recv(timeout=30)))
+
+    assert events[0]["type"] == "start"
+    assert (events[-1]["type"], events[-1]["code"]) == ("error", "unavailable")
