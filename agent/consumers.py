@@ -13,6 +13,7 @@ from agent.feedback import feedback_submit
 from agent.frames import TextFrames, text_frames
 from agent.loop import VisitorGone
 from agent.runner import Visitor, message_parse, runner
+from ops.metrics import OPEN_SOCKETS
 
 TERMINAL = {"done", "error"}
 
@@ -22,9 +23,12 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
     frames: TextFrames | None = None  # the running turn's text coalescing
     # True from a message until its `done`/`error` is sent; the task may still be tidying up.
     answering: bool = False
+    counted: bool = False  # in the open-sockets gauge (ops.metrics)
 
     async def connect(self) -> None:
         await self.accept()
+        OPEN_SOCKETS.inc()
+        self.counted = True
 
     async def receive(self, text_data=None, bytes_data=None, **kwargs) -> None:
         # A bad frame gets an answer, not a closed socket.
@@ -89,6 +93,9 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         await self.send_error(events.CANCELLED, "Stopped.")
 
     async def disconnect(self, code: int) -> None:
+        if self.counted:
+            OPEN_SOCKETS.dec()
+            self.counted = False
         if self.frames is not None:  # no one to send the waiting text to
             self.frames.close()
         await self.cancel_turn()

@@ -9,6 +9,7 @@ import logging
 import re
 import time
 from collections.abc import Awaitable, Callable, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal
@@ -95,6 +96,35 @@ class TurnResult:
         return self.answer + "".join(self.streaming) if self.streaming else self.answer
 
 
+@dataclass(slots=True)
+class ModelCall:
+    """One model call as observers see it: `turn` is set once the stream has finished."""
+
+    step: int
+    messages: list[dict]
+    turn: ModelTurn | None = None
+
+
+_NOTHING = contextlib.nullcontext()
+
+
+class Hooks:
+    """Observers of a turn's model and tool calls (metrics, traces: see ops/observer.py).
+
+    Each method returns a context manager that wraps the call, so an observer sees its
+    start, its end and any exception. This base observes nothing and costs almost nothing.
+    """
+
+    def model_call(self, call: ModelCall) -> AbstractContextManager:
+        return _NOTHING
+
+    def tool_call(self, record: ToolRecord) -> AbstractContextManager:
+        return _NOTHING
+
+
+NO_HOOKS = Hooks()
+
+
 async def run_turn(
     *,
     messages: list[dict],
@@ -104,12 +134,14 @@ async def run_turn(
     emit: Emit,
     conversation_id: str = "",
     on_result: Callable[[TurnResult], None] | None = None,
+    hooks: Hooks = NO_HOOKS,
 ) -> TurnResult:
     """Run one turn: call the model, run the tools it asks for, repeat, end with one event.
 
     Emits `text`, `tool_start`, `tool_end`, `citation` and exactly one of `done`/`error`
     (never `start`: the transport sends it). `on_result` receives the mutable result at
-    once, so a caller that cancels the task still holds the partial record.
+    once, so a caller that cancels the task still holds the partial record. `hooks`
+    observe each model and tool call.
 
     Raises:
         asyncio.CancelledError: when cancelled, after closing the stream and the tool tasks.
@@ -121,13 +153,13 @@ async def run_turn(
     schemas = [tool.schema() for tool in tools] or None
     try:
         for step in range(1, limits.max_steps + 1):
-            turn = await _model_step(model, convo, schemas, emit, result)
+            turn = await _model_step(model, convo, schemas, emit, result, hooks)
             if not turn.tool_calls:
                 _append(convo, result, {"role": "assistant", "content": turn.text})
                 return await _finish(result, "done", emit, conversation_id)
             if step == limits.max_steps:
                 break
-            await _tool_step(step, turn, tools, limits, emit, result, convo)
+            await _tool_step(step, turn, tools, limits, emit, result, convo, hooks)
         result.tool_calls += [_unexecuted(limits.max_steps, call) for call in turn.tool_calls]
         if limits.on_max_steps == "error":
             message = (
@@ -140,7 +172,7 @@ async def run_turn(
         # the status stays "max_steps" so the admin sees the limit cut the tool work short.
         result.error = "Step limit reached; answered without the last tool calls."
         nudge = {"role": "user", "content": STEP_LIMIT_NUDGE}
-        turn = await _model_step(model, [*convo, nudge], None, emit, result)
+        turn = await _model_step(model, [*convo, nudge], None, emit, result, hooks)
         _append(convo, result, {"role": "assistant", "content": turn.text})
         return await _finish(result, "max_steps", emit, conversation_id)
     except asyncio.CancelledError:
@@ -159,10 +191,24 @@ async def run_turn(
 
 
 async def _model_step(
-    model: ChatModel, convo: list[dict], schemas: list[dict] | None, emit: Emit, result: TurnResult
+    model: ChatModel,
+    convo: list[dict],
+    schemas: list[dict] | None,
+    emit: Emit,
+    result: TurnResult,
+    hooks: Hooks,
 ) -> ModelTurn:
     """Stream one model call, forwarding text deltas; return its final ModelTurn."""
     result.steps += 1
+    call = ModelCall(result.steps, convo)
+    with hooks.model_call(call):
+        call.turn = await _model_stream(model, convo, schemas, emit, result)
+    return call.turn
+
+
+async def _model_stream(
+    model: ChatModel, convo: list[dict], schemas: list[dict] | None, emit: Emit, result: TurnResult
+) -> ModelTurn:
     turn: ModelTurn | None = None
     # Joined once: `+=` on an attribute would copy the answer per delta.
     pieces: list[str] = []
@@ -195,6 +241,7 @@ async def _tool_step(
     emit: Emit,
     result: TurnResult,
     convo: list[dict],
+    hooks: Hooks,
 ) -> None:
     """Run the step's tool calls concurrently; append the results in call order."""
     by_name = {tool.name: tool for tool in tools}
@@ -204,7 +251,8 @@ async def _tool_step(
         await emit(events.tool_start(record.call_id, record.name, record.arguments))
     semaphore = asyncio.Semaphore(limits.tool_concurrency)
     tasks = [
-        asyncio.create_task(_execute(r, by_name, semaphore, limits.tool_timeout)) for r in records
+        asyncio.create_task(_execute(r, by_name, semaphore, limits.tool_timeout, hooks))
+        for r in records
     ]
     try:
         for next_done in asyncio.as_completed(tasks):
@@ -223,19 +271,25 @@ async def _tool_step(
 
 
 async def _execute(
-    record: ToolRecord, by_name: dict[str, Tool], semaphore: asyncio.Semaphore, timeout: float
+    record: ToolRecord,
+    by_name: dict[str, Tool],
+    semaphore: asyncio.Semaphore,
+    timeout: float,
+    hooks: Hooks,
 ) -> tuple[ToolRecord, str]:
     """Run one tool call, filling in its record; return the record and a UI summary."""
     async with semaphore:
         record.started_at = datetime.now(UTC)
         started = time.perf_counter()
-        try:
-            tool = by_name.get(record.name)
-            record.result = await _call(tool, record, by_name, timeout)
-            record.ok, summary = True, _summarize(tool, record.result)
-        except ToolFailure as failure:
-            record.result, record.error, summary = str(failure), failure.detail, failure.summary
-        record.duration_ms = (time.perf_counter() - started) * 1000
+        with hooks.tool_call(record):  # inside the task, so the tool's own work nests in it
+            try:
+                tool = by_name.get(record.name)
+                record.result = await _call(tool, record, by_name, timeout)
+                record.ok, summary = True, _summarize(tool, record.result)
+            except ToolFailure as failure:
+                record.result, record.error = str(failure), failure.detail
+                summary = failure.summary
+            record.duration_ms = (time.perf_counter() - started) * 1000
     return record, summary
 
 

@@ -64,6 +64,8 @@ class Turn(models.Model):
     feedback_at = models.DateTimeField(null=True, blank=True)
     page = models.CharField(max_length=200, blank=True)
     started_at = models.DateTimeField(db_index=True)
+    # The turn's OpenTelemetry trace id (32 hex digits), when traces were exported.
+    trace_id = models.CharField(max_length=32, blank=True)
     # The process running the turn (see WorkerLease) and when its text was last written.
     worker = models.CharField(max_length=100, blank=True)
     checkpointed_at = models.DateTimeField(null=True, blank=True)

@@ -13,6 +13,7 @@ WINDOW = 60  # seconds: the "per minute" of the message limits
 class Refusal:
     message: str
     retry_after: int
+    reason: str = ""  # which limit: session, ip, conversation_budget, daily_budget (metrics)
 
 
 async def message_allow(*, session_key: str, client_ip: str) -> Refusal | None:
@@ -21,13 +22,15 @@ async def message_allow(*, session_key: str, client_ip: str) -> Refusal | None:
     window = int(now // WINDOW)
     retry_after = max(1, int(WINDOW - now % WINDOW))
     checks = [
-        (f"rl:s:{session_key}:{window}", settings.AGENT_MESSAGES_PER_MINUTE),
-        (f"rl:ip:{client_ip}:{window}", settings.AGENT_MESSAGES_PER_MINUTE_PER_IP),
+        ("session", f"rl:s:{session_key}:{window}", settings.AGENT_MESSAGES_PER_MINUTE),
+        ("ip", f"rl:ip:{client_ip}:{window}", settings.AGENT_MESSAGES_PER_MINUTE_PER_IP),
     ]
-    for key, limit in checks:
+    for reason, key, limit in checks:
         if await _incr(key, ttl=WINDOW * 2) > limit:
             return Refusal(
-                f"Too many messages. Please wait {retry_after} s before asking again.", retry_after
+                f"Too many messages. Please wait {retry_after} s before asking again.",
+                retry_after,
+                reason,
             )
     return None
 
@@ -37,12 +40,17 @@ async def budget_allow(*, conversation_id: str | None) -> Refusal | None:
     if conversation_id is not None:
         spent_conversation = await cache.aget(f"tok:c:{conversation_id}", 0)
         if spent_conversation >= settings.AGENT_TOKENS_PER_CONVERSATION:
-            return Refusal("This conversation has used its token budget. Start a new chat.", 0)
+            return Refusal(
+                "This conversation has used its token budget. Start a new chat.",
+                0,
+                "conversation_budget",
+            )
     spent_today = await cache.aget(_day_key(), 0)
     if spent_today >= settings.AGENT_TOKENS_PER_DAY:
         return Refusal(
             "The assistant has used today's budget. Please come back tomorrow.",
             _seconds_to_midnight(),
+            "daily_budget",
         )
     return None
 

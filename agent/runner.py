@@ -30,6 +30,8 @@ from agent.turns import (  # noqa: F401  (re-exported: the transports import the
     message_parse,
     turn_prepare,
 )
+from ops import metrics
+from ops.observer import TurnObservation
 
 logger = logging.getLogger(__name__)
 
@@ -73,6 +75,7 @@ class TurnRunner:
             session_key=visitor.session_key, client_ip=visitor.client_ip
         ) or await ratelimit.budget_allow(conversation_id=conversation_id)
         if refusal:
+            metrics.refusal_count(reason=refusal.reason)
             await emit(
                 events.error(events.RATE_LIMITED, refusal.message, retry_after=refusal.retry_after)
             )
@@ -92,16 +95,25 @@ class TurnRunner:
                 )
             )
             return
-        await self._run_turn(message, visitor, prepared, emit)
+        # Metrics, the trace and the log fields of this turn (ops/observer.py).
+        with TurnObservation(
+            turn_id=prepared.turn_id, conversation_id=prepared.conversation_id, index=prepared.index
+        ) as seen:
+            await self._run_turn(message, visitor, prepared, emit, seen)
 
     async def _run_turn(
-        self, message: ChatMessage, visitor: Visitor, prepared: Prepared, emit: Emit
+        self,
+        message: ChatMessage,
+        visitor: Visitor,
+        prepared: Prepared,
+        emit: Emit,
+        seen: TurnObservation,
     ) -> None:
         model = self.model()
         await emit(
             events.start(prepared.conversation_id, prepared.index, model.name, model.offline)
         )
-        turn = TurnContext(message, visitor, prepared, model)
+        turn = TurnContext(message, visitor, prepared, model, trace_id=seen.trace_id)
         holder: list[TurnResult] = []
         task = asyncio.current_task()
         self._active.add(task)
@@ -121,6 +133,7 @@ class TurnRunner:
                 emit=emit,
                 conversation_id=prepared.conversation_id,
                 on_result=started,
+                hooks=seen.hooks(model=model, tool_names=[tool.name for tool in TOOLS]),
             )
         except BaseException as exc:
             # Stop, a closed tab, shutdown, or a transport that failed mid-turn: keep what was
@@ -135,19 +148,28 @@ class TurnRunner:
             else:
                 result.status, result.error_code = "error", events.INTERNAL
                 result.error = result.error or f"{type(exc).__name__}: {exc}"
-            self._after(turn, result)
+            self._after(turn, result, seen)
             raise
         finally:
             self._active.discard(task)
             self.checkpoints.forget(prepared.turn_id)
-        self._after(turn, result)
+        self._after(turn, result, seen)
 
-    def _after(self, turn: "TurnContext", result: TurnResult) -> None:
+    def _after(self, turn: "TurnContext", result: TurnResult, seen: TurnObservation) -> None:
         """After the final event: the budget and the save never delay the visitor."""
         spend = ratelimit.budget_spend(
             conversation_id=turn.prepared.conversation_id, tokens=result.usage.total
         )
-        self.saver.schedule(turn.record(result), first=spend)
+        record = turn.record(result)
+        seen.finish(
+            status=record.status,
+            first_token_ms=record.time_to_first_token_ms,
+            duration_ms=record.duration_ms,
+            input_tokens=record.input_tokens,
+            output_tokens=record.output_tokens,
+            error_code=record.error_code,
+        )
+        self.saver.schedule(record, first=spend)
 
     def model(self) -> ChatModel:
         """The configured model; the OpenAI client is kept per event loop (it pools connections)."""
@@ -175,6 +197,8 @@ class TurnRunner:
         (saved as interrupted), then wait for the saves."""
         self.closing = True
         running = [task for task in self._active if not task.done()]
+        if running:
+            logger.warning("shutting down: %d running turns get %.1f s", len(running), drain)
         if running and drain > 0:
             await asyncio.wait(running, timeout=drain)
         running = [task for task in running if not task.done()]

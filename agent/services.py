@@ -47,6 +47,7 @@ class TurnRecord:
     citations: list[dict] = field(default_factory=list)
     answered: bool = False
     tool_calls: list[dict] = field(default_factory=list)
+    trace_id: str = ""  # the turn's OpenTelemetry trace, when tracing is on
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), ensure_ascii=False, default=str)
@@ -119,6 +120,7 @@ def turn_record(*, record: TurnRecord) -> bool:
         answered=record.answered,
         page=record.page,
         started_at=datetime.fromisoformat(record.started_at),
+        trace_id=record.trace_id,
     )
     turn, _ = Turn.objects.update_or_create(id=record.turn_id, defaults=fields)
     ToolCall.objects.filter(turn=turn).delete()

@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from django.conf import settings
+from django.db import transaction
 
 from agent import selectors, services
 from agent.checkpoints import turn_start
@@ -49,6 +50,7 @@ class TurnContext:
     visitor: Visitor
     prepared: Prepared
     model: ChatModel
+    trace_id: str = ""  # the turn's OpenTelemetry trace, when tracing is on
     started_at: datetime = field(default_factory=lambda: datetime.now(UTC))
     started: float = field(default_factory=time.monotonic)
 
@@ -56,6 +58,7 @@ class TurnContext:
         first_token = result.first_token_at
         return services.TurnRecord(
             turn_id=self.prepared.turn_id,
+            trace_id=self.trace_id,
             conversation_id=self.prepared.conversation_id,
             session_key=self.visitor.session_key,
             index=self.prepared.index,
@@ -129,19 +132,21 @@ def turn_prepare(*, message: ChatMessage, visitor: Visitor) -> Prepared:
     history = selectors.conversation_history(
         conversation=conversation, budget_chars=settings.AGENT_HISTORY_CHARS
     )
-    prepared = Prepared(
-        conversation_id=str(conversation.pk),
-        index=services.turn_index_claim(conversation=conversation),
-        page=page,
-        history=history,
-    )
-    turn_start(
-        turn_id=prepared.turn_id,
-        conversation=conversation,
-        index=prepared.index,
-        user_message=message.content,
-        page=message.page,
-    )
+    # Together: a claimed turn number always has its row, whatever fails in between.
+    with transaction.atomic():
+        prepared = Prepared(
+            conversation_id=str(conversation.pk),
+            index=services.turn_index_claim(conversation=conversation),
+            page=page,
+            history=history,
+        )
+        turn_start(
+            turn_id=prepared.turn_id,
+            conversation=conversation,
+            index=prepared.index,
+            user_message=message.content,
+            page=message.page,
+        )
     return prepared
 
 

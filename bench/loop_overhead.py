@@ -8,6 +8,10 @@ scripts (no sleeps, no network), so what remains is the framework's own work per
 
 Peers (openai-agents, pydantic-ai) are optional: `pip install openai-agents pydantic-ai-slim`.
 A peer that is missing or fails is reported in its row instead of a number.
+
+A second table prices Docent's own instruments (ops/observer.py) on the same turn: the loop
+without hooks, as production runs with OTEL_EXPORTER_OTLP_ENDPOINT unset (metrics only), and
+with tracing on (the OpenTelemetry SDK's batch processor, an exporter that discards).
 """
 
 from __future__ import annotations
@@ -86,6 +90,38 @@ async def bare_turn() -> None:
     await search("agent loop")
     async for _ in DocentScript().stream([*USER, {"role": "tool"}], None):
         pass
+
+
+def observed(tracer) -> Callable[[], Awaitable[None]]:
+    """A docent turn inside the runner's TurnObservation: metrics, and spans when `tracer`."""
+    from ops import tracing
+    from ops.observer import TurnObservation
+
+    async def turn() -> None:
+        tracing.reset(tracer)
+        with TurnObservation(turn_id="t", conversation_id="c", index=1) as seen:
+            hooks = seen.hooks(model=DocentScript(), tool_names=[TOOLS[0].name], capture=False)
+            result = await run_turn(
+                messages=USER, model=DocentScript(), tools=TOOLS, limits=LIMITS, emit=noop,
+                hooks=hooks,
+            )  # fmt: skip
+            seen.finish(status=result.status, first_token_ms=1.0, duration_ms=2.0,
+                        input_tokens=20, output_tokens=10, error_code="")  # fmt: skip
+        check(result.status == "done" and (seen.trace_id != "") == (tracer is not None), "ops")
+
+    return turn
+
+
+def discarding_tracer():
+    from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
+
+    from ops import tracing
+
+    class Discard(SpanExporter):
+        def export(self, spans):
+            return SpanExportResult.SUCCESS
+
+    return tracing.tracer_build(Discard())
 
 
 def check(ok: bool, label: str) -> None:
@@ -220,6 +256,27 @@ async def main(turns: int) -> None:
         print(
             f"{label:<15} | {overhead * 1e3:>11.3f} | {overhead * 1e3 / STEPS:>11.3f} | "
             f"{ratio:>14.1f}x"
+        )
+    await instruments(turns, baseline, docent)  # type: ignore[arg-type]
+
+
+async def instruments(turns: int, baseline: float, docent: float) -> None:
+    """The cost of metrics and tracing on the same turn, next to the loop without hooks."""
+    rows = [("no hooks (loop alone)", docent)]
+    try:
+        rows.append(("tracing unset (metrics)", await measure(observed(None), turns)))
+        rows.append(("tracing on (spans)", await measure(observed(discarding_tracer()), turns)))
+    except ImportError as exc:  # prometheus-client or the OpenTelemetry SDK not installed
+        print(f"\ninstruments not measured: {exc}")
+        return
+    print(f"\n{'instruments':<24} | {'ms per turn':>11} | {'ms per step':>11} | added per turn")
+    print(f"{'-' * 24}-|-{'-' * 11}-|-{'-' * 11}-|-{'-' * 14}")
+    for label, value in rows:
+        overhead = value - baseline
+        added = (value - docent) * 1e3
+        print(
+            f"{label:<24} | {overhead * 1e3:>11.3f} | {overhead * 1e3 / STEPS:>11.3f} | "
+            f"{added:>+11.3f} ms"
         )
 
 

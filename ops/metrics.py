@@ -1,0 +1,98 @@
+"""Every Prometheus metric Docent exports, defined once (README "Operating Docent").
+
+With PROMETHEUS_MULTIPROC_DIR set (several worker processes), prometheus-client keeps each
+process's values in files in that directory and /metrics adds them up; see ops/multiproc.py.
+Gauges use `livesum`: the sum over processes that are alive, so a dead worker's open sockets
+do not linger.
+"""
+
+from prometheus_client import Counter, Gauge, Histogram
+
+from ops import multiproc
+
+# Unlabelled metrics open their files as they are defined below: the directory comes first.
+multiproc.directory_ensure()
+
+# Labels are closed sets written here, never text from visitors or the model (cardinality).
+TURNS = Counter("docent_turns", "Chat turns that ended, by final status.", ["status"])
+FIRST_TOKEN = Histogram(
+    "docent_turn_first_token_seconds",
+    "From the turn's start to its first streamed text.",
+    buckets=(0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60),
+)
+TURN_DURATION = Histogram(
+    "docent_turn_duration_seconds",
+    "From the turn's start to its final event.",
+    buckets=(0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60, 120),
+)
+MODEL_CALLS = Counter("docent_model_calls", "Model calls (one per step), by outcome.", ["outcome"])
+TOOL_CALLS = Counter(
+    "docent_tool_calls", "Executed tool calls, by tool and outcome.", ["tool", "outcome"]
+)
+TOOL_DURATION = Histogram(
+    "docent_tool_duration_seconds",
+    "Time a tool call took, validation and timeout included.",
+    ["tool"],
+    buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10),
+)
+TOKENS = Counter(
+    "docent_model_tokens", "Tokens the model read (input) and wrote (output).", ["direction"]
+)
+ACTIVE_STREAMS = Gauge(
+    "docent_active_streams", "Turns streaming right now.", multiprocess_mode="livesum"
+)
+OPEN_SOCKETS = Gauge(
+    "docent_open_sockets", "Chat WebSockets open right now.", multiprocess_mode="livesum"
+)
+REFUSALS = Counter(
+    "docent_rate_limit_refusals",
+    "Messages refused by a rate limit or a token budget, by reason.",
+    ["reason"],
+)
+INDEXING_JOBS = Counter(
+    "docent_indexing_jobs", "Article indexing jobs that ran, by outcome.", ["outcome"]
+)
+SAVE_RETRIES = Counter("docent_turn_save_retries", "Turn saves that failed and were tried again.")
+TURNS_SPOOLED = Counter(
+    "docent_turns_spooled",
+    "Turns written to the spool because the database refused every save attempt.",
+)
+
+UNKNOWN_TOOL = "unknown"
+_children: dict[tuple, object] = {}
+
+
+def child(metric, *labels: str):
+    """`metric.labels(*labels)`, kept: labels() takes a lock and builds a key on every call.
+
+    Bounded, since every label value is from a closed set (see the comment above).
+    """
+    key = (id(metric), labels)
+    found = _children.get(key)
+    if found is None:
+        found = _children[key] = metric.labels(*labels)
+    return found
+
+
+def turn_observe(*, status: str, first_token_ms: float | None, duration_ms: float) -> None:
+    """Count one finished turn and its timings."""
+    child(TURNS, status).inc()
+    if first_token_ms is not None:
+        FIRST_TOKEN.observe(first_token_ms / 1000)
+    TURN_DURATION.observe(duration_ms / 1000)
+
+
+def refusal_count(*, reason: str) -> None:
+    child(REFUSALS, reason).inc()
+
+
+def indexing_job_count(*, ok: bool) -> None:
+    child(INDEXING_JOBS, "ok" if ok else "error").inc()
+
+
+def save_retry_count() -> None:
+    SAVE_RETRIES.inc()
+
+
+def turn_spooled_count() -> None:
+    TURNS_SPOOLED.inc()

@@ -1,0 +1,258 @@
+"""Metrics and spans for one chat turn, hooked into the framework-free loop (agent.loop.Hooks).
+
+The runner opens a `TurnObservation` around each turn: the root span (`invoke_agent docent`),
+the log fields, the active-streams gauge. The loop then calls its hooks around each model
+call (`chat {model}`, a CLIENT span) and each tool call (`execute_tool {name}`), which count
+the metrics whether or not tracing is on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from contextlib import ExitStack
+from typing import Any
+
+from django.conf import settings
+
+from agent.loop import Hooks, ModelCall, ToolRecord
+from ops import logs, metrics, tracing
+
+OPERATION = "gen_ai.operation.name"
+
+
+class TurnObservation:
+    """The instruments of one turn; use as a context manager around the whole turn."""
+
+    def __init__(self, *, turn_id: str, conversation_id: str, index: int) -> None:
+        self.turn_id, self.conversation_id, self.index = turn_id, conversation_id, index
+        self.tracer = tracing.tracer()
+        self.span: Any = None
+        self.trace_id = ""
+        self._stack = ExitStack()
+
+    def __enter__(self) -> TurnObservation:
+        metrics.ACTIVE_STREAMS.inc()
+        self._stack.callback(metrics.ACTIVE_STREAMS.dec)
+        if self.tracer is not None:
+            self.span = self.tracer.start_span(
+                f"invoke_agent {tracing.AGENT_NAME}",
+                context=tracing.root(),  # one trace per turn, even on a long-lived socket
+                attributes={
+                    OPERATION: "invoke_agent",
+                    "gen_ai.agent.name": tracing.AGENT_NAME,
+                    "gen_ai.conversation.id": self.conversation_id,
+                    "docent.turn.id": self.turn_id,
+                    "docent.turn.index": self.index,
+                },
+            )
+            self._stack.callback(self.span.end)
+            self._stack.enter_context(tracing.current(self.span))
+            self.trace_id = tracing.trace_id_hex(self.span)
+        self._stack.enter_context(
+            logs.bound(
+                turn_id=self.turn_id, conversation_id=self.conversation_id, trace_id=self.trace_id
+            )
+        )
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._stack.close()
+
+    def hooks(self, *, model: Any, tool_names: list[str], capture: bool | None = None) -> Hooks:
+        """The loop's hooks for this turn's model and tools (`capture`: default from settings)."""
+        provider = "docent_offline" if model.offline else "openai"
+        if self.span is not None:
+            self.span.set_attribute("gen_ai.provider.name", provider)
+            self.span.set_attribute("gen_ai.request.model", model.name)
+        return TurnHooks(
+            tracer=self.tracer,
+            model=model.name,
+            provider=provider,
+            conversation_id=self.conversation_id,
+            tool_names=frozenset(tool_names),
+            capture=settings.OTEL_CAPTURE_MESSAGE_CONTENT if capture is None else capture,
+        )
+
+    def finish(
+        self,
+        *,
+        status: str,
+        first_token_ms: float | None,
+        duration_ms: float,
+        input_tokens: int,
+        output_tokens: int,
+        error_code: str,
+    ) -> None:
+        """Count the finished turn and close its span's attributes."""
+        metrics.turn_observe(status=status, first_token_ms=first_token_ms, duration_ms=duration_ms)
+        if self.span is None:
+            return
+        self.span.set_attribute("docent.turn.status", status)
+        self.span.set_attribute("gen_ai.usage.input_tokens", input_tokens)
+        self.span.set_attribute("gen_ai.usage.output_tokens", output_tokens)
+        if first_token_ms is not None:
+            self.span.set_attribute("docent.turn.time_to_first_token_ms", first_token_ms)
+        if status in ("error", "max_steps") and error_code:
+            from opentelemetry.trace import Status, StatusCode
+
+            self.span.set_attribute("error.type", error_code)
+            self.span.set_status(Status(StatusCode.ERROR, error_code))
+
+
+class TurnHooks(Hooks):
+    """Counts and (when tracing) spans for each model and tool call of one turn."""
+
+    def __init__(
+        self,
+        *,
+        tracer: Any,
+        model: str,
+        provider: str,
+        conversation_id: str,
+        tool_names: frozenset[str],
+        capture: bool,
+    ) -> None:
+        self.tracer, self.model, self.provider = tracer, model, provider
+        self.conversation_id, self.tool_names, self.capture = conversation_id, tool_names, capture
+
+    def model_call(self, call: ModelCall) -> _ModelScope:
+        return _ModelScope(self, call)
+
+    def tool_call(self, record: ToolRecord) -> _ToolScope:
+        return _ToolScope(self, record)
+
+
+class _ModelScope:
+    def __init__(self, hooks: TurnHooks, call: ModelCall) -> None:
+        self.hooks, self.call, self.span = hooks, call, None
+
+    def __enter__(self) -> None:
+        hooks = self.hooks
+        if hooks.tracer is None:
+            return
+        from opentelemetry.trace import SpanKind
+
+        attributes = {
+            OPERATION: "chat",
+            "gen_ai.provider.name": hooks.provider,
+            "gen_ai.system": hooks.provider,  # the pre-1.37 name, still read by some backends
+            "gen_ai.request.model": hooks.model,
+            "gen_ai.conversation.id": hooks.conversation_id,
+            "docent.step": self.call.step,
+        }
+        if hooks.capture:
+            attributes["gen_ai.input.messages"] = _messages_json(self.call.messages)
+        self.span = hooks.tracer.start_span(
+            f"chat {hooks.model}", kind=SpanKind.CLIENT, attributes=attributes
+        )
+
+    def __exit__(self, kind: type | None, exc: BaseException | None, tb: object) -> None:
+        outcome = _outcome(kind)
+        metrics.child(metrics.MODEL_CALLS, outcome).inc()
+        turn = self.call.turn
+        if turn is not None and turn.usage is not None:
+            metrics.child(metrics.TOKENS, "input").inc(turn.usage.input_tokens)
+            metrics.child(metrics.TOKENS, "output").inc(turn.usage.output_tokens)
+        if self.span is not None:
+            _model_span_end(self.span, turn, exc, outcome, self.hooks.capture)
+
+
+def _model_span_end(span: Any, turn: Any, exc: BaseException | None, outcome: str, capture: bool):
+    if turn is not None:
+        span.set_attribute("gen_ai.response.model", turn.model or span.attributes.get(
+            "gen_ai.request.model", ""))  # fmt: skip
+        span.set_attribute(
+            "gen_ai.response.finish_reasons", ["tool_calls" if turn.tool_calls else "stop"]
+        )
+        if turn.usage is not None:
+            span.set_attribute("gen_ai.usage.input_tokens", turn.usage.input_tokens)
+            span.set_attribute("gen_ai.usage.output_tokens", turn.usage.output_tokens)
+        if capture:
+            message = {"role": "assistant", "content": turn.text, "tool_calls": [
+                {"id": c.id, "function": {"name": c.name, "arguments": c.arguments}}
+                for c in turn.tool_calls
+            ]}  # fmt: skip
+            span.set_attribute("gen_ai.output.messages", _messages_json([message]))
+    if exc is not None:
+        _span_failed(span, type(exc).__qualname__ if outcome == "error" else outcome)
+    span.end()
+
+
+class _ToolScope:
+    def __init__(self, hooks: TurnHooks, record: ToolRecord) -> None:
+        self.hooks, self.record, self.span, self.scope = hooks, record, None, None
+        self.tool = record.name if record.name in hooks.tool_names else metrics.UNKNOWN_TOOL
+
+    def __enter__(self) -> None:
+        hooks = self.hooks
+        if hooks.tracer is None:
+            return
+        attributes = {
+            OPERATION: "execute_tool",
+            "gen_ai.tool.name": self.tool,
+            "gen_ai.tool.call.id": self.record.call_id[:100],
+            "gen_ai.tool.type": "function",
+        }
+        if hooks.capture:
+            attributes["gen_ai.tool.call.arguments"] = _json(self.record.arguments)
+        self.span = hooks.tracer.start_span(f"execute_tool {self.tool}", attributes=attributes)
+        # Current inside the tool's task (and its database thread): search queries nest here.
+        self.scope = tracing.current(self.span)
+        self.scope.__enter__()
+
+    def __exit__(self, kind: type | None, exc: BaseException | None, tb: object) -> None:
+        record = self.record
+        outcome = _outcome(kind)
+        if outcome == "ok" and not record.ok:
+            outcome = "unknown_tool" if self.tool == metrics.UNKNOWN_TOOL else "error"
+        metrics.child(metrics.TOOL_CALLS, self.tool, outcome).inc()
+        metrics.child(metrics.TOOL_DURATION, self.tool).observe(record.duration_ms / 1000)
+        if self.span is None:
+            return
+        self.scope.__exit__(kind, exc, tb)
+        if self.hooks.capture:
+            self.span.set_attribute("gen_ai.tool.call.result", _json(record.result))
+        if outcome != "ok":
+            _span_failed(self.span, outcome)
+        self.span.end()
+
+
+def _outcome(kind: type | None) -> str:
+    if kind is None:
+        return "ok"
+    return "cancelled" if issubclass(kind, asyncio.CancelledError) else "error"
+
+
+def _span_failed(span: Any, error_type: str) -> None:
+    from opentelemetry.trace import Status, StatusCode
+
+    span.set_attribute("error.type", error_type)
+    span.set_status(Status(StatusCode.ERROR, error_type))
+
+
+def _messages_json(messages: list[dict]) -> str:
+    """Chat Completions messages in the GenAI conventions' role + parts shape."""
+    converted = []
+    for message in messages:
+        if message.get("role") == "tool":
+            parts = [{"type": "tool_call_response", "id": message.get("tool_call_id"),
+                      "response": message.get("content")}]  # fmt: skip
+        else:
+            text = message.get("content")
+            parts = [{"type": "text", "content": text}] if text else []
+            parts += [
+                {
+                    "type": "tool_call",
+                    "id": call.get("id"),
+                    "name": call["function"]["name"],
+                    "arguments": call["function"]["arguments"],
+                }  # fmt: skip
+                for call in message.get("tool_calls") or []
+            ]
+        converted.append({"role": message.get("role"), "parts": parts})
+    return _json(converted)
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, default=str)

@@ -1,0 +1,132 @@
+"""OpenTelemetry traces, only when OTEL_EXPORTER_OTLP_ENDPOINT is set.
+
+Nothing here imports OpenTelemetry at module level: with the variable unset the SDK is never
+imported (tested in a subprocess). The exporter is OTLP over HTTP/protobuf and reads the
+standard OTEL_EXPORTER_OTLP_* variables itself (endpoint, headers, timeout, compression).
+Span and attribute names follow the OpenTelemetry GenAI semantic conventions.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+logger = logging.getLogger(__name__)
+
+_UNSET = object()
+_tracer: Any = _UNSET
+_lock = threading.Lock()
+AGENT_NAME = "docent"
+
+
+def tracer() -> Any | None:
+    """The process's tracer, built on first use; None when tracing is off or unavailable."""
+    global _tracer
+    if _tracer is _UNSET:
+        with _lock:
+            if _tracer is _UNSET:
+                _tracer = _tracer_from_settings()
+    return _tracer
+
+
+def reset(value: Any = _UNSET) -> None:
+    """Forget the tracer (tests and benches install their own)."""
+    global _tracer
+    _tracer = value
+
+
+def tracer_build(exporter: Any, *, batch: bool = True) -> Any:
+    """A tracer of a new provider that sends every span to `exporter`."""
+    from opentelemetry.sdk.resources import Resource
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor
+
+    resource = Resource.create({"service.name": os.environ.get("OTEL_SERVICE_NAME", "docent")})
+    provider = TracerProvider(resource=resource)
+    processor = BatchSpanProcessor(exporter) if batch else SimpleSpanProcessor(exporter)
+    provider.add_span_processor(processor)
+    return provider.get_tracer("docent")
+
+
+def _tracer_from_settings() -> Any | None:
+    from django.conf import settings
+
+    if not settings.OTEL_EXPORTER_OTLP_ENDPOINT:
+        return None
+    try:
+        from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+    except ImportError:
+        logger.warning(
+            "OTEL_EXPORTER_OTLP_ENDPOINT is set but opentelemetry-exporter-otlp-proto-http is "
+            "not installed; traces are off"
+        )
+        return None
+    return tracer_build(OTLPSpanExporter())
+
+
+def root() -> Any:
+    """An empty context: a span started in it begins a new trace."""
+    from opentelemetry.context import Context
+
+    return Context()
+
+
+def trace_id_hex(span: Any) -> str:
+    """The span's trace id as the 32 hex digits that trace viewers show."""
+    return format(span.get_span_context().trace_id, "032x")
+
+
+@contextlib.contextmanager
+def current(span: Any) -> Iterator[None]:
+    """Make `span` the parent of spans started inside the block (same task or thread)."""
+    from opentelemetry import trace
+
+    with trace.use_span(span, end_on_exit=False):
+        yield
+
+
+def db_spans() -> contextlib.AbstractContextManager:
+    """Database spans for every query run in the block, children of the current span.
+
+    For sync code in the thread Django uses for it (the tool's `sync_to_async` thread
+    inherits the caller's context, so the spans nest under the tool call).
+    """
+    active = tracer()
+    if active is None:
+        return contextlib.nullcontext()
+    from django.db import connection
+
+    return connection.execute_wrapper(_DatabaseSpans(active, connection.settings_dict["NAME"]))
+
+
+class _DatabaseSpans:
+    """A Django execute wrapper: one CLIENT span per statement, named by its operation."""
+
+    def __init__(self, active: Any, database: str) -> None:
+        self.tracer, self.database = active, database
+
+    def __call__(self, execute, sql, params, many, context):
+        from opentelemetry.trace import SpanKind, Status, StatusCode
+
+        operation = (sql.lstrip().split(None, 1) or ["QUERY"])[0].upper()
+        attributes = {
+            "db.system.name": "postgresql",
+            "db.namespace": self.database,
+            "db.operation.name": operation,
+            # The text has placeholders, never the values (a visitor's question is a value).
+            "db.query.text": sql,
+        }
+        with self.tracer.start_as_current_span(
+            f"{operation} {self.database}", kind=SpanKind.CLIENT, attributes=attributes,
+            record_exception=False, set_status_on_exception=False,
+        ) as span:  # fmt: skip
+            try:
+                return execute(sql, params, many, context)
+            except Exception as exc:
+                span.set_status(Status(StatusCode.ERROR))
+                span.set_attribute("error.type", type(exc).__qualname__)
+                raise

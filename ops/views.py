@@ -1,0 +1,51 @@
+"""GET /metrics: the Prometheus text format, for scrapers on trusted networks or with the token."""
+
+import hmac
+import ipaddress
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse
+from django.views.decorators.http import require_GET
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+
+from ops import multiproc
+from ops.collectors import IndexLagCollector
+
+
+@require_GET
+def metrics(request: HttpRequest) -> HttpResponse:
+    if not metrics_allowed(request):
+        return HttpResponse("Forbidden\n", status=403, content_type="text/plain")
+    registry = multiproc.registry()
+    body = generate_latest(registry) + generate_latest(IndexLagCollector.registry())
+    return HttpResponse(body, content_type=CONTENT_TYPE_LATEST)
+
+
+def metrics_allowed(request: HttpRequest) -> bool:
+    """The bearer token when one is configured, or a client on a trusted network.
+
+    A request that came through a proxy (it names a forwarded client) is judged by every
+    address it names too: the proxy itself talks from loopback, the visitor does not.
+    """
+    token = settings.METRICS_TOKEN
+    given = request.headers.get("Authorization", "")
+    if token and hmac.compare_digest(given.encode(), f"Bearer {token}".encode()):
+        return True
+    addresses = [request.META.get("REMOTE_ADDR", "")]
+    forwarded = (
+        request.headers.get("X-Forwarded-For", "") + "," + request.headers.get("X-Real-IP", "")
+    )
+    addresses += [part.strip() for part in forwarded.split(",") if part.strip()]
+    if request.headers.get("Forwarded"):
+        return False  # RFC 7239 syntax is not parsed here; refuse rather than guess
+    return all(_trusted(address) for address in addresses)
+
+
+def _trusted(address: str) -> bool:
+    try:
+        ip = ipaddress.ip_address(address.strip("[]"))
+    except ValueError:
+        return False
+    allowed = settings.METRICS_ALLOWED_NETWORKS
+    networks = (ipaddress.ip_network(net, strict=False) for net in allowed)
+    return any(ip.version == net.version and ip in net for net in networks)

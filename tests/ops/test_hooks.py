@@ -1,0 +1,94 @@
+"""The loop's hooks wrap every model and tool call: what observers (ops/observer.py) rely on."""
+
+import contextlib
+import contextvars
+
+from pydantic import BaseModel
+
+from agent.exceptions import ModelError
+from agent.llm.base import ModelTurn, TextDelta, ToolCall, Usage
+from agent.loop import Hooks, Limits, run_turn
+from agent.tool import Tool
+
+inside_tool_hook: contextvars.ContextVar[str] = contextvars.ContextVar("inside", default="")
+
+
+class Recorder(Hooks):
+    def __init__(self) -> None:
+        self.seen: list[tuple] = []
+
+    @contextlib.contextmanager
+    def model_call(self, call):
+        try:
+            yield
+        except BaseException as exc:
+            self.seen.append(("model", call.step, type(exc).__name__))
+            raise
+        self.seen.append(("model", call.step, call.turn.usage.input_tokens, len(call.messages)))
+
+    @contextlib.contextmanager
+    def tool_call(self, record):
+        token = inside_tool_hook.set(record.call_id)
+        try:
+            yield
+        finally:
+            inside_tool_hook.reset(token)
+        self.seen.append(("tool", record.name, record.ok, record.duration_ms > 0))
+
+
+class NoInput(BaseModel):
+    pass
+
+
+async def which_call(params: NoInput) -> str:
+    return inside_tool_hook.get()  # the tool runs inside its hook's context
+
+
+class Script:
+    name, offline = "script", False
+
+    def __init__(self, fail_second: bool = False) -> None:
+        self.fail_second = fail_second
+
+    async def stream(self, messages, tools):
+        if messages[-1]["role"] == "user":
+            yield ModelTurn("", [ToolCall("call_9", "which_call", "{}")], Usage(11, 1))
+            return
+        if self.fail_second:
+            raise ModelError("down")
+        yield TextDelta("done")
+        yield ModelTurn("done", [], Usage(22, 2))
+
+
+TOOLS = [Tool("which_call", "Which call is this?", NoInput, which_call, lambda out: "")]
+
+
+async def _turn(model, hooks):
+    async def emit(event):
+        pass
+
+    messages = [{"role": "user", "content": "q"}]
+    return await run_turn(
+        messages=messages, model=model, tools=TOOLS, limits=Limits(), emit=emit, hooks=hooks
+    )
+
+
+async def test_hooks_wrap_each_model_and_tool_call():
+    hooks = Recorder()
+    result = await _turn(Script(), hooks)
+
+    assert result.status == "done"
+    assert result.tool_calls[0].result == "call_9"
+    assert hooks.seen == [
+        ("model", 1, 11, 1),
+        ("tool", "which_call", True, True),
+        ("model", 2, 22, 3),
+    ]
+
+
+async def test_a_failing_model_call_reaches_its_hook():
+    hooks = Recorder()
+    result = await _turn(Script(fail_second=True), hooks)
+
+    assert result.error_code == "model_error"
+    assert hooks.seen[-1] == ("model", 2, "ModelError")

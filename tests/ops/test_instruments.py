@@ -1,0 +1,119 @@
+"""Each instrument moves when its event happens, caused for real (in-process server)."""
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+from prometheus_client import REGISTRY
+
+from agent.runner import runner
+from testing_support.model_server import text_response
+from tests.agent.chat_helpers import ask, connect
+from tests.agent.test_persistence import DatabaseOutage
+from tests.ops.prom import parse, value
+
+
+def sample(name: str, **labels: str) -> float:
+    return REGISTRY.get_sample_value(name, labels) or 0.0
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_refusals_are_counted_by_reason(settings):
+    before = {
+        r: sample("docent_rate_limit_refusals_total", reason=r) for r in ("session", "daily_budget")
+    }
+    settings.AGENT_MESSAGES_PER_MINUTE = 0
+    socket = await connect()
+    assert (await ask(socket, "One"))[-1]["code"] == "rate_limited"
+    settings.AGENT_MESSAGES_PER_MINUTE = 10
+    settings.AGENT_TOKENS_PER_DAY = 0
+    assert (await ask(socket, "Two"))[-1]["code"] == "rate_limited"
+    await socket.disconnect()
+
+    assert sample("docent_rate_limit_refusals_total", reason="session") == before["session"] + 1
+    assert (
+        sample("docent_rate_limit_refusals_total", reason="daily_budget")
+        == before["daily_budget"] + 1
+    )
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_open_sockets_follow_connect_and_disconnect():
+    before = sample("docent_open_sockets")
+    first, second = await connect(), await connect()
+    assert sample("docent_open_sockets") == before + 2
+    await first.disconnect()
+    await second.disconnect()
+    assert sample("docent_open_sockets") == before
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_save_retries_and_spooled_turns_during_a_database_outage(scripted, monkeypatch):
+    import agent.saving
+
+    retries, spooled = (
+        sample("docent_turn_save_retries_total"),
+        sample("docent_turns_spooled_total"),
+    )
+    outage, real_record = DatabaseOutage(), agent.saving.turn_record
+
+    def save_during_outage(*, record):
+        outage.begin()  # the database goes away as the save starts
+        return real_record(record=record)
+
+    monkeypatch.setattr(agent.saving, "turn_record", save_during_outage)
+    monkeypatch.setattr(agent.saving.TurnSaver, "backoff", 0.01)
+    scripted.enqueue(text_response(["Kept."]))
+    socket = await connect()
+    try:
+        await ask(socket, "Keep this")
+        assert await runner.saver.drain(timeout=20)
+    finally:
+        outage.end()
+    await socket.disconnect()
+
+    assert sample("docent_turn_save_retries_total") == retries + 2  # 3 attempts
+    assert sample("docent_turns_spooled_total") == spooled + 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_indexing_jobs_and_lag(make_article, client, run_jobs):
+    from blog.models import Article
+
+    jobs = sample("docent_indexing_jobs_total", outcome="ok")
+    article = make_article(title="Lag", slug="lag", body="Words to index.")
+    waiting = parse(client.get("/metrics").content.decode())
+    run_jobs()
+    up_to_date = parse(client.get("/metrics").content.decode())
+
+    # An edit the index has not caught up with (written without the signal that queues a job).
+    now = timezone.now()
+    Article.objects.filter(pk=article.pk).update(
+        updated_at=now - timedelta(seconds=90), indexed_at=now - timedelta(seconds=100)
+    )
+    behind = parse(client.get("/metrics").content.decode())
+
+    assert sample("docent_indexing_jobs_total", outcome="ok") == jobs + 1
+    assert value(waiting, "docent_indexing_pending_articles") == 1
+    assert value(up_to_date, "docent_indexing_pending_articles") == 0
+    assert value(up_to_date, "docent_indexing_lag_seconds") == 0
+    assert value(behind, "docent_indexing_pending_articles") == 1
+    assert 90 <= value(behind, "docent_indexing_lag_seconds") < 600
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_active_streams_count_a_turn_while_it_streams(scripted):
+    before = sample("docent_active_streams")
+    scripted.enqueue(text_response(["slow "] * 20, delay=0.05))
+    socket = await connect()
+    await socket.send_json_to({"type": "message", "content": "Take your time"})
+    while (await socket.receive_json_from(timeout=10))["type"] != "text":
+        pass
+    during = sample("docent_active_streams")
+    while (await socket.receive_json_from(timeout=10))["type"] not in {"done", "error"}:
+        pass
+    await socket.disconnect()
+    assert await runner.saver.drain(timeout=10)
+
+    assert during == before + 1
+    assert sample("docent_active_streams") == before

@@ -1,0 +1,79 @@
+"""LOG_FORMAT=json: one JSON object per line with the turn's ids; text stays the default."""
+
+import io
+import json
+import logging
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from ops.logs import ContextFormatter, JsonFormatter, bound
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _log_through(formatter: logging.Formatter, emit) -> str:
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(formatter)
+    logger = logging.getLogger("tests.ops.logs")
+    logger.addHandler(handler)
+    logger.propagate = False
+    try:
+        emit(logger)
+    finally:
+        logger.removeHandler(handler)
+    return stream.getvalue()
+
+
+def test_json_lines_carry_the_bound_ids_and_the_traceback():
+    def emit(logger):
+        with bound(turn_id="t-1", conversation_id="c-1", trace_id="ab" * 16):
+            try:
+                raise ValueError("boom\nsecond line")
+            except ValueError:
+                logger.exception("saving %s failed", "turn")
+        logger.info("outside")
+
+    lines = _log_through(JsonFormatter(), emit).splitlines()
+
+    assert len(lines) == 2  # the multi-line traceback stays inside one line
+    inside, outside = (json.loads(line) for line in lines)
+    assert inside["message"] == "saving turn failed" and inside["level"] == "ERROR"
+    assert (inside["turn_id"], inside["conversation_id"]) == ("t-1", "c-1")
+    assert inside["trace_id"] == "ab" * 16
+    assert "ValueError: boom" in inside["exception"]
+    assert "turn_id" not in outside
+
+
+def test_text_lines_name_the_turn():
+    def emit(logger):
+        with bound(turn_id="t-2", conversation_id="c-2"):
+            logger.warning("slow")
+
+    line = _log_through(ContextFormatter("%(levelname)s %(message)s"), emit)
+    assert line == "WARNING slow [turn t-2]\n"
+
+
+SETTINGS = (
+    "from django.conf import settings; print(settings.LOGGING['handlers']['console']['formatter'])"
+)
+
+
+def _formatter(log_format: str | None) -> str:
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings"}
+    env.pop("LOG_FORMAT", None)
+    if log_format:
+        env["LOG_FORMAT"] = log_format
+    code = f"import django; django.setup(); {SETTINGS}"
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def test_text_is_the_default_and_json_is_chosen_by_log_format():
+    assert _formatter(None) == "plain"
+    assert _formatter("json") == "json"

@@ -1,0 +1,155 @@
+"""Traces in-process: message contents only when enabled; no SDK at all when tracing is off."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+from ops import tracing
+from testing_support.model_server import text_response, tool_call_response
+from tests.agent.chat_helpers import ask, connect, saved_turns
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def exported():
+    """Every span of this process, kept in memory (the provider exports synchronously)."""
+    exporter = InMemorySpanExporter()
+    tracing.reset(tracing.tracer_build(exporter, batch=False))
+    yield exporter
+    tracing.reset()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_contents_are_exported_when_enabled(scripted, exported, settings):
+    settings.OTEL_CAPTURE_MESSAGE_CONTENT = True
+    scripted.enqueue(
+        tool_call_response([("c1", "list_articles", '{"limit": 2}')]),
+        text_response(["Nothing ", "here yet."]),
+    )
+    socket = await connect()
+    events = await ask(socket, "What did I ask?")
+    await socket.disconnect()
+    (turn,) = await saved_turns()
+
+    assert events[-1]["type"] == "done"
+    spans = {span.name: span for span in exported.get_finished_spans()}
+    assert turn.trace_id == format(spans["invoke_agent docent"].context.trace_id, "032x")
+    chats = [s for s in exported.get_finished_spans() if s.name == "chat scripted-model"]
+    first_input = json.loads(chats[0].attributes["gen_ai.input.messages"])
+    assert first_input[-1] == {
+        "role": "user",
+        "parts": [{"type": "text", "content": "What did I ask?"}],
+    }
+    output = json.loads(chats[1].attributes["gen_ai.output.messages"])
+    assert output[0]["parts"] == [{"type": "text", "content": "Nothing here yet."}]
+    tool = spans["execute_tool list_articles"]
+    assert json.loads(tool.attributes["gen_ai.tool.call.arguments"]) == {"limit": 2}
+    assert json.loads(tool.attributes["gen_ai.tool.call.result"]) == []
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_failed_model_call_marks_its_span_and_the_turn(scripted, exported, settings):
+    from testing_support.model_server import error_response
+
+    settings.AGENT_MODEL_MAX_RETRIES = 0
+    scripted.enqueue(error_response(500))
+    socket = await connect()
+    events = await ask(socket, "Break")
+    await socket.disconnect()
+    await saved_turns()
+
+    assert events[-1]["code"] == "model_error"
+    spans = {span.name: span for span in exported.get_finished_spans()}
+    assert spans["chat scripted-model"].attributes["error.type"] == "ModelError"
+    assert spans["chat scripted-model"].status.is_ok is False
+    assert spans["invoke_agent docent"].attributes["error.type"] == "model_error"
+    assert spans["invoke_agent docent"].attributes["docent.turn.status"] == "error"
+
+
+OFF = """
+import asyncio, sys
+import agent.loop
+# (django and openai are the import-purity test's business: tests/agent)
+loaded = [m for m in sys.modules if m.split(".")[0] in ("opentelemetry", "prometheus_client")]
+assert not loaded, loaded
+
+import django
+django.setup()
+from agent.llm.base import ModelTurn, TextDelta, ToolCall
+from agent.loop import Limits, run_turn
+from agent.tools import TOOLS
+from ops import tracing
+from ops.observer import TurnObservation
+
+class Model:
+    name, offline = "m", False
+    async def stream(self, messages, tools):
+        if messages[-1]["role"] == "user":
+            yield ModelTurn("", [ToolCall("c", "nope", "{}")])
+        else:
+            yield TextDelta("ok")
+            yield ModelTurn("ok", [])
+
+async def main():
+    async def emit(event): pass
+    with TurnObservation(turn_id="t", conversation_id="c", index=1) as seen:
+        hooks = seen.hooks(model=Model(), tool_names=[tool.name for tool in TOOLS])
+        result = await run_turn(messages=[{"role": "user", "content": "q"}], model=Model(),
+                                tools=TOOLS, limits=Limits(), emit=emit, hooks=hooks)
+        seen.finish(status=result.status, first_token_ms=1.0, duration_ms=2.0,
+                    input_tokens=0, output_tokens=0, error_code="")
+    assert result.status == "done" and seen.trace_id == ""
+
+asyncio.run(main())
+import config.asgi, config.urls  # the whole site as daphne loads it, /metrics included
+assert tracing.tracer() is None
+print(sorted({m.split(".")[1] for m in sys.modules if m.startswith("opentelemetry.")}))
+"""
+
+
+ON = """
+import sys
+import django
+django.setup()
+from ops import tracing
+assert tracing.tracer() is not None
+print(sorted({m.split(".")[1] for m in sys.modules if m.startswith("opentelemetry.")}))
+"""
+
+
+def _run(code: str, endpoint: str) -> str:
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings"}
+    env.pop("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", None)
+    env["OTEL_EXPORTER_OTLP_ENDPOINT"] = endpoint
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def test_with_the_endpoint_unset_the_sdk_is_never_imported():
+    assert _run(OFF, "") == "[]"
+    # With an endpoint the tracer loads the SDK and the exporter: the check above can fail.
+    assert "sdk" in _run(ON, "http://127.0.0.1:9")
+
+
+def test_each_turn_starts_its_own_trace_inside_another_span(exported):
+    from opentelemetry import trace
+
+    from ops.observer import TurnObservation
+
+    outer = tracing.tracer().start_span("websocket connection")
+    with trace.use_span(outer, end_on_exit=True):
+        with TurnObservation(turn_id="t", conversation_id="c", index=1) as seen:
+            pass
+
+    (turn,) = [s for s in exported.get_finished_spans() if s.name == "invoke_agent docent"]
+    assert turn.parent is None
+    assert seen.trace_id != format(outer.get_span_context().trace_id, "032x")
