@@ -57,7 +57,7 @@ def main() -> int:
     modes: dict[str, Callable] = {
         "vector only": lambda q: article_search_vector(query=q, limit=DEPTH),
         "full-text only": lambda q: article_search_text(query=q, limit=DEPTH),
-        "hybrid (RRF)": lambda q: article_search(query=q, limit=DEPTH),
+        "hybrid (RRF)": lambda q: article_search(query=q, limit=DEPTH, min_relevance=0),
     }
     items = questions()
     rows, misses = [], []

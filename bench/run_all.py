@@ -15,6 +15,7 @@ BENCH = Path(__file__).resolve().parent
 ORDER = [
     "loop_overhead.py",
     "retrieval_quality.py",
+    "answer_quality.py",
     "reindex_throughput.py",
     "search_scale.py",
     "chat_latency.py",

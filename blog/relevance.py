@@ -11,7 +11,7 @@ blog never uses ("Kubernetes", "Aurora", "语音"). So each hit carries three nu
   nowhere in the blog is asking about something the blog does not cover.
 
 `relevance` is a logistic function of those three (coefficients fitted on the tuning half of
-bench/answer_eval.jsonl by bench/relevance_fit.py; see the README). A cross-language question
+bench/answer_eval.jsonl by bench/_relevance_fit.py; see the README). A cross-language question
 shares no terms with its article, so coverage is 0 there, but its terms are known to the blog
 (its own-language articles use them) and a strong similarity can still carry it over the bar.
 """
@@ -31,7 +31,7 @@ CJK_KNOWN_WEIGHT = 0.25  # see weighted_terms; chosen on the tuning half
 _CJK_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 VOCABULARY_TTL = 300.0  # seconds; the vocabulary is also rebuilt when new chunks appear
 
-# Fitted on the tuning half (bench/relevance_fit.py); see the README's retrieval section.
+# Fitted on the tuning half (bench/_relevance_fit.py); see the README's retrieval section.
 WEIGHTS = {"bias": -29.57, "similarity": 26.54, "coverage": 1.59, "known": 7.43, "cross": 1.06}
 
 

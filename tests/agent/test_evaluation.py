@@ -101,8 +101,9 @@ def test_eval_answers_runs_the_real_runner_and_cleans_up(tmp_path, make_article,
     article = make_article(
         title="Step limits",
         slug="step-limits",
-        body="## Why\n\nA hard cap of five model calls per turn stops runaway agent loops, "
-        "which otherwise repeat the same search and spend tokens.",
+        # A one-article blog knows few words: the article uses the question's own terms.
+        body="## Why cap model calls\n\nAn agent makes a number of model calls per turn. A "
+        "hard cap of five stops runaway agent loops, which otherwise repeat the same search.",
     )
     chunk_reindex(article=article)
     out = tmp_path / "out.json"

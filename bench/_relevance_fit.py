@@ -1,6 +1,6 @@
 """Fit the relevance calibration (blog/relevance.py WEIGHTS) on the tuning half of the eval set.
 
-    python bench/relevance_fit.py [--split tune] [--dump features.json]
+    python bench/_relevance_fit.py [--split tune] [--dump features.json]
 
 Loads the demo articles into a throwaway database, searches every question of
 bench/answer_eval.jsonl in the split (unfiltered, top 10) and collects, per returned article,
