@@ -43,11 +43,13 @@ def articles(live_data):
 
 
 def saved_turns(conversation_id: str, count: int = 1, timeout: float = 10) -> list[Turn]:
-    """A conversation's turns, polled: the server saves them in the background."""
+    """A conversation's turns once completed, polled: a turn is recorded `running` when it
+    starts and completed in the background."""
     deadline = time.monotonic() + timeout
     while True:
         turns = list(Turn.objects.filter(conversation_id=conversation_id).order_by("index"))
-        if len(turns) >= count or time.monotonic() > deadline:
+        finished = len(turns) >= count and all(t.status != "running" for t in turns)
+        if finished or time.monotonic() > deadline:
             return turns
         time.sleep(0.1)
 
