@@ -30,6 +30,7 @@ import argparse
 import asyncio
 import os
 import random
+import subprocess
 import sys
 import tempfile
 import time
@@ -57,7 +58,8 @@ OPEN_RATE = 200  # sockets per second
 IDEAL = (TOKENS - 1) * INTERVAL
 MODES = {  # mode -> (web process kind, environment)
     "coalesced": ("daphne", {"AGENT_TEXT_FRAME_MS": "50"}),
-    "per-delta": ("daphne", {"AGENT_TEXT_FRAME_MS": "0"}),
+    "per-delta": ("daphne", {"AGENT_TEXT_FRAME_MS": "0", "AGENT_MODEL_HTTP": "httpx"}),
+    "coalesced-httpx": ("daphne", {"AGENT_TEXT_FRAME_MS": "50", "AGENT_MODEL_HTTP": "httpx"}),
     "bare": ("bare", {}),
     "uvicorn": ("uvicorn", {"AGENT_TEXT_FRAME_MS": "50"}),
     "granian": ("granian", {"AGENT_TEXT_FRAME_MS": "50"}),
@@ -161,6 +163,9 @@ async def run_one(mode: str, n: int, args: argparse.Namespace, url: str, tmp: Pa
             await _all_requested(server, prefix, n, tasks)
             meter = CpuMeter(web.groups(url))
             meter.start()
+            spy = (
+                _profile(args.profile, web.servers[0].pid, f"{mode}-{n}") if args.profile else None
+            )
             released = time.monotonic()
             gate.set()
             samples = []
@@ -173,6 +178,8 @@ async def run_one(mode: str, n: int, args: argparse.Namespace, url: str, tmp: Pa
             result.window = time.monotonic() - released
             result.cpu = meter.stop()
             result.plateau_rss = max(samples, default=0)
+            if spy is not None:
+                await asyncio.to_thread(spy.wait, 60)
             stop.set()
             await asyncio.wait(tasks, timeout=30)
             _collect(result, clients, server, prefix)
@@ -185,6 +192,15 @@ async def run_one(mode: str, n: int, args: argparse.Namespace, url: str, tmp: Pa
         await asyncio.gather(*tasks, return_exceptions=True)
         await server.astop()
     return result
+
+
+def _profile(directory: Path, pid: int, name: str) -> subprocess.Popen:
+    """py-spy samples web 1 (without pausing it) while the streams run: raw collapsed stacks."""
+    directory.mkdir(parents=True, exist_ok=True)
+    command = [str(Path(sys.executable).with_name("py-spy")), "record", "--pid", str(pid)]
+    command += ["--nonblocking", "--rate", "200", "--duration", str(int(IDEAL) + 1)]
+    command += ["--format", "raw", "--output", str(directory / f"{name}.txt")]
+    return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
 async def _all_requested(server: ScriptedOpenAIServer, prefix: str, n: int, tasks) -> None:
@@ -250,6 +266,7 @@ def main() -> int:
     parser.add_argument("--n", default="", help="comma-separated socket counts")
     parser.add_argument("--workers", type=int, default=1, help="web processes (default 1)")
     parser.add_argument("--proxy", action="store_true", help="nginx in front of the workers")
+    parser.add_argument("--profile", type=Path, help="py-spy stacks of web 1 (pip install py-spy)")
     parser.add_argument("--modes", default="coalesced,per-delta,bare", help=", ".join(MODES))
     args, _ = parser.parse_known_args()
     args.sizes = [int(x) for x in args.n.split(",") if x] or (

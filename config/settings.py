@@ -188,6 +188,8 @@ AGENT_TOOL_TIMEOUT = env.float("AGENT_TOOL_TIMEOUT", default=10.0)
 AGENT_TOOL_CONCURRENCY = env.int("AGENT_TOOL_CONCURRENCY", default=4)
 AGENT_MODEL_TIMEOUT = env.float("AGENT_MODEL_TIMEOUT", default=60.0)
 AGENT_MODEL_MAX_RETRIES = env.int("AGENT_MODEL_MAX_RETRIES", default=2)
+# The model stream's HTTP client: aiohttp (C parser, less CPU per token) or httpx (the SDK's).
+AGENT_MODEL_HTTP = env.str("AGENT_MODEL_HTTP", default="aiohttp")
 AGENT_DETAIL_MAX_CHARS = env.int("AGENT_DETAIL_MAX_CHARS", default=6000)
 
 # Embeddings: the bundled multilingual-e5-small by default, else any OpenAI-compatible endpoint.
