@@ -14,8 +14,9 @@ RATE_LIMITED = "rate_limited"
 BUSY = "busy"
 CANCELLED = "cancelled"
 INTERNAL = "internal"
+UNAVAILABLE = "unavailable"  # this worker is shutting down: reconnect and ask again
 ERROR_CODES = frozenset(
-    {MAX_STEPS, MODEL_ERROR, BAD_REQUEST, RATE_LIMITED, BUSY, CANCELLED, INTERNAL}
+    {MAX_STEPS, MODEL_ERROR, BAD_REQUEST, RATE_LIMITED, BUSY, CANCELLED, INTERNAL, UNAVAILABLE}
 )
 
 

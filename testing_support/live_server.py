@@ -65,6 +65,8 @@ class LiveServer:
             # Every test is a new visitor, but all come from 127.0.0.1.
             "AGENT_MESSAGES_PER_MINUTE": "1000",
             "AGENT_MESSAGES_PER_MINUTE_PER_IP": "1000",
+            # The test process owns the data; a worker's periodic jobs would race its flushes.
+            "TASK_WORKER_IN_PROCESS": "false",
         }
         if production:
             self.env |= PRODUCTION | {"DJANGO_SECRET_KEY": secrets.token_urlsafe(48)}

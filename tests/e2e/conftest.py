@@ -49,10 +49,7 @@ def live_data(django_db_setup, django_db_blocker):
 
 
 def _index() -> None:
-    from blog.indexing import index_queue_wait
-
-    # Saving articles queued background jobs; let them finish, then make sure all is indexed.
-    index_queue_wait(timeout=300)
+    # Saving the articles queued jobs (in memory in tests); index them here instead.
     call_command("reindex", verbosity=0)
 
 
