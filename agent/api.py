@@ -9,7 +9,7 @@ from django.http import HttpRequest, StreamingHttpResponse
 from ninja import Router, Status
 
 from agent import events, selectors
-from agent.frames import text_frames
+from agent.coalesce import text_frames
 from agent.runner import BadRequest, Visitor, message_parse, runner
 from agent.schemas import ChatIn, ConversationOut, ErrorOut
 

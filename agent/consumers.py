@@ -8,7 +8,7 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
 from agent import events
-from agent.frames import TextFrames, text_frames
+from agent.coalesce import TextFrames, text_frames
 from agent.runner import BadRequest, Visitor, message_parse, runner
 
 TERMINAL = {"done", "error"}

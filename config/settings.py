@@ -259,6 +259,6 @@ AGENT_DRAIN_SECONDS = env.float("AGENT_DRAIN_SECONDS", default=10.0)
 # process unless told that a separate `manage.py worker` runs them (`make run WORKERS=N`).
 TASK_WORKER_IN_PROCESS = env.bool("TASK_WORKER_IN_PROCESS", default=True)
 # Text deltas are joined into one frame per this many ms (0: a frame per delta), or sooner
-# when this many characters wait (agent/frames.py).
+# when this many characters wait (agent/coalesce.py).
 AGENT_TEXT_FRAME_MS = env.float("AGENT_TEXT_FRAME_MS", default=50.0)
 AGENT_TEXT_FRAME_CHARS = env.int("AGENT_TEXT_FRAME_CHARS", default=1024)
