@@ -15,6 +15,10 @@ TERMINAL = {"done", "error"}
 
 
 class ChatConsumer(AsyncJsonWebsocketConsumer):
+    # No channel layer: nothing sends to a chat socket from outside, and with Redis each
+    # socket would hold a receive on it (a round trip, a task, and a Redis timeout that
+    # closed sockets under load in bench/chat_load.py).
+    channel_layer_alias = None
     turn: asyncio.Task | None = None
     frames: TextFrames | None = None  # the running turn's text coalescing
     # True from a message until its `done`/`error` is sent; the task may still be tidying up.

@@ -1,7 +1,10 @@
 """How many concurrent chat streams do the web processes carry, and at what CPU per token?
 
-    python bench/chat_load.py [--quick] [--n 100,500,1000] [--workers N] [--proxy]
+    python bench/chat_load.py [--quick] [--n 100,500,1000] [--workers N] [--proxy | --cluster]
                               [--modes coalesced,per-delta,bare]
+
+`--cluster --workers 2` runs the chat modes through `make run WORKERS=2` (bench/_cluster.py):
+nginx, two daphne, redis and the task worker under supervisord, each process's CPU apart.
 
 For each mode and N, fresh web processes (production settings, one throwaway PostgreSQL)
 get N WebSockets, opened at 200 per second, each sending one message. The model server holds
@@ -41,6 +44,7 @@ import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _cluster import ClusterTier  # noqa: E402
 from _common import bench_database, pct, raise_nofile, sql  # noqa: E402
 from _load_report import report  # noqa: E402
 from _load_web import CpuMeter, WebTier  # noqa: E402
@@ -146,12 +150,19 @@ async def run_one(mode: str, n: int, args: argparse.Namespace, url: str, tmp: Pa
     stop = asyncio.Event()
     clients = [Client() for _ in range(n)]
     tasks: list[asyncio.Task] = []
-    web = WebTier(
-        kind=kind, workers=args.workers, database_url=url, model_url=server.base_url, tmp=tmp,
-        env=env, proxy=args.proxy,
-    )  # fmt: skip
+    if args.cluster and kind == "daphne":
+        web = ClusterTier(
+            workers=args.workers, database_url=url, model_url=server.base_url, tmp=tmp, env=env
+        )
+    else:
+        web = WebTier(
+            kind=kind, workers=args.workers, database_url=url, model_url=server.base_url,
+            tmp=tmp, env=env, proxy=args.proxy,
+        )  # fmt: skip
     try:
         with web:
+            if isinstance(web, ClusterTier):
+                await asyncio.to_thread(web.settle)  # first-run indexing in the task worker
             await warm_up(web, 4 * args.workers)
             await asyncio.sleep(1.0)
             result.idle_rss = web.rss_bytes()
@@ -266,6 +277,11 @@ def main() -> int:
     parser.add_argument("--n", default="", help="comma-separated socket counts")
     parser.add_argument("--workers", type=int, default=1, help="web processes (default 1)")
     parser.add_argument("--proxy", action="store_true", help="nginx in front of the workers")
+    parser.add_argument(
+        "--cluster",
+        action="store_true",
+        help="daphne modes through `make run WORKERS=N` (supervisord, nginx, redis, worker)",
+    )
     parser.add_argument("--profile", type=Path, help="py-spy stacks of web 1 (pip install py-spy)")
     parser.add_argument("--modes", default="coalesced,per-delta,bare", help=", ".join(MODES))
     args, _ = parser.parse_known_args()

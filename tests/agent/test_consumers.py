@@ -381,3 +381,22 @@ async def test_a_refused_message_touches_no_database_row(scripted, settings):
     assert await database_sync_to_async(Conversation.objects.count)() == 0
     assert scripted.requests == []
     await socket.disconnect()
+
+
+async def test_chat_sockets_need_no_channel_layer(scripted, settings):
+    # Nothing sends to a chat socket from outside: an unreachable Redis channel layer
+    # (nothing listens on port 1) must not touch a chat turn.
+    settings.CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": ["redis://127.0.0.1:1/0"]},
+        }
+    }
+    scripted.enqueue(text_response(["Still ", "here."]))
+    socket = await connect()
+
+    received = await ask(socket, "Hello?")
+
+    assert shape(received) == ["start", "text", "done"]
+    await socket.disconnect()
+    await saved_turns()
