@@ -19,7 +19,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from _common import ROOT
+from _common import ROOT, sql
 from _load_web import postmaster_pid
 
 from testing_support.live_server import PRODUCTION, free_port
@@ -53,6 +53,7 @@ class ClusterTier:
         self.env.pop("REDIS_URL", None)  # the cluster starts its own redis-server
         self.process: subprocess.Popen | None = None
         self.web_pids: list[int] = []
+        self.web_ports: list[int] = []
 
     def __enter__(self) -> ClusterTier:
         (DATA / "ports.json").unlink(missing_ok=True)
@@ -86,7 +87,7 @@ class ClusterTier:
                 pids = self._pids()
                 webs = [pids.get(f"web {i + 1}") for i in range(len(ports))]
                 if all(webs) and "worker" in pids and self._answers("/readyz"):
-                    self.web_pids = webs
+                    self.web_pids, self.web_ports = webs, ports
                     return
             time.sleep(0.5)
         raise RuntimeError(f"the cluster did not get ready; see {self.log_path}")
@@ -129,10 +130,17 @@ class ClusterTier:
             found["postgres"] = [postmaster_pid(database_url)]
         return found
 
-    def settle(self, timeout: float = 120) -> None:
-        """Wait until the task worker is idle (first-run indexing of the demo articles)."""
-        worker = self._pids().get("worker")
+    def settle(self, timeout: float = 900) -> None:
+        """Wait until the task queue is empty (the first run indexes the demo articles, which
+        would take CPU from the streams), then until the worker is idle."""
+        query = "SELECT count(*) FROM procrastinate_jobs WHERE status IN ('todo', 'doing')"
         deadline = time.monotonic() + timeout
+        quiet = 0
+        while time.monotonic() < deadline and quiet < 3:
+            with contextlib.suppress(Exception):
+                quiet = quiet + 1 if sql(self.database_url, query)[0][0] == 0 else 0
+            time.sleep(1.0)
+        worker = self._pids().get("worker")
         while worker and time.monotonic() < deadline:
             before = sum(cpu_seconds(p) for p in (worker, *children(worker)))
             time.sleep(1.0)

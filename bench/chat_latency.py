@@ -1,17 +1,21 @@
 """What the chat transport adds to a turn's latency, against a real daphne on loopback.
 
-    python bench/chat_latency.py [--quick]
+    python bench/chat_latency.py [--quick] [--cluster N]
+
+With `--cluster 2` it runs `make run WORKERS=2` (bench/_cluster.py) and measures everything
+twice, straight to its first web process (`direct`) and through its nginx (`proxy`), so the
+difference is what the proxy adds.
 
 - First token: from the model server writing its first content chunk to the client reading
   the first `text` frame (WebSocket and SSE). Both clocks are `time.monotonic()` of this
   process: the model server runs in a thread here, the client in the main loop.
 - Final event: from the last `text` frame to `done` while every save really takes 500 ms
-  (a PostgreSQL trigger on INSERT into agent_turn runs pg_sleep(0.5)); then every turn's
-  row is counted.
+  (a PostgreSQL trigger on writing a finished agent_turn row runs pg_sleep(0.5)); then every
+  finished turn's row is counted.
 - Cancel: from the client's `stop` (or its closing the socket) to the model server seeing
   its stream closed.
 
-Sequential turns on one socket, each a new conversation. LiveServer runs in production mode
+Sequential turns on one socket, each a new conversation. daphne runs in production mode
 (DEBUG off) with a throwaway embedded PostgreSQL; everything is stopped at the end.
 """
 
@@ -201,7 +205,9 @@ async def wait_rows(url: str, where: str, expected: int, timeout: float) -> tupl
     started = time.monotonic()
     count = 0
     while time.monotonic() - started < timeout:
-        count = sql(url, f"SELECT count(*) FROM agent_turn WHERE {where}")[0][0]  # noqa: S608
+        # A turn's row exists from its start (durable start): count the finished ones.
+        query = f"SELECT count(*) FROM agent_turn WHERE status <> 'running' AND {where}"  # noqa: S608
+        count = sql(url, query)[0][0]
         if count >= expected:
             break
         await asyncio.sleep(0.1)
@@ -247,26 +253,32 @@ async def measure(target: Target, server, url: str, quick: bool) -> Measured:
 
 
 async def run(quick: bool, cluster: int) -> dict[str, Measured]:
-    """Direct to one daphne, then (with `cluster`) through nginx to `make run WORKERS=N`."""
+    """One daphne, directly; or with `cluster`, `make run WORKERS=N` measured twice: straight
+    to its first web process and through nginx, so the difference is the proxy's alone."""
     results: dict[str, Measured] = {}
     server = ScriptedOpenAIServer(script_for).start()
     try:
         with bench_database() as url, tempfile.TemporaryDirectory(prefix="docent-bench-") as tmp:
-            with bench_server(url, server.base_url, Path(tmp)) as daphne:
-                target = Target("direct", daphne.ws_url, daphne.url, daphne.url)
-                results["direct"] = await measure(target, server, url, quick)
-            results["direct"].spooled = len(list(Path(tmp).glob("*.jsonl")))
-            if cluster:
-                tier = ClusterTier(
-                    workers=cluster, database_url=url, model_url=server.base_url, tmp=Path(tmp),
-                    env={},
-                )  # fmt: skip
-                with tier:
-                    await asyncio.to_thread(tier.settle)
-                    ws_url, origin = tier.ws_url()
-                    target = Target("proxy", ws_url, origin, origin)
-                    results["proxy"] = await measure(target, server, url, quick)
-                results["proxy"].spooled = len(list(Path(tmp).glob("spool-*/*.jsonl")))
+            if not cluster:
+                with bench_server(url, server.base_url, Path(tmp)) as daphne:
+                    target = Target("direct", daphne.ws_url, daphne.url, daphne.url)
+                    results["direct"] = await measure(target, server, url, quick)
+                results["direct"].spooled = len(list(Path(tmp).glob("*.jsonl")))
+                return results
+            tier = ClusterTier(
+                workers=cluster, database_url=url, model_url=server.base_url, tmp=Path(tmp),
+                env={},
+            )  # fmt: skip
+            with tier:
+                await asyncio.to_thread(tier.settle)
+                web = f"127.0.0.1:{tier.web_ports[0]}"
+                direct = Target("direct", f"ws://{web}/ws/chat/", f"http://{web}", f"http://{web}")
+                results["direct"] = await measure(direct, server, url, quick)
+                ws_url, origin = tier.ws_url()
+                proxy = Target("proxy", ws_url, origin, origin)
+                results["proxy"] = await measure(proxy, server, url, quick)
+            spooled = len(list(Path(tmp).glob("spool-*/*.jsonl")))
+            results["direct"].spooled = results["proxy"].spooled = spooled
     finally:
         server.stop()
     return results
@@ -275,7 +287,10 @@ async def run(quick: bool, cluster: int) -> dict[str, Measured]:
 def report(results: dict[str, Measured]) -> None:
     print(f"_{machine_note(LOAD_AT_START)}._\n")
     if "proxy" in results:
-        print("`direct`: one daphne on loopback; `proxy`: nginx → `make run WORKERS=2`.\n")
+        print(
+            "`make run WORKERS=N` on loopback: `direct` to its first web process, `proxy` "
+            "through its nginx.\n"
+        )
     print("### First token: model's first content chunk written → client's first `text` frame\n")
     print(SUMMARY_HEAD)
     for name, m in results.items():

@@ -246,7 +246,8 @@ def _collect(result: Result, clients: list[Client], server, prefix: str) -> None
 async def _saved(url: str, prefix: str, n: int) -> int:
     saved, started = 0, time.monotonic()
     while time.monotonic() - started < 120:
-        query = "SELECT count(*) FROM agent_turn WHERE user_message LIKE %s"
+        # A turn's row exists from its start (durable start): count the finished ones.
+        query = "SELECT count(*) FROM agent_turn WHERE status <> 'running' AND user_message LIKE %s"
         saved = sql(url, query, (prefix + "%",))[0][0]
         if saved >= n:
             break
@@ -292,7 +293,12 @@ def main() -> int:
     unknown = set(args.modes) - set(MODES)
     if unknown:
         parser.error(f"unknown modes {sorted(unknown)}; choose from {', '.join(MODES)}")
-    asyncio.run(run(args))
+    try:
+        import uvloop  # the clients and the model server: less of the machine for the bench
+    except ImportError:
+        asyncio.run(run(args))
+    else:
+        uvloop.run(run(args))
     return 0
 
 
