@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import sys
@@ -117,37 +118,54 @@ async def ws_turn(ws: ClientConnection, key: str, stop_after: int | None = None)
 
 
 async def first_token_ws(
-    daphne: Target, server: ScriptedOpenAIServer, turns: int
-) -> tuple[list, list]:
-    delays, starts = [], []
-    async with await ws_connect(daphne) as ws:
-        await ws_turn(ws, f"ft-warmup-{daphne.name}-0")
+    targets: list[Target], server: ScriptedOpenAIServer, turns: int
+) -> dict[str, tuple[list, list]]:
+    """Turns alternate between the targets, so the machine's noise falls on each alike."""
+    out: dict[str, tuple[list, list]] = {t.name: ([], []) for t in targets}
+    async with contextlib.AsyncExitStack() as stack:
+        sockets = [await stack.enter_async_context(await ws_connect(t)) for t in targets]
+        for target, ws in zip(targets, sockets, strict=True):
+            await ws_turn(ws, f"ft-warmup-{target.name}-0")
         for i in range(turns):
-            key = f"ft-ws-{daphne.name}-{i}"
-            times = await ws_turn(ws, key)
-            assert times["end_type"] == "done", times
-            delays.append(times["first_text"] - server.streams[key].first_content_at)
-            starts.append(times["start"] - times["sent"])
-    return delays, starts
+            for target, ws in zip(targets, sockets, strict=True):
+                key = f"ft-ws-{target.name}-{i}"
+                times = await ws_turn(ws, key)
+                assert times["end_type"] == "done", times
+                delays, starts = out[target.name]
+                delays.append(times["first_text"] - server.streams[key].first_content_at)
+                starts.append(times["start"] - times["sent"])
+    return out
 
 
-async def first_token_sse(daphne: Target, server: ScriptedOpenAIServer, turns: int) -> list[float]:
-    delays = []
-    async with httpx.AsyncClient(base_url=daphne.url, timeout=TURN_TIMEOUT) as client:
-        for i in range(-1, turns):
-            key = f"ft-sse-{daphne.name}-{i}"
-            first = ending = None
-            async with client.stream("POST", "/api/chat", json={"content": key}) as response:
-                assert response.status_code == 200, response.status_code
-                async for line in response.aiter_lines():
-                    if first is None and line.startswith('data: {"type":"text"'):
-                        first = time.monotonic()
-                    elif line.startswith(('data: {"type":"done"', 'data: {"type":"error"')):
-                        ending = line
-            assert ending and '"done"' in ending, ending
-            if i >= 0:  # -1 is the warm-up
-                delays.append(first - server.streams[key].first_content_at)
-    return delays
+async def first_token_sse(
+    targets: list[Target], server: ScriptedOpenAIServer, turns: int
+) -> dict[str, list[float]]:
+    out: dict[str, list[float]] = {t.name: [] for t in targets}
+    async with contextlib.AsyncExitStack() as stack:
+        clients = [
+            await stack.enter_async_context(httpx.AsyncClient(base_url=t.url, timeout=TURN_TIMEOUT))
+            for t in targets
+        ]
+        for i in range(-1, turns):  # -1 is the warm-up
+            for target, client in zip(targets, clients, strict=True):
+                key = f"ft-sse-{target.name}-{i}"
+                first = await _sse_first_text(client, key)
+                if i >= 0:
+                    out[target.name].append(first - server.streams[key].first_content_at)
+    return out
+
+
+async def _sse_first_text(client: httpx.AsyncClient, key: str) -> float:
+    first = ending = None
+    async with client.stream("POST", "/api/chat", json={"content": key}) as response:
+        assert response.status_code == 200, response.status_code
+        async for line in response.aiter_lines():
+            if first is None and line.startswith('data: {"type":"text"'):
+                first = time.monotonic()
+            elif line.startswith(('data: {"type":"done"', 'data: {"type":"error"')):
+                ending = line
+    assert first is not None and ending and '"done"' in ending, ending
+    return first
 
 
 async def final_event(daphne: Target, turns: int) -> tuple[list, list]:
@@ -231,25 +249,33 @@ class Measured:
     spooled: int = 0
 
 
-async def measure(target: Target, server, url: str, quick: bool) -> Measured:
+async def measure(targets: list[Target], server, url: str, quick: bool) -> dict[str, Measured]:
     n_first, n_final, n_cancel = (50, 30, 20) if quick else (200, 100, 50)
-    m = Measured(turns=1 + n_first + (n_first // 2 + 1) + 2 * n_cancel + n_final)
-    m.first_ws, m.start_fast = await first_token_ws(target, server, n_first)
-    m.first_sse = await first_token_sse(target, server, n_first // 2)
-    m.stops, m.disconnects, m.missed = await cancel(target, server, n_cancel)
+    turns = 1 + n_first + (n_first // 2 + 1) + 2 * n_cancel + n_final
+    results = {t.name: Measured(turns=turns) for t in targets}
+    for name, (delays, starts) in (await first_token_ws(targets, server, n_first)).items():
+        results[name].first_ws, results[name].start_fast = delays, starts
+    for name, delays in (await first_token_sse(targets, server, n_first // 2)).items():
+        results[name].first_sse = delays
+    for target in targets:
+        m = results[target.name]
+        m.stops, m.disconnects, m.missed = await cancel(target, server, n_cancel)
     sql(url, SLOW_SAVE)
     try:
-        m.final, m.start_slow = await final_event(target, n_final)
-        m.final_saved, m.final_wait = await wait_rows(
-            url, f"user_message LIKE 'final-{target.name}-%'", n_final, n_final * 0.5 + 30
-        )
+        for target in targets:
+            m = results[target.name]
+            m.final, m.start_slow = await final_event(target, n_final)
+            m.final_saved, m.final_wait = await wait_rows(
+                url, f"user_message LIKE 'final-{target.name}-%'", n_final, n_final * 0.5 + 30
+            )
     finally:
         sql(url, FAST_SAVE)
-    mine = f"user_message LIKE '%-{target.name}-%'"
-    await wait_rows(url, mine, m.turns, timeout=30)
-    query = f"SELECT status, count(*) FROM agent_turn WHERE {mine} GROUP BY status"  # noqa: S608
-    m.saved = dict(sql(url, query))
-    return m
+    for target in targets:
+        mine = f"user_message LIKE '%-{target.name}-%'"
+        await wait_rows(url, mine, turns, timeout=30)
+        query = f"SELECT status, count(*) FROM agent_turn WHERE {mine} GROUP BY status"  # noqa: S608
+        results[target.name].saved = dict(sql(url, query))
+    return results
 
 
 async def run(quick: bool, cluster: int) -> dict[str, Measured]:
@@ -262,7 +288,7 @@ async def run(quick: bool, cluster: int) -> dict[str, Measured]:
             if not cluster:
                 with bench_server(url, server.base_url, Path(tmp)) as daphne:
                     target = Target("direct", daphne.ws_url, daphne.url, daphne.url)
-                    results["direct"] = await measure(target, server, url, quick)
+                    results = await measure([target], server, url, quick)
                 results["direct"].spooled = len(list(Path(tmp).glob("*.jsonl")))
                 return results
             tier = ClusterTier(
@@ -273,10 +299,9 @@ async def run(quick: bool, cluster: int) -> dict[str, Measured]:
                 await asyncio.to_thread(tier.settle)
                 web = f"127.0.0.1:{tier.web_ports[0]}"
                 direct = Target("direct", f"ws://{web}/ws/chat/", f"http://{web}", f"http://{web}")
-                results["direct"] = await measure(direct, server, url, quick)
                 ws_url, origin = tier.ws_url()
                 proxy = Target("proxy", ws_url, origin, origin)
-                results["proxy"] = await measure(proxy, server, url, quick)
+                results = await measure([direct, proxy], server, url, quick)
             spooled = len(list(Path(tmp).glob("spool-*/*.jsonl")))
             results["direct"].spooled = results["proxy"].spooled = spooled
     finally:
