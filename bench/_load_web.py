@@ -36,7 +36,7 @@ COMMANDS = {
     ],
     "granian": [
         PY, "-m", "granian", "--interface", "asgi", "--host", "127.0.0.1", "--port", "{port}",
-        "--no-ws-compression", "--log-level", "warning", "config.asgi:application",
+        "--loop", "uvloop", "--log-level", "warning", "config.asgi:application",
     ],
     "bare": [PY, "-m", "daphne", "-b", "127.0.0.1", "-p", "{port}", "_bare_asgi:app"],
 }  # fmt: skip
@@ -85,7 +85,9 @@ class WebTier:
         return f"ws://127.0.0.1:{port}/ws/chat/", f"http://127.0.0.1:{port}"
 
     def rss_bytes(self) -> int:
-        return sum(rss_bytes(server.pid) for server in self.servers)
+        """Resident memory of the web processes and their children (granian's workers)."""
+        pids = [p for server in self.servers for p in (server.pid, *children(server.pid))]
+        return sum(rss_bytes(pid) for pid in pids)
 
     def groups(self, database_url: str) -> dict[str, list[int]]:
         """Root pids per process group, for CpuMeter."""
