@@ -43,10 +43,12 @@ def articles(live_data):
 
 
 def saved_turns(conversation_id: str, count: int = 1, timeout: float = 10) -> list[Turn]:
-    """A conversation's turns, polled: the server saves them in the background."""
+    """A conversation's finished turns, polled: a turn's row exists from its start (running)
+    and the server completes it in the background."""
     deadline = time.monotonic() + timeout
     while True:
-        turns = list(Turn.objects.filter(conversation_id=conversation_id).order_by("index"))
+        finished = Turn.objects.filter(conversation_id=conversation_id).exclude(status="running")
+        turns = list(finished.order_by("index"))
         if len(turns) >= count or time.monotonic() > deadline:
             return turns
         time.sleep(0.1)
