@@ -171,6 +171,8 @@ class TurnRunner:
         (saved as interrupted), then wait for the saves."""
         self.closing = True
         running = [task for task in self._active if not task.done()]
+        if running:
+            logger.warning("shutting down: %d running turns get %.1f s", len(running), drain)
         if running and drain > 0:
             await asyncio.wait(running, timeout=drain)
         running = [task for task in running if not task.done()]

@@ -13,7 +13,7 @@ from functools import partial
 from channels.db import database_sync_to_async
 from django.conf import settings
 
-from agent.services import TurnRecord, spool_append, turn_record
+from agent.services import TurnRecord, spool_append, spool_replay, turn_record
 
 logger = logging.getLogger(__name__)
 
@@ -22,10 +22,12 @@ class TurnSaver:
     """Tracks the save tasks of one process."""
 
     backoff = 0.2  # seconds before the first retry, doubled each time
+    replay_every = 15.0  # seconds between attempts to replay the spool
 
     def __init__(self) -> None:
         self._pending: set[asyncio.Task] = set()
         self._by_conversation: dict[str, asyncio.Task] = {}
+        self._replayer: asyncio.Task | None = None
 
     def schedule(self, record: TurnRecord, first: Awaitable | None = None) -> asyncio.Task:
         """Save a turn in the background, after `first` (quick bookkeeping such as the budget).
@@ -80,8 +82,27 @@ class TurnSaver:
                     await asyncio.sleep(self.backoff * 2**attempt)
         path = await asyncio.to_thread(spool_append, record=record)
         logger.error(
-            "turn %s spooled to %s; `manage.py replay_spool` saves it", record.turn_id, path
+            "turn %s spooled to %s; replayed when the database is back", record.turn_id, path
         )
+        self._replay_soon()
+
+    def _replay_soon(self) -> None:
+        """Replay this host's spool once the database is back: a web pod may be the only
+        process that can see its own disk (the task worker drains its own host's spool)."""
+        if self._replayer is None or self._replayer.done():
+            # Not a pending save: shutdown does not wait for it (the spool is on disk).
+            self._replayer = asyncio.create_task(self._replay_until_empty(), name="spool-replay")
+
+    async def _replay_until_empty(self) -> None:
+        while True:
+            await asyncio.sleep(self.replay_every)
+            try:
+                _, _, failed = await asyncio.to_thread(spool_replay)
+            except Exception:  # noqa: BLE001 - the database is still down: try again later
+                logger.warning("replaying the spool failed; retrying in %.0f s", self.replay_every)
+                continue
+            if not failed:
+                return
 
     def _forget(self, task: asyncio.Task, conversation_id: str | None = None) -> None:
         self._pending.discard(task)

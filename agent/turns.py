@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from django.conf import settings
+from django.db import transaction
 
 from agent import selectors, services
 from agent.checkpoints import turn_start
@@ -133,19 +134,21 @@ def turn_prepare(*, message: ChatMessage, visitor: Visitor) -> Prepared:
     history = selectors.conversation_history(
         conversation=conversation, budget_chars=settings.AGENT_HISTORY_CHARS
     )
-    prepared = Prepared(
-        conversation_id=str(conversation.pk),
-        index=services.turn_index_claim(conversation=conversation),
-        page=page,
-        history=history,
-    )
-    turn_start(
-        turn_id=prepared.turn_id,
-        conversation=conversation,
-        index=prepared.index,
-        user_message=message.content,
-        page=message.page,
-    )
+    # Together: a claimed turn number always has its row, whatever fails in between.
+    with transaction.atomic():
+        prepared = Prepared(
+            conversation_id=str(conversation.pk),
+            index=services.turn_index_claim(conversation=conversation),
+            page=page,
+            history=history,
+        )
+        turn_start(
+            turn_id=prepared.turn_id,
+            conversation=conversation,
+            index=prepared.index,
+            user_message=message.content,
+            page=message.page,
+        )
     return prepared
 
 

@@ -42,6 +42,7 @@ def reindex_scan(*, first_run: bool = False) -> None:
     name="blog.reindex_reconcile",
     queue="maintenance",
     queueing_lock="reindex-reconcile",
+    lock="index",  # never beside another indexing job
     priority=-10,  # after any waiting indexing job
 )
 def reindex_reconcile(timestamp: int) -> None:

@@ -34,7 +34,7 @@ async def readiness() -> dict[str, bool]:
     from agent.runner import runner
 
     return {
-        "database": await sync_to_async(_database_ok, thread_sensitive=False)(),
+        "database": await sync_to_async(_database_ok)(),
         "redis": await _redis_ok(),
         "accepting_turns": not runner.closing,
     }

@@ -66,21 +66,24 @@ def release_wait(*, timeout: float, say: Callable[[str], None]) -> None:
 def worker_start_in_process() -> asyncio.Task:
     """Run the task worker inside this process's event loop (the one-process `make run`).
 
-    It goes through the same queue as the cluster's worker, polling (the Django connector
-    has no LISTEN); jobs run in threads, so the event loop keeps serving.
+    It goes through the same queue as the cluster's worker. The web code keeps queueing jobs
+    through Django's connection (inside its transactions); the worker gets its own pooled
+    psycopg connector, as `manage.py worker` does (Django's decodes no JSON and has no LISTEN).
     """
     from procrastinate.contrib.django import app
 
-    return asyncio.ensure_future(
-        app.run_worker_async(
-            install_signal_handlers=False,
-            listen_notify=False,
-            fetch_job_polling_interval=1,
-            # Indexing jobs share the lock "index" (one at a time); the second slot keeps turn
-            # recovery and the spool drain on time while an indexing job runs.
-            concurrency=2,
-        )
-    )
+    worker_app = app.with_connector(app.connector.get_worker_connector())
+
+    async def run() -> None:
+        async with worker_app.open_async():
+            await worker_app.run_worker_async(
+                install_signal_handlers=False,
+                # Indexing jobs share the lock "index" (one at a time); the second slot keeps
+                # turn recovery and the spool drain on time while an indexing job runs.
+                concurrency=2,
+            )
+
+    return asyncio.ensure_future(run())
 
 
 def ready_lines(*, host: str, port: int) -> list[str]:

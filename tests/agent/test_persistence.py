@@ -139,7 +139,12 @@ def test_replay_keeps_what_still_fails(settings, tmp_path):
 def test_sigterm_saves_the_running_turn_as_interrupted(scripted, tmp_path):
     """A real daphne process, a turn streaming through it, then SIGTERM."""
     scripted.enqueue(text_response(["word "] * 400, delay=0.02))
-    model = {"OPENAI_BASE_URL": scripted.base_url, "OPENAI_API_KEY": "test"}
+    # No drain time: the turn is still running when the worker stops (docent/lifecycle.py).
+    model = {
+        "OPENAI_BASE_URL": scripted.base_url,
+        "OPENAI_API_KEY": "test",
+        "AGENT_DRAIN_SECONDS": "0",
+    }
     with LiveServer(
         "sigterm", database_url(connection.settings_dict["NAME"]), model, tmp_path / "spool"
     ) as server:
@@ -153,6 +158,6 @@ def test_sigterm_saves_the_running_turn_as_interrupted(scripted, tmp_path):
 
     assert returncode == 0, output
     turn = Turn.objects.get()
-    assert turn.status == "interrupted", output
+    assert (turn.status, turn.error_code) == ("interrupted", "unavailable"), output
     assert turn.answer.startswith("word word")
     assert Conversation.objects.count() == 1

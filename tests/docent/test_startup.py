@@ -1,0 +1,95 @@
+"""Start-up as a person meets it, and background work that no longer lives in the web process."""
+
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+from django.db import connection
+
+from blog.models import Article, Chunk
+from docent import cluster
+from testing_support.live_server import ROOT, LiveServer, database_url
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _env() -> dict:
+    env = {**os.environ, "DATABASE_URL": database_url(connection.settings_dict["NAME"])}
+    env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+    return env
+
+
+def _manage(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+
+
+def test_an_article_saved_from_a_shell_one_liner_is_indexed_by_the_worker():
+    _manage(
+        "shell",
+        "-c",
+        "from blog.models import Article; Article.objects.create(title='Shell', slug='shell',"
+        " body='Zeppelins are moored to masts.', status='published')",
+    )
+    article = Article.objects.get(slug="shell")
+    assert not Chunk.objects.filter(article=article).exists()
+
+    _manage("procrastinate", "worker", "--one-shot", "--queues", "index")
+
+    assert Chunk.objects.filter(article=article).exists()
+
+
+def test_first_run_serves_at_once_and_indexes_the_demo_articles_in_the_background(tmp_path):
+    command = [sys.executable, "manage.py", "serve", "--host", "127.0.0.1", "--port", "{port}"]
+    extra = {"TASK_WORKER_IN_PROCESS": "true"}
+    with LiveServer("first-run", _env()["DATABASE_URL"], extra, tmp_path, command=command) as web:
+        answered_before_indexing = "14/14" not in web.output()
+        deadline = time.monotonic() + 600
+        while "14/14" not in web.output() and time.monotonic() < deadline:
+            time.sleep(0.5)
+        output = web.output()
+
+    assert answered_before_indexing
+    assert "Indexing demo articles, first run only: 14/14" in output
+    assert Chunk.objects.values("article").distinct().count() == 14
+    lines = [line for line in output.splitlines() if line.strip()]
+    ready = lines.index(next(line for line in lines if line.startswith("Docent is serving")))
+    assert lines[ready + 1].startswith("Admin: http://127.0.0.1:")
+    assert "createsuperuser" in lines[ready + 2]
+    for noise in ("XDG_RUNTIME_DIR", "HTTP/2", "article/s]"):
+        assert noise not in output
+
+
+def test_the_cluster_runs_the_release_step_once_and_web_processes_never_migrate():
+    plan = cluster.cluster_plan(workers=3, host="127.0.0.1", port=8000, database_url="x")
+    conf = cluster.supervisord_conf(plan)
+
+    names = [program.name for program in plan.programs]
+    assert names.count("release") == 1 and names.count("worker") == 1
+    assert [n for n in names if n.startswith("web")] == ["web1", "web2", "web3"]
+    release = conf.split("[program:release]")[1].split("[program:")[0]
+    assert "autorestart=unexpected" in release and "startsecs=0" in release
+    webs = [p.command for p in plan.programs if p.name.startswith("web")]
+    assert all("serve --no-prepare" in command for command in webs)
+    assert len({command.rsplit(" ", 1)[1] for command in webs}) == 3  # a port each
+
+
+def test_a_web_process_waits_for_the_release_step(monkeypatch):
+    from docent import startup
+
+    answers = iter([False, False, True])
+    monkeypatch.setattr(startup, "schema_current", lambda: next(answers))
+    said = []
+
+    startup.release_wait(timeout=10, say=said.append)
+
+    assert said == ["Waiting for the release step (migrations) to finish..."]
