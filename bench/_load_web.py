@@ -22,7 +22,7 @@ from pathlib import Path
 from _common import bench_server, sql
 
 from testing_support.live_server import LiveServer, free_port
-from testing_support.procstat import children, cpu_seconds, rss_bytes
+from testing_support.procstat import children, cpu_seconds, rss_bytes, run_queue_seconds
 
 BENCH = Path(__file__).resolve().parent
 PY = sys.executable
@@ -169,7 +169,9 @@ class CpuMeter:
     def __init__(self, groups: dict[str, list[int]]) -> None:
         self.groups = groups
         self._start: dict[str, dict[int, float]] = {}
+        self._waited: dict[str, float] = {}
         self.seconds: dict[str, float] = {}
+        self.waiting: dict[str, float] = {}  # runnable but no CPU free (main threads, schedstat)
 
     def _sample(self) -> dict[str, dict[int, float]]:
         sample = {}
@@ -180,11 +182,17 @@ class CpuMeter:
         sample["bench (clients + model)"] = {0: usage.ru_utime + usage.ru_stime}
         return sample
 
+    def _waits(self) -> dict[str, float]:
+        return {
+            name: sum(run_queue_seconds(p) for p in roots) for name, roots in self.groups.items()
+        }
+
     def start(self) -> None:
-        self._start = self._sample()
+        self._start, self._waited = self._sample(), self._waits()
 
     def stop(self) -> dict[str, float]:
         end = self._sample()
+        self.waiting = {k: v - self._waited.get(k, 0.0) for k, v in self._waits().items()}
         for name, pids in end.items():
             before = self._start.get(name, {})
             # A process born in the window counts from zero; one that died is not seen.

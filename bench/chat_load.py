@@ -92,6 +92,7 @@ class Result:
     plateau_rss: int = 0
     window: float = 0.0
     cpu: dict[str, float] = field(default_factory=dict)  # process group -> CPU seconds
+    waiting: dict[str, float] = field(default_factory=dict)  # group -> runnable, no core
     failures: dict[str, int] = field(default_factory=dict)
 
     @property
@@ -171,7 +172,7 @@ async def run_one(mode: str, n: int, args: argparse.Namespace, url: str, tmp: Pa
                 coro = one_client(ws_url, origin, f"{prefix}{i}", client, stop)
                 tasks.append(asyncio.create_task(coro))
                 await asyncio.sleep(1 / OPEN_RATE)
-            await _all_requested(server, prefix, n, tasks)
+            await _all_requested(server, prefix, clients, tasks)
             meter = CpuMeter(web.groups(url))
             meter.start()
             spy = (
@@ -188,6 +189,7 @@ async def run_one(mode: str, n: int, args: argparse.Namespace, url: str, tmp: Pa
                 await asyncio.sleep(0.1)
             result.window = time.monotonic() - released
             result.cpu = meter.stop()
+            result.waiting = meter.waiting
             result.plateau_rss = max(samples, default=0)
             if spy is not None:
                 await asyncio.to_thread(spy.wait, 60)
@@ -214,10 +216,12 @@ def _profile(directory: Path, pid: int, name: str) -> subprocess.Popen:
     return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
-async def _all_requested(server: ScriptedOpenAIServer, prefix: str, n: int, tasks) -> None:
-    deadline = time.monotonic() + 60 + n / 20
+async def _all_requested(server: ScriptedOpenAIServer, prefix: str, clients, tasks) -> None:
+    """Until every socket that opened has its answer waiting (a refused one never will)."""
+    deadline = time.monotonic() + 60 + len(clients) / 20
     while time.monotonic() < deadline:
-        if sum(key.startswith(prefix) for key in server.streams) >= n:
+        refused = sum(bool(c.error) for c in clients)
+        if sum(key.startswith(prefix) for key in server.streams) + refused >= len(clients):
             break
         if all(task.done() for task in tasks):
             break
