@@ -11,7 +11,7 @@ from ninja import Router, Status
 from agent import events, selectors
 from agent.exceptions import BadRequest
 from agent.feedback import feedback_submit
-from agent.frames import text_frames
+from agent.coalesce import text_frames
 from agent.runner import Visitor, message_parse, runner
 from agent.schemas import ChatIn, ConversationOut, ErrorOut, FeedbackIn, FeedbackOut
 from agent.services import FEEDBACK_NOT_FOUND

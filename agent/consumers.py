@@ -10,7 +10,7 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from agent import events
 from agent.exceptions import BadRequest
 from agent.feedback import feedback_submit
-from agent.frames import TextFrames, text_frames
+from agent.coalesce import TextFrames, text_frames
 from agent.loop import VisitorGone
 from agent.runner import Visitor, message_parse, runner
 from ops.metrics import OPEN_SOCKETS
@@ -19,6 +19,10 @@ TERMINAL = {"done", "error"}
 
 
 class ChatConsumer(AsyncJsonWebsocketConsumer):
+    # No channel layer: nothing sends to a chat socket from outside, and with Redis each
+    # socket would hold a receive on it (a round trip, a task, and a Redis timeout that
+    # closed sockets under load in bench/chat_load.py).
+    channel_layer_alias = None
     turn: asyncio.Task | None = None
     frames: TextFrames | None = None  # the running turn's text coalescing
     # True from a message until its `done`/`error` is sent; the task may still be tidying up.

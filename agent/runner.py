@@ -187,6 +187,7 @@ class TurnRunner:
                     model=settings.AGENT_MODEL,
                     timeout=settings.AGENT_MODEL_TIMEOUT,
                     max_retries=settings.AGENT_MODEL_MAX_RETRIES,
+                    http=settings.AGENT_MODEL_HTTP,
                 ),
             )
             self._models[loop] = cached

@@ -18,7 +18,7 @@ def report(results: list, load: float, *, tokens: int, ideal: float) -> None:
         "the frame that holds it.\n"
     )
     head = ["mode", "N", "done", "saved", "stream p50 s", "stream p95 s", "lag p50 ms"]
-    head += ["lag p95 ms", "frames / stream", "KiB / connection"]
+    head += ["lag p95 ms", "frames / stream", "KiB / connection", "failures"]
     rows = []
     for r in results:
         rows.append([
@@ -27,6 +27,7 @@ def report(results: list, load: float, *, tokens: int, ideal: float) -> None:
             f"{pct(r.lags, 50) * 1000:.0f}", f"{pct(r.lags, 95) * 1000:.0f}",
             f"{r.frames / max(r.n, 1):.0f}",
             f"{(r.plateau_rss - r.idle_rss) / r.n / 1024:.0f}",
+            ", ".join(f"{k}: {v}" for k, v in r.failures.items()) or "none",
         ])  # fmt: skip
     print(markdown_table(head, rows))
     _cpu_table(results, tokens)
@@ -38,7 +39,8 @@ def _cpu_table(results: list, tokens: int) -> None:
     groups: list[str] = []
     for r in results:
         groups += [g for g in r.cpu if g not in groups]
-    head = ["mode", "N", "window s", "web µs / token", "web cores", "streams / web core"]
+    head = ["mode", "N", "window s", "web µs / token", "web cores", "web waiting for a CPU"]
+    head += ["streams / web core"]
     head += [f"{g} CPU" for g in groups]
     rows = []
     for r in results:
@@ -46,6 +48,8 @@ def _cpu_table(results: list, tokens: int) -> None:
         rows.append([
             r.mode, str(r.n), f"{r.window:.2f}",
             f"{r.web_cpu / (r.n * tokens) * 1e6:.1f}", f"{cores:.2f}",
+            f"{sum(v for k, v in r.waiting.items() if k.startswith('web')) / r.window:.0%}"
+            if r.window else "n/a",
             f"{r.n / cores:.0f}" if cores else "n/a",
             *(f"{r.cpu.get(g, 0.0) / r.window:.0%}" if r.window else "n/a" for g in groups),
         ])  # fmt: skip
@@ -54,7 +58,9 @@ def _cpu_table(results: list, tokens: int) -> None:
         f"\nCPU: seconds of CPU over the streaming window, as a share of one core "
         f"({os.cpu_count()} cores in all); web µs / token: the web processes' CPU over the "
         "window divided by the upstream tokens streamed in it. Streams / web core: N over "
-        "the web cores used (a core carries that many streams at this rate)."
+        "the web cores used (a core carries that many streams at this rate). Waiting: time "
+        "the web processes' main threads were runnable but found no free core (the machine "
+        "was busy), as a share of one core."
     )
 
 

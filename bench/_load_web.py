@@ -22,7 +22,7 @@ from pathlib import Path
 from _common import bench_server, sql
 
 from testing_support.live_server import LiveServer, free_port
-from testing_support.procstat import children, cpu_seconds, rss_bytes
+from testing_support.procstat import children, cpu_seconds, rss_bytes, run_queue_seconds
 
 BENCH = Path(__file__).resolve().parent
 PY = sys.executable
@@ -36,7 +36,7 @@ COMMANDS = {
     ],
     "granian": [
         PY, "-m", "granian", "--interface", "asgi", "--host", "127.0.0.1", "--port", "{port}",
-        "--no-ws-compression", "--log-level", "warning", "config.asgi:application",
+        "--loop", "uvloop", "--log-level", "warning", "config.asgi:application",
     ],
     "bare": [PY, "-m", "daphne", "-b", "127.0.0.1", "-p", "{port}", "_bare_asgi:app"],
 }  # fmt: skip
@@ -85,7 +85,9 @@ class WebTier:
         return f"ws://127.0.0.1:{port}/ws/chat/", f"http://127.0.0.1:{port}"
 
     def rss_bytes(self) -> int:
-        return sum(rss_bytes(server.pid) for server in self.servers)
+        """Resident memory of the web processes and their children (granian's workers)."""
+        pids = [p for server in self.servers for p in (server.pid, *children(server.pid))]
+        return sum(rss_bytes(pid) for pid in pids)
 
     def groups(self, database_url: str) -> dict[str, list[int]]:
         """Root pids per process group, for CpuMeter."""
@@ -167,7 +169,9 @@ class CpuMeter:
     def __init__(self, groups: dict[str, list[int]]) -> None:
         self.groups = groups
         self._start: dict[str, dict[int, float]] = {}
+        self._waited: dict[str, float] = {}
         self.seconds: dict[str, float] = {}
+        self.waiting: dict[str, float] = {}  # runnable but no CPU free (main threads, schedstat)
 
     def _sample(self) -> dict[str, dict[int, float]]:
         sample = {}
@@ -178,11 +182,17 @@ class CpuMeter:
         sample["bench (clients + model)"] = {0: usage.ru_utime + usage.ru_stime}
         return sample
 
+    def _waits(self) -> dict[str, float]:
+        return {
+            name: sum(run_queue_seconds(p) for p in roots) for name, roots in self.groups.items()
+        }
+
     def start(self) -> None:
-        self._start = self._sample()
+        self._start, self._waited = self._sample(), self._waits()
 
     def stop(self) -> dict[str, float]:
         end = self._sample()
+        self.waiting = {k: v - self._waited.get(k, 0.0) for k, v in self._waits().items()}
         for name, pids in end.items():
             before = self._start.get(name, {})
             # A process born in the window counts from zero; one that died is not seen.

@@ -1,7 +1,10 @@
 """How many concurrent chat streams do the web processes carry, and at what CPU per token?
 
-    python bench/chat_load.py [--quick] [--n 100,500,1000] [--workers N] [--proxy]
+    python bench/chat_load.py [--quick] [--n 100,500,1000] [--workers N] [--proxy | --cluster]
                               [--modes coalesced,per-delta,bare]
+
+`--cluster --workers 2` runs the chat modes through `make run WORKERS=2` (bench/_cluster.py):
+nginx, two daphne, redis and the task worker under supervisord, each process's CPU apart.
 
 For each mode and N, fresh web processes (production settings, one throwaway PostgreSQL)
 get N WebSockets, opened at 200 per second, each sending one message. The model server holds
@@ -30,6 +33,7 @@ import argparse
 import asyncio
 import os
 import random
+import subprocess
 import sys
 import tempfile
 import time
@@ -40,6 +44,7 @@ import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _cluster import ClusterTier  # noqa: E402
 from _common import bench_database, pct, raise_nofile, sql  # noqa: E402
 from _load_report import report  # noqa: E402
 from _load_web import CpuMeter, WebTier  # noqa: E402
@@ -57,7 +62,8 @@ OPEN_RATE = 200  # sockets per second
 IDEAL = (TOKENS - 1) * INTERVAL
 MODES = {  # mode -> (web process kind, environment)
     "coalesced": ("daphne", {"AGENT_TEXT_FRAME_MS": "50"}),
-    "per-delta": ("daphne", {"AGENT_TEXT_FRAME_MS": "0"}),
+    "per-delta": ("daphne", {"AGENT_TEXT_FRAME_MS": "0", "AGENT_MODEL_HTTP": "httpx"}),
+    "coalesced-httpx": ("daphne", {"AGENT_TEXT_FRAME_MS": "50", "AGENT_MODEL_HTTP": "httpx"}),
     "bare": ("bare", {}),
     "uvicorn": ("uvicorn", {"AGENT_TEXT_FRAME_MS": "50"}),
     "granian": ("granian", {"AGENT_TEXT_FRAME_MS": "50"}),
@@ -86,6 +92,7 @@ class Result:
     plateau_rss: int = 0
     window: float = 0.0
     cpu: dict[str, float] = field(default_factory=dict)  # process group -> CPU seconds
+    waiting: dict[str, float] = field(default_factory=dict)  # group -> runnable, no core
     failures: dict[str, int] = field(default_factory=dict)
 
     @property
@@ -144,12 +151,19 @@ async def run_one(mode: str, n: int, args: argparse.Namespace, url: str, tmp: Pa
     stop = asyncio.Event()
     clients = [Client() for _ in range(n)]
     tasks: list[asyncio.Task] = []
-    web = WebTier(
-        kind=kind, workers=args.workers, database_url=url, model_url=server.base_url, tmp=tmp,
-        env=env, proxy=args.proxy,
-    )  # fmt: skip
+    if args.cluster and kind == "daphne":
+        web = ClusterTier(
+            workers=args.workers, database_url=url, model_url=server.base_url, tmp=tmp, env=env
+        )
+    else:
+        web = WebTier(
+            kind=kind, workers=args.workers, database_url=url, model_url=server.base_url,
+            tmp=tmp, env=env, proxy=args.proxy,
+        )  # fmt: skip
     try:
         with web:
+            if isinstance(web, ClusterTier):
+                await asyncio.to_thread(web.settle)  # first-run indexing in the task worker
             await warm_up(web, 4 * args.workers)
             await asyncio.sleep(1.0)
             result.idle_rss = web.rss_bytes()
@@ -158,9 +172,12 @@ async def run_one(mode: str, n: int, args: argparse.Namespace, url: str, tmp: Pa
                 coro = one_client(ws_url, origin, f"{prefix}{i}", client, stop)
                 tasks.append(asyncio.create_task(coro))
                 await asyncio.sleep(1 / OPEN_RATE)
-            await _all_requested(server, prefix, n, tasks)
+            await _all_requested(server, prefix, clients, tasks)
             meter = CpuMeter(web.groups(url))
             meter.start()
+            spy = (
+                _profile(args.profile, web.servers[0].pid, f"{mode}-{n}") if args.profile else None
+            )
             released = time.monotonic()
             gate.set()
             samples = []
@@ -172,7 +189,10 @@ async def run_one(mode: str, n: int, args: argparse.Namespace, url: str, tmp: Pa
                 await asyncio.sleep(0.1)
             result.window = time.monotonic() - released
             result.cpu = meter.stop()
+            result.waiting = meter.waiting
             result.plateau_rss = max(samples, default=0)
+            if spy is not None:
+                await asyncio.to_thread(spy.wait, 60)
             stop.set()
             await asyncio.wait(tasks, timeout=30)
             _collect(result, clients, server, prefix)
@@ -187,10 +207,21 @@ async def run_one(mode: str, n: int, args: argparse.Namespace, url: str, tmp: Pa
     return result
 
 
-async def _all_requested(server: ScriptedOpenAIServer, prefix: str, n: int, tasks) -> None:
-    deadline = time.monotonic() + 60 + n / 20
+def _profile(directory: Path, pid: int, name: str) -> subprocess.Popen:
+    """py-spy samples web 1 (without pausing it) while the streams run: raw collapsed stacks."""
+    directory.mkdir(parents=True, exist_ok=True)
+    command = [str(Path(sys.executable).with_name("py-spy")), "record", "--pid", str(pid)]
+    command += ["--nonblocking", "--rate", "200", "--duration", str(int(IDEAL) + 1)]
+    command += ["--format", "raw", "--output", str(directory / f"{name}.txt")]
+    return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+async def _all_requested(server: ScriptedOpenAIServer, prefix: str, clients, tasks) -> None:
+    """Until every socket that opened has its answer waiting (a refused one never will)."""
+    deadline = time.monotonic() + 60 + len(clients) / 20
     while time.monotonic() < deadline:
-        if sum(key.startswith(prefix) for key in server.streams) >= n:
+        refused = sum(bool(c.error) for c in clients)
+        if sum(key.startswith(prefix) for key in server.streams) + refused >= len(clients):
             break
         if all(task.done() for task in tasks):
             break
@@ -219,7 +250,8 @@ def _collect(result: Result, clients: list[Client], server, prefix: str) -> None
 async def _saved(url: str, prefix: str, n: int) -> int:
     saved, started = 0, time.monotonic()
     while time.monotonic() - started < 120:
-        query = "SELECT count(*) FROM agent_turn WHERE user_message LIKE %s"
+        # A turn's row exists from its start (durable start): count the finished ones.
+        query = "SELECT count(*) FROM agent_turn WHERE status <> 'running' AND user_message LIKE %s"
         saved = sql(url, query, (prefix + "%",))[0][0]
         if saved >= n:
             break
@@ -250,6 +282,12 @@ def main() -> int:
     parser.add_argument("--n", default="", help="comma-separated socket counts")
     parser.add_argument("--workers", type=int, default=1, help="web processes (default 1)")
     parser.add_argument("--proxy", action="store_true", help="nginx in front of the workers")
+    parser.add_argument(
+        "--cluster",
+        action="store_true",
+        help="daphne modes through `make run WORKERS=N` (supervisord, nginx, redis, worker)",
+    )
+    parser.add_argument("--profile", type=Path, help="py-spy stacks of web 1 (pip install py-spy)")
     parser.add_argument("--modes", default="coalesced,per-delta,bare", help=", ".join(MODES))
     args, _ = parser.parse_known_args()
     args.sizes = [int(x) for x in args.n.split(",") if x] or (
@@ -259,7 +297,12 @@ def main() -> int:
     unknown = set(args.modes) - set(MODES)
     if unknown:
         parser.error(f"unknown modes {sorted(unknown)}; choose from {', '.join(MODES)}")
-    asyncio.run(run(args))
+    try:
+        import uvloop  # the clients and the model server: less of the machine for the bench
+    except ImportError:
+        asyncio.run(run(args))
+    else:
+        uvloop.run(run(args))
     return 0
 
 

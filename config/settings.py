@@ -215,6 +215,8 @@ AGENT_TOOL_TIMEOUT = env.float("AGENT_TOOL_TIMEOUT", default=10.0)
 AGENT_TOOL_CONCURRENCY = env.int("AGENT_TOOL_CONCURRENCY", default=4)
 AGENT_MODEL_TIMEOUT = env.float("AGENT_MODEL_TIMEOUT", default=60.0)
 AGENT_MODEL_MAX_RETRIES = env.int("AGENT_MODEL_MAX_RETRIES", default=2)
+# The model stream's HTTP client: aiohttp (C parser, less CPU per token) or httpx (the SDK's).
+AGENT_MODEL_HTTP = env.str("AGENT_MODEL_HTTP", default="aiohttp")
 AGENT_DETAIL_MAX_CHARS = env.int("AGENT_DETAIL_MAX_CHARS", default=6000)
 
 # Embeddings: the bundled multilingual-e5-small by default, else any OpenAI-compatible endpoint.
@@ -284,7 +286,7 @@ AGENT_DRAIN_SECONDS = env.float("AGENT_DRAIN_SECONDS", default=10.0)
 # process unless told that a separate `manage.py worker` runs them (`make run WORKERS=N`).
 TASK_WORKER_IN_PROCESS = env.bool("TASK_WORKER_IN_PROCESS", default=True)
 # Text deltas are joined into one frame per this many ms (0: a frame per delta), or sooner
-# when this many characters wait (agent/frames.py).
+# when this many characters wait (agent/coalesce.py).
 AGENT_TEXT_FRAME_MS = env.float("AGENT_TEXT_FRAME_MS", default=50.0)
 AGENT_TEXT_FRAME_CHARS = env.int("AGENT_TEXT_FRAME_CHARS", default=1024)
 

@@ -5,8 +5,7 @@
 
 `production=True` runs it as deployed (DEBUG off, a secret key, allowed hosts, limits out of
 the way) for the benches; `command` replaces `manage.py serve` (another ASGI server on the
-same app; `{port}` in it is the port). The process's CPU and memory are read from /proc
-(testing_support.procstat).
+same app; `{port}` in it is the port). CPU and memory come from /proc (procstat.py).
 """
 
 from __future__ import annotations

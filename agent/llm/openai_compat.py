@@ -37,14 +37,17 @@ class OpenAICompatModel:
         model: str,
         timeout: float = 60.0,
         max_retries: int = 2,
+        http: str = "aiohttp",
     ) -> None:
         self.name = model
         self.max_retries = max_retries
+        limits = openai.Timeout(timeout, connect=5.0)
         self._client = openai.AsyncOpenAI(
             base_url=base_url or None,
             api_key=api_key or "not-needed",
-            timeout=openai.Timeout(timeout, connect=5.0),
+            timeout=limits,
             max_retries=0,  # retried here, where we know whether output was already streamed
+            http_client=_http_client(http, limits),
         )
 
     async def aclose(self) -> None:
@@ -98,6 +101,17 @@ class OpenAICompatModel:
         if retry_after is None:
             retry_after = self.retry_base_delay * 2 ** (attempt - 1)
         return max(0.0, min(retry_after, self.retry_max_delay))
+
+
+def _http_client(kind: str, timeout: openai.Timeout) -> Any:
+    """The SDK's aiohttp transport (`openai[aiohttp]`): its C parser reads a streamed token
+    for a fraction of the CPU of httpx's pure-Python h11 (bench/chat_load.py). "httpx" keeps
+    the SDK's default."""
+    if kind == "httpx":
+        return None
+    if kind != "aiohttp":
+        raise ValueError(f"unknown model HTTP client {kind!r}; use aiohttp or httpx")
+    return openai.DefaultAioHttpClient(timeout=timeout)
 
 
 async def _chunks(response: Any) -> AsyncIterator[dict]:
@@ -214,7 +228,7 @@ def _retry_after(exc: Exception) -> float | None:
 
 def _visitor_message(exc: Exception) -> str:
     """A short message without secrets or provider details."""
-    if isinstance(exc, openai.APITimeoutError):
+    if isinstance(exc, openai.APITimeoutError) and not _refused(exc):
         return "The language model timed out. Please try again."
     if isinstance(exc, openai.APIConnectionError):
         return "The language model could not be reached. Please try again later."
@@ -225,3 +239,16 @@ def _visitor_message(exc: Exception) -> str:
     if isinstance(exc, openai.APIStatusError):
         return f"The language model returned an error (HTTP {exc.status_code})."
     return "The language model returned an invalid response."
+
+
+def _refused(exc: BaseException) -> bool:
+    """A refused connection under the timeout: the aiohttp transport maps both to a timeout."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if (
+            isinstance(seen, ConnectionRefusedError)
+            or type(seen).__name__ == "ClientConnectorError"
+        ):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False

@@ -425,3 +425,22 @@ async def test_leaving_mid_answer_is_cancelled_whichever_comes_first(scripted, f
     assert (turn.status, turn.error_code) == ("cancelled", "cancelled")
     assert turn.answer.startswith("word ")
     assert "chat turn failed" not in caplog.text  # not an error on anyone's dashboard
+
+
+async def test_chat_sockets_need_no_channel_layer(scripted, settings):
+    # Nothing sends to a chat socket from outside: an unreachable Redis channel layer
+    # (nothing listens on port 1) must not touch a chat turn.
+    settings.CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": ["redis://127.0.0.1:1/0"]},
+        }
+    }
+    scripted.enqueue(text_response(["Still ", "here."]))
+    socket = await connect()
+
+    received = await ask(socket, "Hello?")
+
+    assert shape(received) == ["start", "text", "done"]
+    await socket.disconnect()
+    await saved_turns()

@@ -36,13 +36,13 @@ RECORDER = """() => {
 
 
 def saved_turns(conversation_id: str, count: int = 1, timeout: float = 10) -> list[Turn]:
-    """A conversation's turns once completed, polled: a turn is recorded `running` when it
-    starts and completed in the background."""
+    """A conversation's finished turns, polled: a turn's row exists from its start (running)
+    and the server completes it in the background."""
     deadline = time.monotonic() + timeout
     while True:
-        turns = list(Turn.objects.filter(conversation_id=conversation_id).order_by("index"))
-        finished = len(turns) >= count and all(t.status != "running" for t in turns)
-        if finished or time.monotonic() > deadline:
+        finished = Turn.objects.filter(conversation_id=conversation_id).exclude(status="running")
+        turns = list(finished.order_by("index"))
+        if len(turns) >= count or time.monotonic() > deadline:
             return turns
         time.sleep(0.1)
 

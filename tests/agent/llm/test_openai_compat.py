@@ -36,10 +36,11 @@ def server():
 
 
 @pytest.fixture
-def model(server):
+async def model(server):
     chat = OpenAICompatModel(base_url=server.base_url, api_key="", model="scripted-model")
     chat.retry_base_delay = 0.01
-    return chat
+    yield chat
+    await chat.aclose()  # the aiohttp session is bound to this test's loop
 
 
 async def collect(model, tools=None) -> tuple[list[str], ModelTurn]:

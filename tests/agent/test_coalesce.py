@@ -1,11 +1,11 @@
-"""Text deltas coalesced into frames (agent/frames.py), alone and behind the real transports."""
+"""Text deltas coalesced into frames (agent/coalesce.py), alone and behind the real transports."""
 
 import asyncio
 
 import pytest
 
 from agent import events
-from agent.frames import TextFrames
+from agent.coalesce import TextFrames
 from testing_support.model_server import text_response
 from tests.agent.chat_helpers import ask, connect, saved_turns, shape, text_of, wait_until
 
