@@ -22,7 +22,7 @@ $(STAMP): pyproject.toml
 	@touch $(STAMP)
 
 run: $(STAMP)
-	$(PY) manage.py serve --host $(HOST) --port $(PORT)
+	HOST=$(HOST) PORT=$(PORT) $(PY) manage.py serve --host $(HOST) --port $(PORT)
 
 test: $(STAMP)
 	$(PY) -m pytest

@@ -5,12 +5,15 @@ import uuid
 from collections.abc import AsyncIterator
 
 from channels.db import database_sync_to_async
-from django.http import HttpRequest, StreamingHttpResponse
+from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from ninja import Router, Status
 
 from agent import events, selectors
+from agent.leases import conversation_wait_saved
 from agent.runner import BadRequest, Visitor, message_parse, runner
 from agent.schemas import ChatIn, ConversationOut, ErrorOut
+from agent.visitor_session import session_ensure
+from config.origins import origin_allowed
 
 router = Router(tags=["chat"])
 
@@ -19,15 +22,21 @@ TERMINAL = {"done", "error"}
 
 @router.post(
     "/chat",
-    response={200: None},
+    response={200: None, 403: ErrorOut},
     summary="Ask the assistant (Server-Sent Events)",
     description=(
         "Runs one turn and streams the chat protocol's events as `text/event-stream`: "
-        "`start`, `text`, `tool_start`, `tool_end`, `citation`, then `done` or `error`."
+        "`start`, `text`, `tool_start`, `tool_end`, `citation`, then `done` or `error`. "
+        "Only `application/json` from the site's own origin (or DJANGO_CHAT_ALLOWED_ORIGINS)."
     ),
 )
-async def chat(request: HttpRequest, payload: ChatIn) -> StreamingHttpResponse:
-    visitor = Visitor(session_key=await _session_key(request), client_ip=_client_ip(request))
+async def chat(request: HttpRequest, payload: ChatIn) -> HttpResponse:
+    refusal = _cross_site_refusal(request)
+    if refusal:
+        return Status(403, {"detail": refusal})
+    visitor = Visitor(
+        session_key=await session_ensure(request.session), client_ip=_client_ip(request)
+    )
     response = StreamingHttpResponse(
         _event_stream(payload, visitor), content_type="text/event-stream"
     )
@@ -44,8 +53,9 @@ async def chat(request: HttpRequest, payload: ChatIn) -> StreamingHttpResponse:
 )
 async def conversation_detail(request: HttpRequest, conversation_id: uuid.UUID):
     session_key = request.session.session_key or ""
-    # A reload right after an answer must not miss the turn still being saved in this process.
+    # A reload right after an answer must not miss the turn still being saved, on any worker.
     await runner.saver.wait_for_conversation(str(conversation_id))
+    await conversation_wait_saved(str(conversation_id))
     restored = await database_sync_to_async(_restore_owned)(conversation_id, session_key)
     if restored is None:
         return Status(404, {"detail": "No such conversation."})
@@ -84,11 +94,19 @@ async def _event_stream(payload: ChatIn, visitor: Visitor) -> AsyncIterator[byte
             await asyncio.gather(turn, return_exceptions=True)
 
 
-async def _session_key(request: HttpRequest) -> str:
-    if not request.session.session_key:
-        request.session["chat"] = True  # marks it modified, so the response sets the cookie
-        await request.session.asave()
-    return request.session.session_key
+def _cross_site_refusal(request: HttpRequest) -> str:
+    """Why a request may not drive the chat ("" when it may): the WebSocket's Origin rule,
+    and JSON only, so no simple cross-site form or text/plain post can spend the budget."""
+    content_type = request.content_type or ""
+    if content_type.lower() != "application/json":
+        return "The chat accepts application/json only."
+    try:
+        host = request.get_host()
+    except Exception:
+        host = None
+    if not origin_allowed(origin=request.headers.get("Origin"), scheme=request.scheme, host=host):
+        return "This origin may not use the chat."
+    return ""
 
 
 def _client_ip(request: HttpRequest) -> str:

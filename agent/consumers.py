@@ -4,11 +4,12 @@ import asyncio
 import json
 from contextlib import suppress
 
-from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
 from agent import events
+from agent.frames import FrameError, json_parse
 from agent.runner import BadRequest, Visitor, message_parse, runner
+from agent.visitor_session import session_ensure
 
 TERMINAL = {"done", "error"}
 
@@ -22,11 +23,15 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         await self.accept()
 
     async def receive(self, text_data=None, bytes_data=None, **kwargs) -> None:
-        # A bad frame gets an answer, not a closed socket.
+        # A bad frame gets an answer, not a closed socket: size, depth and text are bounded.
+        if text_data is None:
+            await self.send_error(events.BAD_REQUEST, "Frames must be text (JSON), not binary.")
+            return
         try:
-            content = json.loads(text_data) if text_data else None
-        except ValueError:
-            content = None
+            content = json_parse(text_data)
+        except FrameError as exc:
+            await self.send_error(events.BAD_REQUEST, str(exc))
+            return
         if not isinstance(content, dict):
             await self.send_error(events.BAD_REQUEST, 'Frames must be JSON objects with a "type".')
             return
@@ -82,10 +87,10 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         await self.send_json(events.error(code, message))
 
     async def session_key(self) -> str:
-        session = self.scope["session"]
-        if not session.session_key:
-            await database_sync_to_async(session.save)()
-        return session.session_key
+        # The session row is written on the first message, not when the page or socket opens.
+        if not getattr(self, "_session_key", None):
+            self._session_key = await session_ensure(self.scope["session"])
+        return self._session_key
 
     def client_ip(self) -> str:
         client = self.scope.get("client") or ("unknown", 0)

@@ -15,10 +15,13 @@ from django.conf import settings
 from django.db import DatabaseError
 
 from agent import events, ratelimit, selectors, services
+from agent.frames import FrameError, text_check, text_scrub
+from agent.leases import TurnLease
 from agent.llm import ChatModel, OfflineModel, OpenAICompatModel
 from agent.loop import Limits, ToolRecord, TurnResult, run_turn
 from agent.prompts import build_messages
 from agent.saving import TurnSaver
+from agent.shared import Acquired
 from agent.tools import TOOLS
 from agent.tools.search_knowledge_base import NO_RESULTS
 
@@ -60,6 +63,7 @@ class TurnContext:
     visitor: Visitor
     prepared: Prepared
     model: ChatModel
+    lease: "TurnLease"
     started_at: datetime = field(default_factory=lambda: datetime.now(UTC))
     started: float = field(default_factory=time.monotonic)
 
@@ -96,6 +100,10 @@ def message_parse(frame: Any) -> ChatMessage:
     Raises:
         BadRequest: empty or over-long content, a malformed conversation id or page.
     """
+    try:
+        text_check(frame)  # NUL or a lone surrogate anywhere could never be saved
+    except FrameError as exc:
+        raise BadRequest(str(exc)) from None
     content = frame.get("content")
     if not isinstance(content, str) or not content.strip():
         raise BadRequest("The message is empty. Type a question first.")
@@ -153,18 +161,43 @@ class TurnRunner:
         # Limits before any database work: a refused message costs none.
         refusal = await ratelimit.message_allow(
             session_key=visitor.session_key, client_ip=visitor.client_ip
-        ) or await ratelimit.budget_allow(conversation_id=conversation_id)
+        )
         if refusal:
-            await emit(
-                events.error(events.RATE_LIMITED, refusal.message, retry_after=refusal.retry_after)
-            )
+            await emit(_rate_limited(refusal))
             return
+        lease = TurnLease(conversation_id=conversation_id, session_key=visitor.session_key)
+        held = await lease.acquire()
+        if held != Acquired.OK:
+            await emit(events.error(events.BUSY, _BUSY[held]))
+            return
+        try:
+            refusal = await ratelimit.budget_reserve(
+                conversation_id=conversation_id, client_ip=visitor.client_ip
+            )
+            if refusal:
+                await emit(_rate_limited(refusal))
+                await lease.release()
+                return
+            prepared = await self._prepare(message, visitor, emit)
+        except BaseException:
+            await lease.release()
+            raise
+        if prepared is None:
+            await self._refund(conversation_id, visitor)
+            await lease.release()
+            return
+        if conversation_id is None:
+            await lease.attach(prepared.conversation_id)
+        await self._run_turn(message, visitor, prepared, emit, lease)
+
+    async def _prepare(
+        self, message: ChatMessage, visitor: Visitor, emit: Emit
+    ) -> "Prepared | None":
         await aclose_old_connections()
         try:
-            prepared = await database_sync_to_async(_prepare)(message, visitor)
+            return await database_sync_to_async(_prepare)(message, visitor)
         except BadRequest as exc:
             await emit(events.error(events.BAD_REQUEST, str(exc)))
-            return
         except DatabaseError:
             logger.exception("database unavailable at turn start")
             await emit(
@@ -173,17 +206,29 @@ class TurnRunner:
                     "The assistant cannot reach its database right now. Please try again.",
                 )
             )
-            return
-        await self._run_turn(message, visitor, prepared, emit)
+        return None
+
+    async def _refund(self, conversation_id: str | None, visitor: Visitor) -> None:
+        await ratelimit.budget_settle(
+            conversation_id=conversation_id or "",
+            reserved_for=conversation_id,
+            client_ip=visitor.client_ip,
+            tokens=0,
+        )
 
     async def _run_turn(
-        self, message: ChatMessage, visitor: Visitor, prepared: Prepared, emit: Emit
+        self,
+        message: ChatMessage,
+        visitor: Visitor,
+        prepared: Prepared,
+        emit: Emit,
+        lease: TurnLease,
     ) -> None:
         model = self.model()
         await emit(
             events.start(prepared.conversation_id, prepared.index, model.name, model.offline)
         )
-        turn = TurnContext(message, visitor, prepared, model)
+        turn = TurnContext(message, visitor, prepared, model, lease)
         holder: list[TurnResult] = []
         task = asyncio.current_task()
         self._active.add(task)
@@ -215,11 +260,23 @@ class TurnRunner:
         self._after(turn, result)
 
     def _after(self, turn: "TurnContext", result: TurnResult) -> None:
-        """After the final event: the budget and the save never delay the visitor."""
-        spend = ratelimit.budget_spend(
-            conversation_id=turn.prepared.conversation_id, tokens=result.usage.total
+        """After the final event: the budget and the save never delay the visitor.
+
+        The conversation stays held ("saving") until the save lands, so the next turn and the
+        transcript wait for it on every worker; the session's slot is free at once.
+        """
+        lease = turn.lease
+        conversation_id = turn.prepared.conversation_id
+        settle = ratelimit.budget_settle(
+            conversation_id=conversation_id,
+            reserved_for=str(turn.message.conversation_id)
+            if turn.message.conversation_id
+            else None,
+            client_ip=turn.visitor.client_ip,
+            tokens=result.usage.total,
         )
-        self.saver.schedule(turn.record(result), first=spend)
+        task = self.saver.schedule(turn.record(result), first=_together(lease.saving(), settle))
+        task.add_done_callback(lambda _task: asyncio.ensure_future(lease.release()))
 
     def model(self) -> ChatModel:
         """The configured model; the OpenAI client is kept per event loop (it pools connections)."""
@@ -251,6 +308,21 @@ class TurnRunner:
         if running:
             await asyncio.wait(running, timeout=timeout)
         await self.saver.drain(timeout=timeout)
+
+
+_BUSY = {
+    Acquired.BUSY: "This conversation is answering in another tab. Wait, or press Stop there.",
+    Acquired.SAVING: "The previous answer is still being saved. Ask again in a moment.",
+    Acquired.SESSION_FULL: "Too many answers are running at once. Wait for one to finish.",
+}
+
+
+def _rate_limited(refusal: ratelimit.Refusal) -> dict:
+    return events.error(events.RATE_LIMITED, refusal.message, retry_after=refusal.retry_after)
+
+
+async def _together(*steps: Awaitable) -> None:
+    await asyncio.gather(*steps)
 
 
 def offline_mode() -> bool:
@@ -309,14 +381,8 @@ def _no_answer(result: TurnResult) -> bool:
 
 
 def _storable(value: Any) -> Any:
-    """The value with NUL characters replaced: PostgreSQL text and jsonb cannot hold them."""
-    if isinstance(value, str):
-        return value.replace("\x00", "\ufffd")
-    if isinstance(value, list):
-        return [_storable(item) for item in value]
-    if isinstance(value, dict):
-        return {_storable(key): _storable(item) for key, item in value.items()}
-    return value
+    """The value with NUL and lone surrogates replaced: PostgreSQL and UTF-8 cannot hold them."""
+    return text_scrub(value)
 
 
 def _tool_call_out(call: ToolRecord) -> dict:

@@ -112,7 +112,9 @@ async def first_token_ws(daphne: Daphne, server: ModelServer, turns: int) -> tup
 
 async def first_token_sse(daphne: Daphne, server: ModelServer, turns: int) -> list[float]:
     delays = []
-    async with httpx.AsyncClient(base_url=daphne.http_url, timeout=TURN_TIMEOUT) as client:
+    async with httpx.AsyncClient(
+        base_url=daphne.http_url, timeout=TURN_TIMEOUT, headers={"Origin": daphne.http_url}
+    ) as client:
         for i in range(-1, turns):
             key = f"ft-sse-{i}"
             first = ending = None

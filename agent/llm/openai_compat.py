@@ -15,6 +15,7 @@ import openai
 
 from agent.exceptions import ModelError
 from agent.llm.base import ModelTurn, TextDelta, ToolCall, Usage
+from agent.text import text_scrub
 
 logger = logging.getLogger(__name__)
 
@@ -108,6 +109,8 @@ async def _chunks(response: Any) -> AsyncIterator[dict]:
         if data == "[DONE]":
             return
         chunk = json.loads(data)
+        if "\\u" in data:  # only an escape can smuggle NUL or a lone surrogate into the text
+            chunk = text_scrub(chunk)
         if not isinstance(chunk, dict):
             raise ValueError("stream chunk is not a JSON object")
         if chunk.get("error"):

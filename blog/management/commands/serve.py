@@ -7,7 +7,9 @@ from daphne.endpoints import build_endpoint_description_strings
 from daphne.server import Server
 from django.conf import settings
 from django.core.management import call_command
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
+
+from config.proxy import client_is_loopback
 
 logger = logging.getLogger(__name__)
 
@@ -21,6 +23,7 @@ class Command(BaseCommand):
         parser.add_argument("--no-prepare", action="store_true", help="Skip migrate/seed/index.")
 
     def handle(self, *args, host: str, port: int, no_prepare: bool, **options) -> None:
+        self.check_debug(host)
         if not no_prepare:
             self.prepare()
         from config.asgi import application
@@ -42,24 +45,31 @@ class Command(BaseCommand):
             http_timeout=None,
             websocket_handshake_timeout=10,
             application_close_timeout=10,
-            # Behind a proxy, the client's address comes from its X-Forwarded-For, or every
-            # visitor would share the proxy's address (and its per-IP rate limit).
-            **(_proxy_headers() if settings.BEHIND_PROXY else {}),
+            # No proxy options here: daphne would trust X-Forwarded-For from any peer. Client
+            # addresses come from config/proxy.py, which trusts DJANGO_TRUSTED_PROXIES only.
         ).run()
+
+    def check_debug(self, host: str) -> None:
+        """Refuse to serve debug pages to the network by accident; shout when DEBUG is on."""
+        loopback = host == "localhost" or client_is_loopback(host)
+        if settings.DEBUG and not loopback and not settings.DEBUG_EXPLICIT:
+            raise CommandError(
+                f"--host {host} is not loopback: set HOST={host} (DEBUG then defaults to off) "
+                "with DJANGO_SECRET_KEY and DJANGO_ALLOWED_HOSTS, or DJANGO_DEBUG=true."
+            )
+        if settings.DEBUG:
+            bar = "!" * 72
+            self.stderr.write(
+                f"{bar}\n!! DEBUG IS ON: error pages show settings, paths and source code.\n"
+                "!! Never expose this server to a network; set DJANGO_DEBUG=false to deploy.\n"
+                f"!! (Non-loopback clients get the plain error pages anyway.)\n{bar}"
+            )
 
     def prepare(self) -> None:
         call_command("migrate", interactive=False, verbosity=0)
         call_command("seed_demo", if_empty=True)
         call_command("reindex")  # only changed articles: a no-op start costs well under a second
         call_command("replay_spool")  # turns spooled while the database was down
-
-
-def _proxy_headers() -> dict:
-    return {
-        "proxy_forwarded_address_header": "X-Forwarded-For",
-        "proxy_forwarded_port_header": "X-Forwarded-Port",
-        "proxy_forwarded_proto_header": "X-Forwarded-Proto",
-    }
 
 
 def _drain_turns_on_shutdown() -> None:

@@ -1,0 +1,38 @@
+"""The visitor's session, written on the first chat message and not before.
+
+Pages hand out a session key in the cookie without a row (config/middleware.py); the first
+message saves a row under that key, so the WebSocket (which cannot set cookies) and later
+page loads agree on the owner of the conversation.
+"""
+
+from django.contrib.sessions.backends.base import CreateError, SessionBase
+from django.utils.crypto import get_random_string
+
+KEY_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789"
+
+
+async def session_ensure(session: SessionBase) -> str:
+    """The session's key, with its row saved; a visitor without a cookie gets a new session."""
+    key = session.session_key  # read before any load: a load forgets keys it cannot find
+    if key and _well_formed(key):
+        if await session.aexists(key):
+            return key
+        store = type(session)(session_key=key)
+        try:
+            await store.asave(must_create=True)
+        except CreateError:  # another socket of this visitor saved it first
+            pass
+        return key
+    # No usable cookie (a non-browser client): a fresh session, kept for this socket or response.
+    session["chat"] = True  # marks it modified, so an HTTP response sets the cookie
+    await session.asave()
+    return session.session_key
+
+
+def _well_formed(key: str) -> bool:
+    # Only keys shaped like the ones this site mints are adopted; anything else starts afresh.
+    return len(key) == 32 and all(char in KEY_CHARS for char in key)
+
+
+def session_key_new() -> str:
+    return get_random_string(32, KEY_CHARS)

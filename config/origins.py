@@ -1,0 +1,63 @@
+"""One Origin policy for the chat, over WebSocket and over `POST /api/chat`.
+
+A browser request may drive the chat only from the site's own origin (exact scheme, host and
+port) or from an origin listed in `DJANGO_CHAT_ALLOWED_ORIGINS` (a site embedding the panel).
+A request without an Origin is refused: every browser sends one on these requests.
+"""
+
+from urllib.parse import urlsplit
+
+from channels.security.websocket import WebsocketDenier
+from django.conf import settings
+from django.http.request import split_domain_port, validate_host
+
+MAX_ORIGIN = 512  # characters; a real origin is far shorter
+
+
+def origin_allowed(*, origin: str | None, scheme: str, host: str | None) -> bool:
+    """True when `origin` is the site's own (scheme://host as the request came in) or listed."""
+    if not origin or len(origin) > MAX_ORIGIN:
+        return False
+    normal = _normalise(origin)
+    if normal is None:
+        return False
+    if normal in {_normalise(extra) for extra in settings.CHAT_ALLOWED_ORIGINS}:
+        return True
+    if not host or not _host_allowed(host):
+        return False
+    return normal == _normalise(f"{scheme}://{host}")
+
+
+def _normalise(origin: str) -> tuple[str, str, int] | None:
+    try:
+        parts = urlsplit(origin.strip())
+        port = parts.port
+    except ValueError:
+        return None
+    if parts.scheme not in {"http", "https"} or not parts.hostname:
+        return None
+    if parts.path not in {"", "/"} or parts.query or parts.fragment or parts.username:
+        return None
+    default = 443 if parts.scheme == "https" else 80
+    return parts.scheme, parts.hostname.lower(), port or default
+
+
+def _host_allowed(host: str) -> bool:
+    domain, _port = split_domain_port(host)
+    return bool(domain) and validate_host(domain, settings.ALLOWED_HOSTS)
+
+
+class WebsocketOriginValidator:
+    """ASGI middleware for WebSockets: deny the handshake unless the Origin is allowed."""
+
+    def __init__(self, application) -> None:
+        self.application = application
+
+    async def __call__(self, scope, receive, send):
+        headers = dict(scope.get("headers") or [])
+        origin = headers.get(b"origin", b"").decode("latin1") or None
+        host = headers.get(b"host", b"").decode("latin1") or None
+        scheme = "https" if scope.get("scheme") == "wss" else "http"
+        if origin_allowed(origin=origin, scheme=scheme, host=host):
+            return await self.application(scope, receive, send)
+        return await WebsocketDenier()(scope, receive, send)
