@@ -19,6 +19,7 @@ from agent import events
 from agent.exceptions import ModelError
 from agent.llm.base import ChatModel, ModelTurn, TextDelta, ToolCall, Usage
 from agent.prompts import STEP_LIMIT_NUDGE
+from agent.text import text_scrub
 from agent.tools.base import Tool, ToolNotFound
 
 logger = logging.getLogger(__name__)
@@ -305,7 +306,8 @@ def _arguments(raw: str) -> dict | str:
         parsed = json.loads(raw) if raw.strip() else {}
     except ValueError:
         return raw
-    return parsed if isinstance(parsed, dict) else raw
+    # An escape in the arguments can decode to NUL or a lone surrogate: never sendable or storable.
+    return text_scrub(parsed) if isinstance(parsed, dict) else raw
 
 
 def _describe(exc: ValidationError) -> str:
