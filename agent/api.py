@@ -13,7 +13,6 @@ from agent.leases import conversation_wait_saved
 from agent.runner import BadRequest, Visitor, message_parse, runner
 from agent.schemas import ChatIn, ConversationOut, ErrorOut
 from agent.visitor_session import session_ensure
-from config.origins import origin_allowed
 
 router = Router(tags=["chat"])
 
@@ -31,9 +30,7 @@ TERMINAL = {"done", "error"}
     ),
 )
 async def chat(request: HttpRequest, payload: ChatIn) -> HttpResponse:
-    refusal = _cross_site_refusal(request)
-    if refusal:
-        return Status(403, {"detail": refusal})
+    # Origin and content type were checked before the body was parsed (config/origins.py).
     visitor = Visitor(
         session_key=await session_ensure(request.session), client_ip=_client_ip(request)
     )
@@ -92,21 +89,6 @@ async def _event_stream(payload: ChatIn, visitor: Visitor) -> AsyncIterator[byte
         if not turn.done():
             turn.cancel()
             await asyncio.gather(turn, return_exceptions=True)
-
-
-def _cross_site_refusal(request: HttpRequest) -> str:
-    """Why a request may not drive the chat ("" when it may): the WebSocket's Origin rule,
-    and JSON only, so no simple cross-site form or text/plain post can spend the budget."""
-    content_type = request.content_type or ""
-    if content_type.lower() != "application/json":
-        return "The chat accepts application/json only."
-    try:
-        host = request.get_host()
-    except Exception:
-        host = None
-    if not origin_allowed(origin=request.headers.get("Origin"), scheme=request.scheme, host=host):
-        return "This origin may not use the chat."
-    return ""
 
 
 def _client_ip(request: HttpRequest) -> str:

@@ -7,11 +7,15 @@ A request without an Origin is refused: every browser sends one on these request
 
 from urllib.parse import urlsplit
 
+from asgiref.sync import iscoroutinefunction, markcoroutinefunction
 from channels.security.websocket import WebsocketDenier
 from django.conf import settings
+from django.core.exceptions import DisallowedHost
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.http.request import split_domain_port, validate_host
 
 MAX_ORIGIN = 512  # characters; a real origin is far shorter
+CHAT_PATHS = frozenset({"/api/chat"})  # HTTP endpoints that run turns (spend the budget)
 
 
 def origin_allowed(*, origin: str | None, scheme: str, host: str | None) -> bool:
@@ -61,3 +65,39 @@ class WebsocketOriginValidator:
         if origin_allowed(origin=origin, scheme=scheme, host=host):
             return await self.application(scope, receive, send)
         return await WebsocketDenier()(scope, receive, send)
+
+
+class ChatOriginMiddleware:
+    """The same rule for `POST /api/chat`, checked before its body is even parsed.
+
+    JSON only as well: a cross-site `text/plain` or form post is a "simple" request that a
+    browser sends without asking, so it must never reach the chat.
+    """
+
+    async_capable = True
+    sync_capable = False
+
+    def __init__(self, get_response) -> None:
+        self.get_response = get_response
+        if iscoroutinefunction(get_response):
+            markcoroutinefunction(self)
+
+    async def __call__(self, request: HttpRequest) -> HttpResponse:
+        if request.path in CHAT_PATHS and request.method not in {"GET", "HEAD", "OPTIONS"}:
+            refusal = chat_request_refusal(request)
+            if refusal:
+                return JsonResponse({"detail": refusal}, status=403)
+        return await self.get_response(request)
+
+
+def chat_request_refusal(request: HttpRequest) -> str:
+    """Why this request may not drive the chat, or "" when it may."""
+    if (request.content_type or "").lower() != "application/json":
+        return "The chat accepts application/json only."
+    try:
+        host = request.get_host()
+    except DisallowedHost:
+        host = None
+    if not origin_allowed(origin=request.headers.get("Origin"), scheme=request.scheme, host=host):
+        return "This origin may not use the chat."
+    return ""

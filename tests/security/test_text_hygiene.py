@@ -1,4 +1,4 @@
-"""Finding 2: a lone surrogate or NUL is refused at the edge, scrubbed from output, spooled safely."""
+"""Finding 2: a lone surrogate or NUL is refused at the edge, scrubbed from output, spooled."""
 
 import json
 import logging
