@@ -5,6 +5,7 @@ import uuid
 from collections.abc import AsyncIterator
 
 from channels.db import database_sync_to_async
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from ninja import Router, Status
 
@@ -32,7 +33,10 @@ TERMINAL = {"done", "error"}
 async def chat(request: HttpRequest, payload: ChatIn) -> HttpResponse:
     # Origin and content type were checked before the body was parsed (config/origins.py).
     visitor = Visitor(
-        session_key=await session_ensure(request.session), client_ip=_client_ip(request)
+        session_key=await session_ensure(
+            request.session, request.COOKIES.get(settings.SESSION_COOKIE_NAME)
+        ),
+        client_ip=_client_ip(request),
     )
     response = StreamingHttpResponse(
         _event_stream(payload, visitor), content_type="text/event-stream"

@@ -5,6 +5,7 @@ import json
 from contextlib import suppress
 
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django.conf import settings
 
 from agent import events
 from agent.frames import FrameError, json_parse
@@ -89,7 +90,8 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
     async def session_key(self) -> str:
         # The session row is written on the first message, not when the page or socket opens.
         if not getattr(self, "_session_key", None):
-            self._session_key = await session_ensure(self.scope["session"])
+            cookie = self.scope.get("cookies", {}).get(settings.SESSION_COOKIE_NAME)
+            self._session_key = await session_ensure(self.scope["session"], cookie)
         return self._session_key
 
     def client_ip(self) -> str:

@@ -5,19 +5,26 @@ message saves a row under that key, so the WebSocket (which cannot set cookies) 
 page loads agree on the owner of the conversation.
 """
 
+from importlib import import_module
+
+from django.conf import settings
 from django.contrib.sessions.backends.base import CreateError, SessionBase
 from django.utils.crypto import get_random_string
 
 KEY_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789"
 
 
-async def session_ensure(session: SessionBase) -> str:
-    """The session's key, with its row saved; a visitor without a cookie gets a new session."""
-    key = session.session_key  # read before any load: a load forgets keys it cannot find
+async def session_ensure(session: SessionBase, cookie_key: str | None) -> str:
+    """The session's key, with its row saved; a visitor without a cookie gets a new session.
+
+    `cookie_key` is the key as the cookie carried it: a store that has been loaded (the
+    WebSocket's auth middleware loads it) forgets a key it could not find.
+    """
+    key = cookie_key
     if key and _well_formed(key):
         if await session.aexists(key):
             return key
-        store = type(session)(session_key=key)
+        store = import_module(settings.SESSION_ENGINE).SessionStore(session_key=key)
         try:
             await store.asave(must_create=True)
         except CreateError:  # another socket of this visitor saved it first

@@ -92,3 +92,10 @@ def rows_now(model_path: str) -> int:
     from django.apps import apps
 
     return apps.get_model(model_path).objects.count()
+
+
+@database_sync_to_async
+def session_keys() -> list[str]:
+    from django.contrib.sessions.models import Session
+
+    return list(Session.objects.values_list("session_key", flat=True))
