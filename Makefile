@@ -5,6 +5,8 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
+# `make run WORKERS=N` (N >= 2): the local cluster (nginx, N daphne, a task worker, redis).
+WORKERS ?= 1
 
 .PHONY: run test bench lint setup clean-data
 
@@ -22,7 +24,11 @@ $(STAMP): pyproject.toml
 	@touch $(STAMP)
 
 run: $(STAMP)
-	HOST=$(HOST) PORT=$(PORT) $(PY) manage.py serve --host $(HOST) --port $(PORT)
+ifeq ($(filter-out 0 1,$(WORKERS)),)
+	@HOST=$(HOST) PORT=$(PORT) $(PY) manage.py serve --host $(HOST) --port $(PORT)
+else
+	@HOST=$(HOST) PORT=$(PORT) $(PY) manage.py cluster --workers $(WORKERS) --host $(HOST) --port $(PORT)
+endif
 
 test: $(STAMP)
 	$(PY) -m pytest

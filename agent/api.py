@@ -10,6 +10,7 @@ from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from ninja import Router, Status
 
 from agent import events, selectors
+from agent.coalesce import text_frames
 from agent.leases import conversation_wait_saved
 from agent.runner import BadRequest, Visitor, message_parse, runner
 from agent.schemas import ChatIn, ConversationOut, ErrorOut
@@ -80,7 +81,8 @@ async def _event_stream(payload: ChatIn, visitor: Visitor) -> AsyncIterator[byte
         yield events.sse_encode(events.error(events.BAD_REQUEST, str(exc)))
         return
     queue: asyncio.Queue[dict] = asyncio.Queue()
-    turn = asyncio.create_task(runner.run(message=message, visitor=visitor, emit=queue.put))
+    frames = text_frames(queue.put)
+    turn = asyncio.create_task(runner.run(message=message, visitor=visitor, emit=frames))
     try:
         while True:
             event = await queue.get()
@@ -90,6 +92,7 @@ async def _event_stream(payload: ChatIn, visitor: Visitor) -> AsyncIterator[byte
         await turn
     finally:
         # The client went away (or the server is stopping): cancel the turn; it is saved.
+        frames.close()
         if not turn.done():
             turn.cancel()
             await asyncio.gather(turn, return_exceptions=True)

@@ -1,13 +1,13 @@
 """The chat WebSocket: validate frames, run one turn at a time as a task, forward its events."""
 
 import asyncio
-import json
 from contextlib import suppress
 
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 
 from agent import events
+from agent.coalesce import TextFrames, text_frames
 from agent.frames import FrameError, json_parse
 from agent.runner import BadRequest, Visitor, message_parse, runner
 from agent.visitor_session import session_ensure
@@ -17,6 +17,7 @@ TERMINAL = {"done", "error"}
 
 class ChatConsumer(AsyncJsonWebsocketConsumer):
     turn: asyncio.Task | None = None
+    frames: TextFrames | None = None  # the running turn's text coalescing
     # True from a message until its `done`/`error` is sent; the task may still be tidying up.
     answering: bool = False
 
@@ -59,8 +60,9 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             visitor = Visitor(session_key=await self.session_key(), client_ip=self.client_ip())
             # A task, so `stop` and disconnect are heard while the answer streams.
             self.answering = True
+            self.frames = text_frames(self.emit)
             self.turn = asyncio.create_task(
-                runner.run(message=message, visitor=visitor, emit=self.emit)
+                runner.run(message=message, visitor=visitor, emit=self.frames)
             )
 
     async def emit(self, event: dict) -> None:
@@ -73,9 +75,14 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             return
         await self.cancel_turn()
         self.answering = False
+        if self.frames is not None:  # the visitor sees all the text the stopped turn keeps
+            await self.frames.flush()
+            self.frames.close()
         await self.send_error(events.CANCELLED, "Stopped.")
 
     async def disconnect(self, code: int) -> None:
+        if self.frames is not None:  # no one to send the waiting text to
+            self.frames.close()
         await self.cancel_turn()
 
     async def cancel_turn(self) -> None:
@@ -98,6 +105,6 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         client = self.scope.get("client") or ("unknown", 0)
         return str(client[0])
 
-    @classmethod
-    async def encode_json(cls, content: dict) -> str:
-        return json.dumps(content, ensure_ascii=False, separators=(",", ":"))
+    async def send_json(self, content: dict, close: bool = False) -> None:
+        # Channels' default goes through json.dumps: this is one orjson call per frame.
+        await self.send(text_data=events.encode(content).decode(), close=close)

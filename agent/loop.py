@@ -79,6 +79,12 @@ class TurnResult:
     error_code: str = ""
     error: str = ""
     first_token_at: float | None = None
+    # The current step's deltas, until the step ends and joins them into `answer`.
+    streaming: list[str] = field(default_factory=list)
+
+    def text_so_far(self) -> str:
+        """Everything shown to the visitor so far, mid-step included (for checkpoints)."""
+        return self.answer + "".join(self.streaming) if self.streaming else self.answer
 
 
 class _Failure(Exception):
@@ -158,7 +164,9 @@ async def _model_step(
     """Stream one model call, forwarding text deltas; return its final ModelTurn."""
     result.steps += 1
     turn: ModelTurn | None = None
-    pieces: list[str] = []  # joined once: `+=` on an attribute would copy the answer per delta
+    # Joined once: `+=` on an attribute would copy the answer per delta.
+    pieces: list[str] = []
+    result.streaming = pieces
     try:
         async with contextlib.aclosing(model.stream(convo, schemas)) as stream:
             async for item in stream:
@@ -172,6 +180,7 @@ async def _model_step(
                     turn = item
     finally:  # also when cancelled: a stopped turn keeps the text it showed
         result.answer += "".join(pieces)
+        result.streaming = []
     if turn is None:
         raise ModelError("The model ended its response without a result.")
     result.usage = result.usage + turn.usage

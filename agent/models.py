@@ -26,6 +26,7 @@ class Conversation(models.Model):
 
 class Turn(models.Model):
     class Status(models.TextChoices):
+        RUNNING = "running", "Running"
         DONE = "done", "Done"
         MAX_STEPS = "max_steps", "Hit the step limit"
         ERROR = "error", "Error"
@@ -53,6 +54,9 @@ class Turn(models.Model):
     no_answer = models.BooleanField(default=False, db_index=True)
     page = models.CharField(max_length=200, blank=True)
     started_at = models.DateTimeField(db_index=True)
+    # The process running the turn (see WorkerLease) and when its text was last written.
+    worker = models.CharField(max_length=100, blank=True)
+    checkpointed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["conversation", "index", "started_at"]
@@ -84,3 +88,13 @@ class ToolCall(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.call_id})"
+
+
+class WorkerLease(models.Model):
+    """A web process that runs turns, renewed every checkpoint; a stale one has died."""
+
+    name = models.CharField(max_length=100, primary_key=True)
+    renewed_at = models.DateTimeField(db_index=True)
+
+    def __str__(self) -> str:
+        return self.name

@@ -81,18 +81,19 @@ def turn_index_claim(*, conversation: Conversation) -> int:
 
 @transaction.atomic
 def turn_record(*, record: TurnRecord) -> bool:
-    """Save a finished turn with its tool calls, once.
+    """Complete a turn with its tool calls, once (its row exists from its start, or not).
 
     Returns:
-        False when the turn was already saved (a retry or a replay), True when written now.
+        False when the turn was already completed (a retry or a replay), True when written now.
     """
-    if Turn.objects.filter(pk=record.turn_id).exists():
+    existing = Turn.objects.select_for_update().filter(pk=record.turn_id).first()
+    # `interrupted` by the recovery pass may still be completed by the real record, later.
+    if existing is not None and existing.status not in (Turn.Status.RUNNING, "interrupted"):
         return False
     conversation, _ = Conversation.objects.get_or_create(
         pk=record.conversation_id, defaults={"session_key": record.session_key, "page": record.page}
     )
-    turn = Turn.objects.create(
-        id=record.turn_id,
+    fields = dict(
         conversation=conversation,
         index=record.index,
         user_message=record.user_message,
@@ -112,6 +113,8 @@ def turn_record(*, record: TurnRecord) -> bool:
         page=record.page,
         started_at=datetime.fromisoformat(record.started_at),
     )
+    turn, _ = Turn.objects.update_or_create(id=record.turn_id, defaults=fields)
+    ToolCall.objects.filter(turn=turn).delete()
     ToolCall.objects.bulk_create(
         ToolCall(
             turn=turn,

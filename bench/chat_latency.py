@@ -11,7 +11,7 @@
 - Cancel: from the client's `stop` (or its closing the socket) to the model server seeing
   its stream closed.
 
-Sequential turns on one socket, each a new conversation. Daphne runs in production mode
+Sequential turns on one socket, each a new conversation. LiveServer runs in production mode
 (DEBUG off) with a throwaway embedded PostgreSQL; everything is stopped at the end.
 """
 
@@ -30,18 +30,23 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import httpx  # noqa: E402
-from _chat_server import (  # noqa: E402
+from _common import (  # noqa: E402
     SUMMARY_HEAD,
-    Daphne,
-    ModelServer,
-    Script,
     bench_database,
+    bench_server,
     machine_note,
     pct,
     sql,
     summary_row,
 )
 from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
+
+from testing_support.live_server import LiveServer  # noqa: E402
+from testing_support.model_server import (  # noqa: E402
+    ScriptedOpenAIServer,
+    ScriptedResponse,
+    text_response,
+)
 
 SLOW_SAVE = """
 CREATE OR REPLACE FUNCTION bench_slow_save() RETURNS trigger AS $$
@@ -54,17 +59,17 @@ TURN_TIMEOUT = 30.0
 LOAD_AT_START = os.getloadavg()[0]
 
 
-def script_for(key: str) -> Script:
+def script_for(key: str) -> ScriptedResponse:
     kind = key.split("-", 1)[0]
     if kind == "cancel":  # a long answer that never finishes: only a stop ends it
-        return Script(pieces=["tok "] * 2000, interval=0.02, hold=True)
+        return text_response(["tok "] * 2000, delay=0.02, hold=True)
     if kind == "final":
-        return Script(pieces=["tok "] * 20, interval=0.005, first_delay=0.01)
+        return text_response(["tok "] * 20, delay=0.005, first_delay=0.01)
     # first token: the model "thinks" 30 ms, so the server is idle when the chunk arrives
-    return Script(pieces=["tok "] * 5, interval=0.002, first_delay=0.03)
+    return text_response(["tok "] * 5, delay=0.002, first_delay=0.03)
 
 
-async def ws_connect(daphne: Daphne) -> ClientConnection:
+async def ws_connect(daphne: LiveServer) -> ClientConnection:
     return await connect(
         daphne.ws_url,
         origin=f"http://127.0.0.1:{daphne.port}",
@@ -97,7 +102,9 @@ async def ws_turn(ws: ClientConnection, key: str, stop_after: int | None = None)
             return times
 
 
-async def first_token_ws(daphne: Daphne, server: ModelServer, turns: int) -> tuple[list, list]:
+async def first_token_ws(
+    daphne: LiveServer, server: ScriptedOpenAIServer, turns: int
+) -> tuple[list, list]:
     delays, starts = [], []
     async with await ws_connect(daphne) as ws:
         await ws_turn(ws, "ft-warmup")
@@ -110,10 +117,12 @@ async def first_token_ws(daphne: Daphne, server: ModelServer, turns: int) -> tup
     return delays, starts
 
 
-async def first_token_sse(daphne: Daphne, server: ModelServer, turns: int) -> list[float]:
+async def first_token_sse(
+    daphne: LiveServer, server: ScriptedOpenAIServer, turns: int
+) -> list[float]:
     delays = []
     async with httpx.AsyncClient(
-        base_url=daphne.http_url, timeout=TURN_TIMEOUT, headers={"Origin": daphne.http_url}
+        base_url=daphne.url, timeout=TURN_TIMEOUT, headers={"Origin": daphne.url}
     ) as client:
         for i in range(-1, turns):
             key = f"ft-sse-{i}"
@@ -131,7 +140,7 @@ async def first_token_sse(daphne: Daphne, server: ModelServer, turns: int) -> li
     return delays
 
 
-async def final_event(daphne: Daphne, turns: int) -> tuple[list, list]:
+async def final_event(daphne: LiveServer, turns: int) -> tuple[list, list]:
     delays, starts = [], []
     async with await ws_connect(daphne) as ws:
         for i in range(turns):
@@ -142,7 +151,7 @@ async def final_event(daphne: Daphne, turns: int) -> tuple[list, list]:
     return delays, starts
 
 
-async def closed_at(server: ModelServer, key: str, timeout: float = 2.0) -> float | None:
+async def closed_at(server: ScriptedOpenAIServer, key: str, timeout: float = 2.0) -> float | None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         stream = server.streams.get(key)
@@ -152,7 +161,9 @@ async def closed_at(server: ModelServer, key: str, timeout: float = 2.0) -> floa
     return None
 
 
-async def cancel(daphne: Daphne, server: ModelServer, turns: int) -> tuple[list, list, int]:
+async def cancel(
+    daphne: LiveServer, server: ScriptedOpenAIServer, turns: int
+) -> tuple[list, list, int]:
     stops, disconnects, missed = [], [], 0
     async with await ws_connect(daphne) as ws:
         for i in range(turns):
@@ -211,10 +222,10 @@ class Measured:
 async def run(quick: bool) -> Measured:
     n_first, n_final, n_cancel = (50, 30, 20) if quick else (200, 100, 50)
     m = Measured(turns=1 + n_first + (n_first // 2 + 1) + 2 * n_cancel + n_final)
-    server = ModelServer(script_for).start_thread()
+    server = ScriptedOpenAIServer(script_for).start()
     try:
         with bench_database() as url, tempfile.TemporaryDirectory(prefix="docent-bench-") as tmp:
-            with Daphne(database_url=url, model_url=server.base_url, spool_dir=Path(tmp)) as daphne:
+            with bench_server(url, server.base_url, Path(tmp)) as daphne:
                 m.first_ws, m.start_fast = await first_token_ws(daphne, server, n_first)
                 m.first_sse = await first_token_sse(daphne, server, n_first // 2)
                 m.stops, m.disconnects, m.missed = await cancel(daphne, server, n_cancel)
@@ -231,7 +242,7 @@ async def run(quick: bool) -> Measured:
                 m.saved = dict(rows)
                 m.spooled = len(list(Path(tmp).glob("*.jsonl")))
     finally:
-        server.stop_thread()
+        server.stop()
     return m
 
 

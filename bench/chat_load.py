@@ -1,35 +1,35 @@
-"""How many concurrent chat streams can one daphne process carry?
+"""How many concurrent chat streams do the web processes carry, and at what CPU per token?
 
-    python bench/chat_load.py [--quick] [--n 100,500,1000]
+    python bench/chat_load.py [--quick] [--n 100,500,1000] [--workers N] [--proxy]
+                              [--modes coalesced,per-delta,bare]
 
-For each N, a fresh daphne (production settings, throwaway PostgreSQL) gets N WebSockets,
-opened at 200 per second, each sending one message. The model server holds every answer
-until all N requests have arrived, then streams each a 100-token answer at 50 tokens/s
-(one `"tok "` every 20 ms, the streams spread over that interval), so all N streams run at
-once for about two seconds. Reported per N:
+For each mode and N, fresh web processes (production settings, one throwaway PostgreSQL)
+get N WebSockets, opened at 200 per second, each sending one message. The model server holds
+every answer until all N requests have arrived, then streams each a 100-token answer at 50
+tokens/s (one `"tok "` every 20 ms, the streams spread over that interval), so all N streams
+run at once for about two seconds.
 
-- completion: turns that ended with `done`, out of N;
-- the gap between consecutive `text` frames as each client saw them (ideal: 20 ms), and the
-  lag from the model server writing a chunk to the client reading it (a server that falls
-  behind delivers frames in bursts: small gaps, large lag);
-- resident memory per connection: daphne's VmRSS during the streams minus its VmRSS after a
-  warm-up turn, divided by N;
-- daphne's CPU while streaming (and time it was runnable but found no free core), its CPU
-  time per text frame, and how long after the last `done` the N background saves landed.
+Modes, measured in the same run so their ratio holds whatever else the machine does:
+- `coalesced`: the chat as shipped, text deltas joined into a frame per 50 ms;
+- `per-delta`: the same code with AGENT_TEXT_FRAME_MS=0, a frame per delta (the old path);
+- `bare`: a bare ASGI app under daphne that forwards the model's deltas as the same frames,
+  without Django or the agent (bench/_bare_asgi.py): daphne's own floor;
+- `uvicorn`, `granian`: the coalesced chat under another ASGI server, for comparison.
 
-The clients and the model server run in this process's event loop, on the same machine as
-daphne and PostgreSQL, so their CPU use is reported too. `--profile DIR` also records
-daphne with py-spy (`pip install py-spy`) while the streams run, as raw collapsed stacks.
+Reported: turns done and saved; stream duration (first `text` to `done`; ideal 1.98 s); lag
+from the model server writing a token to the client reading the frame that holds it; frames
+per stream; resident memory per connection (web VmRSS while streaming minus after warm-up,
+over N); CPU of every process over the streaming window (release of the answers to the last
+`done`): each web worker, nginx, PostgreSQL (with its backends), and this process (clients
+and model server, one asyncio loop); web CPU per upstream token and streams per web core.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import random
-import resource
 import subprocess
 import sys
 import tempfile
@@ -37,30 +37,38 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import orjson
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _chat_server import (  # noqa: E402
-    Daphne,
-    ModelServer,
-    Script,
-    bench_database,
-    machine_note,
-    markdown_table,
-    pct,
-    raise_nofile,
-    sql,
-)
+from _common import bench_database, pct, raise_nofile, sql  # noqa: E402
+from _load_report import report  # noqa: E402
+from _load_web import CpuMeter, WebTier  # noqa: E402
 from websockets.asyncio.client import connect  # noqa: E402
+
+from testing_support.model_server import (  # noqa: E402
+    ScriptedOpenAIServer,
+    ScriptedResponse,
+    text_response,
+)
 
 TOKENS = 100
 INTERVAL = 0.02  # 50 tokens/s
 OPEN_RATE = 200  # sockets per second
 IDEAL = (TOKENS - 1) * INTERVAL
+MODES = {  # mode -> (web process kind, environment)
+    "coalesced": ("daphne", {"AGENT_TEXT_FRAME_MS": "50"}),
+    "per-delta": ("daphne", {"AGENT_TEXT_FRAME_MS": "0", "AGENT_MODEL_HTTP": "httpx"}),
+    "coalesced-httpx": ("daphne", {"AGENT_TEXT_FRAME_MS": "50", "AGENT_MODEL_HTTP": "httpx"}),
+    "bare": ("bare", {}),
+    "uvicorn": ("uvicorn", {"AGENT_TEXT_FRAME_MS": "50"}),
+    "granian": ("granian", {"AGENT_TEXT_FRAME_MS": "50"}),
+}
 
 
 @dataclass
 class Client:
-    texts: list[float] = field(default_factory=list)
+    frames: list[tuple[float, int]] = field(default_factory=list)  # (read at, tokens in it)
     end: str = ""
     error: str = ""
     end_at: float = 0.0
@@ -68,273 +76,207 @@ class Client:
 
 @dataclass
 class Result:
+    mode: str
     n: int
+    workers: int
     done: int = 0
-    gaps: list[float] = field(default_factory=list)
-    lags: list[float] = field(default_factory=list)  # model chunk written -> client frame
+    saved: int | None = None
+    lags: list[float] = field(default_factory=list)  # token written -> its frame read
     durations: list[float] = field(default_factory=list)
+    frames: int = 0
     idle_rss: int = 0
-    connected_rss: int = 0
     plateau_rss: int = 0
-    daphne_cpu: float = 0.0
-    frames: int = 0  # text frames received, for daphne's CPU per frame
-    daphne_waiting: float = 0.0  # runnable, but no CPU free
-    bench_cpu: float = 0.0
     window: float = 0.0
-    saved: int = 0
-    save_seconds: float = 0.0
+    cpu: dict[str, float] = field(default_factory=dict)  # process group -> CPU seconds
     failures: dict[str, int] = field(default_factory=dict)
 
+    @property
+    def web_cpu(self) -> float:
+        return sum(v for k, v in self.cpu.items() if k.startswith("web"))
 
-async def one_client(daphne: Daphne, key: str, client: Client, stop: asyncio.Event) -> None:
+
+async def one_client(url: str, origin: str, key: str, client: Client, stop: asyncio.Event):
     try:
         async with connect(
-            daphne.ws_url,
-            origin=f"http://127.0.0.1:{daphne.port}",
-            compression=None,
-            ping_interval=None,
-            open_timeout=30,
-            close_timeout=2,
-        ) as ws:
-            await ws.send(json.dumps({"type": "message", "content": key}))
-            texts = client.texts
+            url, origin=origin, compression=None, ping_interval=None, open_timeout=60,
+            close_timeout=2, max_queue=None,
+        ) as ws:  # fmt: skip
+            await ws.send(orjson.dumps({"type": "message", "content": key}).decode())
+            frames = client.frames
             async for raw in ws:
                 now = time.monotonic()
                 if raw.startswith('{"type":"text"'):
-                    texts.append(now)
+                    frames.append((now, raw.count("tok ")))
                 elif raw.startswith(('{"type":"done"', '{"type":"error"')):
-                    client.end, client.end_at = json.loads(raw)["type"], now
-                    if client.end == "error":
-                        client.error = json.loads(raw).get("code", "")
+                    event = orjson.loads(raw)
+                    client.end, client.end_at = event["type"], now
+                    client.error = event.get("code", "")
                     break
             await stop.wait()  # keep the socket open until every stream has ended
     except Exception as exc:  # a refused or dropped socket is a result, not a crash
         client.error = client.error or type(exc).__name__
 
 
-def start_profile(directory: Path, daphne: Daphne, n: int) -> subprocess.Popen | None:
-    """py-spy samples daphne (without pausing it) while the streams run; raw collapsed stacks."""
-    directory.mkdir(parents=True, exist_ok=True)
-    spy = Path(sys.executable).with_name("py-spy")
-    if not spy.exists():
-        print("--profile needs py-spy: .venv/bin/pip install py-spy", file=sys.stderr)
-        return None
-    seconds = int(IDEAL) + 3
-    command = [
-        str(spy),
-        "record",
-        "--pid",
-        str(daphne.pid),
-        "--nonblocking",
-        "--rate",
-        "200",
-        "--duration",
-        str(seconds),
-        "--format",
-        "raw",
-        "--output",
-        str(directory / f"daphne-{n}.txt"),
-    ]
-    return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # noqa: S603
+async def warm_up(web: WebTier, turns: int) -> None:
+    for i in range(turns):
+        url, origin = web.ws_url()
+        async with connect(url, origin=origin, compression=None) as ws:
+            await ws.send(orjson.dumps({"type": "message", "content": f"warmup-{i}"}).decode())
+            async for raw in ws:
+                if raw.startswith(('{"type":"done"', '{"type":"error"')):
+                    assert '"done"' in raw, raw
+                    break
 
 
-def cpu_self() -> float:
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
-
-
-async def warm_up(daphne: Daphne) -> None:
-    async with connect(
-        daphne.ws_url, origin=f"http://127.0.0.1:{daphne.port}", compression=None
-    ) as ws:
-        await ws.send(json.dumps({"type": "message", "content": "warmup"}))
-        async for raw in ws:
-            if raw.startswith(('{"type":"done"', '{"type":"error"')):
-                assert '"done"' in raw, raw
-                break
-
-
-async def run_n(n: int, url: str, tmp: Path, run_id: str, profile: Path | None) -> Result:
+async def run_one(mode: str, n: int, args: argparse.Namespace, url: str, tmp: Path) -> Result:
     gate = asyncio.Event()
-    prefix = f"load-{run_id}-{n}-"
+    prefix = f"load-{mode}-{n}-{time.time_ns()}-"
 
-    def script_for(key: str) -> Script:
+    def script_for(key: str) -> ScriptedResponse:
         if not key.startswith(prefix):
-            return Script(pieces=["tok "] * 5, interval=0.002)
-        return Script(
-            pieces=["tok "] * TOKENS,
-            interval=INTERVAL,
-            gate=gate,
-            phase=random.uniform(0, INTERVAL),
+            return text_response(["tok "] * 5, delay=0.002)
+        phase = random.uniform(0, INTERVAL)
+        return text_response(
+            ["tok "] * TOKENS, usage=(50, 100), delay=INTERVAL, gate=gate, phase=phase
         )
 
-    server = await ModelServer(script_for).start()
-    result = Result(n=n)
+    kind, env = MODES[mode]
+    server = await ScriptedOpenAIServer(script_for).astart()
+    result = Result(mode=mode, n=n, workers=args.workers)
     stop = asyncio.Event()
-    tasks: list[asyncio.Task] = []
     clients = [Client() for _ in range(n)]
-    daphne = Daphne(database_url=url, model_url=server.base_url, spool_dir=tmp)
+    tasks: list[asyncio.Task] = []
+    web = WebTier(
+        kind=kind, workers=args.workers, database_url=url, model_url=server.base_url, tmp=tmp,
+        env=env, proxy=args.proxy,
+    )  # fmt: skip
     try:
-        daphne.start()
-        await warm_up(daphne)
-        await asyncio.sleep(1.0)
-        result.idle_rss = daphne.rss_bytes()
-        for i, client in enumerate(clients):
-            tasks.append(asyncio.create_task(one_client(daphne, f"{prefix}{i}", client, stop)))
-            await asyncio.sleep(1 / OPEN_RATE)
-        deadline = time.monotonic() + 60 + n / 20
-        while time.monotonic() < deadline:
-            if sum(key.startswith(prefix) for key in server.streams) >= n:
-                break
-            if all(task.done() for task in tasks):
-                break
-            await asyncio.sleep(0.05)
-        await asyncio.sleep(0.5)
-        result.connected_rss = daphne.rss_bytes()
-        cpu_daphne, cpu_bench, waiting = (
-            daphne.cpu_seconds(),
-            cpu_self(),
-            daphne.run_queue_seconds(),
-        )
-        spy = start_profile(profile, daphne, n) if profile else None
-        released = time.monotonic()
-        gate.set()
-        samples = []
-        end_by = released + IDEAL + 60
-        while time.monotonic() < end_by and not all(c.end or c.error for c in clients):
-            if time.monotonic() - released <= IDEAL:
-                samples.append(daphne.rss_bytes())
-            await asyncio.sleep(0.1)
-        finished = time.monotonic()
-        result.window = finished - released
-        result.daphne_cpu = (daphne.cpu_seconds() - cpu_daphne) / result.window
-        result.bench_cpu = (cpu_self() - cpu_bench) / result.window
-        result.daphne_waiting = (daphne.run_queue_seconds() - waiting) / result.window
-        if spy is not None:
-            await asyncio.to_thread(spy.wait, 60)
-        result.plateau_rss = max(samples, default=0)
-        stop.set()
-        await asyncio.wait(tasks, timeout=30)
-        for i, client in enumerate(clients):
-            stream = server.streams.get(f"{prefix}{i}")
-            if stream is not None:
-                result.lags += [t - w for t, w in zip(client.texts, stream.writes, strict=False)]
-            if client.end == "done":
-                result.done += 1
-            else:
-                reason = client.error or "no ending"
-                result.failures[reason] = result.failures.get(reason, 0) + 1
-            texts = client.texts
-            result.frames += len(texts)
-            result.gaps += [b - a for a, b in zip(texts, texts[1:], strict=False)]
-            if texts and client.end_at:
-                result.durations.append(client.end_at - texts[0])
-        pattern = prefix + "%"
-        while time.monotonic() - finished < 120:
-            query = "SELECT count(*) FROM agent_turn WHERE user_message LIKE %s"
-            result.saved = sql(url, query, (pattern,))[0][0]
-            if result.saved >= n:
-                break
-            await asyncio.sleep(0.2)
-        result.save_seconds = time.monotonic() - finished  # since the last `done`
+        with web:
+            await warm_up(web, 4 * args.workers)
+            await asyncio.sleep(1.0)
+            result.idle_rss = web.rss_bytes()
+            for i, client in enumerate(clients):
+                ws_url, origin = web.ws_url()
+                coro = one_client(ws_url, origin, f"{prefix}{i}", client, stop)
+                tasks.append(asyncio.create_task(coro))
+                await asyncio.sleep(1 / OPEN_RATE)
+            await _all_requested(server, prefix, n, tasks)
+            meter = CpuMeter(web.groups(url))
+            meter.start()
+            spy = (
+                _profile(args.profile, web.servers[0].pid, f"{mode}-{n}") if args.profile else None
+            )
+            released = time.monotonic()
+            gate.set()
+            samples = []
+            while time.monotonic() < released + IDEAL + 60:
+                if all(c.end or c.error for c in clients):
+                    break
+                if time.monotonic() - released <= IDEAL:
+                    samples.append(web.rss_bytes())
+                await asyncio.sleep(0.1)
+            result.window = time.monotonic() - released
+            result.cpu = meter.stop()
+            result.plateau_rss = max(samples, default=0)
+            if spy is not None:
+                await asyncio.to_thread(spy.wait, 60)
+            stop.set()
+            await asyncio.wait(tasks, timeout=30)
+            _collect(result, clients, server, prefix)
+            if kind != "bare":
+                result.saved = await _saved(url, prefix, n)
     finally:
         stop.set()
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
-        daphne.stop()
-        await server.stop()
+        await server.astop()
     return result
 
 
-def report(results: list[Result], load: float) -> None:
-    print(f"_{machine_note(load)}._\n")
-    print(
-        f"Each socket: one turn, {TOKENS} text deltas 20 ms apart (ideal stream {IDEAL:.2f} s). "
-        "Gap: between consecutive `text` frames at a client. Lag: from the model server writing "
-        "a chunk to the client reading its `text` frame.\n"
-    )
-    head = ["N", "completion", "gap p50 ms", "gap p95 ms", "gap p99 ms", "gap max ms"]
-    head += ["lag p50 ms", "lag p95 ms", "stream p95 s", "RSS idle MiB", "RSS connected MiB"]
-    head += ["RSS streaming MiB", "KiB / connection"]
-    rows = []
-    for r in results:
-        rows.append([
-            str(r.n),
-            f"{r.done}/{r.n}",
-            *(f"{pct(r.gaps, p) * 1000:.1f}" for p in (50, 95, 99)),
-            f"{max(r.gaps, default=float('nan')) * 1000:.0f}",
-            *(f"{pct(r.lags, p) * 1000:.1f}" for p in (50, 95)),
-            f"{pct(r.durations, 95):.2f}",
-            f"{r.idle_rss / 2**20:.0f}",
-            f"{r.connected_rss / 2**20:.0f}",
-            f"{r.plateau_rss / 2**20:.0f}",
-            f"{(r.plateau_rss - r.idle_rss) / r.n / 1024:.0f}",
-        ])  # fmt: skip
-    print(markdown_table(head, rows))
-    head = ["N", "streaming window s", "daphne CPU", "daphne waiting for a CPU"]
-    head += [
-        "daphne CPU µs / frame",
-        "bench CPU",
-        "saved rows",
-        "all saved, s after last done",
-        "failures",
-    ]
-    rows = []
-    for r in results:
-        rows.append([
-            str(r.n),
-            f"{r.window:.2f}",
-            f"{r.daphne_cpu:.0%}",
-            f"{r.daphne_waiting:.0%}",
-            f"{r.daphne_cpu * r.window / max(r.frames, 1) * 1e6:.0f}",
-            f"{r.bench_cpu:.0%}",
-            f"{r.saved}/{r.n}",
-            f"{r.save_seconds:.1f}",
-            ", ".join(f"{k}: {v}" for k, v in r.failures.items()) or "none",
-        ])  # fmt: skip
-    print("\n" + markdown_table(head, rows))
-    print(
-        "\nCPU and waiting are shares of one core over the streaming window (release of the "
-        "answers to the last `done`); daphne is one process with one event loop."
-    )
-    big = max(results, key=lambda r: r.n)
-    gap, lag = pct(big.gaps, 95), pct(big.lags, 95)
-    met = big.n >= 1000 and big.done == big.n and max(gap, lag) <= 0.05
-    print(
-        "\nGoal (1,000 concurrent streams, p95 gap ≤ 50 ms, and p95 lag ≤ 50 ms): "
-        f"{'met' if met else 'NOT met'} (N={big.n}: {big.done}/{big.n} done, p95 gap "
-        f"{gap * 1000:.0f} ms, p95 lag {lag * 1000:.0f} ms, streams {pct(big.durations, 95):.1f} s "
-        f"at p95 for {IDEAL:.1f} s of tokens)."
-    )
+def _profile(directory: Path, pid: int, name: str) -> subprocess.Popen:
+    """py-spy samples web 1 (without pausing it) while the streams run: raw collapsed stacks."""
+    directory.mkdir(parents=True, exist_ok=True)
+    command = [str(Path(sys.executable).with_name("py-spy")), "record", "--pid", str(pid)]
+    command += ["--nonblocking", "--rate", "200", "--duration", str(int(IDEAL) + 1)]
+    command += ["--format", "raw", "--output", str(directory / f"{name}.txt")]
+    return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
-async def run(sizes: list[int], profile: Path | None) -> None:
+async def _all_requested(server: ScriptedOpenAIServer, prefix: str, n: int, tasks) -> None:
+    deadline = time.monotonic() + 60 + n / 20
+    while time.monotonic() < deadline:
+        if sum(key.startswith(prefix) for key in server.streams) >= n:
+            break
+        if all(task.done() for task in tasks):
+            break
+        await asyncio.sleep(0.05)
+    await asyncio.sleep(0.5)
+
+
+def _collect(result: Result, clients: list[Client], server, prefix: str) -> None:
+    for i, client in enumerate(clients):
+        stream = server.streams.get(f"{prefix}{i}")
+        writes = stream.writes if stream is not None else []
+        token = 0
+        for read_at, count in client.frames:
+            result.lags += [read_at - w for w in writes[token : token + count]]
+            token += count
+        result.frames += len(client.frames)
+        if client.end == "done":
+            result.done += 1
+        else:
+            reason = client.error or "no ending"
+            result.failures[reason] = result.failures.get(reason, 0) + 1
+        if client.frames and client.end_at:
+            result.durations.append(client.end_at - client.frames[0][0])
+
+
+async def _saved(url: str, prefix: str, n: int) -> int:
+    saved, started = 0, time.monotonic()
+    while time.monotonic() - started < 120:
+        query = "SELECT count(*) FROM agent_turn WHERE user_message LIKE %s"
+        saved = sql(url, query, (prefix + "%",))[0][0]
+        if saved >= n:
+            break
+        await asyncio.sleep(0.2)
+    return saved
+
+
+async def run(args: argparse.Namespace) -> None:
     load = os.getloadavg()[0]
-    raise_nofile(max(sizes) * 4 + 1024)
-    run_id = f"{int(time.time())}"
+    raise_nofile(max(args.sizes) * 4 + 4096)
     results = []
     with bench_database() as url, tempfile.TemporaryDirectory(prefix="docent-bench-") as tmp:
-        for n in sizes:
-            results.append(await run_n(n, url, Path(tmp), run_id, profile))
-            print(f"(N={n} measured)", file=sys.stderr, flush=True)
-    report(results, load)
+        for n in args.sizes:
+            for mode in args.modes:
+                results.append(await run_one(mode, n, args, url, Path(tmp)))
+                r = results[-1]
+                print(
+                    f"({mode} N={n}: {r.done}/{n} done, p95 {pct(r.durations, 95):.2f} s)",
+                    file=sys.stderr,
+                    flush=True,
+                )
+    report(results, load, tokens=TOKENS, ideal=IDEAL)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="N = 50 and 100 only")
-    parser.add_argument(
-        "--n", default="", help="comma-separated socket counts (default 100,500,1000)"
-    )
-    parser.add_argument(
-        "--profile", type=Path, help="write py-spy samples of daphne (raw stacks) here"
-    )
+    parser.add_argument("--n", default="", help="comma-separated socket counts")
+    parser.add_argument("--workers", type=int, default=1, help="web processes (default 1)")
+    parser.add_argument("--proxy", action="store_true", help="nginx in front of the workers")
+    parser.add_argument("--profile", type=Path, help="py-spy stacks of web 1 (pip install py-spy)")
+    parser.add_argument("--modes", default="coalesced,per-delta,bare", help=", ".join(MODES))
     args, _ = parser.parse_known_args()
-    sizes = [int(x) for x in args.n.split(",") if x] or (
+    args.sizes = [int(x) for x in args.n.split(",") if x] or (
         [50, 100] if args.quick else [100, 500, 1000]
     )
-    asyncio.run(run(sizes, args.profile))
+    args.modes = [m for m in args.modes.split(",") if m]
+    unknown = set(args.modes) - set(MODES)
+    if unknown:
+        parser.error(f"unknown modes {sorted(unknown)}; choose from {', '.join(MODES)}")
+    asyncio.run(run(args))
     return 0
 
 

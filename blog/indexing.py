@@ -1,21 +1,20 @@
-"""Keeping the knowledge base in step with the articles: reindex services and a background queue.
+"""Keeping the knowledge base in step with the articles: reindex services and their queued jobs.
 
 An article's chunks are rebuilt only when its content hash (title, summary, body, model and
 chunking settings) changed; inside a rebuild, a chunk whose text is unchanged keeps its embedding.
 So reindexing unchanged content reads each article once and embeds nothing. Saves in the
-admin never wait: signals enqueue the article after commit on one daemon worker thread.
+admin never wait: the save queues a job (procrastinate, in the save's own transaction) that the
+task worker runs with retries.
 """
 
 import hashlib
 import logging
-import queue
-import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from django.conf import settings
-from django.db import close_old_connections, connection, transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from blog.chunking import embedding_text, lexical_text, markdown_chunk
@@ -158,10 +157,6 @@ def articles_reindex(
     started = time.perf_counter()
     embedder = embedder or embedder_get()
     _dimensions_prepare(embedder=embedder, full=full, dry_run=dry_run)
-    if slug is None and not dry_run:
-        # Articles saved just before (e.g. `seed_demo` then `reindex` at start-up) would
-        # otherwise be embedded twice, by the queue and by this scan.
-        _queue.discard_pending()
     articles = Article.objects.only(*_ARTICLE_FIELDS).order_by("id")
     if slug is not None:
         articles = articles.filter(pk=Article.objects.get(slug=slug).pk)
@@ -313,103 +308,63 @@ def _dimensions_prepare(*, embedder: Embedder, full: bool, dry_run: bool) -> Non
     )
 
 
-# --- the background queue -----------------------------------------------------------------
+# --- background jobs (procrastinate, see blog/tasks.py) -------------------------------------
 
 
-class _IndexQueue:
-    """One daemon thread reindexing articles one at a time; repeated ids are coalesced."""
+def article_index_run(*, article_id: int, force: bool = False) -> ArticleIndexResult | None:
+    """Reindex one article by id (the body of the queued job); None if it was deleted.
 
-    def __init__(self) -> None:
-        self._jobs: queue.Queue[int] = queue.Queue()
-        self._pending: dict[int, bool] = {}  # article id -> force, for jobs not started yet
-        self._lock = threading.Lock()
-        self._thread: threading.Thread | None = None
-
-    def put(self, article_id: int, force: bool = False) -> None:
-        if connection.in_atomic_block:
-            # Still inside the caller's transaction (tests capturing on_commit callbacks):
-            # another connection could not see the data yet, so do the job here.
-            _job_run(article_id, force=force)
-            return
-        with self._lock:
-            if article_id in self._pending:
-                self._pending[article_id] |= force
-                return
-            self._pending[article_id] = force
-            if self._thread is None or not self._thread.is_alive():
-                self._thread = threading.Thread(target=self._work, name="docent-index", daemon=True)
-                self._thread.start()
-            self._jobs.put(article_id)
-
-    def wait(self, timeout: float) -> bool:
-        deadline = time.monotonic() + timeout
-        with self._jobs.all_tasks_done:
-            while self._jobs.unfinished_tasks:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    return False
-                self._jobs.all_tasks_done.wait(remaining)
-        return True
-
-    def discard_pending(self) -> int:
-        """Drop jobs not started yet (a full scan is about to cover them); returns how many."""
-        dropped = 0
-        with self._lock:
-            while True:
-                try:
-                    self._jobs.get_nowait()
-                except queue.Empty:
-                    break
-                self._jobs.task_done()
-                dropped += 1
-            self._pending.clear()
-        return dropped
-
-    def _work(self) -> None:
-        while True:
-            article_id = self._jobs.get()
-            with self._lock:
-                force = self._pending.pop(article_id, False)
-            try:
-                close_old_connections()
-                _job_run(article_id, force=force)
-            finally:
-                # A long-lived thread must not keep a connection open between jobs.
-                connection.close()
-                self._jobs.task_done()
+    Raises:
+        EmbeddingError: the embedding backend failed; the queue retries the job.
+    """
+    article = Article.objects.only(*_ARTICLE_FIELDS).filter(pk=article_id).first()
+    if article is None:  # a deleted article's chunks went with it (cascade)
+        return None
+    return chunk_reindex(article=article, force=force)
 
 
-def _job_run(article_id: int, *, force: bool) -> None:
-    """Reindex one article; failures are logged, never raised (the request is long gone)."""
+def article_index_enqueue(*, article_id: int, force: bool = False) -> bool:
+    """Queue a reindex of this article inside the current transaction; False if one waits.
+
+    The job row is written by the caller's transaction, so it exists exactly when the save
+    does, and a worker (another process) sees it only after commit. A job already waiting
+    reads the article when it runs, so it covers this save as well.
+    """
+    from procrastinate.exceptions import AlreadyEnqueued
+
+    from blog.tasks import article_index
+
+    lock = f"article-index-{article_id}{'-full' if force else ''}"
     try:
-        article = Article.objects.only(*_ARTICLE_FIELDS).filter(pk=article_id).first()
-        if article is not None:  # a deleted article's chunks went with it (cascade)
-            chunk_reindex(article=article, force=force)
-    except Exception:
-        logger.exception("reindexing article %s failed", article_id)
-
-
-_queue = _IndexQueue()
-
-
-def article_index_enqueue(*, article_id: int, force: bool = False) -> None:
-    """Reindex this article in the background once the current transaction commits."""
-    transaction.on_commit(lambda: _queue.put(article_id, force), robust=True)
+        with transaction.atomic():  # a savepoint: a refused duplicate must not abort the save
+            article_index.configure(queueing_lock=lock, lock="index").defer(
+                article_id=article_id, force=force
+            )
+    except AlreadyEnqueued:
+        return False
+    return True
 
 
 def articles_index_enqueue(*, article_ids: Iterable[int], force: bool = False) -> int:
-    """Queue several articles (after commit); returns how many."""
+    """Queue several articles; returns how many."""
     ids = list(article_ids)
     for article_id in ids:
         article_index_enqueue(article_id=article_id, force=force)
     return len(ids)
 
 
-def index_queue_discard() -> int:
-    """Drop the background jobs not started yet; returns how many (the running one finishes)."""
-    return _queue.discard_pending()
+def reindex_scan_enqueue(*, first_run: bool = False) -> bool:
+    """Queue a scan of every article (the release step, the admin); False if one waits."""
+    from procrastinate.exceptions import AlreadyEnqueued
 
+    from blog.tasks import reindex_scan
 
-def index_queue_wait(timeout: float = 10) -> bool:
-    """Block until the background queue is idle; False if `timeout` seconds passed first."""
-    return _queue.wait(timeout)
+    try:
+        with transaction.atomic():
+            # Ahead of the per-article jobs it covers (they then find nothing to do).
+            reindex_scan.configure(queueing_lock="reindex-scan", lock="index", priority=10).defer(
+                first_run=first_run
+            )
+    except AlreadyEnqueued:
+        return False
+    return True

@@ -1,7 +1,8 @@
-"""Keep the knowledge base current: every article save queues a background reindex.
+"""Keep the knowledge base current: every article save queues a reindex job.
 
-The job runs after commit on the indexing thread (blog.indexing), so saving in the admin never
-waits on embeddings. A draft's job removes its chunks; a deleted article's chunks go with it
+The job is written in the save's own transaction and run by the task worker (blog.tasks), so
+saving in the admin, or from `manage.py shell`, never waits on embeddings and is never missed.
+A draft's job removes its chunks; a deleted article's chunks go with it
 by cascade, so deletes need no job.
 """
 

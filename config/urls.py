@@ -4,8 +4,11 @@ from django.urls import include, path
 from django.views.generic import RedirectView
 
 from config.api import api
+from docent import views as docent_views
 
 urlpatterns = [
+    path("healthz", docent_views.healthz, name="healthz"),
+    path("readyz", docent_views.readyz, name="readyz"),
     path("admin/", admin.site.urls),
     path("api/", api.urls),
     # Browsers ask for /favicon.ico whatever the page links; send them to the real icon.

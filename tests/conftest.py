@@ -32,15 +32,36 @@ def staff_client(client, db):
     return client
 
 
+@pytest.fixture(scope="session", autouse=True)
+def task_queue():
+    """procrastinate's in-memory connector for the whole run: deferring writes no job rows."""
+    from procrastinate import testing
+    from procrastinate.contrib.django import app
+
+    connector = testing.InMemoryConnector()
+    with app.replace_connector(connector):
+        yield connector
+
+
 @pytest.fixture(autouse=True)
-def _index_queue_idle_before_flush(_django_db_marker):
-    """Stop background indexing of this test's articles before the database is reset.
+def _task_queue_empty(task_queue):
+    task_queue.reset()
 
-    Depending on pytest-django's marker fixture makes this teardown run before its flush, so
-    an indexing job never writes into (or locks tables of) the next test's database.
+
+@pytest.fixture
+def run_jobs(task_queue):
+    """Run every queued job now, through procrastinate's own worker, then return.
+
+    Jobs of the given queues run in worker threads with their own database connections, so
+    tests that use this need `django_db(transaction=True)` for the jobs to see their data.
     """
-    yield
-    from blog.indexing import index_queue_discard, index_queue_wait
+    from procrastinate.contrib.django import app
 
-    index_queue_discard()  # nobody will search this test's articles again
-    assert index_queue_wait(timeout=120), "background indexing did not finish"
+    def run(queues: tuple[str, ...] = ("index",)) -> list[dict]:
+        # The worker also defers the periodic jobs ("maintenance"); tests run those by name.
+        app.run_worker(
+            queues=list(queues), wait=False, install_signal_handlers=False, listen_notify=False
+        )
+        return task_queue.finished_jobs
+
+    return run

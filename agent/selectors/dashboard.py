@@ -127,7 +127,12 @@ def dashboard_metrics(*, days: int = 30, now: datetime | None = None) -> Dashboa
         **summary,
         unanswered=turn_unanswered(queryset=turns).count(),
         days=[by_day.get(day, DayStats(day)) for day in calendar],
-        outcomes=[(value, label, by_status.get(value, 0)) for value, label in Turn.Status.choices],
+        # Running turns show only while there are some: they are not an outcome yet.
+        outcomes=[
+            (value, label, by_status.get(value, 0))
+            for value, label in Turn.Status.choices
+            if value != Turn.Status.RUNNING or by_status.get(value)
+        ],
         step_counts=[(n, by_steps.get(n, 0)) for n in range(max(by_steps, default=0) + 1)],
         tools=_tool_stats(turns=turns),
     )

@@ -48,6 +48,19 @@ def types(events: list[dict]) -> list[str]:
     return [event["type"] for event in events]
 
 
+def shape(events: list[dict]) -> list[str]:
+    """The event types with each run of `text` frames as one: how deltas are framed varies."""
+    out: list[str] = []
+    for kind in types(events):
+        if not (kind == "text" and out and out[-1] == "text"):
+            out.append(kind)
+    return out
+
+
+def text_of(events: list[dict]) -> str:
+    return "".join(event["content"] for event in events if event["type"] == "text")
+
+
 async def wait_until(predicate, timeout: float = 5.0) -> bool:
     deadline = asyncio.get_running_loop().time() + timeout
     while asyncio.get_running_loop().time() < deadline:

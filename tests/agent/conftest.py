@@ -2,7 +2,7 @@ import pytest
 from django.core.cache import cache
 
 from agent.shared import state_reset
-from tests.agent.llm.scripted_server import ScriptedOpenAIServer
+from testing_support.model_server import ScriptedOpenAIServer
 
 
 @pytest.fixture

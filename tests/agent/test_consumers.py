@@ -7,8 +7,16 @@ import pytest
 from channels.db import database_sync_to_async
 
 from agent.models import Conversation
-from tests.agent.chat_helpers import ask, connect, saved_turns, turn_events, types
-from tests.agent.llm.scripted_server import text_response, tool_call_response
+from testing_support.model_server import text_response, tool_call_response
+from tests.agent.chat_helpers import (
+    ask,
+    connect,
+    saved_turns,
+    shape,
+    text_of,
+    turn_events,
+    types,
+)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -31,19 +39,11 @@ async def test_a_normal_turn_streams_tools_answer_and_citation(scripted, article
 
     events = await ask(socket, "How many steps?", page="why-step-limits")
 
-    assert types(events) == [
-        "start",
-        "tool_start",
-        "tool_end",
-        "text",
-        "text",
-        "text",
-        "citation",
-        "done",
-    ]
+    assert shape(events) == ["start", "tool_start", "tool_end", "text", "citation", "done"]
+    assert text_of(events) == "Cap it at five. See [the article](/articles/why-step-limits/)."
     assert events[0]["model"] == "scripted-model" and events[0]["offline"] is False
     assert events[2]["ok"] is True and events[2]["summary"] == "Why step limits matter"
-    assert events[6] == {
+    assert events[-2] == {
         "type": "citation",
         "article_id": article.pk,
         "title": "Why step limits matter",
@@ -125,7 +125,7 @@ async def test_max_steps_ends_with_the_gathered_articles(scripted, settings, art
 
 async def test_a_model_error_is_typed_and_saved(scripted, settings):
     settings.AGENT_MODEL_MAX_RETRIES = 1
-    from tests.agent.llm.scripted_server import error_response
+    from testing_support.model_server import error_response
 
     scripted.enqueue(error_response(500), error_response(500), error_response(500))
     socket = await connect()

@@ -432,3 +432,12 @@ async def test_cancel_while_emit_blocks_closes_the_model_stream_at_once():
     with pytest.raises(asyncio.CancelledError):
         await task
     assert model.closed == 1  # the stream was suspended at a yield: only aclosing closes it
+
+
+def test_events_encode_falls_back_for_what_orjson_refuses():
+    huge = 2**70  # a model may put any JSON number in a tool's arguments
+    event = events.tool_start("c1", "list_articles", {"limit": huge, 3: "int key"})
+    assert events.encode(event) == (
+        b'{"type":"tool_start","call_id":"c1","name":"list_articles",'
+        b'"arguments":{"limit":1180591620717411303424,"3":"int key"}}'
+    )

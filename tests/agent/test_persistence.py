@@ -12,9 +12,9 @@ from django.db import connection
 from agent.consumers import ChatConsumer
 from agent.models import Conversation, ToolCall, Turn
 from agent.services import SPOOL_NAME, spool_dir
+from testing_support.live_server import LiveServer, database_url
+from testing_support.model_server import text_response, tool_call_response
 from tests.agent.chat_helpers import ask, connect, saved_turns
-from tests.agent.llm.scripted_server import text_response, tool_call_response
-from tests.live_server import LiveServer, database_url
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

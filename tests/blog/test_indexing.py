@@ -1,12 +1,8 @@
-import logging
-import threading
-
 import pytest
 from django.test import override_settings
 
-from blog import indexing
 from blog.embeddings import LocalEmbedder, embedder_get
-from blog.indexing import articles_reindex, chunk_reindex, index_queue_wait
+from blog.indexing import articles_reindex, chunk_reindex
 from blog.models import Article, Chunk
 from blog.search import article_search, article_search_text
 from tests.blog.embeddings_server import EmbeddingsServer
@@ -120,22 +116,33 @@ def test_a_failed_embedding_leaves_the_old_chunks_in_place(make_article, embedde
 
 
 @pytest.mark.django_db
-def test_saving_queues_the_job_after_commit_not_before(
-    make_article, django_capture_on_commit_callbacks
-):
-    with django_capture_on_commit_callbacks(execute=False) as callbacks:
-        article = make_article(title="Airships", body=BODY)
+def test_saving_queues_one_job_in_the_saves_own_transaction(make_article, task_queue):
+    article = make_article(title="Airships", body=BODY)
+    article.body += "\nMore."
+    article.save()  # a second save while the first job waits: covered by that job
 
-    assert len(callbacks) == 1
-    assert not Chunk.objects.exists()  # nothing happens until the commit
-    callbacks[0]()  # the commit: still inside the test transaction, so the job runs inline
+    jobs = list(task_queue.jobs.values())
+    assert [(j["task_name"], j["args"]) for j in jobs] == [
+        ("blog.article_index", {"article_id": article.pk, "force": False})
+    ]
+    assert jobs[0]["queueing_lock"] == f"article-index-{article.pk}"
+    assert not Chunk.objects.exists()  # nothing is indexed by the save itself
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_queued_job_indexes_the_article(make_article, run_jobs):
+    article = make_article(title="Airships", body=BODY)
+
+    finished = run_jobs()
+
+    assert [j["status"] for j in finished if j["task_name"] == "blog.article_index"] == [
+        "succeeded"
+    ]
     assert Chunk.objects.filter(article=article).count() == 3
 
 
-@pytest.mark.django_db
-def test_a_failing_background_job_is_logged_not_raised(
-    make_article, django_capture_on_commit_callbacks, caplog
-):
+@pytest.mark.django_db(transaction=True)
+def test_a_failing_job_is_retried_by_the_queue(make_article, run_jobs, task_queue):
     with (
         EmbeddingsServer(dimensions=384) as server,
         override_settings(
@@ -143,20 +150,21 @@ def test_a_failing_background_job_is_logged_not_raised(
         ),
     ):
         server.fail(400)
-        with caplog.at_level(logging.ERROR), django_capture_on_commit_callbacks(execute=True):
-            article = make_article(title="Airships", body=BODY)
+        make_article(title="Airships", body=BODY)
+        run_jobs()
 
-    assert f"reindexing article {article.pk} failed" in caplog.text
+    (job,) = [j for j in task_queue.jobs.values() if j["task_name"] == "blog.article_index"]
+    assert job["status"] == "todo" and job["attempts"] == 1  # scheduled again, not lost
     assert not Chunk.objects.exists()
 
 
 @pytest.mark.django_db(transaction=True)
-def test_an_edit_in_the_admin_updates_the_index_after_commit(staff_client):
+def test_an_edit_in_the_admin_updates_the_index_after_commit(staff_client, run_jobs):
     staff_client.post(
         "/admin/blog/article/add/",
         {"title": "Airships", "slug": "airships", "body": BODY, "status": "published"},
     )
-    assert index_queue_wait(timeout=60)
+    run_jobs()
     article = Article.objects.get(slug="airships")
     assert Chunk.objects.filter(article=article).count() == 3
 
@@ -169,7 +177,7 @@ def test_an_edit_in_the_admin_updates_the_index_after_commit(staff_client):
             "status": "published",
         },
     )
-    assert index_queue_wait(timeout=60)
+    run_jobs()
 
     assert [h.title for h in article_search_text(query="helium", limit=5)] == ["Airships"]
     assert article_search_text(query="ballast", limit=5) == []
@@ -179,7 +187,7 @@ def test_an_edit_in_the_admin_updates_the_index_after_commit(staff_client):
         f"/admin/blog/article/{article.pk}/change/",
         {"title": "Airships", "slug": "airships", "body": "x", "status": "draft"},
     )
-    assert index_queue_wait(timeout=60)
+    run_jobs()
     assert not Chunk.objects.exists()
 
 
@@ -197,48 +205,32 @@ def test_the_admin_shows_chunk_counts_and_index_state(staff_client, make_article
 
 
 @pytest.mark.django_db
-def test_the_admin_action_reindexes_the_selected_articles(
-    staff_client, make_article, django_capture_on_commit_callbacks
+def test_the_admin_action_queues_a_full_reindex_of_the_selected_articles(
+    staff_client, make_article, task_queue
 ):
     article = make_article(title="Airships", body=BODY)
+    task_queue.reset()
 
-    with django_capture_on_commit_callbacks(execute=True):
-        response = staff_client.post(
-            "/admin/blog/article/",
-            {"action": "reindex_selected", "_selected_action": [article.pk]},
-            follow=True,
-        )
+    response = staff_client.post(
+        "/admin/blog/article/",
+        {"action": "reindex_selected", "_selected_action": [article.pk]},
+        follow=True,
+    )
 
     assert "1 article(s) queued for reindexing" in response.content.decode()
-    assert Chunk.objects.filter(article=article).count() == 3
+    (job,) = task_queue.jobs.values()
+    assert job["args"] == {"article_id": article.pk, "force": True}
 
 
-@pytest.fixture
-def stalled_queue(monkeypatch):
-    """A fresh queue whose worker never takes a job, so queued jobs stay pending."""
-    release = threading.Event()
-    stalled = indexing._IndexQueue()
-    monkeypatch.setattr(stalled, "_work", lambda: release.wait(10))
-    monkeypatch.setattr(indexing, "_queue", stalled)
-    yield stalled
-    release.set()
+@pytest.mark.django_db(transaction=True)
+def test_the_reindex_scan_job_indexes_what_changed(make_article, run_jobs, task_queue):
+    from blog.indexing import reindex_scan_enqueue
 
-
-def test_repeated_saves_of_one_article_queue_one_job(stalled_queue):
-    for article_id in (1, 2, 1, 1):
-        stalled_queue.put(article_id)
-
-    assert stalled_queue._jobs.unfinished_tasks == 2
-    assert not stalled_queue.wait(timeout=0.05)
-
-
-@pytest.mark.django_db
-def test_a_full_scan_drops_jobs_it_is_about_to_do_anyway(stalled_queue, make_article, embedder):
     article = make_article(title="Airships", body=BODY)
-    stalled_queue._jobs.put(article.pk)  # as if saved just before, outside a transaction
-    stalled_queue._pending[article.pk] = False
+    task_queue.reset()  # as if the save's own job were lost
 
-    articles_reindex(embedder=embedder)
+    assert reindex_scan_enqueue() is True
+    assert reindex_scan_enqueue() is False  # one scan waits at a time
+    run_jobs()
 
-    assert stalled_queue.wait(timeout=0.05)
     assert Chunk.objects.filter(article=article).count() == 3

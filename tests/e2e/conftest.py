@@ -12,8 +12,8 @@ import pytest
 from django.core.management import call_command
 from django.db import connections
 
-from tests.agent.llm.scripted_server import ScriptedOpenAIServer
-from tests.live_server import ARTIFACTS, LiveServer, database_url
+from testing_support.live_server import ARTIFACTS, LiveServer, database_url
+from testing_support.model_server import ScriptedOpenAIServer
 
 SCREENSHOTS = ARTIFACTS / "screenshots"
 CHROMIUM = "/usr/bin/chromium"
@@ -49,10 +49,7 @@ def live_data(django_db_setup, django_db_blocker):
 
 
 def _index() -> None:
-    from blog.indexing import index_queue_wait
-
-    # Saving articles queued background jobs; let them finish, then make sure all is indexed.
-    index_queue_wait(timeout=300)
+    # Saving the articles queued jobs (in memory in tests); index them here instead.
     call_command("reindex", verbosity=0)
 
 
@@ -66,11 +63,10 @@ def model_server():
 @pytest.fixture
 def scripted(model_server):
     """The model server, emptied before and checked after each test."""
-    model_server._queue.clear()
-    model_server.requests.clear()
+    model_server.reset()
     yield model_server
     leftover = model_server.pending
-    model_server._queue.clear()
+    model_server.reset()
     assert leftover == 0, f"{leftover} scripted responses were never requested"
 
 

@@ -10,7 +10,7 @@ from playwright.sync_api import expect
 
 from agent.models import Turn
 from blog.models import Article
-from tests.agent.llm.scripted_server import error_response, text_response, tool_call_response
+from testing_support.model_server import error_response, text_response, tool_call_response
 from tests.e2e.conftest import CHROMIUM, PHONE, screenshot
 
 # django_db: the tests read what the server saved (committed, so visible in their transaction).

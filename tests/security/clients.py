@@ -6,7 +6,7 @@ import httpx
 from channels.db import database_sync_to_async
 from websockets.asyncio.client import ClientConnection, connect
 
-from tests.live_server import LiveServer
+from testing_support.live_server import LiveServer
 
 
 def ws_url(server: LiveServer) -> str:

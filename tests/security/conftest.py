@@ -15,8 +15,8 @@ import pytest
 import redis
 from django.db import connection
 
-from tests.agent.llm.scripted_server import ScriptedOpenAIServer
-from tests.live_server import LiveServer, database_url, free_port
+from testing_support.live_server import LiveServer, database_url, free_port
+from testing_support.model_server import ScriptedOpenAIServer
 
 PROD_KEY = "s" * 30 + "-security-suite-secret-0123456789abcdef"
 

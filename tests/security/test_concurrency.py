@@ -5,7 +5,7 @@ import asyncio
 import httpx
 import pytest
 
-from tests.agent.llm.scripted_server import text_response
+from testing_support.model_server import text_response
 from tests.security.clients import sse_post, ws_ask, ws_events, ws_first, ws_open
 from tests.security.conftest import model_env
 

@@ -7,7 +7,7 @@ import sys
 import httpx
 import pytest
 
-from tests.live_server import ROOT, free_port
+from testing_support.live_server import ROOT, free_port
 from tests.security.conftest import PROD_KEY
 
 pytestmark = pytest.mark.django_db(transaction=True)

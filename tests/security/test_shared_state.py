@@ -12,8 +12,8 @@ import psycopg
 import pytest
 from django.db import connection
 
-from tests.agent.llm.scripted_server import text_response
-from tests.live_server import ROOT, database_url
+from testing_support.live_server import ROOT, database_url
+from testing_support.model_server import text_response
 from tests.security.clients import ws_ask, ws_events, ws_first, ws_open
 from tests.security.conftest import PROD_KEY, model_env
 

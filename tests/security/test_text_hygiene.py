@@ -7,7 +7,7 @@ import pytest
 
 from agent.models import Conversation, ToolCall, Turn
 from agent.services import SPOOL_NAME, TurnRecord, spool_append, spool_replay
-from tests.agent.llm.scripted_server import text_response, tool_call_response
+from testing_support.model_server import text_response, tool_call_response
 from tests.security.clients import rows, sse_post, ws_ask, ws_events, ws_open
 from tests.security.conftest import model_env
 

@@ -9,7 +9,7 @@ import pytest
 from agent.exceptions import ModelError
 from agent.llm.base import ModelTurn, TextDelta, ToolCall, Usage
 from agent.llm.openai_compat import OpenAICompatModel
-from tests.agent.llm.scripted_server import (
+from testing_support.model_server import (
     ScriptedOpenAIServer,
     error_response,
     text_response,
@@ -36,10 +36,11 @@ def server():
 
 
 @pytest.fixture
-def model(server):
+async def model(server):
     chat = OpenAICompatModel(base_url=server.base_url, api_key="", model="scripted-model")
     chat.retry_base_delay = 0.01
-    return chat
+    yield chat
+    await chat.aclose()  # the aiohttp session is bound to this test's loop
 
 
 async def collect(model, tools=None) -> tuple[list[str], ModelTurn]:
@@ -178,7 +179,7 @@ async def test_a_consumer_that_stops_early_closes_the_connection(server, model):
 
 
 async def test_an_error_inside_the_stream_is_a_model_error(server, model):
-    from tests.agent.llm.scripted_server import ScriptedResponse
+    from testing_support.model_server import ScriptedResponse
 
     server.enqueue(ScriptedResponse(chunks=[{"error": {"message": "overloaded"}}]))
 
@@ -200,9 +201,45 @@ async def test_a_stream_that_breaks_off_is_a_model_error(server, model):
 
 
 async def test_malformed_json_in_the_stream_is_a_model_error(server, model):
-    from tests.agent.llm.scripted_server import ScriptedResponse
+    from testing_support.model_server import ScriptedResponse
 
     server.enqueue(ScriptedResponse(chunks=["not an object"]))
 
     with pytest.raises(ModelError):
         [item async for item in model.stream(MESSAGES, None)]
+
+
+class _Blocks:
+    """A response body arriving in the given byte blocks, as a socket may cut it."""
+
+    def __init__(self, *blocks: bytes) -> None:
+        self.blocks = blocks
+
+    async def iter_bytes(self):
+        for block in self.blocks:
+            yield block
+
+
+async def test_sse_lines_cut_anywhere_by_the_network_are_joined_before_parsing():
+    from agent.llm.openai_compat import _chunks
+
+    body = (
+        'data: {"choices":[{"index":0,"delta":{"content":"你好"}}]}\r\n\r\n'
+        ": a comment\n\n"
+        'data: {"choices":[],"usage":{"prompt_tokens":1,"completion_tokens":2}}\n\n'
+        "data: [DONE]\n\n"
+        'data: {"after": "done is ignored"}\n\n'
+    ).encode()
+    cut = body.index("好".encode()) + 1  # inside a UTF-8 character, inside a line
+    chunks = [chunk async for chunk in _chunks(_Blocks(body[:cut], body[cut:-40], body[-40:]))]
+
+    assert [c.get("usage") for c in chunks] == [None, {"prompt_tokens": 1, "completion_tokens": 2}]
+    assert chunks[0]["choices"][0]["delta"]["content"] == "你好"
+
+
+async def test_a_chunk_orjson_refuses_but_json_allows_still_parses():
+    from agent.llm.openai_compat import _chunks
+
+    lone_surrogate = b'data: {"choices":[{"index":0,"delta":{"content":"\\ud83d"}}]}\n\n'
+    [chunk] = [chunk async for chunk in _chunks(_Blocks(lone_surrogate))]
+    assert chunk["choices"][0]["delta"]["content"] == "\ud83d"

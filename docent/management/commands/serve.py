@@ -1,43 +1,52 @@
-"""`make run`: prepare the database, then serve HTTP and WebSockets with daphne."""
+"""`make run`: prepare the database, then serve HTTP and WebSockets with daphne at once."""
 
 import gc
-import logging
+import os
 
 from daphne.endpoints import build_endpoint_description_strings
 from daphne.server import Server
 from django.conf import settings
-from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
 from config.proxy import client_is_loopback
-
-logger = logging.getLogger(__name__)
+from docent import startup
 
 
 class Command(BaseCommand):
-    help = "Migrate, load the demo articles when the blog is empty, index, and serve with daphne."
+    help = "Migrate, load the demo articles when the blog is empty, serve with daphne, index."
 
     def add_arguments(self, parser) -> None:
         parser.add_argument("--host", default="127.0.0.1")
         parser.add_argument("--port", type=int, default=8000)
-        parser.add_argument("--no-prepare", action="store_true", help="Skip migrate/seed/index.")
+        parser.add_argument(
+            "--no-prepare",
+            action="store_true",
+            help="Skip the release step (a cluster's web process: wait for it instead).",
+        )
 
     def handle(self, *args, host: str, port: int, no_prepare: bool, **options) -> None:
         self.check_debug(host)
-        if not no_prepare:
-            self.prepare()
+        if no_prepare:
+            startup.release_wait(timeout=120, say=self.stdout.write)
+        else:
+            startup.release(say=self.stdout.write)
         from config.asgi import application
+        from docent.lifecycle import on_shutdown_drain, on_startup
 
-        _drain_turns_on_shutdown()
+        on_startup(worker=settings.TASK_WORKER_IN_PROCESS)
+        on_shutdown_drain()
         # Everything imported so far lives as long as the process: keep it out of the
         # collector's full passes, which otherwise stall every open stream (bench/chat_load).
         gc.collect()
         gc.freeze()
-        self.stdout.write(
-            self.style.SUCCESS(f"Docent is serving on http://{host}:{port}/ (Ctrl-C stops)")
-        )
-        # One process serves the site; SIGINT/SIGTERM stop the reactor, then the embedded
-        # PostgreSQL is stopped by its exit handler, so nothing is left running.
+        startup.quiet_daphne()
+        if no_prepare:  # one of a cluster's web processes: nginx's address is the site's
+            self.stdout.write(f"web process {os.getpid()} listening on {host}:{port}")
+        else:
+            for line in startup.ready_lines(host=host, port=port):
+                self.stdout.write(self.style.SUCCESS(line) if "serving" in line else line)
+        # SIGINT/SIGTERM stop the reactor after the drain; then the embedded PostgreSQL is
+        # stopped by its exit handler, so nothing is left running.
         Server(
             application=application,
             endpoints=build_endpoint_description_strings(host=host, port=port),
@@ -64,24 +73,3 @@ class Command(BaseCommand):
                 "!! Never expose this server to a network; set DJANGO_DEBUG=false to deploy.\n"
                 f"!! (Non-loopback clients get the plain error pages anyway.)\n{bar}"
             )
-
-    def prepare(self) -> None:
-        call_command("migrate", interactive=False, verbosity=0)
-        call_command("seed_demo", if_empty=True)
-        call_command("reindex")  # only changed articles: a no-op start costs well under a second
-        call_command("replay_spool")  # turns spooled while the database was down
-
-
-def _drain_turns_on_shutdown() -> None:
-    """On SIGTERM/SIGINT: refuse new turns, save running ones as interrupted, wait for saves."""
-    import asyncio
-
-    from twisted.internet import defer, reactor
-
-    from agent.runner import runner
-
-    def drain() -> defer.Deferred:
-        runner.closing = True  # at once, before daphne starts cancelling connections
-        return defer.Deferred.fromFuture(asyncio.ensure_future(runner.shutdown()))
-
-    reactor.addSystemEventTrigger("before", "shutdown", drain)

@@ -1,0 +1,193 @@
+"""Preparing a chat turn: the visitor's message, their conversation, its history and the page.
+
+The runner (`agent/runner.py`) orchestrates a turn; everything it needs to know before the loop
+starts, and how a finished turn becomes a record, lives here so the runner stays small.
+"""
+
+import time
+import uuid
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from django.conf import settings
+
+from agent import selectors, services
+from agent.checkpoints import turn_start
+from agent.frames import FrameError, text_check, text_scrub
+from agent.llm import ChatModel
+from agent.loop import ToolRecord, TurnResult
+from agent.tools.search_knowledge_base import NO_RESULTS
+
+
+class BadRequest(Exception):
+    """The visitor's message cannot be taken; the text says why."""
+
+
+@dataclass(frozen=True)
+class ChatMessage:
+    content: str
+    conversation_id: uuid.UUID | None = None
+    page: str = ""
+
+
+@dataclass(frozen=True)
+class Visitor:
+    session_key: str
+    client_ip: str
+
+
+@dataclass
+class Prepared:
+    conversation_id: str
+    index: int
+    page: dict | None
+    history: list[dict]
+    turn_id: str = field(default_factory=lambda: str(uuid.uuid4()))
+
+
+@dataclass
+class TurnContext:
+    """What a running turn needs to be recorded, however it ends."""
+
+    message: ChatMessage
+    visitor: Visitor
+    prepared: Prepared
+    model: ChatModel
+    started_at: datetime = field(default_factory=lambda: datetime.now(UTC))
+    started: float = field(default_factory=time.monotonic)
+
+    def record(self, result: TurnResult) -> services.TurnRecord:
+        first_token = result.first_token_at
+        return services.TurnRecord(
+            turn_id=self.prepared.turn_id,
+            conversation_id=self.prepared.conversation_id,
+            session_key=self.visitor.session_key,
+            index=self.prepared.index,
+            user_message=self.message.content,
+            status=result.status,
+            started_at=self.started_at.isoformat(),
+            page=self.message.page,
+            answer=storable(result.answer),
+            step_count=result.steps,
+            model=self.model.name,
+            offline=self.model.offline,
+            input_tokens=result.usage.input_tokens,
+            output_tokens=result.usage.output_tokens,
+            time_to_first_token_ms=(first_token - self.started) * 1000 if first_token else None,
+            duration_ms=(time.monotonic() - self.started) * 1000,
+            error_code=result.error_code,
+            error=storable(result.error),
+            citations=storable(result.citations),
+            no_answer=_no_answer(result),
+            tool_calls=storable([_tool_call_out(call) for call in result.tool_calls]),
+        )
+
+
+def message_parse(frame: Any) -> ChatMessage:
+    """Validate a `{"type": "message", ...}` frame.
+
+    Raises:
+        BadRequest: empty or over-long content, a malformed conversation id or page.
+    """
+    try:
+        text_check(frame)  # NUL or a lone surrogate anywhere could never be saved
+    except FrameError as exc:
+        raise BadRequest(str(exc)) from None
+    content = frame.get("content")
+    if not isinstance(content, str) or not content.strip():
+        raise BadRequest("The message is empty. Type a question first.")
+    limit = settings.AGENT_MAX_MESSAGE_CHARS
+    if len(content) > limit:
+        raise BadRequest(
+            f"The message is {len(content):,} characters long; the limit is {limit:,}."
+        )
+    conversation_id = frame.get("conversation_id") or None
+    if conversation_id is not None:
+        try:
+            conversation_id = uuid.UUID(str(conversation_id))
+        except ValueError:
+            raise BadRequest("conversation_id is not a valid id. Start a new chat.") from None
+    page = frame.get("page") or ""
+    if not isinstance(page, str) or len(page) > 200:
+        raise BadRequest("page must be an article slug.")
+    return ChatMessage(content=content.strip(), conversation_id=conversation_id, page=page)
+
+
+def turn_prepare(*, message: ChatMessage, visitor: Visitor) -> Prepared:
+    """The visitor's conversation (created when new), the next turn number, history and page;
+    the turn is recorded as `running` with its question before the model is called.
+
+    Raises:
+        BadRequest: an unknown page, or a conversation that is not the visitor's.
+    """
+    page = _page(message.page) if message.page else None
+    if message.conversation_id:
+        conversation = selectors.conversation_get_owned(
+            conversation_id=message.conversation_id, session_key=visitor.session_key
+        )
+        if conversation is None:
+            raise BadRequest("That conversation does not exist here. Start a new chat.")
+    else:
+        conversation = services.conversation_start(
+            conversation_id=None, session_key=visitor.session_key, page=message.page
+        )
+    history = selectors.conversation_history(
+        conversation=conversation, budget_chars=settings.AGENT_HISTORY_CHARS
+    )
+    prepared = Prepared(
+        conversation_id=str(conversation.pk),
+        index=services.turn_index_claim(conversation=conversation),
+        page=page,
+        history=history,
+    )
+    turn_start(
+        turn_id=prepared.turn_id,
+        conversation=conversation,
+        index=prepared.index,
+        user_message=message.content,
+        page=message.page,
+    )
+    return prepared
+
+
+def _page(slug: str) -> dict:
+    from blog.models import Article
+
+    article = Article.objects.published().filter(slug=slug).only("pk", "title", "slug").first()
+    if article is None:
+        raise BadRequest(f'There is no published article "{slug}".')
+    return {"article_id": article.pk, "title": article.title, "url": article.get_absolute_url()}
+
+
+def _no_answer(result: TurnResult) -> bool:
+    """The assistant had nothing to answer with: editors should see this question."""
+    if result.status != "done" or result.citations:
+        return False
+    searched_empty = any(
+        c.name == "search_knowledge_base" and c.result == NO_RESULTS for c in result.tool_calls
+    )
+    return searched_empty or not result.articles
+
+
+def storable(value: Any) -> Any:
+    """The value with NUL and lone surrogates replaced: PostgreSQL and UTF-8 cannot hold them."""
+    return text_scrub(value)
+
+
+def _tool_call_out(call: ToolRecord) -> dict:
+    # The model chooses names and ids; cut them to the columns' width so the turn still saves.
+    return {
+        "step": call.step,
+        "call_id": call.call_id[:100],
+        "name": call.name[:100],
+        "arguments": call.arguments
+        if isinstance(call.arguments, dict)
+        else {"_raw": call.arguments},
+        "result": call.result,
+        "ok": call.ok,
+        "error": call.error,
+        "executed": call.executed,
+        "started_at": call.started_at.isoformat(),
+        "duration_ms": call.duration_ms,
+    }

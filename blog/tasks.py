@@ -1,0 +1,67 @@
+"""Queued jobs of the blog: reindexing an article, and the periodic scan that reconciles.
+
+procrastinate keeps them in the same PostgreSQL, so a job is queued in the transaction that
+saved the article, survives restarts, and is retried when the embedding backend fails.
+"""
+
+import logging
+import sys
+
+from procrastinate import RetryStrategy
+from procrastinate.contrib.django import app
+
+from blog import indexing
+
+logger = logging.getLogger(__name__)
+
+# An embedding endpoint that is briefly down should not lose a job: 1, 2, 4, 8, 16 s apart.
+RETRY = RetryStrategy(max_attempts=6, exponential_wait=1)
+
+
+@app.task(name="blog.article_index", queue="index", retry=RETRY)
+def article_index(*, article_id: int, force: bool = False) -> None:
+    """Reindex one article (queued by every save)."""
+    indexing.article_index_run(article_id=article_id, force=force)
+
+
+@app.task(name="blog.reindex_scan", queue="index", retry=RETRY)
+def reindex_scan(*, first_run: bool = False) -> None:
+    """Bring the whole index up to date; on a first run, say so while it goes."""
+    summary = indexing.articles_reindex(progress=_first_run_progress() if first_run else None)
+    if summary.changed or summary.removed:
+        logger.info(
+            "reindex scan: %d scanned, %d changed, %d removed",
+            summary.scanned,
+            summary.changed,
+            summary.removed,
+        )
+
+
+@app.periodic(cron="*/10 * * * *", periodic_id="reconcile")
+@app.task(
+    name="blog.reindex_reconcile",
+    queue="maintenance",
+    queueing_lock="reindex-reconcile",
+    priority=-10,  # after any waiting indexing job
+)
+def reindex_reconcile(timestamp: int) -> None:
+    """Every ten minutes: catch articles changed behind the queue's back (raw SQL, fixtures)."""
+    reindex_scan(first_run=False)
+
+
+def _first_run_progress():
+    """A labelled counter on stderr: "Indexing demo articles, first run only: 3/14"."""
+    state = {"total": 0, "done": 0}
+
+    def update(count: int) -> None:
+        if not state["total"]:
+            state["total"] = count
+        else:
+            state["done"] += count
+        end = "\n" if state["done"] >= state["total"] else ""
+        sys.stderr.write(
+            f"\rIndexing demo articles, first run only: {state['done']}/{state['total']}{end}"
+        )
+        sys.stderr.flush()
+
+    return update

@@ -1,0 +1,208 @@
+"""`make run WORKERS=N`: the Procfile's processes under supervisord, nginx in front.
+
+The Procfile is the one list of processes. This module expands it for this machine (free
+internal ports, N web processes, postgres and redis only when no URL names them) and writes
+supervisord's and nginx's configuration under `.data/cluster/`.
+"""
+
+import json
+import os
+import re
+import secrets
+import shlex
+import shutil
+import socket
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from django.conf import settings
+from django.template import Context, Engine
+
+PROCFILE = Path(settings.BASE_DIR) / "Procfile"
+NGINX_TEMPLATE = Path(__file__).parent / "templates" / "docent" / "nginx.conf"
+# The Debian package that provides each program the cluster runs.
+SYSTEM_PACKAGES = {"nginx": "nginx-light", "redis-server": "redis-server"}
+
+
+@dataclass
+class Program:
+    name: str
+    command: str
+    env: dict[str, str] = field(default_factory=dict)
+    priority: int = 50
+    once: bool = False  # the release step: runs to completion, restarted only if it fails
+
+
+@dataclass
+class Plan:
+    workers: int
+    host: str
+    port: int
+    data: Path
+    web_ports: list[int]
+    redis_port: int | None
+    env: dict[str, str]
+    programs: list[Program]
+
+
+def procfile_read(path: Path = PROCFILE) -> dict[str, str]:
+    """`name: command` lines, comments and blank lines skipped."""
+    entries = {}
+    for line in path.read_text().splitlines():
+        if line.strip() and not line.lstrip().startswith("#"):
+            name, _, command = line.partition(":")
+            entries[name.strip()] = command.strip()
+    return entries
+
+
+def missing_system_packages(*, need_redis: bool) -> list[str]:
+    """Debian packages to install for the programs this cluster would run."""
+    programs = ["nginx"] + (["redis-server"] if need_redis else [])
+    return [SYSTEM_PACKAGES[p] for p in programs if shutil.which(p, path=_sbin_path()) is None]
+
+
+def cluster_plan(*, workers: int, host: str, port: int, database_url: str) -> Plan:
+    """Everything the cluster runs, with ports chosen and commands expanded."""
+    data = Path(settings.BASE_DIR) / ".data" / "cluster"
+    redis_url = os.environ.get("REDIS_URL", "")
+    redis_port = None if redis_url else free_port()
+    redis_url = redis_url or f"redis://127.0.0.1:{redis_port}/0"
+    web_ports = [free_port() for _ in range(workers)]
+    env = {
+        "DATABASE_URL": database_url,
+        "REDIS_URL": redis_url,
+        "PYTHONUNBUFFERED": "1",
+        "DJANGO_STATIC_MANIFEST": "true",
+        "TASK_WORKER_IN_PROCESS": "false",
+        # nginx is the only client of the web processes; it appends the client's address to
+        # X-Forwarded-For. One hop, not "127.0.0.1/32": a visitor on loopback would otherwise
+        # be skipped as a proxy and the address they wrote before it believed.
+        "DJANGO_TRUSTED_PROXIES": "1",
+    }
+    entries = procfile_read()
+    values = {"DATA": str(data), "REDIS_PORT": str(redis_port or "")}
+    programs = [Program("release", _python(entries["release"]), priority=20, once=True)]
+    if not os.environ.get("DATABASE_URL"):
+        programs.append(Program("postgres", _python(entries["postgres"]), priority=10))
+    if redis_port:
+        programs.append(Program("redis", _system(entries["redis"], values), priority=10))
+    programs.append(Program("worker", _python(entries["worker"]), priority=30))
+    for number, web_port in enumerate(web_ports, start=1):
+        command = _expand(entries["web"], values | {"PORT": str(web_port)})
+        programs.append(Program(f"web{number}", _python(command), priority=40))
+    programs.append(Program("proxy", _system(entries["proxy"], values), priority=50))
+    return Plan(workers, host, port, data, web_ports, redis_port, env, programs)
+
+
+def cluster_write(plan: Plan) -> Path:
+    """Write nginx.conf, supervisord.conf and ports.json; return supervisord's config path."""
+    nginx = plan.data / "nginx"
+    for sub in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"):
+        (nginx / sub).mkdir(parents=True, exist_ok=True)
+    (plan.data / "redis").mkdir(parents=True, exist_ok=True)
+    (nginx / "nginx.conf").write_text(nginx_conf(plan))
+    conf = plan.data / "supervisord.conf"
+    conf.write_text(supervisord_conf(plan))
+    (plan.data / "ports.json").write_text(
+        json.dumps(
+            {
+                "url": f"http://{plan.host}:{plan.port}",
+                "web": plan.web_ports,
+                "redis": plan.redis_port,
+                "supervisord_conf": str(conf),
+            }
+        )
+    )
+    return conf
+
+
+def nginx_conf(plan: Plan) -> str:
+    template = Engine(autoescape=False).from_string(NGINX_TEMPLATE.read_text())
+    context = {
+        "prefix": str(plan.data / "nginx"),
+        "web_ports": plan.web_ports,
+        "host": plan.host,
+        "port": plan.port,
+        "static_root": str(settings.STATIC_ROOT),
+    }
+    return template.render(Context(context))
+
+
+def supervisord_conf(plan: Plan) -> str:
+    """supervisord restarts any process that dies; the release step runs once."""
+    data = plan.data
+    env = ",".join(f'{key}="{value}"' for key, value in plan.env.items())
+    secret = secrets.token_hex(16)  # supervisorctl's socket is local, but not everyone's
+    lines = [
+        "[supervisord]",
+        "nodaemon=true",
+        *(["user=root"] if os.geteuid() == 0 else []),
+        f"logfile={data}/supervisord.log",
+        f"pidfile={data}/supervisord.pid",
+        f"childlogdir={data}",
+        "loglevel=warn",
+        f"environment={env}",
+        "",
+        "[unix_http_server]",
+        f"file={data}/supervisor.sock",
+        "chmod=0700",
+        "username=docent",
+        f"password={secret}",
+        "",
+        "[rpcinterface:supervisor]",
+        "supervisor.rpcinterface_factory = supervisor.rpcinterface:make_main_rpcinterface",
+        "",
+        "[supervisorctl]",
+        f"serverurl=unix://{data}/supervisor.sock",
+        "username=docent",
+        f"password={secret}",
+    ]
+    stop_wait = int(settings.AGENT_DRAIN_SECONDS) + 20
+    for program in plan.programs:
+        lines += [
+            "",
+            f"[program:{program.name}]",
+            f"command={program.command}",
+            f"directory={settings.BASE_DIR}",
+            f"priority={program.priority}",
+            "autostart=true",
+            # The release step exits 0 when done; only a failure is retried.
+            f"autorestart={'unexpected' if program.once else 'true'}",
+            f"startsecs={0 if program.once else 2}",
+            "startretries=20",
+            "exitcodes=0",
+            "stopsignal=TERM",
+            f"stopwaitsecs={stop_wait}",
+            "stopasgroup=true",
+            "killasgroup=true",
+            "redirect_stderr=true",
+            "stdout_logfile=/dev/stdout",
+            "stdout_logfile_maxbytes=0",
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _python(command: str) -> str:
+    # The Procfile says `python`; the cluster runs this virtualenv's interpreter.
+    return re.sub(r"^python\b", shlex.quote(sys.executable), command)
+
+
+def _expand(command: str, values: dict[str, str]) -> str:
+    return re.sub(r"\$\{(\w+)\}", lambda m: values[m.group(1)], command)
+
+
+def _system(command: str, values: dict[str, str]) -> str:
+    # supervisord's PATH may lack /usr/sbin, where Debian puts nginx.
+    program, _, rest = _expand(command, values).partition(" ")
+    return f"{shutil.which(program, path=_sbin_path()) or program} {rest}"
+
+
+def _sbin_path() -> str:
+    return os.environ.get("PATH", "") + ":/usr/sbin:/sbin:/usr/local/sbin"

@@ -1,0 +1,19 @@
+"""The task worker: runs queued jobs (indexing, reconciliation, turn recovery, spool drain)."""
+
+from django.core.management.base import BaseCommand
+
+from docent import startup
+
+
+class Command(BaseCommand):
+    help = "Wait for the release step, then run the procrastinate worker until SIGTERM."
+
+    def handle(self, *args, **options) -> None:
+        from procrastinate.contrib.django import app
+
+        startup.release_wait(timeout=300, say=self.stdout.write)
+        # The Django connector has no LISTEN/NOTIFY; the worker gets a pooled psycopg one.
+        with app.replace_connector(app.connector.get_worker_connector()):
+            # Indexing jobs share the lock "index" (one at a time); the other slots keep turn
+            # recovery and the spool drain on time while an indexing job runs.
+            app.run_worker(concurrency=3)

@@ -1,0 +1,98 @@
+"""Start-up steps shared by `serve` (one process) and the cluster's release and workers."""
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+
+from django.core.management import call_command
+from django.db import DatabaseError, connection
+from django.db.migrations.executor import MigrationExecutor
+
+logger = logging.getLogger(__name__)
+
+
+def release(*, say: Callable[[str], None]) -> None:
+    """Migrate, load the demo articles into an empty blog, queue a reindex scan, replay the spool.
+
+    Run once per deploy (the cluster's `release` process, a Kubernetes Job), never by every
+    web process. Indexing is queued, not done here, so the site can serve at once.
+    """
+    from agent.services import spool_replay
+    from blog.indexing import reindex_scan_enqueue
+    from blog.models import Article
+    from blog.services import demo_articles_load
+
+    call_command("migrate", interactive=False, verbosity=0)
+    first_run = not Article.objects.exists()
+    if first_run:
+        created, _ = demo_articles_load()
+        say(f"Loaded {created} demo articles; they are indexed in the background.")
+    reindex_scan_enqueue(first_run=first_run)
+    saved, _, failed = spool_replay()
+    if saved or failed:
+        say(f"Spooled turns: {saved} saved, {failed} still failing.")
+
+
+def schema_current() -> bool:
+    """The database answers and every migration is applied (the release step has run)."""
+    try:
+        connection.ensure_connection()
+        executor = MigrationExecutor(connection)
+        return not executor.migration_plan(executor.loader.graph.leaf_nodes())
+    except DatabaseError:
+        return False
+    finally:
+        connection.close()
+
+
+def release_wait(*, timeout: float, say: Callable[[str], None]) -> None:
+    """Block until the release step has migrated the database (web and worker processes).
+
+    Raises:
+        TimeoutError: it did not happen within `timeout` seconds.
+    """
+    deadline = time.monotonic() + timeout
+    announced = False
+    while not schema_current():
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"the database was not migrated within {timeout:.0f} s")
+        if not announced:
+            say("Waiting for the release step (migrations) to finish...")
+            announced = True
+        time.sleep(0.5)
+
+
+def worker_start_in_process() -> asyncio.Task:
+    """Run the task worker inside this process's event loop (the one-process `make run`).
+
+    It goes through the same queue as the cluster's worker, polling (the Django connector
+    has no LISTEN); jobs run in threads, so the event loop keeps serving.
+    """
+    from procrastinate.contrib.django import app
+
+    return asyncio.ensure_future(
+        app.run_worker_async(
+            install_signal_handlers=False,
+            listen_notify=False,
+            fetch_job_polling_interval=1,
+            # Indexing jobs share the lock "index" (one at a time); the second slot keeps turn
+            # recovery and the spool drain on time while an indexing job runs.
+            concurrency=2,
+        )
+    )
+
+
+def ready_lines(*, host: str, port: int) -> list[str]:
+    """The three lines that end start-up: the site, the admin, and how to get into it."""
+    base = f"http://{host}:{port}"
+    return [
+        f"Docent is serving on {base}/ (Ctrl-C stops)",
+        f"Admin: {base}/admin/",
+        "Create an admin account: .venv/bin/python manage.py createsuperuser",
+    ]
+
+
+def quiet_daphne() -> None:
+    """Daphne's HTTP/2 notice and endpoint lines are not the site owner's business."""
+    logging.getLogger("daphne.server").setLevel(logging.WARNING)

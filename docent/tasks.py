@@ -1,0 +1,20 @@
+"""Queued jobs that keep the queue itself and the turn records healthy (run by the task worker)."""
+
+import logging
+
+from procrastinate.contrib.django import app
+
+logger = logging.getLogger(__name__)
+
+# procrastinate workers renew a heartbeat every 10 s; one silent this long has died.
+STALLED_WORKER_SECONDS = 60
+
+
+@app.periodic(cron="* * * * *", periodic_id="stalled")
+@app.task(name="docent.jobs_stalled_retry", queue="maintenance", pass_context=True)
+async def jobs_stalled_retry(context, timestamp: int) -> None:
+    """Every minute: put back the jobs of a worker that died mid-job (kill -9, lost machine)."""
+    manager = context.app.job_manager
+    for job in await manager.get_stalled_jobs(seconds_since_heartbeat=STALLED_WORKER_SECONDS):
+        logger.warning("retrying job %s (%s): its worker stopped", job.id, job.task_name)
+        await manager.retry_job(job)
