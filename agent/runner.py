@@ -217,6 +217,7 @@ class TurnRunner:
         (saved as interrupted), then wait for the saves."""
         self.closing = True
         running = [task for task in self._active if not task.done()]
+        logger.warning("shutting down: %d running turns get %.1f s to finish", len(running), drain)
         if running and drain > 0:
             await asyncio.wait(running, timeout=drain)
         running = [task for task in running if not task.done()]

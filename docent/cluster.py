@@ -98,10 +98,11 @@ def cluster_plan(*, workers: int, host: str, port: int, database_url: str) -> Pl
 def cluster_write(plan: Plan) -> Path:
     """Write nginx.conf, supervisord.conf and ports.json; return supervisord's config path."""
     nginx = plan.data / "nginx"
-    for sub in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"):
-        (nginx / sub).mkdir(parents=True, exist_ok=True)
+    nginx_prepare(nginx)
     (plan.data / "redis").mkdir(parents=True, exist_ok=True)
-    (nginx / "nginx.conf").write_text(nginx_conf(plan))
+    (nginx / "nginx.conf").write_text(
+        nginx_conf(prefix=nginx, web_ports=plan.web_ports, host=plan.host, port=plan.port)
+    )
     conf = plan.data / "supervisord.conf"
     conf.write_text(supervisord_conf(plan))
     (plan.data / "ports.json").write_text(
@@ -117,16 +118,23 @@ def cluster_write(plan: Plan) -> Path:
     return conf
 
 
-def nginx_conf(plan: Plan) -> str:
+def nginx_conf(*, prefix: Path, web_ports: list[int], host: str, port: int) -> str:
+    """nginx in front of the web processes; `prefix` holds its pid and temporary files."""
     template = Engine(autoescape=False).from_string(NGINX_TEMPLATE.read_text())
     context = {
-        "prefix": str(plan.data / "nginx"),
-        "web_ports": plan.web_ports,
-        "host": plan.host,
-        "port": plan.port,
+        "prefix": str(prefix),
+        "web_ports": web_ports,
+        "host": host,
+        "port": port,
         "static_root": str(settings.STATIC_ROOT),
     }
     return template.render(Context(context))
+
+
+def nginx_prepare(prefix: Path) -> None:
+    """The temporary directories nginx writes under its prefix."""
+    for sub in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"):
+        (prefix / sub).mkdir(parents=True, exist_ok=True)
 
 
 def supervisord_conf(plan: Plan) -> str:

@@ -2,6 +2,7 @@
 
 import asyncio
 import logging
+import signal
 
 from django.conf import settings
 from twisted.internet import defer, reactor
@@ -22,13 +23,34 @@ def on_startup(*, worker: bool) -> None:
 
 def on_shutdown_drain() -> None:
     """On SIGTERM/SIGINT: fail /readyz and refuse turns at once, let running turns finish for
-    AGENT_DRAIN_SECONDS, end the rest with `unavailable`, wait for saves, stop the worker."""
+    AGENT_DRAIN_SECONDS, end the rest with `unavailable`, wait for saves, stop the worker;
+    only then stop the reactor.
 
-    def drain() -> defer.Deferred:
-        runner.closing = True  # at once, before daphne starts cancelling connections
-        return defer.Deferred.fromFuture(asyncio.ensure_future(_drain()))
+    Twisted's own handlers would stop the reactor at once, and daphne cancels every
+    connection in its "before shutdown" trigger, so the last event could never be sent.
+    A second signal stops at once.
+    """
+    state = {"draining": False}
 
-    reactor.addSystemEventTrigger("before", "shutdown", drain)
+    def begin() -> None:
+        if state["draining"]:
+            reactor.stop()
+            return
+        state["draining"] = True
+        runner.closing = True
+        done = defer.Deferred.fromFuture(asyncio.ensure_future(_drain()))
+        done.addErrback(lambda failure: logger.error("drain failed: %s", failure.value))
+        done.addBoth(lambda _: reactor.stop())
+
+    def install() -> None:
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(signum, lambda *_: reactor.callFromThread(begin))
+
+    reactor.callWhenRunning(install)
+    # If the reactor stops some other way, still save what runs (no event can be sent then).
+    reactor.addSystemEventTrigger(
+        "before", "shutdown", lambda: defer.Deferred.fromFuture(asyncio.ensure_future(_drain()))
+    )
 
 
 async def _drain() -> None:
