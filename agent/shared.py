@@ -220,7 +220,7 @@ def _now_ms() -> int:
 
 
 def _ttl_ms() -> int:
-    return settings.AGENT_LEASE_SECONDS * 1000
+    return int(settings.AGENT_LEASE_SECONDS * 1000)
 
 
 _state: dict[str, RedisState | LocalState] = {}

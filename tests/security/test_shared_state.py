@@ -128,11 +128,13 @@ async def test_a_dead_workers_lock_expires(workers, scripted):
     await retry.close()
 
 
-def hold_turn_inserts(seconds: float, locked: threading.Event) -> None:
-    """Block inserts into agent_turn (reads still pass), as a slow save would be."""
+def hold_turn_row(conversation: str, seconds: float, locked: threading.Event) -> None:
+    """Lock the turn's row (reads still pass) so its final save waits, as a slow save would."""
     url = database_url(connection.settings_dict["NAME"])
     with psycopg.connect(url) as lock:
-        lock.execute("LOCK TABLE agent_turn IN SHARE MODE")
+        lock.execute(
+            "SELECT id FROM agent_turn WHERE conversation_id = %s FOR UPDATE", [conversation]
+        )
         locked.set()
         time.sleep(seconds)
 
@@ -140,25 +142,29 @@ def hold_turn_inserts(seconds: float, locked: threading.Event) -> None:
 async def test_the_next_turn_and_the_transcript_wait_for_a_save_on_another_worker(
     workers, scripted
 ):
-    scripted.enqueue(text_response(["first answer"]), text_response(["second answer"]))
+    scripted.enqueue(
+        text_response(["first ", "answer"], delay=0.3), text_response(["second answer"])
+    )
     a, b = workers()
     key = page_cookie(a)
-    locked = threading.Event()
-    holder = threading.Thread(target=hold_turn_inserts, args=(2.0, locked))
-    holder.start()
-    locked.wait(10)
-
     socket = await ws_open(a, cookie=key)
-    first = await ws_ask(socket, "first question")  # done at once; its save is blocked
-    conversation = first[0]["conversation_id"]
-    async with httpx.AsyncClient(base_url=b.url, cookies={"sessionid": key}) as client:
+    await socket.send('{"type":"message","content":"first question"}')
+    conversation = (await ws_first(socket))["conversation_id"]
+    locked = threading.Event()
+    holder = threading.Thread(target=hold_turn_row, args=(conversation, 2.5, locked))
+    holder.start()
+    assert locked.wait(10)
+
+    first = await ws_events(socket)  # done at once; its save waits for the row lock
+    async with httpx.AsyncClient(base_url=b.url, cookies={"sessionid": key}, timeout=30) as client:
         transcript = (await client.get(f"/api/conversations/{conversation}")).json()
     other = await ws_open(b, cookie=key)
     second = await ws_ask(other, "second question", conversation_id=conversation)
     holder.join()
 
     assert first[-1]["type"] == "done"
-    assert [t["user_message"] for t in transcript["turns"]] == ["first question"]
+    saved = [(t["user_message"], t["answer"], t["status"]) for t in transcript["turns"]]
+    assert saved == [("first question", "first answer", "done")]
     assert second[-1]["type"] == "done"
     history = [m.get("content") for m in scripted.requests[1]["messages"]]
     assert "first question" in history and "first answer" in history
