@@ -9,9 +9,8 @@ from importlib import import_module
 
 from django.conf import settings
 from django.contrib.sessions.backends.base import CreateError, SessionBase
-from django.utils.crypto import get_random_string
 
-KEY_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789"
+from config.sessions import key_well_formed
 
 
 async def session_ensure(session: SessionBase, cookie_key: str | None) -> str:
@@ -21,7 +20,7 @@ async def session_ensure(session: SessionBase, cookie_key: str | None) -> str:
     WebSocket's auth middleware loads it) forgets a key it could not find.
     """
     key = cookie_key
-    if key and _well_formed(key):
+    if key_well_formed(key):
         if await session.aexists(key):
             return key
         store = import_module(settings.SESSION_ENGINE).SessionStore(session_key=key)
@@ -34,12 +33,3 @@ async def session_ensure(session: SessionBase, cookie_key: str | None) -> str:
     session["chat"] = True  # marks it modified, so an HTTP response sets the cookie
     await session.asave()
     return session.session_key
-
-
-def _well_formed(key: str) -> bool:
-    # Only keys shaped like the ones this site mints are adopted; anything else starts afresh.
-    return len(key) == 32 and all(char in KEY_CHARS for char in key)
-
-
-def session_key_new() -> str:
-    return get_random_string(32, KEY_CHARS)

@@ -7,15 +7,14 @@ from django.conf import settings
 from django.core.exceptions import SuspiciousOperation
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.urls import Resolver404, get_resolver, resolve
-from django.utils.crypto import get_random_string
 
 from config.proxy import client_is_loopback
+from config.sessions import session_key_mint
 
 logger = logging.getLogger(__name__)
 
 # Both technical pages (404 and 500) carry this sentence; nothing else the site renders does.
 DEBUG_MARK = b"because you have <code>DEBUG = True</code>"
-SESSION_KEY_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789"
 
 
 class DebugPageGuard:
@@ -112,7 +111,7 @@ class SessionCookieMiddleware:
         ):
             response.set_cookie(
                 name,
-                get_random_string(32, SESSION_KEY_CHARS),
+                session_key_mint(),
                 max_age=settings.SESSION_COOKIE_AGE,
                 domain=settings.SESSION_COOKIE_DOMAIN,
                 path=settings.SESSION_COOKIE_PATH,

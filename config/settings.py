@@ -169,6 +169,9 @@ except ValueError as exc:
 # Sites that embed the chat panel from another origin (exact scheme://host[:port]).
 CHAT_ALLOWED_ORIGINS = env.list("DJANGO_CHAT_ALLOWED_ORIGINS", default=[])
 
+# Sessions keep the key a page minted until the first chat message writes the row.
+SESSION_ENGINE = "config.sessions"
+
 # Security: strict by default, HTTPS-only cookies and HSTS when DEBUG is off.
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"

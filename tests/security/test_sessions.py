@@ -2,6 +2,7 @@
 
 import httpx
 import pytest
+from channels.db import database_sync_to_async
 from django.contrib.sessions.models import Session
 
 from agent.models import Conversation
@@ -26,10 +27,15 @@ def test_two_hundred_cookie_less_page_views_write_no_session_row(serve, make_art
     assert len(minted) == 200  # each visitor still gets a key for the chat
 
 
-async def test_the_first_websocket_message_saves_the_pages_session(serve):
+async def test_the_first_websocket_message_saves_the_pages_session(serve, make_article):
+    await database_sync_to_async(make_article)(title="Public post", slug="public-post")
     server = serve("sessions-ws")
     with httpx.Client(base_url=server.url) as client:
         key = client.get("/").cookies["sessionid"]
+        # Reading an article loads the (still row-less) session: the key must survive it.
+        article = client.get("/articles/public-post/")
+        assert "sessionid" not in article.headers.get("set-cookie", "")
+        assert client.cookies["sessionid"] == key
     socket = await ws_open(server, cookie=key)
     assert await rows("sessions.Session") == 0  # opening the socket writes nothing
 
