@@ -15,7 +15,9 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.http.request import split_domain_port, validate_host
 
 MAX_ORIGIN = 512  # characters; a real origin is far shorter
-CHAT_PATHS = frozenset({"/api/chat"})  # HTTP endpoints that run turns (spend the budget)
+# Every state-changing API request (the chat, feedback) follows the rule; reads do not.
+API_PREFIX = "/api/"
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
 def origin_allowed(*, origin: str | None, scheme: str, host: str | None) -> bool:
@@ -68,7 +70,7 @@ class WebsocketOriginValidator:
 
 
 class ChatOriginMiddleware:
-    """The same rule for `POST /api/chat`, checked before its body is even parsed.
+    """The same rule for `POST /api/chat` (and every other API write), before any parsing.
 
     JSON only as well: a cross-site `text/plain` or form post is a "simple" request that a
     browser sends without asking, so it must never reach the chat.
@@ -83,7 +85,7 @@ class ChatOriginMiddleware:
             markcoroutinefunction(self)
 
     async def __call__(self, request: HttpRequest) -> HttpResponse:
-        if request.path in CHAT_PATHS and request.method not in {"GET", "HEAD", "OPTIONS"}:
+        if request.path.startswith(API_PREFIX) and request.method not in SAFE_METHODS:
             refusal = chat_request_refusal(request)
             if refusal:
                 return JsonResponse({"detail": refusal}, status=403)
