@@ -139,7 +139,12 @@ def test_replay_keeps_what_still_fails(settings, tmp_path):
 def test_sigterm_saves_the_running_turn_as_interrupted(scripted, tmp_path):
     """A real daphne process, a turn streaming through it, then SIGTERM."""
     scripted.enqueue(text_response(["word "] * 400, delay=0.02))
-    model = {"OPENAI_BASE_URL": scripted.base_url, "OPENAI_API_KEY": "test"}
+    # No drain period: the running turn must be cut short and saved as interrupted.
+    model = {
+        "OPENAI_BASE_URL": scripted.base_url,
+        "OPENAI_API_KEY": "test",
+        "AGENT_DRAIN_SECONDS": "0",
+    }
     with LiveServer(
         "sigterm", database_url(connection.settings_dict["NAME"]), model, tmp_path / "spool"
     ) as server:
