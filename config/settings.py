@@ -300,11 +300,5 @@ AGENT_TURNS_PER_SESSION = env.int("AGENT_TURNS_PER_SESSION", default=2)
 AGENT_MAX_FRAME_BYTES = env.int("AGENT_MAX_FRAME_BYTES", default=65536)
 AGENT_MAX_JSON_DEPTH = env.int("AGENT_MAX_JSON_DEPTH", default=8)
 
-# Several workers must share their state: limits, locks and budgets live in Redis, and every
-# worker must write to one database (the embedded one is per process unless DATABASE_URL names it).
+# Web processes of one site; more than one must share state (checked by `serve`).
 WORKERS = env.int("WORKERS", default=1)
-if not DEBUG and WORKERS > 1 and not (REDIS_URL and env.str("DATABASE_URL", default="")):
-    raise ImproperlyConfigured(
-        f"WORKERS={WORKERS} needs REDIS_URL and DATABASE_URL: limits, turn locks and budgets "
-        "must be shared by every worker, and every worker must write to the same database."
-    )

@@ -58,13 +58,24 @@ class Command(BaseCommand):
             # addresses come from config/proxy.py, which trusts DJANGO_TRUSTED_PROXIES only.
         ).run()
 
+    @staticmethod
+    def _shared_state() -> bool:
+        return bool(settings.REDIS_URL and os.environ.get("DATABASE_URL"))
+
     def check_debug(self, host: str) -> None:
-        """Refuse to serve debug pages to the network by accident; shout when DEBUG is on."""
+        """Refuse to serve debug pages to the network by accident, or several workers without
+        shared state; shout when DEBUG is on."""
         loopback = host == "localhost" or client_is_loopback(host)
         if settings.DEBUG and not loopback and not settings.DEBUG_EXPLICIT:
             raise CommandError(
                 f"--host {host} is not loopback: set HOST={host} (DEBUG then defaults to off) "
                 "with DJANGO_SECRET_KEY and DJANGO_ALLOWED_HOSTS, or DJANGO_DEBUG=true."
+            )
+        if not settings.DEBUG and settings.WORKERS > 1 and not self._shared_state():
+            raise CommandError(
+                f"WORKERS={settings.WORKERS} needs REDIS_URL and DATABASE_URL: limits, turn "
+                "locks and budgets must be shared by every worker, and every worker must write "
+                "to the same database."
             )
         if settings.DEBUG:
             bar = "!" * 72
