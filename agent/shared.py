@@ -94,17 +94,23 @@ class RedisState:
         self._clients: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
     def _client(self):
+        return self._connection()[0]
+
+    def _connection(self) -> tuple:
         # redis.asyncio connections belong to one event loop.
         import redis.asyncio as redis
 
         loop = asyncio.get_running_loop()
-        client = self._clients.get(loop)
-        if client is None:
-            client = self._clients[loop] = redis.from_url(self.url)
-        return client
+        connection = self._clients.get(loop)
+        if connection is None:
+            connection = self._clients[loop] = (redis.from_url(self.url), {})
+        return connection
 
     async def _eval(self, script: str, keys: list[str], args: list) -> int:
-        return int(await self._client().eval(script, len(keys), *keys, *args))
+        client, scripts = self._connection()
+        if script not in scripts:  # EVALSHA from then on: the script is not resent every call
+            scripts[script] = client.register_script(script)
+        return int(await scripts[script](keys=keys, args=args))
 
     async def hit(self, counters: list[tuple[str, int, int]]) -> int:
         """Count one event on each (key, limit, ttl); the 1-based index of one over, or 0."""
