@@ -22,14 +22,15 @@ PROD_KEY = "s" * 30 + "-security-suite-secret-0123456789abcdef"
 
 
 @pytest.fixture
-def serve(tmp_path: Path) -> Iterator[Callable[..., LiveServer]]:
+def serve(request, tmp_path: Path) -> Iterator[Callable[..., LiveServer]]:
     """Start `manage.py serve` subprocesses on the test database; all stopped at the end."""
+    test = request.node.name.removeprefix("test_")[:60]
     with ExitStack() as stack:
 
         def start(name: str, **env: str) -> LiveServer:
             url = database_url(connection.settings_dict["NAME"])
             spool = tmp_path / f"spool-{name}"
-            return stack.enter_context(LiveServer(f"security-{name}", url, env, spool))
+            return stack.enter_context(LiveServer(f"security-{test}-{name}", url, env, spool))
 
         yield start
 

@@ -21,7 +21,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture
-def workers(serve, redis_url, scripted):
+def workers(redis_url, scripted, serve):
     """Two workers on one database and one Redis; the scripted model behind both."""
 
     def start(**env: str):
