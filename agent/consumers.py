@@ -1,16 +1,20 @@
 """The chat WebSocket: validate frames, run one turn at a time as a task, forward its events."""
 
 import asyncio
+import logging
 from contextlib import suppress
 
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
+from django.db import DatabaseError
 
 from agent import events
 from agent.coalesce import TextFrames, text_frames
 from agent.frames import FrameError, json_parse
 from agent.runner import BadRequest, Visitor, message_parse, runner
 from agent.visitor_session import session_ensure
+
+logger = logging.getLogger(__name__)
 
 TERMINAL = {"done", "error"}
 
@@ -57,7 +61,13 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             except BadRequest as exc:
                 await self.send_error(events.BAD_REQUEST, str(exc))
                 return
-            visitor = Visitor(session_key=await self.session_key(), client_ip=self.client_ip())
+            try:
+                session_key = await self.session_key()
+            except DatabaseError:
+                logger.exception("the visitor's session could not be saved")
+                await self.send_error(events.INTERNAL, "Something went wrong. Please try again.")
+                return
+            visitor = Visitor(session_key=session_key, client_ip=self.client_ip())
             # A task, so `stop` and disconnect are heard while the answer streams.
             self.answering = True
             self.frames = text_frames(self.emit)
