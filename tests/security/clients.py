@@ -9,6 +9,18 @@ from websockets.asyncio.client import ClientConnection, connect
 from testing_support.live_server import LiveServer
 
 
+def same_minute(seconds_needed: float = 20) -> None:
+    """Wait, if needed, so the next `seconds_needed` fall in one per-minute rate window.
+
+    The message limits count in fixed minute windows: a burst across a boundary is two bursts.
+    """
+    import time
+
+    into = time.time() % 60
+    if into > 60 - seconds_needed:
+        time.sleep(60 - into + 0.2)
+
+
 def ws_url(server: LiveServer) -> str:
     return f"ws://127.0.0.1:{server.port}/ws/chat/"
 

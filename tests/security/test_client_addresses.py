@@ -3,7 +3,7 @@
 import httpx
 import pytest
 
-from tests.security.clients import ws_ask, ws_open
+from tests.security.clients import same_minute, ws_ask, ws_open
 from tests.security.conftest import PROD_KEY
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -11,6 +11,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 async def starts(server, forwarded: list[str]) -> list[str]:
     """One cookie-less socket per X-Forwarded-For value; each asks once; the first event types."""
+    same_minute()
     results = []
     for value in forwarded:
         socket = await ws_open(server, headers={"X-Forwarded-For": value})
@@ -97,6 +98,7 @@ def test_forwarded_proto_from_a_trusted_proxy_is_believed(serve):
 async def test_forwarded_headers_apply_to_sse_too(serve):
     server = serve("xff-sse", AGENT_MESSAGES_PER_MINUTE_PER_IP="1")
 
+    same_minute()
     async with httpx.AsyncClient(base_url=server.url, timeout=30) as client:
         codes = []
         for address in ["203.0.113.1", "203.0.113.2"]:
