@@ -25,9 +25,9 @@ $(STAMP): pyproject.toml
 
 run: $(STAMP)
 ifeq ($(filter-out 0 1,$(WORKERS)),)
-	@$(PY) manage.py serve --host $(HOST) --port $(PORT)
+	@HOST=$(HOST) PORT=$(PORT) $(PY) manage.py serve --host $(HOST) --port $(PORT)
 else
-	@$(PY) manage.py cluster --workers $(WORKERS) --host $(HOST) --port $(PORT)
+	@HOST=$(HOST) PORT=$(PORT) $(PY) manage.py cluster --workers $(WORKERS) --host $(HOST) --port $(PORT)
 endif
 
 test: $(STAMP) browser-deps

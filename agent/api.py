@@ -5,16 +5,19 @@ import uuid
 from collections.abc import AsyncIterator
 
 from channels.db import database_sync_to_async
-from django.http import HttpRequest, StreamingHttpResponse
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from ninja import Router, Status
 
 from agent import events, selectors
+from agent.coalesce import text_frames
 from agent.exceptions import BadRequest
 from agent.feedback import feedback_submit
-from agent.coalesce import text_frames
+from agent.leases import conversation_wait_saved
 from agent.runner import Visitor, message_parse, runner
 from agent.schemas import ChatIn, ConversationOut, ErrorOut, FeedbackIn, FeedbackOut
 from agent.services import FEEDBACK_NOT_FOUND
+from agent.visitor_session import session_ensure
 
 router = Router(tags=["chat"])
 
@@ -23,15 +26,22 @@ TERMINAL = {"done", "error"}
 
 @router.post(
     "/chat",
-    response={200: None},
+    response={200: None, 403: ErrorOut},
     summary="Ask the assistant (Server-Sent Events)",
     description=(
         "Runs one turn and streams the chat protocol's events as `text/event-stream`: "
-        "`start`, `text`, `tool_start`, `tool_end`, `citation`, then `done` or `error`."
+        "`start`, `text`, `tool_start`, `tool_end`, `citation`, then `done` or `error`. "
+        "Only `application/json` from the site's own origin (or DJANGO_CHAT_ALLOWED_ORIGINS)."
     ),
 )
-async def chat(request: HttpRequest, payload: ChatIn) -> StreamingHttpResponse:
-    visitor = Visitor(session_key=await _session_key(request), client_ip=_client_ip(request))
+async def chat(request: HttpRequest, payload: ChatIn) -> HttpResponse:
+    # Origin and content type were checked before the body was parsed (config/origins.py).
+    visitor = Visitor(
+        session_key=await session_ensure(
+            request.session, request.COOKIES.get(settings.SESSION_COOKIE_NAME)
+        ),
+        client_ip=_client_ip(request),
+    )
     stream = (
         _feedback_stream(payload, visitor)
         if payload.type == "feedback"
@@ -51,8 +61,9 @@ async def chat(request: HttpRequest, payload: ChatIn) -> StreamingHttpResponse:
 )
 async def conversation_detail(request: HttpRequest, conversation_id: uuid.UUID):
     session_key = request.session.session_key or ""
-    # A reload right after an answer must not miss the turn still being saved in this process.
+    # A reload right after an answer must not miss the turn still being saved, on any worker.
     await runner.saver.wait_for_conversation(str(conversation_id))
+    await conversation_wait_saved(str(conversation_id))
     restored = await database_sync_to_async(_restore_owned)(conversation_id, session_key)
     if restored is None:
         return Status(404, {"detail": "No such conversation."})
@@ -114,13 +125,6 @@ async def _event_stream(payload: ChatIn, visitor: Visitor) -> AsyncIterator[byte
         if not turn.done():
             turn.cancel()
             await asyncio.gather(turn, return_exceptions=True)
-
-
-async def _session_key(request: HttpRequest) -> str:
-    if not request.session.session_key:
-        request.session["chat"] = True  # marks it modified, so the response sets the cookie
-        await request.session.asave()
-    return request.session.session_key
 
 
 def _client_ip(request: HttpRequest) -> str:

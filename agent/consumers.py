@@ -1,19 +1,24 @@
 """The chat WebSocket: validate frames, run one turn at a time as a task, forward its events."""
 
 import asyncio
+import logging
 from contextlib import suppress
 
-import orjson
-from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django.conf import settings
+from django.db import DatabaseError
 
 from agent import events
+from agent.coalesce import TextFrames, text_frames
 from agent.exceptions import BadRequest
 from agent.feedback import feedback_submit
-from agent.coalesce import TextFrames, text_frames
+from agent.frames import FrameError, json_parse
 from agent.loop import VisitorGone
 from agent.runner import Visitor, message_parse, runner
+from agent.visitor_session import session_ensure
 from ops.metrics import OPEN_SOCKETS
+
+logger = logging.getLogger(__name__)
 
 TERMINAL = {"done", "error"}
 
@@ -35,11 +40,15 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         self.counted = True
 
     async def receive(self, text_data=None, bytes_data=None, **kwargs) -> None:
-        # A bad frame gets an answer, not a closed socket.
+        # A bad frame gets an answer, not a closed socket: size, depth and text are bounded.
+        if text_data is None:
+            await self.send_error(events.BAD_REQUEST, "Frames must be text (JSON), not binary.")
+            return
         try:
-            content = orjson.loads(text_data) if text_data else None
-        except orjson.JSONDecodeError:
-            content = None
+            content = json_parse(text_data)
+        except FrameError as exc:
+            await self.send_error(events.BAD_REQUEST, str(exc))
+            return
         if not isinstance(content, dict):
             await self.send_error(events.BAD_REQUEST, 'Frames must be JSON objects with a "type".')
             return
@@ -69,7 +78,13 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             except BadRequest as exc:
                 await self.send_json(events.error_from(exc))
                 return
-            visitor = Visitor(session_key=await self.session_key(), client_ip=self.client_ip())
+            try:
+                session_key = await self.session_key()
+            except DatabaseError:
+                logger.exception("the visitor's session could not be saved")
+                await self.send_error(events.INTERNAL, "Something went wrong. Please try again.")
+                return
+            visitor = Visitor(session_key=session_key, client_ip=self.client_ip())
             # A task, so `stop` and disconnect are heard while the answer streams.
             self.answering = True
             self.frames = text_frames(self.emit)
@@ -114,10 +129,11 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         await self.send_json(events.error(code, message))
 
     async def session_key(self) -> str:
-        session = self.scope["session"]
-        if not session.session_key:
-            await database_sync_to_async(session.save)()
-        return session.session_key
+        # The session row is written on the first message, not when the page or socket opens.
+        if not getattr(self, "_session_key", None):
+            cookie = self.scope.get("cookies", {}).get(settings.SESSION_COOKIE_NAME)
+            self._session_key = await session_ensure(self.scope["session"], cookie)
+        return self._session_key
 
     def client_ip(self) -> str:
         client = self.scope.get("client") or ("unknown", 0)

@@ -21,6 +21,7 @@ from agent.answered import turn_answered
 from agent.exceptions import ModelError, ToolFailure, ToolNotFound
 from agent.llm.base import ChatModel, ModelTurn, TextDelta, ToolCall, Usage
 from agent.prompts import STEP_LIMIT_NUDGE
+from agent.text import text_scrub
 from agent.tool import Tool
 
 logger = logging.getLogger(__name__)
@@ -373,7 +374,8 @@ def _arguments(raw: str) -> dict | str:
         parsed = json.loads(raw) if raw.strip() else {}
     except ValueError:
         return raw
-    return parsed if isinstance(parsed, dict) else raw
+    # An escape in the arguments can decode to NUL or a lone surrogate: never sendable or storable.
+    return text_scrub(parsed) if isinstance(parsed, dict) else raw
 
 
 def _describe(exc: ValidationError) -> str:

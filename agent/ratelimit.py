@@ -1,19 +1,26 @@
-"""Abuse limits on the shared cache (Redis when REDIS_URL is set), so they hold across workers."""
+"""Abuse limits and token budgets, atomic on the shared state (agent/shared.py).
+
+Messages are counted per session and per IP in one-minute windows. Tokens are reserved when a
+turn starts (refused when the conversation, the client's IP or the site has spent its budget)
+and settled to the real figure when it ends, so concurrent turns cannot all pass and overspend.
+"""
 
 import time
 from dataclasses import dataclass
 
 from django.conf import settings
-from django.core.cache import cache
+
+from agent.shared import state
 
 WINDOW = 60  # seconds: the "per minute" of the message limits
+DAY = 24 * 3600
 
 
 @dataclass(frozen=True)
 class Refusal:
     message: str
     retry_after: int
-    reason: str = ""  # which limit: session, ip, conversation_budget, daily_budget (metrics)
+    reason: str = ""  # which limit: session, ip, *_budget (the refusals metric's label)
 
 
 async def message_allow(*, session_key: str, client_ip: str) -> Refusal | None:
@@ -21,61 +28,79 @@ async def message_allow(*, session_key: str, client_ip: str) -> Refusal | None:
     now = time.time()
     window = int(now // WINDOW)
     retry_after = max(1, int(WINDOW - now % WINDOW))
-    checks = [
-        ("session", f"rl:s:{session_key}:{window}", settings.AGENT_MESSAGES_PER_MINUTE),
-        ("ip", f"rl:ip:{client_ip}:{window}", settings.AGENT_MESSAGES_PER_MINUTE_PER_IP),
-    ]
-    for reason, key, limit in checks:
-        if await _incr(key, ttl=WINDOW * 2) > limit:
-            return Refusal(
-                f"Too many messages. Please wait {retry_after} s before asking again.",
-                retry_after,
-                reason,
-            )
-    return None
-
-
-async def budget_allow(*, conversation_id: str | None) -> Refusal | None:
-    """Refuse a turn when the conversation (if any yet) or the site has spent its token budget."""
-    if conversation_id is not None:
-        spent_conversation = await cache.aget(f"tok:c:{conversation_id}", 0)
-        if spent_conversation >= settings.AGENT_TOKENS_PER_CONVERSATION:
-            return Refusal(
-                "This conversation has used its token budget. Start a new chat.",
-                0,
-                "conversation_budget",
-            )
-    spent_today = await cache.aget(_day_key(), 0)
-    if spent_today >= settings.AGENT_TOKENS_PER_DAY:
+    over = await state().hit(
+        [
+            (f"rl:s:{session_key}:{window}", settings.AGENT_MESSAGES_PER_MINUTE, WINDOW * 2),
+            (f"rl:ip:{client_ip}:{window}", settings.AGENT_MESSAGES_PER_MINUTE_PER_IP, WINDOW * 2),
+        ]
+    )
+    if over:
         return Refusal(
-            "The assistant has used today's budget. Please come back tomorrow.",
-            _seconds_to_midnight(),
-            "daily_budget",
+            f"Too many messages. Please wait {retry_after} s before asking again.",
+            retry_after,
+            ("session", "ip")[over - 1],
         )
     return None
 
 
-async def budget_spend(*, conversation_id: str, tokens: int) -> None:
-    """Add a finished turn's tokens to the conversation's and the day's counters."""
-    if tokens <= 0:
-        return
-    await _incr(f"tok:c:{conversation_id}", by=tokens, ttl=7 * 24 * 3600)
-    await _incr(_day_key(), by=tokens, ttl=2 * 24 * 3600)
+async def budget_reserve(*, conversation_id: str | None, client_ip: str) -> Refusal | None:
+    """Hold AGENT_TOKENS_RESERVE tokens on every budget the turn spends, or refuse the turn."""
+    budgets = _budgets(conversation_id=conversation_id, client_ip=client_ip)
+    over = await state().reserve(
+        [(key, cap, ttl) for key, cap, ttl, _ in budgets], settings.AGENT_TOKENS_RESERVE
+    )
+    return budgets[over - 1][3] if over else None
 
 
-async def _incr(key: str, *, by: int = 1, ttl: int) -> int:
-    # add() is a no-op when the key exists, so concurrent workers never reset a counter.
-    await cache.aadd(key, 0, ttl)
-    try:
-        return await cache.aincr(key, by)
-    except ValueError:  # expired between add and incr: start a new window
-        await cache.aset(key, by, ttl)
-        return by
+async def budget_settle(
+    *, conversation_id: str, reserved_for: str | None, client_ip: str, tokens: int
+) -> None:
+    """Replace the reservation with the tokens the turn really spent."""
+    reserve = settings.AGENT_TOKENS_RESERVE
+    amounts = [
+        (key, tokens - reserve, ttl)
+        for key, _cap, ttl, _ in _budgets(conversation_id=reserved_for, client_ip=client_ip)
+    ]
+    if reserved_for is None:  # a new conversation: it had no budget key when the turn began
+        amounts.append((f"tok:c:{conversation_id}", tokens, 7 * DAY))
+    await state().add([a for a in amounts if a[1]])
 
 
-def _day_key() -> str:
-    return f"tok:d:{time.strftime('%Y-%m-%d', time.gmtime())}"
-
-
-def _seconds_to_midnight() -> int:
-    return int(86400 - time.time() % 86400)
+def _budgets(*, conversation_id: str | None, client_ip: str) -> list[tuple[str, int, int, Refusal]]:
+    day = time.strftime("%Y-%m-%d", time.gmtime())
+    tomorrow = int(DAY - time.time() % DAY)
+    budgets = []
+    if conversation_id is not None:
+        budgets.append(
+            (
+                f"tok:c:{conversation_id}",
+                settings.AGENT_TOKENS_PER_CONVERSATION,
+                7 * DAY,
+                Refusal(
+                    "This conversation has used its token budget. Start a new chat.",
+                    0,
+                    "conversation_budget",
+                ),
+            )
+        )
+    budgets += [
+        (
+            f"tok:ip:{client_ip}:{day}",
+            settings.AGENT_TOKENS_PER_IP_PER_DAY,
+            2 * DAY,
+            Refusal(
+                "You have used today's budget. Please come back tomorrow.", tomorrow, "ip_budget"
+            ),
+        ),
+        (
+            f"tok:d:{day}",
+            settings.AGENT_TOKENS_PER_DAY,
+            2 * DAY,
+            Refusal(
+                "The assistant has used today's budget. Please come back tomorrow.",
+                tomorrow,
+                "daily_budget",
+            ),
+        ),
+    ]
+    return budgets

@@ -14,12 +14,14 @@ from django.db import DatabaseError
 
 from agent import events, ratelimit
 from agent.checkpoints import Checkpointer
+from agent.leases import TurnLease
 from agent.llm.base import ChatModel
 from agent.llm.offline import OfflineModel
 from agent.llm.openai_compat import OpenAICompatModel
 from agent.loop import Limits, TurnResult, VisitorGone, run_turn
 from agent.prompts import build_messages
 from agent.saving import TurnSaver
+from agent.shared import Acquired
 from agent.tools import TOOLS
 from agent.turns import (  # noqa: F401  (re-exported: the transports import them from here)
     BadRequest,
@@ -73,19 +75,49 @@ class TurnRunner:
         # Limits before any database work: a refused message costs none.
         refusal = await ratelimit.message_allow(
             session_key=visitor.session_key, client_ip=visitor.client_ip
-        ) or await ratelimit.budget_allow(conversation_id=conversation_id)
+        )
         if refusal:
             metrics.refusal_count(reason=refusal.reason)
-            await emit(
-                events.error(events.RATE_LIMITED, refusal.message, retry_after=refusal.retry_after)
-            )
+            await emit(_rate_limited(refusal))
             return
+        # One running turn per conversation, AGENT_TURNS_PER_SESSION per session, on every worker.
+        lease = TurnLease(conversation_id=conversation_id, session_key=visitor.session_key)
+        held = await lease.acquire()
+        if held != Acquired.OK:
+            await emit(events.error(events.BUSY, _BUSY[held]))
+            return
+        try:
+            prepared = await self._prepare(message, visitor, emit, conversation_id)
+        except BaseException:
+            await lease.release()
+            raise
+        if prepared is None:
+            await lease.release()
+            return
+        if conversation_id is None:
+            await lease.attach(prepared.conversation_id)
+        # Metrics, the trace and the log fields of this turn (ops/observer.py).
+        with TurnObservation(
+            turn_id=prepared.turn_id, conversation_id=prepared.conversation_id, index=prepared.index
+        ) as seen:
+            await self._run_turn(message, visitor, prepared, emit, lease, seen)
+
+    async def _prepare(
+        self, message: ChatMessage, visitor: Visitor, emit: Emit, conversation_id: str | None
+    ) -> Prepared | None:
+        """The budget reserved and the turn prepared; None when refused (the visitor is told)."""
+        refusal = await ratelimit.budget_reserve(
+            conversation_id=conversation_id, client_ip=visitor.client_ip
+        )
+        if refusal:
+            metrics.refusal_count(reason=refusal.reason)
+            await emit(_rate_limited(refusal))
+            return None
         await aclose_old_connections()
         try:
-            prepared = await database_sync_to_async(turn_prepare)(message=message, visitor=visitor)
+            return await database_sync_to_async(turn_prepare)(message=message, visitor=visitor)
         except BadRequest as exc:
             await emit(events.error_from(exc))
-            return
         except DatabaseError:
             logger.exception("database unavailable at turn start")
             await emit(
@@ -94,12 +126,13 @@ class TurnRunner:
                     "The assistant cannot reach its database right now. Please try again.",
                 )
             )
-            return
-        # Metrics, the trace and the log fields of this turn (ops/observer.py).
-        with TurnObservation(
-            turn_id=prepared.turn_id, conversation_id=prepared.conversation_id, index=prepared.index
-        ) as seen:
-            await self._run_turn(message, visitor, prepared, emit, seen)
+        await ratelimit.budget_settle(  # nothing was spent: give the reservation back
+            conversation_id=conversation_id or "",
+            reserved_for=conversation_id,
+            client_ip=visitor.client_ip,
+            tokens=0,
+        )
+        return None
 
     async def _run_turn(
         self,
@@ -107,6 +140,7 @@ class TurnRunner:
         visitor: Visitor,
         prepared: Prepared,
         emit: Emit,
+        lease: TurnLease,
         seen: TurnObservation,
     ) -> None:
         model = self.model()
@@ -148,17 +182,27 @@ class TurnRunner:
             else:
                 result.status, result.error_code = "error", events.INTERNAL
                 result.error = result.error or f"{type(exc).__name__}: {exc}"
-            self._after(turn, result, seen)
+            self._after(turn, result, lease, seen)
             raise
         finally:
             self._active.discard(task)
             self.checkpoints.forget(prepared.turn_id)
-        self._after(turn, result, seen)
+        self._after(turn, result, lease, seen)
 
-    def _after(self, turn: "TurnContext", result: TurnResult, seen: TurnObservation) -> None:
-        """After the final event: the budget and the save never delay the visitor."""
-        spend = ratelimit.budget_spend(
-            conversation_id=turn.prepared.conversation_id, tokens=result.usage.total
+    def _after(
+        self, turn: "TurnContext", result: TurnResult, lease: TurnLease, seen: TurnObservation
+    ) -> None:
+        """After the final event: the budget and the save never delay the visitor.
+
+        The conversation stays held ("saving") until the save lands, so the next turn and the
+        transcript wait for it on every worker; the session's slot is free at once.
+        """
+        reserved_for = turn.message.conversation_id
+        settle = ratelimit.budget_settle(
+            conversation_id=turn.prepared.conversation_id,
+            reserved_for=str(reserved_for) if reserved_for else None,
+            client_ip=turn.visitor.client_ip,
+            tokens=result.usage.total,
         )
         record = turn.record(result)
         seen.finish(
@@ -169,7 +213,8 @@ class TurnRunner:
             output_tokens=record.output_tokens,
             error_code=record.error_code,
         )
-        self.saver.schedule(record, first=spend)
+        task = self.saver.schedule(record, first=_together(lease.saving(), settle))
+        task.add_done_callback(lambda _task: asyncio.ensure_future(lease.release()))
 
     def model(self) -> ChatModel:
         """The configured model; the OpenAI client is kept per event loop (it pools connections)."""
@@ -208,6 +253,21 @@ class TurnRunner:
         if running:
             await asyncio.wait(running, timeout=timeout)
         await self.saver.drain(timeout=timeout)
+
+
+_BUSY = {
+    Acquired.BUSY: "This conversation is answering in another tab. Wait, or press Stop there.",
+    Acquired.SAVING: "The previous answer is still being saved. Ask again in a moment.",
+    Acquired.SESSION_FULL: "Too many answers are running at once. Wait for one to finish.",
+}
+
+
+def _rate_limited(refusal: ratelimit.Refusal) -> dict:
+    return events.error(events.RATE_LIMITED, refusal.message, retry_after=refusal.retry_after)
+
+
+async def _together(*steps: Awaitable) -> None:
+    await asyncio.gather(*steps)
 
 
 def _unavailable() -> dict:

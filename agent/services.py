@@ -16,6 +16,7 @@ from django.utils import timezone
 from agent.answered import turn_answered
 from agent.exceptions import BadRequest
 from agent.models import Conversation, ToolCall, Turn
+from agent.text import text_scrub
 
 logger = logging.getLogger(__name__)
 
@@ -148,9 +149,25 @@ def spool_dir() -> Path:
     return Path(settings.AGENT_SPOOL_DIR)
 
 
-def spool_append(*, record: TurnRecord) -> Path:
-    """Append a turn that could not be saved to the spool file (locked: several workers)."""
-    return _spool_write(record.to_json())
+def spool_append(*, record: TurnRecord) -> Path | None:
+    """Append a turn that could not be saved to the spool file (locked: several workers).
+
+    Never raises: text UTF-8 cannot encode is replaced (and logged), and a spool that cannot
+    be written is logged with the turn, the last place it can still be read from.
+    """
+    line = record.to_json()
+    try:
+        line.encode("utf-8")
+    except UnicodeEncodeError:
+        logger.error(
+            "turn %s has text UTF-8 cannot encode; spooled with it replaced", record.turn_id
+        )
+        line = json.dumps(text_scrub(asdict(record)), ensure_ascii=False, default=str)
+    try:
+        return _spool_write(line)
+    except Exception:
+        logger.exception("turn %s could not be spooled; its record: %s", record.turn_id, line)
+        return None
 
 
 def _spool_write(line: str) -> Path:

@@ -16,6 +16,7 @@ from django.db import transaction
 from agent import selectors, services
 from agent.checkpoints import turn_start
 from agent.exceptions import BadRequest
+from agent.frames import FrameError, text_check, text_scrub
 from agent.llm.base import ChatModel
 from agent.loop import ToolRecord, TurnResult
 
@@ -88,6 +89,10 @@ def message_parse(frame: Any) -> ChatMessage:
     Raises:
         BadRequest: empty or over-long content, a malformed conversation id or page.
     """
+    try:
+        text_check(frame)  # NUL or a lone surrogate anywhere could never be saved
+    except FrameError as exc:
+        raise BadRequest(str(exc)) from None
     content = frame.get("content")
     if not isinstance(content, str) or not content.strip():
         raise BadRequest("The message is empty. Type a question first.")
@@ -103,11 +108,8 @@ def message_parse(frame: Any) -> ChatMessage:
         except ValueError:
             raise BadRequest("conversation_id is not a valid id. Start a new chat.") from None
     page = frame.get("page") or ""
-    if not isinstance(page, str) or len(page) > 200 or "\x00" in page:
+    if not isinstance(page, str) or len(page) > 200:
         raise BadRequest("page must be an article slug.")
-    if "\x00" in content:
-        # PostgreSQL cannot store NUL; refusing it here keeps the turn savable.
-        raise BadRequest("The message contains a NUL character (\\u0000); remove it and resend.")
     return ChatMessage(content=content.strip(), conversation_id=conversation_id, page=page)
 
 
@@ -160,14 +162,8 @@ def _page(slug: str) -> dict:
 
 
 def storable(value: Any) -> Any:
-    """The value with NUL characters replaced: PostgreSQL text and jsonb cannot hold them."""
-    if isinstance(value, str):
-        return value.replace("\x00", "\ufffd")
-    if isinstance(value, list):
-        return [storable(item) for item in value]
-    if isinstance(value, dict):
-        return {storable(key): storable(item) for key, item in value.items()}
-    return value
+    """The value with NUL and lone surrogates replaced: PostgreSQL and UTF-8 cannot hold them."""
+    return text_scrub(value)
 
 
 def _tool_call_out(call: ToolRecord) -> dict:

@@ -70,7 +70,9 @@ async def streams(url: str, count: int, fault, delay: float = 1.0) -> Outcome:
 
     outcome = Outcome()
     limits = httpx.Limits(max_connections=count + 10)
-    async with httpx.AsyncClient(base_url=url, timeout=120, limits=limits) as client:
+    async with httpx.AsyncClient(
+        base_url=url, timeout=120, limits=limits, headers={"Origin": url}
+    ) as client:
         # A new cookie jar per visitor would be truer, but one session is enough here: the
         # per-session limits are raised for the bench.
         tasks = [asyncio.create_task(one_stream(client, n, outcome)) for n in range(count)]
@@ -152,6 +154,8 @@ def main() -> None:
             "AGENT_MESSAGES_PER_MINUTE": "100000",
             "AGENT_MESSAGES_PER_MINUTE_PER_IP": "100000",
             "AGENT_TOKENS_PER_DAY": "1000000000",
+            "AGENT_TOKENS_PER_IP_PER_DAY": "1000000000",
+            "AGENT_TURNS_PER_SESSION": "100000",  # the bench shares one session
             "LOG_LEVEL": "WARNING",
         }
         with LocalCluster(database_url, tmp, extra=extra, workers=2) as cluster:

@@ -143,7 +143,9 @@ async def first_token_sse(
     out: dict[str, list[float]] = {t.name: [] for t in targets}
     async with contextlib.AsyncExitStack() as stack:
         clients = [
-            await stack.enter_async_context(httpx.AsyncClient(base_url=t.url, timeout=TURN_TIMEOUT))
+            await stack.enter_async_context(
+                httpx.AsyncClient(base_url=t.url, timeout=TURN_TIMEOUT, headers={"Origin": t.url})
+            )
             for t in targets
         ]
         for i in range(-1, turns):  # -1 is the warm-up

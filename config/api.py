@@ -3,12 +3,23 @@
 from django.core.exceptions import ObjectDoesNotExist
 from django.http import HttpRequest, HttpResponse
 from ninja import NinjaAPI
+from ninja.errors import HttpError
+from ninja.parser import Parser
 
 from agent.api import router as agent_router
+from agent.frames import FrameError, json_parse
 from blog.api import router as blog_router
 from blog.embeddings import EmbeddingError
 
-api = NinjaAPI(title="Docent API", version="1.0", urls_namespace="api")
+
+class BoundedParser(Parser):
+    """JSON bodies within the chat's size and depth limits, with text PostgreSQL can store."""
+
+    def parse_body(self, request: HttpRequest):
+        return json_parse(request.body)
+
+
+api = NinjaAPI(title="Docent API", version="1.0", urls_namespace="api", parser=BoundedParser())
 api.add_router("/", agent_router)
 api.add_router("/", blog_router)
 
@@ -22,3 +33,12 @@ def not_found(request: HttpRequest, exc: ObjectDoesNotExist) -> HttpResponse:
 @api.exception_handler(EmbeddingError)
 def search_unavailable(request: HttpRequest, exc: EmbeddingError) -> HttpResponse:
     return api.create_response(request, {"detail": f"Search is unavailable: {exc}"}, status=503)
+
+
+@api.exception_handler(HttpError)
+def http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
+    # ninja wraps a parser failure in a generic 400; the visitor should read why.
+    if isinstance(exc.__cause__, FrameError):
+        body = {"detail": str(exc.__cause__), "code": "bad_request"}
+        return api.create_response(request, body, status=400)
+    return api.create_response(request, {"detail": str(exc)}, status=exc.status_code)

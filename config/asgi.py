@@ -1,4 +1,4 @@
-"""ASGI entry point: HTTP through Django, WebSockets through Channels."""
+"""ASGI entry point: HTTP through Django, WebSockets through Channels, both behind proxy trust."""
 
 import os
 
@@ -10,17 +10,23 @@ django_asgi_app = get_asgi_application()
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
-from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
+from django.conf import settings  # noqa: E402
 from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler  # noqa: E402
 
 from agent.routing import websocket_urlpatterns  # noqa: E402
+from config.origins import WebsocketOriginValidator  # noqa: E402
+from config.proxy import TrustedProxyMiddleware  # noqa: E402
 
-application = ProtocolTypeRouter(
-    {
-        # Static files are served by the app itself so `make run` needs no proxy.
-        "http": ASGIStaticFilesHandler(django_asgi_app),
-        "websocket": AllowedHostsOriginValidator(
-            AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
-        ),
-    }
+# Client address and scheme are settled first (trusted proxies only), for every protocol.
+application = TrustedProxyMiddleware(
+    ProtocolTypeRouter(
+        {
+            # Static files are served by the app itself so `make run` needs no proxy.
+            "http": ASGIStaticFilesHandler(django_asgi_app),
+            "websocket": WebsocketOriginValidator(
+                AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
+            ),
+        }
+    ),
+    settings.TRUSTED_PROXIES,
 )

@@ -7,15 +7,22 @@ from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
 
 from config.database import database_config
+from config.proxy import TrustedProxies
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = BASE_DIR / ".data"
 
 env = environ.Env()
 
-# DEBUG is on for a bare `make run`; naming the site's hosts (a deployment) turns it off
-# unless DJANGO_DEBUG says otherwise, so a forgotten variable cannot expose debug pages.
-DEBUG = env.bool("DJANGO_DEBUG", default=not env.str("DJANGO_ALLOWED_HOSTS", default=""))
+# DEBUG is on only for a bare local `make run`: on a loopback HOST with no DJANGO_ALLOWED_HOSTS.
+# Serving the network (HOST=0.0.0.0) or naming the site's hosts turns it off unless DJANGO_DEBUG
+# says otherwise, so a forgotten variable cannot expose debug pages.
+SERVE_HOST = env.str("HOST", default="127.0.0.1")
+LOOPBACK_HOST = SERVE_HOST in {"localhost", "::1", "[::1]"} or SERVE_HOST.startswith("127.")
+DEBUG_EXPLICIT = "DJANGO_DEBUG" in env.ENVIRON
+DEBUG = env.bool(
+    "DJANGO_DEBUG", default=LOOPBACK_HOST and not env.str("DJANGO_ALLOWED_HOSTS", default="")
+)
 
 if DEBUG:
     SECRET_KEY = env.str("DJANGO_SECRET_KEY", default="docent-dev-only-not-secret-" + "x" * 32)
@@ -24,15 +31,23 @@ else:
     # Production must say who it is and where it lives; no silent defaults.
     SECRET_KEY = env.str("DJANGO_SECRET_KEY", default="")
     ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS", default=[])
+    missing = []
     if len(SECRET_KEY) < 50:
-        raise ImproperlyConfigured(
-            "DJANGO_DEBUG is off, so DJANGO_SECRET_KEY must be set "
-            "to a random string of 50+ characters."
-        )
+        missing.append("DJANGO_SECRET_KEY to a random string of 50+ characters")
     if not ALLOWED_HOSTS:
+        missing.append("DJANGO_ALLOWED_HOSTS to the site's host names (comma-separated)")
+    if missing:
+        why = (
+            "DJANGO_DEBUG is off"
+            if DEBUG_EXPLICIT
+            else f"HOST={SERVE_HOST} is not loopback, so DEBUG is off"
+            if not LOOPBACK_HOST
+            else "DJANGO_ALLOWED_HOSTS is set, so DEBUG is off"
+        )
         raise ImproperlyConfigured(
-            "DJANGO_DEBUG is off, so DJANGO_ALLOWED_HOSTS must list "
-            "the site's host names (comma-separated)."
+            f"{why}: set {' and '.join(missing)}"
+            + ("" if DEBUG_EXPLICIT else " (or DJANGO_DEBUG=true to serve debug pages anyway)")
+            + "."
         )
 
 INSTALLED_APPS = [
@@ -54,11 +69,14 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "config.middleware.DebugPageGuard",
     "django.middleware.security.SecurityMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    "config.middleware.SessionCookieMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
+    "config.origins.ChatOriginMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -140,8 +158,20 @@ if env.bool("DJANGO_STATIC_MANIFEST", default=False):
         "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.ManifestStaticFilesStorage"},
     }
 
-# Set when a reverse proxy sits in front: client addresses come from X-Forwarded-For.
-BEHIND_PROXY = env.bool("DJANGO_BEHIND_PROXY", default=False)
+# Reverse proxies whose X-Forwarded-For/-Proto are believed: a hop count or addresses/networks
+# (config/proxy.py; README "Security model"). Unset: no proxy, the headers are ignored.
+try:
+    TRUSTED_PROXIES = TrustedProxies.parse(env.str("DJANGO_TRUSTED_PROXIES", default=""))
+except ValueError as exc:
+    raise ImproperlyConfigured(
+        "DJANGO_TRUSTED_PROXIES must be a number of proxies (e.g. 1) or comma-separated "
+        f"addresses/networks (e.g. 127.0.0.1,10.0.0.0/8): {exc}"
+    ) from None
+# Sites that embed the chat panel from another origin (exact scheme://host[:port]).
+CHAT_ALLOWED_ORIGINS = env.list("DJANGO_CHAT_ALLOWED_ORIGINS", default=[])
+
+# Sessions keep the key a page minted until the first chat message writes the row.
+SESSION_ENGINE = "config.sessions"
 
 # Security: strict by default, HTTPS-only cookies and HSTS when DEBUG is off.
 SESSION_COOKIE_HTTPONLY = True
@@ -154,7 +184,6 @@ if not DEBUG:
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
     SECURE_SSL_REDIRECT = env.bool("DJANGO_SECURE_SSL_REDIRECT", default=True)
-    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SECURE_HSTS_SECONDS = env.int("DJANGO_HSTS_SECONDS", default=31536000)
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
     SECURE_HSTS_PRELOAD = True
@@ -289,6 +318,17 @@ TASK_WORKER_IN_PROCESS = env.bool("TASK_WORKER_IN_PROCESS", default=True)
 # when this many characters wait (agent/coalesce.py).
 AGENT_TEXT_FRAME_MS = env.float("AGENT_TEXT_FRAME_MS", default=50.0)
 AGENT_TEXT_FRAME_CHARS = env.int("AGENT_TEXT_FRAME_CHARS", default=1024)
+AGENT_TOKENS_PER_IP_PER_DAY = env.int("AGENT_TOKENS_PER_IP_PER_DAY", default=200000)
+# Tokens held back when a turn starts (settled to the real figure when it ends), so concurrent
+# turns cannot all pass a budget check and then overspend it together.
+AGENT_TOKENS_RESERVE = env.int("AGENT_TOKENS_RESERVE", default=4000)
+AGENT_TURNS_PER_SESSION = env.int("AGENT_TURNS_PER_SESSION", default=2)
+# Bounded parsing of chat frames and JSON bodies (agent/frames.py).
+AGENT_MAX_FRAME_BYTES = env.int("AGENT_MAX_FRAME_BYTES", default=65536)
+AGENT_MAX_JSON_DEPTH = env.int("AGENT_MAX_JSON_DEPTH", default=8)
+
+# Web processes of one site; more than one must share state (checked by `serve`).
+WORKERS = env.int("WORKERS", default=1)
 
 # Operations (ops/, README "Operating Docent"). /metrics answers the networks listed here,
 # or anyone with the bearer token; PROMETHEUS_MULTIPROC_DIR (read by prometheus-client

@@ -78,7 +78,6 @@ def cluster_plan(*, workers: int, host: str, port: int, database_url: str) -> Pl
         # nginx is the only client of the web processes; it appends the client's address to
         # X-Forwarded-For. One hop, not "127.0.0.1/32": a visitor on loopback would otherwise
         # be skipped as a proxy and the address they wrote before it believed.
-        "DJANGO_BEHIND_PROXY": "true",
         "DJANGO_TRUSTED_PROXIES": "1",
         # Every process writes its metrics here and any web process's /metrics adds them up.
         "PROMETHEUS_MULTIPROC_DIR": str(data / "prometheus"),

@@ -36,7 +36,6 @@ class LocalCluster:
         self.redis_url = f"redis://127.0.0.1:{self.redis_port}/0"
         env = {
             "REDIS_URL": self.redis_url,
-            "DJANGO_BEHIND_PROXY": "true",
             "DJANGO_TRUSTED_PROXIES": "1",
             **(extra or {}),
         }

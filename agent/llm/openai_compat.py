@@ -16,6 +16,7 @@ import orjson
 
 from agent.exceptions import ModelError
 from agent.llm.base import ModelTurn, TextDelta, ToolCall, Usage
+from agent.text import text_scrub
 
 logger = logging.getLogger(__name__)
 
@@ -138,6 +139,8 @@ def _parse(data: bytes) -> dict:
         chunk = orjson.loads(data)
     except orjson.JSONDecodeError:
         chunk = json.loads(data)  # what orjson refuses but JSON allows (a lone surrogate)
+    if b"\\u" in data:  # only an escape can smuggle NUL or a lone surrogate into the text
+        chunk = text_scrub(chunk)
     if not isinstance(chunk, dict):
         raise ValueError("stream chunk is not a JSON object")
     if chunk.get("error"):

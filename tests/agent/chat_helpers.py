@@ -10,10 +10,11 @@ from agent.runner import runner
 from config.asgi import application
 
 ORIGIN = (b"origin", b"http://localhost")
+HOST = (b"host", b"localhost")
 
 
 async def connect(*, headers: list[tuple[bytes, bytes]] | None = None) -> WebsocketCommunicator:
-    socket = WebsocketCommunicator(application, "/ws/chat/", headers=headers or [ORIGIN])
+    socket = WebsocketCommunicator(application, "/ws/chat/", headers=headers or [ORIGIN, HOST])
     connected, _ = await socket.connect()
     assert connected
     return socket

@@ -1,6 +1,7 @@
 import pytest
 from django.core.cache import cache
 
+from agent.shared import state_reset
 from testing_support.model_server import ScriptedOpenAIServer
 
 
@@ -18,6 +19,8 @@ def scripted(settings):
 def _fresh_limits(settings, tmp_path):
     """Rate-limit counters live in the cache; every test starts with a clean slate."""
     cache.clear()
+    state_reset()
     settings.AGENT_SPOOL_DIR = str(tmp_path / "spool")
     yield
     cache.clear()
+    state_reset()

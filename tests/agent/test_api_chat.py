@@ -12,10 +12,12 @@ from tests.agent.chat_helpers import shape, text_of
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
+SAME_ORIGIN = {"Origin": "http://testserver"}
+
 
 async def post_chat(client: AsyncClient, **body) -> list[dict]:
     response = await client.post(
-        "/api/chat", data=json.dumps(body), content_type="application/json"
+        "/api/chat", data=json.dumps(body), content_type="application/json", headers=SAME_ORIGIN
     )
     assert response.status_code == 200
     assert response["Content-Type"] == "text/event-stream"

@@ -149,7 +149,12 @@ def test_sigterm_saves_the_running_turn_as_interrupted(scripted, tmp_path):
         "sigterm", database_url(connection.settings_dict["NAME"]), model, tmp_path / "spool"
     ) as server:
         with httpx.Client(base_url=server.url, timeout=10) as client:
-            with client.stream("POST", "/api/chat", json={"content": "Keep talking"}) as response:
+            with client.stream(
+                "POST",
+                "/api/chat",
+                json={"content": "Keep talking"},
+                headers={"Origin": server.url},
+            ) as response:
                 lines = response.iter_lines()
                 seen = [next(lines) for _ in range(6)]
                 assert any('"type":"text"' in line for line in seen)

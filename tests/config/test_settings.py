@@ -31,7 +31,7 @@ def test_debug_off_requires_a_secret_key():
     )
 
     assert result.returncode == 1
-    assert "docent: error: DJANGO_DEBUG is off, so DJANGO_SECRET_KEY must be set" in result.stderr
+    assert "docent: error: DJANGO_DEBUG is off: set DJANGO_SECRET_KEY" in result.stderr
     assert "Traceback" not in result.stderr
 
 
@@ -41,7 +41,7 @@ def test_debug_off_requires_allowed_hosts():
     )
 
     assert result.returncode == 1
-    assert "DJANGO_ALLOWED_HOSTS must list" in result.stderr
+    assert "set DJANGO_ALLOWED_HOSTS to the site's host names" in result.stderr
     assert "Traceback" not in result.stderr
 
 
@@ -116,7 +116,7 @@ def test_naming_the_hosts_turns_debug_off_by_default():
     )
 
     assert result.returncode == 1
-    assert "DJANGO_DEBUG is off, so DJANGO_SECRET_KEY must be set" in result.stderr
+    assert "DJANGO_ALLOWED_HOSTS is set, so DEBUG is off: set DJANGO_SECRET_KEY" in result.stderr
 
 
 @pytest.mark.parametrize(

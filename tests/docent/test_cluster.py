@@ -58,7 +58,12 @@ class SseTurn(threading.Thread):
         try:
             with (
                 httpx.Client(base_url=self.base_url, timeout=60) as client,
-                client.stream("POST", "/api/chat", json={"content": self.question}) as reply,
+                client.stream(
+                    "POST",
+                    "/api/chat",
+                    json={"content": self.question},
+                    headers={"Origin": self.base_url.rstrip("/")},
+                ) as reply,
             ):
                 for line in reply.iter_lines():
                     if line.startswith("data: "):

@@ -6,8 +6,9 @@ import os
 from daphne.endpoints import build_endpoint_description_strings
 from daphne.server import Server
 from django.conf import settings
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
+from config.proxy import client_is_loopback
 from docent import startup
 
 
@@ -24,6 +25,7 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, host: str, port: int, no_prepare: bool, **options) -> None:
+        self.check_debug(host)
         if no_prepare:
             startup.release_wait(timeout=120, say=self.stdout.write)
         else:
@@ -52,15 +54,33 @@ class Command(BaseCommand):
             http_timeout=None,
             websocket_handshake_timeout=10,
             application_close_timeout=10,
-            # Behind a proxy, the client's address comes from its X-Forwarded-For, or every
-            # visitor would share the proxy's address (and its per-IP rate limit).
-            **(_proxy_headers() if settings.BEHIND_PROXY else {}),
+            # No proxy options here: daphne would trust X-Forwarded-For from any peer. Client
+            # addresses come from config/proxy.py, which trusts DJANGO_TRUSTED_PROXIES only.
         ).run()
 
+    @staticmethod
+    def _shared_state() -> bool:
+        return bool(settings.REDIS_URL and os.environ.get("DATABASE_URL"))
 
-def _proxy_headers() -> dict:
-    return {
-        "proxy_forwarded_address_header": "X-Forwarded-For",
-        "proxy_forwarded_port_header": "X-Forwarded-Port",
-        "proxy_forwarded_proto_header": "X-Forwarded-Proto",
-    }
+    def check_debug(self, host: str) -> None:
+        """Refuse to serve debug pages to the network by accident, or several workers without
+        shared state; shout when DEBUG is on."""
+        loopback = host == "localhost" or client_is_loopback(host)
+        if settings.DEBUG and not loopback and not settings.DEBUG_EXPLICIT:
+            raise CommandError(
+                f"--host {host} is not loopback: set HOST={host} (DEBUG then defaults to off) "
+                "with DJANGO_SECRET_KEY and DJANGO_ALLOWED_HOSTS, or DJANGO_DEBUG=true."
+            )
+        if not settings.DEBUG and settings.WORKERS > 1 and not self._shared_state():
+            raise CommandError(
+                f"WORKERS={settings.WORKERS} needs REDIS_URL and DATABASE_URL: limits, turn "
+                "locks and budgets must be shared by every worker, and every worker must write "
+                "to the same database."
+            )
+        if settings.DEBUG:
+            bar = "!" * 72
+            self.stderr.write(
+                f"{bar}\n!! DEBUG IS ON: error pages show settings, paths and source code.\n"
+                "!! Never expose this server to a network; set DJANGO_DEBUG=false to deploy.\n"
+                f"!! (Non-loopback clients get the plain error pages anyway.)\n{bar}"
+            )

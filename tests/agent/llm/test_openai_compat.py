@@ -242,4 +242,5 @@ async def test_a_chunk_orjson_refuses_but_json_allows_still_parses():
 
     lone_surrogate = b'data: {"choices":[{"index":0,"delta":{"content":"\\ud83d"}}]}\n\n'
     [chunk] = [chunk async for chunk in _chunks(_Blocks(lone_surrogate))]
-    assert chunk["choices"][0]["delta"]["content"] == "\ud83d"
+    # Parsed, and scrubbed: a lone surrogate can be neither sent as UTF-8 nor stored.
+    assert chunk["choices"][0]["delta"]["content"] == "\ufffd"

@@ -1,0 +1,83 @@
+"""Visitor input at the edge: bounded JSON parsing and text PostgreSQL can store.
+
+Every chat frame (WebSocket) and JSON body (the API) is parsed here: a size cap, then
+`json.loads` (its recursion error caught), a depth cap, and every string checked for what a
+turn could never save (lone UTF-16 surrogates, NUL). A refusal is a `FrameError` whose text is
+shown to the visitor. Model and tool output is scrubbed instead (`text_scrub`, agent/text.py).
+"""
+
+import json
+from typing import Any
+
+from django.conf import settings
+
+from agent.text import INVALID, text_scrub
+
+__all__ = ["FrameError", "json_parse", "text_check", "text_scrub"]
+
+
+class FrameError(ValueError):
+    """The input cannot be taken; the text says why, for the visitor."""
+
+
+def json_parse(raw: str | bytes, *, max_bytes: int | None = None, max_depth: int | None = None):
+    """Parse JSON within the size and depth limits, refusing invalid text anywhere in it.
+
+    Raises:
+        FrameError: too large, too deep, not JSON, or a string with NUL or a lone surrogate.
+    """
+    max_bytes = max_bytes or settings.AGENT_MAX_FRAME_BYTES
+    max_depth = max_depth or settings.AGENT_MAX_JSON_DEPTH
+    if len(raw) > max_bytes:
+        raise FrameError(f"The request is larger than {max_bytes:,} bytes.")
+    if isinstance(raw, bytes):
+        try:
+            raw = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise FrameError("The request is not valid UTF-8.") from None
+    too_deep = FrameError(f"The JSON is nested deeper than {max_depth} levels.")
+    try:
+        value = json.loads(raw)
+    except RecursionError:  # the size cap keeps this cheap; the depth cap below is the rule
+        raise too_deep from None
+    except ValueError:
+        raise FrameError("The request is not valid JSON.") from None
+    if _depth(value) > max_depth:
+        raise too_deep
+    text_check(value)
+    return value
+
+
+def text_check(value: Any, *, field: str = "") -> None:
+    """Refuse NUL and lone surrogates in every string of `value`, keys included.
+
+    Raises:
+        FrameError: naming the field that holds the bad character.
+    """
+    if isinstance(value, str):
+        if INVALID.search(value):
+            name = f" in {field!r}" if field else ""
+            raise FrameError(
+                f"The text{name} contains a character that is not valid Unicode text "
+                "(a NUL or a lone surrogate); remove it and resend."
+            )
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            text_check(key, field=str(key))
+            text_check(item, field=field or str(key))
+    elif isinstance(value, list):
+        for item in value:
+            text_check(item, field=field)
+
+
+def _depth(value: Any) -> int:
+    # Iterative, so measuring never recurses either.
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            item = list(item.values())
+        if isinstance(item, list):
+            deepest = max(deepest, depth)
+            stack.extend((child, depth + 1) for child in item)
+    return deepest

@@ -1,0 +1,78 @@
+"""A running turn's hold on its conversation and on one of its session's turn slots.
+
+Taken before the turn starts, renewed by a heartbeat (a dead worker's hold expires within
+AGENT_LEASE_SECONDS), moved to "saving" after the last event, released once the save has
+landed: the next turn and the transcript wait for that, wherever the turn ran.
+"""
+
+import asyncio
+import contextlib
+import logging
+import time
+import uuid
+
+from django.conf import settings
+
+from agent.shared import Acquired, state
+
+logger = logging.getLogger(__name__)
+
+WAIT_POLL = 0.05  # seconds between looks at a conversation whose turn is being saved
+
+
+class TurnLease:
+    def __init__(self, *, conversation_id: str | None, session_key: str) -> None:
+        self.conversation = _conversation_key(conversation_id) if conversation_id else ""
+        self.session = f"turns:s:{session_key}"
+        self.token = uuid.uuid4().hex
+        self._heartbeat: asyncio.Task | None = None
+
+    async def acquire(self, wait: float = 5.0) -> Acquired:
+        """Take the hold; a previous turn still saving is waited for (up to `wait` seconds)."""
+        deadline = time.monotonic() + wait
+        while True:
+            result = await state().acquire(
+                self.conversation, self.session, self.token, settings.AGENT_TURNS_PER_SESSION
+            )
+            if result != Acquired.SAVING or time.monotonic() > deadline:
+                break
+            await asyncio.sleep(WAIT_POLL)
+        if result == Acquired.OK:
+            self._heartbeat = asyncio.create_task(self._beat())
+        return result
+
+    async def attach(self, conversation_id: str) -> None:
+        """Hold a conversation this turn created (nobody else knows its id yet)."""
+        self.conversation = _conversation_key(conversation_id)
+        await state().claim(self.conversation, self.token)
+
+    async def saving(self) -> None:
+        """The turn's last event is sent: free the session slot, keep the conversation saving."""
+        await state().update(self.conversation, self.session, self.token, "saving")
+
+    async def release(self) -> None:
+        if self._heartbeat is not None:
+            self._heartbeat.cancel()
+        try:
+            await state().update(self.conversation, self.session, self.token, "release")
+        except Exception:  # the hold then expires by itself
+            logger.exception("releasing a turn lock failed")
+
+    async def _beat(self) -> None:
+        interval = settings.AGENT_LEASE_SECONDS / 3
+        while True:
+            await asyncio.sleep(interval)
+            with contextlib.suppress(Exception):
+                await state().update(self.conversation, self.session, self.token, "renew")
+
+
+async def conversation_wait_saved(conversation_id: str, wait: float = 5.0) -> None:
+    """Return once the conversation's last turn is saved (or `wait` seconds have passed)."""
+    key = _conversation_key(conversation_id)
+    deadline = time.monotonic() + wait
+    while await state().held(key) == "saving" and time.monotonic() < deadline:
+        await asyncio.sleep(WAIT_POLL)
+
+
+def _conversation_key(conversation_id: str) -> str:
+    return f"turns:c:{conversation_id}"

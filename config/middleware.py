@@ -1,0 +1,122 @@
+"""HTTP middleware: debug pages for loopback clients only; session cookies minted lazily."""
+
+import logging
+
+from asgiref.sync import iscoroutinefunction, markcoroutinefunction, sync_to_async
+from django.conf import settings
+from django.core.exceptions import SuspiciousOperation
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
+from django.urls import Resolver404, get_resolver, resolve
+
+from config.proxy import client_is_loopback
+from config.sessions import session_key_mint
+
+logger = logging.getLogger(__name__)
+
+# Both technical pages (404 and 500) carry this sentence; nothing else the site renders does.
+DEBUG_MARK = b"because you have <code>DEBUG = True</code>"
+
+
+class DebugPageGuard:
+    """With DEBUG on, a client that is not on loopback gets the production error pages.
+
+    It sits first, so it sees the request before anything can fail: a foreign Host, an unknown
+    URL and a failing view each get the page DEBUG off would give, and any response that still
+    carries the debug page's text is replaced.
+    """
+
+    async_capable = True
+    sync_capable = False
+
+    def __init__(self, get_response) -> None:
+        self.get_response = get_response
+        if iscoroutinefunction(get_response):
+            markcoroutinefunction(self)
+
+    async def __call__(self, request: HttpRequest) -> HttpResponse:
+        if not settings.DEBUG or client_is_loopback(request.META.get("REMOTE_ADDR", "")):
+            return await self.get_response(request)
+        early = await _early_failure(request)
+        if early is not None:
+            return early
+        response = await self.get_response(request)
+        if (
+            response.status_code >= 400
+            and not response.streaming
+            and DEBUG_MARK in response.content
+        ):
+            logger.warning("replaced a debug page for %s", request.META.get("REMOTE_ADDR"))
+            return await _error_page(request, response.status_code)
+        return response
+
+    def process_exception(self, request: HttpRequest, exception: Exception):
+        if not settings.DEBUG or client_is_loopback(request.META.get("REMOTE_ADDR", "")):
+            return None
+        if isinstance(exception, Http404):
+            return _not_found(request)
+        logger.error("unhandled error for a non-loopback client", exc_info=exception)
+        return HttpResponse("Server error.", status=500, content_type="text/plain")
+
+
+async def _early_failure(request: HttpRequest) -> HttpResponse | None:
+    try:
+        request.get_host()
+    except SuspiciousOperation:
+        return HttpResponseBadRequest("Bad request.", content_type="text/plain")
+    try:
+        resolve(request.path_info)
+    except Resolver404:
+        if settings.APPEND_SLASH and not request.path_info.endswith("/"):
+            return None  # CommonMiddleware may redirect to the slashed URL
+        return await sync_to_async(_not_found)(request)
+    return None
+
+
+def _not_found(request: HttpRequest) -> HttpResponse:
+    view = get_resolver().resolve_error_handler(404)
+    response = view(request, Http404("Not found"))
+    return response.render() if hasattr(response, "render") else response
+
+
+async def _error_page(request: HttpRequest, status: int) -> HttpResponse:
+    if status == 404:
+        return await sync_to_async(_not_found)(request)
+    return HttpResponse(f"Error {status}.", status=status, content_type="text/plain")
+
+
+class SessionCookieMiddleware:
+    """Give a cookie-less visitor a session key without creating a session.
+
+    The chat's WebSocket can't set cookies, so the key comes with the page; the session row is
+    written only when the visitor sends a first chat message (agent/visitor_session.py).
+    """
+
+    async_capable = True
+    sync_capable = False
+
+    def __init__(self, get_response) -> None:
+        self.get_response = get_response
+        if iscoroutinefunction(get_response):
+            markcoroutinefunction(self)
+
+    async def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = await self.get_response(request)
+        name = settings.SESSION_COOKIE_NAME
+        if (
+            request.method == "GET"
+            and name not in request.COOKIES
+            and name not in response.cookies
+            and response.get("Content-Type", "").startswith("text/html")
+            and response.status_code == 200
+        ):
+            response.set_cookie(
+                name,
+                session_key_mint(),
+                max_age=settings.SESSION_COOKIE_AGE,
+                domain=settings.SESSION_COOKIE_DOMAIN,
+                path=settings.SESSION_COOKIE_PATH,
+                secure=settings.SESSION_COOKIE_SECURE or None,
+                httponly=settings.SESSION_COOKIE_HTTPONLY or None,
+                samesite=settings.SESSION_COOKIE_SAMESITE,
+            )
+        return response

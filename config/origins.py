@@ -1,0 +1,105 @@
+"""One Origin policy for the chat, over WebSocket and over `POST /api/chat`.
+
+A browser request may drive the chat only from the site's own origin (exact scheme, host and
+port) or from an origin listed in `DJANGO_CHAT_ALLOWED_ORIGINS` (a site embedding the panel).
+A request without an Origin is refused: every browser sends one on these requests.
+"""
+
+from urllib.parse import urlsplit
+
+from asgiref.sync import iscoroutinefunction, markcoroutinefunction
+from channels.security.websocket import WebsocketDenier
+from django.conf import settings
+from django.core.exceptions import DisallowedHost
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http.request import split_domain_port, validate_host
+
+MAX_ORIGIN = 512  # characters; a real origin is far shorter
+# Every state-changing API request (the chat, feedback) follows the rule; reads do not.
+API_PREFIX = "/api/"
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+def origin_allowed(*, origin: str | None, scheme: str, host: str | None) -> bool:
+    """True when `origin` is the site's own (scheme://host as the request came in) or listed."""
+    if not origin or len(origin) > MAX_ORIGIN:
+        return False
+    normal = _normalise(origin)
+    if normal is None:
+        return False
+    if normal in {_normalise(extra) for extra in settings.CHAT_ALLOWED_ORIGINS}:
+        return True
+    if not host or not _host_allowed(host):
+        return False
+    return normal == _normalise(f"{scheme}://{host}")
+
+
+def _normalise(origin: str) -> tuple[str, str, int] | None:
+    try:
+        parts = urlsplit(origin.strip())
+        port = parts.port
+    except ValueError:
+        return None
+    if parts.scheme not in {"http", "https"} or not parts.hostname:
+        return None
+    if parts.path not in {"", "/"} or parts.query or parts.fragment or parts.username:
+        return None
+    default = 443 if parts.scheme == "https" else 80
+    return parts.scheme, parts.hostname.lower(), port or default
+
+
+def _host_allowed(host: str) -> bool:
+    domain, _port = split_domain_port(host)
+    return bool(domain) and validate_host(domain, settings.ALLOWED_HOSTS)
+
+
+class WebsocketOriginValidator:
+    """ASGI middleware for WebSockets: deny the handshake unless the Origin is allowed."""
+
+    def __init__(self, application) -> None:
+        self.application = application
+
+    async def __call__(self, scope, receive, send):
+        headers = dict(scope.get("headers") or [])
+        origin = headers.get(b"origin", b"").decode("latin1") or None
+        host = headers.get(b"host", b"").decode("latin1") or None
+        scheme = "https" if scope.get("scheme") == "wss" else "http"
+        if origin_allowed(origin=origin, scheme=scheme, host=host):
+            return await self.application(scope, receive, send)
+        return await WebsocketDenier()(scope, receive, send)
+
+
+class ChatOriginMiddleware:
+    """The same rule for `POST /api/chat` (and every other API write), before any parsing.
+
+    JSON only as well: a cross-site `text/plain` or form post is a "simple" request that a
+    browser sends without asking, so it must never reach the chat.
+    """
+
+    async_capable = True
+    sync_capable = False
+
+    def __init__(self, get_response) -> None:
+        self.get_response = get_response
+        if iscoroutinefunction(get_response):
+            markcoroutinefunction(self)
+
+    async def __call__(self, request: HttpRequest) -> HttpResponse:
+        if request.path.startswith(API_PREFIX) and request.method not in SAFE_METHODS:
+            refusal = chat_request_refusal(request)
+            if refusal:
+                return JsonResponse({"detail": refusal}, status=403)
+        return await self.get_response(request)
+
+
+def chat_request_refusal(request: HttpRequest) -> str:
+    """Why this request may not drive the chat, or "" when it may."""
+    if (request.content_type or "").lower() != "application/json":
+        return "The chat accepts application/json only."
+    try:
+        host = request.get_host()
+    except DisallowedHost:
+        host = None
+    if not origin_allowed(origin=request.headers.get("Origin"), scheme=request.scheme, host=host):
+        return "This origin may not use the chat."
+    return ""

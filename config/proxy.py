@@ -1,0 +1,149 @@
+"""Client address and scheme behind trusted reverse proxies, for HTTP, SSE and WebSocket alike.
+
+`DJANGO_TRUSTED_PROXIES` names the proxies in front of the workers, in one of two forms:
+
+- a number N: N proxies, the nearest on a loopback or private address. The client is the Nth
+  address from the right of X-Forwarded-For (each proxy appends the address it saw).
+- addresses and networks, comma-separated (`127.0.0.1,10.0.0.0/8`): X-Forwarded-For is walked
+  from the right, skipping trusted proxies; the first other address is the client.
+
+The headers count only when the direct peer is a trusted proxy: anyone else's are ignored and
+removed, so nothing downstream can read a forged one. Unset (or 0): no proxy, headers ignored.
+Daphne's own proxy-header options trust the leftmost address from any peer, so they stay off.
+"""
+
+import ipaddress
+from dataclasses import dataclass
+
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+FORWARDED = (b"x-forwarded-for", b"x-forwarded-proto", b"x-forwarded-port", b"x-forwarded-host")
+# The nearest of N counted proxies must sit here: same host or a private network.
+PRIVATE = tuple(
+    ipaddress.ip_network(net)
+    for net in ("127.0.0.0/8", "::1/128", "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16")
+) + (ipaddress.ip_network("fc00::/7"),)
+
+
+@dataclass(frozen=True)
+class TrustedProxies:
+    hops: int = 0
+    networks: tuple[Network, ...] = ()
+
+    @classmethod
+    def parse(cls, value: str) -> "TrustedProxies":
+        """Read the setting.
+
+        Raises:
+            ValueError: neither a number nor a list of addresses and networks.
+        """
+        value = value.strip()
+        if not value:
+            return cls()
+        if value.isdigit():
+            return cls(hops=int(value))
+        return cls(
+            networks=tuple(
+                ipaddress.ip_network(item.strip(), strict=False)
+                for item in value.split(",")
+                if item.strip()
+            )
+        )
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.hops or self.networks)
+
+    def peer_trusted(self, peer: str) -> bool:
+        address = _address(peer)
+        if address is None:
+            return False
+        return _within(address, self.networks if self.networks else PRIVATE)
+
+    def resolve(self, peer: str, forwarded_for: str, proto: str) -> tuple[str, str | None]:
+        """The client's address and the scheme it used (None: the connection's own)."""
+        if not self.enabled or not self.peer_trusted(peer):
+            return peer, None
+        chain = [item.strip() for item in forwarded_for.split(",") if item.strip()]
+        protos = [item.strip().lower() for item in proto.split(",") if item.strip()]
+        client, depth = self._client(peer, chain)
+        scheme = None
+        if protos:
+            # Each proxy that appends adds one value; take the one the outermost trusted proxy saw.
+            scheme = protos[max(0, len(protos) - depth)] if len(protos) >= depth else protos[0]
+        return client, scheme if scheme in {"http", "https"} else None
+
+    def _client(self, peer: str, chain: list[str]) -> tuple[str, int]:
+        if self.hops:
+            if len(chain) < self.hops:
+                return peer, 1  # did not pass through every proxy: nothing to trust
+            return chain[-self.hops], self.hops
+        depth = 1
+        for item in reversed(chain):
+            address = _address(item)
+            if address is None:
+                return peer, depth  # garbage in the trusted part: keep the proxy's address
+            if not _within(address, self.networks):
+                return str(address), depth
+            depth += 1
+        return (chain[0] if chain else peer), depth
+
+
+class TrustedProxyMiddleware:
+    """ASGI middleware: rewrite scope["client"] and scope["scheme"] from trusted proxies only."""
+
+    def __init__(self, application, proxies: TrustedProxies) -> None:
+        self.application = application
+        self.proxies = proxies
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] in {"http", "websocket"}:
+            scope = self.rewrite(scope)
+        return await self.application(scope, receive, send)
+
+    def rewrite(self, scope: dict) -> dict:
+        headers = scope.get("headers") or []
+        values = {name: b"" for name in FORWARDED}
+        for name, value in headers:
+            if name in values:  # repeated headers join, as proxies and RFC 9110 treat them
+                values[name] = (values[name] + b"," + value) if values[name] else value
+        client = scope.get("client") or ("", 0)
+        peer = str(client[0])
+        address, scheme = self.proxies.resolve(
+            peer,
+            values[b"x-forwarded-for"].decode("latin1"),
+            values[b"x-forwarded-proto"].decode("latin1"),
+        )
+        scope = dict(scope)
+        # Nobody downstream may read a forwarded header: the resolved values are the truth.
+        scope["headers"] = [(name, value) for name, value in headers if name not in values]
+        scope["client"] = (address, client[1] if len(client) > 1 else 0)
+        if scheme is not None:
+            secure = scheme == "https"
+            if scope["type"] == "websocket":
+                scope["scheme"] = "wss" if secure else "ws"
+            else:
+                scope["scheme"] = scheme
+        return scope
+
+
+def client_is_loopback(address: str) -> bool:
+    parsed = _address(address)
+    return parsed is not None and parsed.is_loopback
+
+
+def _address(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    text = text.strip()
+    if text.startswith("[") and "]" in text:  # [v6]:port
+        text = text[1 : text.index("]")]
+    elif text.count(":") == 1:  # v4:port
+        text = text.split(":", 1)[0]
+    try:
+        return ipaddress.ip_address(text)
+    except ValueError:
+        return None
+
+
+def _within(address, networks) -> bool:
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    return any(address.version == net.version and address in net for net in networks)

@@ -1,0 +1,32 @@
+"""Database sessions that keep a key the pages minted, until the chat writes its row.
+
+Pages give a cookie-less visitor a key without a row (config/middleware.py); Django's store
+forgets a key it cannot find when it loads (and the session middleware then deletes the
+cookie), which would lose the key on the first page that reads `request.user`. This store
+keeps a well-formed key instead; nothing is written until the first chat message saves it.
+"""
+
+from django.contrib.sessions.backends import db
+from django.utils.crypto import get_random_string
+
+KEY_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789"
+KEY_CHARS = frozenset(KEY_ALPHABET)
+
+
+def session_key_mint() -> str:
+    """A new key for a visitor, as Django makes them (no row is written)."""
+    return get_random_string(32, KEY_ALPHABET)
+
+
+def key_well_formed(key: str | None) -> bool:
+    """Shaped like the keys this site mints (32 of [a-z0-9])."""
+    return bool(key) and len(key) == 32 and set(key) <= KEY_CHARS
+
+
+class SessionStore(db.SessionStore):
+    def _get_session_from_db(self):
+        key = self.session_key
+        found = super()._get_session_from_db()
+        if found is None and key_well_formed(key):
+            self._session_key = key  # a minted key without its row yet: keep it
+        return found

@@ -1,0 +1,113 @@
+"""What an attacker uses: real WebSocket and HTTP clients against a live server."""
+
+import json
+
+import httpx
+from channels.db import database_sync_to_async
+from websockets.asyncio.client import ClientConnection, connect
+
+from testing_support.live_server import LiveServer
+
+
+def same_minute(seconds_needed: float = 20) -> None:
+    """Wait, if needed, so the next `seconds_needed` fall in one per-minute rate window.
+
+    The message limits count in fixed minute windows: a burst across a boundary is two bursts.
+    """
+    import time
+
+    into = time.time() % 60
+    if into > 60 - seconds_needed:
+        time.sleep(60 - into + 0.2)
+
+
+def ws_url(server: LiveServer) -> str:
+    return f"ws://127.0.0.1:{server.port}/ws/chat/"
+
+
+async def ws_open(
+    server: LiveServer,
+    *,
+    origin: str | None = "same",
+    headers: dict[str, str] | None = None,
+    cookie: str | None = None,
+) -> ClientConnection:
+    """Open the chat socket; `origin="same"` sends the server's own origin, None sends none."""
+    extra = dict(headers or {})
+    if cookie:
+        extra["Cookie"] = f"sessionid={cookie}"
+    if origin == "same":
+        origin = server.url
+    if origin is not None:
+        extra["Origin"] = origin
+    return await connect(ws_url(server), additional_headers=extra, compression=None)
+
+
+async def ws_events(socket: ClientConnection, timeout: float = 20) -> list[dict]:
+    """Events until the turn's `done` or `error`."""
+    received = []
+    while True:
+        event = json.loads(await _recv(socket, timeout))
+        received.append(event)
+        if event["type"] in {"done", "error"}:
+            return received
+
+
+async def ws_ask(socket: ClientConnection, content: str, **extra) -> list[dict]:
+    await socket.send(json.dumps({"type": "message", "content": content, **extra}))
+    return await ws_events(socket)
+
+
+async def ws_first(socket: ClientConnection, timeout: float = 20) -> dict:
+    return json.loads(await _recv(socket, timeout))
+
+
+async def _recv(socket: ClientConnection, timeout: float) -> str:
+    import asyncio
+
+    return await asyncio.wait_for(socket.recv(), timeout)
+
+
+def sse_post(
+    server: LiveServer,
+    body: bytes | str | dict,
+    *,
+    headers: dict[str, str] | None = None,
+    cookies: dict[str, str] | None = None,
+    origin: str | None = "same",
+) -> tuple[httpx.Response, list[dict]]:
+    """POST /api/chat and read the whole stream; the events (empty unless it streamed)."""
+    sent = {"Content-Type": "application/json"}
+    if origin is not None:
+        sent["Origin"] = server.url if origin == "same" else origin
+    sent.update(headers or {})
+    content = json.dumps(body) if isinstance(body, dict) else body
+    with httpx.Client(base_url=server.url, timeout=30, cookies=cookies) as client:
+        response = client.post("/api/chat", content=content, headers=sent)
+    events = []
+    if response.headers.get("content-type", "").startswith("text/event-stream"):
+        for frame in response.text.split("\n\n"):
+            if frame.startswith("data: "):
+                events.append(json.loads(frame.removeprefix("data: ")))
+    return response, events
+
+
+@database_sync_to_async
+def rows(model_path: str) -> int:
+    """How many rows a model has, e.g. rows("agent.Conversation")."""
+    from django.apps import apps
+
+    return apps.get_model(model_path).objects.count()
+
+
+def rows_now(model_path: str) -> int:
+    from django.apps import apps
+
+    return apps.get_model(model_path).objects.count()
+
+
+@database_sync_to_async
+def session_keys() -> list[str]:
+    from django.contrib.sessions.models import Session
+
+    return list(Session.objects.values_list("session_key", flat=True))

@@ -1,0 +1,77 @@
+"""The security suite: every attack is made for real against daphne (tests/live_server.py).
+
+Fixtures start real processes: `serve` a daphne on the test database, `redis_url` Debian's
+redis-server on a free port in a temp dir (for the rules that must hold across workers).
+"""
+
+import shutil
+import subprocess
+import time
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack
+from pathlib import Path
+
+import pytest
+import redis
+from django.db import connection
+
+from testing_support.live_server import LiveServer, database_url, free_port
+from testing_support.model_server import ScriptedOpenAIServer
+
+PROD_KEY = "s" * 30 + "-security-suite-secret-0123456789abcdef"
+
+
+@pytest.fixture
+def serve(request, tmp_path: Path) -> Iterator[Callable[..., LiveServer]]:
+    """Start `manage.py serve` subprocesses on the test database; all stopped at the end."""
+    test = request.node.name.removeprefix("test_")[:60]
+    with ExitStack() as stack:
+
+        def start(name: str, **env: str) -> LiveServer:
+            url = database_url(connection.settings_dict["NAME"])
+            spool = tmp_path / f"spool-{name}"
+            return stack.enter_context(LiveServer(f"security-{test}-{name}", url, env, spool))
+
+        yield start
+
+
+@pytest.fixture
+def scripted() -> Iterator[ScriptedOpenAIServer]:
+    with ScriptedOpenAIServer() as server:
+        yield server
+
+
+def model_env(scripted: ScriptedOpenAIServer) -> dict[str, str]:
+    return {"OPENAI_BASE_URL": scripted.base_url, "OPENAI_API_KEY": "test-key"}
+
+
+@pytest.fixture
+def redis_url(tmp_path: Path) -> Iterator[str]:
+    """A real redis-server on a free port, its files in a temp dir, stopped afterwards."""
+    binary = shutil.which("redis-server")
+    if binary is None:
+        pytest.skip("redis-server is not installed (apt-get install redis-server; .ci/run does)")
+    port = free_port()
+    directory = tmp_path / "redis"
+    directory.mkdir()
+    command = [binary, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(directory)]
+    command += ["--save", "", "--appendonly", "no", "--protected-mode", "yes"]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"redis://127.0.0.1:{port}/0"
+    client = redis.Redis.from_url(url)
+    deadline = time.monotonic() + 20
+    while True:
+        try:
+            client.ping()
+            break
+        except redis.ConnectionError:
+            if process.poll() is not None or time.monotonic() > deadline:
+                process.kill()
+                raise RuntimeError("redis-server did not start") from None
+            time.sleep(0.05)
+    try:
+        yield url
+    finally:
+        client.close()
+        process.terminate()
+        process.wait(timeout=10)

@@ -1,0 +1,112 @@
+"""Finding 1 and 5e: forged X-Forwarded-For / -Proto must not change who or how a client is."""
+
+import httpx
+import pytest
+
+from tests.security.clients import same_minute, ws_ask, ws_open
+from tests.security.conftest import PROD_KEY
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+async def starts(server, forwarded: list[str]) -> list[str]:
+    """One cookie-less socket per X-Forwarded-For value; each asks once; the first event types."""
+    same_minute()
+    results = []
+    for value in forwarded:
+        socket = await ws_open(server, headers={"X-Forwarded-For": value})
+        events = await ws_ask(socket, "hello")
+        results.append(events[0].get("code", events[0]["type"]))
+        await socket.close()
+    return results
+
+
+async def test_forged_forwarded_for_behind_one_proxy_cannot_dodge_the_ip_limit(serve):
+    # The issue's attack: the proxy appends the real peer (127.0.0.1) to what the client sent.
+    server = serve("xff-hops", DJANGO_TRUSTED_PROXIES="1", AGENT_MESSAGES_PER_MINUTE_PER_IP="3")
+
+    results = await starts(server, [f"10.9.{i}.{i}, 127.0.0.1" for i in range(6)])
+
+    assert results == ["start"] * 3 + ["rate_limited"] * 3
+
+
+async def test_forwarded_for_from_a_peer_that_is_not_a_proxy_is_ignored(serve):
+    # No proxy configured: the header is the client's own invention.
+    server = serve("xff-none", AGENT_MESSAGES_PER_MINUTE_PER_IP="2")
+
+    results = await starts(server, ["203.0.113.1", "203.0.113.2", "203.0.113.3"])
+
+    assert results == ["start", "start", "rate_limited"]
+
+
+async def test_a_peer_outside_the_trusted_networks_is_not_believed(serve):
+    # Only 10.0.0.0/8 is a proxy; the test client connects from 127.0.0.1.
+    server = serve(
+        "xff-foreign", DJANGO_TRUSTED_PROXIES="10.0.0.0/8", AGENT_MESSAGES_PER_MINUTE_PER_IP="1"
+    )
+
+    results = await starts(server, ["203.0.113.1", "203.0.113.2"])
+
+    assert results == ["start", "rate_limited"]
+
+
+async def test_real_proxies_still_tell_visitors_apart(serve):
+    # The control: behind trusted proxies, two real visitors have two addresses.
+    one_hop = serve("xff-real", DJANGO_TRUSTED_PROXIES="1", AGENT_MESSAGES_PER_MINUTE_PER_IP="1")
+    networks = serve(
+        "xff-nets",
+        DJANGO_TRUSTED_PROXIES="127.0.0.1,10.0.0.0/8",
+        AGENT_MESSAGES_PER_MINUTE_PER_IP="1",
+    )
+
+    assert await starts(one_hop, ["203.0.113.1", "203.0.113.2"]) == ["start", "start"]
+    # Walked from the right past the trusted 10.0.0.7: the client is the address before it,
+    # whatever the client wrote further left.
+    chain = ["6.6.6.6, 203.0.113.9, 10.0.0.7", "7.7.7.7, 203.0.113.9, 10.0.0.7"]
+    assert await starts(networks, chain) == ["start", "rate_limited"]
+
+
+def production(serve, name: str, **env: str):
+    return serve(
+        name,
+        DJANGO_DEBUG="false",
+        DJANGO_SECRET_KEY=PROD_KEY,
+        DJANGO_ALLOWED_HOSTS="127.0.0.1",
+        **env,
+    )
+
+
+def test_forwarded_proto_from_a_direct_client_does_not_skip_the_https_redirect(serve):
+    server = production(serve, "proto-direct")
+
+    with httpx.Client(base_url=server.url, follow_redirects=False) as client:
+        response = client.get("/", headers={"X-Forwarded-Proto": "https"})
+
+    assert response.status_code == 301
+    assert response.headers["location"].startswith("https://")
+
+
+def test_forwarded_proto_from_a_trusted_proxy_is_believed(serve):
+    server = production(serve, "proto-proxy", DJANGO_TRUSTED_PROXIES="127.0.0.1")
+
+    with httpx.Client(base_url=server.url, follow_redirects=False) as client:
+        response = client.get("/", headers={"X-Forwarded-Proto": "https"})
+
+    assert response.status_code == 200
+
+
+async def test_forwarded_headers_apply_to_sse_too(serve):
+    server = serve("xff-sse", AGENT_MESSAGES_PER_MINUTE_PER_IP="1")
+
+    same_minute()
+    async with httpx.AsyncClient(base_url=server.url, timeout=30) as client:
+        codes = []
+        for address in ["203.0.113.1", "203.0.113.2"]:
+            headers = {"X-Forwarded-For": address, "Origin": server.url}
+            response = await client.post("/api/chat", json={"content": "hi"}, headers=headers)
+            client.cookies.clear()
+            first = response.text.split("\n\n")[0]
+            codes.append("start" if '"type":"start"' in first else first)
+
+    assert codes[0] == "start"
+    assert '"code":"rate_limited"' in codes[1]

@@ -1,0 +1,69 @@
+"""Findings 4 and 5a: only the site's exact origin (or a listed embedder) may drive the chat."""
+
+import pytest
+from websockets.exceptions import InvalidStatus
+
+from agent.models import Conversation
+from tests.security.clients import rows, sse_post, ws_ask, ws_open
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def foreign_origins(server) -> list[str | None]:
+    return [
+        "http://127.0.0.1:9999",  # the site's host on another port
+        f"https://127.0.0.1:{server.port}",  # another scheme
+        f"http://localhost:{server.port}",  # an allowed host, but not the one asked for
+        "http://evil.example",
+        f"http://127.0.0.1:{server.port}.evil.example",
+        "null",  # sandboxed iframes and file: pages
+        "http://" + "a" * 5000 + ".example",  # oversized
+        None,  # no Origin at all
+    ]
+
+
+async def test_the_websocket_refuses_every_origin_but_the_sites_own(serve):
+    server = serve("origin-ws")
+
+    for origin in foreign_origins(server):
+        with pytest.raises(InvalidStatus) as refused:
+            await ws_open(server, origin=origin)
+        assert refused.value.response.status_code in {400, 403}, origin  # 400: autobahn's own
+    socket = await ws_open(server)  # the control: the site's own origin
+    assert (await ws_ask(socket, "hello"))[-1]["type"] == "done"
+    await socket.close()
+
+
+def test_api_chat_refuses_foreign_origins_and_non_json_bodies(serve):
+    server = serve("origin-sse")
+    body = '{"content": "spend their budget"}'
+
+    for origin in foreign_origins(server):
+        response, events = sse_post(server, body, origin=origin)
+        assert response.status_code == 403, origin
+        assert events == []
+    # The issue's attack: a cross-site, cookie-less `text/plain` post (a "simple" request).
+    for content_type in ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data"]:
+        for origin in ["http://evil.example", "same"]:
+            response, _ = sse_post(
+                server, body, headers={"Content-Type": content_type}, origin=origin
+            )
+            # Twisted itself answers 400 to a multipart body it cannot parse: refused either way.
+            assert response.status_code in {403, 400 if "multipart" in content_type else 403}
+
+    assert Conversation.objects.count() == 0
+    response, events = sse_post(server, body)  # the control
+    assert response.status_code == 200 and events[-1]["type"] == "done"
+
+
+async def test_a_listed_embedding_site_may_use_the_chat_over_both_transports(serve):
+    server = serve("origin-embed", DJANGO_CHAT_ALLOWED_ORIGINS="https://embed.example")
+
+    socket = await ws_open(server, origin="https://embed.example")
+    assert (await ws_ask(socket, "hello"))[-1]["type"] == "done"
+    await socket.close()
+    response, events = sse_post(server, {"content": "hi"}, origin="https://embed.example")
+    assert response.status_code == 200 and events[-1]["type"] == "done"
+    with pytest.raises(InvalidStatus):
+        await ws_open(server, origin="http://embed.example")  # the listed scheme only
+    assert await rows("agent.Conversation") == 2

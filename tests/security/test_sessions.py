@@ -1,0 +1,80 @@
+"""Finding 5b: reading pages writes no session; the chat writes one on the first message."""
+
+import httpx
+import pytest
+from channels.db import database_sync_to_async
+from django.contrib.sessions.models import Session
+
+from agent.models import Conversation
+from tests.security.clients import rows, session_keys, sse_post, ws_ask, ws_open
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def test_two_hundred_cookie_less_page_views_write_no_session_row(serve, make_article):
+    make_article(title="Public post", slug="public-post")
+    server = serve("sessions-pages")
+
+    minted = set()
+    for _visitor in range(100):
+        for path in ("/", "/articles/public-post/"):
+            with httpx.Client(base_url=server.url) as client:  # no cookies: a new visitor
+                response = client.get(path)
+            assert response.status_code == 200
+            minted.add(response.cookies["sessionid"])
+
+    assert Session.objects.count() == 0
+    assert len(minted) == 200  # each visitor still gets a key for the chat
+
+
+async def test_the_first_websocket_message_saves_the_pages_session(serve, make_article):
+    await database_sync_to_async(make_article)(title="Public post", slug="public-post")
+    server = serve("sessions-ws")
+    with httpx.Client(base_url=server.url) as client:
+        key = client.get("/").cookies["sessionid"]
+        # Reading an article loads the (still row-less) session: the key must survive it.
+        article = client.get("/articles/public-post/")
+        assert "sessionid" not in article.headers.get("set-cookie", "")
+        assert client.cookies["sessionid"] == key
+    socket = await ws_open(server, cookie=key)
+    assert await rows("sessions.Session") == 0  # opening the socket writes nothing
+
+    events = await ws_ask(socket, "hello")
+    await socket.close()
+
+    assert events[-1]["type"] == "done"
+    assert await session_keys() == [key]
+    conversation_id = events[0]["conversation_id"]
+    with httpx.Client(base_url=server.url, cookies={"sessionid": key}) as client:
+        assert client.get(f"/api/conversations/{conversation_id}").status_code == 200
+    with httpx.Client(base_url=server.url, cookies={"sessionid": "x" * 32}) as client:
+        assert client.get(f"/api/conversations/{conversation_id}").status_code == 404
+
+
+def test_sse_without_a_cookie_creates_one_session_and_keeps_it(serve):
+    server = serve("sessions-sse")
+
+    response, events = sse_post(server, {"content": "hello"})
+    key = response.cookies["sessionid"]
+    again, more = sse_post(
+        server,
+        {"content": "again", "conversation_id": events[0]["conversation_id"]},
+        cookies={"sessionid": key},
+    )
+
+    assert events[-1]["type"] == "done" and more[-1]["type"] == "done"
+    assert list(Session.objects.values_list("session_key", flat=True)) == [key]
+    assert Conversation.objects.get().session_key == key
+
+
+async def test_a_forged_session_key_is_not_adopted(serve):
+    # A key this site could not have minted (wrong shape) gets a fresh session instead.
+    server = serve("sessions-forged")
+    socket = await ws_open(server, cookie="attacker-chosen-key")
+
+    events = await ws_ask(socket, "hello")
+    await socket.close()
+
+    keys = await session_keys()
+    assert events[-1]["type"] == "done"
+    assert len(keys) == 1 and keys[0] != "attacker-chosen-key"
