@@ -391,7 +391,7 @@ def _app_whose_sends_fail_when(gone: asyncio.Event):
     from channels.testing import WebsocketCommunicator
 
     from config.asgi import application
-    from tests.agent.chat_helpers import ORIGIN
+    from tests.agent.chat_helpers import HOST, ORIGIN
 
     async def app(scope, receive, send):
         async def guarded(message):
@@ -401,7 +401,7 @@ def _app_whose_sends_fail_when(gone: asyncio.Event):
 
         await application(scope, receive, guarded)
 
-    return WebsocketCommunicator(app, "/ws/chat/", headers=[ORIGIN])
+    return WebsocketCommunicator(app, "/ws/chat/", headers=[ORIGIN, HOST])
 
 
 @pytest.mark.parametrize("first", ["failed_send", "disconnect"])

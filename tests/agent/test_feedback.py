@@ -11,7 +11,7 @@ from agent.models import Turn
 from agent.services import FEEDBACK_NOT_FOUND
 from testing_support.model_server import text_response
 from tests.agent.chat_helpers import ask, connect, saved_turns
-from tests.agent.test_api_chat import post_chat
+from tests.agent.test_api_chat import SAME_ORIGIN, post_chat
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -126,7 +126,9 @@ async def test_rest_feedback_for_the_owner_only(scripted):
     url = f"/api/conversations/{conversation_id}/turns/1/feedback"
 
     async def post(client, path=url, **body):
-        return await client.post(path, data=json.dumps(body), content_type="application/json")
+        return await client.post(
+            path, data=json.dumps(body), content_type="application/json", headers=SAME_ORIGIN
+        )
 
     first = await post(owner, vote="up")
     changed = await post(owner, vote="down", comment="Missed the table.")

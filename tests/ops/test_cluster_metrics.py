@@ -3,7 +3,6 @@
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 
-import httpx
 import pytest
 from django.db import connection
 
@@ -48,12 +47,8 @@ def test_through_nginx_any_worker_answers_for_all(tmp_path):
                 assert [end["type"] for end in ends] == ["done", "done"]
             through_proxy = scrape(cluster.url)
             direct = [scrape(web.url) for web in cluster.webs]
-            spoofed = httpx.get(
-                f"{cluster.url}/metrics", headers={"X-Forwarded-For": "203.0.113.9"}, timeout=10
-            )
 
     assert len({turn.worker for turn in Turn.objects.all()}) == 2  # both workers answered
     for samples in (through_proxy, *direct):
         assert value(samples, "docent_turns_total", status="done") == 4
         assert value(samples, "docent_turn_duration_seconds_count") == 4
-    assert spoofed.status_code == 403
