@@ -74,9 +74,14 @@ def _search_vocabulary_fresh(settings):
     Search runs its halves on one connection: a second one could not see the rows of a test
     that runs inside a transaction (tests/blog/test_parallel.py covers the parallel path).
     """
+    from blog.embeddings import embedding_dimensions_forget
     from blog.relevance import vocabulary
 
     settings.SEARCH_PARALLEL = False
+    # The per-process caches describe one test's data: the blog's vocabulary, and "the column
+    # holds this width" (a test that converts the column and rolls back leaves it stale).
     vocabulary.invalidate()
+    embedding_dimensions_forget()
     yield
     vocabulary.invalidate()
+    embedding_dimensions_forget()
