@@ -13,20 +13,25 @@ import re
 FINISHED = ("done", "max_steps")
 
 # Phrases that say "the blog has no answer", in the two languages the blog is written in.
-# Kept specific: an answer that mentions "not" or "no" in passing must not count as a decline.
-_DECLINES_EN = (
+# A decline is said up front, so only the answer's opening is read: an answer that goes on to
+# quote "the model says it does not know" or "not covered by CSRF protection" still answers.
+_STRONG_EN = (
     r"(could ?n[o']t|can ?n[o']t|did ?n[o']t|was ?n[o']t able to|unable to) find",
     r"(found|find|there is|there's|there are|have|has) (nothing|no (relevant|information|"
     r"articles?|answer|mention|details?|content|posts?))",
     r"no relevant (content|articles?|information|results?)",
-    r"(does ?n[o']t|do ?n[o']t|does not|do not|did not) "
-    r"(cover|mention|say|discuss|address|contain|include)",
-    r"(is|are) ?n[o']t (covered|mentioned|discussed|addressed)",
-    r"not (covered|mentioned|discussed|addressed) (in|by) (this|the|any)",
     r"(do ?n[o']t|does ?n[o']t|do not) (know|have (an|any) (answer|information))",
     r"no answer (to|for) (that|this|your)",
     r"(outside|beyond) (the )?(scope|what) (of )?(this|the) blog",
 )
+# "X doesn't cover Y" is a decline only when X is the blog: articles say it of other things.
+_WEAK_EN = (
+    r"(does ?n[o']t|do ?n[o']t|does not|do not|did not) "
+    r"(cover|mention|say|discuss|address|contain|include)",
+    r"(is|are) ?n[o']t (covered|mentioned|discussed|addressed)",
+    r"not (covered|mentioned|discussed|addressed)",
+)
+_BLOG = re.compile(r"\b(blog|articles?|posts?|sources?|knowledge base)\b", re.IGNORECASE)
 _DECLINES_ZH = (
     r"没(有)?找到",
     r"找不到",
@@ -37,12 +42,29 @@ _DECLINES_ZH = (
     r"不知道",
     r"(没有|不)包含",
 )
-_DECLINE = re.compile("|".join((*_DECLINES_EN, *_DECLINES_ZH)), re.IGNORECASE)
+_STRONG = re.compile("|".join((*_STRONG_EN, *_DECLINES_ZH)), re.IGNORECASE)
+_WEAK = re.compile("|".join(_WEAK_EN), re.IGNORECASE)
+# The opening: the first sentence, or two when the first is a short lead-in ("Sorry.").
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])|\n\s*\n")
+OPENING_MIN_CHARS = 20
 
 
 def is_decline(text: str) -> bool:
-    """True when the text says the blog has no answer (English or Chinese)."""
-    return bool(_DECLINE.search(text.replace("\u2019", "'")))
+    """True when the answer opens by saying the blog has no answer (English or Chinese)."""
+    opening = _opening(text.replace("\u2019", "'"))
+    if _STRONG.search(opening):
+        return True
+    return bool(_WEAK.search(opening) and _BLOG.search(opening))
+
+
+def _opening(text: str) -> str:
+    sentences = [s for s in _SENTENCE_END.split(text.strip()) if s.strip()]
+    opening = ""
+    for sentence in sentences:
+        opening = f"{opening} {sentence}".strip()
+        if len(opening) >= OPENING_MIN_CHARS:
+            break
+    return opening
 
 
 def turn_answered(*, status: str, answer: str, citations: list) -> bool:

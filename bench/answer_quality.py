@@ -1,6 +1,6 @@
 """Answer quality on the demo articles: the eval set through search and through the assistant.
 
-    python bench/answer_quality.py [--split test|tune|all] [--quick]
+    python bench/answer_quality.py [--split test|tune|all] [--quick] [--json OUT]
 
 Loads the 14 demo articles into a throwaway database and indexes them (the bundled
 multilingual-e5-small by default). Then, for the split of bench/answer_eval.jsonl:
@@ -16,8 +16,10 @@ multilingual-e5-small by default). Then, for the split of bench/answer_eval.json
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Callable
+from dataclasses import asdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -103,6 +105,9 @@ def main() -> int:
         outcomes = run_blocking(items, offline=True)
         print("\nThe assistant (offline model), `eval_answers --offline`:\n")
         print(report_table(report(items, outcomes)))
+        if "--json" in sys.argv:  # each question's outcome, for reading the misses
+            out = Path(sys.argv[sys.argv.index("--json") + 1])
+            out.write_text(json.dumps([asdict(o) for o in outcomes], ensure_ascii=False, indent=1))
     return 0
 
 

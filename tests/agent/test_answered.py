@@ -25,6 +25,8 @@ from tests.agent.chat_helpers import ask, connect, saved_turns
         "博客里没有提到这个问题。",
         "我找不到相关的文章。",
         "The articles don’t mention Kubernetes.",
+        "Sorry. I couldn't find that in the blog, but here is something close.",
+        "That isn't covered in this blog's articles.",
     ],
 )
 def test_declines_are_recognised_in_both_languages(text):
@@ -38,6 +40,13 @@ def test_declines_are_recognised_in_both_languages(text):
         "HNSW does not need training data, unlike IVFFlat.",
         "混合检索同时使用关键词和向量。",
         "Nothing beats a hard cap: the loop stops after five calls.",
+        # Quoted article text that says "not covered" of something other than the blog.
+        "WebSockets are not covered by Django's CSRF protection, so check the Origin header.",
+        # A decline phrase inside a quote further down is the article talking, not a decline.
+        "The application executes the tools. Asked with every tool removed, a tool-driven "
+        "agent should say it does not know.",
+        "- Retry transient errors.\n\nThe blog's example says nothing is found when the "
+        "search returns no hits.",
     ],
 )
 def test_answers_that_say_no_in_passing_are_not_declines(text):
