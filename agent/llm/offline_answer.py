@@ -33,7 +33,9 @@ SOURCE = {"en": "Source: ", "zh": "来源："}
 _LEANING = (
     "this ", "that ", "these ", "those ", "it ", "its ", "they ", "their ", "both ", "such ",
     "the other ", "then ", "so ", "but ", "and ", "also ", "here ", "there ",
-    "这", "那", "它", "其", "但", "而", "因此", "所以",
+    "otherwise", "however", "instead", "therefore", "thus ", "hence ", "for example",
+    "for instance", "in that case", "in this case", "as a result",
+    "这", "那", "它", "其", "但", "而", "因此", "所以", "否则", "此外", "不过", "然而", "于是",
 )  # fmt: skip
 
 
@@ -53,7 +55,8 @@ def compose_answer(
         top = [(n, fact) for n, fact in pool if n == 0]
         picked = _pick(top, wanted, question, excerpts, sources, asked=set(wanted))
     if not picked and sources:  # e.g. asked in the other language: the passage the search chose
-        picked = [(0, fact) for fact in _facts({"body": excerpts.get(_id(sources[0]), "")})][:2]
+        passage = _facts({"body": excerpts.get(_id(sources[0]), "")})
+        picked = [(0, fact) for fact in _standalone(passage)][:2]
     groups = []
     for n, source in enumerate(sources):
         facts = sorted((fact for m, fact in picked if m == n), key=lambda fact: fact.order)
@@ -119,6 +122,10 @@ def _pick(
     asked = {t for t in wanted if t in terms(question)} if asked is None else asked
     boost = [_boost(n, fact, shared[i], excerpts, sources) for i, (n, fact) in enumerate(pool)]
     two_part = bool(_TWO_PART.search(question))
+    # A second article, if any, is the first one in search order with a strong fact of its
+    # own: the search's ranking is a better judge of the runner-up than which article
+    # happens to add one more question word.
+    allowed = {0, _second_article(pool, shared, asked, wanted)} if two_part else {0}
     picked: list[int] = []
     passed: set[int] = set()  # not worth adding now; weaker ones may still be
     covered: set[str] = set()
@@ -129,6 +136,8 @@ def _pick(
                 continue
             if not picked and pool[i][0] != 0:
                 continue  # the answer opens with the search's best article, or not at all
+            if pool[i][0] not in allowed:
+                continue
             gain = sum(wanted[t] for t in terms_i - covered)
             # Already-covered words still count a little: a second fact on the same point.
             gain += 0.2 * sum(wanted[t] for t in terms_i & covered)
@@ -144,6 +153,22 @@ def _pick(
         picked.append(best)
         covered |= shared[best]
     return _with_context(pool, picked, shared)
+
+
+def _second_article(
+    pool: list[tuple[int, Fact]], shared: list[set[str]], asked: set[str], wanted: dict[str, float]
+) -> int:
+    """The best-ranked other article with a fact as strong as TWO_PART_FLOOR of the first's.
+
+    Returns 0 (no second article) when none has a fact sharing two words of the question.
+    """
+    strength: dict[int, float] = {}
+    for (n, _), terms_i in zip(pool, shared, strict=True):
+        if n == 0 or len(terms_i & asked) >= 2:
+            strength[n] = max(strength.get(n, 0.0), sum(wanted[t] for t in terms_i))
+    first = strength.get(0, 0.0)
+    others = sorted(n for n in strength if n != 0 and strength[n] >= TWO_PART_FLOOR * first)
+    return others[0] if others else 0
 
 
 def _boost(n: int, fact: Fact, shared: set[str], excerpts: dict, sources: list[dict]) -> float:
@@ -225,6 +250,18 @@ def _with_context(
         else:
             chosen.discard(i)
     return [pool[i] for i in sorted(chosen)]
+
+
+def _standalone(facts: list[Fact]) -> list[Fact]:
+    """The facts that can be read on their own: a leaning sentence stays only after its own
+    predecessor (same section), which is kept."""
+    kept: list[Fact] = []
+    for fact in facts:
+        leaning = fact.kind == "sentence" and fact.text.lower().startswith(_LEANING)
+        if leaning and not (kept and kept[-1].section == fact.section):
+            continue
+        kept.append(fact)
+    return kept
 
 
 def _render(facts: list[Fact], lang: str) -> str:

@@ -378,3 +378,55 @@ async def test_no_hits_decline_in_the_questions_language():
 
     assert english.answer == DONT_KNOW["en"] and chinese.answer == DONT_KNOW["zh"]
     assert english.citations == [] == chinese.citations
+
+
+STEPS_ARTICLE = {
+    "article_id": 21,
+    "title": "Why step limits matter",
+    "url": "/articles/step-limits/",
+    "body": "A cap of five model calls ends every turn.\n",
+}
+PRICING_ARTICLE = {
+    "article_id": 22,
+    "title": "Pricing a chat turn",
+    "url": "/articles/pricing/",
+    "body": "The cost of a turn grows with each model call, whatever cap and budget apply.\n",
+}
+
+
+@pytest.mark.asyncio
+async def test_the_second_article_of_a_two_part_answer_follows_the_search_order(monkeypatch):
+    # The third hit shares more of the question's words ("cost"), but the search ranked the
+    # step-limit article second and it has a strong fact of its own: that one is quoted.
+    monkeypatch.setitem(ARTICLES, 21, STEPS_ARTICLE)
+    monkeypatch.setitem(ARTICLES, 22, PRICING_ARTICLE)
+    hits = [
+        relevant_hit(COST_ARTICLE, 0.9),
+        relevant_hit(STEPS_ARTICLE, 0.85),
+        relevant_hit(PRICING_ARTICLE, 0.8),
+    ]
+
+    result, _ = await ask(
+        "How do the token budget and the cap on model calls bound what a turn can cost?", hits
+    )
+
+    assert [c["article_id"] for c in result.citations] == [12, 21]
+    assert "A cap of five model calls ends every turn." in result.answer
+
+
+@pytest.mark.asyncio
+async def test_a_sentence_that_only_qualifies_the_one_before_is_not_quoted_alone(monkeypatch):
+    article = {
+        "article_id": 23,
+        "title": "Atomic budgets",
+        "url": "/articles/atomic-budgets/",
+        "body": "## Why atomic\n\nSpend tokens with one atomic script.\n\n## Races\n\n"
+        "Otherwise ten concurrent requests overshoot the remaining token budget together.\n",
+    }
+    monkeypatch.setitem(ARTICLES, 23, article)
+
+    result, _ = await ask(
+        "What happens to a token budget under concurrent requests?", [relevant_hit(article, 0.9)]
+    )
+
+    assert "Otherwise" not in result.answer
