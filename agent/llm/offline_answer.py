@@ -25,6 +25,14 @@ _TWO_PART = re.compile(
     r"\b(and|both|together|versus|vs|compared?|relate[sd]?|while)\b|分别|以及|和|与|[?？].+[?？]",
     re.IGNORECASE,
 )
+# A question that compares ("which is cheapest?", "哪个最快") needs the whole small table;
+# any other question needs only the rows that answer it.
+_COMPARES = re.compile(
+    r"\b(which|compare[sd]?|comparison|versus|vs|differ(s|ence)?|best|worst|most|least|"
+    r"fastest|slowest|cheapest|smallest|largest|biggest|highest|lowest|better|worse|faster|"
+    r"slower|cheaper|rank|order)\b|哪|最|比较|区别|对比|相比|差别",
+    re.IGNORECASE,
+)
 CONTEXT_WEIGHT = 0.3
 EXCERPT_BONUS = 1.1  # the search chose this passage: a small head start among equals
 FACT_BONUS = 1.15  # a table row or list item says more per word than prose
@@ -152,7 +160,7 @@ def _pick(
             continue
         picked.append(best)
         covered |= shared[best]
-    return _with_context(pool, picked, shared)
+    return _with_context(pool, picked, shared, compares=bool(_COMPARES.search(question)))
 
 
 def _second_article(
@@ -226,18 +234,18 @@ def _shared(fact: Fact, wanted: dict[str, float]) -> set[str]:
 
 
 def _with_context(
-    pool: list[tuple[int, Fact]], picked: list[int], shared: list[set[str]]
+    pool: list[tuple[int, Fact]], picked: list[int], shared: list[set[str]], *, compares: bool
 ) -> list[tuple[int, Fact]]:
     """Picked facts with what they need to be read alone.
 
-    A table row brings the rest of its (small) table when several of its rows match: the
-    question compares them ("which is cheapest?").
+    A table row brings the rest of its (small) table when the question compares ("which is
+    cheapest?") and several of its rows match.
     A sentence that leans on its predecessor brings it along, or is left out.
     """
     chosen = set(picked)
     for i in picked:
         n, fact = pool[i]
-        if fact.kind == "row":
+        if fact.kind == "row" and compares:
             table = [j for j, (m, f) in enumerate(pool) if m == n and f.group == fact.group]
             matching = sum(1 for j in table if shared[j] & _core_terms(pool[j][1]))
             if matching >= 2 and len(table) <= MAX_TABLE_ROWS:

@@ -430,3 +430,22 @@ async def test_a_sentence_that_only_qualifies_the_one_before_is_not_quoted_alone
     )
 
     assert "Otherwise" not in result.answer
+
+
+@pytest.mark.asyncio
+async def test_a_comparing_question_gets_the_whole_small_table():
+    result, _ = await ask(
+        "Which is faster to build, HNSW or IVFFlat?", [relevant_hit(INDEX_ARTICLE, 0.8)]
+    )
+
+    assert "- Index HNSW" in result.answer and "- Index IVFFlat" in result.answer
+
+
+@pytest.mark.asyncio
+async def test_a_plain_question_gets_only_the_row_that_answers_it():
+    # "100k" is in both rows, but the question asks about one index, not which is better.
+    result, _ = await ask(
+        "How long does an IVFFlat build take per 100k rows?", [relevant_hit(INDEX_ARTICLE, 0.8)]
+    )
+
+    assert "- Index IVFFlat" in result.answer and "- Index HNSW" not in result.answer
