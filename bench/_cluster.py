@@ -58,6 +58,7 @@ class ClusterTier:
     def __enter__(self) -> ClusterTier:
         (DATA / "ports.json").unlink(missing_ok=True)
         _one_draft(self.database_url)
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
         with self.log_path.open("wb") as log:
             self.process = subprocess.Popen(  # noqa: S603
                 [sys.executable, "manage.py", "cluster", "--workers", str(self.workers)]

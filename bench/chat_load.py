@@ -33,7 +33,6 @@ import argparse
 import asyncio
 import os
 import random
-import subprocess
 import sys
 import tempfile
 import time
@@ -48,6 +47,7 @@ from _cluster import ClusterTier  # noqa: E402
 from _common import bench_database, pct, raise_nofile, sql  # noqa: E402
 from _load_report import report  # noqa: E402
 from _load_web import CpuMeter, WebTier  # noqa: E402
+from _profile import Spy, summary  # noqa: E402
 from websockets.asyncio.client import connect  # noqa: E402
 
 from testing_support.model_server import (  # noqa: E402
@@ -167,6 +167,9 @@ async def run_one(mode: str, n: int, args: argparse.Namespace, url: str, tmp: Pa
             await warm_up(web, 4 * args.workers)
             await asyncio.sleep(1.0)
             result.idle_rss = web.rss_bytes()
+            spy = Spy(args.profile, web.servers[0].pid, f"{mode}-{n}") if args.profile else None
+            if spy is not None:
+                spy.phase("open")
             for i, client in enumerate(clients):
                 ws_url, origin = web.ws_url()
                 coro = one_client(ws_url, origin, f"{prefix}{i}", client, stop)
@@ -175,9 +178,8 @@ async def run_one(mode: str, n: int, args: argparse.Namespace, url: str, tmp: Pa
             await _all_requested(server, prefix, clients, tasks)
             meter = CpuMeter(web.groups(url))
             meter.start()
-            spy = (
-                _profile(args.profile, web.servers[0].pid, f"{mode}-{n}") if args.profile else None
-            )
+            if spy is not None:
+                spy.phase("stream")
             released = time.monotonic()
             gate.set()
             samples = []
@@ -192,12 +194,16 @@ async def run_one(mode: str, n: int, args: argparse.Namespace, url: str, tmp: Pa
             result.waiting = meter.waiting
             result.plateau_rss = max(samples, default=0)
             if spy is not None:
-                await asyncio.to_thread(spy.wait, 60)
+                spy.phase("save")
             stop.set()
             await asyncio.wait(tasks, timeout=30)
             _collect(result, clients, server, prefix)
             if kind != "bare":
                 result.saved = await _saved(url, prefix, n)
+            if spy is not None:
+                await asyncio.sleep(0.5)  # the last saves' bookkeeping
+                spy.stop()
+                _print_profile(args.profile, f"{mode}-{n}", url, prefix, web.servers[0].pid)
     finally:
         stop.set()
         for task in tasks:
@@ -207,13 +213,12 @@ async def run_one(mode: str, n: int, args: argparse.Namespace, url: str, tmp: Pa
     return result
 
 
-def _profile(directory: Path, pid: int, name: str) -> subprocess.Popen:
-    """py-spy samples web 1 (without pausing it) while the streams run: raw collapsed stacks."""
-    directory.mkdir(parents=True, exist_ok=True)
-    command = [str(Path(sys.executable).with_name("py-spy")), "record", "--pid", str(pid)]
-    command += ["--nonblocking", "--rate", "200", "--duration", str(int(IDEAL) + 1)]
-    command += ["--format", "raw", "--output", str(directory / f"{name}.txt")]
-    return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+def _print_profile(directory: Path, name: str, url: str, prefix: str, pid: int) -> None:
+    """Web 1's CPU per turn by phase and bucket (bench/_profile.py), over its own turns."""
+    query = "SELECT count(*) FROM agent_turn WHERE user_message LIKE %s AND worker LIKE %s"
+    turns = sql(url, query, (prefix + "%", f"%:{pid}:%"))[0][0]
+    print(f"\nweb 1 profile ({name}, {turns} turns on web 1):\n", file=sys.stderr)
+    print(summary(directory, name, turns), file=sys.stderr, flush=True)
 
 
 async def _all_requested(server: ScriptedOpenAIServer, prefix: str, clients, tasks) -> None:
@@ -287,7 +292,9 @@ def main() -> int:
         action="store_true",
         help="daphne modes through `make run WORKERS=N` (supervisord, nginx, redis, worker)",
     )
-    parser.add_argument("--profile", type=Path, help="py-spy stacks of web 1 (pip install py-spy)")
+    parser.add_argument(
+        "--profile", type=Path, help="py-spy stacks of web 1 by phase (bench/_profile.py)"
+    )
     parser.add_argument("--modes", default="coalesced,per-delta,bare", help=", ".join(MODES))
     args, _ = parser.parse_known_args()
     args.sizes = [int(x) for x in args.n.split(",") if x] or (
