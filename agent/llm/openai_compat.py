@@ -122,7 +122,7 @@ async def _chunks(response: Any) -> AsyncIterator[dict]:
     decoding plus json.loads were a third of the server's CPU per streamed token.
     """
     carry = b""
-    async for block in response.iter_bytes():
+    async for block in _body(response):
         lines = (carry + block).split(b"\n")
         carry = lines.pop()  # an incomplete last line waits for the next block
         for line in lines:
@@ -132,6 +132,23 @@ async def _chunks(response: Any) -> AsyncIterator[dict]:
             if data == b"[DONE]":
                 return
             yield _parse(data)
+
+
+def _body(response: Any) -> AsyncIterator[bytes]:
+    """The response body: straight from aiohttp when the SDK's aiohttp transport carries it
+    uncompressed, else the SDK's decoded bytes.
+
+    Each streamed token otherwise climbs five more async generators (the transport's, httpx's
+    bound, raw and decoded streams, the SDK's) and httpx's decoder: about a quarter of the
+    web process's CPU for reading the model (bench/chat_load.py --profile). Leaving the SDK's
+    `async with` still closes the aiohttp response.
+    """
+    http = getattr(response, "http_response", None)
+    transport_stream = getattr(getattr(http, "stream", None), "_stream", None)
+    raw = getattr(transport_stream, "_aiohttp_response", None)
+    if raw is None or http.headers.get("content-encoding", "identity") != "identity":
+        return response.iter_bytes()
+    return raw.content.iter_any()
 
 
 def _parse(data: bytes) -> dict:
