@@ -291,3 +291,45 @@ async def test_a_compressed_stream_is_decoded_by_the_sdk():
         listener.close()
 
     assert deltas == ["Hello"]
+
+
+async def test_a_stream_that_goes_quiet_mid_answer_times_out_after_its_text(server):
+    server.enqueue(text_response(["first ", "second"], hang_after=2))
+    chat = OpenAICompatModel(base_url=server.base_url, api_key="", model="m", timeout=0.3)
+    received = []
+    started = time.monotonic()
+    try:
+        with pytest.raises(ModelError, match="timed out"):
+            async for item in chat.stream(MESSAGES, None):
+                received.append(item)
+    finally:
+        await chat.aclose()
+
+    assert received == [TextDelta("first ")]
+    assert 0.25 < time.monotonic() - started < 3
+    assert len(server.requests) == 1  # text was shown: never retried
+
+
+async def test_an_endpoint_that_sends_nothing_is_retried_then_times_out(server):
+    server.enqueue(text_response(["never"], hang_after=0), text_response(["never"], hang_after=0))
+    chat = OpenAICompatModel(
+        base_url=server.base_url, api_key="", model="m", timeout=0.3, max_retries=1
+    )
+    try:
+        with pytest.raises(ModelError, match="timed out"):
+            await collect(chat)
+    finally:
+        await chat.aclose()
+
+    assert len(server.requests) == 2
+
+
+async def test_a_slow_steady_stream_longer_than_the_timeout_is_not_cut(server):
+    server.enqueue(text_response(["a"] * 10, delay=0.1))  # 1 s in all, 0.1 s apart
+    chat = OpenAICompatModel(base_url=server.base_url, api_key="", model="m", timeout=0.35)
+    try:
+        deltas, _ = await collect(chat)
+    finally:
+        await chat.aclose()
+
+    assert deltas == ["a"] * 10
