@@ -66,15 +66,16 @@ class TurnRecord:
 
 
 def conversation_start(
-    *, conversation_id: uuid.UUID | None, session_key: str, page: str
+    *, conversation_id: uuid.UUID | None, session_key: str, page: str, turns: int = 0
 ) -> Conversation:
-    """Return the visitor's conversation, creating it when no id is given.
+    """Return the visitor's conversation, creating it when no id is given (with `turns` turn
+    numbers already claimed).
 
     Raises:
         Conversation.DoesNotExist: the id is unknown or belongs to another session.
     """
     if conversation_id is None:
-        return Conversation.objects.create(session_key=session_key, page=page)
+        return Conversation.objects.create(session_key=session_key, page=page, turns_started=turns)
     return Conversation.objects.get(pk=conversation_id, session_key=session_key)
 
 

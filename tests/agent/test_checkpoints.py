@@ -168,3 +168,15 @@ def test_a_turn_whose_start_was_never_recorded_is_still_saved_whole():
     assert turn_record(record=record) is True
 
     assert Turn.objects.get().answer == "A mast holds the airship."
+
+
+@pytest.mark.django_db
+def test_a_new_conversations_first_turn_is_recorded_in_one_short_transaction():
+    with CaptureQueriesContext(connection) as queries:
+        prepared = turn_prepare(message=ChatMessage(content="What is a mast?"), visitor=VISITOR)
+
+    # The conversation and the turn, nothing read: it has no history yet.
+    statements = [q["sql"].split()[0] for q in queries]
+    assert [s for s in statements if s not in ("SAVEPOINT", "RELEASE")] == ["INSERT", "INSERT"]
+    turn = Turn.objects.get(pk=prepared.turn_id)
+    assert (turn.index, turn.status, Conversation.objects.get().turns_started) == (1, "running", 1)
