@@ -103,7 +103,13 @@ class RedisState:
         loop = asyncio.get_running_loop()
         connection = self._clients.get(loop)
         if connection is None:
-            connection = self._clients[loop] = (redis.from_url(self.url), {})
+            # One DriverInfo for the pool: by default each new connection reads redis-py's
+            # version from its package metadata (an email-parser pass), and under a burst of
+            # turns the pool grows by hundreds of connections (bench/chat_load.py --profile).
+            from redis.driver_info import DriverInfo
+
+            client = redis.from_url(self.url, driver_info=DriverInfo())
+            connection = self._clients[loop] = (client, {})
         return connection
 
     async def _eval(self, script: str, keys: list[str], args: list) -> int:
