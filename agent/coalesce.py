@@ -83,15 +83,8 @@ class TextFrames:
     def _due(self) -> None:
         self._timer = None
         if self._pending and not self.closed:
-            # Eager: the frame goes out inside this timer callback when the transport does not
-            # block (daphne's send never does), without one more task step per frame.
-            loop = asyncio.get_running_loop()
-            flusher = asyncio.Task(self.flush(), loop=loop, eager_start=True)
-            if flusher.done():
-                _log_failure(flusher)
-            else:
-                self._flusher = flusher
-                flusher.add_done_callback(_log_failure)
+            self._flusher = asyncio.get_running_loop().create_task(self.flush())
+            self._flusher.add_done_callback(_log_failure)
 
     def _cancel_timer(self) -> None:
         if self._timer is not None:

@@ -190,14 +190,3 @@ async def test_sse_coalesces_too(scripted, settings):
     assert [e["type"] for e in received] == ["start", "text", "text", "done"]
     assert text_of(received) == "abcd"
     await saved_turns()
-
-
-async def test_a_timer_flush_sends_its_frame_within_the_timer_callback():
-    sink = Sink()
-    frames = TextFrames(sink, interval=60)
-    await frames(events.text("Hel"))
-    await frames(events.text("lo"))
-
-    frames._due()  # what the loop calls when the interval is over
-
-    assert sink.texts() == ["Hel", "lo"]  # sent already: no task step left to wait for
