@@ -46,9 +46,10 @@ class TurnLease:
         self.conversation = _conversation_key(conversation_id)
         await state().claim(self.conversation, self.token)
 
-    async def saving(self) -> None:
-        """The turn's last event is sent: free the session slot, keep the conversation saving."""
-        await state().update(self.conversation, self.session, self.token, "saving")
+    async def saving(self, spent: list[tuple[str, int, int]] | None = None) -> None:
+        """The turn's last event is sent: free the session slot, keep the conversation saving,
+        and settle the budgets (`ratelimit.budget_settlement`), all in one round trip."""
+        await state().finish(self.conversation, self.session, self.token, spent or [])
 
     async def release(self) -> None:
         if self._heartbeat is not None:

@@ -56,6 +56,20 @@ async def budget_settle(
     *, conversation_id: str, reserved_for: str | None, client_ip: str, tokens: int
 ) -> None:
     """Replace the reservation with the tokens the turn really spent."""
+    await state().add(
+        budget_settlement(
+            conversation_id=conversation_id,
+            reserved_for=reserved_for,
+            client_ip=client_ip,
+            tokens=tokens,
+        )
+    )
+
+
+def budget_settlement(
+    *, conversation_id: str, reserved_for: str | None, client_ip: str, tokens: int
+) -> list[tuple[str, int, int]]:
+    """The (key, amount, ttl) changes that replace the reservation with the tokens spent."""
     reserve = settings.AGENT_TOKENS_RESERVE
     amounts = [
         (key, tokens - reserve, ttl)
@@ -63,7 +77,7 @@ async def budget_settle(
     ]
     if reserved_for is None:  # a new conversation: it had no budget key when the turn began
         amounts.append((f"tok:c:{conversation_id}", tokens, 7 * DAY))
-    await state().add([a for a in amounts if a[1]])
+    return [a for a in amounts if a[1]]
 
 
 def _budgets(*, conversation_id: str | None, client_ip: str) -> list[tuple[str, int, int, Refusal]]:

@@ -198,7 +198,7 @@ class TurnRunner:
         transcript wait for it on every worker; the session's slot is free at once.
         """
         reserved_for = turn.message.conversation_id
-        settle = ratelimit.budget_settle(
+        spent = ratelimit.budget_settlement(
             conversation_id=turn.prepared.conversation_id,
             reserved_for=str(reserved_for) if reserved_for else None,
             client_ip=turn.visitor.client_ip,
@@ -213,7 +213,7 @@ class TurnRunner:
             output_tokens=record.output_tokens,
             error_code=record.error_code,
         )
-        task = self.saver.schedule(record, first=_together(lease.saving(), settle))
+        task = self.saver.schedule(record, first=lease.saving(spent))
         task.add_done_callback(lambda _task: asyncio.ensure_future(lease.release()))
 
     def model(self) -> ChatModel:
@@ -264,10 +264,6 @@ _BUSY = {
 
 def _rate_limited(refusal: ratelimit.Refusal) -> dict:
     return events.error(events.RATE_LIMITED, refusal.message, retry_after=refusal.retry_after)
-
-
-async def _together(*steps: Awaitable) -> None:
-    await asyncio.gather(*steps)
 
 
 def _unavailable() -> dict:

@@ -14,6 +14,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from agent.answered import turn_answered
+from agent.completion import tool_call_row, turn_complete_running
 from agent.exceptions import BadRequest
 from agent.models import Conversation, ToolCall, Turn
 from agent.text import text_scrub
@@ -65,15 +66,16 @@ class TurnRecord:
 
 
 def conversation_start(
-    *, conversation_id: uuid.UUID | None, session_key: str, page: str
+    *, conversation_id: uuid.UUID | None, session_key: str, page: str, turns: int = 0
 ) -> Conversation:
-    """Return the visitor's conversation, creating it when no id is given.
+    """Return the visitor's conversation, creating it when no id is given (with `turns` turn
+    numbers already claimed).
 
     Raises:
         Conversation.DoesNotExist: the id is unknown or belongs to another session.
     """
     if conversation_id is None:
-        return Conversation.objects.create(session_key=session_key, page=page)
+        return Conversation.objects.create(session_key=session_key, page=page, turns_started=turns)
     return Conversation.objects.get(pk=conversation_id, session_key=session_key)
 
 
@@ -88,13 +90,18 @@ def turn_index_claim(*, conversation: Conversation) -> int:
         return cursor.fetchone()[0]
 
 
-@transaction.atomic
 def turn_record(*, record: TurnRecord) -> bool:
     """Complete a turn with its tool calls, once (its row exists from its start, or not).
 
     Returns:
         False when the turn was already completed (a retry or a replay), True when written now.
     """
+    # The usual case, the row recorded at the turn's start and still running, in one statement.
+    return turn_complete_running(record=record) or _turn_record_any(record=record)
+
+
+@transaction.atomic
+def _turn_record_any(*, record: TurnRecord) -> bool:
     existing = Turn.objects.select_for_update().filter(pk=record.turn_id).first()
     # `interrupted` by the recovery pass may still be completed by the real record, later.
     if existing is not None and existing.status not in (Turn.Status.RUNNING, "interrupted"):
@@ -125,22 +132,7 @@ def turn_record(*, record: TurnRecord) -> bool:
     )
     turn, _ = Turn.objects.update_or_create(id=record.turn_id, defaults=fields)
     ToolCall.objects.filter(turn=turn).delete()
-    ToolCall.objects.bulk_create(
-        ToolCall(
-            turn=turn,
-            step=call["step"],
-            call_id=call["call_id"],
-            name=call["name"],
-            arguments=call["arguments"],
-            result=call["result"],
-            ok=call["ok"],
-            error=call["error"],
-            executed=call["executed"],
-            started_at=datetime.fromisoformat(call["started_at"]),
-            duration_ms=call["duration_ms"],
-        )
-        for call in record.tool_calls
-    )
+    ToolCall.objects.bulk_create(tool_call_row(str(turn.pk), call) for call in record.tool_calls)
     Conversation.objects.filter(pk=conversation.pk).update(updated_at=timezone.now())
     return True
 

@@ -78,6 +78,25 @@ if mine and phase == 'release' then redis.call('DEL', KEYS[1]) end
 return 0
 """
 
+# A turn's end in one trip: settle its budgets (ADD), free its session slot, and mark its
+# conversation `saving` (UPDATE's 'saving' phase). KEYS: conversation lock, session slots,
+# budget keys. ARGV: token, ttl_ms, then (amount, ttl) per budget key.
+FINISH = """
+local token, ttl = ARGV[1], tonumber(ARGV[2])
+for i = 3, #KEYS do
+  redis.call('INCRBY', KEYS[i], ARGV[2 * i - 3])
+  if redis.call('TTL', KEYS[i]) < 0 then redis.call('EXPIRE', KEYS[i], ARGV[2 * i - 2]) end
+end
+redis.call('ZREM', KEYS[2], token)
+if KEYS[1] ~= '' then
+  local held = redis.call('GET', KEYS[1]) or ''
+  if held == 'running:' .. token or held == 'saving:' .. token then
+    redis.call('SET', KEYS[1], 'saving:' .. token, 'PX', ttl)
+  end
+end
+return 0
+"""
+
 
 class Acquired(IntEnum):
     OK = 0
@@ -103,7 +122,13 @@ class RedisState:
         loop = asyncio.get_running_loop()
         connection = self._clients.get(loop)
         if connection is None:
-            connection = self._clients[loop] = (redis.from_url(self.url), {})
+            # One DriverInfo for the pool: by default each new connection reads redis-py's
+            # version from its package metadata (an email-parser pass), and under a burst of
+            # turns the pool grows by hundreds of connections (bench/chat_load.py --profile).
+            from redis.driver_info import DriverInfo
+
+            client = redis.from_url(self.url, driver_info=DriverInfo())
+            connection = self._clients[loop] = (client, {})
         return connection
 
     async def _eval(self, script: str, keys: list[str], args: list) -> int:
@@ -133,6 +158,13 @@ class RedisState:
 
     async def update(self, conversation: str, session: str, token: str, phase: str) -> None:
         await self._eval(UPDATE, [conversation, session], [token, _now_ms(), _ttl_ms(), phase])
+
+    async def finish(
+        self, conversation: str, session: str, token: str, amounts: list[tuple[str, int, int]]
+    ) -> None:
+        """`add(amounts)` and `update(..., "saving")` in one round trip."""
+        keys = [conversation, session, *(a[0] for a in amounts)]
+        await self._eval(FINISH, keys, [token, _ttl_ms(), *_flat(a[1:] for a in amounts)])
 
     async def held(self, conversation: str) -> str:
         value = await self._client().get(conversation)
@@ -208,6 +240,12 @@ class LocalState:
             self.locks[conversation] = (f"saving:{token}", expires)
         elif mine and phase == "release":
             del self.locks[conversation]
+
+    async def finish(
+        self, conversation: str, session: str, token: str, amounts: list[tuple[str, int, int]]
+    ) -> None:
+        await self.add(amounts)
+        await self.update(conversation, session, token, "saving")
 
     async def held(self, conversation: str) -> str:
         return self._lock(conversation).split(":", 1)[0]

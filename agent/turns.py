@@ -121,16 +121,13 @@ def turn_prepare(*, message: ChatMessage, visitor: Visitor) -> Prepared:
         BadRequest: an unknown page, or a conversation that is not the visitor's.
     """
     page = _page(message.page) if message.page else None
-    if message.conversation_id:
-        conversation = selectors.conversation_get_owned(
-            conversation_id=message.conversation_id, session_key=visitor.session_key
-        )
-        if conversation is None:
-            raise BadRequest("That conversation does not exist here. Start a new chat.")
-    else:
-        conversation = services.conversation_start(
-            conversation_id=None, session_key=visitor.session_key, page=message.page
-        )
+    if not message.conversation_id:
+        return _first_turn(message, visitor, page)
+    conversation = selectors.conversation_get_owned(
+        conversation_id=message.conversation_id, session_key=visitor.session_key
+    )
+    if conversation is None:
+        raise BadRequest("That conversation does not exist here. Start a new chat.")
     history = selectors.conversation_history(
         conversation=conversation, budget_chars=settings.AGENT_HISTORY_CHARS
     )
@@ -146,6 +143,24 @@ def turn_prepare(*, message: ChatMessage, visitor: Visitor) -> Prepared:
             turn_id=prepared.turn_id,
             conversation=conversation,
             index=prepared.index,
+            user_message=message.content,
+            page=message.page,
+        )
+    return prepared
+
+
+def _first_turn(message: ChatMessage, visitor: Visitor, page: dict | None) -> Prepared:
+    """A new conversation with its first turn claimed and recorded: nothing to read (it has no
+    history), three statements in one transaction instead of six round trips."""
+    with transaction.atomic():
+        conversation = services.conversation_start(
+            conversation_id=None, session_key=visitor.session_key, page=message.page, turns=1
+        )
+        prepared = Prepared(conversation_id=str(conversation.pk), index=1, page=page, history=[])
+        turn_start(
+            turn_id=prepared.turn_id,
+            conversation=conversation,
+            index=1,
             user_message=message.content,
             page=message.page,
         )

@@ -25,15 +25,18 @@ from _load_web import postmaster_pid
 from testing_support.live_server import PRODUCTION, free_port
 from testing_support.procstat import children, cpu_seconds, rss_bytes
 
-DATA = ROOT / ".data" / "cluster"
-
 
 class ClusterTier:
     """The cluster on a free port; `ws_url()` is always nginx's."""
 
     def __init__(
-        self, *, workers: int, database_url: str, model_url: str, tmp: Path, env: dict[str, str]
-    ) -> None:
+        self, *, workers: int, database_url: str, model_url: str, tmp: Path, env: dict[str, str],
+        root: Path = ROOT,
+    ) -> None:  # fmt: skip
+        # `root`: another checkout (chat_load.py --baseline), run with its own .venv.
+        self.root = root
+        self.data = root / ".data" / "cluster"
+        self.python = str(root / ".venv" / "bin" / "python") if root != ROOT else sys.executable
         self.workers = workers
         self.port = free_port()
         self.database_url = database_url
@@ -56,13 +59,14 @@ class ClusterTier:
         self.web_ports: list[int] = []
 
     def __enter__(self) -> ClusterTier:
-        (DATA / "ports.json").unlink(missing_ok=True)
+        (self.data / "ports.json").unlink(missing_ok=True)
         _one_draft(self.database_url)
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
         with self.log_path.open("wb") as log:
             self.process = subprocess.Popen(  # noqa: S603
-                [sys.executable, "manage.py", "cluster", "--workers", str(self.workers)]
+                [self.python, "manage.py", "cluster", "--workers", str(self.workers)]
                 + ["--host", "127.0.0.1", "--port", str(self.port)],
-                cwd=ROOT,
+                cwd=self.root,
                 env=self.env,
                 stdout=log,
                 stderr=subprocess.STDOUT,
@@ -84,7 +88,7 @@ class ClusterTier:
             if self.process.poll() is not None:
                 raise RuntimeError(f"the cluster exited; see {self.log_path}")
             with contextlib.suppress(OSError, ValueError):
-                ports = json.loads((DATA / "ports.json").read_text())["web"]
+                ports = json.loads((self.data / "ports.json").read_text())["web"]
                 pids = self._pids()
                 webs = [pids.get(f"web {i + 1}") for i in range(len(ports))]
                 if all(webs) and "worker" in pids and self._answers("/readyz"):
@@ -103,7 +107,7 @@ class ClusterTier:
     def _pids(self) -> dict[str, int]:
         """Program name -> pid, from the command lines of supervisord's children."""
         assert self.process is not None
-        ports = json.loads((DATA / "ports.json").read_text())["web"]
+        ports = json.loads((self.data / "ports.json").read_text())["web"]
         found: dict[str, int] = {}
         for pid in children(self.process.pid):
             with contextlib.suppress(OSError):

@@ -39,7 +39,8 @@ def _cpu_table(results: list, tokens: int) -> None:
     groups: list[str] = []
     for r in results:
         groups += [g for g in r.cpu if g not in groups]
-    head = ["mode", "N", "window s", "web µs / token", "web cores", "web waiting for a CPU"]
+    head = ["mode", "N", "window s", "web µs / token", "web ms / turn, whole life"]
+    head += ["web cores", "web waiting for a CPU"]
     head += ["streams / web core"]
     head += [f"{g} CPU" for g in groups]
     rows = []
@@ -47,7 +48,8 @@ def _cpu_table(results: list, tokens: int) -> None:
         cores = r.web_cpu / r.window if r.window else float("nan")
         rows.append([
             r.mode, str(r.n), f"{r.window:.2f}",
-            f"{r.web_cpu / (r.n * tokens) * 1e6:.1f}", f"{cores:.2f}",
+            f"{r.web_cpu / (r.n * tokens) * 1e6:.1f}", f"{r.whole_cpu / r.n * 1000:.2f}",
+            f"{cores:.2f}",
             f"{sum(v for k, v in r.waiting.items() if k.startswith('web')) / r.window:.0%}"
             if r.window else "n/a",
             f"{r.n / cores:.0f}" if cores else "n/a",
@@ -57,7 +59,9 @@ def _cpu_table(results: list, tokens: int) -> None:
     print(
         f"\nCPU: seconds of CPU over the streaming window, as a share of one core "
         f"({os.cpu_count()} cores in all); web µs / token: the web processes' CPU over the "
-        "window divided by the upstream tokens streamed in it. Streams / web core: N over "
+        "window divided by the upstream tokens streamed in it. Web ms / turn, whole life: "
+        "the web processes' CPU from the first socket opened to the last turn saved, over N "
+        "(handshake, session, turn start, stream, save). Streams / web core: N over "
         "the web cores used (a core carries that many streams at this rate). Waiting: time "
         "the web processes' main threads were runnable but found no free core (the machine "
         "was busy), as a share of one core."

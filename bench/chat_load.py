@@ -14,6 +14,7 @@ run at once for about two seconds.
 
 Modes, measured in the same run so their ratio holds whatever else the machine does:
 - `coalesced`: the chat as shipped, text deltas joined into a frame per 50 ms;
+- `baseline`: `coalesced` from another checkout (`--baseline TREE`, e.g. main), same run;
 - `per-delta`: the same code with AGENT_TEXT_FRAME_MS=0, a frame per delta (the old path);
 - `bare`: a bare ASGI app under daphne that forwards the model's deltas as the same frames,
   without Django or the agent (bench/_bare_asgi.py): daphne's own floor;
@@ -33,7 +34,6 @@ import argparse
 import asyncio
 import os
 import random
-import subprocess
 import sys
 import tempfile
 import time
@@ -45,9 +45,10 @@ import orjson
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _cluster import ClusterTier  # noqa: E402
-from _common import bench_database, pct, raise_nofile, sql  # noqa: E402
+from _common import ROOT, bench_database, pct, raise_nofile, sql  # noqa: E402
 from _load_report import report  # noqa: E402
 from _load_web import CpuMeter, WebTier  # noqa: E402
+from _profile import Spy, summary  # noqa: E402
 from websockets.asyncio.client import connect  # noqa: E402
 
 from testing_support.model_server import (  # noqa: E402
@@ -67,6 +68,7 @@ MODES = {  # mode -> (web process kind, environment)
     "bare": ("bare", {}),
     "uvicorn": ("uvicorn", {"AGENT_TEXT_FRAME_MS": "50"}),
     "granian": ("granian", {"AGENT_TEXT_FRAME_MS": "50"}),
+    "baseline": ("daphne", {"AGENT_TEXT_FRAME_MS": "50"}),  # coalesced, from --baseline TREE
 }
 
 
@@ -94,6 +96,7 @@ class Result:
     cpu: dict[str, float] = field(default_factory=dict)  # process group -> CPU seconds
     waiting: dict[str, float] = field(default_factory=dict)  # group -> runnable, no core
     failures: dict[str, int] = field(default_factory=dict)
+    whole_cpu: float = 0.0  # web CPU seconds from the first socket opened to the last save
 
     @property
     def web_cpu(self) -> float:
@@ -152,9 +155,11 @@ async def run_one(mode: str, n: int, args: argparse.Namespace, url: str, tmp: Pa
     clients = [Client() for _ in range(n)]
     tasks: list[asyncio.Task] = []
     if args.cluster and kind == "daphne":
+        root = args.baseline if mode == "baseline" else ROOT
         web = ClusterTier(
-            workers=args.workers, database_url=url, model_url=server.base_url, tmp=tmp, env=env
-        )
+            workers=args.workers, database_url=url, model_url=server.base_url, tmp=tmp, env=env,
+            root=root,
+        )  # fmt: skip
     else:
         web = WebTier(
             kind=kind, workers=args.workers, database_url=url, model_url=server.base_url,
@@ -167,6 +172,11 @@ async def run_one(mode: str, n: int, args: argparse.Namespace, url: str, tmp: Pa
             await warm_up(web, 4 * args.workers)
             await asyncio.sleep(1.0)
             result.idle_rss = web.rss_bytes()
+            spy = Spy(args.profile, web.servers[0].pid, f"{mode}-{n}") if args.profile else None
+            if spy is not None:
+                spy.phase("open")
+            whole = CpuMeter(web.groups(url))  # the turns' whole life: open, stream, save
+            whole.start()
             for i, client in enumerate(clients):
                 ws_url, origin = web.ws_url()
                 coro = one_client(ws_url, origin, f"{prefix}{i}", client, stop)
@@ -175,9 +185,8 @@ async def run_one(mode: str, n: int, args: argparse.Namespace, url: str, tmp: Pa
             await _all_requested(server, prefix, clients, tasks)
             meter = CpuMeter(web.groups(url))
             meter.start()
-            spy = (
-                _profile(args.profile, web.servers[0].pid, f"{mode}-{n}") if args.profile else None
-            )
+            if spy is not None:
+                spy.phase("stream")
             released = time.monotonic()
             gate.set()
             samples = []
@@ -192,12 +201,17 @@ async def run_one(mode: str, n: int, args: argparse.Namespace, url: str, tmp: Pa
             result.waiting = meter.waiting
             result.plateau_rss = max(samples, default=0)
             if spy is not None:
-                await asyncio.to_thread(spy.wait, 60)
+                spy.phase("save")
             stop.set()
             await asyncio.wait(tasks, timeout=30)
             _collect(result, clients, server, prefix)
             if kind != "bare":
                 result.saved = await _saved(url, prefix, n)
+            result.whole_cpu = sum(v for k, v in whole.stop().items() if k.startswith("web"))
+            if spy is not None:
+                await asyncio.sleep(0.5)  # the last saves' bookkeeping
+                spy.stop()
+                _print_profile(args.profile, f"{mode}-{n}", url, prefix, web.servers[0].pid)
     finally:
         stop.set()
         for task in tasks:
@@ -207,13 +221,12 @@ async def run_one(mode: str, n: int, args: argparse.Namespace, url: str, tmp: Pa
     return result
 
 
-def _profile(directory: Path, pid: int, name: str) -> subprocess.Popen:
-    """py-spy samples web 1 (without pausing it) while the streams run: raw collapsed stacks."""
-    directory.mkdir(parents=True, exist_ok=True)
-    command = [str(Path(sys.executable).with_name("py-spy")), "record", "--pid", str(pid)]
-    command += ["--nonblocking", "--rate", "200", "--duration", str(int(IDEAL) + 1)]
-    command += ["--format", "raw", "--output", str(directory / f"{name}.txt")]
-    return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+def _print_profile(directory: Path, name: str, url: str, prefix: str, pid: int) -> None:
+    """Web 1's CPU per turn by phase and bucket (bench/_profile.py), over its own turns."""
+    query = "SELECT count(*) FROM agent_turn WHERE user_message LIKE %s AND worker LIKE %s"
+    turns = sql(url, query, (prefix + "%", f"%:{pid}:%"))[0][0]
+    print(f"\nweb 1 profile ({name}, {turns} turns on web 1):\n", file=sys.stderr)
+    print(summary(directory, name, turns), file=sys.stderr, flush=True)
 
 
 async def _all_requested(server: ScriptedOpenAIServer, prefix: str, clients, tasks) -> None:
@@ -287,13 +300,22 @@ def main() -> int:
         action="store_true",
         help="daphne modes through `make run WORKERS=N` (supervisord, nginx, redis, worker)",
     )
-    parser.add_argument("--profile", type=Path, help="py-spy stacks of web 1 (pip install py-spy)")
+    parser.add_argument(
+        "--profile", type=Path, help="py-spy stacks of web 1 by phase (bench/_profile.py)"
+    )
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        help="another checkout (with its .venv) whose cluster runs as mode `baseline`, e.g. main",
+    )
     parser.add_argument("--modes", default="coalesced,per-delta,bare", help=", ".join(MODES))
     args, _ = parser.parse_known_args()
     args.sizes = [int(x) for x in args.n.split(",") if x] or (
         [50, 100] if args.quick else [100, 500, 1000]
     )
     args.modes = [m for m in args.modes.split(",") if m]
+    if "baseline" in args.modes and not (args.cluster and args.baseline):
+        parser.error("mode baseline needs --cluster and --baseline TREE")
     unknown = set(args.modes) - set(MODES)
     if unknown:
         parser.error(f"unknown modes {sorted(unknown)}; choose from {', '.join(MODES)}")

@@ -8,7 +8,6 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 # Django must be set up before anything imports models (consumers, routing).
 django_asgi_app = get_asgi_application()
 
-from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.conf import settings  # noqa: E402
 from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler  # noqa: E402
@@ -16,6 +15,7 @@ from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler  # noqa: 
 from agent.routing import websocket_urlpatterns  # noqa: E402
 from config.origins import WebsocketOriginValidator  # noqa: E402
 from config.proxy import TrustedProxyMiddleware  # noqa: E402
+from config.websocket_sessions import websocket_auth_stack  # noqa: E402
 
 # Client address and scheme are settled first (trusted proxies only), for every protocol.
 application = TrustedProxyMiddleware(
@@ -24,7 +24,7 @@ application = TrustedProxyMiddleware(
             # Static files are served by the app itself so `make run` needs no proxy.
             "http": ASGIStaticFilesHandler(django_asgi_app),
             "websocket": WebsocketOriginValidator(
-                AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
+                websocket_auth_stack(URLRouter(websocket_urlpatterns))
             ),
         }
     ),

@@ -16,6 +16,7 @@ import orjson
 
 from agent.exceptions import ModelError
 from agent.llm.base import ModelTurn, TextDelta, ToolCall, Usage
+from agent.llm.idle import IdleTimeout
 from agent.text import text_scrub
 
 logger = logging.getLogger(__name__)
@@ -42,7 +43,9 @@ class OpenAICompatModel:
     ) -> None:
         self.name = model
         self.max_retries = max_retries
-        limits = openai.Timeout(timeout, connect=5.0)
+        self.timeout = timeout
+        # No per-read timeout in the HTTP client: IdleTimeout applies it per stream, lazily.
+        limits = openai.Timeout(timeout, connect=5.0, read=None)
         self._client = openai.AsyncOpenAI(
             base_url=base_url or None,
             api_key=api_key or "not-needed",
@@ -73,11 +76,12 @@ class OpenAICompatModel:
                 # The raw response, parsed here into plain dicts: the SDK's per-chunk pydantic
                 # objects cost more CPU than all else a streamed token does (bench/chat_load).
                 streaming = self._client.chat.completions.with_streaming_response
-                async with streaming.create(**request) as response:
-                    # Leaving the block closes the HTTP response, also on cancellation.
-                    async for item in _assemble(_chunks(response)):
-                        yielded = True
-                        yield item
+                async with IdleTimeout(self.timeout) as idle:
+                    async with streaming.create(**request) as response:
+                        # Leaving the block closes the HTTP response, also on cancellation.
+                        async for item in _assemble(_chunks(response, idle)):
+                            yielded = True
+                            yield item
                 return
             except (openai.APIStatusError, openai.APIConnectionError) as exc:
                 if yielded or attempt >= self.max_retries or not _retryable(exc):
@@ -86,6 +90,11 @@ class OpenAICompatModel:
                 delay = self._delay(exc, attempt)
                 logger.warning("model call failed (%s), retry %d in %.2fs", exc, attempt, delay)
                 await asyncio.sleep(delay)
+            except TimeoutError as exc:  # IdleTimeout: the endpoint went quiet
+                if yielded or attempt >= self.max_retries:
+                    raise ModelError("The language model timed out. Please try again.") from exc
+                attempt += 1
+                logger.warning("model call timed out, retry %d", attempt)
             except (openai.OpenAIError, ValueError) as exc:  # ValueError: malformed JSON chunk
                 logger.warning("model call failed: %r", exc)
                 raise ModelError(_visitor_message(exc)) from exc
@@ -115,14 +124,16 @@ def _http_client(kind: str, timeout: openai.Timeout) -> Any:
     return openai.DefaultAioHttpClient(timeout=timeout)
 
 
-async def _chunks(response: Any) -> AsyncIterator[dict]:
+async def _chunks(response: Any, idle: IdleTimeout | None = None) -> AsyncIterator[dict]:
     """The `data:` payloads of a Chat Completions event stream, as dicts, until `[DONE]`.
 
     Lines are split from the raw bytes and parsed with orjson: httpx's text and line
     decoding plus json.loads were a third of the server's CPU per streamed token.
     """
     carry = b""
-    async for block in response.iter_bytes():
+    async for block in _body(response):
+        if idle is not None:
+            idle.touch()
         lines = (carry + block).split(b"\n")
         carry = lines.pop()  # an incomplete last line waits for the next block
         for line in lines:
@@ -132,6 +143,23 @@ async def _chunks(response: Any) -> AsyncIterator[dict]:
             if data == b"[DONE]":
                 return
             yield _parse(data)
+
+
+def _body(response: Any) -> AsyncIterator[bytes]:
+    """The response body: straight from aiohttp when the SDK's aiohttp transport carries it
+    uncompressed, else the SDK's decoded bytes.
+
+    Each streamed token otherwise climbs five more async generators (the transport's, httpx's
+    bound, raw and decoded streams, the SDK's) and httpx's decoder: about a quarter of the
+    web process's CPU for reading the model (bench/chat_load.py --profile). Leaving the SDK's
+    `async with` still closes the aiohttp response.
+    """
+    http = getattr(response, "http_response", None)
+    transport_stream = getattr(getattr(http, "stream", None), "_stream", None)
+    raw = getattr(transport_stream, "_aiohttp_response", None)
+    if raw is None or http.headers.get("content-encoding", "identity") != "identity":
+        return response.iter_bytes()
+    return raw.content.iter_any()
 
 
 def _parse(data: bytes) -> dict:

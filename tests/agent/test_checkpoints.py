@@ -3,6 +3,8 @@
 from datetime import timedelta
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from agent import checkpoints
@@ -137,3 +139,44 @@ async def test_the_checkpointer_writes_mid_step_text_of_every_running_turn(setti
     await turn.arefresh_from_db()
     assert turn.answer == "Step one. A mast"
     assert await WorkerLease.objects.filter(name=checkpoints.WORKER_NAME).aexists()
+
+
+@pytest.mark.django_db
+def test_the_final_save_of_a_running_turn_is_one_statement_that_touches_the_conversation():
+    turn = started_turn()
+    before = Conversation.objects.get().updated_at
+
+    with CaptureQueriesContext(connection) as queries:
+        assert turn_record(record=record_for(turn, citations=[{"article_id": 7}])) is True
+
+    assert len(queries) == 1
+    turn.refresh_from_db()
+    assert (turn.status, turn.answer, turn.citations) == (
+        "done",
+        "A mast holds the airship.",
+        [{"article_id": 7}],
+    )
+    assert Conversation.objects.get().updated_at > before
+
+
+@pytest.mark.django_db
+def test_a_turn_whose_start_was_never_recorded_is_still_saved_whole():
+    turn = started_turn()
+    record = record_for(turn)
+    Turn.objects.all().delete()
+
+    assert turn_record(record=record) is True
+
+    assert Turn.objects.get().answer == "A mast holds the airship."
+
+
+@pytest.mark.django_db
+def test_a_new_conversations_first_turn_is_recorded_in_one_short_transaction():
+    with CaptureQueriesContext(connection) as queries:
+        prepared = turn_prepare(message=ChatMessage(content="What is a mast?"), visitor=VISITOR)
+
+    # The conversation and the turn, nothing read: it has no history yet.
+    statements = [q["sql"].split()[0] for q in queries]
+    assert [s for s in statements if s not in ("SAVEPOINT", "RELEASE")] == ["INSERT", "INSERT"]
+    turn = Turn.objects.get(pk=prepared.turn_id)
+    assert (turn.index, turn.status, Conversation.objects.get().turns_started) == (1, "running", 1)

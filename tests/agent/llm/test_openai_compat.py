@@ -244,3 +244,92 @@ async def test_a_chunk_orjson_refuses_but_json_allows_still_parses():
     [chunk] = [chunk async for chunk in _chunks(_Blocks(lone_surrogate))]
     # Parsed, and scrubbed: a lone surrogate can be neither sent as UTF-8 nor stored.
     assert chunk["choices"][0]["delta"]["content"] == "\ufffd"
+
+
+async def test_the_stream_is_read_from_aiohttp_without_the_sdks_byte_iterators(
+    server, model, monkeypatch
+):
+    import openai._response
+
+    def unused(*args, **kwargs):
+        raise AssertionError("the SDK's byte iterator was used")
+
+    monkeypatch.setattr(openai._response.AsyncAPIResponse, "iter_bytes", unused)
+    server.enqueue(text_response(["Hel", "lo"]))
+
+    deltas, _ = await collect(model)
+
+    assert deltas == ["Hel", "lo"]
+
+
+async def test_a_compressed_stream_is_decoded_by_the_sdk():
+    import gzip
+
+    body = gzip.compress(
+        b'data: {"choices":[{"index":0,"delta":{"content":"Hello"}}]}\n\ndata: [DONE]\n\n'
+    )
+
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        head = await reader.readuntil(b"\r\n\r\n")
+        length = [int(line.split(b":")[1]) for line in head.split(b"\r\n")
+                  if line.lower().startswith(b"content-length")]  # fmt: skip
+        await reader.readexactly(length[0])
+        writer.write(
+            b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Encoding: gzip\r\n"
+            b"Content-Length: %d\r\nConnection: close\r\n\r\n" % len(body) + body
+        )
+        await writer.drain()
+        writer.close()
+
+    listener = await asyncio.start_server(answer, "127.0.0.1", 0)
+    port = listener.sockets[0].getsockname()[1]
+    chat = OpenAICompatModel(base_url=f"http://127.0.0.1:{port}/v1", api_key="", model="m")
+    try:
+        deltas, _ = await collect(chat)
+    finally:
+        await chat.aclose()
+        listener.close()
+
+    assert deltas == ["Hello"]
+
+
+async def test_a_stream_that_goes_quiet_mid_answer_times_out_after_its_text(server):
+    server.enqueue(text_response(["first ", "second"], hang_after=2))
+    chat = OpenAICompatModel(base_url=server.base_url, api_key="", model="m", timeout=0.3)
+    received = []
+    started = time.monotonic()
+    try:
+        with pytest.raises(ModelError, match="timed out"):
+            async for item in chat.stream(MESSAGES, None):
+                received.append(item)
+    finally:
+        await chat.aclose()
+
+    assert received == [TextDelta("first ")]
+    assert 0.25 < time.monotonic() - started < 3
+    assert len(server.requests) == 1  # text was shown: never retried
+
+
+async def test_an_endpoint_that_sends_nothing_is_retried_then_times_out(server):
+    server.enqueue(text_response(["never"], hang_after=0), text_response(["never"], hang_after=0))
+    chat = OpenAICompatModel(
+        base_url=server.base_url, api_key="", model="m", timeout=0.3, max_retries=1
+    )
+    try:
+        with pytest.raises(ModelError, match="timed out"):
+            await collect(chat)
+    finally:
+        await chat.aclose()
+
+    assert len(server.requests) == 2
+
+
+async def test_a_slow_steady_stream_longer_than_the_timeout_is_not_cut(server):
+    server.enqueue(text_response(["a"] * 10, delay=0.1))  # 1 s in all, 0.1 s apart
+    chat = OpenAICompatModel(base_url=server.base_url, api_key="", model="m", timeout=0.35)
+    try:
+        deltas, _ = await collect(chat)
+    finally:
+        await chat.aclose()
+
+    assert deltas == ["a"] * 10

@@ -1,0 +1,37 @@
+"""A turn's end on the shared state: budgets settled, slot freed, conversation held `saving`."""
+
+import pytest
+
+from agent.shared import Acquired, LocalState, RedisState
+from tests.security.conftest import redis_url  # noqa: F401  (a real redis-server)
+
+
+@pytest.fixture(params=["redis", "local"])
+def state(request):
+    if request.param == "local":
+        return LocalState()
+    return RedisState(request.getfixturevalue("redis_url"))
+
+
+async def test_a_turns_end_settles_budgets_frees_the_slot_and_holds_the_conversation(state):
+    assert await state.acquire("conv", "sess", "t1", 1) == Acquired.OK
+    assert await state.reserve([("tok:conv", 10_000, 60)], 500) == 0  # held at the start
+
+    await state.finish("conv", "sess", "t1", [("tok:conv", 120 - 500, 60), ("tok:day", 120, 60)])
+
+    assert await state.held("conv") == "saving"  # the next turn waits for the save
+    assert await state.acquire("", "sess", "t2", 1) == Acquired.OK  # the session's slot is free
+    # 120 tokens spent on each budget, the reservation given back.
+    assert await state.reserve([("tok:conv", 121, 60), ("tok:day", 121, 60)], 0) == 0
+    assert await state.reserve([("tok:conv", 120, 60)], 0) == 1
+    assert await state.reserve([("tok:day", 120, 60)], 0) == 1
+
+
+async def test_another_turns_lock_is_left_alone(state):
+    assert await state.acquire("conv", "sess", "mine", 2) == Acquired.OK
+    await state.update("conv", "sess", "mine", "release")
+    assert await state.acquire("conv", "sess", "theirs", 2) == Acquired.OK
+
+    await state.finish("conv", "sess", "mine", [])
+
+    assert await state.held("conv") == "running"
