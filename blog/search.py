@@ -16,11 +16,10 @@ from django.conf import settings
 from django.contrib.postgres.search import SearchQuery, SearchRank
 from django.db import connection, transaction
 from django.db.models import F, QuerySet
-from django.db.models.expressions import RawSQL
 from django.urls import reverse
 from pgvector.django import CosineDistance
 
-from blog import parallel
+from blog import parallel, search_sql
 from blog.chunking import query_terms
 from blog.embeddings import Embedder, embedder_get, embedding_dimensions_check
 from blog.models import Chunk, published_q
@@ -39,15 +38,6 @@ EXCERPT_MAX_CHARS = 600
 MAX_LIMIT = 50
 _PUBLISHED = published_q("article__")
 _SENTENCE_END = re.compile(r"[.!?。！？](?=\s|$)|[。！？]")
-_FIELDS = (
-    "id",
-    "article_id",
-    "article__title",
-    "article__slug",
-    "text",
-    "heading_path",
-    "language",
-)
 # ts_rank (term frequency) divided by 1 + log(length). With OR-queries it ranked better than
 # ts_rank_cd, whose cover density rewards adjacent terms a question rarely repeats
 # (bench/retrieval_quality.py, see the README).
@@ -197,52 +187,32 @@ def _vector_lists(prepared: _Query, *, k: int) -> list[_Ranked]:
     """One nearest-chunk list per article language, so one language cannot crowd out the other.
 
     e5-small ranks a Chinese question's English article below Chinese articles on loosely
-    related topics; ranked among English articles only, it comes first or second.
+    related topics; ranked among English articles only, it comes first or second. All lists
+    come from one statement (blog.search_sql).
     """
     languages = prepared.languages if settings.SEARCH_VECTOR_PER_LANGUAGE else ()
     if len(languages) < 2:
         languages = (None,)
-    lists = []
-    for lang in languages:
-        nearest = chunk_nearest(vector=prepared.vector, k=k, language=lang)
-        rows = list(_with_matches(nearest, prepared).values(*_FIELDS, "distance", "matched"))
-        lists.append((rows, None if lang is None else frozenset([lang])))
-    return lists
+    lists = search_sql.vector_lists(
+        vector=prepared.vector, lexemes=list(prepared.weights), k=k, languages=languages
+    )
+    return [
+        (rows, None if lang is None else frozenset([lang]))
+        for rows, lang in zip(lists, languages, strict=True)
+    ]
 
 
 def chunk_nearest(*, vector: list[float], k: int, language: str | None = None) -> QuerySet:
     """Published chunks nearest to `vector` by cosine distance, on the HNSW index.
 
-    Call inside a transaction: the index settings below are `SET LOCAL`.
+    Call inside a transaction: the index settings are `SET LOCAL`.
     """
-    _hnsw_configure(k=k)
+    with connection.cursor() as cursor:
+        search_sql.hnsw_configure(cursor, k=k)
     chunks = Chunk.objects.filter(_PUBLISHED)
     if language is not None:
         chunks = chunks.filter(language=language)
     return chunks.annotate(distance=CosineDistance("embedding", vector)).order_by("distance")[:k]
-
-
-def _with_matches(chunks: QuerySet, prepared: _Query):
-    """Rows with the query lexemes each chunk holds (an array, computed from its tsvector)."""
-    return chunks.annotate(
-        matched=RawSQL(
-            "ARRAY(SELECT lexeme FROM unnest(blog_chunk.search_vector) WHERE lexeme = ANY(%s))",
-            [list(prepared.weights) or [""]],
-        )
-    )
-
-
-def _hnsw_configure(*, k: int) -> None:
-    with connection.cursor() as cursor:
-        # HNSW returns at most ef_search rows, so it must be >= k. Iterative scans (pgvector
-        # 0.8) keep walking the graph when the published-only filter drops rows, so hidden
-        # chunks near the query (an article scheduled for later, or unpublished a moment ago)
-        # cannot leave the list short; strict_order keeps the exact distance order.
-        cursor.execute(
-            "SELECT set_config('hnsw.ef_search', %s, true), "
-            "set_config('hnsw.iterative_scan', 'strict_order', true)",
-            [str(max(settings.SEARCH_EF_SEARCH, k))],
-        )
 
 
 def _query_vector(*, query: str, embedder: Embedder | None) -> list[float]:
@@ -282,28 +252,29 @@ def chunk_text_candidates(*, query: str, k: int, evidence: _Query | None = None)
 
     A question rarely repeats all of an article's words, so any term may match. The rank
     puts chunks with several terms first anyway, so they are fetched on their own first;
-    single-term matches are ranked only when those are fewer than `k`.
+    single-term matches are ranked only when those are fewer than `k` (both in one
+    statement, see blog.search_sql). The rows are those `chunk_matching` selects.
     """
     terms = query_terms(query)
     if not terms:
         return []
-
-    def fetch(matching: QuerySet):
-        if evidence is None:
-            return matching.values(*_FIELDS, "rank")
-        with_distance = matching.annotate(distance=CosineDistance("embedding", evidence.vector))
-        return _with_matches(with_distance, evidence).values(
-            *_FIELDS, "rank", "distance", "matched"
-        )
-
-    rows: list[dict] = []
+    # Terms are quoted (and only ever letters and digits), so a visitor cannot inject
+    # tsquery operators.
+    quoted = [f"'{term}'" for term in terms]
+    pairs = None
     if len(terms) > 1:
-        rows = list(fetch(chunk_matching(terms=terms, k=k, at_least_two=True)))
-    if len(rows) < k:
-        more = fetch(chunk_matching(terms=terms, k=k))
-        merged = {row["id"]: row for row in [*more, *rows]}
-        rows = sorted(merged.values(), key=lambda row: (-row["rank"], row["id"]))[:k]
-    return rows
+        pairs = " | ".join(f"({a} & {b})" for a, b in combinations(quoted[:_MAX_PAIR_TERMS], 2))
+    two, more = search_sql.text_rows(
+        vector=evidence.vector if evidence else None,
+        lexemes=list(evidence.weights) if evidence else [],
+        k=k,
+        ranking=" | ".join(quoted),
+        pairs=pairs,
+    )
+    if len(two) >= k:
+        return two
+    merged = {row["id"]: row for row in [*more, *two]}
+    return sorted(merged.values(), key=lambda row: (-row["rank"], row["id"]))[:k]
 
 
 def _fuse(lists: list[_Ranked], prepared: _Query) -> list["_Candidate"]:
