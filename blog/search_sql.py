@@ -35,8 +35,11 @@ _COLUMNS_TEMPLATE = """
     blog_article.slug AS "article__slug", blog_chunk.text, blog_chunk.heading_path,
     blog_chunk.language, {distance} AS distance,
     ARRAY(SELECT lexeme FROM unnest(blog_chunk.search_vector)
-          WHERE lexeme = ANY(%(lexemes)s)) AS matched"""
-_COLUMNS = _COLUMNS_TEMPLATE.format(distance="blog_chunk.embedding <=> %(vector)b")
+          WHERE lexeme = ANY({lexemes})) AS matched"""
+_DISTANCE = "blog_chunk.embedding <=> %(vector)b"
+_COLUMNS = _COLUMNS_TEMPLATE.format(distance=_DISTANCE, lexemes="%(lexemes)s")
+# An uncorrelated subquery: PostgreSQL computes it once per statement (an InitPlan).
+_LEXEMES_OF_LEXICAL = "ARRAY(SELECT lexeme FROM unnest(to_tsvector('english', %(lexical)s)))"
 _FROM = "blog_chunk JOIN blog_article ON blog_article.id = blog_chunk.article_id"
 # ts_rank normalization 1: rank / (1 + log(length)); see blog.search._RANK_NORMALIZATION.
 _TEXT_LIST = """
@@ -84,27 +87,30 @@ def vector_lists(
 def text_rows(
     *,
     vector: list[float] | None,
-    lexemes: list[str],
     k: int,
     ranking: str,
     pairs: str | None,
+    lexical: str = "",
 ) -> tuple[list[dict], list[dict]]:
     """Chunks matching the `pairs` tsquery, and (only if those are fewer than `k`) `ranking`.
 
     Both are ranked by `ranking` (every term OR-ed) and capped at SEARCH_TEXT_MAX_MATCHES
-    matches before ranking. Returns (two-term rows, any-term rows).
+    matches before ranking. `matched` holds each chunk's lexemes among those of `lexical`
+    (computed here, so this half need not wait for the query's weights). Returns
+    (two-term rows, any-term rows).
     """
     params = {
-        "lexemes": lexemes or [""],
+        "lexical": lexical,
         "k": k,
         "ranking": ranking,
         "pairs": pairs,
         "cap": settings.SEARCH_TEXT_MAX_MATCHES,
     } | _published_params()
-    columns = {"columns": _COLUMNS, "table": _FROM, "published": _published_sql()}
-    if vector is None:  # no evidence wanted: no distance to compute
-        columns["columns"] = _COLUMNS_TEMPLATE.format(distance="NULL::float8")
-    else:
+    text_columns = _COLUMNS_TEMPLATE.format(
+        distance="NULL::float8" if vector is None else _DISTANCE, lexemes=_LEXEMES_OF_LEXICAL
+    )
+    columns = {"columns": text_columns, "table": _FROM, "published": _published_sql()}
+    if vector is not None:  # no vector: no evidence wanted, no distance to compute
         params["vector"] = Vector(vector)
     any_term = _TEXT_LIST.format(matching="ranking", **columns)
     if pairs is None:
