@@ -308,8 +308,12 @@ def main() -> int:
                 [f"chunks ({ARTICLES:,} articles, 5% drafts)", f"{args.chunks:,}", ""],
                 ["COPY load (articles + chunks, no indexes)", f"{load_seconds:.1f} s", ""],
                 [
-                    "HNSW build (m=16, ef_construction=64)",
-                    f"{builds['chunk_embedding_hnsw']:.1f} s",
+                    "HNSW build (m=16, ef_construction=64): all / en / zh",
+                    " / ".join(
+                        f"{builds[f'chunk_embedding_hnsw{suffix}']:.1f}"
+                        for suffix in ("", "_en", "_zh")
+                    )
+                    + " s",
                     "",
                 ],
                 ["GIN build (tsvector)", f"{builds['chunk_search_vector_gin']:.1f} s", ""],

@@ -60,6 +60,26 @@ def vector_lists(
 
     Call inside a transaction: the HNSW settings are `SET LOCAL`.
     """
+    sql, params = vector_statement(vector=vector, lexemes=lexemes, k=k, languages=languages)
+    with search_cursor() as cursor:
+        hnsw_configure(cursor, k=k)
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+    # UNION ALL appends each list in turn, each in its own distance order.
+    lists: list[list[dict]] = [[] for _ in languages]
+    for row in rows:
+        lists[row.pop("list")].append(row)
+    return lists
+
+
+def vector_statement(
+    *, vector: list[float], lexemes: list[str], k: int, languages: tuple[str | None, ...]
+) -> tuple[str, dict]:
+    """The SQL and parameters of `vector_lists`: one `LIMIT k` nearest-first query per list.
+
+    A list of one language is planned on that language's partial HNSW index (the statement
+    is planned with its values, so `language = 'zh'` matches the index's predicate).
+    """
     parts = []
     params = {"vector": Vector(vector), "lexemes": lexemes or [""], "k": k}
     for i, language in enumerate(languages):
@@ -73,15 +93,7 @@ def vector_lists(
             f"WHERE {_published_sql()} AND {same_language} "
             f"ORDER BY blog_chunk.embedding <=> %(vector)b LIMIT %(k)s)"
         )
-    with _cursor() as cursor:
-        hnsw_configure(cursor, k=k)
-        cursor.execute(" UNION ALL ".join(parts), params | _published_params())
-        rows = cursor.fetchall()
-    # UNION ALL appends each list in turn, each in its own distance order.
-    lists: list[list[dict]] = [[] for _ in languages]
-    for row in rows:
-        lists[row.pop("list")].append(row)
-    return lists
+    return " UNION ALL ".join(parts), params | _published_params()
 
 
 def text_rows(
@@ -123,7 +135,7 @@ def text_rows(
             f"SELECT 1 AS list, * FROM ({any_term}) AS one "
             "WHERE (SELECT count(*) FROM two) < %(k)s"
         )
-    with _cursor() as cursor:
+    with search_cursor() as cursor:
         cursor.execute(sql, params)
         rows = cursor.fetchall()
     lists: tuple[list[dict], list[dict]] = ([], [])
@@ -146,7 +158,7 @@ def hnsw_configure(cursor, *, k: int) -> None:
     )
 
 
-def _cursor() -> psycopg.Cursor:
+def search_cursor() -> psycopg.Cursor:
     """A server-side-binding cursor on this thread's Django connection, vectors in binary.
 
     Django's own cursors bind client-side, so a vector went as 4 KB of text to format and

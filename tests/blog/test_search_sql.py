@@ -100,3 +100,34 @@ def test_the_binary_vector_adapter_stays_on_the_search_cursor(make_article, add_
     # Django's own cursors still read vectors as text, as pgvector.django expects.
     assert isinstance(raw, str) and raw.startswith("[1")
     assert list(Chunk.objects.get(pk=chunk.pk).embedding[:2]) == [1.0, 0.0]
+
+
+def test_each_language_list_is_planned_on_its_own_partial_hnsw_index(make_article):
+    articles = [make_article(title=f"Article {n}") for n in range(10)]
+    Chunk.objects.bulk_create(
+        Chunk(
+            article=articles[i % 10],
+            ordinal=i,
+            text="text",
+            lexical="text",
+            embedding=unit((i % 384, 1.0), ((i * 7 + 1) % 384, 0.5)),
+            language="zh" if i % 5 == 0 else "en",
+            embedding_model="hand-made",
+            content_hash=str(i),
+        )
+        for i in range(500)
+    )
+    sql, params = search_sql.vector_statement(
+        vector=unit((0, 1.0)), lexemes=[], k=10, languages=("en", "zh", None)
+    )
+    with transaction.atomic(), search_sql.search_cursor() as cursor:
+        cursor.execute("ANALYZE blog_chunk")
+        # On a table this small an exact sort is cheaper and the planner rightly prefers it.
+        cursor.execute("SET LOCAL enable_seqscan = off")
+        cursor.execute("SET LOCAL enable_sort = off")
+        cursor.execute("EXPLAIN " + sql, params)
+        plan = "\n".join(row["QUERY PLAN"] for row in cursor.fetchall())
+
+    assert "Index Scan using chunk_embedding_hnsw_en on blog_chunk" in plan
+    assert "Index Scan using chunk_embedding_hnsw_zh on blog_chunk" in plan
+    assert "Index Scan using chunk_embedding_hnsw on blog_chunk" in plan  # any language
