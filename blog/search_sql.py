@@ -42,13 +42,16 @@ _COLUMNS = _COLUMNS_TEMPLATE.format(distance=_DISTANCE, lexemes="%(lexemes)s")
 _LEXEMES_OF_LEXICAL = "ARRAY(SELECT lexeme FROM unnest(to_tsvector('english', %(lexical)s)))"
 _FROM = "blog_chunk JOIN blog_article ON blog_article.id = blog_chunk.article_id"
 # ts_rank normalization 1: rank / (1 + log(length)); see blog.search._RANK_NORMALIZATION.
+# The cap applies before visibility: drafts have no chunks, so only articles scheduled for
+# later are dropped after it (as in blog.search.chunk_matching). The capped rows are ranked
+# where they are, not looked up again by id.
 _TEXT_LIST = """
     SELECT {columns},
            ts_rank(blog_chunk.search_vector, to_tsquery('english', %(ranking)s), 1) AS rank
-    FROM {table}
-    WHERE {published} AND blog_chunk.id IN (
-        SELECT id FROM blog_chunk
-        WHERE search_vector @@ to_tsquery('english', %({matching})s) LIMIT %(cap)s)
+    FROM (SELECT * FROM blog_chunk
+          WHERE search_vector @@ to_tsquery('english', %({matching})s) LIMIT %(cap)s) AS blog_chunk
+    JOIN blog_article ON blog_article.id = blog_chunk.article_id
+    WHERE {published}
     ORDER BY rank DESC, blog_chunk.id LIMIT %(k)s"""
 _vector_types: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
@@ -121,7 +124,7 @@ def text_rows(
     text_columns = _COLUMNS_TEMPLATE.format(
         distance="NULL::float8" if vector is None else _DISTANCE, lexemes=_LEXEMES_OF_LEXICAL
     )
-    columns = {"columns": text_columns, "table": _FROM, "published": _published_sql()}
+    columns = {"columns": text_columns, "published": _published_sql()}
     if vector is not None:  # no vector: no evidence wanted, no distance to compute
         params["vector"] = Vector(vector)
     any_term = _TEXT_LIST.format(matching="ranking", **columns)
