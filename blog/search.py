@@ -229,16 +229,11 @@ def chunk_matching(*, terms: list[str], k: int, at_least_two: bool = False) -> Q
     them. At most SEARCH_TEXT_MAX_MATCHES matches are ranked: ts_rank reads every match, and
     a word common to a large corpus would otherwise make each query rank thousands of rows.
     """
-    # Terms are quoted (and only ever letters and digits), so a visitor cannot inject
-    # tsquery operators.
-    quoted = [f"'{term}'" for term in terms]
-    ranking = SearchQuery(" | ".join(quoted), search_type="raw", config="english")
+    any_term, pairs = _tsqueries(terms)
+    ranking = SearchQuery(any_term, search_type="raw", config="english")
     matching = ranking
     if at_least_two:
-        pairs = combinations(quoted[:_MAX_PAIR_TERMS], 2)
-        matching = SearchQuery(
-            " | ".join(f"({a} & {b})" for a, b in pairs), search_type="raw", config="english"
-        )
+        matching = SearchQuery(pairs, search_type="raw", config="english")
     # Drafts have no chunks (unpublishing removes them), so the cap can ignore visibility:
     # only articles scheduled for later are filtered out, in the outer query.
     capped = Chunk.objects.filter(search_vector=matching).order_by().values("pk")
@@ -260,23 +255,27 @@ def chunk_text_candidates(*, query: str, k: int, vector: list[float] | None = No
     terms = query_terms(query)
     if not terms:
         return []
-    # Terms are quoted (and only ever letters and digits), so a visitor cannot inject
-    # tsquery operators.
-    quoted = [f"'{term}'" for term in terms]
-    pairs = None
-    if len(terms) > 1:
-        pairs = " | ".join(f"({a} & {b})" for a, b in combinations(quoted[:_MAX_PAIR_TERMS], 2))
+    any_term, pairs = _tsqueries(terms)
     two, more = search_sql.text_rows(
         vector=vector,
         k=k,
-        ranking=" | ".join(quoted),
-        pairs=pairs,
+        ranking=any_term,
+        pairs=pairs if len(terms) > 1 else None,
         lexical=" ".join(terms),  # the query's lexemes are those of query_lexemes(...)
     )
     if len(two) >= k:
         return two
     merged = {row["id"]: row for row in [*more, *two]}
     return sorted(merged.values(), key=lambda row: (-row["rank"], row["id"]))[:k]
+
+
+def _tsqueries(terms: list[str]) -> tuple[str, str]:
+    """Raw tsqueries for any one of the terms, and for any two of the first _MAX_PAIR_TERMS."""
+    # Terms are quoted (and only ever letters and digits), so a visitor cannot inject
+    # tsquery operators.
+    quoted = [f"'{term}'" for term in terms]
+    pairs = combinations(quoted[:_MAX_PAIR_TERMS], 2)
+    return " | ".join(quoted), " | ".join(f"({a} & {b})" for a, b in pairs)
 
 
 def _fuse(lists: list[_Ranked], prepared: _Query) -> list["_Candidate"]:
