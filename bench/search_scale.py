@@ -271,6 +271,7 @@ def main() -> int:
     args, _ = parser.parse_known_args()  # run_all.py passes its own flags to every bench
     if args.quick:
         args.chunks, args.queries = 20_000, 50
+    load_start = os.getloadavg()[0]
     django_start()
     from django.conf import settings
 
@@ -292,6 +293,13 @@ def main() -> int:
         if ef == settings.SEARCH_EF_SEARCH:
             configured = f"{value:.3f}"
 
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        # The 100k index and table (~400 MB) exceed the default 128 MB: pages come from the OS
+        # cache on most queries, which weighs on every figure below (docs/benchmarks.md).
+        cursor.execute("SHOW shared_buffers")
+        shared_buffers = cursor.fetchone()[0]
     ms = lambda values, p: f"{percentile(values, p) * 1000:.2f}"  # noqa: E731
     print(
         table(
@@ -300,8 +308,12 @@ def main() -> int:
                 [f"chunks ({ARTICLES:,} articles, 5% drafts)", f"{args.chunks:,}", ""],
                 ["COPY load (articles + chunks, no indexes)", f"{load_seconds:.1f} s", ""],
                 [
-                    "HNSW build (m=16, ef_construction=64)",
-                    f"{builds['chunk_embedding_hnsw']:.1f} s",
+                    "HNSW build (m=16, ef_construction=64): all / en / zh",
+                    " / ".join(
+                        f"{builds[f'chunk_embedding_hnsw{suffix}']:.1f}"
+                        for suffix in ("", "_en", "_zh")
+                    )
+                    + " s",
                     "",
                 ],
                 ["GIN build (tsvector)", f"{builds['chunk_search_vector_gin']:.1f} s", ""],
@@ -340,8 +352,9 @@ def main() -> int:
     print(table(["hnsw.ef_search", "recall@10", "vector top-10 mean ms"], recall_rows))
     print(
         f"\n{len(workload)} queries (4 words + a vector near a topic centre), timed after 20 "
-        f"warm-up; recall over the first 100. Load average at the end "
-        f"{os.getloadavg()[0]:.1f}. {machine_note()}."
+        f"warm-up; recall over the first 100. Load average at the start "
+        f"{load_start:.1f}, at the end {os.getloadavg()[0]:.1f}; shared_buffers "
+        f"{shared_buffers}. {machine_note()}."
     )
     return 0
 

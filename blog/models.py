@@ -129,6 +129,22 @@ class Chunk(models.Model):
                 ef_construction=64,
                 opclasses=["vector_cosine_ops"],
             ),
+            # One graph per article language (blog.chunking.language_detect gives "en" or
+            # "zh"), for the per-language candidate lists of blog.search. On the shared graph
+            # a filter on the minority language made the scan walk past four chunks of the
+            # other language for each one it kept; on its own graph it does not
+            # (docs/benchmarks.md, search at scale).
+            *(
+                HnswIndex(
+                    name=f"chunk_embedding_hnsw_{language}",
+                    fields=["embedding"],
+                    m=16,
+                    ef_construction=64,
+                    opclasses=["vector_cosine_ops"],
+                    condition=models.Q(language=language),
+                )
+                for language in ("en", "zh")
+            ),
             GinIndex(name="chunk_search_vector_gin", fields=["search_vector"]),
         ]
 

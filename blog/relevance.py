@@ -21,7 +21,6 @@ from __future__ import annotations
 import math
 import re
 import threading
-import time
 from dataclasses import dataclass
 
 from django.db import connection
@@ -29,7 +28,13 @@ from django.db import connection
 _CJK = re.compile(r"^[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]{2}$")
 CJK_KNOWN_WEIGHT = 0.25  # see weighted_terms; chosen on the tuning half
 _CJK_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-VOCABULARY_TTL = 300.0  # seconds; the vocabulary is also rebuilt when new chunks appear
+# What changes when chunks change: a reindex writes new rows (the newest id moves), unpublishing
+# deletes rows (the table's delete counter moves once the deleting session reports its
+# statistics, within seconds). Reading both costs a few microseconds; a rebuild (ts_stat over
+# every chunk) takes about a second at 100k chunks, so it happens only when one of them moved.
+_CHANGE_KEY = (
+    "SELECT (SELECT max(id) FROM blog_chunk), pg_stat_get_tuples_deleted('blog_chunk'::regclass)"
+)
 
 # Fitted on the tuning half (bench/_relevance_fit.py); see the README's retrieval section.
 WEIGHTS = {"bias": -33.49, "similarity": 27.59, "coverage": 3.31, "known": 9.27, "cross": 2.58}
@@ -61,13 +66,12 @@ class Vocabulary:
     """Document frequency of every lexeme in the index, cached per process.
 
     Built with PostgreSQL's ts_stat over the full-text column (one scan), rebuilt when the
-    newest chunk id changes (any reindex writes new rows) or after VOCABULARY_TTL.
+    newest chunk id or the count of deleted chunks changes (see _CHANGE_KEY).
     """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._key: tuple | None = None
-        self._built = 0.0
         self.frequency: dict[str, int] = {}
         self.chunks = 0
         self.languages: tuple[str, ...] = ()
@@ -79,10 +83,10 @@ class Vocabulary:
 
     def current(self) -> Vocabulary:
         with connection.cursor() as cursor:
-            cursor.execute("SELECT max(id) FROM blog_chunk")
-            key = (connection.alias, cursor.fetchone()[0])
+            cursor.execute(_CHANGE_KEY)
+            key = (connection.alias, *cursor.fetchone())
         with self._lock:
-            if key != self._key or time.monotonic() - self._built > VOCABULARY_TTL:
+            if key != self._key:
                 self._build(key)
         return self
 
@@ -95,7 +99,7 @@ class Vocabulary:
             cursor.execute("SELECT DISTINCT language FROM blog_chunk ORDER BY 1")
             languages = tuple(row[0] for row in cursor.fetchall())
         self.frequency, self.chunks, self.languages = frequency, chunks, languages
-        self._key, self._built = key, time.monotonic()
+        self._key = key
 
     def idf(self, lexeme: str) -> float:
         """Smoothed inverse document frequency; a lexeme the blog never uses gets the most."""

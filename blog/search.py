@@ -16,11 +16,10 @@ from django.conf import settings
 from django.contrib.postgres.search import SearchQuery, SearchRank
 from django.db import connection, transaction
 from django.db.models import F, QuerySet
-from django.db.models.expressions import RawSQL
 from django.urls import reverse
 from pgvector.django import CosineDistance
 
-from blog import parallel
+from blog import parallel, search_sql
 from blog.chunking import query_terms
 from blog.embeddings import Embedder, embedder_get, embedding_dimensions_check
 from blog.models import Chunk, published_q
@@ -39,15 +38,6 @@ EXCERPT_MAX_CHARS = 600
 MAX_LIMIT = 50
 _PUBLISHED = published_q("article__")
 _SENTENCE_END = re.compile(r"[.!?。！？](?=\s|$)|[。！？]")
-_FIELDS = (
-    "id",
-    "article_id",
-    "article__title",
-    "article__slug",
-    "text",
-    "heading_path",
-    "language",
-)
 # ts_rank (term frequency) divided by 1 + log(length). With OR-queries it ranked better than
 # ts_rank_cd, whose cover density rewards adjacent terms a question rarely repeats
 # (bench/retrieval_quality.py, see the README).
@@ -152,19 +142,20 @@ def _search(
     bar = settings.SEARCH_MIN_RELEVANCE if min_relevance is None else min_relevance
     k = limit * settings.SEARCH_CANDIDATES_FACTOR
     embedded = _query_vector(query=query, embedder=embedder)  # before the transaction: slow
+    pending = None
+    if text and vector and settings.SEARCH_PARALLEL:
+        # Started first: the text half needs neither the vocabulary nor the weights.
+        pending = parallel.submit(chunk_text_candidates, query=query, k=k, vector=embedded)
     with transaction.atomic():
         prepared = _prepare(query, embedded)
-        pending = None
-        if text and vector and settings.SEARCH_PARALLEL:
-            pending = parallel.submit(chunk_text_candidates, query=query, k=k, evidence=prepared)
         lists = _vector_lists(prepared, k=k) if vector else []
-        if text:
-            rows = (
-                pending.result()
-                if pending
-                else chunk_text_candidates(query=query, k=k, evidence=prepared)
-            )
-            lists.append((rows, _text_sees(prepared)))
+    if text:
+        rows = (
+            pending.result()
+            if pending
+            else chunk_text_candidates(query=query, k=k, vector=embedded)
+        )
+        lists.append((rows, _text_sees(prepared)))
     # The lists choose the candidates; the calibrated relevance orders them (it ranked right
     # articles higher than the fused rank did on the tuning half: MRR 0.841 against 0.817).
     candidates = sorted(_fuse(lists, prepared), key=lambda c: (-c.relevance, -c.score))
@@ -197,52 +188,32 @@ def _vector_lists(prepared: _Query, *, k: int) -> list[_Ranked]:
     """One nearest-chunk list per article language, so one language cannot crowd out the other.
 
     e5-small ranks a Chinese question's English article below Chinese articles on loosely
-    related topics; ranked among English articles only, it comes first or second.
+    related topics; ranked among English articles only, it comes first or second. All lists
+    come from one statement (blog.search_sql).
     """
     languages = prepared.languages if settings.SEARCH_VECTOR_PER_LANGUAGE else ()
     if len(languages) < 2:
         languages = (None,)
-    lists = []
-    for lang in languages:
-        nearest = chunk_nearest(vector=prepared.vector, k=k, language=lang)
-        rows = list(_with_matches(nearest, prepared).values(*_FIELDS, "distance", "matched"))
-        lists.append((rows, None if lang is None else frozenset([lang])))
-    return lists
+    lists = search_sql.vector_lists(
+        vector=prepared.vector, lexemes=list(prepared.weights), k=k, languages=languages
+    )
+    return [
+        (rows, None if lang is None else frozenset([lang]))
+        for rows, lang in zip(lists, languages, strict=True)
+    ]
 
 
 def chunk_nearest(*, vector: list[float], k: int, language: str | None = None) -> QuerySet:
     """Published chunks nearest to `vector` by cosine distance, on the HNSW index.
 
-    Call inside a transaction: the index settings below are `SET LOCAL`.
+    Call inside a transaction: the index settings are `SET LOCAL`.
     """
-    _hnsw_configure(k=k)
+    with connection.cursor() as cursor:
+        search_sql.hnsw_configure(cursor, k=k)
     chunks = Chunk.objects.filter(_PUBLISHED)
     if language is not None:
         chunks = chunks.filter(language=language)
     return chunks.annotate(distance=CosineDistance("embedding", vector)).order_by("distance")[:k]
-
-
-def _with_matches(chunks: QuerySet, prepared: _Query):
-    """Rows with the query lexemes each chunk holds (an array, computed from its tsvector)."""
-    return chunks.annotate(
-        matched=RawSQL(
-            "ARRAY(SELECT lexeme FROM unnest(blog_chunk.search_vector) WHERE lexeme = ANY(%s))",
-            [list(prepared.weights) or [""]],
-        )
-    )
-
-
-def _hnsw_configure(*, k: int) -> None:
-    with connection.cursor() as cursor:
-        # HNSW returns at most ef_search rows, so it must be >= k. Iterative scans (pgvector
-        # 0.8) keep walking the graph when the published-only filter drops rows, so hidden
-        # chunks near the query (an article scheduled for later, or unpublished a moment ago)
-        # cannot leave the list short; strict_order keeps the exact distance order.
-        cursor.execute(
-            "SELECT set_config('hnsw.ef_search', %s, true), "
-            "set_config('hnsw.iterative_scan', 'strict_order', true)",
-            [str(max(settings.SEARCH_EF_SEARCH, k))],
-        )
 
 
 def _query_vector(*, query: str, embedder: Embedder | None) -> list[float]:
@@ -258,16 +229,11 @@ def chunk_matching(*, terms: list[str], k: int, at_least_two: bool = False) -> Q
     them. At most SEARCH_TEXT_MAX_MATCHES matches are ranked: ts_rank reads every match, and
     a word common to a large corpus would otherwise make each query rank thousands of rows.
     """
-    # Terms are quoted (and only ever letters and digits), so a visitor cannot inject
-    # tsquery operators.
-    quoted = [f"'{term}'" for term in terms]
-    ranking = SearchQuery(" | ".join(quoted), search_type="raw", config="english")
+    any_term, pairs = _tsqueries(terms)
+    ranking = SearchQuery(any_term, search_type="raw", config="english")
     matching = ranking
     if at_least_two:
-        pairs = combinations(quoted[:_MAX_PAIR_TERMS], 2)
-        matching = SearchQuery(
-            " | ".join(f"({a} & {b})" for a, b in pairs), search_type="raw", config="english"
-        )
+        matching = SearchQuery(pairs, search_type="raw", config="english")
     # Drafts have no chunks (unpublishing removes them), so the cap can ignore visibility:
     # only articles scheduled for later are filtered out, in the outer query.
     capped = Chunk.objects.filter(search_vector=matching).order_by().values("pk")
@@ -277,33 +243,39 @@ def chunk_matching(*, terms: list[str], k: int, at_least_two: bool = False) -> Q
     ).order_by("-rank", "id")[:k]
 
 
-def chunk_text_candidates(*, query: str, k: int, evidence: _Query | None = None) -> list[dict]:
+def chunk_text_candidates(*, query: str, k: int, vector: list[float] | None = None) -> list[dict]:
     """The `k` best full-text chunks for a query: OR semantics, two-term matches first.
 
     A question rarely repeats all of an article's words, so any term may match. The rank
     puts chunks with several terms first anyway, so they are fetched on their own first;
-    single-term matches are ranked only when those are fewer than `k`.
+    single-term matches are ranked only when those are fewer than `k` (both in one
+    statement, see blog.search_sql). The rows are those `chunk_matching` selects; with
+    `vector`, each carries its cosine distance and the query lexemes it holds (evidence).
     """
     terms = query_terms(query)
     if not terms:
         return []
+    any_term, pairs = _tsqueries(terms)
+    two, more = search_sql.text_rows(
+        vector=vector,
+        k=k,
+        ranking=any_term,
+        pairs=pairs if len(terms) > 1 else None,
+        lexical=" ".join(terms),  # the query's lexemes are those of query_lexemes(...)
+    )
+    if len(two) >= k:
+        return two
+    merged = {row["id"]: row for row in [*more, *two]}
+    return sorted(merged.values(), key=lambda row: (-row["rank"], row["id"]))[:k]
 
-    def fetch(matching: QuerySet):
-        if evidence is None:
-            return matching.values(*_FIELDS, "rank")
-        with_distance = matching.annotate(distance=CosineDistance("embedding", evidence.vector))
-        return _with_matches(with_distance, evidence).values(
-            *_FIELDS, "rank", "distance", "matched"
-        )
 
-    rows: list[dict] = []
-    if len(terms) > 1:
-        rows = list(fetch(chunk_matching(terms=terms, k=k, at_least_two=True)))
-    if len(rows) < k:
-        more = fetch(chunk_matching(terms=terms, k=k))
-        merged = {row["id"]: row for row in [*more, *rows]}
-        rows = sorted(merged.values(), key=lambda row: (-row["rank"], row["id"]))[:k]
-    return rows
+def _tsqueries(terms: list[str]) -> tuple[str, str]:
+    """Raw tsqueries for any one of the terms, and for any two of the first _MAX_PAIR_TERMS."""
+    # Terms are quoted (and only ever letters and digits), so a visitor cannot inject
+    # tsquery operators.
+    quoted = [f"'{term}'" for term in terms]
+    pairs = combinations(quoted[:_MAX_PAIR_TERMS], 2)
+    return " | ".join(quoted), " | ".join(f"({a} & {b})" for a, b in pairs)
 
 
 def _fuse(lists: list[_Ranked], prepared: _Query) -> list["_Candidate"]:

@@ -1,0 +1,196 @@
+"""The search's candidate lists, each fetched in one SQL statement with the vector sent in binary.
+
+blog.search used to build these lists with the ORM: four to six querysets per search, each
+compiled anew (about a millisecond apiece) and carrying the 384-float query vector as a text
+literal. At 100k chunks that Python and text work cost more than the index scans themselves
+(docs/benchmarks.md, "Search at scale"). Here each half of a search is one fixed statement:
+
+- the vector half: one nearest-chunk list per article language, `UNION ALL`-ed, each on the
+  HNSW index (a partial index per language, see blog.models);
+- the text half: the chunks holding two or more query terms, and only when those are fewer
+  than `k` the chunks holding any one of them (a one-time filter skips that scan otherwise).
+
+The rows are the dicts blog.search fuses (same keys as its former `.values(...)` rows), so
+fusion, evidence and relevance are untouched. The published rule is compiled from
+`published_q`, not written again.
+"""
+
+from __future__ import annotations
+
+import weakref
+from functools import cache
+
+import psycopg
+from django.conf import settings
+from django.db import connection
+from pgvector import Vector
+from pgvector.psycopg.vector import register_vector_info
+from psycopg.rows import dict_row
+from psycopg.types import TypeInfo
+
+from blog.models import Article, published_q
+
+_COLUMNS_TEMPLATE = """
+    blog_chunk.id, blog_chunk.article_id, blog_article.title AS "article__title",
+    blog_article.slug AS "article__slug", blog_chunk.text, blog_chunk.heading_path,
+    blog_chunk.language, {distance} AS distance,
+    ARRAY(SELECT lexeme FROM unnest(blog_chunk.search_vector)
+          WHERE lexeme = ANY({lexemes})) AS matched"""
+_DISTANCE = "blog_chunk.embedding <=> %(vector)b"
+_COLUMNS = _COLUMNS_TEMPLATE.format(distance=_DISTANCE, lexemes="%(lexemes)s")
+# An uncorrelated subquery: PostgreSQL computes it once per statement (an InitPlan).
+_LEXEMES_OF_LEXICAL = "ARRAY(SELECT lexeme FROM unnest(to_tsvector('english', %(lexical)s)))"
+_FROM = "blog_chunk JOIN blog_article ON blog_article.id = blog_chunk.article_id"
+# ts_rank normalization 1: rank / (1 + log(length)); see blog.search._RANK_NORMALIZATION.
+# The cap applies before visibility: drafts have no chunks, so only articles scheduled for
+# later are dropped after it (as in blog.search.chunk_matching). The capped rows are ranked
+# where they are, not looked up again by id.
+_TEXT_LIST = """
+    SELECT {columns},
+           ts_rank(blog_chunk.search_vector, to_tsquery('english', %(ranking)s), 1) AS rank
+    FROM (SELECT * FROM blog_chunk
+          WHERE search_vector @@ to_tsquery('english', %({matching})s) LIMIT %(cap)s) AS blog_chunk
+    JOIN blog_article ON blog_article.id = blog_chunk.article_id
+    WHERE {published}
+    ORDER BY rank DESC, blog_chunk.id LIMIT %(k)s"""
+_vector_types: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def vector_lists(
+    *, vector: list[float], lexemes: list[str], k: int, languages: tuple[str | None, ...]
+) -> list[list[dict]]:
+    """The `k` published chunks nearest to `vector` for each language (None: any language).
+
+    Call inside a transaction: the HNSW settings are `SET LOCAL`.
+    """
+    sql, params = vector_statement(vector=vector, lexemes=lexemes, k=k, languages=languages)
+    with search_cursor() as cursor:
+        hnsw_configure(cursor, k=k)
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+    # UNION ALL appends each list in turn, each in its own distance order.
+    lists: list[list[dict]] = [[] for _ in languages]
+    for row in rows:
+        lists[row.pop("list")].append(row)
+    return lists
+
+
+def vector_statement(
+    *, vector: list[float], lexemes: list[str], k: int, languages: tuple[str | None, ...]
+) -> tuple[str, dict]:
+    """The SQL and parameters of `vector_lists`: one `LIMIT k` nearest-first query per list.
+
+    A list of one language is planned on that language's partial HNSW index (the statement
+    is planned with its values, so `language = 'zh'` matches the index's predicate).
+    """
+    parts = []
+    params = {"vector": Vector(vector), "lexemes": lexemes or [""], "k": k}
+    for i, language in enumerate(languages):
+        same_language = "TRUE"
+        if language is not None:
+            params[f"language{i}"] = language
+            same_language = f"blog_chunk.language = %(language{i})s"
+        parts.append(
+            # Only constants and placeholder names are formatted in; values are bound.
+            f"(SELECT {i} AS list, {_COLUMNS} FROM {_FROM} "  # noqa: S608
+            f"WHERE {_published_sql()} AND {same_language} "
+            f"ORDER BY blog_chunk.embedding <=> %(vector)b LIMIT %(k)s)"
+        )
+    return " UNION ALL ".join(parts), params | _published_params()
+
+
+def text_rows(
+    *,
+    vector: list[float] | None,
+    k: int,
+    ranking: str,
+    pairs: str | None,
+    lexical: str = "",
+) -> tuple[list[dict], list[dict]]:
+    """Chunks matching the `pairs` tsquery, and (only if those are fewer than `k`) `ranking`.
+
+    Both are ranked by `ranking` (every term OR-ed) and capped at SEARCH_TEXT_MAX_MATCHES
+    matches before ranking. `matched` holds each chunk's lexemes among those of `lexical`
+    (computed here, so this half need not wait for the query's weights). Returns
+    (two-term rows, any-term rows).
+    """
+    params = {
+        "lexical": lexical,
+        "k": k,
+        "ranking": ranking,
+        "pairs": pairs,
+        "cap": settings.SEARCH_TEXT_MAX_MATCHES,
+    } | _published_params()
+    text_columns = _COLUMNS_TEMPLATE.format(
+        distance="NULL::float8" if vector is None else _DISTANCE, lexemes=_LEXEMES_OF_LEXICAL
+    )
+    columns = {"columns": text_columns, "published": _published_sql()}
+    if vector is not None:  # no vector: no evidence wanted, no distance to compute
+        params["vector"] = Vector(vector)
+    any_term = _TEXT_LIST.format(matching="ranking", **columns)
+    if pairs is None:
+        sql = f"SELECT 1 AS list, * FROM ({any_term}) AS one"  # noqa: S608 (constants only)
+    else:
+        two_terms = _TEXT_LIST.format(matching="pairs", **columns)
+        sql = (
+            f"WITH two AS MATERIALIZED ({two_terms}) "  # noqa: S608 (constants only)
+            "SELECT 0 AS list, * FROM two UNION ALL "
+            f"SELECT 1 AS list, * FROM ({any_term}) AS one "
+            "WHERE (SELECT count(*) FROM two) < %(k)s"
+        )
+    with search_cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+    lists: tuple[list[dict], list[dict]] = ([], [])
+    for row in rows:
+        lists[row.pop("list")].append(row)
+    return lists
+
+
+def hnsw_configure(cursor, *, k: int) -> None:
+    """`SET LOCAL` the HNSW scan: ef_search >= k, and iterative scans in strict order.
+
+    HNSW returns at most ef_search rows, so it must be >= k. Iterative scans (pgvector 0.8)
+    keep walking the graph when the published-only filter drops rows, so hidden chunks near
+    the query cannot leave the list short; strict_order keeps the exact distance order.
+    """
+    cursor.execute(
+        "SELECT set_config('hnsw.ef_search', %s, true), "
+        "set_config('hnsw.iterative_scan', 'strict_order', true)",
+        [str(max(settings.SEARCH_EF_SEARCH, k))],
+    )
+
+
+def search_cursor() -> psycopg.Cursor:
+    """A server-side-binding cursor on this thread's Django connection, vectors in binary.
+
+    Django's own cursors bind client-side, so a vector went as 4 KB of text to format and
+    parse; bound here it goes as 1.5 KB of floats. The statement is still planned with the
+    actual values (unnamed statements get a custom plan), so the partial indexes apply.
+    """
+    connection.ensure_connection()
+    raw = connection.connection
+    cursor = psycopg.Cursor(raw, row_factory=dict_row)
+    info = _vector_types.get(raw)
+    if info is None:
+        info = _vector_types[raw] = TypeInfo.fetch(raw, "vector")
+    register_vector_info(cursor, info)  # this cursor only: Django's own cursors keep text
+    return cursor
+
+
+@cache
+def _published_compiled() -> tuple[str, tuple]:
+    query = Article.objects.filter(published_q()).query
+    compiler = query.get_compiler(connection=connection)
+    sql, params = compiler.compile(query.where)
+    return sql, tuple(params)
+
+
+def _published_sql() -> str:
+    """`published_q` as SQL on `blog_article`, its parameters named (see _published_params)."""
+    sql, params = _published_compiled()
+    return sql % tuple(f"%(published{i})s" for i in range(len(params)))
+
+
+def _published_params() -> dict:
+    return {f"published{i}": str(value) for i, value in enumerate(_published_compiled()[1])}

@@ -1,0 +1,133 @@
+import datetime as dt
+
+import pytest
+from django.db import connection, transaction
+from django.utils import timezone
+
+from blog import search_sql
+from blog.models import Chunk
+from blog.search import chunk_nearest
+from tests.blog.test_search import unit
+
+pytestmark = pytest.mark.django_db
+
+
+def ids(rows: list[dict]) -> list[int]:
+    return [row["id"] for row in rows]
+
+
+def test_one_statement_gives_each_language_its_own_nearest_list(make_article, add_chunk):
+    near_en = add_chunk(make_article(title="Near en"), "one", unit((0, 1.0)))
+    far_en = add_chunk(make_article(title="Far en"), "two", unit((0, 0.5), (1, 0.5)))
+    far_zh = add_chunk(make_article(title="Far zh"), "three", unit((0, 0.2), (1, 0.8)))
+    near_zh = add_chunk(make_article(title="Near zh"), "four", unit((0, 0.9), (1, 0.1)))
+    Chunk.objects.filter(pk__in=[far_zh.pk, near_zh.pk]).update(language="zh")
+    Chunk.objects.filter(pk__in=[near_en.pk, far_en.pk]).update(language="en")
+    query = unit((0, 1.0))
+
+    with transaction.atomic():
+        en, zh, any_language = search_sql.vector_lists(
+            vector=query, lexemes=[], k=10, languages=("en", "zh", None)
+        )
+        orm = {
+            lang: ids(chunk_nearest(vector=query, k=10, language=lang).values("id"))
+            for lang in ("en", "zh", None)
+        }
+
+    assert ids(en) == [near_en.pk, far_en.pk] == orm["en"]
+    assert ids(zh) == [near_zh.pk, far_zh.pk] == orm["zh"]
+    assert ids(any_language) == [near_en.pk, near_zh.pk, far_en.pk, far_zh.pk] == orm[None]
+    assert en[0]["distance"] == pytest.approx(0.0, abs=1e-6)
+    assert en[0]["article__title"] == "Near en"
+
+
+def test_the_rows_carry_the_query_lexemes_each_chunk_holds(make_article, add_chunk):
+    chunk = add_chunk(make_article(title="Kites"), "Flying kites in strong wind.", unit((0, 1.0)))
+
+    with transaction.atomic():
+        (rows,) = search_sql.vector_lists(
+            vector=unit((0, 1.0)), lexemes=["kite", "wind", "rain"], k=5, languages=(None,)
+        )
+    two, more = search_sql.text_rows(
+        vector=unit((0, 1.0)), k=5, ranking="'kite' | 'rain'", pairs=None, lexical="kites rain"
+    )
+
+    assert ids(rows) == [chunk.pk] and sorted(rows[0]["matched"]) == ["kite", "wind"]
+    assert two == [] and ids(more) == [chunk.pk]
+    assert more[0]["matched"] == ["kite"]  # the lexemes of "kites rain" that it holds
+    assert more[0]["distance"] == pytest.approx(0.0, abs=1e-6)
+
+
+def test_single_term_matches_are_only_ranked_when_pairs_leave_room(make_article, add_chunk):
+    pair = add_chunk(make_article(title="Pair"), "Ballast and a mooring mast.", unit((0, 1.0)))
+    single = add_chunk(make_article(title="Single"), "Ballast only.", unit((1, 1.0)))
+    ask = {"vector": None, "ranking": "'ballast' | 'moor'", "pairs": "('ballast' & 'moor')"}
+
+    two_full, more_skipped = search_sql.text_rows(k=1, **ask)
+    two, more = search_sql.text_rows(k=5, **ask)
+
+    assert ids(two_full) == [pair.pk] and more_skipped == []
+    assert ids(two) == [pair.pk] and ids(more) == [pair.pk, single.pk]
+    assert two[0]["distance"] is None  # no vector: no evidence computed
+
+
+def test_the_published_rule_holds_in_both_statements(make_article, add_chunk):
+    later = make_article(title="Later", published_at=timezone.now() + dt.timedelta(days=1))
+    draft = make_article(title="Draft", status="draft")
+    for article in (later, draft):
+        add_chunk(article, "Ballast and a mooring mast.", unit((0, 1.0)))
+
+    with transaction.atomic():
+        (nearest,) = search_sql.vector_lists(
+            vector=unit((0, 1.0)), lexemes=[], k=5, languages=(None,)
+        )
+    two, more = search_sql.text_rows(
+        vector=None, k=5, ranking="'ballast' | 'moor'", pairs="('ballast' & 'moor')"
+    )
+
+    assert nearest == [] and two == [] and more == []
+
+
+def test_the_binary_vector_adapter_stays_on_the_search_cursor(make_article, add_chunk):
+    chunk = add_chunk(make_article(title="A"), "text", unit((0, 1.0)))
+
+    with transaction.atomic():
+        search_sql.vector_lists(vector=unit((0, 1.0)), lexemes=[], k=5, languages=(None,))
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT embedding FROM blog_chunk WHERE id = %s", [chunk.pk])
+        raw = cursor.fetchone()[0]
+
+    # Django's own cursors still read vectors as text, as pgvector.django expects.
+    assert isinstance(raw, str) and raw.startswith("[1")
+    assert list(Chunk.objects.get(pk=chunk.pk).embedding[:2]) == [1.0, 0.0]
+
+
+def test_each_language_list_is_planned_on_its_own_partial_hnsw_index(make_article):
+    articles = [make_article(title=f"Article {n}") for n in range(10)]
+    Chunk.objects.bulk_create(
+        Chunk(
+            article=articles[i % 10],
+            ordinal=i,
+            text="text",
+            lexical="text",
+            embedding=unit((i % 384, 1.0), ((i * 7 + 1) % 384, 0.5)),
+            language="zh" if i % 5 == 0 else "en",
+            embedding_model="hand-made",
+            content_hash=str(i),
+        )
+        for i in range(500)
+    )
+    sql, params = search_sql.vector_statement(
+        vector=unit((0, 1.0)), lexemes=[], k=10, languages=("en", "zh", None)
+    )
+    with transaction.atomic(), search_sql.search_cursor() as cursor:
+        cursor.execute("ANALYZE blog_chunk")
+        # On a table this small an exact sort is cheaper and the planner rightly prefers it.
+        cursor.execute("SET LOCAL enable_seqscan = off")
+        cursor.execute("SET LOCAL enable_sort = off")
+        cursor.execute("EXPLAIN " + sql, params)
+        plan = "\n".join(row["QUERY PLAN"] for row in cursor.fetchall())
+
+    assert "Index Scan using chunk_embedding_hnsw_en on blog_chunk" in plan
+    assert "Index Scan using chunk_embedding_hnsw_zh on blog_chunk" in plan
+    assert "Index Scan using chunk_embedding_hnsw on blog_chunk" in plan  # any language
