@@ -26,12 +26,14 @@ TERMINAL = {"done", "error"}
 
 @router.post(
     "/chat",
-    response={200: None, 403: ErrorOut},
+    response={200: None, 403: ErrorOut, 503: ErrorOut},
     summary="Ask the assistant (Server-Sent Events)",
     description=(
         "Runs one turn and streams the chat protocol's events as `text/event-stream`: "
         "`start`, `text`, `tool_start`, `tool_end`, `citation`, then `done` or `error`. "
-        "Only `application/json` from the site's own origin (or DJANGO_CHAT_ALLOWED_ORIGINS)."
+        "Only `application/json` from the site's own origin (or DJANGO_CHAT_ALLOWED_ORIGINS). "
+        "503 before any event: this worker is shutting down; ask again (behind the proxy, "
+        "nginx already does, on another worker)."
     ),
 )
 async def chat(request: HttpRequest, payload: ChatIn) -> HttpResponse:
@@ -42,6 +44,10 @@ async def chat(request: HttpRequest, payload: ChatIn) -> HttpResponse:
         ),
         client_ip=_client_ip(request),
     )
+    if runner.closing:
+        # Nothing has started: a plain 503, which nginx retries on a live worker (a request on
+        # a kept-alive connection to this draining one still reaches it after its socket closed).
+        return Status(503, {"detail": "This server is restarting. Please ask again."})
     stream = (
         _feedback_stream(payload, visitor)
         if payload.type == "feedback"

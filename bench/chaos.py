@@ -46,23 +46,44 @@ class Outcome:
 
 
 async def one_stream(client, number: int, outcome: Outcome) -> None:
+    """One visitor's stream, with how it ended (`ending_of`)."""
     import httpx
 
-    ending = "cut"
+    seen: list[dict] = []
+    status = failure = None
     try:
         body = {"content": f"chaos question {number}"}
         async with client.stream("POST", "/api/chat", json=body) as reply:
+            status = reply.status_code
             async for line in reply.aiter_lines():
-                if not line.startswith("data: "):
-                    continue
-                event = json.loads(line.removeprefix("data: "))
-                if event["type"] == "start":
-                    outcome.started.add((event["conversation_id"], event["turn"]))
-                elif event["type"] in ("done", "error"):
-                    ending = event["type"] if event["type"] == "done" else event["code"]
-    except httpx.HTTPError:
-        pass
-    outcome.end(ending)
+                if line.startswith("data: "):
+                    seen.append(json.loads(line.removeprefix("data: ")))
+                    if seen[-1]["type"] == "start":
+                        outcome.started.add((seen[-1]["conversation_id"], seen[-1]["turn"]))
+    except httpx.HTTPError as exc:
+        failure = exc
+    outcome.end(ending_of(status, seen, failure))
+
+
+def ending_of(status: int | None, seen: list[dict], failure: Exception | None) -> str:
+    """How a stream ended, from the visitor's side: a terminal event (`done`, `error <code>`),
+    an HTTP error from nginx (`http 502`: no web process took it), no connection to nginx at
+    all (`refused by proxy`), or a connection closed without a terminal event, before or after
+    `start` (the silent cuts this bench exists to find)."""
+    import httpx
+
+    if status is None:
+        return "refused by proxy" if isinstance(failure, httpx.ConnectError) else "no reply"
+    if status != 200:
+        return f"http {status}"
+    last = seen[-1] if seen else {}
+    if last.get("type") == "done":
+        return "done"
+    if last.get("type") == "error":
+        where = "" if any(e["type"] == "start" for e in seen) else " before start"
+        return f"error {last['code']}{where}"
+    started = any(e["type"] == "start" for e in seen)
+    return "closed after start" if started else "closed before start"
 
 
 async def streams(url: str, count: int, fault, delay: float = 1.0) -> Outcome:
