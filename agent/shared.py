@@ -86,6 +86,10 @@ class Acquired(IntEnum):
     SESSION_FULL = 3  # the session runs AGENT_TURNS_PER_SESSION turns already
 
 
+POOL_SIZE = 100  # Redis connections per worker (redis-py's default)
+POOL_WAIT_SECONDS = 10.0
+
+
 class RedisState:
     """The shared state on Redis: every operation one script call."""
 
@@ -103,7 +107,12 @@ class RedisState:
         loop = asyncio.get_running_loop()
         connection = self._clients.get(loop)
         if connection is None:
-            connection = self._clients[loop] = (redis.from_url(self.url), {})
+            # A blocking pool: a burst of turns (a worker taking over a dead one's visitors)
+            # waits a moment for a connection instead of failing past the pool's size.
+            pool = redis.BlockingConnectionPool.from_url(
+                self.url, max_connections=POOL_SIZE, timeout=POOL_WAIT_SECONDS
+            )
+            connection = self._clients[loop] = (redis.Redis(connection_pool=pool), {})
         return connection
 
     async def _eval(self, script: str, keys: list[str], args: list) -> int:
