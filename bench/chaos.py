@@ -163,6 +163,12 @@ def main() -> None:
         ScriptedOpenAIServer(script_for=lambda _: text_response(PIECES, delay=0.05)) as model,
     ):
         os.environ["CHAOS_PGDATA"] = str(Path(_pgdata_from(database_url)))
+        # A burst of 200 new visitors opens about one PostgreSQL connection each on a web
+        # process (Django runs each request's sync code in a thread of its own, whose
+        # connection outlives it for DB_CONN_MAX_AGE): with the default 100, a restarted web
+        # process cannot connect. Noted in docs/benchmarks.md; here the bench needs room.
+        sql(database_url, "ALTER SYSTEM SET max_connections = 500")
+        postgres_restart(database_url)
         _django(database_url)
         tmp = Path(tempfile.mkdtemp(prefix="docent-chaos-"))
         extra = {
