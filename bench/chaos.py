@@ -5,10 +5,11 @@ or SIGTERM.
     .venv/bin/python bench/chaos.py --quick    # 20 streams, to check it runs
 
 Each scenario starts its streams (SSE through nginx, answers from the scripted model server),
-causes its fault a second in, lets the clients finish, restarts what it broke, waits for the
-saves (and the spool) and runs the recovery pass. Then it checks, from the database, that every
-turn the servers started (the conversations' `turns_started`) is a row, that none is still
-`running`, that every turn a client saw start is there, and that no spool holds anything.
+causes its fault once half of them are answering, lets the clients finish, restarts what it
+broke, waits for the saves (and the spool) and runs the recovery pass. Then it checks, from the
+database, that every turn the servers started (the conversations' `turns_started`) is a row,
+that none is still `running`, that every turn a client saw start is there, and that no spool
+holds anything. Every stream's ending is classified from the visitor's side (`ending_of`).
 """
 
 from __future__ import annotations
@@ -86,7 +87,7 @@ def ending_of(status: int | None, seen: list[dict], failure: Exception | None) -
     return "closed after start" if started else "closed before start"
 
 
-async def streams(url: str, count: int, fault, delay: float = 1.0) -> Outcome:
+async def streams(url: str, count: int, fault) -> Outcome:
     import httpx
 
     outcome = Outcome()
@@ -97,7 +98,10 @@ async def streams(url: str, count: int, fault, delay: float = 1.0) -> Outcome:
         # A new cookie jar per visitor would be truer, but one session is enough here: the
         # per-session limits are raised for the bench.
         tasks = [asyncio.create_task(one_stream(client, n, outcome)) for n in range(count)]
-        await asyncio.sleep(delay)
+        # The fault comes once half the streams are answering (mid-stream on both workers),
+        # not after a fixed time: on a busy machine a second may not even see them connect.
+        while len(outcome.started) < count // 2 and not all(t.done() for t in tasks):
+            await asyncio.sleep(0.05)
         await asyncio.to_thread(fault)
         await asyncio.gather(*tasks)
     return outcome
