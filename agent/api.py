@@ -1,11 +1,13 @@
 """The chat over HTTP: SSE for clients without WebSockets, and the transcript for reloads."""
 
 import asyncio
+import logging
 import uuid
 from collections.abc import AsyncIterator
 
 from channels.db import database_sync_to_async
 from django.conf import settings
+from django.db import DatabaseError
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from ninja import Router, Status
 
@@ -19,6 +21,8 @@ from agent.schemas import ChatIn, ConversationOut, ErrorOut, FeedbackIn, Feedbac
 from agent.services import FEEDBACK_NOT_FOUND
 from agent.visitor_session import session_ensure
 
+logger = logging.getLogger(__name__)
+
 router = Router(tags=["chat"])
 
 TERMINAL = {"done", "error"}
@@ -26,32 +30,50 @@ TERMINAL = {"done", "error"}
 
 @router.post(
     "/chat",
-    response={200: None, 403: ErrorOut},
+    response={200: None, 403: ErrorOut, 503: ErrorOut},
     summary="Ask the assistant (Server-Sent Events)",
     description=(
         "Runs one turn and streams the chat protocol's events as `text/event-stream`: "
         "`start`, `text`, `tool_start`, `tool_end`, `citation`, then `done` or `error`. "
-        "Only `application/json` from the site's own origin (or DJANGO_CHAT_ALLOWED_ORIGINS)."
+        "Only `application/json` from the site's own origin (or DJANGO_CHAT_ALLOWED_ORIGINS). "
+        "503 before any event: this worker is shutting down; ask again (behind the proxy, "
+        "nginx already does, on another worker)."
     ),
 )
 async def chat(request: HttpRequest, payload: ChatIn) -> HttpResponse:
     # Origin and content type were checked before the body was parsed (config/origins.py).
-    visitor = Visitor(
-        session_key=await session_ensure(
+    try:
+        session_key = await session_ensure(
             request.session, request.COOKIES.get(settings.SESSION_COOKIE_NAME)
-        ),
-        client_ip=_client_ip(request),
-    )
+        )
+    except DatabaseError:  # as the WebSocket does: an `error` event, not a bare 500 page
+        logger.exception("the visitor's session could not be saved")
+        request.session.modified = False  # or the session middleware tries again, and 500s
+        failed = events.error(events.INTERNAL, "Something went wrong. Please try again.")
+        return _event_response(_one_event(failed))
+    visitor = Visitor(session_key=session_key, client_ip=_client_ip(request))
+    if runner.closing:
+        # Nothing has started: a plain 503, which nginx retries on a live worker (a request on
+        # a kept-alive connection to this draining one still reaches it after its socket closed).
+        return Status(503, {"detail": "This server is restarting. Please ask again."})
     stream = (
         _feedback_stream(payload, visitor)
         if payload.type == "feedback"
         else _event_stream(payload, visitor)
     )
+    return _event_response(stream)
+
+
+def _event_response(stream: AsyncIterator[bytes]) -> StreamingHttpResponse:
     response = StreamingHttpResponse(stream, content_type="text/event-stream")
     # Streams must not be buffered by proxies (nginx) or cached.
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"
     return response
+
+
+async def _one_event(event: dict) -> AsyncIterator[bytes]:
+    yield events.sse_encode(event)
 
 
 @router.get(

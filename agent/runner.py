@@ -56,14 +56,24 @@ class TurnRunner:
         Raises:
             asyncio.CancelledError: after the partial turn is handed to the saver.
         """
+        # Tracked from the first line, not from `start`: a turn still waiting for its lease or
+        # the database when the drain begins must end with `unavailable` too, not a cut.
+        task = asyncio.current_task()
+        self._active.add(task)
         try:
             await self._run(message, visitor, emit)
         except VisitorGone:
             return  # nobody is left to tell; the turn was saved as cancelled
+        except asyncio.CancelledError:
+            if self.closing:  # the drain ran out: tell the visitor to ask again elsewhere
+                await _emit_quietly(emit, _unavailable())
+            raise
         except Exception:
             # A failure outside the loop (the cache, a bug): the visitor still gets an ending.
             logger.exception("chat turn failed outside the loop")
             await emit(events.error(events.INTERNAL, "Something went wrong. Please try again."))
+        finally:
+            self._active.discard(task)
 
     async def _run(self, message: ChatMessage, visitor: Visitor, emit: Emit) -> None:
         if self.closing:
@@ -149,8 +159,6 @@ class TurnRunner:
         )
         turn = TurnContext(message, visitor, prepared, model, trace_id=seen.trace_id)
         holder: list[TurnResult] = []
-        task = asyncio.current_task()
-        self._active.add(task)
 
         def started(result: TurnResult) -> None:
             holder.append(result)
@@ -176,16 +184,14 @@ class TurnRunner:
             # VisitorGone is a CancelledError: leaving is `cancelled` whichever came first.
             if isinstance(exc, asyncio.CancelledError):
                 result.status = "interrupted" if self.closing else "cancelled"
-                if self.closing:  # the drain ran out: tell the visitor to ask again elsewhere
+                if self.closing:  # `run` sends the `unavailable` event
                     result.error_code = events.UNAVAILABLE
-                    await _emit_quietly(emit, _unavailable())
             else:
                 result.status, result.error_code = "error", events.INTERNAL
                 result.error = result.error or f"{type(exc).__name__}: {exc}"
             self._after(turn, result, lease, seen)
             raise
         finally:
-            self._active.discard(task)
             self.checkpoints.forget(prepared.turn_id)
         self._after(turn, result, lease, seen)
 

@@ -105,6 +105,10 @@ class Acquired(IntEnum):
     SESSION_FULL = 3  # the session runs AGENT_TURNS_PER_SESSION turns already
 
 
+POOL_SIZE = 100  # Redis connections per worker (redis-py's default)
+POOL_WAIT_SECONDS = 10.0
+
+
 class RedisState:
     """The shared state on Redis: every operation one script call."""
 
@@ -122,13 +126,20 @@ class RedisState:
         loop = asyncio.get_running_loop()
         connection = self._clients.get(loop)
         if connection is None:
+            # A blocking pool: a burst of turns (a worker taking over a dead one's visitors)
+            # waits a moment for a connection instead of failing past the pool's size.
             # One DriverInfo for the pool: by default each new connection reads redis-py's
             # version from its package metadata (an email-parser pass), and under a burst of
             # turns the pool grows by hundreds of connections (bench/chat_load.py --profile).
             from redis.driver_info import DriverInfo
 
-            client = redis.from_url(self.url, driver_info=DriverInfo())
-            connection = self._clients[loop] = (client, {})
+            pool = redis.BlockingConnectionPool.from_url(
+                self.url,
+                max_connections=POOL_SIZE,
+                timeout=POOL_WAIT_SECONDS,
+                driver_info=DriverInfo(),
+            )
+            connection = self._clients[loop] = (redis.Redis(connection_pool=pool), {})
         return connection
 
     async def _eval(self, script: str, keys: list[str], args: list) -> int:

@@ -4,6 +4,8 @@ import asyncio
 import logging
 import signal
 
+from daphne.http_protocol import WebRequest
+from daphne.server import Server
 from django.conf import settings
 from twisted.internet import defer, reactor
 
@@ -13,6 +15,40 @@ from docent import startup
 logger = logging.getLogger(__name__)
 
 _worker: list[asyncio.Task] = []
+_servers: list["DrainingServer"] = []
+# How long the drain waits for HTTP requests that had not reached the runner when it began.
+REQUESTS_WAIT_SECONDS = 10.0
+
+
+class DrainingServer(Server):
+    """daphne's server that can close its listening sockets and list its unfinished HTTP
+    requests: what a drain needs so that no visitor's connection is closed without an answer."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.ports: list = []
+        _servers.append(self)
+
+    def listen_success(self, port) -> None:
+        self.ports.append(port)
+        super().listen_success(port)
+
+    def stop_listening(self) -> None:
+        """New connections are refused from now on; the proxy sends them to a live worker
+        (nginx retries a refused connect on the next server, POST included: nothing was sent)."""
+        for port in self.ports:
+            port.stopListening()
+        self.ports.clear()
+
+    def requests_in_flight(self) -> list[asyncio.Future]:
+        """The HTTP requests (not WebSockets) whose application has not finished."""
+        return [
+            details["application_instance"]
+            for protocol, details in list(self.connections.items())
+            if isinstance(protocol, WebRequest)
+            and "application_instance" in details
+            and not details["application_instance"].done()
+        ]
 
 
 def on_startup(*, worker: bool) -> None:
@@ -22,7 +58,8 @@ def on_startup(*, worker: bool) -> None:
 
 
 def on_shutdown_drain() -> None:
-    """On SIGTERM/SIGINT: fail /readyz and refuse turns at once, let running turns finish for
+    """On SIGTERM/SIGINT: close the listening sockets, fail /readyz and refuse turns at once,
+    let running turns finish for
     AGENT_DRAIN_SECONDS, end the rest with `unavailable`, wait for saves, stop the worker;
     only then stop the reactor.
 
@@ -38,6 +75,8 @@ def on_shutdown_drain() -> None:
             return
         state["draining"] = True
         runner.closing = True
+        for server in _servers:
+            server.stop_listening()
         done = defer.Deferred.fromFuture(_drain())
         done.addErrback(lambda failure: logger.error("drain failed: %s", failure.value))
         done.addBoth(lambda _: reactor.stop())
@@ -63,6 +102,12 @@ def _drain() -> asyncio.Future:
 
 async def _drain_once() -> None:
     await runner.shutdown(drain=settings.AGENT_DRAIN_SECONDS)
+    # Requests that were still on their way to the runner (session, middleware) when the
+    # drain began: they now get `unavailable` at once; wait for them to send it, or daphne
+    # would close their connections without a word when the reactor stops.
+    in_flight = [future for server in _servers for future in server.requests_in_flight()]
+    if in_flight:
+        await asyncio.wait(in_flight, timeout=REQUESTS_WAIT_SECONDS)
     for task in _worker:
         task.cancel()  # procrastinate finishes or abandons the running job; stalled ones retry
     if _worker:

@@ -12,12 +12,29 @@ from django.db.migrations.executor import MigrationExecutor
 logger = logging.getLogger(__name__)
 
 
+# The PostgreSQL advisory lock that serialises release steps (any constant shared by them).
+RELEASE_LOCK = 0x646F63656E74  # "docent"
+
+
 def release(*, say: Callable[[str], None]) -> None:
     """Migrate, load the demo articles into an empty blog, queue a reindex scan, replay the spool.
 
     Run once per deploy (the cluster's `release` process, a Kubernetes Job), never by every
-    web process. Indexing is queued, not done here, so the site can serve at once.
+    web process. Indexing is queued, not done here, so the site can serve at once. Two at
+    once (a Job retried while the first still runs, two `make run`s) take turns: the second
+    waits for the first's lock, then finds nothing left to do.
     """
+    with connection.cursor() as cursor:
+        # Session-level: held across migrate's own transactions, let go if this process dies.
+        cursor.execute("SELECT pg_advisory_lock(%s)", [RELEASE_LOCK])
+    try:
+        _release(say)
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_unlock(%s)", [RELEASE_LOCK])
+
+
+def _release(say: Callable[[str], None]) -> None:
     from agent.services import spool_replay
     from blog.indexing import reindex_scan_enqueue
     from blog.models import Article

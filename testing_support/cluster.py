@@ -25,9 +25,16 @@ from testing_support.live_server import LiveServer, free_port
 
 class LocalCluster:
     def __init__(
-        self, database_url: str, tmp: Path, *, extra: dict | None = None, workers: int = 2
+        self,
+        database_url: str,
+        tmp: Path,
+        *,
+        extra: dict | None = None,
+        workers: int = 2,
+        other_upstreams: tuple[int, ...] = (),
     ) -> None:
         self.tmp = tmp
+        self.other_upstreams = other_upstreams  # ports of stand-ins nginx also balances over
         self.database_url = database_url
         self.redis_port = free_port()
         self.port = free_port()
@@ -110,7 +117,7 @@ class LocalCluster:
         conf.write_text(
             nginx_conf(
                 prefix=prefix,
-                web_ports=[web.port for web in self.webs],
+                web_ports=[*self.other_upstreams, *(web.port for web in self.webs)],
                 host="127.0.0.1",
                 port=self.port,
             )

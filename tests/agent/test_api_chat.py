@@ -118,3 +118,22 @@ async def test_chat_endpoints_are_documented():
 
     assert "/api/chat" in schema["paths"]
     assert "/api/conversations/{conversation_id}" in schema["paths"]
+
+
+async def test_sse_session_failure_is_an_error_event_not_a_bare_500(scripted):
+    """The session table is made to fail for real (renamed away), as during a PostgreSQL
+    restart: the visitor still gets the protocol's ending."""
+    await database_sync_to_async(_sql)("ALTER TABLE django_session RENAME TO session_away")
+    try:
+        events = await post_chat(AsyncClient(), content="Anyone there?")
+    finally:
+        await database_sync_to_async(_sql)("ALTER TABLE session_away RENAME TO django_session")
+
+    assert [(e["type"], e["code"]) for e in events] == [("error", "internal")]
+
+
+def _sql(statement: str) -> None:
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(statement)

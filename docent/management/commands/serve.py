@@ -4,7 +4,6 @@ import gc
 import os
 
 from daphne.endpoints import build_endpoint_description_strings
-from daphne.server import Server
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
@@ -31,7 +30,7 @@ class Command(BaseCommand):
         else:
             startup.release(say=self.stdout.write)
         from config.asgi import application
-        from docent.lifecycle import on_shutdown_drain, on_startup
+        from docent.lifecycle import DrainingServer, on_shutdown_drain, on_startup
 
         on_startup(worker=settings.TASK_WORKER_IN_PROCESS)
         on_shutdown_drain()
@@ -47,7 +46,7 @@ class Command(BaseCommand):
                 self.stdout.write(self.style.SUCCESS(line) if "serving" in line else line)
         # SIGINT/SIGTERM stop the reactor after the drain; then the embedded PostgreSQL is
         # stopped by its exit handler, so nothing is left running.
-        Server(
+        DrainingServer(
             application=application,
             endpoints=build_endpoint_description_strings(host=host, port=port),
             action_logger=None,
