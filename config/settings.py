@@ -169,6 +169,10 @@ except ValueError as exc:
     ) from None
 # Sites that embed the chat panel from another origin (exact scheme://host[:port]).
 CHAT_ALLOWED_ORIGINS = env.list("DJANGO_CHAT_ALLOWED_ORIGINS", default=[])
+# Refused at the socket by daphne (docent/http_guard.py): more open connections from one address
+# (trusted proxies exempt), and request bodies over this size (413, before they are stored).
+HTTP_CONNECTIONS_PER_IP = env.int("HTTP_CONNECTIONS_PER_IP", default=100)
+HTTP_MAX_BODY_BYTES = env.int("HTTP_MAX_BODY_BYTES", default=4 * 1024 * 1024)
 
 # Sessions keep the key a page minted until the first chat message writes the row.
 SESSION_ENGINE = "config.sessions"

@@ -4,12 +4,12 @@ import gc
 import os
 
 from daphne.endpoints import build_endpoint_description_strings
-from daphne.server import Server
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from config.proxy import client_is_loopback
 from docent import startup
+from docent.http_guard import GuardedServer
 
 
 class Command(BaseCommand):
@@ -47,7 +47,12 @@ class Command(BaseCommand):
                 self.stdout.write(self.style.SUCCESS(line) if "serving" in line else line)
         # SIGINT/SIGTERM stop the reactor after the drain; then the embedded PostgreSQL is
         # stopped by its exit handler, so nothing is left running.
-        Server(
+        GuardedServer(
+            per_peer=settings.HTTP_CONNECTIONS_PER_IP,
+            max_body=settings.HTTP_MAX_BODY_BYTES,
+            exempt=settings.TRUSTED_PROXIES.peer_trusted
+            if settings.TRUSTED_PROXIES.enabled
+            else _never,
             application=application,
             endpoints=build_endpoint_description_strings(host=host, port=port),
             action_logger=None,
@@ -84,3 +89,7 @@ class Command(BaseCommand):
                 "!! Never expose this server to a network; set DJANGO_DEBUG=false to deploy.\n"
                 f"!! (Non-loopback clients get the plain error pages anyway.)\n{bar}"
             )
+
+
+def _never(_host: str) -> bool:
+    return False
