@@ -5,6 +5,7 @@ turn starts (refused when the conversation, the client's IP or the site has spen
 and settled to the real figure when it ends, so concurrent turns cannot all pass and overspend.
 """
 
+import ipaddress
 import time
 from dataclasses import dataclass
 
@@ -23,8 +24,26 @@ class Refusal:
     reason: str = ""  # which limit: session, ip, *_budget (the refusals metric's label)
 
 
+def address_bucket(client_ip: str) -> str:
+    """The key one visitor's address counts under.
+
+    An IPv6 visitor is given a whole /64 (often far more) and may use any address in it, so
+    limits count the /64; an IPv4-mapped IPv6 address is its IPv4 address.
+    """
+    try:
+        address = ipaddress.ip_address(client_ip)
+    except ValueError:
+        return client_ip
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return str(address.ipv4_mapped)
+        return str(ipaddress.IPv6Network((address, 64), strict=False))
+    return str(address)
+
+
 async def message_allow(*, session_key: str, client_ip: str) -> Refusal | None:
     """Count one message against the per-session and per-IP limits; refuse when over."""
+    client_ip = address_bucket(client_ip)
     now = time.time()
     window = int(now // WINDOW)
     retry_after = max(1, int(WINDOW - now % WINDOW))
@@ -67,6 +86,7 @@ async def budget_settle(
 
 
 def _budgets(*, conversation_id: str | None, client_ip: str) -> list[tuple[str, int, int, Refusal]]:
+    client_ip = address_bucket(client_ip)
     day = time.strftime("%Y-%m-%d", time.gmtime())
     tomorrow = int(DAY - time.time() % DAY)
     budgets = []
