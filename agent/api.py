@@ -17,7 +17,7 @@ from agent.leases import conversation_wait_saved
 from agent.runner import Visitor, message_parse, runner
 from agent.schemas import ChatIn, ConversationOut, ErrorOut, FeedbackIn, FeedbackOut
 from agent.services import FEEDBACK_NOT_FOUND
-from agent.visitor_session import session_ensure
+from agent.visitor_session import session_ensure, session_key_known
 
 router = Router(tags=["chat"])
 
@@ -36,17 +36,14 @@ TERMINAL = {"done", "error"}
 )
 async def chat(request: HttpRequest, payload: ChatIn) -> HttpResponse:
     # Origin and content type were checked before the body was parsed (config/origins.py).
-    visitor = Visitor(
-        session_key=await session_ensure(
-            request.session, request.COOKIES.get(settings.SESSION_COOKIE_NAME)
-        ),
-        client_ip=_client_ip(request),
-    )
-    stream = (
-        _feedback_stream(payload, visitor)
-        if payload.type == "feedback"
-        else _event_stream(payload, visitor)
-    )
+    cookie = request.COOKIES.get(settings.SESSION_COOKIE_NAME)
+    client_ip = _client_ip(request)
+    if payload.type == "feedback":  # votes need no new session: a new visitor has no answers
+        visitor = Visitor(session_key=session_key_known(cookie), client_ip=client_ip)
+        stream = _feedback_stream(payload, visitor)
+    else:
+        session_key = await session_ensure(request.session, cookie, client_ip=client_ip)
+        stream = _event_stream(payload, Visitor(session_key=session_key, client_ip=client_ip))
     response = StreamingHttpResponse(stream, content_type="text/event-stream")
     # Streams must not be buffered by proxies (nginx) or cached.
     response["Cache-Control"] = "no-cache"
