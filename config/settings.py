@@ -174,6 +174,10 @@ CHAT_ALLOWED_ORIGINS = env.list("DJANGO_CHAT_ALLOWED_ORIGINS", default=[])
 # (trusted proxies exempt), and request bodies over this size (413, before they are stored).
 HTTP_CONNECTIONS_PER_IP = env.int("HTTP_CONNECTIONS_PER_IP", default=100)
 HTTP_MAX_BODY_BYTES = env.int("HTTP_MAX_BODY_BYTES", default=4 * 1024 * 1024)
+# Plain HTTP requests running at once (each a thread with a database connection), per process
+# and per client address; more wait their turn (config/concurrency.py).
+HTTP_REQUESTS_IN_FLIGHT = env.int("HTTP_REQUESTS_IN_FLIGHT", default=32)
+HTTP_REQUESTS_IN_FLIGHT_PER_IP = env.int("HTTP_REQUESTS_IN_FLIGHT_PER_IP", default=8)
 
 # Sessions keep the key a page minted until the first chat message writes the row.
 SESSION_ENGINE = "config.sessions"
