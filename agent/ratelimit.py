@@ -62,6 +62,20 @@ async def message_allow(*, session_key: str, client_ip: str) -> Refusal | None:
     return None
 
 
+async def feedback_allow(*, session_key: str) -> Refusal | None:
+    """Count one vote against the session's AGENT_FEEDBACK_PER_MINUTE; refuse when over."""
+    now = time.time()
+    key = f"rl:fb:{session_key}:{int(now // WINDOW)}"
+    if await state().hit([(key, settings.AGENT_FEEDBACK_PER_MINUTE, WINDOW * 2)]):
+        retry_after = max(1, int(WINDOW - now % WINDOW))
+        return Refusal(
+            f"Too many votes. Please wait {retry_after} s before voting again.",
+            retry_after,
+            "feedback",
+        )
+    return None
+
+
 async def budget_reserve(*, conversation_id: str | None, client_ip: str) -> Refusal | None:
     """Hold AGENT_TOKENS_RESERVE tokens on every budget the turn spends, or refuse the turn."""
     budgets = _budgets(conversation_id=conversation_id, client_ip=client_ip)
