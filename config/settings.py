@@ -71,6 +71,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "config.middleware.DebugPageGuard",
     "config.middleware.UrlTextGuard",
+    "config.search_limit.SearchRateLimit",
     "django.middleware.security.SecurityMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -178,6 +179,8 @@ HTTP_MAX_BODY_BYTES = env.int("HTTP_MAX_BODY_BYTES", default=4 * 1024 * 1024)
 # and per client address; more wait their turn (config/concurrency.py).
 HTTP_REQUESTS_IN_FLIGHT = env.int("HTTP_REQUESTS_IN_FLIGHT", default=32)
 HTTP_REQUESTS_IN_FLIGHT_PER_IP = env.int("HTTP_REQUESTS_IN_FLIGHT_PER_IP", default=8)
+# Calls of the public search API per client address per minute (config/search_limit.py).
+SEARCH_REQUESTS_PER_MINUTE_PER_IP = env.int("SEARCH_REQUESTS_PER_MINUTE_PER_IP", default=60)
 
 # Sessions keep the key a page minted until the first chat message writes the row.
 SESSION_ENGINE = "config.sessions"

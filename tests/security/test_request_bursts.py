@@ -12,7 +12,7 @@ import pytest
 from channels.db import database_sync_to_async
 from django.db import connection
 
-from tests.security.clients import ws_ask, ws_open
+from tests.security.clients import same_minute, ws_ask, ws_open
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -48,3 +48,20 @@ async def test_a_burst_of_requests_neither_fails_nor_keeps_database_connections(
     assert after.status_code == 200 and after.json()["count"] == 3
     assert held <= 20  # the in-flight cap (32) bounds them; closed when each request ends
     assert answer[-1]["type"] == "done"
+
+
+async def test_one_address_cannot_loop_over_the_search_api(serve):
+    # Each search embeds its query: a client looping over it kept the CPU from the chat.
+    same_minute(30)
+    server = serve("search-loop", SEARCH_REQUESTS_PER_MINUTE_PER_IP="3")
+
+    async with httpx.AsyncClient(base_url=server.url, timeout=60) as client:
+        searches = [await client.get("/api/search", params={"q": "docent"}) for _ in range(5)]
+    visitor = await ws_open(server)
+    answer = await ws_ask(visitor, "what is docent?")
+    await visitor.close()
+
+    assert [response.status_code for response in searches] == [200] * 3 + [429] * 2
+    assert searches[-1].json()["code"] == "rate_limited"
+    assert int(searches[-1].headers["Retry-After"]) >= 1
+    assert answer[-1]["type"] == "done"  # the chat's own searches are limited by the chat
