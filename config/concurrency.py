@@ -56,8 +56,15 @@ class HttpConcurrencyLimit:
 def connections_close_after_request(**_kwargs) -> None:
     """request_finished receiver: close this request thread's database connections.
 
-    A connection inside a transaction (a test's) is left alone.
+    A connection inside a transaction (a test's) is left alone, and so is a call from async
+    code (the test client closes streamed responses in its event loop; connections may not be
+    touched there, and Django's own receiver has the same rule).
     """
+    try:
+        asyncio.get_running_loop()
+        return
+    except RuntimeError:
+        pass  # a sync thread: the request's own
     for connection in connections.all(initialized_only=True):
         if not connection.in_atomic_block:
             connection.close()
