@@ -9,7 +9,7 @@ from tests.security.clients import same_minute, sse_post, ws_ask, ws_first, ws_o
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-async def test_a_visitor_cannot_flood_votes_over_either_transport(serve):
+async def test_a_visitor_cannot_flood_votes_on_one_socket(serve):
     same_minute(40)
     server = serve("votes", AGENT_FEEDBACK_PER_MINUTE="5")
     socket = await ws_open(server)
