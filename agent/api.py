@@ -19,7 +19,7 @@ from agent.leases import conversation_wait_saved
 from agent.runner import Visitor, message_parse, runner
 from agent.schemas import ChatIn, ConversationOut, ErrorOut, FeedbackIn, FeedbackOut
 from agent.services import FEEDBACK_NOT_FOUND
-from agent.visitor_session import session_ensure
+from agent.visitor_session import session_ensure, session_key_known
 
 logger = logging.getLogger(__name__)
 
@@ -42,26 +42,24 @@ TERMINAL = {"done", "error"}
 )
 async def chat(request: HttpRequest, payload: ChatIn) -> HttpResponse:
     # Origin and content type were checked before the body was parsed (config/origins.py).
+    cookie = request.COOKIES.get(settings.SESSION_COOKIE_NAME)
+    client_ip = _client_ip(request)
+    if payload.type == "feedback":  # votes need no new session: a new visitor has no answers
+        visitor = Visitor(session_key=session_key_known(cookie), client_ip=client_ip)
+        return _event_response(_feedback_stream(payload, visitor))
     try:
-        session_key = await session_ensure(
-            request.session, request.COOKIES.get(settings.SESSION_COOKIE_NAME)
-        )
+        session_key = await session_ensure(request.session, cookie, client_ip=client_ip)
     except DatabaseError:  # as the WebSocket does: an `error` event, not a bare 500 page
         logger.exception("the visitor's session could not be saved")
         request.session.modified = False  # or the session middleware tries again, and 500s
         failed = events.error(events.INTERNAL, "Something went wrong. Please try again.")
         return _event_response(_one_event(failed))
-    visitor = Visitor(session_key=session_key, client_ip=_client_ip(request))
     if runner.closing:
         # Nothing has started: a plain 503, which nginx retries on a live worker (a request on
         # a kept-alive connection to this draining one still reaches it after its socket closed).
         return Status(503, {"detail": "This server is restarting. Please ask again."})
-    stream = (
-        _feedback_stream(payload, visitor)
-        if payload.type == "feedback"
-        else _event_stream(payload, visitor)
-    )
-    return _event_response(stream)
+    visitor = Visitor(session_key=session_key, client_ip=client_ip)
+    return _event_response(_event_stream(payload, visitor))
 
 
 def _event_response(stream: AsyncIterator[bytes]) -> StreamingHttpResponse:

@@ -15,7 +15,7 @@ from agent.feedback import feedback_submit
 from agent.frames import FrameError, json_parse
 from agent.loop import VisitorGone
 from agent.runner import Visitor, message_parse, runner
-from agent.visitor_session import session_ensure
+from agent.visitor_session import session_ensure, session_key_known
 from ops.metrics import OPEN_SOCKETS
 
 logger = logging.getLogger(__name__)
@@ -60,9 +60,11 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             await self.stop()
         elif kind == "feedback":
             # Not a turn: allowed while an answer streams, and never `busy`.
-            await self.send_json(
-                await feedback_submit(frame=content, session_key=await self.session_key())
+            # A visitor without a session has no answers to vote on: no new session for it.
+            known = getattr(self, "_session_key", None) or session_key_known(
+                self.scope.get("cookies", {}).get(settings.SESSION_COOKIE_NAME)
             )
+            await self.send_json(await feedback_submit(frame=content, session_key=known))
         elif kind != "message":
             await self.send_error(
                 events.BAD_REQUEST,
@@ -132,7 +134,9 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         # The session row is written on the first message, not when the page or socket opens.
         if not getattr(self, "_session_key", None):
             cookie = self.scope.get("cookies", {}).get(settings.SESSION_COOKIE_NAME)
-            self._session_key = await session_ensure(self.scope["session"], cookie)
+            self._session_key = await session_ensure(
+                self.scope["session"], cookie, client_ip=self.client_ip()
+            )
         return self._session_key
 
     def client_ip(self) -> str:

@@ -9,7 +9,7 @@ from typing import Any
 from channels.db import database_sync_to_async
 from django.conf import settings
 
-from agent import events, services
+from agent import events, ratelimit, services
 from agent.exceptions import BadRequest
 from agent.runner import runner
 
@@ -55,6 +55,14 @@ async def feedback_submit(*, frame: dict[str, Any], session_key: str) -> dict:
     """Parse and save one feedback frame; return `feedback_saved` or an `error` event."""
     try:
         feedback = feedback_parse(frame)
+        if not session_key:  # a visitor without a session has no answers: no query needed
+            raise BadRequest(services.FEEDBACK_NOT_FOUND)
+        # Each vote is a write: one socket could otherwise send them as fast as it can.
+        refusal = await ratelimit.feedback_allow(session_key=session_key)
+        if refusal:
+            return events.error(
+                events.RATE_LIMITED, refusal.message, retry_after=refusal.retry_after
+            )
         # The answer may still be saving in this process: let it land first.
         await runner.saver.wait_for_conversation(str(feedback.conversation_id))
         await database_sync_to_async(services.turn_feedback_set)(

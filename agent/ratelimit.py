@@ -5,6 +5,7 @@ turn starts (refused when the conversation, the client's IP or the site has spen
 and settled to the real figure when it ends, so concurrent turns cannot all pass and overspend.
 """
 
+import ipaddress
 import time
 from dataclasses import dataclass
 
@@ -23,8 +24,26 @@ class Refusal:
     reason: str = ""  # which limit: session, ip, *_budget (the refusals metric's label)
 
 
+def address_bucket(client_ip: str) -> str:
+    """The key one visitor's address counts under.
+
+    An IPv6 visitor is given a whole /64 (often far more) and may use any address in it, so
+    limits count the /64; an IPv4-mapped IPv6 address is its IPv4 address.
+    """
+    try:
+        address = ipaddress.ip_address(client_ip)
+    except ValueError:
+        return client_ip
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return str(address.ipv4_mapped)
+        return str(ipaddress.IPv6Network((address, 64), strict=False))
+    return str(address)
+
+
 async def message_allow(*, session_key: str, client_ip: str) -> Refusal | None:
     """Count one message against the per-session and per-IP limits; refuse when over."""
+    client_ip = address_bucket(client_ip)
     now = time.time()
     window = int(now // WINDOW)
     retry_after = max(1, int(WINDOW - now % WINDOW))
@@ -39,6 +58,20 @@ async def message_allow(*, session_key: str, client_ip: str) -> Refusal | None:
             f"Too many messages. Please wait {retry_after} s before asking again.",
             retry_after,
             ("session", "ip")[over - 1],
+        )
+    return None
+
+
+async def feedback_allow(*, session_key: str) -> Refusal | None:
+    """Count one vote against the session's AGENT_FEEDBACK_PER_MINUTE; refuse when over."""
+    now = time.time()
+    key = f"rl:fb:{session_key}:{int(now // WINDOW)}"
+    if await state().hit([(key, settings.AGENT_FEEDBACK_PER_MINUTE, WINDOW * 2)]):
+        retry_after = max(1, int(WINDOW - now % WINDOW))
+        return Refusal(
+            f"Too many votes. Please wait {retry_after} s before voting again.",
+            retry_after,
+            "feedback",
         )
     return None
 
@@ -81,6 +114,7 @@ def budget_settlement(
 
 
 def _budgets(*, conversation_id: str | None, client_ip: str) -> list[tuple[str, int, int, Refusal]]:
+    client_ip = address_bucket(client_ip)
     day = time.strftime("%Y-%m-%d", time.gmtime())
     tomorrow = int(DAY - time.time() % DAY)
     budgets = []

@@ -5,23 +5,29 @@ message saves a row under that key, so the WebSocket (which cannot set cookies) 
 page loads agree on the owner of the conversation.
 """
 
+import time
 from importlib import import_module
 
 from django.conf import settings
 from django.contrib.sessions.backends.base import CreateError, SessionBase
 
-from config.sessions import key_well_formed
+from agent import ratelimit
+from agent.shared import state
+from config.sessions import key_well_formed, session_key_mint
 
 
-async def session_ensure(session: SessionBase, cookie_key: str | None) -> str:
+async def session_ensure(session: SessionBase, cookie_key: str | None, *, client_ip: str) -> str:
     """The session's key, with its row saved; a visitor without a cookie gets a new session.
 
     `cookie_key` is the key as the cookie carried it: a store that has been loaded (the
-    WebSocket's auth middleware loads it) forgets a key it could not find.
+    WebSocket's auth middleware loads it) forgets a key it could not find. An address that
+    opens more new sessions than it may send messages gets a key without a row.
     """
     key = cookie_key
     if key_well_formed(key):
         if await session.aexists(key):
+            return key
+        if not await _new_session_allowed(client_ip):
             return key
         store = import_module(settings.SESSION_ENGINE).SessionStore(session_key=key)
         try:
@@ -29,7 +35,25 @@ async def session_ensure(session: SessionBase, cookie_key: str | None) -> str:
         except CreateError:  # another socket of this visitor saved it first
             pass
         return key
+    if not await _new_session_allowed(client_ip):
+        return session_key_mint()
     # No usable cookie (a non-browser client): a fresh session, kept for this socket or response.
     session["chat"] = True  # marks it modified, so an HTTP response sets the cookie
     await session.asave()
     return session.session_key
+
+
+def session_key_known(cookie_key: str | None) -> str:
+    """The cookie's key when well formed, else "": for reads and votes, which need no new row."""
+    return cookie_key if key_well_formed(cookie_key) else ""
+
+
+async def _new_session_allowed(client_ip: str) -> bool:
+    # Every new session comes with a first message, so an address may open as many a minute as
+    # it may send messages. Past that its message is refused anyway, and the row (written
+    # before the limits are checked) would only fill the table: cookie-less clients wrote one
+    # per refused request.
+    window = int(time.time() // ratelimit.WINDOW)
+    key = f"rl:new:{ratelimit.address_bucket(client_ip)}:{window}"
+    limit = settings.AGENT_MESSAGES_PER_MINUTE_PER_IP
+    return not await state().hit([(key, limit, ratelimit.WINDOW * 2)])

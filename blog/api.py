@@ -1,14 +1,25 @@
 """The blog's REST endpoints: search the knowledge base, list and read published articles."""
 
 from django.http import HttpRequest
-from ninja import Query, Router
+from ninja import Query, Router, Schema
 from ninja.pagination import PageNumberPagination, paginate
+from pydantic import Field
 
 from blog import selectors
 from blog.schemas import ArticleDetailOut, ArticleOut, ErrorOut, SearchHitOut, SearchIn
 from blog.search import article_search
 
 router = Router(tags=["blog"])
+
+MAX_PAGE = 100_000  # far past any blog's last page; PostgreSQL's OFFSET overflowed at 2**63
+
+
+class BoundedPages(PageNumberPagination):
+    """Page numbers within reason: a huge one is a 422 like any bad parameter, not a 500."""
+
+    class Input(Schema):
+        page: int = Field(1, ge=1, le=MAX_PAGE)
+        page_size: int | None = Field(None, ge=1)
 
 
 @router.get(
@@ -28,7 +39,7 @@ def search(request: HttpRequest, params: Query[SearchIn]) -> list[dict]:
 
 
 @router.get("/articles", response=list[ArticleOut], summary="Published articles, newest first")
-@paginate(PageNumberPagination, page_size=10)
+@paginate(BoundedPages, page_size=10)
 def article_list(request: HttpRequest, tag: str | None = None):
     return selectors.article_list_published(tag_slug=tag)
 

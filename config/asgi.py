@@ -13,6 +13,7 @@ from django.conf import settings  # noqa: E402
 from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler  # noqa: E402
 
 from agent.routing import websocket_urlpatterns  # noqa: E402
+from config.concurrency import HttpConcurrencyLimit  # noqa: E402
 from config.origins import WebsocketOriginValidator  # noqa: E402
 from config.proxy import TrustedProxyMiddleware  # noqa: E402
 from config.websocket_sessions import websocket_auth_stack  # noqa: E402
@@ -22,7 +23,13 @@ application = TrustedProxyMiddleware(
     ProtocolTypeRouter(
         {
             # Static files are served by the app itself so `make run` needs no proxy.
-            "http": ASGIStaticFilesHandler(django_asgi_app),
+            "http": ASGIStaticFilesHandler(
+                HttpConcurrencyLimit(
+                    django_asgi_app,
+                    total=settings.HTTP_REQUESTS_IN_FLIGHT,
+                    per_client=settings.HTTP_REQUESTS_IN_FLIGHT_PER_IP,
+                )
+            ),
             "websocket": WebsocketOriginValidator(
                 websocket_auth_stack(URLRouter(websocket_urlpatterns))
             ),

@@ -1,13 +1,15 @@
-"""HTTP middleware: debug pages for loopback clients only; session cookies minted lazily."""
+"""HTTP middleware: debug pages for loopback clients only; NUL-free URLs; session cookies minted
+lazily."""
 
 import logging
 
 from asgiref.sync import iscoroutinefunction, markcoroutinefunction, sync_to_async
 from django.conf import settings
 from django.core.exceptions import SuspiciousOperation
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest, JsonResponse
 from django.urls import Resolver404, get_resolver, resolve
 
+from agent.text import INVALID
 from config.proxy import client_is_loopback
 from config.sessions import session_key_mint
 
@@ -82,6 +84,36 @@ async def _error_page(request: HttpRequest, status: int) -> HttpResponse:
     if status == 404:
         return await sync_to_async(_not_found)(request)
     return HttpResponse(f"Error {status}.", status=status, content_type="text/plain")
+
+
+class UrlTextGuard:
+    """400 for a path or query parameter holding NUL (or a lone surrogate).
+
+    PostgreSQL cannot take NUL in a string, so a `%00` in a slug or a filter reached the
+    database and came back as a 500 (and, with DEBUG on, a traceback). Refused before any view.
+    """
+
+    async_capable = True
+    sync_capable = False
+
+    def __init__(self, get_response) -> None:
+        self.get_response = get_response
+        if iscoroutinefunction(get_response):
+            markcoroutinefunction(self)
+
+    async def __call__(self, request: HttpRequest) -> HttpResponse:
+        values = [request.path, *(text for pair in request.GET.lists() for text in _flat(pair))]
+        if any(INVALID.search(value) for value in values):
+            message = "The URL contains a NUL or an invalid character."
+            if request.path.startswith("/api/"):
+                return JsonResponse({"detail": message, "code": "bad_request"}, status=400)
+            return HttpResponseBadRequest(message, content_type="text/plain")
+        return await self.get_response(request)
+
+
+def _flat(pair: tuple[str, list[str]]) -> list[str]:
+    key, texts = pair
+    return [key, *texts]
 
 
 class SessionCookieMiddleware:

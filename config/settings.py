@@ -70,6 +70,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "config.middleware.DebugPageGuard",
+    "config.middleware.UrlTextGuard",
+    "config.search_limit.SearchRateLimit",
     "django.middleware.security.SecurityMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -169,6 +171,16 @@ except ValueError as exc:
     ) from None
 # Sites that embed the chat panel from another origin (exact scheme://host[:port]).
 CHAT_ALLOWED_ORIGINS = env.list("DJANGO_CHAT_ALLOWED_ORIGINS", default=[])
+# Refused at the socket by daphne (docent/http_guard.py): more open connections from one address
+# (trusted proxies exempt), and request bodies over this size (413, before they are stored).
+HTTP_CONNECTIONS_PER_IP = env.int("HTTP_CONNECTIONS_PER_IP", default=100)
+HTTP_MAX_BODY_BYTES = env.int("HTTP_MAX_BODY_BYTES", default=4 * 1024 * 1024)
+# Plain HTTP requests running at once (each a thread with a database connection), per process
+# and per client address; more wait their turn (config/concurrency.py).
+HTTP_REQUESTS_IN_FLIGHT = env.int("HTTP_REQUESTS_IN_FLIGHT", default=32)
+HTTP_REQUESTS_IN_FLIGHT_PER_IP = env.int("HTTP_REQUESTS_IN_FLIGHT_PER_IP", default=8)
+# Calls of the public search API per client address per minute (config/search_limit.py).
+SEARCH_REQUESTS_PER_MINUTE_PER_IP = env.int("SEARCH_REQUESTS_PER_MINUTE_PER_IP", default=60)
 
 # Sessions keep the key a page minted until the first chat message writes the row.
 SESSION_ENGINE = "config.sessions"
@@ -298,6 +310,7 @@ SEARCH_PARALLEL = env.bool("SEARCH_PARALLEL", default=True)
 AGENT_MAX_MESSAGE_CHARS = env.int("AGENT_MAX_MESSAGE_CHARS", default=4000)
 # Visitor feedback comments longer than this are refused (bad_request).
 AGENT_FEEDBACK_COMMENT_CHARS = env.int("AGENT_FEEDBACK_COMMENT_CHARS", default=1000)
+AGENT_FEEDBACK_PER_MINUTE = env.int("AGENT_FEEDBACK_PER_MINUTE", default=30)  # votes per session
 AGENT_HISTORY_CHARS = env.int("AGENT_HISTORY_CHARS", default=12000)
 AGENT_MESSAGES_PER_MINUTE = env.int("AGENT_MESSAGES_PER_MINUTE", default=10)
 AGENT_MESSAGES_PER_MINUTE_PER_IP = env.int("AGENT_MESSAGES_PER_MINUTE_PER_IP", default=30)

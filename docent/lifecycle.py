@@ -11,6 +11,7 @@ from twisted.internet import defer, reactor
 
 from agent.runner import runner
 from docent import startup
+from docent.http_guard import GuardedServer
 
 logger = logging.getLogger(__name__)
 
@@ -49,6 +50,11 @@ class DrainingServer(Server):
             and "application_instance" in details
             and not details["application_instance"].done()
         ]
+
+
+class DocentServer(DrainingServer, GuardedServer):
+    """The server `serve` runs: the drain above, and the per-address connection and body caps
+    (docent/http_guard.py)."""
 
 
 def on_startup(*, worker: bool) -> None:

@@ -36,6 +36,8 @@ PRODUCTION = {
     "AGENT_TOKENS_PER_DAY": "1000000000000",
     "AGENT_TOKENS_PER_IP_PER_DAY": "1000000000000",
     "LOG_LEVEL": "WARNING",
+    "HTTP_CONNECTIONS_PER_IP": "100000000",
+    "SEARCH_REQUESTS_PER_MINUTE_PER_IP": "100000000",
 }
 
 
@@ -65,6 +67,7 @@ class LiveServer:
             # Every test is a new visitor, but all come from 127.0.0.1.
             "AGENT_MESSAGES_PER_MINUTE": "1000",
             "AGENT_MESSAGES_PER_MINUTE_PER_IP": "1000",
+            "SEARCH_REQUESTS_PER_MINUTE_PER_IP": "1000",
             # The test process owns the data; a worker's periodic jobs would race its flushes.
             "TASK_WORKER_IN_PROCESS": "false",
         }

@@ -110,3 +110,18 @@ async def test_forwarded_headers_apply_to_sse_too(serve):
 
     assert codes[0] == "start"
     assert '"code":"rate_limited"' in codes[1]
+
+
+async def test_an_ipv6_visitor_cannot_dodge_the_ip_limit_by_walking_its_own_slash_64(serve):
+    # A home or cloud IPv6 link gets a /64: 2**64 addresses for one visitor. Through the
+    # proxy each socket comes from another address of the same /64; then another /64 (a
+    # different visitor) and an IPv4-mapped address of an IPv4 visitor already counted.
+    server = serve("xff-ipv6", DJANGO_TRUSTED_PROXIES="1", AGENT_MESSAGES_PER_MINUTE_PER_IP="3")
+
+    walked = await starts(server, [f"2001:db8:1:2::{i:x}" for i in range(1, 7)])
+    other = await starts(server, ["2001:db8:1:3::1"])
+    ipv4 = await starts(server, ["192.0.2.7"] * 3 + ["::ffff:192.0.2.7"])
+
+    assert walked == ["start"] * 3 + ["rate_limited"] * 3
+    assert other == ["start"]
+    assert ipv4 == ["start"] * 3 + ["rate_limited"]

@@ -1,12 +1,25 @@
 """Finding 5b: reading pages writes no session; the chat writes one on the first message."""
 
+import asyncio
+import json
+import secrets
+import uuid
+
 import httpx
 import pytest
 from channels.db import database_sync_to_async
 from django.contrib.sessions.models import Session
 
 from agent.models import Conversation
-from tests.security.clients import rows, session_keys, sse_post, ws_ask, ws_open
+from tests.security.clients import (
+    rows,
+    same_minute,
+    session_keys,
+    sse_post,
+    ws_ask,
+    ws_first,
+    ws_open,
+)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -78,3 +91,31 @@ async def test_a_forged_session_key_is_not_adopted(serve):
     keys = await session_keys()
     assert events[-1]["type"] == "done"
     assert len(keys) == 1 and keys[0] != "attacker-chosen-key"
+
+
+async def test_refused_messages_and_votes_from_new_visitors_write_no_session_rows(serve):
+    # A cookie-less client wrote a session row for every request, even one the limit refused
+    # and a vote that could only fail: an unlimited stream of rows from one address.
+    same_minute(40)
+    server = serve("sessions-litter", AGENT_MESSAGES_PER_MINUTE_PER_IP="4")
+    vote = {"type": "feedback", "conversation_id": str(uuid.uuid4()), "turn": 1, "vote": "up"}
+
+    answers = [(await asyncio.to_thread(sse_post, server, {"content": "hi"}))[1] for _ in range(10)]
+    forged = [
+        await asyncio.to_thread(
+            sse_post, server, {"content": "hi"}, cookies={"sessionid": secrets.token_hex(16)}
+        )
+        for _ in range(4)
+    ]
+    for _ in range(8):
+        socket = await ws_open(server)
+        await socket.send(json.dumps(vote))
+        assert (await ws_first(socket))["code"] == "bad_request"
+        await socket.close()
+    voted = [(await asyncio.to_thread(sse_post, server, vote))[1] for _ in range(8)]
+
+    codes = [events[0].get("code", events[0]["type"]) for events in answers]
+    assert codes == ["start"] * 4 + ["rate_limited"] * 6
+    assert all(events[0]["code"] == "rate_limited" for _, events in forged)
+    assert all(events[0]["code"] == "bad_request" for events in voted)
+    assert await rows("sessions.Session") == 4

@@ -30,7 +30,7 @@ class Command(BaseCommand):
         else:
             startup.release(say=self.stdout.write)
         from config.asgi import application
-        from docent.lifecycle import DrainingServer, on_shutdown_drain, on_startup
+        from docent.lifecycle import DocentServer, on_shutdown_drain, on_startup
 
         on_startup(worker=settings.TASK_WORKER_IN_PROCESS)
         on_shutdown_drain()
@@ -46,7 +46,12 @@ class Command(BaseCommand):
                 self.stdout.write(self.style.SUCCESS(line) if "serving" in line else line)
         # SIGINT/SIGTERM stop the reactor after the drain; then the embedded PostgreSQL is
         # stopped by its exit handler, so nothing is left running.
-        DrainingServer(
+        DocentServer(
+            per_peer=settings.HTTP_CONNECTIONS_PER_IP,
+            max_body=settings.HTTP_MAX_BODY_BYTES,
+            exempt=settings.TRUSTED_PROXIES.peer_trusted
+            if settings.TRUSTED_PROXIES.enabled
+            else _never,
             application=application,
             endpoints=build_endpoint_description_strings(host=host, port=port),
             action_logger=None,
@@ -83,3 +88,7 @@ class Command(BaseCommand):
                 "!! Never expose this server to a network; set DJANGO_DEBUG=false to deploy.\n"
                 f"!! (Non-loopback clients get the plain error pages anyway.)\n{bar}"
             )
+
+
+def _never(_host: str) -> bool:
+    return False

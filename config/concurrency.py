@@ -1,0 +1,70 @@
+"""A cap on plain HTTP requests in flight, per process and per client address.
+
+Django runs each sync view in a thread with a database connection of its own, and nothing
+bounded how many ran at once: 90 concurrent GETs of /api/articles from one client opened 100
+connections, PostgreSQL refused the rest (500s), and the connections stayed open afterwards.
+Requests past the cap wait their turn instead of failing. One address may fill only part of the
+slots, so a burst from one client leaves room for everyone else. The chat's SSE stream is not
+counted: its turns have their own limits and must not wait behind page loads.
+
+Each request's sync code runs in a thread of its own, so a connection kept for reuse
+(CONN_MAX_AGE) was never reused: it stayed open, in a reference cycle, until a full garbage
+collection. `connections_close_after_request` closes it when the request finishes.
+"""
+
+import asyncio
+from dataclasses import dataclass, field
+
+from django.db import connections
+
+from agent.ratelimit import address_bucket
+
+UNCOUNTED = frozenset({"/api/chat", "/healthz"})
+
+
+@dataclass
+class _Gate:
+    slots: asyncio.Semaphore
+    users: int = field(default=0)
+
+
+class HttpConcurrencyLimit:
+    """ASGI middleware: at most `total` HTTP requests in the app, `per_client` from one address."""
+
+    def __init__(self, application, *, total: int, per_client: int) -> None:
+        self.application = application
+        self.total = asyncio.Semaphore(total)
+        self.per_client = per_client
+        self.gates: dict[str, _Gate] = {}
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http" or scope.get("path") in UNCOUNTED:
+            return await self.application(scope, receive, send)
+        client = address_bucket(str((scope.get("client") or ("",))[0]))
+        gate = self.gates.setdefault(client, _Gate(asyncio.Semaphore(self.per_client)))
+        gate.users += 1
+        try:
+            # The client's own slot first, so its queued requests hold none of the shared ones.
+            async with gate.slots, self.total:
+                return await self.application(scope, receive, send)
+        finally:
+            gate.users -= 1
+            if gate.users == 0:
+                del self.gates[client]
+
+
+def connections_close_after_request(**_kwargs) -> None:
+    """request_finished receiver: close this request thread's database connections.
+
+    A connection inside a transaction (a test's) is left alone, and so is a call from async
+    code (the test client closes streamed responses in its event loop; connections may not be
+    touched there, and Django's own receiver has the same rule).
+    """
+    try:
+        asyncio.get_running_loop()
+        return
+    except RuntimeError:
+        pass  # a sync thread: the request's own
+    for connection in connections.all(initialized_only=True):
+        if not connection.in_atomic_block:
+            connection.close()

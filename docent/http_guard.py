@@ -1,0 +1,110 @@
+"""Two limits daphne lacks: open connections per client address, and the size of a request body.
+
+Twisted accepts any number of connections from one address and keeps an idle one for a minute
+(slowloris, thousands of idle WebSockets), and it buffers a whole request body, past 100 kB in a
+temp file, before the application sees a byte: one client could take every file descriptor or
+fill the disk. Both are refused here, at the socket, before Django runs.
+
+Trusted proxies (DJANGO_TRUSTED_PROXIES) are exempt from the per-address cap: nginx carries
+many visitors on its connections and limits them itself.
+"""
+
+import logging
+from collections import Counter
+from collections.abc import Callable
+
+from daphne.http_protocol import WebRequest
+from daphne.server import Server
+from twisted.protocols.policies import ProtocolWrapper, WrappingFactory
+
+logger = logging.getLogger(__name__)
+
+TOO_LARGE = b"The request body is larger than this server accepts.\n"
+
+
+def bounded_request(max_body: int) -> type[WebRequest]:
+    """daphne's request, refusing a body over `max_body` bytes with 413 before storing it."""
+
+    class BoundedRequest(WebRequest):
+        received = 0
+        refused = False
+
+        def gotLength(self, length: int | None) -> None:
+            if length is not None and length > max_body:
+                self.refuse()
+                length = None  # nothing will be stored: keep the small in-memory buffer
+            super().gotLength(length)
+
+        def handleContentChunk(self, data: bytes) -> None:
+            if self.refused:
+                return
+            self.received += len(data)
+            if self.received > max_body:  # chunked, or more than the declared length
+                self.refuse()
+                return
+            super().handleContentChunk(data)
+
+        def requestReceived(self, command: bytes, path: bytes, version: bytes) -> None:
+            if not self.refused:
+                super().requestReceived(command, path, version)
+
+        def refuse(self) -> None:
+            self.refused = True
+            head = (
+                b"HTTP/1.1 413 Content Too Large\r\nContent-Type: text/plain\r\n"
+                b"Content-Length: %d\r\nConnection: close\r\n\r\n" % len(TOO_LARGE)
+            )
+            self.channel.transport.write(head + TOO_LARGE)
+            self.channel.transport.loseConnection()
+
+    return BoundedRequest
+
+
+class PeerLimitedFactory(WrappingFactory):
+    """daphne's HTTP factory behind a cap on open connections per client address."""
+
+    def __init__(
+        self, wrapped, *, per_peer: int, max_body: int, exempt: Callable[[str], bool]
+    ) -> None:
+        super().__init__(wrapped)
+        self.per_peer = per_peer
+        self.exempt = exempt
+        self.request_factory = bounded_request(max_body)
+        self.open: Counter[str] = Counter()
+
+    def buildProtocol(self, addr) -> ProtocolWrapper | None:
+        host = str(getattr(addr, "host", ""))
+        if self.open[host] >= self.per_peer and not self.exempt(host):
+            logger.warning("refused a connection: %s already has %d open", host, self.open[host])
+            return None  # Twisted closes the connection at once
+        protocol = super().buildProtocol(addr)
+        protocol.wrappedProtocol.requestFactory = self.request_factory
+        self.open[host] += 1
+        return protocol
+
+    def unregisterProtocol(self, protocol: ProtocolWrapper) -> None:
+        super().unregisterProtocol(protocol)
+        host = str(getattr(protocol.getPeer(), "host", ""))
+        self.open[host] -= 1
+        if self.open[host] <= 0:
+            del self.open[host]
+
+
+class GuardedServer(Server):
+    """daphne's Server, listening through `PeerLimitedFactory`.
+
+    `Server.run` builds its HTTP factory and listens on it in one method; catching the
+    assignment wraps it without copying that method.
+    """
+
+    def __init__(self, *, per_peer: int, max_body: int, exempt: Callable[[str], bool], **kwargs):
+        self.guard = {"per_peer": per_peer, "max_body": max_body, "exempt": exempt}
+        super().__init__(**kwargs)
+
+    @property
+    def http_factory(self) -> PeerLimitedFactory:
+        return self._guarded_factory
+
+    @http_factory.setter
+    def http_factory(self, factory) -> None:
+        self._guarded_factory = PeerLimitedFactory(factory, **self.guard)

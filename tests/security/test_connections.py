@@ -1,0 +1,110 @@
+"""Resource exhaustion at the socket: idle connections per address, and huge request bodies.
+
+Without docent/http_guard.py one address could hold any number of half-sent requests or idle
+WebSockets (each an open file; the process has a fixed number), and daphne would store a body
+of any size in a temp file before Django saw a byte.
+"""
+
+import socket
+import time
+
+import httpx
+import pytest
+from websockets.exceptions import InvalidHandshake, InvalidMessage
+
+from tests.security.clients import ws_ask, ws_open
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def slowloris(port: int) -> socket.socket:
+    """A connection that starts a request and never finishes its headers."""
+    sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+    sock.sendall(b"GET /ws/chat/ HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+    return sock
+
+
+def closed_by_server(sock: socket.socket) -> bool:
+    try:
+        return sock.recv(1) == b""
+    except ConnectionResetError:
+        return True
+    except TimeoutError:
+        return False
+
+
+def answers_once_freed(url: str, deadline: float = 30) -> httpx.Response:
+    # The server frees a slot when it sees the close: retry until it has.
+    stop = time.monotonic() + deadline
+    while True:
+        try:
+            return httpx.get(url + "/healthz", timeout=5)
+        except httpx.TransportError:
+            if time.monotonic() > stop:
+                raise
+            time.sleep(0.2)
+
+
+async def test_one_address_cannot_hold_more_than_its_share_of_connections(serve):
+    server = serve("connections", HTTP_CONNECTIONS_PER_IP="12")
+
+    half_sent = [slowloris(server.port) for _ in range(8)]
+    idle = [await ws_open(server) for _ in range(4)]
+    one_more = slowloris(server.port)
+    with pytest.raises((InvalidHandshake, InvalidMessage, OSError)):
+        await ws_open(server)
+    refused = closed_by_server(one_more)
+    for sock in [*half_sent, one_more]:
+        sock.close()
+    for socket_ in idle:
+        await socket_.close()
+
+    assert refused
+    assert answers_once_freed(server.url).status_code == 200
+    visitor = await ws_open(server)
+    assert (await ws_ask(visitor, "what is docent?"))[-1]["type"] == "done"
+    await visitor.close()
+
+
+def _post_head(port: int, length: str | None, *, chunked: bool = False) -> bytes:
+    head = f"POST /api/chat HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+    head += f"Origin: http://127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
+    head += "Transfer-Encoding: chunked\r\n" if chunked else f"Content-Length: {length}\r\n"
+    return (head + "\r\n").encode()
+
+
+def _send_until_refused(sock: socket.socket, chunk: bytes, total: int) -> bytes:
+    sent = 0
+    try:
+        while sent < total:
+            sock.sendall(chunk)
+            sent += len(chunk)
+    except OSError:
+        pass  # the server stopped reading: its answer is waiting
+    return sock.recv(4096)
+
+
+def test_a_huge_request_body_is_refused_before_it_is_stored(serve):
+    server = serve("bodies", HTTP_MAX_BODY_BYTES=str(1024 * 1024))
+
+    declared = socket.create_connection(("127.0.0.1", server.port), timeout=20)
+    declared.sendall(_post_head(server.port, str(10**12)))
+    declared_answer = _send_until_refused(declared, b" " * 65536, 4 * 1024 * 1024)
+    declared.close()
+
+    chunked = socket.create_connection(("127.0.0.1", server.port), timeout=20)
+    chunked.sendall(_post_head(server.port, None, chunked=True))
+    piece = b" " * 65536
+    frame = b"%x\r\n%s\r\n" % (len(piece), piece)
+    chunked_answer = _send_until_refused(chunked, frame, 4 * 1024 * 1024)
+    chunked.close()
+
+    assert declared_answer.startswith(b"HTTP/1.1 413")
+    assert chunked_answer.startswith(b"HTTP/1.1 413")
+    normal = httpx.post(
+        server.url + "/api/chat",
+        json={"content": "what is docent?"},
+        headers={"Origin": server.url},
+        timeout=30,
+    )
+    assert normal.status_code == 200 and '"type":"done"' in normal.text

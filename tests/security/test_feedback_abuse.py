@@ -1,0 +1,37 @@
+"""Votes are writes: one socket sent 2,000 in 14 s, each an UPDATE, with no limit at all."""
+
+import json
+
+import pytest
+
+from tests.security.clients import same_minute, sse_post, ws_ask, ws_first, ws_open
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+async def test_a_visitor_cannot_flood_votes_on_one_socket(serve):
+    same_minute(40)
+    server = serve("votes", AGENT_FEEDBACK_PER_MINUTE="5")
+    socket = await ws_open(server)
+    conversation = (await ws_ask(socket, "what is docent?"))[0]["conversation_id"]
+    vote = {"type": "feedback", "conversation_id": conversation, "turn": 1}
+
+    answers = []
+    for index in range(8):
+        await socket.send(json.dumps({**vote, "vote": ("up", "down")[index % 2]}))
+        answers.append(await ws_first(socket))
+    await socket.close()
+
+    kinds = [answer.get("code", answer["type"]) for answer in answers]
+    assert kinds == ["feedback_saved"] * 5 + ["rate_limited"] * 3
+    assert answers[-1]["retry_after"] >= 1
+
+
+def test_a_vote_without_a_session_is_refused_without_a_session_or_a_write(serve):
+    server = serve("votes-anonymous")
+    vote = {"type": "feedback", "conversation_id": "0" * 32, "turn": 1, "vote": "up"}
+
+    response, events = sse_post(server, vote)
+
+    assert events[0]["code"] == "bad_request"
+    assert "sessionid" not in response.headers.get("set-cookie", "")

@@ -1,0 +1,67 @@
+"""A burst of plain HTTP requests must not use up the database's connections.
+
+Each sync view ran in a thread of its own with a connection of its own, with no cap on how
+many ran at once, and the connections stayed open after the burst: 90 concurrent GETs from
+one client left PostgreSQL (100 connections) refusing everyone, the chat included.
+"""
+
+import asyncio
+
+import httpx
+import pytest
+from channels.db import database_sync_to_async
+from django.db import connection
+
+from tests.security.clients import same_minute, ws_ask, ws_open
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+BURST = 95  # under the per-address connection cap (100), over what PostgreSQL can give
+
+
+def server_connections() -> int:  # the test's own connection left out
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
+        return cursor.fetchone()[0]
+
+
+async def test_a_burst_of_requests_neither_fails_nor_keeps_database_connections(
+    serve, make_article
+):
+    for index in range(3):
+        await database_sync_to_async(make_article)(title=f"Post {index}", slug=f"post-{index}")
+    server = serve("bursts", DB_CONN_MAX_AGE="60")  # as `make run` has it (tests run with 0)
+    limits = httpx.Limits(max_connections=BURST)
+
+    async with httpx.AsyncClient(base_url=server.url, timeout=120, limits=limits) as client:
+        burst = await asyncio.gather(*[client.get("/api/articles") for _ in range(BURST)])
+        after = await client.get("/api/articles")
+    held = await database_sync_to_async(server_connections)()
+    visitor = await ws_open(server)
+    answer = await ws_ask(visitor, "what is docent?")
+    await visitor.close()
+
+    assert [response.status_code for response in burst] == [200] * BURST
+    assert after.status_code == 200 and after.json()["count"] == 3
+    assert held <= 20  # the in-flight cap (32) bounds them; closed when each request ends
+    assert answer[-1]["type"] == "done"
+
+
+async def test_one_address_cannot_loop_over_the_search_api(serve):
+    # Each search embeds its query: a client looping over it kept the CPU from the chat.
+    same_minute(30)
+    server = serve("search-loop", SEARCH_REQUESTS_PER_MINUTE_PER_IP="3")
+
+    async with httpx.AsyncClient(base_url=server.url, timeout=60) as client:
+        searches = [await client.get("/api/search", params={"q": "docent"}) for _ in range(5)]
+    visitor = await ws_open(server)
+    answer = await ws_ask(visitor, "what is docent?")
+    await visitor.close()
+
+    assert [response.status_code for response in searches] == [200] * 3 + [429] * 2
+    assert searches[-1].json()["code"] == "rate_limited"
+    assert int(searches[-1].headers["Retry-After"]) >= 1
+    assert answer[-1]["type"] == "done"  # the chat's own searches are limited by the chat
