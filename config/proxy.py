@@ -16,6 +16,7 @@ import ipaddress
 from dataclasses import dataclass
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+UNTRUSTED_FORWARD = "docent.untrusted_forward"  # scope key: see TrustedProxyMiddleware.rewrite
 FORWARDED = (b"x-forwarded-for", b"x-forwarded-proto", b"x-forwarded-port", b"x-forwarded-host")
 # The nearest of N counted proxies must sit here: same host or a private network.
 PRIVATE = tuple(
@@ -114,6 +115,11 @@ class TrustedProxyMiddleware:
             values[b"x-forwarded-proto"].decode("latin1"),
         )
         scope = dict(scope)
+        trusted = self.proxies.enabled and self.proxies.peer_trusted(peer)
+        if values[b"x-forwarded-for"] and not trusted:
+            # A proxy nobody said to trust (or a client posing as one): whoever it forwards is
+            # unknown, so the request is not "from loopback" for what trusts the local network.
+            scope[UNTRUSTED_FORWARD] = True
         # Nobody downstream may read a forwarded header: the resolved values are the truth.
         scope["headers"] = [(name, value) for name, value in headers if name not in values]
         scope["client"] = (address, client[1] if len(client) > 1 else 0)

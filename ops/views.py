@@ -8,6 +8,7 @@ from django.http import HttpRequest, HttpResponse
 from django.views.decorators.http import require_GET
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
+from config.proxy import UNTRUSTED_FORWARD
 from ops import multiproc
 from ops.collectors import IndexLagCollector
 
@@ -31,6 +32,8 @@ def metrics_allowed(request: HttpRequest) -> bool:
     given = request.headers.get("Authorization", "")
     if token and hmac.compare_digest(given.encode(), f"Bearer {token}".encode()):
         return True
+    if (getattr(request, "scope", None) or {}).get(UNTRUSTED_FORWARD):
+        return False  # through a proxy that is not trusted: the real client is unknown
     addresses = [request.META.get("REMOTE_ADDR", "")]
     forwarded = (
         request.headers.get("X-Forwarded-For", "") + "," + request.headers.get("X-Real-IP", "")

@@ -1,0 +1,33 @@
+"""/metrics through a proxy nobody configured as trusted is not a loopback scrape.
+
+config/proxy.py drops X-Forwarded-For from peers that are not trusted proxies, so /metrics
+used to see only the proxy's loopback address: `make run` behind someone's own reverse proxy,
+without DJANGO_TRUSTED_PROXIES, served its metrics to the whole network.
+"""
+
+import httpx
+import pytest
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+OUTSIDE = "203.0.113.7"
+
+
+def test_a_scrape_forwarded_by_an_untrusted_proxy_is_refused(serve):
+    server = serve("metrics-untrusted")
+
+    forwarded = httpx.get(f"{server.url}/metrics", headers={"X-Forwarded-For": OUTSIDE})
+    local = httpx.get(f"{server.url}/metrics")
+
+    assert forwarded.status_code == 403
+    assert local.status_code == 200
+
+
+def test_a_scrape_through_a_trusted_proxy_is_judged_by_the_visitor(serve):
+    server = serve("metrics-trusted", DJANGO_TRUSTED_PROXIES="1")
+
+    outside = httpx.get(f"{server.url}/metrics", headers={"X-Forwarded-For": OUTSIDE})
+    local = httpx.get(f"{server.url}/metrics", headers={"X-Forwarded-For": "127.0.0.1"})
+
+    assert outside.status_code == 403
+    assert local.status_code == 200
