@@ -122,10 +122,16 @@ def cluster_write(plan: Plan) -> Path:
     return conf
 
 
-def nginx_conf(*, prefix: Path, web_ports: list[int], host: str, port: int) -> str:
-    """nginx in front of the web processes; `prefix` holds its pid and temporary files."""
+def nginx_conf(
+    *, prefix: Path, web_ports: list[int], host: str, port: int, per_address: int | None = None
+) -> str:
+    """nginx in front of the web processes; `prefix` holds its pid and temporary files.
+
+    `per_address`: open connections per visitor address (default HTTP_CONNECTIONS_PER_IP).
+    """
     template = Engine(autoescape=False).from_string(NGINX_TEMPLATE.read_text())
     context = {
+        "per_address": per_address or settings.HTTP_CONNECTIONS_PER_IP,
         "prefix": str(prefix),
         "web_ports": web_ports,
         "host": host,

@@ -1,0 +1,125 @@
+"""The cluster's nginx caps open connections per visitor address, as each web process does for
+its direct peers (nginx itself is exempt there, so without this one visitor could hold every
+connection through the proxy). Loopback, the machine itself, is not counted."""
+
+import shutil
+import socket
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from docent.cluster import free_port, nginx_conf, nginx_prepare
+
+pytestmark = pytest.mark.skipif(
+    not shutil.which("nginx", path="/usr/sbin:/usr/bin:/sbin"), reason="nginx is not installed"
+)
+PER_ADDRESS = 3
+
+
+class Holding(threading.Thread):
+    """A stand-in web process: holds `/hold` requests open, answers anything else at once."""
+
+    def __init__(self) -> None:
+        super().__init__(daemon=True)
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        self.held: list[socket.socket] = []
+
+    def run(self) -> None:
+        while True:
+            try:
+                peer, _ = self.listener.accept()
+            except OSError:
+                return
+            if b"/hold" in peer.recv(65536):
+                self.held.append(peer)
+            else:
+                with peer:
+                    peer.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+
+
+@pytest.fixture
+def proxy(tmp_path: Path):
+    upstream = Holding()
+    upstream.start()
+    prefix, port = tmp_path / "nginx", free_port()
+    nginx_prepare(prefix)
+    conf = prefix / "nginx.conf"
+    conf.write_text(
+        nginx_conf(
+            prefix=prefix,
+            web_ports=[upstream.port],
+            host="127.0.0.1",
+            port=port,
+            per_address=PER_ADDRESS,
+        )
+    )
+    nginx = shutil.which("nginx", path="/usr/sbin:/usr/bin:/sbin")
+    command = [nginx, "-p", str(prefix), "-c", str(conf), "-e", "stderr", "-g", "daemon off;"]
+    process = subprocess.Popen(command)  # noqa: S603
+    try:
+        _wait_listening(port)
+        yield port, upstream
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+        upstream.listener.close()
+        for held in upstream.held:
+            held.close()
+
+
+def _wait_listening(port: int) -> None:
+    for _ in range(200):
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError("nginx did not start")
+
+
+def _held(upstream: Holding, count: int) -> None:
+    """Wait until the stand-in holds `count` requests: nginx counts each by then."""
+    for _ in range(600):
+        if len(upstream.held) >= count:
+            return
+        time.sleep(0.05)
+    raise RuntimeError(f"the stand-in holds {len(upstream.held)} of {count} requests")
+
+
+def _request(port: int, source: str, path: str) -> socket.socket:
+    connection = socket.create_connection(("127.0.0.1", port), source_address=(source, 0))
+    connection.sendall(f"GET {path} HTTP/1.1\r\nHost: docent\r\n\r\n".encode())
+    return connection
+
+
+def _status(connection: socket.socket) -> int:
+    connection.settimeout(30)
+    return int(connection.recv(4096).split(b" ")[1])
+
+
+def test_one_visitor_address_cannot_hold_more_than_its_share_through_the_proxy(proxy):
+    port, upstream = proxy
+    held = [_request(port, "127.0.0.2", "/hold") for _ in range(PER_ADDRESS)]
+    _held(upstream, PER_ADDRESS)
+
+    over = _request(port, "127.0.0.2", "/ok")
+    other_visitor = _request(port, "127.0.0.3", "/ok")
+
+    assert _status(over) == 429
+    assert _status(other_visitor) == 200
+    for connection in (*held, over, other_visitor):
+        connection.close()
+
+
+def test_the_machine_itself_is_not_counted(proxy):
+    port, upstream = proxy
+    held = [_request(port, "127.0.0.1", "/hold") for _ in range(PER_ADDRESS + 2)]
+    _held(upstream, PER_ADDRESS + 2)
+
+    assert _status(_request(port, "127.0.0.1", "/ok")) == 200
+    for connection in held:
+        connection.close()
