@@ -20,6 +20,12 @@ from tests.agent.chat_helpers import (
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
+# Cancel tests stream 20 s of words and wait up to 15 s for the model stream to be closed: a
+# loaded machine cannot make a working cancel look slow, and a cancel that never happens still
+# fails, because the stream outlasts the wait.
+LONG_WORDS = 1000
+CANCEL_WAIT = 15
+
 
 @pytest.fixture
 def article(make_article):
@@ -157,7 +163,7 @@ async def test_a_second_message_during_a_turn_is_busy(scripted):
 
 
 async def test_stop_cancels_the_turn_and_closes_the_model_stream(scripted):
-    scripted.enqueue(text_response(["word "] * 200, delay=0.02))
+    scripted.enqueue(text_response(["word "] * LONG_WORDS, delay=0.02))
     socket = await connect()
     await socket.send_json_to({"type": "message", "content": "Talk a lot"})
     assert (await socket.receive_json_from())["type"] == "start"
@@ -167,7 +173,7 @@ async def test_stop_cancels_the_turn_and_closes_the_model_stream(scripted):
 
     events = await turn_events(socket)
     assert events[-1]["code"] == "cancelled"
-    assert await scripted.wait_disconnected(timeout=2)
+    assert await scripted.wait_disconnected(timeout=CANCEL_WAIT)
     [turn] = await saved_turns()
     assert turn.status == "cancelled" and turn.answer.startswith("word ")
     # The socket is still usable.
@@ -177,7 +183,7 @@ async def test_stop_cancels_the_turn_and_closes_the_model_stream(scripted):
 
 
 async def test_disconnect_mid_stream_cancels_and_saves(scripted):
-    scripted.enqueue(text_response(["word "] * 200, delay=0.02))
+    scripted.enqueue(text_response(["word "] * LONG_WORDS, delay=0.02))
     socket = await connect()
     await socket.send_json_to({"type": "message", "content": "Talk a lot"})
     await socket.receive_json_from()
@@ -185,7 +191,7 @@ async def test_disconnect_mid_stream_cancels_and_saves(scripted):
 
     await socket.disconnect()
 
-    assert await scripted.wait_disconnected(timeout=2)
+    assert await scripted.wait_disconnected(timeout=CANCEL_WAIT)
     [turn] = await saved_turns()
     assert turn.status == "cancelled"
 
@@ -406,7 +412,7 @@ def _app_whose_sends_fail_when(gone: asyncio.Event):
 
 @pytest.mark.parametrize("first", ["failed_send", "disconnect"])
 async def test_leaving_mid_answer_is_cancelled_whichever_comes_first(scripted, first, caplog):
-    scripted.enqueue(text_response(["word "] * 200, delay=0.02))
+    scripted.enqueue(text_response(["word "] * LONG_WORDS, delay=0.02))
     gone = asyncio.Event()
     socket = _app_whose_sends_fail_when(gone)
     assert (await socket.connect())[0]
@@ -418,7 +424,7 @@ async def test_leaving_mid_answer_is_cancelled_whichever_comes_first(scripted, f
     if first == "disconnect":
         await socket.disconnect()
     # With "failed_send", the next text frame ends the turn and closes the model stream.
-    assert await scripted.wait_disconnected(timeout=2)
+    assert await scripted.wait_disconnected(timeout=CANCEL_WAIT)
     [turn] = await saved_turns()
     if first == "failed_send":
         await socket.disconnect()
