@@ -44,9 +44,7 @@ def address_bucket(client_ip: str) -> str:
 async def message_allow(*, session_key: str, client_ip: str) -> Refusal | None:
     """Count one message against the per-session and per-IP limits; refuse when over."""
     client_ip = address_bucket(client_ip)
-    now = time.time()
-    window = int(now // WINDOW)
-    retry_after = max(1, int(WINDOW - now % WINDOW))
+    window, retry_after = _minute()
     over = await state().hit(
         [
             (f"rl:s:{session_key}:{window}", settings.AGENT_MESSAGES_PER_MINUTE, WINDOW * 2),
@@ -64,15 +62,34 @@ async def message_allow(*, session_key: str, client_ip: str) -> Refusal | None:
 
 async def feedback_allow(*, session_key: str) -> Refusal | None:
     """Count one vote against the session's AGENT_FEEDBACK_PER_MINUTE; refuse when over."""
+    return await _per_minute(
+        f"rl:fb:{session_key}",
+        settings.AGENT_FEEDBACK_PER_MINUTE,
+        "Too many votes. Please wait {retry_after} s before voting again.",
+        "feedback",
+    )
+
+
+async def search_allow(*, client_ip: str) -> Refusal | None:
+    """Count one public search against SEARCH_REQUESTS_PER_MINUTE_PER_IP; refuse when over."""
+    return await _per_minute(
+        f"rl:search:{address_bucket(client_ip)}",
+        settings.SEARCH_REQUESTS_PER_MINUTE_PER_IP,
+        "Too many searches. Please wait {retry_after} s.",
+        "search",
+    )
+
+
+def _minute() -> tuple[int, int]:
+    """The current one-minute window, and the seconds until the next one."""
     now = time.time()
-    key = f"rl:fb:{session_key}:{int(now // WINDOW)}"
-    if await state().hit([(key, settings.AGENT_FEEDBACK_PER_MINUTE, WINDOW * 2)]):
-        retry_after = max(1, int(WINDOW - now % WINDOW))
-        return Refusal(
-            f"Too many votes. Please wait {retry_after} s before voting again.",
-            retry_after,
-            "feedback",
-        )
+    return int(now // WINDOW), max(1, int(WINDOW - now % WINDOW))
+
+
+async def _per_minute(prefix: str, limit: int, message: str, reason: str) -> Refusal | None:
+    window, retry_after = _minute()
+    if await state().hit([(f"{prefix}:{window}", limit, WINDOW * 2)]):
+        return Refusal(message.format(retry_after=retry_after), retry_after, reason)
     return None
 
 

@@ -19,13 +19,8 @@ logger = logging.getLogger(__name__)
 DEBUG_MARK = b"because you have <code>DEBUG = True</code>"
 
 
-class DebugPageGuard:
-    """With DEBUG on, a client that is not on loopback gets the production error pages.
-
-    It sits first, so it sees the request before anything can fail: a foreign Host, an unknown
-    URL and a failing view each get the page DEBUG off would give, and any response that still
-    carries the debug page's text is replaced.
-    """
+class AsyncMiddleware:
+    """Base of the project's async-only middleware: Django awaits them with no thread hop."""
 
     async_capable = True
     sync_capable = False
@@ -34,6 +29,15 @@ class DebugPageGuard:
         self.get_response = get_response
         if iscoroutinefunction(get_response):
             markcoroutinefunction(self)
+
+
+class DebugPageGuard(AsyncMiddleware):
+    """With DEBUG on, a client that is not on loopback gets the production error pages.
+
+    It sits first, so it sees the request before anything can fail: a foreign Host, an unknown
+    URL and a failing view each get the page DEBUG off would give, and any response that still
+    carries the debug page's text is replaced.
+    """
 
     async def __call__(self, request: HttpRequest) -> HttpResponse:
         if not settings.DEBUG or client_is_loopback(request.META.get("REMOTE_ADDR", "")):
@@ -86,20 +90,12 @@ async def _error_page(request: HttpRequest, status: int) -> HttpResponse:
     return HttpResponse(f"Error {status}.", status=status, content_type="text/plain")
 
 
-class UrlTextGuard:
+class UrlTextGuard(AsyncMiddleware):
     """400 for a path or query parameter holding NUL (or a lone surrogate).
 
     PostgreSQL cannot take NUL in a string, so a `%00` in a slug or a filter reached the
     database and came back as a 500 (and, with DEBUG on, a traceback). Refused before any view.
     """
-
-    async_capable = True
-    sync_capable = False
-
-    def __init__(self, get_response) -> None:
-        self.get_response = get_response
-        if iscoroutinefunction(get_response):
-            markcoroutinefunction(self)
 
     async def __call__(self, request: HttpRequest) -> HttpResponse:
         values = [request.path, *(text for pair in request.GET.lists() for text in _flat(pair))]
@@ -116,20 +112,12 @@ def _flat(pair: tuple[str, list[str]]) -> list[str]:
     return [key, *texts]
 
 
-class SessionCookieMiddleware:
+class SessionCookieMiddleware(AsyncMiddleware):
     """Give a cookie-less visitor a session key without creating a session.
 
     The chat's WebSocket can't set cookies, so the key comes with the page; the session row is
     written only when the visitor sends a first chat message (agent/visitor_session.py).
     """
-
-    async_capable = True
-    sync_capable = False
-
-    def __init__(self, get_response) -> None:
-        self.get_response = get_response
-        if iscoroutinefunction(get_response):
-            markcoroutinefunction(self)
 
     async def __call__(self, request: HttpRequest) -> HttpResponse:
         response = await self.get_response(request)

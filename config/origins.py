@@ -7,12 +7,13 @@ A request without an Origin is refused: every browser sends one on these request
 
 from urllib.parse import urlsplit
 
-from asgiref.sync import iscoroutinefunction, markcoroutinefunction
 from channels.security.websocket import WebsocketDenier
 from django.conf import settings
 from django.core.exceptions import DisallowedHost
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.http.request import split_domain_port, validate_host
+
+from config.middleware import AsyncMiddleware
 
 MAX_ORIGIN = 512  # characters; a real origin is far shorter
 # Every state-changing API request (the chat, feedback) follows the rule; reads do not.
@@ -69,20 +70,12 @@ class WebsocketOriginValidator:
         return await WebsocketDenier()(scope, receive, send)
 
 
-class ChatOriginMiddleware:
+class ChatOriginMiddleware(AsyncMiddleware):
     """The same rule for `POST /api/chat` (and every other API write), before any parsing.
 
     JSON only as well: a cross-site `text/plain` or form post is a "simple" request that a
     browser sends without asking, so it must never reach the chat.
     """
-
-    async_capable = True
-    sync_capable = False
-
-    def __init__(self, get_response) -> None:
-        self.get_response = get_response
-        if iscoroutinefunction(get_response):
-            markcoroutinefunction(self)
 
     async def __call__(self, request: HttpRequest) -> HttpResponse:
         if request.path.startswith(API_PREFIX) and request.method not in SAFE_METHODS:

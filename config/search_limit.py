@@ -6,42 +6,22 @@ and slowed every chat turn more than tenfold. The chat's own searches are inside
 limited there.
 """
 
-import time
-
-from asgiref.sync import iscoroutinefunction, markcoroutinefunction
-from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
-from agent.ratelimit import WINDOW, address_bucket
-from agent.shared import state
+from agent.ratelimit import search_allow
+from config.middleware import AsyncMiddleware
 
 SEARCH_PATH = "/api/search"
 
 
-class SearchRateLimit:
-    async_capable = True
-    sync_capable = False
-
-    def __init__(self, get_response) -> None:
-        self.get_response = get_response
-        if iscoroutinefunction(get_response):
-            markcoroutinefunction(self)
-
+class SearchRateLimit(AsyncMiddleware):
     async def __call__(self, request: HttpRequest) -> HttpResponse:
         if request.path == SEARCH_PATH:
-            now = time.time()
-            address = address_bucket(request.META.get("REMOTE_ADDR", ""))
-            key = f"rl:search:{address}:{int(now // WINDOW)}"
-            limit = settings.SEARCH_REQUESTS_PER_MINUTE_PER_IP
-            if await state().hit([(key, limit, WINDOW * 2)]):
-                retry_after = max(1, int(WINDOW - now % WINDOW))
+            refusal = await search_allow(client_ip=request.META.get("REMOTE_ADDR", ""))
+            if refusal is not None:
                 response = JsonResponse(
-                    {
-                        "detail": f"Too many searches. Please wait {retry_after} s.",
-                        "code": "rate_limited",
-                    },
-                    status=429,
+                    {"detail": refusal.message, "code": "rate_limited"}, status=429
                 )
-                response["Retry-After"] = str(retry_after)
+                response["Retry-After"] = str(refusal.retry_after)
                 return response
         return await self.get_response(request)

@@ -250,7 +250,7 @@ def _with_context(
             matching = sum(1 for j in table if shared[j] & _core_terms(pool[j][1]))
             if matching >= 2 and len(table) <= MAX_TABLE_ROWS:
                 chosen.update(table)
-        if fact.kind != "sentence" or not fact.text.lower().startswith(_LEANING):
+        if not _leans(fact):
             continue
         before = i - 1
         if before >= 0 and pool[before][0] == n and pool[before][1].section == fact.section:
@@ -260,13 +260,17 @@ def _with_context(
     return [pool[i] for i in sorted(chosen)]
 
 
+def _leans(fact: Fact) -> bool:
+    """A sentence that leans on the one before ("It resets…", "Otherwise…")."""
+    return fact.kind == "sentence" and fact.text.lower().startswith(_LEANING)
+
+
 def _standalone(facts: list[Fact]) -> list[Fact]:
     """The facts that can be read on their own: a leaning sentence stays only after its own
     predecessor (same section), which is kept."""
     kept: list[Fact] = []
     for fact in facts:
-        leaning = fact.kind == "sentence" and fact.text.lower().startswith(_LEANING)
-        if leaning and not (kept and kept[-1].section == fact.section):
+        if _leans(fact) and not (kept and kept[-1].section == fact.section):
             continue
         kept.append(fact)
     return kept
