@@ -23,6 +23,17 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])")
 # Characters of Chinese questions that carry no topic ("what", "how", particles): their
 # bigrams would match every Chinese article equally and drown the real terms.
 _CJK_QUERY_STOP = set("的了吗呢吧啊么什怎哪谁这那们是很就都也把被着")
+# English contractions, typed with or without the apostrophe: "isn't" would otherwise leave
+# "isn" and "t", words the blog never uses, and the relevance bar would read the question as
+# off-topic. Their stems are stop words ("is", "they"), so dropping them loses nothing; a
+# possessive keeps its noun ("the agent's loop").
+_CONTRACTION = re.compile(r"\b\w+n['’]t\b|\b\w+['’](re|ve|ll|d|m)\b", re.IGNORECASE)
+_POSSESSIVE = re.compile(r"['’]s\b", re.IGNORECASE)
+_RUN_TOGETHER = re.compile(
+    r"\b(isnt|arent|wasnt|werent|dont|doesnt|didnt|cant|couldnt|wont|wouldnt|shouldnt|"
+    r"hasnt|havent|hadnt|whats|hows|wheres|whos|thats|theres|im|ive|youre|theyre)\b",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -84,6 +95,7 @@ def language_detect(text: str) -> str:
 
 def query_terms(query: str) -> list[str]:
     """Search terms of a visitor's query: Latin words and CJK bigrams, deduplicated."""
+    query = _POSSESSIVE.sub("", _RUN_TOGETHER.sub(" ", _CONTRACTION.sub(" ", query)))
     terms = [word.lower() for word in _LATIN_WORD.findall(query)]
     grams = [gram for run in _CJK_RUN.findall(query) for gram in _bigrams(run)]
     topical = [gram for gram in grams if not _CJK_QUERY_STOP.intersection(gram)]

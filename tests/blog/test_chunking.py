@@ -114,3 +114,17 @@ def test_query_terms_drop_question_particles_but_keep_topical_bigrams():
     assert "hnsw" in terms and "召回" in terms and "回率" in terms
     assert "什么" not in terms and "为什" not in terms
     assert query_terms("什么") == ["什么"]  # nothing topical left: keep what there is
+
+
+def test_query_terms_drop_contractions_the_blog_never_spells():
+    # "isn't" read as "isn" + "t" made a reader's question look off-topic to the relevance bar.
+    assert query_terms("Why isn't the agent's stream working? I can't tell") == [
+        "why",
+        "the",
+        "agent",
+        "stream",
+        "working",
+        "i",
+        "tell",
+    ]
+    assert query_terms("whats HNSW, dont they’re sure") == ["hnsw", "sure"]
