@@ -27,7 +27,7 @@ _STRONG_EN = (
 # "X doesn't cover Y" is a decline only when X is the blog: articles say it of other things.
 _WEAK_EN = (
     r"(does ?n[o']t|do ?n[o']t|does not|do not|did not) "
-    r"(cover|mention|say|discuss|address|contain|include)",
+    r"(cover|mention|say|discuss|address|contain|include|give|state)",
     r"(is|are) ?n[o']t (covered|mentioned|discussed|addressed)",
     r"not (covered|mentioned|discussed|addressed)",
 )
@@ -41,6 +41,7 @@ _DECLINES_ZH = (
     r"无法(回答|找到|确定)",
     r"不知道",
     r"(没有|不)包含",
+    r"(没有|未)(给出|写明|说明)",
 )
 _STRONG = re.compile("|".join((*_STRONG_EN, *_DECLINES_ZH)), re.IGNORECASE)
 _WEAK = re.compile("|".join(_WEAK_EN), re.IGNORECASE)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+from agent.llm.offline_figures import asks_for_figure, gives_figure
 from agent.llm.offline_text import Fact, article_facts, language, plain, section_leads, terms
 
 MAX_FACTS = 4
@@ -37,6 +38,14 @@ CONTEXT_WEIGHT = 0.3
 EXCERPT_BONUS = 1.1  # the search chose this passage: a small head start among equals
 FACT_BONUS = 1.15  # a table row or list item says more per word than prose
 SOURCE = {"en": "Source: ", "zh": "来源："}
+# A fact that gives the asked-for figure replaces the picked ones only when it is nearly as
+# much about the question; a figure from a weaker fact is some other figure.
+FIGURE_FLOOR = 0.7
+NO_FIGURE = {
+    "en": "This blog's articles don't give that figure. The nearest is “{title}”, which "
+    "discusses the topic without stating it.",
+    "zh": "这个博客的文章没有给出这个数字。最接近的是《{title}》，但文中没有写明。",
+}
 # Sentences that lean on the one before; shown alone they would be out of context.
 _LEANING = (
     "this ", "that ", "these ", "those ", "it ", "its ", "they ", "their ", "both ", "such ",
@@ -59,6 +68,10 @@ def compose_answer(
     pool = [(n, fact) for n, source in enumerate(quoted) for fact in _facts(source)]
     wanted = _weights(question, context, [fact for _, fact in pool])
     picked = _pick(pool, wanted, question, excerpts, sources)
+    if picked and asks_for_figure(question) and not _has_figure(picked, question):
+        picked = _figure_instead(pool, picked, wanted, question)
+        if not picked:
+            return NO_FIGURE[lang].format(title=sources[0].get("title", ""))
     if not picked and context:  # a follow-up whose own words miss: the top article, in context
         top = [(n, fact) for n, fact in pool if n == 0]
         picked = _pick(top, wanted, question, excerpts, sources, asked=set(wanted))
@@ -161,6 +174,36 @@ def _pick(
         picked.append(best)
         covered |= shared[best]
     return _with_context(pool, picked, shared, compares=bool(_COMPARES.search(question)))
+
+
+def _has_figure(picked: list[tuple[int, Fact]], question: str) -> bool:
+    return any(gives_figure(fact.text, question) for _, fact in picked)
+
+
+def _figure_instead(
+    pool: list[tuple[int, Fact]],
+    picked: list[tuple[int, Fact]],
+    wanted: dict[str, float],
+    question: str,
+) -> list[tuple[int, Fact]]:
+    """The strongest fact of the quoted articles that gives the figure, if it is strong enough.
+
+    Returns [] when no fact about the question gives it: the articles discuss the topic but
+    do not answer the question.
+    """
+    shared = [_shared(fact, wanted) for _, fact in pool]
+    strength = [sum(wanted[t] for t in terms_i) for terms_i in shared]
+    quoted = {n for n, _ in picked}
+    best = max(strength[i] for i, entry in enumerate(pool) if entry in picked)
+    candidates = [
+        i
+        for i, (n, fact) in enumerate(pool)
+        if n in quoted and strength[i] >= FIGURE_FLOOR * best and gives_figure(fact.text, question)
+    ]
+    if not candidates:
+        return []
+    top = max(candidates, key=lambda i: strength[i])
+    return _with_context(pool, [top], shared, compares=False)
 
 
 def _second_article(

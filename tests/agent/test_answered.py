@@ -7,6 +7,7 @@ from channels.db import database_sync_to_async
 
 from agent.answered import is_decline, turn_answered
 from agent.llm.offline import DONT_KNOW
+from agent.llm.offline_answer import NO_FIGURE
 from agent.prompts import SYSTEM_PROMPT
 from agent.selectors import turn_unanswered
 from agent.tools.search_knowledge_base import NO_RESULTS
@@ -27,6 +28,11 @@ from tests.agent.chat_helpers import ask, connect, saved_turns
         "The articles don’t mention Kubernetes.",
         "Sorry. I couldn't find that in the blog, but here is something close.",
         "That isn't covered in this blog's articles.",
+        # The topic is discussed, the asked-for figure is not.
+        NO_FIGURE["en"].format(title="Why step limits matter"),
+        NO_FIGURE["zh"].format(title="向量检索入门"),
+        "The articles don't state a default for ef_search.",
+        "文章里没有写明默认值。",
     ],
 )
 def test_declines_are_recognised_in_both_languages(text):

@@ -1,0 +1,63 @@
+"""Questions that ask for a figure, and facts that give one.
+
+"How many steps does the loop allow?" is answered by a fact with a number in it, and "how long
+does the first token take?" by a duration. An article that discusses the topic without the
+figure does not answer the question; quoting it anyway reads like an answer and is not one.
+"""
+
+from __future__ import annotations
+
+import re
+
+_ASKS = re.compile(
+    r"\bhow (many|much|long|big|large|small|fast|quick(ly)?|slow|often|far|high|low)\b|"
+    r"\bwhat (number|value|size|percentage|share|fraction|ratio)\b|"
+    r"\b(default|maximum|minimum|max|min) (value|number|size|setting)\b|"
+    r"\bwhat(?:'s| is| are)? (?:the |its |their )?(default|timeout|limit|threshold)\b|"
+    r"\b(?:set|default(?:s|ed)?) to what\b|\bwhat (?:is|are) (?:it|they) set to\b|"
+    r"多少|几个|几次|几秒|几毫秒|几分钟|几倍|几条|几篇|几步|多久|多长|多大|多快|多高|多低|多频繁|"
+    r"默认值|数值|百分之几|几成|默认(是|为|设|设置)(多少|几)",
+    re.IGNORECASE,
+)
+# A duration is asked for by how long or how fast something is, or by a time unit.
+_ASKS_TIME = re.compile(
+    r"\bhow (long|fast|quick(ly)?|slow)\b|\b(latency|seconds?|milliseconds?|minutes?|hours?)\b|"
+    r"多久|多长时间|多快|耗时|延迟|几秒|几毫秒|几分钟",
+    re.IGNORECASE,
+)
+_ASKS_SHARE = re.compile(r"\b(percent(age)?|share|fraction)\b|%|百分", re.IGNORECASE)
+
+_NUMBER_WORDS = (
+    r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|"
+    r"forty|fifty|sixty|hundred|thousand|million|billion|half|twice|double|triple|dozen"
+)
+# Chinese numerals count before a measure word; "一个", "一种" are "a", not a figure.
+_ZH_NUMBER = r"(?!一[个种些下样起般直定])[一二两三四五六七八九十百千万亿半]+(?=[个次秒步条倍篇种层位分小天周轮毫微千万])"
+_NUMBER = rf"(?:\d[\d,.]*|\b(?:{_NUMBER_WORDS})\b|{_ZH_NUMBER})"
+_ANY = re.compile(_NUMBER, re.IGNORECASE)
+_TIME = re.compile(
+    rf"{_NUMBER}\s*(?:-\s*)?(?:ms\b|s\b|µs\b|us\b|sec(ond)?s?\b|min(ute)?s?\b|hours?\b|days?\b|"
+    r"weeks?\b|毫秒|微秒|秒|分钟|小时|天|周)",
+    re.IGNORECASE,
+)
+_SHARE = re.compile(
+    rf"{_NUMBER}\s*(?:%|percent\b|per cent\b)|百分之|[一二三四五六七八九]成", re.IGNORECASE
+)
+
+
+def asks_for_figure(question: str) -> bool:
+    """True for "how many…", "what is the default…", "多少…", "多久…"."""
+    return bool(_ASKS.search(question))
+
+
+def gives_figure(text: str, question: str) -> bool:
+    """True when `text` holds the kind of figure `question` asks for.
+
+    A duration for "how long", a share for "what percentage", otherwise any number (digits or
+    a number word, in either language).
+    """
+    if _ASKS_TIME.search(question):
+        return bool(_TIME.search(text))
+    if _ASKS_SHARE.search(question):
+        return bool(_SHARE.search(text))
+    return bool(_ANY.search(text))
