@@ -17,11 +17,13 @@ from typing import Any
 
 from agent.llm.base import ModelTurn, TextDelta, ToolCall, Usage
 from agent.llm.offline_answer import compose_answer, compose_summary
+from agent.llm.offline_overview import OVERVIEW_LIMIT, compose_overview, wants_overview
 from agent.llm.offline_text import language, terms
 from agent.prompts import PAGE_CONTEXT_PREFIX, STEP_LIMIT_NUDGE
 
 SEARCH = "search_knowledge_base"
 DETAIL = "get_article_detail"
+LIST = "list_articles"
 DONT_KNOW = {
     "en": "I couldn't find anything about that in this blog's articles.",
     "zh": "我在这个博客的文章里没有找到相关内容。",
@@ -91,6 +93,12 @@ def plan(messages: list[dict], available: set[str]) -> tuple[list[ToolCall], str
     searched = [out for name, out in turn.results if name == SEARCH]
     details = [out for name, out in turn.results if name == DETAIL]
     summary = bool(_SUMMARY.search(turn.question))
+    overview = wants_overview(turn.question) and LIST in available
+    if overview and not turn.results:
+        return [turn.call(LIST, {"limit": OVERVIEW_LIMIT})], ""
+    listed = [out for name, out in turn.results if name == LIST]
+    if overview and listed:
+        return [], compose_overview(listed[-1] if isinstance(listed[-1], list) else [], turn.lang)
     if not turn.results:
         if summary and turn.page and DETAIL in available and _about_page(turn.question):
             return [turn.call(DETAIL, {"article_id": turn.page})], ""

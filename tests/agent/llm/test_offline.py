@@ -5,6 +5,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agent.exceptions import ToolNotFound
 from agent.llm.offline import DONT_KNOW, OfflineModel
+from agent.llm.offline_answer import NO_FIGURE
+from agent.llm.offline_overview import EMPTY
 from agent.loop import Limits, TurnResult, run_turn
 from agent.prompts import build_messages
 from agent.tool import Tool
@@ -449,3 +451,109 @@ async def test_a_plain_question_gets_only_the_row_that_answers_it():
     )
 
     assert "- Index IVFFlat" in result.answer and "- Index HNSW" not in result.answer
+
+
+DEPTH_ARTICLE = {
+    "article_id": 24,
+    "title": "Tuning HNSW",
+    "url": "/articles/tuning-hnsw/",
+    "body": "## Search depth\n\nThe HNSW search depth decides both recall and speed.\n\n"
+    "The HNSW search depth is 40 unless you change it.\n",
+}
+BUDGET_ARTICLE = {
+    "article_id": 25,
+    "title": "Daily budgets",
+    "url": "/articles/daily-budgets/",
+    "body": "## Budgets\n\nA daily token budget stops a single visitor from running up the bill.\n\n"
+    "The daily budget resets at midnight, in the server's time zone.\n",
+}
+
+
+@pytest.mark.asyncio
+async def test_a_question_asking_for_a_figure_is_answered_with_the_fact_that_gives_it(
+    monkeypatch,
+):
+    monkeypatch.setitem(ARTICLES, 24, DEPTH_ARTICLE)
+
+    result, _ = await ask(
+        "What is the default HNSW search depth?", [relevant_hit(DEPTH_ARTICLE, 0.9)]
+    )
+
+    assert "The HNSW search depth is 40 unless you change it." in result.answer
+    assert "decides both recall and speed" not in result.answer
+    assert [c["article_id"] for c in result.citations] == [24]
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    ("question", "lang"),
+    [("How many tokens does the daily budget allow?", "en"), ("每天的 token 预算是多少？", "zh")],
+)
+async def test_an_article_on_the_topic_without_the_figure_is_a_decline(monkeypatch, question, lang):
+    # The article talks about the daily budget, but never says how big it is: quoting it would
+    # look like an answer and is not one.
+    monkeypatch.setitem(ARTICLES, 25, BUDGET_ARTICLE)
+
+    result, sent = await ask(question, [relevant_hit(BUDGET_ARTICLE, 0.9)])
+
+    assert result.answer == NO_FIGURE[lang].format(title="Daily budgets")
+    assert result.citations == [] and sent[-1]["answered"] is False
+
+
+class ListIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    limit: int = Field(default=10, description="How many articles.")
+
+
+def tools_with_list(articles: list[dict], hits: list[dict]) -> list[Tool]:
+    async def listed(params: ListIn):
+        return [{**a, "summary": a.get("summary", "")} for a in articles][: params.limit]
+
+    return [
+        *make_tools(hits),
+        Tool("list_articles", "List.", ListIn, listed, lambda out: f"{len(out)} articles"),
+    ]
+
+
+async def ask_with_list(question: str, articles: list[dict], hits: list[dict]) -> TurnResult:
+    async def emit(event: dict) -> None:
+        pass
+
+    return await run_turn(
+        messages=build_messages(history=[], user_message=question, page=None),
+        model=OfflineModel(),
+        tools=tools_with_list(articles, hits),
+        limits=Limits(),
+        emit=emit,
+    )
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    "question", ["Hi!", "hello there, what can you do?", "你好", "这个博客讲什么？"]
+)
+async def test_a_greeting_gets_the_newest_articles_not_a_failed_search(question):
+    result = await ask_with_list(question, [INDEX_ARTICLE, COST_ARTICLE], [])
+
+    assert calls(result) == [("list_articles", {"limit": 5})]
+    assert "- [Choosing a pgvector index](/articles/choosing-an-index/): HNSW and IVFFlat" in (
+        result.answer
+    )
+    assert [c["article_id"] for c in result.citations] == [11, 12]
+    assert DONT_KNOW["en"] not in result.answer and DONT_KNOW["zh"] not in result.answer
+
+
+@pytest.mark.asyncio
+async def test_a_greeting_on_an_empty_blog_says_nothing_is_published():
+    result = await ask_with_list("hello", [], [])
+
+    assert result.answer == EMPTY["en"] and result.citations == []
+
+
+@pytest.mark.asyncio
+async def test_a_question_about_a_topic_is_searched_even_when_it_starts_like_an_overview():
+    result = await ask_with_list(
+        "What's new in HNSW recall?", [INDEX_ARTICLE], [relevant_hit(INDEX_ARTICLE, 0.8)]
+    )
+
+    assert calls(result)[0][0] == "search_knowledge_base"

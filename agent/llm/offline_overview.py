@@ -1,0 +1,64 @@
+"""Greetings and "what can you do?": the offline model answers with the blog's newest articles.
+
+Searching the knowledge base for "hi" finds nothing and the visitor's first impression is "I
+couldn't find anything". A librarian greets back and says what the shelves hold. Only a whole
+message that is a greeting or asks about the blog itself counts: "what's new in pgvector 0.8?"
+is a question about pgvector, and is searched.
+"""
+
+from __future__ import annotations
+
+import re
+
+OVERVIEW_LIMIT = 5
+
+_GREETING = (
+    r"(hi|hello|hey|hiya|howdy|yo|greetings|good (morning|afternoon|evening|day))( there)?"
+    r"|(你好|您好|嗨|哈喽|哈啰|早上好|下午好|晚上好)(呀|啊)?"
+)
+_ABOUT_BLOG = (
+    r"(what|which) (can|could|do) you (do|help( me)? with|answer|know( about)?|cover)"
+    r"|(who|what) are you|how (can|do) (i|you) (use|ask|help)( (you|this|it))?|help( me)?"
+    r"|what('s| is)( this)? (blog|site) about|what (is|are) (on|in) (this|the) (blog|site)"
+    r"|what('s| is) new( here| on (this|the) (blog|site))?|what topics( do you cover)?"
+    r"|(list|show)( me)?( all| the)? (articles|posts)|(latest|newest|recent) (articles|posts)"
+    r"|你(能|会|可以)(做|干|回答)(什么|些什么|哪些)|你是谁|怎么用|帮助"
+    r"|(这个)?(博客|网站)(讲|写|是|有)(些)?(什么|哪些)(内容|文章)?|有哪些文章|最新(的)?文章|有什么新(文章|内容)?"
+)
+_WHOLE = re.compile(
+    rf"\s*(({_GREETING})[\s,，!！.。]*)?(({_ABOUT_BLOG}))?\s*[?？!！.。~]*\s*", re.IGNORECASE
+)
+
+INTRO = {
+    "en": "Hello! I answer questions from this blog's articles and cite the ones I quote. "
+    "The newest articles:",
+    "zh": "你好！我根据这个博客的文章回答问题，并注明引用的文章。最新的文章：",
+}
+OUTRO = {
+    "en": "Ask me about any of them, in English or Chinese.",
+    "zh": "可以用中文或英文问我其中任何一篇的内容。",
+}
+EMPTY = {
+    "en": "Hello! I answer questions from this blog's articles, but none is published yet.",
+    "zh": "你好！我根据这个博客的文章回答问题，但目前还没有发表的文章。",
+}
+
+
+def wants_overview(question: str) -> bool:
+    """True when the whole message is a greeting, or asks what the assistant or blog offers."""
+    return bool(question.strip()) and _WHOLE.fullmatch(question) is not None
+
+
+def compose_overview(articles: list, lang: str) -> str:
+    """A greeting, then the newest articles, each linked with its summary."""
+    listed = [a for a in articles if isinstance(a, dict) and a.get("url")][:OVERVIEW_LIMIT]
+    if not listed:
+        return EMPTY[lang]
+    lines = [_line(article) for article in listed]
+    return f"{INTRO[lang]}\n\n" + "\n".join(lines) + f"\n\n{OUTRO[lang]}"
+
+
+def _line(article: dict) -> str:
+    link = f"[{article.get('title', '')}]({article['url']})"
+    summary = " ".join(str(article.get("summary") or "").split())
+    return f"- {link}: {summary}" if summary else f"- {link}"
