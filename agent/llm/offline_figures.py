@@ -32,7 +32,10 @@ _NUMBER_WORDS = (
     r"forty|fifty|sixty|hundred|thousand|million|billion|half|twice|double|triple|dozen"
 )
 # Chinese numerals count before a measure word; "一个", "一种" are "a", not a figure.
-_ZH_NUMBER = r"(?!一[个种些下样起般直定])[一二两三四五六七八九十百千万亿半]+(?=[个次秒步条倍篇种层位分小天周轮毫微千万])"
+_ZH_NUMBER = (
+    r"(?!一[个种些下样起般直定])[一二两三四五六七八九十百千万亿半]+"
+    r"(?=[个次秒步条倍篇种层位分小天周轮毫微千万])"
+)
 _NUMBER = rf"(?:\d[\d,.]*|\b(?:{_NUMBER_WORDS})\b|{_ZH_NUMBER})"
 _ANY = re.compile(_NUMBER, re.IGNORECASE)
 _TIME = re.compile(

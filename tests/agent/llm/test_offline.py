@@ -464,7 +464,7 @@ BUDGET_ARTICLE = {
     "article_id": 25,
     "title": "Daily budgets",
     "url": "/articles/daily-budgets/",
-    "body": "## Budgets\n\nA daily token budget stops a single visitor from running up the bill.\n\n"
+    "body": "## Budgets\n\nA daily token budget stops one visitor from running up the bill.\n\n"
     "The daily budget resets at midnight, in the server's time zone.\n",
 }
 
