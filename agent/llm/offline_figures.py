@@ -27,8 +27,9 @@ _ASKS_TIME = re.compile(
 )
 _ASKS_SHARE = re.compile(r"\b(percent(age)?|share|fraction)\b|%|百分", re.IGNORECASE)
 
+# "one" is left out: far more often "one visitor" than a count.
 _NUMBER_WORDS = (
-    r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|"
+    r"two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|"
     r"forty|fifty|sixty|hundred|thousand|million|billion|half|twice|double|triple|dozen"
 )
 # Chinese numerals count before a measure word; "一个", "一种" are "a", not a figure.
