@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+from agent.llm.offline_definitions import defined_subject, defines
 from agent.llm.offline_figures import asks_for_figure, gives_figure
 from agent.llm.offline_text import Fact, article_facts, language, plain, section_leads, terms
 
@@ -37,6 +38,7 @@ _COMPARES = re.compile(
 CONTEXT_WEIGHT = 0.3
 EXCERPT_BONUS = 1.1  # the search chose this passage: a small head start among equals
 FACT_BONUS = 1.15  # a table row or list item says more per word than prose
+DEFINES_BONUS = 2.0  # "what is X?" is best answered by the sentence saying what X is
 SOURCE = {"en": "Source: ", "zh": "来源："}
 # A fact that gives the asked-for figure replaces the picked ones only when it is nearly as
 # much about the question; a figure from a weaker fact is some other figure.
@@ -141,7 +143,10 @@ def _pick(
     """
     shared = [_shared(fact, wanted) for _, fact in pool]
     asked = {t for t in wanted if t in terms(question)} if asked is None else asked
-    boost = [_boost(n, fact, shared[i], excerpts, sources) for i, (n, fact) in enumerate(pool)]
+    subject = defined_subject(question)
+    boost = [
+        _boost(n, fact, shared[i], excerpts, sources, subject) for i, (n, fact) in enumerate(pool)
+    ]
     two_part = bool(_TWO_PART.search(question))
     # A second article, if any, is the first one in search order with a strong fact of its
     # own: the search's ranking is a better judge of the runner-up than which article
@@ -222,9 +227,14 @@ def _second_article(
     return others[0] if others else 0
 
 
-def _boost(n: int, fact: Fact, shared: set[str], excerpts: dict, sources: list[dict]) -> float:
-    """Multipliers: search rank, the search's own passage, structured facts, header-only."""
+def _boost(
+    n: int, fact: Fact, shared: set[str], excerpts: dict, sources: list[dict], subject: str
+) -> float:
+    """Multipliers: search rank, the search's own passage, structured facts, header-only,
+    and the definition a "what is X?" asks for."""
     factor = RANK_DECAY**n
+    if defines(fact.text, subject):
+        factor *= DEFINES_BONUS
     if fact.text[:60] in plain(str(excerpts.get(_id(sources[n]), ""))):
         factor *= EXCERPT_BONUS
     if fact.kind != "sentence":

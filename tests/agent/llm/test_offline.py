@@ -557,3 +557,22 @@ async def test_a_question_about_a_topic_is_searched_even_when_it_starts_like_an_
     )
 
     assert calls(result)[0][0] == "search_knowledge_base"
+
+
+FUSION_ARTICLE = {
+    "article_id": 14,
+    "title": "Hybrid search",
+    "url": "/articles/hybrid-search/",
+    "body": "## Merging\n\nRRF needs no tuning to merge the keyword and vector lists well.\n\n"
+    "Reciprocal rank fusion (RRF) is a way to merge ranked lists by position alone.\n",
+}
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("question", ["What is RRF?", "RRF 是什么？"])
+async def test_what_is_x_is_answered_by_the_sentence_that_defines_x(monkeypatch, question):
+    monkeypatch.setitem(ARTICLES, 14, FUSION_ARTICLE)
+
+    result, _ = await ask(question, [relevant_hit(FUSION_ARTICLE, 0.9)])
+
+    assert result.answer.startswith("Reciprocal rank fusion (RRF) is a way to merge ranked lists")

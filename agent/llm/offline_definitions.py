@@ -1,0 +1,50 @@
+""" "What is X?": the sentence that defines X answers it better than one that only uses X.
+
+A librarian asked "what is RRF?" reads out "Reciprocal rank fusion (RRF) is …", not the
+sentence with the most words in common with the question.
+"""
+
+from __future__ import annotations
+
+import re
+
+_SUBJECT = r"(?P<subject>[^?？。!！,，]{1,60}?)"
+_ASKS = (
+    re.compile(
+        rf"^\s*(what|who)(?:'s| is| are| does| do) (?:an? |the )?{_SUBJECT}"
+        r"(?: mean| stand for| refer to| do)?\s*[?？.!]*\s*$",
+        re.IGNORECASE,
+    ),
+    re.compile(rf"^\s*(define|explain|describe) (?:an? |the )?{_SUBJECT}\s*[?？.!]*\s*$", re.I),
+    re.compile(rf"^\s*(?:什么是|何为|何谓){_SUBJECT}\s*[?？。!！]*\s*$"),
+    re.compile(
+        rf"^\s*{_SUBJECT}\s*(?:是什么|是啥|指什么|是指什么|是什么意思)(?:东西)?\s*[?？。!！]*\s*$"
+    ),
+)
+_DEFINING_EN = r"(?:\s*\([^)]{1,40}\))?,?\s+(is|are|means|refers to|stands for|describes)\b"
+_DEFINING_ZH = r"(?:\s*[（(][^)）]{1,40}[)）])?\s*(是|指|就是|即|意思是)"
+
+
+def defined_subject(question: str) -> str:
+    """The X of "what is X?" / "X 是什么？", lower-cased; "" for any other question."""
+    for pattern in _ASKS:
+        match = pattern.match(question)
+        if match:
+            return match.group("subject").strip().lower()
+    return ""
+
+
+def defines(text: str, subject: str) -> bool:
+    """True when `text` opens by saying what `subject` is ("HNSW is…", "RRF（…）是…")."""
+    if not subject:
+        return False
+    lead = re.sub(r"^(the|an?|in short,?)\s+", "", text.strip(), flags=re.IGNORECASE)
+    if not lead.lower().startswith(subject):
+        # "Reciprocal rank fusion (RRF) is…" defines "rrf": the subject in brackets.
+        bracket = re.match(rf"^[^.。(（]{{1,60}}[(（]\s*{re.escape(subject)}\s*[)）]", lead, re.I)
+        if not bracket:
+            return False
+        rest = lead[bracket.end() :]
+    else:
+        rest = lead[len(subject) :]
+    return bool(re.match(_DEFINING_EN, rest, re.I) or re.match(_DEFINING_ZH, rest))
