@@ -1,9 +1,10 @@
 """Answer quality on the demo articles: the eval set through search and through the assistant.
 
-    python bench/answer_quality.py [--split test|tune|all] [--quick] [--json OUT]
+    python bench/answer_quality.py [--file PATH] [--split test|tune|all] [--quick] [--json OUT]
 
 Loads the 14 demo articles into a throwaway database and indexes them (the bundled
-multilingual-e5-small by default). Then, for the split of bench/answer_eval.jsonl:
+multilingual-e5-small by default). Then, for the split of the eval file (--file, by default
+bench/answer_eval.jsonl; bench/answer_eval_fresh.jsonl is the second, blind set):
 
 1. search alone, three ways (hybrid, vector only, full text only): hit@1, hit@5 and MRR of a
    right article per kind (unfiltered, top 10; follow-ups searched with both turns), and the
@@ -71,6 +72,7 @@ def _row(rows: list[tuple]) -> list:
 
 def main() -> int:
     split = sys.argv[sys.argv.index("--split") + 1] if "--split" in sys.argv else "test"
+    path = Path(sys.argv[sys.argv.index("--file") + 1]) if "--file" in sys.argv else EVAL
     django_start()
     from django.conf import settings
 
@@ -82,7 +84,7 @@ def main() -> int:
     with reindex_signals_off():
         demo_articles_load()
     summary = articles_reindex()
-    items = items_select(items_load(EVAL), split)
+    items = items_select(items_load(path), split)
     modes = {
         "hybrid": article_search,
         "vector only": article_search_vector,
@@ -95,7 +97,7 @@ def main() -> int:
         )
         rows += [[name, group, *values] for group, values in figures.items()]
     headers = ["search", "kind", "n", "hit@1", "hit@5", "MRR", "kept by bar", "out declined"]
-    print(f"Split {split}: {len(items)} questions.\n")
+    print(f"{path.name}, split {split}: {len(items)} questions.\n")
     print(table(headers, rows))
     print(
         f"\n{summary.changed} articles, {summary.embedded} chunks, model "
