@@ -1,10 +1,15 @@
 import json
+from collections import Counter
+from pathlib import Path
 
 import pytest
 from django.core.management import CommandError, call_command
 
 from agent.evaluation import EvalFileError, Outcome, items_load, items_select, report
 from agent.models import Conversation
+from blog.services import DEMO_DIR, demo_article_parse
+
+BENCH = Path(__file__).resolve().parents[2] / "bench"
 
 ROWS = [
     {
@@ -128,3 +133,25 @@ def test_eval_answers_runs_the_real_runner_and_cleans_up(tmp_path, make_article,
 def test_eval_answers_refuses_an_empty_split(tmp_path):
     with pytest.raises(CommandError, match="no questions"):
         call_command("eval_answers", str(_write(tmp_path, ROWS[2:])), "--split", "test")
+
+
+@pytest.mark.parametrize("name", ["answer_eval.jsonl", "answer_eval_fresh.jsonl"])
+def test_bench_eval_files_name_demo_articles_and_split_each_kind(name):
+    """The shipped eval sets: unique ids, real demo slugs, each kind split tune/test within one."""
+    slugs = {
+        demo_article_parse(text=path.read_text(encoding="utf-8")).slug
+        for path in DEMO_DIR.glob("*.md")
+    }
+    items = items_load(BENCH / name)
+
+    assert len({item.id for item in items}) == len(items)
+    for item in items:
+        assert set(item.expected) <= slugs, item.id
+        assert item.in_scope == (item.kind != "out"), item.id
+        assert item.split in {"tune", "test"} and item.lang in {"en", "zh"}, item.id
+        assert len(item.turns) == (2 if item.kind == "followup" else 1), item.id
+        wanted = {"out": 0, "two": 2}.get(item.kind, 1)
+        assert len(item.expected) == wanted and item.require_all == (item.kind == "two"), item.id
+    splits = Counter((item.kind, item.split) for item in items)
+    for kind in {item.kind for item in items}:
+        assert abs(splits[kind, "tune"] - splits[kind, "test"]) <= 1, kind
