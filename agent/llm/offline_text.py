@@ -52,9 +52,15 @@ def _stem(word: str) -> str:
     return word
 
 
+# "can't", "they're" carry no topic; "PostgreSQL's" is about PostgreSQL (see blog.chunking).
+_CONTRACTION = re.compile(r"\b[a-z]+n't\b|\b[a-z]+'(re|ve|ll|d|m)\b")
+_POSSESSIVE = re.compile(r"'s\b")
+
+
 def terms(text: str) -> set[str]:
     """Lower-cased, lightly stemmed content words plus CJK character bigrams."""
-    lowered = text.lower()
+    lowered = text.lower().replace("\u2019", "'")
+    lowered = _POSSESSIVE.sub("", _CONTRACTION.sub(" ", lowered))
     found = {_stem(w) for w in _WORD.findall(lowered) if len(w) > 1 and w not in _STOPWORDS}
     for run in CJK_RUN.findall(lowered):
         grams = {run[i : i + 2] for i in range(len(run) - 1)} if len(run) > 1 else {run}

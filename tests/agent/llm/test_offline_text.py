@@ -1,0 +1,12 @@
+"""Matching terms of the offline model: what a question and a fact have in common."""
+
+from agent.llm.offline_text import terms
+
+
+def test_contractions_carry_no_topic_and_a_possessive_keeps_its_noun():
+    assert terms("Why can't PostgreSQL's parser split it? They’re sure it isn't") == {
+        "postgresql",
+        "parser",
+        "split",
+        "sure",
+    }
