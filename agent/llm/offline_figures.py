@@ -37,7 +37,7 @@ _ZH_NUMBER = (
     r"(?!一[个种些下样起般直定])[一二两三四五六七八九十百千万亿半]+"
     r"(?=[个次秒步条倍篇种层位分小天周轮毫微千万])"
 )
-_NUMBER = rf"(?:\d[\d,.]*|\b(?:{_NUMBER_WORDS})\b|{_ZH_NUMBER})"
+_NUMBER = rf"(?:(?<![A-Za-z_\-])\d[\d,.]*|\b(?:{_NUMBER_WORDS})\b|{_ZH_NUMBER})"
 _ANY = re.compile(_NUMBER, re.IGNORECASE)
 _TIME = re.compile(
     rf"{_NUMBER}\s*(?:-\s*)?(?:ms\b|s\b|µs\b|us\b|sec(ond)?s?\b|min(ute)?s?\b|hours?\b|days?\b|"
@@ -46,6 +46,19 @@ _TIME = re.compile(
 )
 _SHARE = re.compile(
     rf"{_NUMBER}\s*(?:%|percent\b|per cent\b)|百分之|[一二三四五六七八九]成", re.IGNORECASE
+)
+
+
+# A name and its version ("since Channels 4", "PostgreSQL 18", "pgvector 0.8") or a year names
+# a thing, it does not answer "how many". A capitalised word counts as a name only mid-sentence:
+# "Use 2 workers" opens with a verb. A number with a unit or a counted noun after it
+# ("Retry-After 30 seconds") is a figure whatever comes before it.
+_NOT_A_FIGURE = re.compile(
+    r"(?:(?<=[\w,;:)] )[A-Z][\w+-]*|\b[A-Za-z]*[a-z][A-Z]\w*|\b(?:pgvector|python|django|"
+    r"channels|version|v))\s+v?\d+(?:\.\d+)*\b"
+    r"(?!\s*(?:%|ms\b|µs\b|s\b|sec|second|minute|hour|day|token|request|message|call|step|"
+    r"worker|row|chunk|item|time|char|word|byte|[kmg]b\b))"
+    r"|\b(?:19|20)\d\d\b"
 )
 
 
@@ -58,8 +71,9 @@ def gives_figure(text: str, question: str) -> bool:
     """True when `text` holds the kind of figure `question` asks for.
 
     A duration for "how long", a share for "what percentage", otherwise any number (digits or
-    a number word, in either language).
+    a number word, in either language). Versions and years are not figures.
     """
+    text = _NOT_A_FIGURE.sub(" ", text)
     if _ASKS_TIME.search(question):
         return bool(_TIME.search(text))
     if _ASKS_SHARE.search(question):

@@ -601,3 +601,19 @@ async def test_a_clearly_better_hit_in_the_other_language_stays_first():
     result, _ = await ask("Which index has the best recall?", hits)
 
     assert result.citations[0]["article_id"] == 9
+
+
+@pytest.mark.asyncio
+async def test_a_version_number_is_not_the_figure_a_question_asks_for(monkeypatch):
+    article = {
+        "article_id": 26,
+        "title": "Serving sockets",
+        "url": "/articles/serving-sockets/",
+        "body": "## Servers\n\nSince Channels 4 the socket server is a separate package, and "
+        "workers run behind PostgreSQL 18 in 2024.\n",
+    }
+    monkeypatch.setitem(ARTICLES, 26, article)
+
+    result, _ = await ask("How many socket workers should I run?", [relevant_hit(article, 0.9)])
+
+    assert result.answer == NO_FIGURE["en"].format(title="Serving sockets")
