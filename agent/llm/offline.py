@@ -96,7 +96,8 @@ def plan(messages: list[dict], available: set[str]) -> tuple[list[ToolCall], str
     summary = bool(_SUMMARY.search(turn.question))
     overview = wants_overview(turn.question) and LIST in available
     if overview and not turn.results:
-        return [turn.call(LIST, {"limit": OVERVIEW_LIMIT})], ""
+        # More than are shown: the reader's language goes first (compose_overview).
+        return [turn.call(LIST, {"limit": 4 * OVERVIEW_LIMIT})], ""
     listed = [out for name, out in turn.results if name == LIST]
     if overview and listed:
         return [], compose_overview(listed[-1] if isinstance(listed[-1], list) else [], turn.lang)

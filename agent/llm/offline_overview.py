@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from agent.llm.offline_text import language
+
 OVERVIEW_LIMIT = 5
 
 _GREETING = (
@@ -50,8 +52,13 @@ def wants_overview(question: str) -> bool:
 
 
 def compose_overview(articles: list, lang: str) -> str:
-    """A greeting, then the newest articles, each linked with its summary."""
-    listed = [a for a in articles if isinstance(a, dict) and a.get("url")][:OVERVIEW_LIMIT]
+    """A greeting, then the newest articles, each linked with its summary.
+
+    Articles in the reader's language come first, newest first; then the others.
+    """
+    listed = [a for a in articles if isinstance(a, dict) and a.get("url")]
+    listed.sort(key=lambda a: language(str(a.get("title", ""))) != lang)
+    listed = listed[:OVERVIEW_LIMIT]
     if not listed:
         return EMPTY[lang]
     lines = [_line(article) for article in listed]

@@ -535,12 +535,20 @@ async def ask_with_list(question: str, articles: list[dict], hits: list[dict]) -
 async def test_a_greeting_gets_the_newest_articles_not_a_failed_search(question):
     result = await ask_with_list(question, [INDEX_ARTICLE, COST_ARTICLE], [])
 
-    assert calls(result) == [("list_articles", {"limit": 5})]
+    assert calls(result) == [("list_articles", {"limit": 20})]
     assert "- [Choosing a pgvector index](/articles/choosing-an-index/): HNSW and IVFFlat" in (
         result.answer
     )
     assert [c["article_id"] for c in result.citations] == [11, 12]
     assert DONT_KNOW["en"] not in result.answer and DONT_KNOW["zh"] not in result.answer
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(("question", "first"), [("hello", 11), ("你好", 9)])
+async def test_a_greeting_lists_the_readers_language_first(question, first):
+    result = await ask_with_list(question, [ZH_ARTICLE, INDEX_ARTICLE], [])
+
+    assert result.citations[0]["article_id"] == first
 
 
 @pytest.mark.asyncio
