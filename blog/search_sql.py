@@ -18,6 +18,7 @@ fusion, evidence and relevance are untouched. The published rule is compiled fro
 from __future__ import annotations
 
 import weakref
+from dataclasses import dataclass
 from functools import cache
 
 import psycopg
@@ -28,7 +29,9 @@ from pgvector.psycopg.vector import register_vector_info
 from psycopg.rows import dict_row
 from psycopg.types import TypeInfo
 
+from blog import parallel
 from blog.models import Article, published_q
+from blog.relevance import CHANGE_KEY_SQL, QUERY_LEXEMES_SQL
 
 _COLUMNS_TEMPLATE = """
     blog_chunk.id, blog_chunk.article_id, blog_article.title AS "article__title",
@@ -67,24 +70,40 @@ def vector_lists(
     with search_cursor() as cursor:
         hnsw_configure(cursor, k=k)
         cursor.execute(sql, params)
-        rows = cursor.fetchall()
+        return _vector_split(cursor.fetchall(), len(languages))
+
+
+def _vector_split(rows: list[dict], count: int) -> list[list[dict]]:
     # UNION ALL appends each list in turn, each in its own distance order.
-    lists: list[list[dict]] = [[] for _ in languages]
+    lists: list[list[dict]] = [[] for _ in range(count)]
     for row in rows:
         lists[row.pop("list")].append(row)
     return lists
 
 
 def vector_statement(
-    *, vector: list[float], lexemes: list[str], k: int, languages: tuple[str | None, ...]
+    *,
+    vector: list[float],
+    lexemes: list[str] | None = None,
+    k: int,
+    languages: tuple[str | None, ...],
+    lexical: str = "",
 ) -> tuple[str, dict]:
     """The SQL and parameters of `vector_lists`: one `LIMIT k` nearest-first query per list.
 
     A list of one language is planned on that language's partial HNSW index (the statement
-    is planned with its values, so `language = 'zh'` matches the index's predicate).
+    is planned with its values, so `language = 'zh'` matches the index's predicate). Each
+    row's `matched` lexemes are those among `lexemes`, or with `lexemes=None` among the
+    lexemes of `lexical` (computed in the statement, as the text half does).
     """
     parts = []
-    params = {"vector": Vector(vector), "lexemes": lexemes or [""], "k": k}
+    params = {"vector": Vector(vector), "k": k}
+    if lexemes is None:
+        columns = _COLUMNS_TEMPLATE.format(distance=_DISTANCE, lexemes=_LEXEMES_OF_LEXICAL)
+        params["lexical"] = lexical
+    else:
+        columns = _COLUMNS
+        params["lexemes"] = lexemes or [""]
     for i, language in enumerate(languages):
         same_language = "TRUE"
         if language is not None:
@@ -92,7 +111,7 @@ def vector_statement(
             same_language = f"blog_chunk.language = %(language{i})s"
         parts.append(
             # Only constants and placeholder names are formatted in; values are bound.
-            f"(SELECT {i} AS list, {_COLUMNS} FROM {_FROM} "  # noqa: S608
+            f"(SELECT {i} AS list, {columns} FROM {_FROM} "  # noqa: S608
             f"WHERE {_published_sql()} AND {same_language} "
             f"ORDER BY blog_chunk.embedding <=> %(vector)b LIMIT %(k)s)"
         )
@@ -114,6 +133,16 @@ def text_rows(
     (computed here, so this half need not wait for the query's weights). Returns
     (two-term rows, any-term rows).
     """
+    sql, params = text_statement(vector=vector, k=k, ranking=ranking, pairs=pairs, lexical=lexical)
+    with search_cursor() as cursor:
+        cursor.execute(sql, params)
+        return _text_split(cursor.fetchall())
+
+
+def text_statement(
+    *, vector: list[float] | None, k: int, ranking: str, pairs: str | None, lexical: str
+) -> tuple[str, dict]:
+    """The SQL and parameters of `text_rows`."""
     params = {
         "lexical": lexical,
         "k": k,
@@ -129,22 +158,141 @@ def text_rows(
         params["vector"] = Vector(vector)
     any_term = _TEXT_LIST.format(matching="ranking", **columns)
     if pairs is None:
-        sql = f"SELECT 1 AS list, * FROM ({any_term}) AS one"  # noqa: S608 (constants only)
-    else:
-        two_terms = _TEXT_LIST.format(matching="pairs", **columns)
-        sql = (
-            f"WITH two AS MATERIALIZED ({two_terms}) "  # noqa: S608 (constants only)
-            "SELECT 0 AS list, * FROM two UNION ALL "
-            f"SELECT 1 AS list, * FROM ({any_term}) AS one "
-            "WHERE (SELECT count(*) FROM two) < %(k)s"
-        )
-    with search_cursor() as cursor:
-        cursor.execute(sql, params)
-        rows = cursor.fetchall()
+        return f"SELECT 1 AS list, * FROM ({any_term}) AS one", params  # noqa: S608
+    two_terms = _TEXT_LIST.format(matching="pairs", **columns)
+    sql = (
+        f"WITH two AS MATERIALIZED ({two_terms}) "  # noqa: S608 (constants only)
+        "SELECT 0 AS list, * FROM two UNION ALL "
+        f"SELECT 1 AS list, * FROM ({any_term}) AS one "
+        "WHERE (SELECT count(*) FROM two) < %(k)s"
+    )
+    return sql, params
+
+
+def _text_split(rows: list[dict]) -> tuple[list[dict], list[dict]]:
     lists: tuple[list[dict], list[dict]] = ([], [])
     for row in rows:
         lists[row.pop("list")].append(row)
     return lists
+
+
+@dataclass
+class Fetched:
+    """What one search reads from the database."""
+
+    change_key: tuple  # the vocabulary's (blog.relevance.CHANGE_KEY_SQL)
+    lexemes: list[str]  # the query's, as the index spells them
+    vector: list[list[dict]]  # one nearest list per language asked for
+    text: tuple[list[dict], list[dict]] | None  # two-term rows, any-term rows
+    text_on_side: bool = False  # the text statement ran on a side connection
+
+
+def lists_fetch(
+    *,
+    lexical: str,
+    vector: tuple[str, dict] | None,
+    k: int,
+    lists: int,
+    text: tuple[str, dict] | None,
+    side: bool,
+) -> Fetched:
+    """Everything a search reads, in one round trip on this thread's connection.
+
+    The vocabulary's change key, the query's lexemes, the HNSW settings and the `lists`
+    vector lists (`vector_statement`) go out together in one pipeline: one implicit
+    transaction, so `SET LOCAL` holds for the statements after it. With `side`, the text
+    statement (`text_statement`) is sent first on a side connection (blog.parallel) and read
+    last, so it runs while the vector half runs; if the side connection cannot be had or
+    fails, the statement runs here instead, and the search gives the same rows.
+    """
+    on_side = _SideStatement(text) if text is not None and side else None
+    try:
+        fetched = _main_fetch(
+            lexical, vector, k, lists, text if on_side is None or on_side.failed else None
+        )
+        if on_side is not None and fetched.text is None:
+            rows = on_side.rows()
+            if rows is None:  # it failed after it was sent: run it here
+                fetched.text = text_rows_fetch(text)
+            else:
+                fetched.text, fetched.text_on_side = _text_split(rows), True
+    finally:
+        if on_side is not None:
+            on_side.close()
+    return fetched
+
+
+def text_rows_fetch(statement: tuple[str, dict]) -> tuple[list[dict], list[dict]]:
+    """Run a `text_statement` on this thread's connection."""
+    with search_cursor() as cursor:
+        cursor.execute(*statement)
+        return _text_split(cursor.fetchall())
+
+
+def _main_fetch(
+    lexical: str, vector: tuple[str, dict] | None, k: int, lists: int, text: tuple | None
+) -> Fetched:
+    statements = [(CHANGE_KEY_SQL, None), (QUERY_LEXEMES_SQL, [lexical])]
+    if vector is not None:
+        statements += [_hnsw_settings(k), vector]
+    if text is not None:
+        statements.append(text)
+    connection.ensure_connection()
+    raw = connection.connection
+    cursors = [search_cursor(raw) for _ in statements]
+    try:
+        with raw.pipeline():
+            for cursor, (sql, params) in zip(cursors, statements, strict=True):
+                cursor.execute(sql, params)
+            results = [cursor.fetchall() for cursor in cursors]
+    finally:
+        for cursor in cursors:
+            cursor.close()
+    (change_key,), (lexemes,) = results[0], results[1]
+    return Fetched(
+        change_key=tuple(change_key.values()),
+        lexemes=list(lexemes["array"]),
+        vector=_vector_split(results[3], lists) if vector is not None else [[]] * lists,
+        text=_text_split(results[-1]) if text is not None else None,
+    )
+
+
+class _SideStatement:
+    """A statement sent on a side connection, to be read later; `rows()` is None on failure."""
+
+    def __init__(self, statement: tuple[str, dict]) -> None:
+        self.failed = True
+        self._side = parallel.take()
+        if self._side is None:
+            return
+        try:
+            self._cursor = search_cursor(self._side)
+            self._pipeline = self._side.pipeline()
+            self._pipeline.__enter__()  # sent now; the rows are read in rows()
+            self._cursor.execute(*statement)
+            self.failed = False
+        except psycopg.Error:
+            self.close()
+
+    def rows(self) -> list[dict] | None:
+        if self.failed:
+            return None
+        try:
+            rows = self._cursor.fetchall()
+            self._pipeline.__exit__(None, None, None)
+        except psycopg.Error:
+            self.close()
+            return None
+        parallel.give_back(self._side)
+        self._side = None
+        return rows
+
+    def close(self) -> None:
+        """Drop the connection unless rows() handed it back (an error, or never read)."""
+        self.failed = True
+        if self._side is not None:
+            parallel.discard(self._side)
+            self._side = None
 
 
 def hnsw_configure(cursor, *, k: int) -> None:
@@ -154,22 +302,28 @@ def hnsw_configure(cursor, *, k: int) -> None:
     keep walking the graph when the published-only filter drops rows, so hidden chunks near
     the query cannot leave the list short; strict_order keeps the exact distance order.
     """
-    cursor.execute(
+    cursor.execute(*_hnsw_settings(k))
+
+
+def _hnsw_settings(k: int) -> tuple[str, list]:
+    return (
         "SELECT set_config('hnsw.ef_search', %s, true), "
         "set_config('hnsw.iterative_scan', 'strict_order', true)",
         [str(max(settings.SEARCH_EF_SEARCH, k))],
     )
 
 
-def search_cursor() -> psycopg.Cursor:
-    """A server-side-binding cursor on this thread's Django connection, vectors in binary.
+def search_cursor(raw: psycopg.Connection | None = None) -> psycopg.Cursor:
+    """A server-side-binding cursor on this thread's Django connection (or `raw`), vectors
+    in binary.
 
     Django's own cursors bind client-side, so a vector went as 4 KB of text to format and
     parse; bound here it goes as 1.5 KB of floats. The statement is still planned with the
     actual values (unnamed statements get a custom plan), so the partial indexes apply.
     """
-    connection.ensure_connection()
-    raw = connection.connection
+    if raw is None:
+        connection.ensure_connection()
+        raw = connection.connection
     cursor = psycopg.Cursor(raw, row_factory=dict_row)
     info = _vector_types.get(raw)
     if info is None:
