@@ -10,13 +10,14 @@ run it through `sync_to_async` in a worker thread.
 
 import re
 from dataclasses import asdict, dataclass
+from functools import lru_cache
 from itertools import combinations
 
 from django.conf import settings
 from django.contrib.postgres.search import SearchQuery, SearchRank
 from django.db import connection, transaction
 from django.db.models import F, QuerySet
-from django.urls import reverse
+from django.urls import get_script_prefix, get_urlconf, reverse
 from pgvector.django import CosineDistance
 
 from blog import search_sql
@@ -43,6 +44,8 @@ _SENTENCE_END = re.compile(r"[.!?。！？](?=\s|$)|[。！？]")
 # (bench/retrieval_quality.py, see the README).
 _RANK_NORMALIZATION = 1
 _MAX_PAIR_TERMS = 12  # 66 pairs; a long question's later terms still count in the rank
+_PLAIN_SLUG = re.compile(r"[-a-zA-Z0-9_]+")  # django.urls.converters.SlugConverter.regex
+_URL_PLACEHOLDER = "search-hit-slug-placeholder"
 
 
 @dataclass(frozen=True)
@@ -387,7 +390,7 @@ class _Candidate:
 
 def _hit(candidate: _Candidate, *, rank: int) -> SearchHit:
     row, evidence = candidate.row, candidate.evidence
-    url = reverse("blog:article", kwargs={"slug": row["article__slug"]})
+    url = article_url(row["article__slug"])
     return SearchHit(
         rank=rank,
         article_id=row["article_id"],
@@ -403,6 +406,28 @@ def _hit(candidate: _Candidate, *, rank: int) -> SearchHit:
         score=round(float(candidate.score), 6),
         section_url=_section_url(url, row.get("heading_path") or ""),
     )
+
+
+def article_url(slug: str) -> str:
+    """`reverse("blog:article", ...)` for a hit, at a string join's cost instead of ~0.1 ms.
+
+    A slug the `slug` path converter accepts goes into the URL as it is (nothing in it needs
+    quoting), so the reversed URL of a placeholder slug serves every such slug; any other
+    slug goes through reverse() as before.
+    """
+    if not _PLAIN_SLUG.fullmatch(slug):
+        return reverse("blog:article", kwargs={"slug": slug})
+    head, tail = _article_url_around(get_script_prefix(), get_urlconf(), settings.ROOT_URLCONF)
+    return head + slug + tail
+
+
+@lru_cache(maxsize=16)
+def _article_url_around(script_prefix: str, urlconf, root_urlconf: str) -> tuple[str, str]:
+    # The arguments are the cache key: reverse() reads all three from where they are set.
+    head, _, tail = reverse("blog:article", kwargs={"slug": _URL_PLACEHOLDER}).rpartition(
+        _URL_PLACEHOLDER
+    )
+    return head, tail
 
 
 def _section_url(url: str, heading_path: str) -> str:

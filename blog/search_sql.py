@@ -47,15 +47,19 @@ _FROM = "blog_chunk JOIN blog_article ON blog_article.id = blog_chunk.article_id
 # ts_rank normalization 1: rank / (1 + log(length)); see blog.search._RANK_NORMALIZATION.
 # The cap applies before visibility: drafts have no chunks, so only articles scheduled for
 # later are dropped after it (as in blog.search.chunk_matching). The capped rows are ranked
-# where they are, not looked up again by id.
+# where they are, not looked up again by id, and sorted before their article is: only the
+# rows that reach the top k (and any hidden ones among them) are checked for visibility.
 _TEXT_LIST = """
-    SELECT {columns},
-           ts_rank(blog_chunk.search_vector, to_tsquery('english', %(ranking)s), 1) AS rank
-    FROM (SELECT * FROM blog_chunk
-          WHERE search_vector @@ to_tsquery('english', %({matching})s) LIMIT %(cap)s) AS blog_chunk
+    SELECT {columns}, blog_chunk.rank
+    FROM (SELECT *,
+                 ts_rank(search_vector, to_tsquery('english', %(ranking)s), 1) AS rank
+          FROM (SELECT * FROM blog_chunk
+                WHERE search_vector @@ to_tsquery('english', %({matching})s)
+                LIMIT %(cap)s) AS capped
+          ORDER BY rank DESC, id) AS blog_chunk
     JOIN blog_article ON blog_article.id = blog_chunk.article_id
     WHERE {published}
-    ORDER BY rank DESC, blog_chunk.id LIMIT %(k)s"""
+    ORDER BY blog_chunk.rank DESC, blog_chunk.id LIMIT %(k)s"""
 _vector_types: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 

@@ -4,6 +4,7 @@ import random
 
 import pytest
 from django.db import connection, transaction
+from django.urls import NoReverseMatch, reverse, set_script_prefix
 from django.utils import timezone
 
 from blog.chunking import lexical_text
@@ -17,6 +18,7 @@ from blog.search import (
     article_search,
     article_search_text,
     article_search_vector,
+    article_url,
     chunk_matching,
     chunk_nearest,
     chunk_text_candidates,
@@ -339,3 +341,17 @@ def test_chunks_in_a_new_language_get_their_own_list_in_the_same_search(make_art
     assert titles(hits)[0] == "Chinese"  # other-language bonus: it has the best relevance
     vocabulary.invalidate()
     assert article_search(query="zeppelin", limit=2, embedder=book, min_relevance=0) == hits
+
+
+def test_hit_urls_are_what_reverse_gives_under_any_script_prefix():
+    for prefix in ("/", "/docent/"):
+        set_script_prefix(prefix)
+        try:
+            for slug in ("hnsw", "tuning-ef_search-2"):
+                expected = reverse("blog:article", kwargs={"slug": slug})
+                assert article_url(slug) == expected
+                assert expected.startswith(prefix)
+            with pytest.raises(NoReverseMatch):  # not a slug the URL accepts: as before
+                article_url("向量")
+        finally:
+            set_script_prefix("/")

@@ -155,3 +155,22 @@ def test_a_search_waits_on_the_database_once(make_article, add_chunk, tmp_path):
     assert sum(m[0] == "B" and m[2] == "ReadyForQuery" for m in messages if len(m) > 2) == 1
     assert sum(m[0] == "F" and m[2] == "Execute" for m in messages if len(m) > 2) == 5
     assert [hit.title for hit in hits] == ["Kites"]
+
+
+def test_hidden_chunks_ranked_first_do_not_take_the_visible_ones_places(make_article, add_chunk):
+    later = timezone.now() + dt.timedelta(days=1)
+    for n in range(3):  # the best-ranked rows: every term, twice
+        scheduled = make_article(title=f"Later {n}", published_at=later)
+        add_chunk(scheduled, "Ballast mooring. Ballast mooring.", unit((0, 1.0)))
+    visible = [
+        add_chunk(
+            make_article(title=f"Now {n}"), f"Ballast and a mooring mast {n}.", unit((0, 1.0))
+        )
+        for n in range(2)
+    ]
+
+    two, _ = search_sql.text_rows(
+        vector=None, k=2, ranking="'ballast' | 'moor'", pairs="('ballast' & 'moor')"
+    )
+
+    assert sorted(ids(two)) == sorted(chunk.pk for chunk in visible)
