@@ -3,7 +3,7 @@
 The calling thread sends the full-text statement on a side connection without waiting for it,
 then runs the vector half on its own Django connection, then reads the full-text rows: the two
 statements run side by side in two PostgreSQL backends, with no second Python thread to wake
-(blog.search_sql.lists_fetch). Side connections are plain psycopg connections opened with
+(blog.search_fetch.lists_fetch). Side connections are plain psycopg connections opened with
 Django's parameters, kept idle between searches and shared by the process's threads. Any
 failure on one (the server restarted, the connection was killed) discards it, and the search
 runs its full-text half on its own connection instead.

@@ -20,7 +20,7 @@ from django.db.models import F, QuerySet
 from django.urls import get_script_prefix, get_urlconf, reverse
 from pgvector.django import CosineDistance
 
-from blog import search_sql
+from blog import search_fetch, search_sql
 from blog.chunking import query_terms
 from blog.embeddings import Embedder, embedder_get, embedding_dimensions_check
 from blog.models import Chunk, published_q
@@ -149,7 +149,7 @@ def _search(
     if not vocabulary.built:
         vocabulary.current()  # once per process: the lists are per language
     languages = _languages(vocabulary)
-    fetched = search_sql.lists_fetch(
+    fetched = search_fetch.lists_fetch(
         lexical=" ".join(terms),
         vector=_vector_statement(embedded, terms, k, languages) if vector else None,
         k=k,
@@ -270,7 +270,7 @@ def chunk_text_candidates(*, query: str, k: int, vector: list[float] | None = No
     statement = _text_statement(query_terms(query), k, vector)
     if statement is None:
         return []
-    return _text_merge(search_sql.text_rows_fetch(statement), k)
+    return _text_merge(search_fetch.text_rows_fetch(statement), k)
 
 
 def _text_statement(

@@ -10,7 +10,8 @@ literal. At 100k chunks that Python and text work cost more than the index scans
 - the text half: the chunks holding two or more query terms, and only when those are fewer
   than `k` the chunks holding any one of them (a one-time filter skips that scan otherwise).
 
-The rows are the dicts blog.search fuses (same keys as its former `.values(...)` rows), so
+blog.search_fetch sends them, with the vocabulary key and the query's lexemes, in one round
+trip. The rows are the dicts blog.search fuses (same keys as its former `.values(...)` rows), so
 fusion, evidence and relevance are untouched. The published rule is compiled from
 `published_q`, not written again.
 """
@@ -18,7 +19,6 @@ fusion, evidence and relevance are untouched. The published rule is compiled fro
 from __future__ import annotations
 
 import weakref
-from dataclasses import dataclass
 from functools import cache
 
 import psycopg
@@ -29,9 +29,7 @@ from pgvector.psycopg.vector import register_vector_info
 from psycopg.rows import dict_row
 from psycopg.types import TypeInfo
 
-from blog import parallel
 from blog.models import Article, published_q
-from blog.relevance import CHANGE_KEY_SQL, QUERY_LEXEMES_SQL
 
 _COLUMNS_TEMPLATE = """
     blog_chunk.id, blog_chunk.article_id, blog_article.title AS "article__title",
@@ -74,10 +72,10 @@ def vector_lists(
     with search_cursor() as cursor:
         hnsw_configure(cursor, k=k)
         cursor.execute(sql, params)
-        return _vector_split(cursor.fetchall(), len(languages))
+        return vector_split(cursor.fetchall(), len(languages))
 
 
-def _vector_split(rows: list[dict], count: int) -> list[list[dict]]:
+def vector_split(rows: list[dict], count: int) -> list[list[dict]]:
     # UNION ALL appends each list in turn, each in its own distance order.
     lists: list[list[dict]] = [[] for _ in range(count)]
     for row in rows:
@@ -140,7 +138,7 @@ def text_rows(
     sql, params = text_statement(vector=vector, k=k, ranking=ranking, pairs=pairs, lexical=lexical)
     with search_cursor() as cursor:
         cursor.execute(sql, params)
-        return _text_split(cursor.fetchall())
+        return text_split(cursor.fetchall())
 
 
 def text_statement(
@@ -173,136 +171,11 @@ def text_statement(
     return sql, params
 
 
-def _text_split(rows: list[dict]) -> tuple[list[dict], list[dict]]:
+def text_split(rows: list[dict]) -> tuple[list[dict], list[dict]]:
     lists: tuple[list[dict], list[dict]] = ([], [])
     for row in rows:
         lists[row.pop("list")].append(row)
     return lists
-
-
-@dataclass
-class Fetched:
-    """What one search reads from the database."""
-
-    change_key: tuple  # the vocabulary's (blog.relevance.CHANGE_KEY_SQL)
-    lexemes: list[str]  # the query's, as the index spells them
-    vector: list[list[dict]]  # one nearest list per language asked for
-    text: tuple[list[dict], list[dict]] | None  # two-term rows, any-term rows
-    text_on_side: bool = False  # the text statement ran on a side connection
-
-
-def lists_fetch(
-    *,
-    lexical: str,
-    vector: tuple[str, dict] | None,
-    k: int,
-    lists: int,
-    text: tuple[str, dict] | None,
-    side: bool,
-) -> Fetched:
-    """Everything a search reads, in one round trip on this thread's connection.
-
-    The vocabulary's change key, the query's lexemes, the HNSW settings and the `lists`
-    vector lists (`vector_statement`) go out together in one pipeline: one implicit
-    transaction, so `SET LOCAL` holds for the statements after it. With `side`, the text
-    statement (`text_statement`) is sent first on a side connection (blog.parallel) and read
-    last, so it runs while the vector half runs; if the side connection cannot be had or
-    fails, the statement runs here instead, and the search gives the same rows.
-    """
-    on_side = _SideStatement(text) if text is not None and side else None
-    try:
-        fetched = _main_fetch(
-            lexical, vector, k, lists, text if on_side is None or on_side.failed else None
-        )
-        if on_side is not None and fetched.text is None:
-            rows = on_side.rows()
-            if rows is None:  # it failed after it was sent: run it here
-                fetched.text = text_rows_fetch(text)
-            else:
-                fetched.text, fetched.text_on_side = _text_split(rows), True
-    finally:
-        if on_side is not None:
-            on_side.close()
-    return fetched
-
-
-def text_rows_fetch(statement: tuple[str, dict]) -> tuple[list[dict], list[dict]]:
-    """Run a `text_statement` on this thread's connection."""
-    with search_cursor() as cursor:
-        cursor.execute(*statement)
-        return _text_split(cursor.fetchall())
-
-
-def _main_fetch(
-    lexical: str, vector: tuple[str, dict] | None, k: int, lists: int, text: tuple | None
-) -> Fetched:
-    statements = [(CHANGE_KEY_SQL, None), (QUERY_LEXEMES_SQL, [lexical])]
-    if vector is not None:
-        statements += [_hnsw_settings(k), vector]
-    if text is not None:
-        statements.append(text)
-    connection.ensure_connection()
-    raw = connection.connection
-    # Only statements that bind the vector need its binary adapter (registering costs ~0.1 ms).
-    cursors = [
-        search_cursor(raw)
-        if isinstance(params, dict) and "vector" in params
-        else psycopg.Cursor(raw, row_factory=dict_row)
-        for _, params in statements
-    ]
-    try:
-        with raw.pipeline():
-            for cursor, (sql, params) in zip(cursors, statements, strict=True):
-                cursor.execute(sql, params)
-            results = [cursor.fetchall() for cursor in cursors]
-    finally:
-        for cursor in cursors:
-            cursor.close()
-    (change_key,), (lexemes,) = results[0], results[1]
-    return Fetched(
-        change_key=tuple(change_key.values()),
-        lexemes=list(lexemes["array"]),
-        vector=_vector_split(results[3], lists) if vector is not None else [[]] * lists,
-        text=_text_split(results[-1]) if text is not None else None,
-    )
-
-
-class _SideStatement:
-    """A statement sent on a side connection, to be read later; `rows()` is None on failure."""
-
-    def __init__(self, statement: tuple[str, dict]) -> None:
-        self.failed = True
-        self._side = parallel.take()
-        if self._side is None:
-            return
-        try:
-            self._cursor = search_cursor(self._side)
-            self._pipeline = self._side.pipeline()
-            self._pipeline.__enter__()  # sent now; the rows are read in rows()
-            self._cursor.execute(*statement)
-            self.failed = False
-        except psycopg.Error:
-            self.close()
-
-    def rows(self) -> list[dict] | None:
-        if self.failed:
-            return None
-        try:
-            rows = self._cursor.fetchall()
-            self._pipeline.__exit__(None, None, None)
-        except psycopg.Error:
-            self.close()
-            return None
-        parallel.give_back(self._side)
-        self._side = None
-        return rows
-
-    def close(self) -> None:
-        """Drop the connection unless rows() handed it back (an error, or never read)."""
-        self.failed = True
-        if self._side is not None:
-            parallel.discard(self._side)
-            self._side = None
 
 
 def hnsw_configure(cursor, *, k: int) -> None:
@@ -312,10 +185,10 @@ def hnsw_configure(cursor, *, k: int) -> None:
     keep walking the graph when the published-only filter drops rows, so hidden chunks near
     the query cannot leave the list short; strict_order keeps the exact distance order.
     """
-    cursor.execute(*_hnsw_settings(k))
+    cursor.execute(*hnsw_settings(k))
 
 
-def _hnsw_settings(k: int) -> tuple[str, list]:
+def hnsw_settings(k: int) -> tuple[str, list]:
     return (
         "SELECT set_config('hnsw.ef_search', %s, true), "
         "set_config('hnsw.iterative_scan', 'strict_order', true)",

@@ -1,7 +1,7 @@
 import pytest
 from django.db import connection
 
-from blog import parallel, search, search_sql
+from blog import parallel, search, search_fetch
 from blog.search import article_search
 from tests.blog.test_search import VectorBook, unit
 
@@ -45,10 +45,10 @@ def test_the_text_half_on_a_side_connection_gives_the_same_hits(ask, settings):
 def test_the_text_statement_runs_on_the_side_connection(ask):
     statement = search._text_statement(["pgvector", "index"], 20, unit((0, 1.0)))
 
-    here = search_sql.lists_fetch(
+    here = search_fetch.lists_fetch(
         lexical="pgvector index", vector=None, k=20, lists=1, text=statement, side=False
     )
-    beside = search_sql.lists_fetch(
+    beside = search_fetch.lists_fetch(
         lexical="pgvector index", vector=None, k=20, lists=1, text=statement, side=True
     )
 
