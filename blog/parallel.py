@@ -1,51 +1,65 @@
-"""The full-text half of a search on a second database connection, while the vector half runs.
+"""A second database connection for the full-text half of a search, so both halves run at once.
 
-The two halves are independent queries; on a large index each takes a few milliseconds, so
-running them side by side takes the longer of the two instead of their sum. Each worker thread
-keeps its own Django connection (Django connections are per thread).
+The calling thread sends the full-text statement on a side connection without waiting for it,
+then runs the vector half on its own Django connection, then reads the full-text rows: the two
+statements run side by side in two PostgreSQL backends, with no second Python thread to wake
+(blog.search_fetch.lists_fetch). Side connections are plain psycopg connections opened with
+Django's parameters, kept idle between searches and shared by the process's threads. Any
+failure on one (the server restarted, the connection was killed) discards it, and the search
+runs its full-text half on its own connection instead.
 """
 
 import threading
-from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any
 
-from django.db import close_old_connections, connections
+import psycopg
+from django.db import connection
 
-WORKERS = 2  # concurrent searches in one process beyond this wait for a worker
+IDLE_MAX = 4  # idle side connections kept; a busier process opens more and closes the extra
 _lock = threading.Lock()
-_pool: ThreadPoolExecutor | None = None
+_idle: list[psycopg.Connection] = []
 
 
-def submit(fn: Callable, /, *args: Any, **kwargs: Any) -> Future:
-    """Run `fn` on a search worker thread, with that thread's own connection."""
-    global _pool
+def take() -> psycopg.Connection | None:
+    """An idle side connection, or a new one; None when none can be opened."""
     with _lock:
-        if _pool is None:
-            _pool = ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="search-text")
-        pool = _pool
-    return pool.submit(_run, fn, args, kwargs)
+        while _idle:
+            side = _idle.pop()
+            if not side.closed:
+                return side
+    try:
+        return _open()
+    except psycopg.Error:
+        return None  # the caller runs both halves on its own connection
 
 
-def _run(fn: Callable, args: tuple, kwargs: dict) -> Any:
-    close_old_connections()  # a connection the database dropped is replaced, not reused
-    return fn(*args, **kwargs)
+def give_back(side: psycopg.Connection) -> None:
+    """Keep a side connection that finished cleanly for the next search."""
+    if side.closed or side.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+        side.close()
+        return
+    with _lock:
+        if len(_idle) < IDLE_MAX:
+            _idle.append(side)
+            return
+    side.close()
+
+
+def discard(side: psycopg.Connection) -> None:
+    """Close a side connection that failed or was left mid-statement; it is never reused."""
+    side.close()
 
 
 def close() -> None:
-    """Close the workers' connections and stop them (tests, before their database goes)."""
-    global _pool
+    """Close the idle side connections (tests, before their database goes)."""
     with _lock:
-        pool, _pool = _pool, None
-    if pool is None:
-        return
-    # One task per worker: the barrier holds each until all run, so every thread gets one.
-    barrier = threading.Barrier(WORKERS)
+        idle, _idle[:] = list(_idle), []
+    for side in idle:
+        side.close()
 
-    def close_own() -> None:
-        barrier.wait(timeout=10)
-        connections.close_all()
 
-    for future in [pool.submit(close_own) for _ in range(WORKERS)]:
-        future.result()
-    pool.shutdown(wait=True)
+def _open() -> psycopg.Connection:
+    # Django's parameters (host, credentials, options), without its cursor class: the search
+    # makes its own cursors (blog.search_sql.search_cursor).
+    params = connection.get_connection_params()
+    params.pop("cursor_factory", None)
+    return psycopg.connect(**params, autocommit=True)

@@ -32,9 +32,11 @@ _CJK_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 # deletes rows (the table's delete counter moves once the deleting session reports its
 # statistics, within seconds). Reading both costs a few microseconds; a rebuild (ts_stat over
 # every chunk) takes about a second at 100k chunks, so it happens only when one of them moved.
-_CHANGE_KEY = (
+CHANGE_KEY_SQL = (
     "SELECT (SELECT max(id) FROM blog_chunk), pg_stat_get_tuples_deleted('blog_chunk'::regclass)"
 )
+# The query's lexemes as the index spells them (blog.search_sql sends it with the lists).
+QUERY_LEXEMES_SQL = "SELECT array(SELECT lexeme FROM unnest(to_tsvector('english', %s)))"
 
 # Fitted on the tuning half (bench/_relevance_fit.py); see the README's retrieval section.
 WEIGHTS = {"bias": -33.49, "similarity": 27.59, "coverage": 3.31, "known": 9.27, "cross": 2.58}
@@ -66,7 +68,7 @@ class Vocabulary:
     """Document frequency of every lexeme in the index, cached per process.
 
     Built with PostgreSQL's ts_stat over the full-text column (one scan), rebuilt when the
-    newest chunk id or the count of deleted chunks changes (see _CHANGE_KEY).
+    newest chunk id or the count of deleted chunks changes (see CHANGE_KEY_SQL).
     """
 
     def __init__(self) -> None:
@@ -83,12 +85,20 @@ class Vocabulary:
 
     def current(self) -> Vocabulary:
         with connection.cursor() as cursor:
-            cursor.execute(_CHANGE_KEY)
-            key = (connection.alias, *cursor.fetchone())
+            cursor.execute(CHANGE_KEY_SQL)
+            return self.at(cursor.fetchone())
+
+    def at(self, change_key: tuple) -> Vocabulary:
+        """The vocabulary for a `CHANGE_KEY_SQL` row the caller read; rebuilt if it moved."""
+        key = (connection.alias, *change_key)
         with self._lock:
             if key != self._key:
                 self._build(key)
         return self
+
+    @property
+    def built(self) -> bool:
+        return self._key is not None
 
     def _build(self, key: tuple) -> None:
         with connection.cursor() as cursor:
@@ -119,10 +129,7 @@ def query_lexemes(lexical_query: str) -> list[str]:
     if not lexical_query.strip():
         return []
     with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT array(SELECT lexeme FROM unnest(to_tsvector('english', %s)))",
-            [lexical_query],
-        )
+        cursor.execute(QUERY_LEXEMES_SQL, [lexical_query])
         return list(cursor.fetchone()[0])
 
 

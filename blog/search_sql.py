@@ -10,7 +10,8 @@ literal. At 100k chunks that Python and text work cost more than the index scans
 - the text half: the chunks holding two or more query terms, and only when those are fewer
   than `k` the chunks holding any one of them (a one-time filter skips that scan otherwise).
 
-The rows are the dicts blog.search fuses (same keys as its former `.values(...)` rows), so
+blog.search_fetch sends them, with the vocabulary key and the query's lexemes, in one round
+trip. The rows are the dicts blog.search fuses (same keys as its former `.values(...)` rows), so
 fusion, evidence and relevance are untouched. The published rule is compiled from
 `published_q`, not written again.
 """
@@ -44,15 +45,19 @@ _FROM = "blog_chunk JOIN blog_article ON blog_article.id = blog_chunk.article_id
 # ts_rank normalization 1: rank / (1 + log(length)); see blog.search._RANK_NORMALIZATION.
 # The cap applies before visibility: drafts have no chunks, so only articles scheduled for
 # later are dropped after it (as in blog.search.chunk_matching). The capped rows are ranked
-# where they are, not looked up again by id.
+# where they are, not looked up again by id, and sorted before their article is: only the
+# rows that reach the top k (and any hidden ones among them) are checked for visibility.
 _TEXT_LIST = """
-    SELECT {columns},
-           ts_rank(blog_chunk.search_vector, to_tsquery('english', %(ranking)s), 1) AS rank
-    FROM (SELECT * FROM blog_chunk
-          WHERE search_vector @@ to_tsquery('english', %({matching})s) LIMIT %(cap)s) AS blog_chunk
+    SELECT {columns}, blog_chunk.rank
+    FROM (SELECT *,
+                 ts_rank(search_vector, to_tsquery('english', %(ranking)s), 1) AS rank
+          FROM (SELECT * FROM blog_chunk
+                WHERE search_vector @@ to_tsquery('english', %({matching})s)
+                LIMIT %(cap)s) AS capped
+          ORDER BY rank DESC, id) AS blog_chunk
     JOIN blog_article ON blog_article.id = blog_chunk.article_id
     WHERE {published}
-    ORDER BY rank DESC, blog_chunk.id LIMIT %(k)s"""
+    ORDER BY blog_chunk.rank DESC, blog_chunk.id LIMIT %(k)s"""
 _vector_types: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
@@ -67,24 +72,40 @@ def vector_lists(
     with search_cursor() as cursor:
         hnsw_configure(cursor, k=k)
         cursor.execute(sql, params)
-        rows = cursor.fetchall()
+        return vector_split(cursor.fetchall(), len(languages))
+
+
+def vector_split(rows: list[dict], count: int) -> list[list[dict]]:
     # UNION ALL appends each list in turn, each in its own distance order.
-    lists: list[list[dict]] = [[] for _ in languages]
+    lists: list[list[dict]] = [[] for _ in range(count)]
     for row in rows:
         lists[row.pop("list")].append(row)
     return lists
 
 
 def vector_statement(
-    *, vector: list[float], lexemes: list[str], k: int, languages: tuple[str | None, ...]
+    *,
+    vector: list[float],
+    lexemes: list[str] | None = None,
+    k: int,
+    languages: tuple[str | None, ...],
+    lexical: str = "",
 ) -> tuple[str, dict]:
     """The SQL and parameters of `vector_lists`: one `LIMIT k` nearest-first query per list.
 
     A list of one language is planned on that language's partial HNSW index (the statement
-    is planned with its values, so `language = 'zh'` matches the index's predicate).
+    is planned with its values, so `language = 'zh'` matches the index's predicate). Each
+    row's `matched` lexemes are those among `lexemes`, or with `lexemes=None` among the
+    lexemes of `lexical` (computed in the statement, as the text half does).
     """
     parts = []
-    params = {"vector": Vector(vector), "lexemes": lexemes or [""], "k": k}
+    params = {"vector": Vector(vector), "k": k}
+    if lexemes is None:
+        columns = _COLUMNS_TEMPLATE.format(distance=_DISTANCE, lexemes=_LEXEMES_OF_LEXICAL)
+        params["lexical"] = lexical
+    else:
+        columns = _COLUMNS
+        params["lexemes"] = lexemes or [""]
     for i, language in enumerate(languages):
         same_language = "TRUE"
         if language is not None:
@@ -92,7 +113,7 @@ def vector_statement(
             same_language = f"blog_chunk.language = %(language{i})s"
         parts.append(
             # Only constants and placeholder names are formatted in; values are bound.
-            f"(SELECT {i} AS list, {_COLUMNS} FROM {_FROM} "  # noqa: S608
+            f"(SELECT {i} AS list, {columns} FROM {_FROM} "  # noqa: S608
             f"WHERE {_published_sql()} AND {same_language} "
             f"ORDER BY blog_chunk.embedding <=> %(vector)b LIMIT %(k)s)"
         )
@@ -114,6 +135,16 @@ def text_rows(
     (computed here, so this half need not wait for the query's weights). Returns
     (two-term rows, any-term rows).
     """
+    sql, params = text_statement(vector=vector, k=k, ranking=ranking, pairs=pairs, lexical=lexical)
+    with search_cursor() as cursor:
+        cursor.execute(sql, params)
+        return text_split(cursor.fetchall())
+
+
+def text_statement(
+    *, vector: list[float] | None, k: int, ranking: str, pairs: str | None, lexical: str
+) -> tuple[str, dict]:
+    """The SQL and parameters of `text_rows`."""
     params = {
         "lexical": lexical,
         "k": k,
@@ -129,18 +160,18 @@ def text_rows(
         params["vector"] = Vector(vector)
     any_term = _TEXT_LIST.format(matching="ranking", **columns)
     if pairs is None:
-        sql = f"SELECT 1 AS list, * FROM ({any_term}) AS one"  # noqa: S608 (constants only)
-    else:
-        two_terms = _TEXT_LIST.format(matching="pairs", **columns)
-        sql = (
-            f"WITH two AS MATERIALIZED ({two_terms}) "  # noqa: S608 (constants only)
-            "SELECT 0 AS list, * FROM two UNION ALL "
-            f"SELECT 1 AS list, * FROM ({any_term}) AS one "
-            "WHERE (SELECT count(*) FROM two) < %(k)s"
-        )
-    with search_cursor() as cursor:
-        cursor.execute(sql, params)
-        rows = cursor.fetchall()
+        return f"SELECT 1 AS list, * FROM ({any_term}) AS one", params  # noqa: S608
+    two_terms = _TEXT_LIST.format(matching="pairs", **columns)
+    sql = (
+        f"WITH two AS MATERIALIZED ({two_terms}) "  # noqa: S608 (constants only)
+        "SELECT 0 AS list, * FROM two UNION ALL "
+        f"SELECT 1 AS list, * FROM ({any_term}) AS one "
+        "WHERE (SELECT count(*) FROM two) < %(k)s"
+    )
+    return sql, params
+
+
+def text_split(rows: list[dict]) -> tuple[list[dict], list[dict]]:
     lists: tuple[list[dict], list[dict]] = ([], [])
     for row in rows:
         lists[row.pop("list")].append(row)
@@ -154,22 +185,28 @@ def hnsw_configure(cursor, *, k: int) -> None:
     keep walking the graph when the published-only filter drops rows, so hidden chunks near
     the query cannot leave the list short; strict_order keeps the exact distance order.
     """
-    cursor.execute(
+    cursor.execute(*hnsw_settings(k))
+
+
+def hnsw_settings(k: int) -> tuple[str, list]:
+    return (
         "SELECT set_config('hnsw.ef_search', %s, true), "
         "set_config('hnsw.iterative_scan', 'strict_order', true)",
         [str(max(settings.SEARCH_EF_SEARCH, k))],
     )
 
 
-def search_cursor() -> psycopg.Cursor:
-    """A server-side-binding cursor on this thread's Django connection, vectors in binary.
+def search_cursor(raw: psycopg.Connection | None = None) -> psycopg.Cursor:
+    """A server-side-binding cursor on this thread's Django connection (or `raw`), vectors
+    in binary.
 
     Django's own cursors bind client-side, so a vector went as 4 KB of text to format and
     parse; bound here it goes as 1.5 KB of floats. The statement is still planned with the
     actual values (unnamed statements get a custom plan), so the partial indexes apply.
     """
-    connection.ensure_connection()
-    raw = connection.connection
+    if raw is None:
+        connection.ensure_connection()
+        raw = connection.connection
     cursor = psycopg.Cursor(raw, row_factory=dict_row)
     info = _vector_types.get(raw)
     if info is None:

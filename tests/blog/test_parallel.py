@@ -1,35 +1,84 @@
-import threading
-
 import pytest
+from django.db import connection
 
-from blog import parallel
+from blog import parallel, search, search_fetch
 from blog.search import article_search
 from tests.blog.test_search import VectorBook, unit
 
-pytestmark = pytest.mark.django_db(transaction=True)  # the worker's connection sees the rows
+pytestmark = pytest.mark.django_db(transaction=True)  # a side connection sees the rows
 
 
 @pytest.fixture
-def workers():
-    yield
-    parallel.close()
-
-
-def test_the_text_half_on_a_second_connection_gives_the_same_hits(
-    make_article, add_chunk, settings, workers
-):
+def ask(make_article, add_chunk, settings):
     add_chunk(make_article(title="Good"), "Tuning the pgvector index for recall.", unit((0, 1.0)))
     add_chunk(make_article(title="Near"), "Recall of an index.", unit((0, 0.8), (1, 0.6)))
     add_chunk(make_article(title="Off"), "Baking bread at home.", unit((1, 1.0)))
     book = VectorBook({"pgvector index recall": unit((0, 1.0))})
-    ask = {"query": "pgvector index recall", "limit": 5, "embedder": book, "min_relevance": 0}
+    yield {"query": "pgvector index recall", "limit": 5, "embedder": book, "min_relevance": 0}
+    parallel.close()
 
+
+def serial_and_parallel(ask, settings):
     settings.SEARCH_PARALLEL = False
     serial = article_search(**ask)
     settings.SEARCH_PARALLEL = True
-    threads_before = {thread.name for thread in threading.enumerate()}
-    side_by_side = article_search(**ask)
+    return serial, article_search(**ask)
+
+
+def side_backends() -> list[int]:
+    """Backends on this database other than this thread's own connection."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pid FROM pg_stat_activity WHERE datname = current_database() "
+            "AND pid <> pg_backend_pid() AND backend_type = 'client backend'"
+        )
+        return [row[0] for row in cursor.fetchall()]
+
+
+def test_the_text_half_on_a_side_connection_gives_the_same_hits(ask, settings):
+    serial, side_by_side = serial_and_parallel(ask, settings)
 
     assert side_by_side == serial and len(serial) == 3
-    started = {thread.name for thread in threading.enumerate()} - threads_before
-    assert any(name.startswith("search-text") for name in started)
+    assert len(side_backends()) == 1  # the side connection, kept for the next search
+
+
+def test_the_text_statement_runs_on_the_side_connection(ask):
+    statement = search._text_statement(["pgvector", "index"], 20, unit((0, 1.0)))
+
+    here = search_fetch.lists_fetch(
+        lexical="pgvector index", vector=None, k=20, lists=1, text=statement, side=False
+    )
+    beside = search_fetch.lists_fetch(
+        lexical="pgvector index", vector=None, k=20, lists=1, text=statement, side=True
+    )
+
+    assert beside.text_on_side and not here.text_on_side
+    two, more = here.text  # "Good" holds both terms, "Near" only one
+    assert beside.text == here.text and (len(two), len(more)) == (1, 2)
+
+
+def test_a_killed_side_connection_falls_back_to_the_searchs_own_connection(ask, settings):
+    serial, _ = serial_and_parallel(ask, settings)
+    (killed,) = side_backends()
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_terminate_backend(%s, 5000)", [killed])
+
+    after = article_search(**ask)  # the idle side connection is dead: its statement fails
+
+    assert after == serial
+    assert killed not in side_backends()  # the dead one was dropped, not kept
+    assert article_search(**ask) == serial  # and the next search opens a new one
+
+
+def test_no_side_connection_to_be_had_runs_both_halves_here(ask, settings, monkeypatch, tmp_path):
+    serial, _ = serial_and_parallel(ask, settings)
+    parallel.close()
+    # New connections now look for the server's socket in an empty directory and fail; this
+    # thread's own connection is already open.
+    monkeypatch.setitem(connection.settings_dict, "HOST", str(tmp_path))
+    monkeypatch.setitem(connection.settings_dict, "PORT", "5432")
+
+    refused = article_search(**ask)
+
+    assert refused == serial
+    assert side_backends() == []

@@ -4,18 +4,21 @@ import random
 
 import pytest
 from django.db import connection, transaction
+from django.urls import NoReverseMatch, reverse, set_script_prefix
 from django.utils import timezone
 
 from blog.chunking import lexical_text
 from blog.embeddings import LocalEmbedder
 from blog.indexing import articles_reindex
 from blog.models import Article, Chunk
+from blog.relevance import vocabulary
 from blog.search import (
     EXCERPT_MAX_CHARS,
     SearchHit,
     article_search,
     article_search_text,
     article_search_vector,
+    article_url,
     chunk_matching,
     chunk_nearest,
     chunk_text_candidates,
@@ -319,3 +322,36 @@ def test_an_english_question_finds_the_english_article(demo_index):
 
     assert hits[0].url == "/articles/pgvector-and-hnsw/"
     assert all(len(hit.excerpt) <= EXCERPT_MAX_CHARS for hit in hits)
+
+
+def test_chunks_in_a_new_language_get_their_own_list_in_the_same_search(make_article, add_chunk):
+    book = VectorBook({"zeppelin": unit((0, 1.0))})
+    english = [
+        add_chunk(make_article(title=f"English {n}"), "Airships.", unit((0, 1.0))) for n in range(8)
+    ]
+    Chunk.objects.filter(pk__in=[chunk.pk for chunk in english]).update(language="en")
+    assert article_search(query="zeppelin", limit=2, embedder=book, min_relevance=0)
+    # A Chinese article arrives after the search learned the blog's languages. It is the
+    # ninth nearest, so a single list of 8 (limit 2 x 4) would not hold it.
+    chinese = add_chunk(make_article(title="Chinese"), "飞艇。", unit((0, 1.0), (1, 0.3)))
+    Chunk.objects.filter(pk=chinese.pk).update(language="zh")
+
+    hits = article_search(query="zeppelin", limit=2, embedder=book, min_relevance=0)
+
+    assert titles(hits)[0] == "Chinese"  # other-language bonus: it has the best relevance
+    vocabulary.invalidate()
+    assert article_search(query="zeppelin", limit=2, embedder=book, min_relevance=0) == hits
+
+
+def test_hit_urls_are_what_reverse_gives_under_any_script_prefix():
+    for prefix in ("/", "/docent/"):
+        set_script_prefix(prefix)
+        try:
+            for slug in ("hnsw", "tuning-ef_search-2"):
+                expected = reverse("blog:article", kwargs={"slug": slug})
+                assert article_url(slug) == expected
+                assert expected.startswith(prefix)
+            with pytest.raises(NoReverseMatch):  # not a slug the URL accepts: as before
+                article_url("向量")
+        finally:
+            set_script_prefix("/")

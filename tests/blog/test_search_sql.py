@@ -3,11 +3,12 @@ import datetime as dt
 import pytest
 from django.db import connection, transaction
 from django.utils import timezone
+from psycopg import pq
 
 from blog import search_sql
 from blog.models import Chunk
-from blog.search import chunk_nearest
-from tests.blog.test_search import unit
+from blog.search import article_search, chunk_nearest
+from tests.blog.test_search import VectorBook, unit
 
 pytestmark = pytest.mark.django_db
 
@@ -131,3 +132,45 @@ def test_each_language_list_is_planned_on_its_own_partial_hnsw_index(make_articl
     assert "Index Scan using chunk_embedding_hnsw_en on blog_chunk" in plan
     assert "Index Scan using chunk_embedding_hnsw_zh on blog_chunk" in plan
     assert "Index Scan using chunk_embedding_hnsw on blog_chunk" in plan  # any language
+
+
+def test_a_search_waits_on_the_database_once(make_article, add_chunk, tmp_path):
+    add_chunk(make_article(title="Kites"), "Flying kites in strong wind.", unit((0, 1.0)))
+    book = VectorBook({"kites in wind": unit((0, 1.0))})
+    article_search(query="kites in wind", limit=5, embedder=book)  # learns the vocabulary
+    trace = tmp_path / "libpq.trace"
+    pgconn = connection.connection.pgconn
+
+    with trace.open("w") as out:
+        pgconn.trace(out.fileno())
+        pgconn.set_trace_flags(pq.Trace.SUPPRESS_TIMESTAMPS | pq.Trace.REGRESS_MODE)
+        try:
+            hits = article_search(query="kites in wind", limit=5, embedder=book)
+        finally:
+            pgconn.untrace()
+
+    messages = [line.split("\t") for line in trace.read_text().splitlines()]
+    # Vocabulary key, query lexemes, HNSW settings, vector lists and full text: one batch,
+    # answered by one ReadyForQuery (each statement on its own took a round trip).
+    assert sum(m[0] == "B" and m[2] == "ReadyForQuery" for m in messages if len(m) > 2) == 1
+    assert sum(m[0] == "F" and m[2] == "Execute" for m in messages if len(m) > 2) == 5
+    assert [hit.title for hit in hits] == ["Kites"]
+
+
+def test_hidden_chunks_ranked_first_do_not_take_the_visible_ones_places(make_article, add_chunk):
+    later = timezone.now() + dt.timedelta(days=1)
+    for n in range(3):  # the best-ranked rows: every term, twice
+        scheduled = make_article(title=f"Later {n}", published_at=later)
+        add_chunk(scheduled, "Ballast mooring. Ballast mooring.", unit((0, 1.0)))
+    visible = [
+        add_chunk(
+            make_article(title=f"Now {n}"), f"Ballast and a mooring mast {n}.", unit((0, 1.0))
+        )
+        for n in range(2)
+    ]
+
+    two, _ = search_sql.text_rows(
+        vector=None, k=2, ranking="'ballast' | 'moor'", pairs="('ballast' & 'moor')"
+    )
+
+    assert sorted(ids(two)) == sorted(chunk.pk for chunk in visible)

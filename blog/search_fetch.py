@@ -1,0 +1,146 @@
+"""How a search's statements reach the database: one round trip, and two backends at once.
+
+blog.search_sql writes the statements; this module sends them. The vocabulary key, the query's
+lexemes, the HNSW settings and the vector lists go out together in one psycopg pipeline on the
+calling thread's connection, so a search waits on the database once instead of once per
+statement (seven before). The full-text statement goes first to a side connection
+(blog.parallel) when one can be had, so both halves run at the same time in two backends
+without a second Python thread; when it cannot, or it fails, the statement runs on the
+calling thread's connection and the search gives the same rows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import psycopg
+from django.db import connection
+from psycopg.rows import dict_row
+
+from blog import parallel, search_sql
+from blog.relevance import CHANGE_KEY_SQL, QUERY_LEXEMES_SQL
+
+
+@dataclass
+class Fetched:
+    """What one search reads from the database."""
+
+    change_key: tuple  # the vocabulary's (blog.relevance.CHANGE_KEY_SQL)
+    lexemes: list[str]  # the query's, as the index spells them
+    vector: list[list[dict]]  # one nearest list per language asked for
+    text: tuple[list[dict], list[dict]] | None  # two-term rows, any-term rows
+    text_on_side: bool = False  # the text statement ran on a side connection
+
+
+def lists_fetch(
+    *,
+    lexical: str,
+    vector: tuple[str, dict] | None,
+    k: int,
+    lists: int,
+    text: tuple[str, dict] | None,
+    side: bool,
+) -> Fetched:
+    """Everything a search reads, in one round trip on this thread's connection.
+
+    The vocabulary's change key, the query's lexemes, the HNSW settings and the `lists`
+    vector lists (`search_sql.vector_statement`) go out together in one pipeline: one implicit
+    transaction, so `SET LOCAL` holds for the statements after it. With `side`, the text
+    statement (`search_sql.text_statement`) is sent first on a side connection
+    (blog.parallel) and read last, so it runs while the vector half runs; if the side
+    connection cannot be had or fails, the statement runs here instead, with the same rows.
+    """
+    on_side = _SideStatement(text) if text is not None and side else None
+    try:
+        fetched = _main_fetch(
+            lexical, vector, k, lists, text if on_side is None or on_side.failed else None
+        )
+        if on_side is not None and fetched.text is None:
+            rows = on_side.rows()
+            if rows is None:  # it failed after it was sent: run it here
+                fetched.text = text_rows_fetch(text)
+            else:
+                fetched.text, fetched.text_on_side = search_sql.text_split(rows), True
+    finally:
+        if on_side is not None:
+            on_side.close()
+    return fetched
+
+
+def text_rows_fetch(statement: tuple[str, dict]) -> tuple[list[dict], list[dict]]:
+    """Run a `text_statement` on this thread's connection."""
+    with search_sql.search_cursor() as cursor:
+        cursor.execute(*statement)
+        return search_sql.text_split(cursor.fetchall())
+
+
+def _main_fetch(
+    lexical: str, vector: tuple[str, dict] | None, k: int, lists: int, text: tuple | None
+) -> Fetched:
+    statements = [(CHANGE_KEY_SQL, None), (QUERY_LEXEMES_SQL, [lexical])]
+    if vector is not None:
+        statements += [search_sql.hnsw_settings(k), vector]
+    if text is not None:
+        statements.append(text)
+    connection.ensure_connection()
+    raw = connection.connection
+    # Only statements that bind the vector need its binary adapter (registering costs ~0.1 ms).
+    cursors = [
+        search_sql.search_cursor(raw)
+        if isinstance(params, dict) and "vector" in params
+        else psycopg.Cursor(raw, row_factory=dict_row)
+        for _, params in statements
+    ]
+    try:
+        with raw.pipeline():
+            for cursor, (sql, params) in zip(cursors, statements, strict=True):
+                cursor.execute(sql, params)
+            results = [cursor.fetchall() for cursor in cursors]
+    finally:
+        for cursor in cursors:
+            cursor.close()
+    (change_key,), (lexemes,) = results[0], results[1]
+    return Fetched(
+        change_key=tuple(change_key.values()),
+        lexemes=list(lexemes["array"]),
+        vector=search_sql.vector_split(results[3], lists) if vector is not None else [[]] * lists,
+        text=search_sql.text_split(results[-1]) if text is not None else None,
+    )
+
+
+class _SideStatement:
+    """A statement sent on a side connection, to be read later; `rows()` is None on failure."""
+
+    def __init__(self, statement: tuple[str, dict]) -> None:
+        self.failed = True
+        self._side = parallel.take()
+        if self._side is None:
+            return
+        try:
+            self._cursor = search_sql.search_cursor(self._side)
+            self._pipeline = self._side.pipeline()
+            self._pipeline.__enter__()  # sent now; the rows are read in rows()
+            self._cursor.execute(*statement)
+            self.failed = False
+        except psycopg.Error:
+            self.close()
+
+    def rows(self) -> list[dict] | None:
+        if self.failed:
+            return None
+        try:
+            rows = self._cursor.fetchall()
+            self._pipeline.__exit__(None, None, None)
+        except psycopg.Error:
+            self.close()
+            return None
+        parallel.give_back(self._side)
+        self._side = None
+        return rows
+
+    def close(self) -> None:
+        """Drop the connection unless rows() handed it back (an error, or never read)."""
+        self.failed = True
+        if self._side is not None:
+            parallel.discard(self._side)
+            self._side = None
