@@ -27,6 +27,8 @@ from agent.tool import Tool
 logger = logging.getLogger(__name__)
 
 Emit = Callable[[dict], Awaitable[None]]
+# Asked before each model call: may the turn have spent this many tokens once it is done?
+Budget = Callable[[int], Awaitable[bool]]
 
 Status = Literal["running", "done", "max_steps", "error", "cancelled"]
 INTERNAL_MESSAGE = "Something went wrong while answering. Please try again."
@@ -45,6 +47,7 @@ class Limits:
     tool_timeout: float = 10.0
     tool_concurrency: int = 4
     on_max_steps: Literal["error", "final_answer"] = "error"
+    output_tokens: int = 1000  # what one model call's answer is counted as, before it starts
 
     def __post_init__(self) -> None:
         if self.max_steps < 1 or self.tool_concurrency < 1 or self.tool_timeout <= 0:
@@ -136,13 +139,15 @@ async def run_turn(
     conversation_id: str = "",
     on_result: Callable[[TurnResult], None] | None = None,
     hooks: Hooks = NO_HOOKS,
+    budget: Budget | None = None,
 ) -> TurnResult:
     """Run one turn: call the model, run the tools it asks for, repeat, end with one event.
 
     Emits `text`, `tool_start`, `tool_end`, `citation` and exactly one of `done`/`error`
     (never `start`: the transport sends it). `on_result` receives the mutable result at
     once, so a caller that cancels the task still holds the partial record. `hooks`
-    observe each model and tool call.
+    observe each model and tool call. `budget` is asked before each model call to cover what
+    the turn will have spent after it; when it cannot, the turn ends with `rate_limited`.
 
     Raises:
         asyncio.CancelledError: when cancelled, after closing the stream and the tool tasks.
@@ -154,6 +159,8 @@ async def run_turn(
     schemas = [tool.schema() for tool in tools] or None
     try:
         for step in range(1, limits.max_steps + 1):
+            if not await _affordable(budget, result, convo, schemas, limits):
+                return await _out_of_tokens(result, emit)
             turn = await _model_step(model, convo, schemas, emit, result, hooks)
             if not turn.tool_calls:
                 _append(convo, result, {"role": "assistant", "content": turn.text})
@@ -173,6 +180,8 @@ async def run_turn(
         # the status stays "max_steps" so the admin sees the limit cut the tool work short.
         result.error = "Step limit reached; answered without the last tool calls."
         nudge = {"role": "user", "content": STEP_LIMIT_NUDGE}
+        if not await _affordable(budget, result, [*convo, nudge], None, limits):
+            return await _out_of_tokens(result, emit)
         turn = await _model_step(model, [*convo, nudge], None, emit, result, hooks)
         _append(convo, result, {"role": "assistant", "content": turn.text})
         return await _finish(result, "max_steps", emit, conversation_id)
@@ -189,6 +198,35 @@ async def run_turn(
         finally:  # even when the failure was the transport itself and emitting fails again
             result.status, result.error_code, result.error = "error", events.INTERNAL, detail
         return result
+
+
+async def _affordable(
+    budget: Budget | None,
+    result: TurnResult,
+    convo: list[dict],
+    schemas: list[dict] | None,
+    limits: Limits,
+) -> bool:
+    """Whether the turn's budget covers the next call: what it spent, the prompt it will send
+    (tools included) and an answer of `limits.output_tokens`."""
+    if budget is None:
+        return True
+    cost = tokens_estimate(_json(convo)) + tokens_estimate(_json(schemas or []))
+    return await budget(result.usage.total + cost + limits.output_tokens)
+
+
+def tokens_estimate(text: str) -> int:
+    """A generous token count for `text` without a tokenizer: a token per 3 ASCII characters
+    (English averages about 4) and one per other character (Chinese is about one each)."""
+    ascii_chars = len(text.encode("ascii", "ignore"))
+    return ascii_chars // 3 + (len(text) - ascii_chars) + 1
+
+
+async def _out_of_tokens(result: TurnResult, emit: Emit) -> TurnResult:
+    message = "This answer reached its token budget before it was finished."
+    if result.articles:
+        message += " These articles may help:"
+    return await _fail(result, emit, events.RATE_LIMITED, message)
 
 
 async def _model_step(

@@ -333,8 +333,10 @@ AGENT_TEXT_FRAME_MS = env.float("AGENT_TEXT_FRAME_MS", default=50.0)
 AGENT_TEXT_FRAME_CHARS = env.int("AGENT_TEXT_FRAME_CHARS", default=1024)
 AGENT_TOKENS_PER_IP_PER_DAY = env.int("AGENT_TOKENS_PER_IP_PER_DAY", default=200000)
 # Tokens held back when a turn starts (settled to the real figure when it ends), so concurrent
-# turns cannot all pass a budget check and then overspend it together.
+# turns cannot all pass a budget check and then overspend it together. Before each model call
+# the turn holds more, enough for its prompt and an answer of AGENT_TOKENS_PER_ANSWER, or stops.
 AGENT_TOKENS_RESERVE = env.int("AGENT_TOKENS_RESERVE", default=4000)
+AGENT_TOKENS_PER_ANSWER = env.int("AGENT_TOKENS_PER_ANSWER", default=1000)
 AGENT_TURNS_PER_SESSION = env.int("AGENT_TURNS_PER_SESSION", default=2)
 # Bounded parsing of chat frames and JSON bodies (agent/frames.py).
 AGENT_MAX_FRAME_BYTES = env.int("AGENT_MAX_FRAME_BYTES", default=65536)
