@@ -83,6 +83,25 @@ async def search_allow(*, client_ip: str) -> Refusal | None:
     )
 
 
+async def admin_login_allow(*, client_ip: str, username: str) -> Refusal | None:
+    """Count one admin sign-in attempt per address and per user name; refuse past
+    ADMIN_LOGIN_ATTEMPTS in ADMIN_LOGIN_WINDOW seconds.
+
+    Django's admin lets anyone try passwords as fast as they can post them. Per address stops
+    one machine; per user name stops many machines taking turns at one account.
+    """
+    limit = settings.ADMIN_LOGIN_ATTEMPTS
+    name = username.strip().casefold()[:150]
+    over, wait = await state().hit(
+        [(f"rl:login:ip:{address_bucket(client_ip)}", limit), (f"rl:login:u:{name}", limit)],
+        settings.ADMIN_LOGIN_WINDOW,
+    )
+    if over:
+        retry_after = _seconds(wait)
+        return Refusal(f"Too many sign-in attempts. Try again in {retry_after} s.", retry_after)
+    return None
+
+
 def _seconds(wait: float) -> int:
     """Whole seconds for Retry-After, never 0 (a client told 0 retries at once)."""
     return max(1, math.ceil(wait))

@@ -72,6 +72,7 @@ MIDDLEWARE = [
     "config.middleware.DebugPageGuard",
     "config.middleware.UrlTextGuard",
     "config.search_limit.SearchRateLimit",
+    "config.search_limit.AdminLoginRateLimit",
     "django.middleware.security.SecurityMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -181,6 +182,9 @@ HTTP_REQUESTS_IN_FLIGHT = env.int("HTTP_REQUESTS_IN_FLIGHT", default=32)
 HTTP_REQUESTS_IN_FLIGHT_PER_IP = env.int("HTTP_REQUESTS_IN_FLIGHT_PER_IP", default=8)
 # Calls of the public search API per client address per minute (config/search_limit.py).
 SEARCH_REQUESTS_PER_MINUTE_PER_IP = env.int("SEARCH_REQUESTS_PER_MINUTE_PER_IP", default=60)
+# Admin sign-in attempts per address and per user name in a moving window (then 429).
+ADMIN_LOGIN_ATTEMPTS = env.int("ADMIN_LOGIN_ATTEMPTS", default=10)
+ADMIN_LOGIN_WINDOW = env.int("ADMIN_LOGIN_WINDOW", default=900)  # seconds
 
 # Sessions keep the key a page minted until the first chat message writes the row.
 SESSION_ENGINE = "config.sessions"
