@@ -10,6 +10,7 @@ from django.utils.timezone import localtime
 from agent import admin_views, selectors
 from agent.charts import format_count, format_ms
 from agent.models import Conversation, ToolCall, Turn
+from docent.admin_lookups import BoundedLookups
 
 STYLES = {"all": ["admin/docent-admin.css"]}
 
@@ -54,7 +55,7 @@ class ReadOnly:
         return False
 
 
-class ReadOnlyAdmin(ReadOnly, admin.ModelAdmin):
+class ReadOnlyAdmin(BoundedLookups, ReadOnly, admin.ModelAdmin):
     """A model admin that only shows."""
 
 

@@ -16,7 +16,7 @@ from agent.coalesce import text_frames
 from agent.exceptions import BadRequest
 from agent.feedback import feedback_submit
 from agent.leases import conversation_wait_saved
-from agent.runner import Visitor, message_parse, runner
+from agent.runner import ChatMessage, Visitor, message_parse, runner
 from agent.schemas import ChatIn, ConversationOut, ErrorOut, FeedbackIn, FeedbackOut
 from agent.services import FEEDBACK_NOT_FOUND
 from agent.visitor_session import session_ensure, session_key_known
@@ -47,6 +47,12 @@ async def chat(request: HttpRequest, payload: ChatIn) -> HttpResponse:
     if payload.type == "feedback":  # votes need no new session: a new visitor has no answers
         visitor = Visitor(session_key=session_key_known(cookie), client_ip=client_ip)
         return _event_response(_feedback_stream(payload, visitor))
+    # The message is checked before the session is written, as on the WebSocket: a client
+    # without a cookie sending empty or malformed messages wrote a session row for each one.
+    try:
+        message = message_parse(payload.dict())
+    except BadRequest as exc:
+        return _event_response(_one_event(events.error_from(exc)))
     try:
         session_key = await session_ensure(request.session, cookie, client_ip=client_ip)
     except DatabaseError:  # as the WebSocket does: an `error` event, not a bare 500 page
@@ -59,7 +65,7 @@ async def chat(request: HttpRequest, payload: ChatIn) -> HttpResponse:
         # a kept-alive connection to this draining one still reaches it after its socket closed).
         return Status(503, {"detail": "This server is restarting. Please ask again."})
     visitor = Visitor(session_key=session_key, client_ip=client_ip)
-    return _event_response(_event_stream(payload, visitor))
+    return _event_response(_event_stream(message, visitor))
 
 
 def _event_response(stream: AsyncIterator[bytes]) -> StreamingHttpResponse:
@@ -123,12 +129,7 @@ async def _feedback_stream(payload: ChatIn, visitor: Visitor) -> AsyncIterator[b
     yield events.sse_encode(await feedback_submit(frame=frame, session_key=visitor.session_key))
 
 
-async def _event_stream(payload: ChatIn, visitor: Visitor) -> AsyncIterator[bytes]:
-    try:
-        message = message_parse(payload.dict())
-    except BadRequest as exc:
-        yield events.sse_encode(events.error_from(exc))
-        return
+async def _event_stream(message: ChatMessage, visitor: Visitor) -> AsyncIterator[bytes]:
     queue: asyncio.Queue[dict] = asyncio.Queue()
     frames = text_frames(queue.put)
     turn = asyncio.create_task(runner.run(message=message, visitor=visitor, emit=frames))

@@ -14,6 +14,10 @@ class ModelError(AgentError):
     """The model endpoint failed; the message is safe to show to visitors."""
 
 
+class TokenBudgetSpent(AgentError):
+    """The turn's budgets cannot cover its next model call, or the rest of the answer."""
+
+
 class BadRequest(AgentError):
     """A visitor's frame cannot be taken (message, feedback); the text says why."""
 

@@ -18,7 +18,7 @@ from pydantic import ValidationError
 
 from agent import events
 from agent.answered import turn_answered
-from agent.exceptions import ModelError, ToolFailure, ToolNotFound
+from agent.exceptions import ModelError, TokenBudgetSpent, ToolFailure, ToolNotFound
 from agent.llm.base import ChatModel, ModelTurn, TextDelta, ToolCall, Usage
 from agent.prompts import STEP_LIMIT_NUDGE
 from agent.text import text_scrub
@@ -27,6 +27,8 @@ from agent.tool import Tool
 logger = logging.getLogger(__name__)
 
 Emit = Callable[[dict], Awaitable[None]]
+# Asked before each model call: may the turn have spent this many tokens once it is done?
+Budget = Callable[[int], Awaitable[bool]]
 
 Status = Literal["running", "done", "max_steps", "error", "cancelled"]
 INTERNAL_MESSAGE = "Something went wrong while answering. Please try again."
@@ -45,6 +47,7 @@ class Limits:
     tool_timeout: float = 10.0
     tool_concurrency: int = 4
     on_max_steps: Literal["error", "final_answer"] = "error"
+    output_tokens: int = 1000  # what one model call's answer is counted as, before it starts
 
     def __post_init__(self) -> None:
         if self.max_steps < 1 or self.tool_concurrency < 1 or self.tool_timeout <= 0:
@@ -136,13 +139,17 @@ async def run_turn(
     conversation_id: str = "",
     on_result: Callable[[TurnResult], None] | None = None,
     hooks: Hooks = NO_HOOKS,
+    budget: Budget | None = None,
 ) -> TurnResult:
     """Run one turn: call the model, run the tools it asks for, repeat, end with one event.
 
     Emits `text`, `tool_start`, `tool_end`, `citation` and exactly one of `done`/`error`
     (never `start`: the transport sends it). `on_result` receives the mutable result at
     once, so a caller that cancels the task still holds the partial record. `hooks`
-    observe each model and tool call.
+    observe each model and tool call. `budget` is asked before each model call, and again
+    whenever a streaming answer outgrows what it granted, to cover what the turn will have
+    spent; when it cannot, the call is not made (or its stream is closed) and the turn ends
+    with `rate_limited`.
 
     Raises:
         asyncio.CancelledError: when cancelled, after closing the stream and the tool tasks.
@@ -152,9 +159,10 @@ async def run_turn(
         on_result(result)
     convo = list(messages)
     schemas = [tool.schema() for tool in tools] or None
+    spending = _Spending(budget, result, limits.output_tokens)
     try:
         for step in range(1, limits.max_steps + 1):
-            turn = await _model_step(model, convo, schemas, emit, result, hooks)
+            turn = await _model_step(model, convo, schemas, emit, spending, hooks)
             if not turn.tool_calls:
                 _append(convo, result, {"role": "assistant", "content": turn.text})
                 return await _finish(result, "done", emit, conversation_id)
@@ -173,7 +181,7 @@ async def run_turn(
         # the status stays "max_steps" so the admin sees the limit cut the tool work short.
         result.error = "Step limit reached; answered without the last tool calls."
         nudge = {"role": "user", "content": STEP_LIMIT_NUDGE}
-        turn = await _model_step(model, [*convo, nudge], None, emit, result, hooks)
+        turn = await _model_step(model, [*convo, nudge], None, emit, spending, hooks)
         _append(convo, result, {"role": "assistant", "content": turn.text})
         return await _finish(result, "max_steps", emit, conversation_id)
     except asyncio.CancelledError:
@@ -181,6 +189,11 @@ async def run_turn(
         raise
     except ModelError as exc:
         return await _fail(result, emit, events.error_code(exc), str(exc) or "The model failed.")
+    except TokenBudgetSpent:
+        message = "This answer reached its token budget before it was finished."
+        if result.articles:
+            message += " These articles may help:"
+        return await _fail(result, emit, events.RATE_LIMITED, message)
     except Exception as exc:
         logger.exception("agent turn failed")
         detail = f"{type(exc).__name__}: {exc}"  # for the admin; the visitor sees less
@@ -191,29 +204,66 @@ async def run_turn(
         return result
 
 
+class _Spending:
+    """What the turn has spent, and what its budget has granted so far (None: no budget)."""
+
+    def __init__(self, budget: Budget | None, result: TurnResult, answer_tokens: int) -> None:
+        self.budget, self.result, self.answer_tokens = budget, result, answer_tokens
+        self.granted = 0
+
+    async def cover(self, tokens: int) -> None:
+        """Have the budget grant `tokens` in all, or raise TokenBudgetSpent."""
+        if self.budget is None or tokens <= self.granted:
+            return
+        if not await self.budget(tokens):
+            raise TokenBudgetSpent
+        self.granted = tokens
+
+
+def tokens_estimate(text: str) -> int:
+    """A generous token count for `text` without a tokenizer: a token per 3 ASCII characters
+    (English averages about 4) and one per other character (Chinese is about one each)."""
+    ascii_chars = len(text.encode("ascii", "ignore"))
+    return ascii_chars // 3 + (len(text) - ascii_chars) + 1
+
+
 async def _model_step(
     model: ChatModel,
     convo: list[dict],
     schemas: list[dict] | None,
     emit: Emit,
-    result: TurnResult,
+    spending: _Spending,
     hooks: Hooks,
 ) -> ModelTurn:
-    """Stream one model call, forwarding text deltas; return its final ModelTurn."""
+    """Stream one model call, forwarding text deltas; return its final ModelTurn.
+
+    The call starts only when the budget covers what the turn spent, this prompt (tools
+    included) and an answer of `answer_tokens`.
+    """
+    result = spending.result
+    prompt = tokens_estimate(_json(convo)) + tokens_estimate(_json(schemas or []))
+    await spending.cover(result.usage.total + prompt + spending.answer_tokens)
     result.steps += 1
     call = ModelCall(result.steps, convo)
     with hooks.model_call(call):
-        call.turn = await _model_stream(model, convo, schemas, emit, result)
+        call.turn = await _model_stream(model, convo, schemas, emit, spending, prompt)
     return call.turn
 
 
 async def _model_stream(
-    model: ChatModel, convo: list[dict], schemas: list[dict] | None, emit: Emit, result: TurnResult
+    model: ChatModel,
+    convo: list[dict],
+    schemas: list[dict] | None,
+    emit: Emit,
+    spending: _Spending,
+    prompt: int,
 ) -> ModelTurn:
+    result = spending.result
     turn: ModelTurn | None = None
     # Joined once: `+=` on an attribute would copy the answer per delta.
     pieces: list[str] = []
     result.streaming = pieces
+    ascii_chars = other_chars = 0  # the answer so far, for tokens_estimate's count
     try:
         async with contextlib.aclosing(model.stream(convo, schemas)) as stream:
             async for item in stream:
@@ -221,6 +271,13 @@ async def _model_stream(
                     if item.text:
                         if result.first_token_at is None:
                             result.first_token_at = time.monotonic()
+                        ascii_part = len(item.text.encode("ascii", "ignore"))
+                        ascii_chars += ascii_part
+                        other_chars += len(item.text) - ascii_part
+                        # A long answer asks for another answer's worth, or is cut here.
+                        spent = result.usage.total + prompt + ascii_chars // 3 + other_chars
+                        if spending.budget is not None and spent > spending.granted:
+                            await spending.cover(spent + spending.answer_tokens)
                         pieces.append(item.text)
                         await emit(events.text(item.text))
                 else:
@@ -228,6 +285,10 @@ async def _model_stream(
     finally:  # also when cancelled: a stopped turn keeps the text it showed
         result.answer += "".join(pieces)
         result.streaming = []
+        if turn is None or turn.usage is None:
+            # No usage came (Stop, a cut or failed stream, a server that does not report it):
+            # the endpoint was still paid, so the estimate is charged, never nothing.
+            result.usage = result.usage + Usage(prompt, ascii_chars // 3 + other_chars)
     if turn is None:
         raise ModelError("The model ended its response without a result.")
     result.usage = result.usage + turn.usage

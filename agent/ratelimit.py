@@ -1,11 +1,13 @@
 """Abuse limits and token budgets, atomic on the shared state (agent/shared.py).
 
-Messages are counted per session and per IP in one-minute windows. Tokens are reserved when a
+Messages are counted per session and per IP in moving one-minute windows (never more than the
+limit in any 60 s, so a burst across a minute's edge is not two bursts). Tokens are reserved when a
 turn starts (refused when the conversation, the client's IP or the site has spent its budget)
 and settled to the real figure when it ends, so concurrent turns cannot all pass and overspend.
 """
 
 import ipaddress
+import math
 import time
 from dataclasses import dataclass
 
@@ -13,7 +15,7 @@ from django.conf import settings
 
 from agent.shared import state
 
-WINDOW = 60  # seconds: the "per minute" of the message limits
+WINDOW = 60  # seconds: the "per minute" of the message limits, a moving window
 DAY = 24 * 3600
 
 
@@ -44,14 +46,15 @@ def address_bucket(client_ip: str) -> str:
 async def message_allow(*, session_key: str, client_ip: str) -> Refusal | None:
     """Count one message against the per-session and per-IP limits; refuse when over."""
     client_ip = address_bucket(client_ip)
-    window, retry_after = _minute()
-    over = await state().hit(
+    over, wait = await state().hit(
         [
-            (f"rl:s:{session_key}:{window}", settings.AGENT_MESSAGES_PER_MINUTE, WINDOW * 2),
-            (f"rl:ip:{client_ip}:{window}", settings.AGENT_MESSAGES_PER_MINUTE_PER_IP, WINDOW * 2),
-        ]
+            (f"rl:s:{session_key}", settings.AGENT_MESSAGES_PER_MINUTE),
+            (f"rl:ip:{client_ip}", settings.AGENT_MESSAGES_PER_MINUTE_PER_IP),
+        ],
+        WINDOW,
     )
     if over:
+        retry_after = _seconds(wait)
         return Refusal(
             f"Too many messages. Please wait {retry_after} s before asking again.",
             retry_after,
@@ -80,52 +83,94 @@ async def search_allow(*, client_ip: str) -> Refusal | None:
     )
 
 
-def _minute() -> tuple[int, int]:
-    """The current one-minute window, and the seconds until the next one."""
-    now = time.time()
-    return int(now // WINDOW), max(1, int(WINDOW - now % WINDOW))
+async def admin_login_allow(*, client_ip: str, username: str) -> Refusal | None:
+    """Count one admin sign-in attempt per address and per user name; refuse past
+    ADMIN_LOGIN_ATTEMPTS in ADMIN_LOGIN_WINDOW seconds.
+
+    Django's admin lets anyone try passwords as fast as they can post them. Per address stops
+    one machine; per user name stops many machines taking turns at one account.
+    """
+    limit = settings.ADMIN_LOGIN_ATTEMPTS
+    name = username.strip().casefold()[:150]
+    over, wait = await state().hit(
+        [(f"rl:login:ip:{address_bucket(client_ip)}", limit), (f"rl:login:u:{name}", limit)],
+        settings.ADMIN_LOGIN_WINDOW,
+    )
+    if over:
+        retry_after = _seconds(wait)
+        return Refusal(f"Too many sign-in attempts. Try again in {retry_after} s.", retry_after)
+    return None
 
 
-async def _per_minute(prefix: str, limit: int, message: str, reason: str) -> Refusal | None:
-    window, retry_after = _minute()
-    if await state().hit([(f"{prefix}:{window}", limit, WINDOW * 2)]):
+def _seconds(wait: float) -> int:
+    """Whole seconds for Retry-After, never 0 (a client told 0 retries at once)."""
+    return max(1, math.ceil(wait))
+
+
+async def _per_minute(key: str, limit: int, message: str, reason: str) -> Refusal | None:
+    over, wait = await state().hit([(key, limit)], WINDOW)
+    if over:
+        retry_after = _seconds(wait)
         return Refusal(message.format(retry_after=retry_after), retry_after, reason)
     return None
 
 
-async def budget_reserve(*, conversation_id: str | None, client_ip: str) -> Refusal | None:
-    """Hold AGENT_TOKENS_RESERVE tokens on every budget the turn spends, or refuse the turn."""
+@dataclass
+class TurnBudget:
+    """The tokens one turn holds on its budgets; it asks for more before each model call.
+
+    A turn used to hold AGENT_TOKENS_RESERVE at its start and then spend what its steps cost:
+    five long steps spent several times what was left. Now no model call starts unless the
+    turn holds what it will cost, taken atomically from the room the budgets have left.
+    """
+
+    conversation_id: str | None  # None for a new conversation: no budget key yet
+    client_ip: str
+    held: int
+
+    async def cover(self, tokens: int) -> bool:
+        """Hold at least `tokens` in all (the turn's spending once its next call is done)."""
+        if tokens <= self.held:
+            return True
+        if self.conversation_id is None and tokens > settings.AGENT_TOKENS_PER_CONVERSATION:
+            return False  # a new conversation's first turn has that budget too
+        budgets = _budgets(conversation_id=self.conversation_id, client_ip=self.client_ip)
+        more = tokens - self.held
+        over, _ = await state().reserve([b[:3] for b in budgets], more, whole=True)
+        if over:
+            return False
+        self.held += more
+        return True
+
+
+async def budget_reserve(*, conversation_id: str | None, client_ip: str) -> Refusal | TurnBudget:
+    """Hold up to AGENT_TOKENS_RESERVE tokens on every budget the turn spends, or refuse the
+    turn when one has no room left."""
     budgets = _budgets(conversation_id=conversation_id, client_ip=client_ip)
-    over = await state().reserve(
-        [(key, cap, ttl) for key, cap, ttl, _ in budgets], settings.AGENT_TOKENS_RESERVE
-    )
-    return budgets[over - 1][3] if over else None
+    over, held = await state().reserve([b[:3] for b in budgets], settings.AGENT_TOKENS_RESERVE)
+    if over:
+        return budgets[over - 1][3]
+    return TurnBudget(conversation_id=conversation_id, client_ip=client_ip, held=held)
 
 
-async def budget_settle(
-    *, conversation_id: str, reserved_for: str | None, client_ip: str, tokens: int
-) -> None:
-    """Replace the reservation with the tokens the turn really spent."""
+async def budget_settle(*, budget: TurnBudget, conversation_id: str, tokens: int) -> None:
+    """Replace the turn's hold with the tokens it really spent."""
     await state().add(
-        budget_settlement(
-            conversation_id=conversation_id,
-            reserved_for=reserved_for,
-            client_ip=client_ip,
-            tokens=tokens,
-        )
+        budget_settlement(budget=budget, conversation_id=conversation_id, tokens=tokens)
     )
 
 
 def budget_settlement(
-    *, conversation_id: str, reserved_for: str | None, client_ip: str, tokens: int
+    *, budget: TurnBudget, conversation_id: str, tokens: int
 ) -> list[tuple[str, int, int]]:
-    """The (key, amount, ttl) changes that replace the reservation with the tokens spent."""
-    reserve = settings.AGENT_TOKENS_RESERVE
+    """The (key, amount, ttl) changes that replace the turn's hold with the tokens spent."""
     amounts = [
-        (key, tokens - reserve, ttl)
-        for key, _cap, ttl, _ in _budgets(conversation_id=reserved_for, client_ip=client_ip)
+        (key, tokens - budget.held, ttl)
+        for key, _cap, ttl, _ in _budgets(
+            conversation_id=budget.conversation_id, client_ip=budget.client_ip
+        )
     ]
-    if reserved_for is None:  # a new conversation: it had no budget key when the turn began
+    if budget.conversation_id is None:  # a new conversation: no budget key when the turn began
         amounts.append((f"tok:c:{conversation_id}", tokens, 7 * DAY))
     return [a for a in amounts if a[1]]
 

@@ -116,16 +116,18 @@ class TurnRunner:
         self, message: ChatMessage, visitor: Visitor, emit: Emit, conversation_id: str | None
     ) -> Prepared | None:
         """The budget reserved and the turn prepared; None when refused (the visitor is told)."""
-        refusal = await ratelimit.budget_reserve(
+        budget = await ratelimit.budget_reserve(
             conversation_id=conversation_id, client_ip=visitor.client_ip
         )
-        if refusal:
-            metrics.refusal_count(reason=refusal.reason)
-            await emit(_rate_limited(refusal))
+        if isinstance(budget, ratelimit.Refusal):
+            metrics.refusal_count(reason=budget.reason)
+            await emit(_rate_limited(budget))
             return None
         await aclose_old_connections()
         try:
-            return await database_sync_to_async(turn_prepare)(message=message, visitor=visitor)
+            prepared = await database_sync_to_async(turn_prepare)(message=message, visitor=visitor)
+            prepared.budget = budget
+            return prepared
         except BadRequest as exc:
             await emit(events.error_from(exc))
         except DatabaseError:
@@ -136,12 +138,8 @@ class TurnRunner:
                     "The assistant cannot reach its database right now. Please try again.",
                 )
             )
-        await ratelimit.budget_settle(  # nothing was spent: give the reservation back
-            conversation_id=conversation_id or "",
-            reserved_for=conversation_id,
-            client_ip=visitor.client_ip,
-            tokens=0,
-        )
+        # Nothing was spent: give the hold back.
+        await ratelimit.budget_settle(budget=budget, conversation_id="", tokens=0)
         return None
 
     async def _run_turn(
@@ -174,6 +172,7 @@ class TurnRunner:
                 limits=limits_from_settings(),
                 emit=emit,
                 conversation_id=prepared.conversation_id,
+                budget=prepared.budget.cover if prepared.budget else None,
                 on_result=started,
                 hooks=seen.hooks(model=model, tool_names=[tool.name for tool in TOOLS]),
             )
@@ -203,12 +202,15 @@ class TurnRunner:
         The conversation stays held ("saving") until the save lands, so the next turn and the
         transcript wait for it on every worker; the session's slot is free at once.
         """
-        reserved_for = turn.message.conversation_id
-        spent = ratelimit.budget_settlement(
-            conversation_id=turn.prepared.conversation_id,
-            reserved_for=str(reserved_for) if reserved_for else None,
-            client_ip=turn.visitor.client_ip,
-            tokens=result.usage.total,
+        budget = turn.prepared.budget
+        spent = (
+            ratelimit.budget_settlement(
+                budget=budget,
+                conversation_id=turn.prepared.conversation_id,
+                tokens=result.usage.total,
+            )
+            if budget
+            else []
         )
         record = turn.record(result)
         seen.finish(
@@ -296,6 +298,7 @@ def limits_from_settings() -> Limits:
         tool_timeout=settings.AGENT_TOOL_TIMEOUT,
         tool_concurrency=settings.AGENT_TOOL_CONCURRENCY,
         on_max_steps=settings.AGENT_ON_MAX_STEPS,
+        output_tokens=settings.AGENT_TOKENS_PER_ANSWER,
     )
 
 

@@ -11,29 +11,52 @@ running and waits while it is saving. A session holds at most `AGENT_TURNS_PER_S
 
 import asyncio
 import time
+import uuid
 import weakref
+from collections import deque
 from enum import IntEnum
+from typing import NamedTuple
 
 from django.conf import settings
 
+# A moving window per key (a sorted set of the allowed events' times): at most `limit` events
+# in any `window`, wherever the window starts. Fixed minute windows let a client send twice
+# the limit across a minute's edge. Nothing is recorded unless every key allows the event.
+# KEYS: counters. ARGV: now_ms, window_ms, a unique member, then one limit per key.
+# Returns {index of the first key over (1-based) or 0, ms until it frees a place}.
 HIT = """
-local over = 0
+local now, window = tonumber(ARGV[1]), tonumber(ARGV[2])
 for i, key in ipairs(KEYS) do
-  local n = redis.call('INCR', key)
-  if n == 1 then redis.call('EXPIRE', key, ARGV[2 * i]) end
-  if over == 0 and n > tonumber(ARGV[2 * i - 1]) then over = i end
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
+  if redis.call('ZCARD', key) >= tonumber(ARGV[3 + i]) then
+    local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')[2]
+    return {i, (tonumber(oldest) or now) + window - now}
+  end
 end
-return over
+for i, key in ipairs(KEYS) do
+  redis.call('ZADD', key, now, ARGV[3])
+  redis.call('PEXPIRE', key, window)
+end
+return {0, 0}
 """
+# Hold tokens on every budget: min(amount, the smallest room left), or all of `amount` when
+# ARGV[2] is 1 (a running turn asking for more must get all of it or stop). Room counts the
+# other turns' holds, so turns racing for the last tokens cannot all win them.
+# KEYS: budgets. ARGV: amount, whole (0|1), then (cap, ttl) per budget.
+# Returns {index of the first budget without room (1-based) or 0, tokens held}.
 RESERVE = """
+local amount, room = tonumber(ARGV[1]), nil
 for i, key in ipairs(KEYS) do
-  if tonumber(redis.call('GET', key) or '0') >= tonumber(ARGV[2 * i]) then return i end
+  local left = tonumber(ARGV[2 * i + 1]) - tonumber(redis.call('GET', key) or '0')
+  if left <= 0 or (ARGV[2] == '1' and left < amount) then return {i, 0} end
+  if room == nil or left < room then room = left end
 end
+local held = math.min(amount, room or amount)
 for i, key in ipairs(KEYS) do
-  redis.call('INCRBY', key, ARGV[1])
-  if redis.call('TTL', key) < 0 then redis.call('EXPIRE', key, ARGV[2 * i + 1]) end
+  redis.call('INCRBY', key, held)
+  if redis.call('TTL', key) < 0 then redis.call('EXPIRE', key, ARGV[2 * i + 2]) end
 end
-return 0
+return {0, held}
 """
 ADD = """
 for i, key in ipairs(KEYS) do
@@ -98,6 +121,16 @@ return 0
 """
 
 
+class Hit(NamedTuple):
+    over: int  # the 1-based index of the first counter over its limit, or 0: allowed
+    retry_after: float  # seconds until that counter has room again
+
+
+class Held(NamedTuple):
+    over: int  # the 1-based index of the first budget without room, or 0
+    tokens: int  # tokens now held on every budget
+
+
 class Acquired(IntEnum):
     OK = 0
     BUSY = 1  # the conversation has a turn running
@@ -143,19 +176,30 @@ class RedisState:
         return connection
 
     async def _eval(self, script: str, keys: list[str], args: list) -> int:
+        return int(await self._run(script, keys, args))
+
+    async def _run(self, script: str, keys: list[str], args: list):
         client, scripts = self._connection()
         if script not in scripts:  # EVALSHA from then on: the script is not resent every call
             scripts[script] = client.register_script(script)
-        return int(await scripts[script](keys=keys, args=args))
+        return await scripts[script](keys=keys, args=args)
 
-    async def hit(self, counters: list[tuple[str, int, int]]) -> int:
-        """Count one event on each (key, limit, ttl); the 1-based index of one over, or 0."""
-        return await self._eval(HIT, [c[0] for c in counters], _flat(c[1:] for c in counters))
+    async def hit(self, counters: list[tuple[str, int]], window: float) -> Hit:
+        """Record one event on every (key, limit) unless one has `limit` in the last `window` s."""
+        now = _now_ms()
+        args = [now, int(window * 1000), f"{now}-{uuid.uuid4().hex[:12]}"]
+        keys = [key for key, _ in counters]
+        over, wait_ms = await self._run(HIT, keys, [*args, *(c[1] for c in counters)])
+        return Hit(int(over), int(wait_ms) / 1000)
 
-    async def reserve(self, budgets: list[tuple[str, int, int]], amount: int) -> int:
-        """Add `amount` to every (key, cap, ttl) unless one is spent; its 1-based index, or 0."""
+    async def reserve(
+        self, budgets: list[tuple[str, int, int]], amount: int, *, whole: bool = False
+    ) -> Held:
+        """Hold up to `amount` (all of it when `whole`) on every (key, cap, ttl) with room."""
         keys = [b[0] for b in budgets]
-        return await self._eval(RESERVE, keys, [amount, *_flat(b[1:] for b in budgets)])
+        args = [amount, int(whole), *_flat(b[1:] for b in budgets)]
+        over, held = await self._run(RESERVE, keys, args)
+        return Held(int(over), int(held))
 
     async def add(self, amounts: list[tuple[str, int, int]]) -> None:
         await self._eval(ADD, [a[0] for a in amounts], _flat(a[1:] for a in amounts))
@@ -187,6 +231,8 @@ class LocalState:
 
     def __init__(self) -> None:
         self.counters: dict[str, tuple[int, float]] = {}
+        self.windows: dict[str, deque[float]] = {}
+        self._hits = 0
         self.locks: dict[str, tuple[str, float]] = {}
         self.slots: dict[str, dict[str, float]] = {}
 
@@ -201,20 +247,39 @@ class LocalState:
         self.counters[key] = (value + by, expires)
         return value + by
 
-    async def hit(self, counters: list[tuple[str, int, int]]) -> int:
-        over = 0
-        for index, (key, limit, ttl) in enumerate(counters, 1):
-            if self._incr(key, 1, ttl) > limit and not over:
-                over = index
-        return over
+    async def hit(self, counters: list[tuple[str, int]], window: float) -> Hit:
+        now = time.monotonic()
+        self._sweep(now, window)
+        for index, (key, limit) in enumerate(counters, 1):
+            times = self.windows.setdefault(key, deque())
+            while times and times[0] <= now - window:
+                times.popleft()
+            if len(times) >= limit:
+                return Hit(index, (times[0] + window - now) if times else window)
+        for key, _ in counters:
+            self.windows[key].append(now)
+        return Hit(0, 0.0)
 
-    async def reserve(self, budgets: list[tuple[str, int, int]], amount: int) -> int:
+    def _sweep(self, now: float, window: float) -> None:
+        # Every visitor leaves a key; drop the idle ones now and then so the dict stays small.
+        self._hits += 1
+        if self._hits % 1000 == 0:
+            idle = [k for k, t in self.windows.items() if not t or t[-1] <= now - window]
+            for key in idle:
+                del self.windows[key]
+
+    async def reserve(
+        self, budgets: list[tuple[str, int, int]], amount: int, *, whole: bool = False
+    ) -> Held:
+        room = amount
         for index, (key, cap, _ttl) in enumerate(budgets, 1):
-            if self._get(key) >= cap:
-                return index
+            left = cap - self._get(key)
+            if left <= 0 or (whole and left < amount):
+                return Held(index, 0)
+            room = min(room, left)
         for key, _cap, ttl in budgets:
-            self._incr(key, amount, ttl)
-        return 0
+            self._incr(key, room, ttl)
+        return Held(0, room)
 
     async def add(self, amounts: list[tuple[str, int, int]]) -> None:
         for key, by, ttl in amounts:

@@ -19,6 +19,7 @@ from agent.exceptions import BadRequest
 from agent.frames import FrameError, text_check, text_scrub
 from agent.llm.base import ChatModel
 from agent.loop import ToolRecord, TurnResult
+from agent.ratelimit import TurnBudget
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,7 @@ class Prepared:
     page: dict | None
     history: list[dict]
     turn_id: str = field(default_factory=lambda: str(uuid.uuid4()))
+    budget: TurnBudget | None = None  # the tokens held for the turn (agent/ratelimit.py)
 
 
 @dataclass

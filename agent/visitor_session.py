@@ -5,7 +5,6 @@ message saves a row under that key, so the WebSocket (which cannot set cookies) 
 page loads agree on the owner of the conversation.
 """
 
-import time
 from importlib import import_module
 
 from django.conf import settings
@@ -53,7 +52,6 @@ async def _new_session_allowed(client_ip: str) -> bool:
     # it may send messages. Past that its message is refused anyway, and the row (written
     # before the limits are checked) would only fill the table: cookie-less clients wrote one
     # per refused request.
-    window = int(time.time() // ratelimit.WINDOW)
-    key = f"rl:new:{ratelimit.address_bucket(client_ip)}:{window}"
+    key = f"rl:new:{ratelimit.address_bucket(client_ip)}"
     limit = settings.AGENT_MESSAGES_PER_MINUTE_PER_IP
-    return not await state().hit([(key, limit, ratelimit.WINDOW * 2)])
+    return not (await state().hit([(key, limit)], ratelimit.WINDOW)).over

@@ -30,12 +30,10 @@ async def one_turn(index: int) -> None:
     await ratelimit.message_allow(session_key=session, client_ip=ip)
     lease = TurnLease(conversation_id=f"c{index}", session_key=session)
     await lease.acquire()
-    await ratelimit.budget_reserve(conversation_id=f"c{index}", client_ip=ip)
+    budget = await ratelimit.budget_reserve(conversation_id=f"c{index}", client_ip=ip)
     await asyncio.gather(
         lease.saving(),
-        ratelimit.budget_settle(
-            conversation_id=f"c{index}", reserved_for=f"c{index}", client_ip=ip, tokens=150
-        ),
+        ratelimit.budget_settle(budget=budget, conversation_id=f"c{index}", tokens=150),
     )
     await lease.release()
 

@@ -9,17 +9,18 @@ from django.utils.timezone import localtime
 from blog.indexing import articles_index_enqueue
 from blog.models import Article, Tag
 from blog.selectors import article_list_for_admin
+from docent.admin_lookups import BoundedLookups
 
 
 @admin.register(Tag)
-class TagAdmin(admin.ModelAdmin):
+class TagAdmin(BoundedLookups, admin.ModelAdmin):
     list_display = ["name", "slug"]
     search_fields = ["name"]
     prepopulated_fields = {"slug": ["name"]}
 
 
 @admin.register(Article)
-class ArticleAdmin(admin.ModelAdmin):
+class ArticleAdmin(BoundedLookups, admin.ModelAdmin):
     # Short dates and one-line states, so every column fits beside the filters at 1280 px.
     list_display = [
         "title",

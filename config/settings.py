@@ -72,6 +72,7 @@ MIDDLEWARE = [
     "config.middleware.DebugPageGuard",
     "config.middleware.UrlTextGuard",
     "config.search_limit.SearchRateLimit",
+    "config.search_limit.AdminLoginRateLimit",
     "django.middleware.security.SecurityMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -181,6 +182,9 @@ HTTP_REQUESTS_IN_FLIGHT = env.int("HTTP_REQUESTS_IN_FLIGHT", default=32)
 HTTP_REQUESTS_IN_FLIGHT_PER_IP = env.int("HTTP_REQUESTS_IN_FLIGHT_PER_IP", default=8)
 # Calls of the public search API per client address per minute (config/search_limit.py).
 SEARCH_REQUESTS_PER_MINUTE_PER_IP = env.int("SEARCH_REQUESTS_PER_MINUTE_PER_IP", default=60)
+# Admin sign-in attempts per address and per user name in a moving window (then 429).
+ADMIN_LOGIN_ATTEMPTS = env.int("ADMIN_LOGIN_ATTEMPTS", default=10)
+ADMIN_LOGIN_WINDOW = env.int("ADMIN_LOGIN_WINDOW", default=900)  # seconds
 
 # Sessions keep the key a page minted until the first chat message writes the row.
 SESSION_ENGINE = "config.sessions"
@@ -333,8 +337,10 @@ AGENT_TEXT_FRAME_MS = env.float("AGENT_TEXT_FRAME_MS", default=50.0)
 AGENT_TEXT_FRAME_CHARS = env.int("AGENT_TEXT_FRAME_CHARS", default=1024)
 AGENT_TOKENS_PER_IP_PER_DAY = env.int("AGENT_TOKENS_PER_IP_PER_DAY", default=200000)
 # Tokens held back when a turn starts (settled to the real figure when it ends), so concurrent
-# turns cannot all pass a budget check and then overspend it together.
+# turns cannot all pass a budget check and then overspend it together. Before each model call
+# the turn holds more, enough for its prompt and an answer of AGENT_TOKENS_PER_ANSWER, or stops.
 AGENT_TOKENS_RESERVE = env.int("AGENT_TOKENS_RESERVE", default=4000)
+AGENT_TOKENS_PER_ANSWER = env.int("AGENT_TOKENS_PER_ANSWER", default=1000)
 AGENT_TURNS_PER_SESSION = env.int("AGENT_TURNS_PER_SESSION", default=2)
 # Bounded parsing of chat frames and JSON bodies (agent/frames.py).
 AGENT_MAX_FRAME_BYTES = env.int("AGENT_MAX_FRAME_BYTES", default=65536)

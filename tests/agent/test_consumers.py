@@ -351,7 +351,9 @@ async def test_a_stopped_turn_still_spends_its_tokens(scripted):
     await turn_events(socket)
     await saved_turns()
 
-    assert state()._get(f"tok:c:{start['conversation_id']}") == 120
+    # 120 for the finished call; the stopped one sent no usage but was paid for all the same,
+    # so it is charged its estimate: its prompt (the system prompt and tools: over 1,000).
+    assert state()._get(f"tok:c:{start['conversation_id']}") > 120 + 1000
     await socket.disconnect()
 
 

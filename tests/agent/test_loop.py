@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from agent import events
 from agent.exceptions import ModelError, ToolNotFound
 from agent.llm.base import ModelTurn, TextDelta, ToolCall, Usage
-from agent.loop import Limits, TurnResult, run_turn
+from agent.loop import Limits, TurnResult, run_turn, tokens_estimate
 from agent.prompts import STEP_LIMIT_NUDGE
 from agent.tool import Tool
 
@@ -145,7 +145,11 @@ def search_call(call_id="c1", query="loops"):
 async def test_search_detail_answer_emits_the_exact_event_sequence():
     model = ScriptedModel(
         Step(calls=[search_call()], usage=Usage(10, 2)),
-        Step(text=["Let me read it."], calls=[("c2", "get_article_detail", '{"article_id": 2}')]),
+        Step(
+            text=["Let me read it."],
+            calls=[("c2", "get_article_detail", '{"article_id": 2}')],
+            usage=Usage(0, 0),
+        ),
         Step(text=["The loop ", "repeats. See [Anatomy](/articles/anatomy/)."], usage=Usage(30, 5)),
     )
     sink = Sink()
@@ -386,13 +390,19 @@ async def test_citations_keep_first_appearance_order_and_drop_unreturned_article
 
 
 @pytest.mark.asyncio
-async def test_missing_usage_counts_as_zero():
+async def test_missing_usage_is_charged_its_estimate():
+    # A server that reports no usage was still paid: counting it as zero let such a model
+    # spend without touching any budget.
     model = ScriptedModel(
-        Step(calls=[search_call()], usage=None), Step(text=["x"], usage=Usage(3, 4))
+        Step(text=["abcdef"], calls=[search_call()], usage=None),
+        Step(text=["x"], usage=Usage(3, 4)),
     )
     sink = Sink()
     await turn(model, sink=sink)
-    assert sink.events[-1]["usage"] == {"input_tokens": 3, "output_tokens": 4, "total_tokens": 7}
+    usage = sink.events[-1]["usage"]
+    messages, _tools = model.received[0]
+    assert usage["input_tokens"] > 3 + tokens_estimate(json.dumps(messages, ensure_ascii=False))
+    assert usage["output_tokens"] == 4 + 2  # "abcdef": a token per three ASCII characters
 
 
 def test_tool_schema_is_a_strict_openai_function_without_titles():

@@ -15,16 +15,37 @@ def state(request):
 
 async def test_a_turns_end_settles_budgets_frees_the_slot_and_holds_the_conversation(state):
     assert await state.acquire("conv", "sess", "t1", 1) == Acquired.OK
-    assert await state.reserve([("tok:conv", 10_000, 60)], 500) == 0  # held at the start
+    assert await state.reserve([("tok:conv", 10_000, 60)], 500) == (0, 500)  # held at the start
 
     await state.finish("conv", "sess", "t1", [("tok:conv", 120 - 500, 60), ("tok:day", 120, 60)])
 
     assert await state.held("conv") == "saving"  # the next turn waits for the save
     assert await state.acquire("", "sess", "t2", 1) == Acquired.OK  # the session's slot is free
     # 120 tokens spent on each budget, the reservation given back.
-    assert await state.reserve([("tok:conv", 121, 60), ("tok:day", 121, 60)], 0) == 0
-    assert await state.reserve([("tok:conv", 120, 60)], 0) == 1
-    assert await state.reserve([("tok:day", 120, 60)], 0) == 1
+    assert await state.reserve([("tok:conv", 121, 60), ("tok:day", 121, 60)], 0) == (0, 0)
+    assert (await state.reserve([("tok:conv", 120, 60)], 0)).over == 1
+    assert (await state.reserve([("tok:day", 120, 60)], 0)).over == 1
+
+
+async def test_a_hold_takes_what_room_is_left_and_a_whole_one_all_or_nothing(state):
+    budgets = [("tok:a", 1_000, 60), ("tok:b", 700, 60)]
+
+    assert await state.reserve(budgets, 500) == (0, 500)
+    assert await state.reserve(budgets, 500) == (0, 200)  # all "tok:b" had left
+    assert await state.reserve(budgets, 1) == (2, 0)
+    assert await state.reserve(budgets[:1], 400, whole=True) == (1, 0)  # 300 left on "tok:a"
+    assert await state.reserve(budgets[:1], 300, whole=True) == (0, 300)
+
+
+async def test_a_moving_window_allows_the_limit_in_any_window_and_no_more(state):
+    counters = [("rl:s", 2), ("rl:ip", 3)]
+
+    hits = [await state.hit(counters, 60) for _ in range(3)]
+
+    assert [hit.over for hit in hits] == [0, 0, 1]
+    assert 59 < hits[2].retry_after <= 60
+    assert (await state.hit(counters[1:], 60)).over == 0  # the refused hit was not counted
+    assert (await state.hit(counters[1:], 60)).over == 1
 
 
 async def test_another_turns_lock_is_left_alone(state):

@@ -69,13 +69,14 @@ async def test_one_conversation_runs_one_turn_across_websocket_and_sse(serve, sc
 
 
 async def test_one_address_cannot_spend_the_whole_daily_budget(serve, scripted):
-    # 15 tokens a turn (the scripted usage), 20 a day per address: the third turn is refused,
-    # while another visitor (another address, through the trusted proxy) is still answered.
-    scripted.enqueue(*[text_response(["ok"], usage=(10, 5)) for _ in range(3)])
+    # 2,500 tokens a turn (the scripted usage), 5,000 a day per address: the third turn is
+    # refused, while another visitor (another address, through the trusted proxy) is answered.
+    # (A turn must hold about 2,000 before its call: the prompt and an answer's allowance.)
+    scripted.enqueue(*[text_response(["ok"], usage=(2000, 500)) for _ in range(3)])
     server = serve(
         "ip-budget",
         DJANGO_TRUSTED_PROXIES="1",
-        AGENT_TOKENS_PER_IP_PER_DAY="20",
+        AGENT_TOKENS_PER_IP_PER_DAY="5000",
         **model_env(scripted),
     )
     greedy = {"X-Forwarded-For": "203.0.113.66"}

@@ -13,6 +13,7 @@ from django.contrib.sessions.models import Session
 from agent.models import Conversation
 from tests.security.clients import (
     rows,
+    rows_now,
     same_minute,
     session_keys,
     sse_post,
@@ -119,3 +120,16 @@ async def test_refused_messages_and_votes_from_new_visitors_write_no_session_row
     assert all(events[0]["code"] == "rate_limited" for _, events in forged)
     assert all(events[0]["code"] == "bad_request" for events in voted)
     assert await rows("sessions.Session") == 4
+
+
+def test_malformed_messages_from_new_visitors_write_no_session_rows(serve):
+    # The WebSocket checked a message before writing the session; POST /api/chat wrote the
+    # row first, so each empty or malformed message from a client without a cookie left one.
+    server = serve("sessions-bad-requests")
+    bodies = ["[]", '"x"', {"content": "   "}, {"content": "x" * 5000}]
+
+    answers = [sse_post(server, body) for body in bodies for _ in range(3)]
+
+    assert all(events[0]["code"] == "bad_request" for _, events in answers)
+    assert all("sessionid" not in response.cookies for response, _ in answers)
+    assert rows_now("sessions.Session") == 0

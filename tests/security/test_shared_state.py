@@ -92,8 +92,10 @@ async def test_a_burst_split_over_workers_cannot_overshoot_the_ip_limit(workers,
 
 
 async def test_the_per_ip_token_budget_is_shared_by_workers(workers, scripted):
-    scripted.enqueue(*[text_response(["ok"], usage=(10, 5)) for _ in range(3)])
-    a, b = workers(AGENT_TOKENS_PER_IP_PER_DAY="20")
+    # Each turn spends 2,500 and must hold about 2,000 before its call (tests/security/
+    # test_turn_budget.py): two turns fit in 5,000, the third finds no room on either worker.
+    scripted.enqueue(*[text_response(["ok"], usage=(2000, 500)) for _ in range(3)])
+    a, b = workers(AGENT_TOKENS_PER_IP_PER_DAY="5000")
 
     ends = []
     for server in (a, b, a):

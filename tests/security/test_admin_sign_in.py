@@ -1,0 +1,43 @@
+"""Admin passwords cannot be guessed at the speed of the network.
+
+Django's admin sign-in page has no throttle of its own: forty wrong passwords in a row were
+forty answers, and the forty-first, right, one signed in.
+"""
+
+import httpx
+import pytest
+from django.contrib.auth import get_user_model
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+LOGIN = "/admin/login/"
+
+
+def attempt(client: httpx.Client, username: str, password: str, **headers: str) -> httpx.Response:
+    token = (
+        client.get(LOGIN, headers=headers).cookies.get("csrftoken") or client.cookies["csrftoken"]
+    )
+    form = {"username": username, "password": password, "csrfmiddlewaretoken": token}
+    return client.post(
+        LOGIN, data=form, headers={"Referer": str(client.base_url) + LOGIN, **headers}
+    )
+
+
+def test_wrong_passwords_are_cut_off_per_address_and_per_user_name(serve):
+    get_user_model().objects.create_user("editor", password="right-pw", is_staff=True)
+    server = serve("admin-sign-in", ADMIN_LOGIN_ATTEMPTS="5", DJANGO_TRUSTED_PROXIES="1")
+
+    with httpx.Client(base_url=server.url, follow_redirects=False) as guesser:
+        guesses = [attempt(guesser, "editor", f"guess-{n}").status_code for n in range(5)]
+        then_right = attempt(guesser, "editor", "right-pw")
+        other_name = attempt(guesser, "someone", "x")  # the address is cut off too
+    with httpx.Client(base_url=server.url, follow_redirects=False) as botnet:
+        # Another address, through the trusted proxy, aiming at the same account.
+        elsewhere = attempt(botnet, "Editor", "right-pw", **{"X-Forwarded-For": "203.0.113.9"})
+        other_user = attempt(botnet, "someone", "x", **{"X-Forwarded-For": "203.0.113.9"})
+
+    assert guesses == [200] * 5  # the form again, "enter a correct username and password"
+    assert then_right.status_code == other_name.status_code == 429
+    assert int(then_right.headers["Retry-After"]) >= 1
+    assert elsewhere.status_code == 429  # the user name is cut off wherever the guesses come from
+    assert other_user.status_code == 200  # another address and name may still sign in

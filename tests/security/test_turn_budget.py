@@ -1,0 +1,99 @@
+"""A turn cannot spend more tokens than its budgets have left, alone or racing another turn.
+
+The budget was checked once, when a turn started: a turn that found a few tokens left then
+ran five model calls and spent several times that. And a call was charged only the usage its
+server reported at the very end of its stream: Stop before that end, and it cost nothing.
+"""
+
+import asyncio
+import json
+
+import pytest
+from channels.db import database_sync_to_async
+
+from agent.models import Turn
+from testing_support.model_server import text_response, tool_call_response
+from tests.security.clients import ws_ask, ws_events, ws_first, ws_open
+from tests.security.conftest import model_env
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+CAP = 6000  # tokens one address may spend today
+CALL = (1500, 100)  # what each scripted model call reports spending
+
+
+def searches(count: int) -> list:
+    call = [("c1", "search_knowledge_base", json.dumps({"query": "docent"}))]
+    return [tool_call_response(call, usage=CALL) for _ in range(count)]
+
+
+@pytest.mark.parametrize("visitors", [1, 2])
+async def test_turns_stop_before_a_model_call_their_budget_cannot_cover(serve, scripted, visitors):
+    scripted.enqueue(*searches(5 * visitors))  # five steps each, as the step limit allows
+    server = serve(
+        f"turn-budget-{visitors}", AGENT_TOKENS_PER_IP_PER_DAY=str(CAP), **model_env(scripted)
+    )
+    sockets = [await ws_open(server) for _ in range(visitors)]  # one session each
+
+    turns = await asyncio.gather(*(ws_ask(socket, "search forever") for socket in sockets))
+    for socket in sockets:
+        await socket.close()
+    server.stop()  # the saves have landed
+
+    saved = await database_sync_to_async(list)(Turn.objects.all())
+    spent = sum(turn.input_tokens + turn.output_tokens for turn in saved)
+    calls = 5 * visitors - scripted.pending
+    assert spent <= CAP
+    assert spent == calls * sum(CALL)
+    assert all(events[-1]["type"] == "error" for events in turns)
+    assert "rate_limited" in [events[-1]["code"] for events in turns]
+    assert len(saved) == visitors and {turn.status for turn in saved} <= {"error", "max_steps"}
+
+
+async def saved_tokens() -> int:
+    saved = await database_sync_to_async(list)(Turn.objects.all())
+    return sum(turn.input_tokens + turn.output_tokens for turn in saved)
+
+
+async def test_stopping_each_answer_before_its_usage_arrives_does_not_make_it_free(serve, scripted):
+    # Each answer streams slowly; the visitor presses Stop at its first words, every time.
+    scripted.enqueue(*[text_response(["word "] * 200, delay=0.05) for _ in range(8)])
+    server = serve("stop-early", AGENT_TOKENS_PER_IP_PER_DAY=str(CAP), **model_env(scripted))
+
+    endings = []
+    for _ in range(8):
+        socket = await ws_open(server)  # a new session each time
+        await socket.send(json.dumps({"type": "message", "content": "tell me everything"}))
+        event = await ws_first(socket)
+        while event["type"] not in {"text", "error", "done"}:
+            event = await ws_first(socket)
+        if event["type"] == "text":
+            await socket.send(json.dumps({"type": "stop"}))
+            event = (await ws_events(socket))[-1]
+        endings.append(event.get("code", event["type"]))
+        await socket.close()
+    server.stop()  # the saves have landed
+
+    assert "rate_limited" in endings  # before: eight free answers, and as many more as asked
+    assert 0 < await saved_tokens() <= CAP
+
+
+async def test_an_answer_longer_than_the_budget_is_cut_where_the_budget_ends(serve, scripted):
+    # About 3,400 tokens of answer (a token per three characters), and it says it spent 3,500.
+    scripted.enqueue(text_response(["word "] * 2000, usage=(1000, 2500)))
+    server = serve(
+        "long-answer",
+        AGENT_TOKENS_PER_IP_PER_DAY="3000",
+        AGENT_TOKENS_PER_ANSWER="200",
+        **model_env(scripted),
+    )
+    socket = await ws_open(server)
+
+    events = await ws_ask(socket, "write me a book")
+    await socket.close()
+    server.stop()
+
+    shown = "".join(event["content"] for event in events if event["type"] == "text")
+    assert events[-1]["code"] == "rate_limited"
+    assert 0 < len(shown) < 2000 * len("word ")
+    assert 0 < await saved_tokens() <= 3000
