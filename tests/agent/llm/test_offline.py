@@ -587,31 +587,6 @@ async def test_what_is_x_is_answered_by_the_sentence_that_defines_x(monkeypatch,
 
 
 @pytest.mark.asyncio
-async def test_of_two_hits_as_good_as_tied_the_one_in_the_readers_language_is_quoted():
-    hits = [
-        {**relevant_hit(ZH_ARTICLE, 0.90), "language": "zh"},
-        {**relevant_hit(INDEX_ARTICLE, 0.88), "language": "en"},
-    ]
-
-    result, _ = await ask("Which index has the best recall?", hits)
-
-    assert [c["article_id"] for c in result.citations] == [11]
-    assert "Recall: 0.99" in result.answer
-
-
-@pytest.mark.asyncio
-async def test_a_clearly_better_hit_in_the_other_language_stays_first():
-    hits = [
-        {**relevant_hit(ZH_ARTICLE, 0.95), "language": "zh"},
-        {**relevant_hit(INDEX_ARTICLE, 0.80), "language": "en"},
-    ]
-
-    result, _ = await ask("Which index has the best recall?", hits)
-
-    assert result.citations[0]["article_id"] == 9
-
-
-@pytest.mark.asyncio
 async def test_a_version_number_is_not_the_figure_a_question_asks_for(monkeypatch):
     article = {
         "article_id": 26,
