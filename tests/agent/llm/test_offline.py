@@ -600,3 +600,19 @@ async def test_a_version_number_is_not_the_figure_a_question_asks_for(monkeypatc
     result, _ = await ask("How many socket workers should I run?", [relevant_hit(article, 0.9)])
 
     assert result.answer == NO_FIGURE["en"].format(title="Serving sockets")
+
+
+@pytest.mark.asyncio
+async def test_a_follow_up_asking_for_a_figure_the_article_lacks_keeps_its_answer(monkeypatch):
+    monkeypatch.setitem(ARTICLES, 25, BUDGET_ARTICLE)
+    history = [
+        {"role": "user", "content": "Is there a daily token budget?"},
+        {"role": "assistant", "content": "Yes. Source: [Daily budgets](/articles/daily-budgets/)"},
+    ]
+
+    result, _ = await ask(
+        "And how big is that daily budget?", [relevant_hit(BUDGET_ARTICLE, 0.9)], history=history
+    )
+
+    assert "A daily token budget stops one visitor" in result.answer
+    assert [c["article_id"] for c in result.citations] == [25]
