@@ -31,7 +31,6 @@ DONT_KNOW = {
 MAX_READ = 3  # articles read in full per question
 # A lower hit is read too when its relevance is at least this share of the top hit's.
 SECOND_HIT_SHARE = 0.75
-LANGUAGE_TIE = 0.05  # relevance this close to the top hit's is a tie (see _own_language_first)
 
 _PAGE = re.compile(re.escape(PAGE_CONTEXT_PREFIX) + r'(\d+) "(.*)" \((\S+)\)')
 _SUMMARY = re.compile(
@@ -172,7 +171,6 @@ def choose_hits(question: str, hits: list[dict]) -> list[dict]:
     """The top hit, plus lower hits that are nearly as relevant or cover other question words."""
     if not hits:
         return []
-    hits = _own_language_first(question, hits)
     chosen, top = [hits[0]], _relevance(hits[0])
     wanted = terms(question)
     covered = wanted & terms(_hit_text(hits[0]))
@@ -185,25 +183,6 @@ def choose_hits(question: str, hits: list[dict]) -> list[dict]:
             chosen.append(hit)
             covered |= new
     return chosen
-
-
-def _own_language_first(question: str, hits: list[dict]) -> list[dict]:
-    """A hit in the reader's language goes first when it is as good as a tie with the top one.
-
-    Two articles this close are equally likely answers; the one the reader can read is the
-    better one to quote.
-    """
-    top = _relevance(hits[0])
-    lang = language(question)
-    if top is None or hits[0].get("language", lang) == lang:
-        return hits
-    for n, hit in enumerate(hits[1:], start=1):
-        relevance = _relevance(hit)
-        if relevance is None or relevance < top - LANGUAGE_TIE:
-            break
-        if hit.get("language") == lang:
-            return [hit, *hits[:n], *hits[n + 1 :]]
-    return hits
 
 
 def _relevance(hit: dict) -> float | None:

@@ -71,9 +71,12 @@ def compose_answer(
     wanted = _weights(question, context, [fact for _, fact in pool])
     picked = _pick(pool, wanted, question, excerpts, sources)
     if picked and asks_for_figure(question) and not _has_figure(picked, question):
-        picked = _figure_instead(pool, picked, wanted, question)
-        if not picked:
+        instead = _figure_instead(pool, picked, wanted, question)
+        # A follow-up ("and how much looser is it?") has too few words of its own to judge
+        # that the figure is missing: it keeps what it picked.
+        if not instead and not context:
             return NO_FIGURE[lang].format(title=sources[0].get("title", ""))
+        picked = instead or picked
     if not picked and context:  # a follow-up whose own words miss: the top article, in context
         top = [(n, fact) for n, fact in pool if n == 0]
         picked = _pick(top, wanted, question, excerpts, sources, asked=set(wanted))

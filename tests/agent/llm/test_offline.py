@@ -587,31 +587,6 @@ async def test_what_is_x_is_answered_by_the_sentence_that_defines_x(monkeypatch,
 
 
 @pytest.mark.asyncio
-async def test_of_two_hits_as_good_as_tied_the_one_in_the_readers_language_is_quoted():
-    hits = [
-        {**relevant_hit(ZH_ARTICLE, 0.90), "language": "zh"},
-        {**relevant_hit(INDEX_ARTICLE, 0.88), "language": "en"},
-    ]
-
-    result, _ = await ask("Which index has the best recall?", hits)
-
-    assert [c["article_id"] for c in result.citations] == [11]
-    assert "Recall: 0.99" in result.answer
-
-
-@pytest.mark.asyncio
-async def test_a_clearly_better_hit_in_the_other_language_stays_first():
-    hits = [
-        {**relevant_hit(ZH_ARTICLE, 0.95), "language": "zh"},
-        {**relevant_hit(INDEX_ARTICLE, 0.80), "language": "en"},
-    ]
-
-    result, _ = await ask("Which index has the best recall?", hits)
-
-    assert result.citations[0]["article_id"] == 9
-
-
-@pytest.mark.asyncio
 async def test_a_version_number_is_not_the_figure_a_question_asks_for(monkeypatch):
     article = {
         "article_id": 26,
@@ -625,3 +600,19 @@ async def test_a_version_number_is_not_the_figure_a_question_asks_for(monkeypatc
     result, _ = await ask("How many socket workers should I run?", [relevant_hit(article, 0.9)])
 
     assert result.answer == NO_FIGURE["en"].format(title="Serving sockets")
+
+
+@pytest.mark.asyncio
+async def test_a_follow_up_asking_for_a_figure_the_article_lacks_keeps_its_answer(monkeypatch):
+    monkeypatch.setitem(ARTICLES, 25, BUDGET_ARTICLE)
+    history = [
+        {"role": "user", "content": "Is there a daily token budget?"},
+        {"role": "assistant", "content": "Yes. Source: [Daily budgets](/articles/daily-budgets/)"},
+    ]
+
+    result, _ = await ask(
+        "And how big is that daily budget?", [relevant_hit(BUDGET_ARTICLE, 0.9)], history=history
+    )
+
+    assert "A daily token budget stops one visitor" in result.answer
+    assert [c["article_id"] for c in result.citations] == [25]
