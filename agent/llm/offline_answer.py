@@ -65,6 +65,7 @@ def compose_answer(
 
     Returns "" when no source has anything to quote.
     """
+    sources = _definition_first(question, sources)
     # A follow-up quotes the article its (combined) search ranked first: the conversation's topic.
     quoted = sources[:1] if context else sources
     pool = [(n, fact) for n, source in enumerate(quoted) for fact in _facts(source)]
@@ -182,6 +183,25 @@ def _pick(
         picked.append(best)
         covered |= shared[best]
     return _with_context(pool, picked, shared, compares=bool(_COMPARES.search(question)))
+
+
+def _definition_first(question: str, sources: list[dict]) -> list[dict]:
+    """For "what is X?", an article read that defines X goes first when the top one does not.
+
+    The articles read are all close to the top hit; of those, the one that says what X is
+    answers the question, whichever language it is in.
+    """
+    subject = defined_subject(question)
+    if not subject or _defines(sources[0], subject):
+        return sources
+    for n, source in enumerate(sources[1:], start=1):
+        if _defines(source, subject):
+            return [source, *sources[:n], *sources[n + 1 :]]
+    return sources
+
+
+def _defines(source: dict, subject: str) -> bool:
+    return any(defines(fact.text, subject) for fact in _facts(source))
 
 
 def _has_figure(picked: list[tuple[int, Fact]], question: str) -> bool:

@@ -616,3 +616,30 @@ async def test_a_follow_up_asking_for_a_figure_the_article_lacks_keeps_its_answe
 
     assert "A daily token budget stops one visitor" in result.answer
     assert [c["article_id"] for c in result.citations] == [25]
+
+
+ASIDE_ARTICLE = {
+    "article_id": 27,
+    "title": "嵌入入门",
+    "url": "/articles/embeddings-zh/",
+    "body": "## 余弦\n\n在 pgvector 里用 HNSW 索引查最近邻，详见另一篇文章。\n",
+}
+GRAPH_ARTICLE = {
+    "article_id": 28,
+    "title": "pgvector and HNSW",
+    "url": "/articles/pgvector-hnsw/",
+    "body": "## How it works\n\nHNSW stands for Hierarchical Navigable Small World.\n",
+}
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("question", ["What is HNSW?", "HNSW 是什么？"])
+async def test_what_is_x_opens_with_the_article_read_that_defines_x(monkeypatch, question):
+    monkeypatch.setitem(ARTICLES, 27, ASIDE_ARTICLE)
+    monkeypatch.setitem(ARTICLES, 28, GRAPH_ARTICLE)
+    hits = [relevant_hit(ASIDE_ARTICLE, 0.925), relevant_hit(GRAPH_ARTICLE, 0.924)]
+
+    result, _ = await ask(question, hits)
+
+    assert result.answer.startswith("HNSW stands for Hierarchical Navigable Small World.")
+    assert result.citations[0]["article_id"] == 28
