@@ -65,10 +65,11 @@ def compose_answer(
 
     Returns "" when no source has anything to quote.
     """
-    sources = _definition_first(question, sources)
+    read = _definition_first(question, [(source, _facts(source)) for source in sources])
+    sources = [source for source, _ in read]
     # A follow-up quotes the article its (combined) search ranked first: the conversation's topic.
-    quoted = sources[:1] if context else sources
-    pool = [(n, fact) for n, source in enumerate(quoted) for fact in _facts(source)]
+    quoted = read[:1] if context else read
+    pool = [(n, fact) for n, (_, facts) in enumerate(quoted) for fact in facts]
     wanted = _weights(question, context, [fact for _, fact in pool])
     picked = _pick(pool, wanted, question, excerpts, sources)
     if picked and asks_for_figure(question) and not _has_figure(picked, question):
@@ -185,23 +186,22 @@ def _pick(
     return _with_context(pool, picked, shared, compares=bool(_COMPARES.search(question)))
 
 
-def _definition_first(question: str, sources: list[dict]) -> list[dict]:
+def _definition_first(
+    question: str, read: list[tuple[dict, list[Fact]]]
+) -> list[tuple[dict, list[Fact]]]:
     """For "what is X?", an article read that defines X goes first when the top one does not.
 
-    The articles read are all close to the top hit; of those, the one that says what X is
-    answers the question, whichever language it is in.
+    `read` pairs each source with its facts. The articles read are all close to the top hit;
+    of those, the one that says what X is answers the question, whichever language it is in.
     """
     subject = defined_subject(question)
-    if not subject or _defines(sources[0], subject):
-        return sources
-    for n, source in enumerate(sources[1:], start=1):
-        if _defines(source, subject):
-            return [source, *sources[:n], *sources[n + 1 :]]
-    return sources
-
-
-def _defines(source: dict, subject: str) -> bool:
-    return any(defines(fact.text, subject) for fact in _facts(source))
+    if not subject or not read:
+        return read
+    defining = [any(defines(fact.text, subject) for fact in facts) for _, facts in read]
+    if defining[0] or not any(defining):
+        return read
+    n = defining.index(True)
+    return [read[n], *read[:n], *read[n + 1 :]]
 
 
 def _has_figure(picked: list[tuple[int, Fact]], question: str) -> bool:
@@ -222,7 +222,7 @@ def _figure_instead(
     shared = [_shared(fact, wanted) for _, fact in pool]
     strength = [sum(wanted[t] for t in terms_i) for terms_i in shared]
     quoted = {n for n, _ in picked}
-    best = max(strength[i] for i, entry in enumerate(pool) if entry in picked)
+    best = max(sum(wanted[t] for t in _shared(fact, wanted)) for _, fact in picked)
     candidates = [
         i
         for i, (n, fact) in enumerate(pool)
