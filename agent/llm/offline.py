@@ -99,7 +99,7 @@ def plan(messages: list[dict], available: set[str]) -> tuple[list[ToolCall], str
         return [turn.call(LIST, {"limit": 4 * OVERVIEW_LIMIT})], ""
     listed = [out for name, out in turn.results if name == LIST]
     if overview and listed:
-        return [], compose_overview(listed[-1] if isinstance(listed[-1], list) else [], turn.lang)
+        return [], compose_overview(listed[-1], turn.lang)
     if not turn.results:
         if summary and turn.page and DETAIL in available and _about_page(turn.question):
             return [turn.call(DETAIL, {"article_id": turn.page})], ""

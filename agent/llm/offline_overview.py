@@ -40,6 +40,12 @@ OUTRO = {
     "en": "Ask me about any of them, in English or Chinese.",
     "zh": "可以用中文或英文问我其中任何一篇的内容。",
 }
+# The list could not be read (the tool failed): greet without claiming what the blog holds.
+UNLISTED = {
+    "en": "Hello! I answer questions from this blog's articles and cite the ones I quote. "
+    "Ask me about anything they cover, in English or Chinese.",
+    "zh": "你好！我根据这个博客的文章回答问题，并注明引用的文章。可以用中文或英文问我。",
+}
 EMPTY = {
     "en": "Hello! I answer questions from this blog's articles, but none is published yet.",
     "zh": "你好！我根据这个博客的文章回答问题，但目前还没有发表的文章。",
@@ -51,11 +57,14 @@ def wants_overview(question: str) -> bool:
     return bool(question.strip()) and _WHOLE.fullmatch(question) is not None
 
 
-def compose_overview(articles: list, lang: str) -> str:
+def compose_overview(articles: object, lang: str) -> str:
     """A greeting, then the newest articles, each linked with its summary.
 
-    Articles in the reader's language come first, newest first; then the others.
+    Articles in the reader's language come first, newest first; then the others. `articles`
+    is the list tool's output: anything but a list is its error.
     """
+    if not isinstance(articles, list):
+        return UNLISTED[lang]
     listed = [a for a in articles if isinstance(a, dict) and a.get("url")]
     listed.sort(key=lambda a: language(str(a.get("title", ""))) != lang)
     listed = listed[:OVERVIEW_LIMIT]

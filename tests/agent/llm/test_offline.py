@@ -6,7 +6,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from agent.exceptions import ToolNotFound
 from agent.llm.offline import DONT_KNOW, OfflineModel
 from agent.llm.offline_answer import NO_FIGURE
-from agent.llm.offline_overview import EMPTY
+from agent.llm.offline_overview import EMPTY, UNLISTED
 from agent.loop import Limits, TurnResult, run_turn
 from agent.prompts import build_messages
 from agent.tool import Tool
@@ -505,8 +505,10 @@ class ListIn(BaseModel):
     limit: int = Field(default=10, description="How many articles.")
 
 
-def tools_with_list(articles: list[dict], hits: list[dict]) -> list[Tool]:
+def tools_with_list(articles: list[dict] | None, hits: list[dict]) -> list[Tool]:
     async def listed(params: ListIn):
+        if articles is None:
+            raise ConnectionError("the database is down")
         return [{**a, "summary": a.get("summary", "")} for a in articles][: params.limit]
 
     return [
@@ -515,7 +517,7 @@ def tools_with_list(articles: list[dict], hits: list[dict]) -> list[Tool]:
     ]
 
 
-async def ask_with_list(question: str, articles: list[dict], hits: list[dict]) -> TurnResult:
+async def ask_with_list(question: str, articles: list[dict] | None, hits: list[dict]) -> TurnResult:
     async def emit(event: dict) -> None:
         pass
 
@@ -556,6 +558,14 @@ async def test_a_greeting_on_an_empty_blog_says_nothing_is_published():
     result = await ask_with_list("hello", [], [])
 
     assert result.answer == EMPTY["en"] and result.citations == []
+
+
+@pytest.mark.asyncio
+async def test_a_greeting_when_the_list_fails_does_not_claim_the_blog_is_empty():
+    result = await ask_with_list("hello", None, [])
+
+    assert result.tool_calls[0].error and result.answer == UNLISTED["en"]
+    assert result.status == "done" and result.citations == []
 
 
 @pytest.mark.asyncio
