@@ -153,6 +153,7 @@ def _pick(
         _boost(n, fact, shared[i], excerpts, sources, subject) for i, (n, fact) in enumerate(pool)
     ]
     two_part = bool(_TWO_PART.search(question))
+    words = terms(question) | asked
     # A second article, if any, is the first one in search order with a strong fact of its
     # own: the search's ranking is a better judge of the runner-up than which article
     # happens to add one more question word.
@@ -176,8 +177,11 @@ def _pick(
                 best, best_gain = i, gain * boost[i]
         if best is None:
             break
-        if picked and not _worth_adding(
-            best, best_gain, picked, pool, shared, covered, asked, wanted, two_part
+        if picked and (
+            _coincidence(shared[best] & asked, covered, words)
+            or not _worth_adding(
+                best, best_gain, picked, pool, shared, covered, asked, wanted, two_part
+            )
         ):
             passed.add(best)
             continue
@@ -265,6 +269,13 @@ def _boost(
     if shared and not shared & _core_terms(fact):
         factor *= HEADER_ONLY  # only its heading or columns match: they repeat on every row
     return factor
+
+
+def _coincidence(sharing: set[str], covered: set[str], words: set[str]) -> bool:
+    """Once the facts picked hold most of the question's words, a further fact sharing just
+    one is a coincidence ("Inserting a value…" for "which lists value suits a million rows?").
+    Before that, its one word may be what is asked ("when does the cap reset?")."""
+    return len(sharing) < 2 and 2 * len(covered & words) >= len(words)
 
 
 def _worth_adding(

@@ -453,6 +453,28 @@ async def test_a_plain_question_gets_only_the_row_that_answers_it():
     assert "- Index IVFFlat" in result.answer and "- Index HNSW" not in result.answer
 
 
+LISTS_ARTICLE = {
+    "article_id": 26,
+    "title": "IVFFlat lists",
+    "url": "/articles/ivfflat-lists/",
+    "body": "## Lists\n\nIVFFlat splits the rows into lists when the index is built. "
+    "Pick about rows / 1000 IVFFlat lists up to a million rows. "
+    "Past a million rows, IVFFlat lists grow with the square root of the rows.\n\n"
+    "## Inserting\n\nInserting a value uses a bracketed literal.\n",
+}
+
+
+@pytest.mark.asyncio
+async def test_a_further_fact_sharing_one_word_with_the_question_is_left_out():
+    # "value" is the question's rarest word in the article, but alone it is a coincidence.
+    result, _ = await ask(
+        "Which IVFFlat lists value suits a million rows?", [relevant_hit(LISTS_ARTICLE, 0.8)]
+    )
+
+    assert "Pick about rows / 1000 IVFFlat lists up to a million rows." in result.answer
+    assert "bracketed literal" not in result.answer
+
+
 DEPTH_ARTICLE = {
     "article_id": 24,
     "title": "Tuning HNSW",
