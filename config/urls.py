@@ -7,6 +7,11 @@ from config.api import api
 from docent import views as docent_views
 from ops.views import metrics
 
+# The admin is Docent's back office: authors write there, admins review conversations.
+admin.site.site_header = "Docent admin"
+admin.site.site_title = "Docent admin"
+admin.site.index_title = "Articles and conversations"
+
 urlpatterns = [
     path("healthz", docent_views.healthz, name="healthz"),
     path("readyz", docent_views.readyz, name="readyz"),

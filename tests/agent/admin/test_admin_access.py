@@ -3,6 +3,7 @@
 import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
+from django.test import Client
 
 from agent.admin import ConversationAdmin
 from agent.models import Conversation, ToolCall, Turn
@@ -134,3 +135,12 @@ def test_staff_without_permission_see_no_report_links(client, conversation):
     client.force_login(get_user_model().objects.create_user("intern", password="pw", is_staff=True))
 
     assert "/admin/agent/conversation/dashboard/" not in client.get("/admin/").content.decode()
+
+
+def test_the_admin_says_docent_not_django(staff_client):
+    login = Client().get("/admin/login/").content.decode()
+    index = staff_client.get("/admin/").content.decode()
+
+    for html in (login, index):
+        assert "Docent admin" in html and "Django administration" not in html
+    assert "Articles and conversations" in index
