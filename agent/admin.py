@@ -17,7 +17,12 @@ STYLES = {"all": ["admin/docent-admin.css"]}
 
 # Short words for the pills; the full label stays in the tooltip.
 PILL_WORDS = {Turn.Status.MAX_STEPS: "Step limit"}
-OUTCOMES = {True: ("done", "OK"), False: ("error", "Error")}
+OUTCOMES = {  # a tool call's outcome: (pill tone, word)
+    "ok": ("done", "OK"),
+    "error": ("error", "Error"),
+    "cancelled": ("cancelled", "Cancelled"),
+    "not_executed": ("skipped", "Not executed"),
+}
 
 
 def status_pill(status: str | None) -> str:
@@ -271,7 +276,7 @@ class OutcomeFilter(admin.SimpleListFilter):
     parameter_name = "outcome"
 
     def lookups(self, request, model_admin):
-        return [("ok", "OK"), ("error", "Error"), ("not_executed", "Not executed")]
+        return [(outcome, word) for outcome, (_, word) in OUTCOMES.items()]
 
     def queryset(self, request, queryset):
         return selectors.toolcall_filter(queryset=queryset, outcome=self.value() or "")
@@ -297,7 +302,7 @@ class ToolCallAdmin(ReadOnlyAdmin):
 
     @admin.display(description="Outcome", ordering="ok")
     def outcome(self, obj):
-        tone, word = ("skipped", "Not executed") if not obj.executed else OUTCOMES[obj.ok]
+        tone, word = OUTCOMES[obj.outcome]
         return format_html('<span class="dc-pill dc-pill--{}">{}</span>', tone, word)
 
     @admin.display(description="Duration", ordering="duration_ms")

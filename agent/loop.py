@@ -54,6 +54,9 @@ class Limits:
             raise ValueError(f"invalid agent limits: {self}")
 
 
+CANCELLED_CALL = "cancelled"  # a ToolRecord's error when the turn was cancelled as it ran
+
+
 @dataclass
 class ToolRecord:
     """One tool call, for the audit trail; `result` is what the model read (also on error)."""
@@ -351,7 +354,12 @@ async def _execute(
             except ToolFailure as failure:
                 record.result, record.error = str(failure), failure.detail
                 summary = failure.summary
-            record.duration_ms = (time.perf_counter() - started) * 1000
+            except asyncio.CancelledError:
+                # Stop pressed or the visitor left: not a fault of the tool.
+                record.error = CANCELLED_CALL
+                raise
+            finally:
+                record.duration_ms = (time.perf_counter() - started) * 1000
     return record, summary
 
 

@@ -83,6 +83,16 @@ class Turn(models.Model):
 
 
 class ToolCall(models.Model):
+    """One audited tool call. Its outcome is one of OUTCOMES; `failed()` is the tool's fault."""
+
+    CANCELLED = "cancelled"  # `error` of a call cancelled while it ran (agent.loop.CANCELLED_CALL)
+    OUTCOMES = {
+        "ok": models.Q(executed=True, ok=True),
+        "error": models.Q(executed=True, ok=False) & ~models.Q(error=CANCELLED),
+        "cancelled": models.Q(executed=True, ok=False, error=CANCELLED),
+        "not_executed": models.Q(executed=False),
+    }
+
     turn = models.ForeignKey(Turn, on_delete=models.CASCADE, related_name="tool_calls")
     step = models.PositiveSmallIntegerField()
     call_id = models.CharField(max_length=100)
@@ -100,6 +110,20 @@ class ToolCall(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.call_id})"
+
+    @property
+    def outcome(self) -> str:
+        return call_outcome(ok=self.ok, executed=self.executed, error=self.error)
+
+
+def call_outcome(*, ok: bool, executed: bool, error: str) -> str:
+    """ "ok", "error", "cancelled" (Stop pressed or the visitor left as it ran) or
+    "not_executed" (the step limit stopped it): the Python twin of ToolCall.OUTCOMES."""
+    if not executed:
+        return "not_executed"
+    if ok:
+        return "ok"
+    return "cancelled" if error == ToolCall.CANCELLED else "error"
 
 
 class WorkerLease(models.Model):

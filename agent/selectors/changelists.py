@@ -39,7 +39,7 @@ def conversation_list_annotate(*, queryset: QuerySet[Conversation]) -> QuerySet[
         first_question=Subquery(
             turns.order_by("index").annotate(text=Left("user_message", 160)).values("text")[:1]
         ),
-        had_tool_error=Exists(calls.filter(ok=False)),
+        had_tool_error=Exists(calls.filter(ToolCall.OUTCOMES["error"])),
     )
 
 
@@ -60,7 +60,9 @@ def conversation_filter(
         hit = Exists(turns.filter(status=Turn.Status.MAX_STEPS))
         queryset = queryset.filter(hit if step_limit else ~hit)
     if tool_error is not None:
-        failed = Exists(ToolCall.objects.filter(turn__conversation=OuterRef("pk"), ok=False))
+        failed = Exists(
+            ToolCall.objects.filter(ToolCall.OUTCOMES["error"], turn__conversation=OuterRef("pk"))
+        )
         queryset = queryset.filter(failed if tool_error else ~failed)
     if model:
         queryset = queryset.filter(Exists(turns.filter(model=model)))
@@ -82,7 +84,8 @@ def turn_list_annotate(*, queryset: QuerySet[Turn]) -> QuerySet[Turn]:
     return queryset.defer("answer", "error", "citations").annotate(
         tool_call_count=Coalesce(Subquery(calls.annotate(n=Count("pk")).values("n")), 0),
         tool_error_count=Coalesce(
-            Subquery(calls.filter(ok=False).annotate(n=Count("pk")).values("n")), 0
+            Subquery(calls.filter(ToolCall.OUTCOMES["error"]).annotate(n=Count("pk")).values("n")),
+            0,
         ),
     )
 
@@ -95,10 +98,6 @@ def toolcall_list_annotate(*, queryset: QuerySet[ToolCall]) -> QuerySet[ToolCall
 
 
 def toolcall_filter(*, queryset: QuerySet[ToolCall], outcome: str) -> QuerySet[ToolCall]:
-    """Narrow tool calls to one outcome: ok, error or not_executed."""
-    outcomes = {
-        "ok": Q(executed=True, ok=True),
-        "error": Q(executed=True, ok=False),
-        "not_executed": Q(executed=False),
-    }
+    """Narrow tool calls to one outcome: ok, error, cancelled or not_executed."""
+    outcomes = ToolCall.OUTCOMES
     return queryset.filter(outcomes[outcome]) if outcome in outcomes else queryset

@@ -93,7 +93,8 @@ class Dashboard:
 
 
 def _tool_stats(*, turns: QuerySet[Turn]) -> list[ToolStats]:
-    # Calls the step limit stopped never ran: no latency, and not an error of the tool.
+    # Calls the step limit stopped never ran: no latency, and not an error of the tool; nor is
+    # a call cancelled as it ran (Stop, or the visitor left).
     executed = Q(executed=True)
     rows = (
         ToolCall.objects.filter(turn__in=turns)
@@ -101,7 +102,7 @@ def _tool_stats(*, turns: QuerySet[Turn]) -> list[ToolStats]:
         .annotate(
             calls=Count("pk"),
             executed_calls=Count("pk", filter=executed),
-            errors=Count("pk", filter=executed & Q(ok=False)),
+            errors=Count("pk", filter=ToolCall.OUTCOMES["error"]),
             p50_ms=PercentileCont("duration_ms", 0.5, filter=executed),
             p95_ms=PercentileCont("duration_ms", 0.95, filter=executed),
         )

@@ -12,7 +12,7 @@ from uuid import UUID
 from django.conf import settings
 
 from agent.answered import FINISHED
-from agent.models import Conversation, ToolCall, Turn
+from agent.models import Conversation, ToolCall, Turn, call_outcome
 from blog.rendering import markdown_to_html
 
 # Results longer than this are folded away behind a <details> in the transcript.
@@ -38,6 +38,10 @@ class TranscriptCall:
     executed: bool
     started_at: datetime
     duration_ms: float
+
+    @property
+    def outcome(self) -> str:
+        return call_outcome(ok=self.ok, executed=self.executed, error=self.error)
 
     @cached_property
     def arguments_json(self) -> str:

@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from agent import events
 from agent.exceptions import ModelError, ToolNotFound
 from agent.llm.base import ModelTurn, TextDelta, ToolCall, Usage
-from agent.loop import Limits, TurnResult, run_turn, tokens_estimate
+from agent.loop import CANCELLED_CALL, Limits, TurnResult, run_turn, tokens_estimate
 from agent.prompts import STEP_LIMIT_NUDGE
 from agent.tool import Tool
 
@@ -369,6 +369,27 @@ async def test_cancel_while_tools_run_cancels_and_awaits_them():
     assert sorted(gauge.cancelled) == ["a", "b"] and gauge.current == 0
     assert asyncio.all_tasks() == {asyncio.current_task()}
     assert holder[0].status == "cancelled"
+
+
+@pytest.mark.asyncio
+async def test_a_tool_call_cancelled_as_it_runs_is_recorded_as_cancelled_not_failed():
+    gauge = Gauge()
+    tools = make_tools(gauge, {"a": 30})
+    model = ScriptedModel(Step(calls=[search_call("ca", "a")]))
+    holder: list[TurnResult] = []
+    task = asyncio.create_task(
+        turn(model, tools=tools, limits=Limits(tool_timeout=60), on_result=holder.append)
+    )
+    while not gauge.started:
+        await asyncio.sleep(0)
+    await asyncio.sleep(0.05)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+
+    [record] = holder[0].tool_calls
+    assert (record.ok, record.error) == (False, CANCELLED_CALL)
+    assert record.duration_ms > 0  # how long it ran before the Stop
 
 
 @pytest.mark.asyncio

@@ -141,3 +141,27 @@ def test_changelist_query_count_is_constant_as_rows_grow(staff_client, url):
 
     assert Conversation.objects.count() == 9 and Turn.objects.count() == 18
     assert few == many
+
+
+def test_a_call_cancelled_as_it_ran_or_stopped_by_the_step_limit_is_no_tool_error(staff_client):
+    # The visitor pressed Stop (or left) while the search ran; the step limit stopped a read.
+    stopped = make_conversation(page="stopped", created_at=T0)
+    make_turn(stopped, user_message="Does the chat take voice input?", status="cancelled",
+              tool_calls=[{"ok": False, "error": "cancelled"}])  # fmt: skip
+    limited = make_conversation(page="limited", created_at=T0)
+    make_turn(limited, status="max_steps", tool_calls=[
+        {"name": "get_article_detail", "ok": False, "executed": False,
+         "error": "Not executed: the step limit was reached."},
+    ])  # fmt: skip
+
+    conversations = staff_client.get("/admin/agent/conversation/")
+    cancelled = staff_client.get("/admin/agent/toolcall/?outcome=cancelled")
+    transcript = staff_client.get(f"/admin/agent/conversation/{stopped.pk}/change/")
+
+    assert "tool error</span>" not in conversations.content.decode()
+    assert listed(staff_client.get("/admin/agent/conversation/?tool_error=yes")) == set()
+    assert [c.turn.conversation.page for c in cancelled.context["cl"].result_list] == ["stopped"]
+    assert staff_client.get("/admin/agent/toolcall/?outcome=error").context["cl"].result_count == 0
+    page = transcript.content.decode()
+    assert 'data-outcome="cancelled"' in page and "dc-pill--cancelled" in page
+    assert "dc-call--error" not in page

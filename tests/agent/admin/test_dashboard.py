@@ -1,12 +1,12 @@
 import re
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.utils import timezone
 
 from agent import charts
 from agent.selectors import dashboard_metrics
-from tests.agent.admin.factories import build_dashboard_fixture
+from tests.agent.admin.factories import build_dashboard_fixture, make_conversation, make_turn
 
 pytestmark = pytest.mark.django_db
 
@@ -172,3 +172,15 @@ def test_the_dashboard_token_axis_uses_compact_ticks(staff_client):
 
     tokens = str(response.context["tokens_chart"])
     assert re.findall(r'text-anchor="end">([^<]+)<', tokens) == ["0", "500", "1k"]
+
+
+def test_a_call_cancelled_as_it_ran_is_not_counted_as_a_tool_error():
+    conversation = make_conversation(created_at=NOW)
+    make_turn(conversation, status="cancelled", started_at=NOW - timedelta(hours=1), tool_calls=[
+        {"ok": False, "error": "cancelled"},
+        {"ok": False, "error": "TimeoutError"},
+    ])  # fmt: skip
+
+    [search] = dashboard_metrics(days=7, now=NOW).tools
+
+    assert (search.executed_calls, search.errors) == (2, 1)
