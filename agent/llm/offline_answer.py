@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from agent.llm.offline_definitions import defined_subject, defines
+from agent.llm.offline_definitions import defined_subject, defines, names
 from agent.llm.offline_figures import asks_for_figure, gives_figure
 from agent.llm.offline_text import Fact, article_facts, language, plain, section_leads, terms
 
@@ -39,6 +39,8 @@ CONTEXT_WEIGHT = 0.3
 EXCERPT_BONUS = 1.1  # the search chose this passage: a small head start among equals
 FACT_BONUS = 1.15  # a table row or list item says more per word than prose
 DEFINES_BONUS = 2.0  # "what is X?" is best answered by the sentence saying what X is
+EXPLANATION_FACTS = 3  # the opening of the section a "how does X work?" names
+TITLE_FACTS = 2  # the first sentences about X of an article titled after X
 SOURCE = {"en": "Source: ", "zh": "来源："}
 # A fact that gives the asked-for figure replaces the picked ones only when it is nearly as
 # much about the question; a figure from a weaker fact is some other figure.
@@ -71,8 +73,10 @@ def compose_answer(
     quoted = read[:1] if context else read
     pool = [(n, fact) for n, (_, facts) in enumerate(quoted) for fact in facts]
     wanted = _weights(question, context, [fact for _, fact in pool])
-    picked = _pick(pool, wanted, question, excerpts, sources)
-    if picked and asks_for_figure(question) and not _has_figure(picked, question):
+    explained = [] if context else _explanation(question, read)
+    picked = explained or _pick(pool, wanted, question, excerpts, sources)
+    asks = asks_for_figure(question) and not explained  # "how does X work?" wants no figure
+    if picked and asks and not _has_figure(picked, question):
         instead = _figure_instead(pool, picked, wanted, question)
         # A follow-up ("and how much looser is it?") has too few words of its own to judge
         # that the figure is missing: it keeps what it picked.
@@ -206,6 +210,34 @@ def _definition_first(
         return read
     n = defining.index(True)
     return [read[n], *read[:n], *read[n + 1 :]]
+
+
+def _explanation(question: str, read: list[tuple[dict, list[Fact]]]) -> list[tuple[int, Fact]]:
+    """For "what is X?" or "how does X work?", where an article explains X as a whole.
+
+    A section the question names ("How HNSW works" for "How does HNSW work?") answers with its
+    opening. Failing that, when no article read says "X is…", an article titled after X
+    answers with its first sentences about X: "What is pgvector?" had quoted a Chinese
+    article's aside that merely uses the word. [] when neither applies.
+    """
+    subject = defined_subject(question)
+    if not subject or asks_for_figure(question):  # "what is the default X?" wants the figure
+        return []
+    for n, (_, facts) in enumerate(read):
+        section = [
+            fact for fact in facts if fact.section and names(fact.section, question, subject)
+        ]
+        if section:
+            return [(n, fact) for fact in _standalone(section)[:EXPLANATION_FACTS]]
+    if any(defines(fact.text, subject) for _, facts in read for fact in facts):
+        return []  # _definition_first put that article first; the picking quotes it
+    for n, (source, facts) in enumerate(read):
+        # The slug counts as the title: "hybrid-search-with-rrf" is titled after RRF.
+        slug = str(source.get("url", "")).replace("-", " ")
+        if terms(subject) <= terms(f"{source.get('title', '')} {slug}"):
+            about = [f for f in facts if f.kind == "sentence" and subject in f.text.lower()]
+            return [(n, fact) for fact in _standalone(about)[:TITLE_FACTS]]
+    return []
 
 
 def _has_figure(picked: list[tuple[int, Fact]], question: str) -> bool:

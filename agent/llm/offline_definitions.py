@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from agent.llm.offline_text import terms
+
 _SUBJECT = r"(?P<subject>[^?？。!！,，]{1,60}?)"
 _ASKS = (
     re.compile(
@@ -16,6 +18,10 @@ _ASKS = (
         re.IGNORECASE,
     ),
     re.compile(rf"^\s*(define|explain|describe) (?:an? |the )?{_SUBJECT}\s*[?？.!]*\s*$", re.I),
+    re.compile(rf"^\s*how (?:does|do) (?:an? |the )?{_SUBJECT} work\s*[?？.!]*\s*$", re.I),
+    re.compile(
+        rf"^\s*{_SUBJECT}\s*(?:是怎么|是如何|怎么|如何)(?:工作|运作|实现)的?\s*[?？。!！]*\s*$"
+    ),
     re.compile(rf"^\s*(?:什么是|何为|何谓){_SUBJECT}\s*[?？。!！]*\s*$"),
     re.compile(
         rf"^\s*{_SUBJECT}\s*(?:是什么|是啥|指什么|是指什么|是什么意思)(?:东西)?\s*[?？。!！]*\s*$"
@@ -48,3 +54,10 @@ def defines(text: str, subject: str) -> bool:
     else:
         rest = lead[len(subject) :]
     return bool(re.match(_DEFINING_EN, rest, re.I) or re.match(_DEFINING_ZH, rest))
+
+
+def names(heading: str, question: str, subject: str) -> bool:
+    """True when a section heading is named by an explanation question: every word of
+    "How HNSW works" is in "How does HNSW work?", and the heading names the whole subject."""
+    heading_terms, subject_terms = terms(heading), terms(subject)
+    return bool(subject_terms) and subject_terms <= heading_terms <= terms(question)

@@ -675,3 +675,72 @@ async def test_what_is_x_opens_with_the_article_read_that_defines_x(monkeypatch,
 
     assert result.answer.startswith("HNSW stands for Hierarchical Navigable Small World.")
     assert result.citations[0]["article_id"] == 28
+
+
+INDEX_GUIDE = {
+    "article_id": 29,
+    "title": "Vector indexes in practice",
+    "url": "/articles/pgvector-indexes/",
+    "body": "The pgvector extension adds a vector type and nearest-neighbour indexes to "
+    "PostgreSQL. Most of this post is about one of its indexes.\n\n"
+    "## Tuning HNSW\n\nThe HNSW search depth is a run-time setting, so HNSW can be tuned "
+    "per query.\n\n"
+    "## How HNSW works\n\nHNSW stands for Hierarchical Navigable Small World. It builds a "
+    "layered graph of the vectors. A search walks down the layers towards the query.\n\n"
+    "## Costs\n\nThe graph costs memory.\n",
+}
+
+
+@pytest.mark.asyncio
+async def test_how_does_x_work_is_answered_by_the_section_the_question_names(monkeypatch):
+    monkeypatch.setitem(ARTICLES, 29, INDEX_GUIDE)
+
+    result, _ = await ask("How does HNSW work?", [relevant_hit(INDEX_GUIDE, 0.9)])
+
+    assert result.answer.startswith(
+        "HNSW stands for Hierarchical Navigable Small World. It builds a layered graph of the "
+        "vectors. A search walks down the layers towards the query."
+    )
+    assert "run-time setting" not in result.answer
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    ("question", "opening"),
+    [
+        ("What is pgvector?", "The pgvector extension adds a vector type"),
+        ("What is RRF?", "Reciprocal rank fusion (RRF) merges"),
+    ],
+)
+async def test_what_is_x_with_no_definition_quotes_the_article_titled_after_x(
+    monkeypatch, question, opening
+):
+    # An aside that merely uses the word ranks first; no article says "X is …".
+    aside = {
+        **ASIDE_ARTICLE,
+        "body": "## 余弦\n\n在 pgvector 里用 RRF 合并两个列表，详见另一篇文章。\n",
+    }
+    fusion = {
+        "article_id": 30,
+        "title": "Hybrid search",
+        "url": "/articles/hybrid-search-with-rrf/",
+        "body": "Keyword and vector search fail differently. Reciprocal rank fusion (RRF) merges "
+        "their two lists by position alone.\n",
+    }
+    for article in (aside, INDEX_GUIDE, fusion):
+        monkeypatch.setitem(ARTICLES, article["article_id"], article)
+    hits = [relevant_hit(aside, 0.95), relevant_hit(INDEX_GUIDE, 0.94), relevant_hit(fusion, 0.93)]
+
+    result, _ = await ask(question, hits)
+
+    assert result.answer.startswith(opening)
+    assert "详见" not in result.answer and len(result.citations) == 1
+
+
+@pytest.mark.asyncio
+async def test_how_does_x_work_in_chinese_opens_with_what_x_is(monkeypatch):
+    monkeypatch.setitem(ARTICLES, 29, INDEX_GUIDE)
+
+    result, _ = await ask("HNSW 是怎么工作的？", [relevant_hit(INDEX_GUIDE, 0.9)])
+
+    assert result.answer.startswith("HNSW stands for Hierarchical Navigable Small World.")
