@@ -121,7 +121,13 @@ def plan(messages: list[dict], available: set[str]) -> tuple[list[ToolCall], str
         return [], compose_summary(articles[0], turn.lang)
     # A failed detail (or no detail tool) leaves the search excerpt to quote from.
     read = {a["article_id"]: a for a in articles}
-    sources = [read.get(h["article_id"]) or {**h, "body": h.get("excerpt", "")} for h in chosen]
+    sources = [
+        {
+            **(read.get(h["article_id"]) or {**h, "body": h.get("excerpt", "")}),
+            "language": h.get("language"),
+        }
+        for h in chosen
+    ]
     answer = compose_answer(
         question=turn.question,
         context=turn.earlier[-1] if is_follow_up(turn) else "",

@@ -86,7 +86,9 @@ def compose_answer(
     if not picked and context:  # a follow-up whose own words miss: the top article, in context
         top = [(n, fact) for n, fact in pool if n == 0]
         picked = _pick(top, wanted, question, excerpts, sources, asked=set(wanted))
-    if not picked and sources:  # e.g. asked in the other language: the passage the search chose
+    if not picked and sources and _other_language(sources[0], lang):
+        # Asked in the other language, no word can match: the passage the search chose. In
+        # the same language, an article sharing no word with the question does not answer it.
         passage = _facts({"body": excerpts.get(_id(sources[0]), "")})
         picked = [(0, fact) for fact in _standalone(passage)][:2]
     groups = []
@@ -238,6 +240,11 @@ def _explanation(question: str, read: list[tuple[dict, list[Fact]]]) -> list[tup
             about = [f for f in facts if f.kind == "sentence" and subject in f.text.lower()]
             return [(n, fact) for fact in _standalone(about)[:TITLE_FACTS]]
     return []
+
+
+def _other_language(source: dict, lang: str) -> bool:
+    """True when the article is not in the question's language, or its language is unknown."""
+    return source.get("language") not in (lang, "")
 
 
 def _has_figure(picked: list[tuple[int, Fact]], question: str) -> bool:

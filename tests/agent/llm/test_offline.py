@@ -744,3 +744,16 @@ async def test_how_does_x_work_in_chinese_opens_with_what_x_is(monkeypatch):
     result, _ = await ask("HNSW 是怎么工作的？", [relevant_hit(INDEX_GUIDE, 0.9)])
 
     assert result.answer.startswith("HNSW stands for Hierarchical Navigable Small World.")
+
+
+@pytest.mark.asyncio
+async def test_an_article_in_the_questions_language_sharing_no_word_with_it_is_a_decline():
+    # "Who wrote this blog?" cleared the bar on one prompt article; nothing in it says who.
+    same = {**relevant_hit(LIMITS_ARTICLE, 0.8), "language": "en"}
+    other = {**relevant_hit(LIMITS_ARTICLE, 0.8), "language": "zh"}
+
+    declined, _ = await ask("Who wrote the tutorials?", [same])
+    quoted, _ = await ask("Who wrote the tutorials?", [other])
+
+    assert declined.answer == DONT_KNOW["en"] and not declined.citations
+    assert quoted.citations  # another language shares no words: the search's passage
