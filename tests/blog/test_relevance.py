@@ -1,6 +1,15 @@
 import pytest
+from django.db import connection
 
-from blog.relevance import Evidence, Vocabulary, coverage, relevance, weighted_terms
+from blog.relevance import (
+    FUNCTION_LEXEMES,
+    FUNCTION_WORDS,
+    Evidence,
+    Vocabulary,
+    coverage,
+    relevance,
+    weighted_terms,
+)
 from blog.search import article_search, article_search_vector
 from tests.blog.test_search import VectorBook, titles, unit
 
@@ -56,6 +65,27 @@ def test_a_chinese_bigram_across_a_word_boundary_is_not_an_unknown_word():
     weights, known = weighted_terms(["窗口", "口限", "限流"], vocab)
 
     assert "口限" not in weights and known == 1.0
+
+
+def test_a_function_word_the_blog_never_uses_is_not_an_unknown_word():
+    vocab = _vocab({"pgvector": 10, "index": 30})
+
+    weights, known = weighted_terms(["someon", "pgvector", "index"], vocab)
+    _, off_topic = weighted_terms(["kubernet", "pgvector", "index"], vocab)
+
+    assert "someon" not in weights and known == 1.0
+    assert off_topic < 0.6
+
+
+def test_function_words_are_spelled_as_the_index_stems_them():
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT array(SELECT lexeme FROM unnest(to_tsvector('english', %s)))",
+            [" ".join(FUNCTION_WORDS)],
+        )
+        stemmed = set(cursor.fetchone()[0])
+
+    assert stemmed == FUNCTION_LEXEMES
 
 
 def test_coverage_weights_rare_terms_more_than_common_ones():
