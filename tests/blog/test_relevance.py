@@ -1,3 +1,5 @@
+import math
+
 import pytest
 from django.db import connection
 
@@ -122,6 +124,21 @@ def test_a_question_whose_key_terms_the_blog_never_uses_finds_nothing(make_artic
     (hit,) = article_search(query="kubernetes helm charts", limit=5, embedder=book, min_relevance=0)
     assert hit.known == 0.0 and hit.coverage == 0.0 and hit.similarity == pytest.approx(1.0)
     assert titles(article_search(query="pgvector recall", limit=5, embedder=book)) == ["Good"]
+
+
+def test_a_close_question_with_a_function_word_the_blog_never_uses_clears_the_bar(
+    make_article, add_chunk
+):
+    add_chunk(make_article(title="Good"), "Tuning the pgvector index for recall.", unit((0, 1.0)))
+    near = unit((0, 0.9), (1, math.sqrt(1 - 0.81)))  # cosine 0.9 to the article
+    book = VectorBook(
+        {"can someone tune pgvector recall": near, "kubernetes pgvector recall": near}
+    )
+
+    assert titles(article_search(query="can someone tune pgvector recall", embedder=book)) == [
+        "Good"
+    ]
+    assert article_search(query="kubernetes pgvector recall", embedder=book) == []
 
 
 def _bilingual(make_article, add_chunk):
