@@ -27,6 +27,24 @@ from django.db import connection
 
 _CJK = re.compile(r"^[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]{2}$")
 CJK_KNOWN_WEIGHT = 0.25  # see weighted_terms; chosen on the tuning half
+# Function words PostgreSQL's English stop list keeps: indefinite pronouns, prepositions,
+# conjunctions and sentence adverbs. They never name a topic, so one the blog happens not to
+# use ("someone", "everybody", "onto") says nothing about the question being off-topic.
+FUNCTION_WORDS = (
+    "someone somebody anyone anybody everyone everybody nobody something anything everything"
+    " nothing somewhere anywhere everywhere nowhere somehow anyhow onto upon toward within"
+    " without via whatever whenever wherever whoever whichever however unless whether although"
+    " though else also even still already really rather maybe perhaps anyway ever never yet"
+    " besides instead otherwise hence thus therefore meanwhile beforehand afterwards"
+).split()
+# The same words as the index's English stemmer spells them (a test checks the two agree).
+FUNCTION_LEXEMES = frozenset(
+    "someon somebodi anyon anybodi everyon everybodi nobodi someth anyth everyth noth somewher"
+    " anywher everywher nowher somehow anyhow onto upon toward within without via whatev whenev"
+    " wherev whoever whichev howev unless whether although though els also even still alreadi"
+    " realli rather mayb perhap anyway ever never yet besid instead otherwis henc thus therefor"
+    " meanwhil beforehand afterward".split()
+)
 _CJK_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 # What changes when chunks change: a reindex writes new rows (the newest id moves), unpublishing
 # deletes rows (the table's delete counter moves once the deleting session reports its
@@ -137,13 +155,16 @@ def weighted_terms(lexemes: list[str], vocab: Vocabulary) -> tuple[dict[str, flo
     """IDF weight per query lexeme, and the share of that weight the blog knows (`known`).
 
     A CJK bigram the blog never uses but whose two characters both sit in bigrams it does use
-    ("口限" in "窗口限流") is a word boundary, not an unknown word: it is left out.
+    ("口限" in "窗口限流") is a word boundary, not an unknown word: it is left out. So is a
+    function word the blog never uses (FUNCTION_LEXEMES).
     """
     known_chars = {ch for lexeme in lexemes if lexeme in vocab.frequency for ch in lexeme}
     weights: dict[str, float] = {}
     for lexeme in lexemes:
         unknown = lexeme not in vocab.frequency
         if unknown and _CJK.match(lexeme) and set(lexeme) <= known_chars:
+            continue
+        if unknown and lexeme in FUNCTION_LEXEMES:
             continue
         weights[lexeme] = vocab.idf(lexeme)
     # Known-ness counts an unknown CJK bigram for a quarter of an unknown Latin term: with few

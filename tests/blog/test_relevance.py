@@ -1,6 +1,17 @@
-import pytest
+import math
 
-from blog.relevance import Evidence, Vocabulary, coverage, relevance, weighted_terms
+import pytest
+from django.db import connection
+
+from blog.relevance import (
+    FUNCTION_LEXEMES,
+    FUNCTION_WORDS,
+    Evidence,
+    Vocabulary,
+    coverage,
+    relevance,
+    weighted_terms,
+)
 from blog.search import article_search, article_search_vector
 from tests.blog.test_search import VectorBook, titles, unit
 
@@ -58,6 +69,27 @@ def test_a_chinese_bigram_across_a_word_boundary_is_not_an_unknown_word():
     assert "口限" not in weights and known == 1.0
 
 
+def test_a_function_word_the_blog_never_uses_is_not_an_unknown_word():
+    vocab = _vocab({"pgvector": 10, "index": 30})
+
+    weights, known = weighted_terms(["someon", "pgvector", "index"], vocab)
+    _, off_topic = weighted_terms(["kubernet", "pgvector", "index"], vocab)
+
+    assert "someon" not in weights and known == 1.0
+    assert off_topic < 0.6
+
+
+def test_function_words_are_spelled_as_the_index_stems_them():
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT array(SELECT lexeme FROM unnest(to_tsvector('english', %s)))",
+            [" ".join(FUNCTION_WORDS)],
+        )
+        stemmed = set(cursor.fetchone()[0])
+
+    assert stemmed == FUNCTION_LEXEMES
+
+
 def test_coverage_weights_rare_terms_more_than_common_ones():
     vocab = _vocab({"rare": 1, "common": 90})
     weights, _ = weighted_terms(["rare", "common"], vocab)
@@ -92,6 +124,21 @@ def test_a_question_whose_key_terms_the_blog_never_uses_finds_nothing(make_artic
     (hit,) = article_search(query="kubernetes helm charts", limit=5, embedder=book, min_relevance=0)
     assert hit.known == 0.0 and hit.coverage == 0.0 and hit.similarity == pytest.approx(1.0)
     assert titles(article_search(query="pgvector recall", limit=5, embedder=book)) == ["Good"]
+
+
+def test_a_close_question_with_a_function_word_the_blog_never_uses_clears_the_bar(
+    make_article, add_chunk
+):
+    add_chunk(make_article(title="Good"), "Tuning the pgvector index for recall.", unit((0, 1.0)))
+    near = unit((0, 0.9), (1, math.sqrt(1 - 0.81)))  # cosine 0.9 to the article
+    book = VectorBook(
+        {"can someone tune pgvector recall": near, "kubernetes pgvector recall": near}
+    )
+
+    assert titles(article_search(query="can someone tune pgvector recall", embedder=book)) == [
+        "Good"
+    ]
+    assert article_search(query="kubernetes pgvector recall", embedder=book) == []
 
 
 def _bilingual(make_article, add_chunk):
