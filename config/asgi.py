@@ -10,12 +10,12 @@ django_asgi_app = get_asgi_application()
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.conf import settings  # noqa: E402
-from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler  # noqa: E402
 
 from agent.routing import websocket_urlpatterns  # noqa: E402
 from config.concurrency import HttpConcurrencyLimit  # noqa: E402
 from config.origins import WebsocketOriginValidator  # noqa: E402
 from config.proxy import TrustedProxyMiddleware  # noqa: E402
+from config.static_files import StaticFilesHandler  # noqa: E402
 from config.websocket_sessions import websocket_auth_stack  # noqa: E402
 
 # Client address and scheme are settled first (trusted proxies only), for every protocol.
@@ -23,7 +23,7 @@ application = TrustedProxyMiddleware(
     ProtocolTypeRouter(
         {
             # Static files are served by the app itself so `make run` needs no proxy.
-            "http": ASGIStaticFilesHandler(
+            "http": StaticFilesHandler(
                 HttpConcurrencyLimit(
                     django_asgi_app,
                     total=settings.HTTP_REQUESTS_IN_FLIGHT,
