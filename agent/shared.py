@@ -232,6 +232,7 @@ class LocalState:
     def __init__(self) -> None:
         self.counters: dict[str, tuple[int, float]] = {}
         self.windows: dict[str, deque[float]] = {}
+        self.spans: dict[str, float] = {}  # each key's own window: limits differ (60 s, 900 s)
         self._hits = 0
         self.locks: dict[str, tuple[str, float]] = {}
         self.slots: dict[str, dict[str, float]] = {}
@@ -258,15 +259,23 @@ class LocalState:
                 return Hit(index, (times[0] + window - now) if times else window)
         for key, _ in counters:
             self.windows[key].append(now)
+            self.spans[key] = window
         return Hit(0, 0.0)
 
     def _sweep(self, now: float, window: float) -> None:
         # Every visitor leaves a key; drop the idle ones now and then so the dict stays small.
+        # Idle by the key's own window: judged by the caller's 60 s, a sign-in count (900 s)
+        # was dropped after any thousand other checks, refused ones included.
         self._hits += 1
         if self._hits % 1000 == 0:
-            idle = [k for k, t in self.windows.items() if not t or t[-1] <= now - window]
+            idle = [
+                k
+                for k, t in self.windows.items()
+                if not t or t[-1] <= now - self.spans.get(k, window)
+            ]
             for key in idle:
                 del self.windows[key]
+                self.spans.pop(key, None)
 
     async def reserve(
         self, budgets: list[tuple[str, int, int]], amount: int, *, whole: bool = False

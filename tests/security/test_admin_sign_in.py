@@ -4,6 +4,8 @@ Django's admin sign-in page has no throttle of its own: forty wrong passwords in
 forty answers, and the forty-first, right, one signed in.
 """
 
+import time
+
 import httpx
 import pytest
 from django.contrib.auth import get_user_model
@@ -41,3 +43,20 @@ def test_wrong_passwords_are_cut_off_per_address_and_per_user_name(serve):
     assert int(then_right.headers["Retry-After"]) >= 1
     assert elsewhere.status_code == 429  # the user name is cut off wherever the guesses come from
     assert other_user.status_code == 200  # another address and name may still sign in
+
+
+def test_other_traffic_does_not_wipe_an_addresss_sign_in_count(serve):
+    """In one process, idle rate-limit keys are swept now and then. The sweep judged every key
+    by the window of the limit being checked (60 s), so a sign-in count idle for a minute was
+    dropped after any thousand other checks: refused searches reset a 15-minute ban."""
+    server = serve("admin-sweep", ADMIN_LOGIN_ATTEMPTS="3", SEARCH_REQUESTS_PER_MINUTE_PER_IP="0")
+
+    with httpx.Client(base_url=server.url, follow_redirects=False) as guesser:
+        guesses = [attempt(guesser, "editor", f"guess-{n}").status_code for n in range(4)]
+        time.sleep(61)  # the sign-in count sits idle past a one-minute window
+        searches = {guesser.get("/api/search", params={"q": "x"}).status_code for _ in range(1000)}
+        after = attempt(guesser, "someone-else", "x")
+
+    assert guesses == [200, 200, 200, 429]
+    assert searches == {429}
+    assert after.status_code == 429  # still within ADMIN_LOGIN_WINDOW (900 s)
