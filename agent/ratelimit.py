@@ -83,6 +83,13 @@ async def search_allow(*, client_ip: str) -> Refusal | None:
     )
 
 
+async def socket_allow(*, client_ip: str) -> bool:
+    """Count one new chat socket against the address's AGENT_SOCKETS_PER_MINUTE_PER_IP."""
+    key = f"rl:ws:{address_bucket(client_ip)}"
+    limit = settings.AGENT_SOCKETS_PER_MINUTE_PER_IP
+    return not (await state().hit([(key, limit)], WINDOW)).over
+
+
 async def admin_login_allow(*, client_ip: str, username: str) -> Refusal | None:
     """Count one admin sign-in attempt per address and per user name; refuse past
     ADMIN_LOGIN_ATTEMPTS in ADMIN_LOGIN_WINDOW seconds.

@@ -16,6 +16,7 @@ from config.concurrency import HttpConcurrencyLimit  # noqa: E402
 from config.origins import WebsocketOriginValidator  # noqa: E402
 from config.proxy import TrustedProxyMiddleware  # noqa: E402
 from config.static_files import StaticFilesHandler  # noqa: E402
+from config.websocket_limit import WebsocketConnectLimit  # noqa: E402
 from config.websocket_sessions import websocket_auth_stack  # noqa: E402
 
 # Client address and scheme are settled first (trusted proxies only), for every protocol.
@@ -31,7 +32,7 @@ application = TrustedProxyMiddleware(
                 )
             ),
             "websocket": WebsocketOriginValidator(
-                websocket_auth_stack(URLRouter(websocket_urlpatterns))
+                WebsocketConnectLimit(websocket_auth_stack(URLRouter(websocket_urlpatterns)))
             ),
         }
     ),
