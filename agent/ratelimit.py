@@ -90,17 +90,25 @@ async def socket_allow(*, client_ip: str) -> bool:
     return not (await state().hit([(key, limit)], WINDOW)).over
 
 
-async def admin_login_allow(*, client_ip: str, username: str) -> Refusal | None:
+def admin_login_name(username: str) -> str:
+    """The form a user name is counted under (and a known device remembers)."""
+    return username.strip().casefold()[:150]
+
+
+async def admin_login_allow(*, client_ip: str, username: str, device: str = "") -> Refusal | None:
     """Count one admin sign-in attempt per address and per user name; refuse past
     ADMIN_LOGIN_ATTEMPTS in ADMIN_LOGIN_WINDOW seconds.
 
     Django's admin lets anyone try passwords as fast as they can post them. Per address stops
-    one machine; per user name stops many machines taking turns at one account.
+    one machine; per user name stops many machines taking turns at one account. `device` is
+    the id of a browser that signed in as this user before: it counts on its own instead of
+    the user name, so a flood of guesses at the name does not lock its owner out.
     """
     limit = settings.ADMIN_LOGIN_ATTEMPTS
-    name = username.strip().casefold()[:150]
+    name = admin_login_name(username)
+    per_name = f"rl:login:d:{name}:{device}" if device else f"rl:login:u:{name}"
     over, wait = await state().hit(
-        [(f"rl:login:ip:{address_bucket(client_ip)}", limit), (f"rl:login:u:{name}", limit)],
+        [(f"rl:login:ip:{address_bucket(client_ip)}", limit), (per_name, limit)],
         settings.ADMIN_LOGIN_WINDOW,
     )
     if over:

@@ -60,3 +60,33 @@ def test_other_traffic_does_not_wipe_an_addresss_sign_in_count(serve):
     assert guesses == [200, 200, 200, 429]
     assert searches == {429}
     assert after.status_code == 429  # still within ADMIN_LOGIN_WINDOW (900 s)
+
+
+def test_a_flood_at_a_user_name_does_not_lock_out_a_browser_that_signed_in_before(serve):
+    """The per-name count stops many addresses taking turns at one account, but it also let
+    anyone who knew a staff user name lock its owner out for 15 minutes by flooding it."""
+    get_user_model().objects.create_user("editor", password="right-pw", is_staff=True)
+    server = serve("admin-device", ADMIN_LOGIN_ATTEMPTS="3", DJANGO_TRUSTED_PROXIES="1")
+    home = {"X-Forwarded-For": "198.51.100.1"}
+
+    with httpx.Client(base_url=server.url, follow_redirects=False) as owner:
+        first = attempt(owner, "editor", "right-pw", **home)
+        owner.post(
+            "/admin/logout/",
+            headers={"Referer": server.url + "/admin/", **home},
+            data={"csrfmiddlewaretoken": owner.cookies["csrftoken"]},
+        )
+        with httpx.Client(base_url=server.url, follow_redirects=False) as botnet:
+            flood = [
+                attempt(botnet, "Editor", "guess", **{"X-Forwarded-For": f"203.0.113.{n}"})
+                for n in range(1, 4)
+            ]
+            stranger = attempt(botnet, "editor", "right-pw", **{"X-Forwarded-For": "192.0.2.1"})
+        again = attempt(owner, "editor", "right-pw", **home)
+
+    assert first.status_code == 302
+    # The owner's first sign-in counted for the name: two more guesses, then it is guarded.
+    assert [r.status_code for r in flood] == [200, 200, 429]
+    assert stranger.status_code == 429  # a browser without the note waits, right password or not
+    assert again.status_code == 302  # the owner's browser signs in during the flood
+    assert "admin_device" in first.cookies  # the signed note that made it a known device
