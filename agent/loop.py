@@ -263,25 +263,28 @@ async def _model_stream(
     # Joined once: `+=` on an attribute would copy the answer per delta.
     pieces: list[str] = []
     result.streaming = pieces
-    ascii_chars = other_chars = 0  # the answer so far, for tokens_estimate's count
+    ascii_chars = other_chars = 0  # the answer and tool arguments so far (tokens_estimate)
     try:
         async with contextlib.aclosing(model.stream(convo, schemas)) as stream:
             async for item in stream:
-                if isinstance(item, TextDelta):
-                    if item.text:
-                        if result.first_token_at is None:
-                            result.first_token_at = time.monotonic()
-                        ascii_part = len(item.text.encode("ascii", "ignore"))
-                        ascii_chars += ascii_part
-                        other_chars += len(item.text) - ascii_part
-                        # A long answer asks for another answer's worth, or is cut here.
-                        spent = result.usage.total + prompt + ascii_chars // 3 + other_chars
-                        if spending.budget is not None and spent > spending.granted:
-                            await spending.cover(spent + spending.answer_tokens)
-                        pieces.append(item.text)
-                        await emit(events.text(item.text))
-                else:
+                if isinstance(item, ModelTurn):
                     turn = item
+                    continue
+                if not item.text:
+                    continue
+                ascii_part = len(item.text.encode("ascii", "ignore"))
+                ascii_chars += ascii_part
+                other_chars += len(item.text) - ascii_part
+                # A long answer, or a long tool argument (never shown, as costly), asks for
+                # another answer's worth of tokens, or is cut here.
+                spent = result.usage.total + prompt + ascii_chars // 3 + other_chars
+                if spending.budget is not None and spent > spending.granted:
+                    await spending.cover(spent + spending.answer_tokens)
+                if isinstance(item, TextDelta):
+                    if result.first_token_at is None:
+                        result.first_token_at = time.monotonic()
+                    pieces.append(item.text)
+                    await emit(events.text(item.text))
     finally:  # also when cancelled: a stopped turn keeps the text it showed
         result.answer += "".join(pieces)
         result.streaming = []
