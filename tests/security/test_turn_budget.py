@@ -120,3 +120,5 @@ async def test_a_tool_argument_longer_than_the_budget_is_cut_while_it_streams(se
     assert events[-1]["code"] == "rate_limited"
     assert not [event for event in events if event["type"] == "tool_start"]
     assert 0 < await saved_tokens() <= 3000
+    saved = await database_sync_to_async(Turn.objects.get)()
+    assert (saved.status, saved.user_message) == ("error", "search for the whole of this text")
