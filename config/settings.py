@@ -258,6 +258,8 @@ AGENT_MAX_STEPS = env.int("AGENT_MAX_STEPS", default=5)
 AGENT_ON_MAX_STEPS = env.str("AGENT_ON_MAX_STEPS", default="error")
 AGENT_TOOL_TIMEOUT = env.float("AGENT_TOOL_TIMEOUT", default=10.0)
 AGENT_TOOL_CONCURRENCY = env.int("AGENT_TOOL_CONCURRENCY", default=4)
+# Tool calls run per model reply; the rest are answered "not executed" (agent/loop.py).
+AGENT_MAX_TOOL_CALLS = env.int("AGENT_MAX_TOOL_CALLS", default=8)
 AGENT_MODEL_TIMEOUT = env.float("AGENT_MODEL_TIMEOUT", default=60.0)
 AGENT_MODEL_MAX_RETRIES = env.int("AGENT_MODEL_MAX_RETRIES", default=2)
 # The model stream's HTTP client: aiohttp (C parser, less CPU per token) or httpx (the SDK's).
