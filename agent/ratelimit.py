@@ -13,9 +13,11 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
+from agent.loop import tokens_estimate
 from agent.shared import state
 
 WINDOW = 60  # seconds: the "per minute" of the message limits, a moving window
+SEARCH_UNIT_TOKENS = 32  # a public search weighs one per this many query tokens (a question)
 DAY = 24 * 3600
 
 
@@ -73,13 +75,21 @@ async def feedback_allow(*, session_key: str) -> Refusal | None:
     )
 
 
-async def search_allow(*, client_ip: str) -> Refusal | None:
-    """Count one public search against SEARCH_REQUESTS_PER_MINUTE_PER_IP; refuse when over."""
+async def search_allow(*, client_ip: str, query: str = "") -> Refusal | None:
+    """Count one public search against SEARCH_REQUESTS_PER_MINUTE_PER_IP; refuse when over.
+
+    A search weighs one per SEARCH_UNIT_TOKENS of its query: embedding a 500-character
+    Chinese query took 1.3 CPU-seconds against 0.04 for a short question, so sixty long
+    ones a minute, all allowed by count, kept more than one core busy for one address.
+    """
+    limit = settings.SEARCH_REQUESTS_PER_MINUTE_PER_IP
+    weight = min(max(limit, 1), 1 + (tokens_estimate(query) - 1) // SEARCH_UNIT_TOKENS)
     return await _per_minute(
         f"rl:search:{address_bucket(client_ip)}",
-        settings.SEARCH_REQUESTS_PER_MINUTE_PER_IP,
+        limit,
         "Too many searches. Please wait {retry_after} s.",
         "search",
+        weight,
     )
 
 
@@ -122,8 +132,10 @@ def _seconds(wait: float) -> int:
     return max(1, math.ceil(wait))
 
 
-async def _per_minute(key: str, limit: int, message: str, reason: str) -> Refusal | None:
-    over, wait = await state().hit([(key, limit)], WINDOW)
+async def _per_minute(
+    key: str, limit: int, message: str, reason: str, weight: int = 1
+) -> Refusal | None:
+    over, wait = await state().hit([(key, limit)], WINDOW, weight)
     if over:
         retry_after = _seconds(wait)
         return Refusal(message.format(retry_after=retry_after), retry_after, reason)

@@ -27,7 +27,10 @@ DEVICE_DAYS = 90
 class SearchRateLimit(AsyncMiddleware):
     async def __call__(self, request: HttpRequest) -> HttpResponse:
         if request.path == SEARCH_PATH:
-            refusal = await search_allow(client_ip=request.META.get("REMOTE_ADDR", ""))
+            refusal = await search_allow(
+                client_ip=request.META.get("REMOTE_ADDR", ""),
+                query=str(request.GET.get("q", ""))[:10_000],  # longer is refused (422) later
+            )
             if refusal is not None:
                 return _too_many(refusal)
         return await self.get_response(request)
