@@ -45,3 +45,4 @@ def test_paths_outside_the_static_root_are_refused_without_a_server_error(serve)
         assert "SECRET_KEY" not in body and "root:" not in body and "Traceback" not in body
     assert still_served[0] == 200
     assert "Exception inside application" not in server.output()
+    assert "Traceback" not in server.output()
