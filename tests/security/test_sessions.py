@@ -55,6 +55,23 @@ def test_a_page_that_hands_out_a_session_key_is_not_stored_by_shared_caches(serv
         assert "cookie" in response.headers.get("Vary", "").lower()
 
 
+async def test_a_transcript_is_marked_for_its_visitor_only(serve):
+    server = serve("sessions-transcript-cache")
+    socket = await ws_open(server)
+    conversation = (await ws_ask(socket, "hello"))[0]["conversation_id"]
+    await socket.close()
+    cookie = (await session_keys())[0]
+
+    async with httpx.AsyncClient(base_url=server.url, cookies={"sessionid": cookie}) as client:
+        transcript = await client.get(f"/api/conversations/{conversation}")
+
+    assert transcript.status_code == 200 and transcript.json()["turns"]
+    assert {"private", "no-store"} <= set(
+        part.strip() for part in transcript.headers.get("Cache-Control", "").split(",")
+    )
+    assert "cookie" in transcript.headers.get("Vary", "").lower()
+
+
 async def test_the_first_websocket_message_saves_the_pages_session(serve, make_article):
     await database_sync_to_async(make_article)(title="Public post", slug="public-post")
     server = serve("sessions-ws")
