@@ -9,6 +9,7 @@ from channels.db import database_sync_to_async
 from django.conf import settings
 from django.db import DatabaseError
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
+from django.utils.cache import patch_cache_control, patch_vary_headers
 from ninja import Router, Status
 
 from agent import events, selectors
@@ -85,7 +86,12 @@ async def _one_event(event: dict) -> AsyncIterator[bytes]:
     response={200: ConversationOut, 404: ErrorOut},
     summary="A conversation's transcript (the owner's session only)",
 )
-async def conversation_detail(request: HttpRequest, conversation_id: uuid.UUID):
+async def conversation_detail(
+    request: HttpRequest, conversation_id: uuid.UUID, response: HttpResponse
+):
+    # A transcript is one visitor's: no shared cache may keep it (the URL alone is its key).
+    patch_cache_control(response, private=True, no_store=True)
+    patch_vary_headers(response, ("Cookie",))
     session_key = request.session.session_key or ""
     # A reload right after an answer must not miss the turn still being saved, on any worker.
     await runner.saver.wait_for_conversation(str(conversation_id))

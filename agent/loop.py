@@ -48,9 +48,12 @@ class Limits:
     tool_concurrency: int = 4
     on_max_steps: Literal["error", "final_answer"] = "error"
     output_tokens: int = 1000  # what one model call's answer is counted as, before it starts
+    max_tool_calls: int = 8  # run per step; the model hears that the rest were not run
 
     def __post_init__(self) -> None:
-        if self.max_steps < 1 or self.tool_concurrency < 1 or self.tool_timeout <= 0:
+        if min(self.max_steps, self.tool_concurrency, self.max_tool_calls) < 1 or (
+            self.tool_timeout <= 0
+        ):
             raise ValueError(f"invalid agent limits: {self}")
 
 
@@ -266,25 +269,28 @@ async def _model_stream(
     # Joined once: `+=` on an attribute would copy the answer per delta.
     pieces: list[str] = []
     result.streaming = pieces
-    ascii_chars = other_chars = 0  # the answer so far, for tokens_estimate's count
+    ascii_chars = other_chars = 0  # the answer and tool arguments so far (tokens_estimate)
     try:
         async with contextlib.aclosing(model.stream(convo, schemas)) as stream:
             async for item in stream:
-                if isinstance(item, TextDelta):
-                    if item.text:
-                        if result.first_token_at is None:
-                            result.first_token_at = time.monotonic()
-                        ascii_part = len(item.text.encode("ascii", "ignore"))
-                        ascii_chars += ascii_part
-                        other_chars += len(item.text) - ascii_part
-                        # A long answer asks for another answer's worth, or is cut here.
-                        spent = result.usage.total + prompt + ascii_chars // 3 + other_chars
-                        if spending.budget is not None and spent > spending.granted:
-                            await spending.cover(spent + spending.answer_tokens)
-                        pieces.append(item.text)
-                        await emit(events.text(item.text))
-                else:
+                if isinstance(item, ModelTurn):
                     turn = item
+                    continue
+                if not item.text:
+                    continue
+                ascii_part = len(item.text.encode("ascii", "ignore"))
+                ascii_chars += ascii_part
+                other_chars += len(item.text) - ascii_part
+                # A long answer, or a long tool argument (never shown, as costly), asks for
+                # another answer's worth of tokens, or is cut here.
+                spent = result.usage.total + prompt + ascii_chars // 3 + other_chars
+                if spending.budget is not None and spent > spending.granted:
+                    await spending.cover(spent + spending.answer_tokens)
+                if isinstance(item, TextDelta):
+                    if result.first_token_at is None:
+                        result.first_token_at = time.monotonic()
+                    pieces.append(item.text)
+                    await emit(events.text(item.text))
     finally:  # also when cancelled: a stopped turn keeps the text it showed
         result.answer += "".join(pieces)
         result.streaming = []
@@ -315,9 +321,15 @@ async def _tool_step(
     for record in records:
         await emit(events.tool_start(record.call_id, record.name, record.arguments))
     semaphore = asyncio.Semaphore(limits.tool_concurrency)
+    # A reply asking for hundreds of calls ("search each of these 200 words") ran them all:
+    # past the cap they are recorded and answered, not run.
+    run, skipped = records[: limits.max_tool_calls], records[limits.max_tool_calls :]
+    for r in skipped:
+        _skip(r, limits.max_tool_calls)
+        await emit(events.tool_end(r.call_id, r.name, False, 0.0, "not run"))
     tasks = [
         asyncio.create_task(_execute(r, by_name, semaphore, limits.tool_timeout, hooks))
-        for r in records
+        for r in run
     ]
     try:
         for next_done in asyncio.as_completed(tasks):
@@ -415,6 +427,14 @@ async def _fail(result: TurnResult, emit: Emit, code: str, message: str) -> Turn
     result.error_code, result.error = code, message
     await emit(events.error(code, message, articles=list(result.articles)))
     return result
+
+
+def _skip(record: ToolRecord, cap: int) -> None:
+    record.executed, record.error = False, f"Not executed: more than {cap} calls in one step."
+    record.result = (
+        f"Error: not executed; at most {cap} tool calls run per step. Answer from the results "
+        "you have, or ask for fewer calls."
+    )
 
 
 def _unexecuted(step: int, call: ToolCall) -> ToolRecord:

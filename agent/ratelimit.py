@@ -13,9 +13,11 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
+from agent.loop import tokens_estimate
 from agent.shared import state
 
 WINDOW = 60  # seconds: the "per minute" of the message limits, a moving window
+SEARCH_UNIT_TOKENS = 32  # a public search weighs one per this many query tokens (a question)
 DAY = 24 * 3600
 
 
@@ -73,27 +75,50 @@ async def feedback_allow(*, session_key: str) -> Refusal | None:
     )
 
 
-async def search_allow(*, client_ip: str) -> Refusal | None:
-    """Count one public search against SEARCH_REQUESTS_PER_MINUTE_PER_IP; refuse when over."""
+async def search_allow(*, client_ip: str, query: str = "") -> Refusal | None:
+    """Count one public search against SEARCH_REQUESTS_PER_MINUTE_PER_IP; refuse when over.
+
+    A search weighs one per SEARCH_UNIT_TOKENS of its query: embedding a 500-character
+    Chinese query took 1.3 CPU-seconds against 0.04 for a short question, so sixty long
+    ones a minute, all allowed by count, kept more than one core busy for one address.
+    """
+    limit = settings.SEARCH_REQUESTS_PER_MINUTE_PER_IP
+    weight = min(max(limit, 1), 1 + (tokens_estimate(query) - 1) // SEARCH_UNIT_TOKENS)
     return await _per_minute(
         f"rl:search:{address_bucket(client_ip)}",
-        settings.SEARCH_REQUESTS_PER_MINUTE_PER_IP,
+        limit,
         "Too many searches. Please wait {retry_after} s.",
         "search",
+        weight,
     )
 
 
-async def admin_login_allow(*, client_ip: str, username: str) -> Refusal | None:
+async def socket_allow(*, client_ip: str) -> bool:
+    """Count one new chat socket against the address's AGENT_SOCKETS_PER_MINUTE_PER_IP."""
+    key = f"rl:ws:{address_bucket(client_ip)}"
+    limit = settings.AGENT_SOCKETS_PER_MINUTE_PER_IP
+    return not (await state().hit([(key, limit)], WINDOW)).over
+
+
+def admin_login_name(username: str) -> str:
+    """The form a user name is counted under (and a known device remembers)."""
+    return username.strip().casefold()[:150]
+
+
+async def admin_login_allow(*, client_ip: str, username: str, device: str = "") -> Refusal | None:
     """Count one admin sign-in attempt per address and per user name; refuse past
     ADMIN_LOGIN_ATTEMPTS in ADMIN_LOGIN_WINDOW seconds.
 
     Django's admin lets anyone try passwords as fast as they can post them. Per address stops
-    one machine; per user name stops many machines taking turns at one account.
+    one machine; per user name stops many machines taking turns at one account. `device` is
+    the id of a browser that signed in as this user before: it counts on its own instead of
+    the user name, so a flood of guesses at the name does not lock its owner out.
     """
     limit = settings.ADMIN_LOGIN_ATTEMPTS
-    name = username.strip().casefold()[:150]
+    name = admin_login_name(username)
+    per_name = f"rl:login:d:{name}:{device}" if device else f"rl:login:u:{name}"
     over, wait = await state().hit(
-        [(f"rl:login:ip:{address_bucket(client_ip)}", limit), (f"rl:login:u:{name}", limit)],
+        [(f"rl:login:ip:{address_bucket(client_ip)}", limit), (per_name, limit)],
         settings.ADMIN_LOGIN_WINDOW,
     )
     if over:
@@ -107,8 +132,10 @@ def _seconds(wait: float) -> int:
     return max(1, math.ceil(wait))
 
 
-async def _per_minute(key: str, limit: int, message: str, reason: str) -> Refusal | None:
-    over, wait = await state().hit([(key, limit)], WINDOW)
+async def _per_minute(
+    key: str, limit: int, message: str, reason: str, weight: int = 1
+) -> Refusal | None:
+    over, wait = await state().hit([(key, limit)], WINDOW, weight)
     if over:
         retry_after = _seconds(wait)
         return Refusal(message.format(retry_after=retry_after), retry_after, reason)

@@ -299,6 +299,7 @@ def limits_from_settings() -> Limits:
         tool_concurrency=settings.AGENT_TOOL_CONCURRENCY,
         on_max_steps=settings.AGENT_ON_MAX_STEPS,
         output_tokens=settings.AGENT_TOKENS_PER_ANSWER,
+        max_tool_calls=settings.AGENT_MAX_TOOL_CALLS,
     )
 
 

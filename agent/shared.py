@@ -22,19 +22,21 @@ from django.conf import settings
 # A moving window per key (a sorted set of the allowed events' times): at most `limit` events
 # in any `window`, wherever the window starts. Fixed minute windows let a client send twice
 # the limit across a minute's edge. Nothing is recorded unless every key allows the event.
-# KEYS: counters. ARGV: now_ms, window_ms, a unique member, then one limit per key.
-# Returns {index of the first key over (1-based) or 0, ms until it frees a place}.
+# An event may weigh more than one (a costly request): it needs that many places.
+# KEYS: counters. ARGV: now_ms, window_ms, a unique member, weight, then one limit per key.
+# Returns {index of the first key over (1-based) or 0, ms until it frees the places}.
 HIT = """
-local now, window = tonumber(ARGV[1]), tonumber(ARGV[2])
+local now, window, weight = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[4])
 for i, key in ipairs(KEYS) do
   redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
-  if redis.call('ZCARD', key) >= tonumber(ARGV[3 + i]) then
-    local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')[2]
-    return {i, (tonumber(oldest) or now) + window - now}
+  local need = redis.call('ZCARD', key) + weight - tonumber(ARGV[4 + i])
+  if need > 0 then
+    local frees = redis.call('ZRANGE', key, need - 1, need - 1, 'WITHSCORES')[2]
+    return {i, (tonumber(frees) or now) + window - now}
   end
 end
 for i, key in ipairs(KEYS) do
-  redis.call('ZADD', key, now, ARGV[3])
+  for j = 1, weight do redis.call('ZADD', key, now, ARGV[3] .. '-' .. j) end
   redis.call('PEXPIRE', key, window)
 end
 return {0, 0}
@@ -184,10 +186,11 @@ class RedisState:
             scripts[script] = client.register_script(script)
         return await scripts[script](keys=keys, args=args)
 
-    async def hit(self, counters: list[tuple[str, int]], window: float) -> Hit:
-        """Record one event on every (key, limit) unless one has `limit` in the last `window` s."""
+    async def hit(self, counters: list[tuple[str, int]], window: float, weight: int = 1) -> Hit:
+        """Record one event of `weight` on every (key, limit) unless one would then hold more
+        than `limit` in the last `window` s."""
         now = _now_ms()
-        args = [now, int(window * 1000), f"{now}-{uuid.uuid4().hex[:12]}"]
+        args = [now, int(window * 1000), f"{now}-{uuid.uuid4().hex[:12]}", weight]
         keys = [key for key, _ in counters]
         over, wait_ms = await self._run(HIT, keys, [*args, *(c[1] for c in counters)])
         return Hit(int(over), int(wait_ms) / 1000)
@@ -232,6 +235,7 @@ class LocalState:
     def __init__(self) -> None:
         self.counters: dict[str, tuple[int, float]] = {}
         self.windows: dict[str, deque[float]] = {}
+        self.spans: dict[str, float] = {}  # each key's own window: limits differ (60 s, 900 s)
         self._hits = 0
         self.locks: dict[str, tuple[str, float]] = {}
         self.slots: dict[str, dict[str, float]] = {}
@@ -247,26 +251,37 @@ class LocalState:
         self.counters[key] = (value + by, expires)
         return value + by
 
-    async def hit(self, counters: list[tuple[str, int]], window: float) -> Hit:
+    async def hit(self, counters: list[tuple[str, int]], window: float, weight: int = 1) -> Hit:
         now = time.monotonic()
         self._sweep(now, window)
         for index, (key, limit) in enumerate(counters, 1):
             times = self.windows.setdefault(key, deque())
             while times and times[0] <= now - window:
                 times.popleft()
-            if len(times) >= limit:
-                return Hit(index, (times[0] + window - now) if times else window)
+            need = len(times) + weight - limit
+            if need > 0:
+                return Hit(
+                    index, (times[min(need, len(times)) - 1] + window - now) if times else window
+                )
         for key, _ in counters:
-            self.windows[key].append(now)
+            self.windows[key].extend([now] * weight)
+            self.spans[key] = window
         return Hit(0, 0.0)
 
     def _sweep(self, now: float, window: float) -> None:
         # Every visitor leaves a key; drop the idle ones now and then so the dict stays small.
+        # Idle by the key's own window: judged by the caller's 60 s, a sign-in count (900 s)
+        # was dropped after any thousand other checks, refused ones included.
         self._hits += 1
         if self._hits % 1000 == 0:
-            idle = [k for k, t in self.windows.items() if not t or t[-1] <= now - window]
+            idle = [
+                k
+                for k, t in self.windows.items()
+                if not t or t[-1] <= now - self.spans.get(k, window)
+            ]
             for key in idle:
                 del self.windows[key]
+                self.spans.pop(key, None)
 
     async def reserve(
         self, budgets: list[tuple[str, int, int]], amount: int, *, whole: bool = False

@@ -9,21 +9,28 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 django_asgi_app = get_asgi_application()
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
+from channels.security.websocket import WebsocketDenier  # noqa: E402
 from django.conf import settings  # noqa: E402
-from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler  # noqa: E402
+from django.urls import re_path  # noqa: E402
 
 from agent.routing import websocket_urlpatterns  # noqa: E402
 from config.concurrency import HttpConcurrencyLimit  # noqa: E402
 from config.origins import WebsocketOriginValidator  # noqa: E402
 from config.proxy import TrustedProxyMiddleware  # noqa: E402
+from config.static_files import StaticFilesHandler  # noqa: E402
+from config.websocket_limit import WebsocketConnectLimit  # noqa: E402
 from config.websocket_sessions import websocket_auth_stack  # noqa: E402
+
+# A socket to any other path is refused at the handshake (403): Channels' router raised
+# "No route found", daphne answered 500 and logged a traceback for every probe.
+websocket_routes = [*websocket_urlpatterns, re_path(r"", WebsocketDenier.as_asgi())]
 
 # Client address and scheme are settled first (trusted proxies only), for every protocol.
 application = TrustedProxyMiddleware(
     ProtocolTypeRouter(
         {
             # Static files are served by the app itself so `make run` needs no proxy.
-            "http": ASGIStaticFilesHandler(
+            "http": StaticFilesHandler(
                 HttpConcurrencyLimit(
                     django_asgi_app,
                     total=settings.HTTP_REQUESTS_IN_FLIGHT,
@@ -31,7 +38,7 @@ application = TrustedProxyMiddleware(
                 )
             ),
             "websocket": WebsocketOriginValidator(
-                websocket_auth_stack(URLRouter(websocket_urlpatterns))
+                WebsocketConnectLimit(websocket_auth_stack(URLRouter(websocket_routes)))
             ),
         }
     ),

@@ -8,6 +8,7 @@ from django.conf import settings
 from django.core.exceptions import SuspiciousOperation
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest, JsonResponse
 from django.urls import Resolver404, get_resolver, resolve
+from django.utils.cache import patch_cache_control, patch_vary_headers
 
 from agent.text import INVALID
 from config.proxy import client_is_loopback
@@ -139,4 +140,8 @@ class SessionCookieMiddleware(AsyncMiddleware):
                 httponly=settings.SESSION_COOKIE_HTTPONLY or None,
                 samesite=settings.SESSION_COOKIE_SAMESITE,
             )
+            # The page now carries this visitor's key: a shared cache (a CDN, a proxy) that
+            # stored it would hand one session to everyone who came after.
+            patch_cache_control(response, private=True)
+            patch_vary_headers(response, ("Cookie",))
         return response

@@ -6,35 +6,83 @@ and slowed every chat turn more than tenfold. The chat's own searches are inside
 limited there.
 """
 
+import secrets
+
+from django.conf import settings
+from django.core import signing
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
-from agent.ratelimit import Refusal, admin_login_allow, search_allow
+from agent.ratelimit import Refusal, admin_login_allow, admin_login_name, search_allow
 from config.middleware import AsyncMiddleware
 
 SEARCH_PATH = "/api/search"
 ADMIN_LOGIN_PATH = "/admin/login/"
+# A browser that signed in as a user carries a signed note of it (a "device cookie"): its
+# attempts for that user are counted apart from the user name's, which a flood may have used up.
+DEVICE_COOKIE = "admin_device"
+DEVICE_SALT = "docent.admin-device"
+DEVICE_DAYS = 90
 
 
 class SearchRateLimit(AsyncMiddleware):
     async def __call__(self, request: HttpRequest) -> HttpResponse:
         if request.path == SEARCH_PATH:
-            refusal = await search_allow(client_ip=request.META.get("REMOTE_ADDR", ""))
+            refusal = await search_allow(
+                client_ip=request.META.get("REMOTE_ADDR", ""),
+                query=str(request.GET.get("q", ""))[:10_000],  # longer is refused (422) later
+            )
             if refusal is not None:
                 return _too_many(refusal)
         return await self.get_response(request)
 
 
 class AdminLoginRateLimit(AsyncMiddleware):
-    """Each POST to the admin's sign-in page counts, per address and per user name."""
+    """Each POST to the admin's sign-in page counts, per address and per user name (or per
+    known device of that user); a successful sign-in marks the browser as a known device."""
 
     async def __call__(self, request: HttpRequest) -> HttpResponse:
-        if request.method == "POST" and request.path == ADMIN_LOGIN_PATH:
-            refusal = await admin_login_allow(
-                client_ip=request.META.get("REMOTE_ADDR", ""), username=_username(request)
-            )
-            if refusal is not None:
-                return _too_many(refusal)
-        return await self.get_response(request)
+        if request.method != "POST" or request.path != ADMIN_LOGIN_PATH:
+            return await self.get_response(request)
+        name = admin_login_name(_username(request))
+        refusal = await admin_login_allow(
+            client_ip=request.META.get("REMOTE_ADDR", ""),
+            username=name,
+            device=_device(request, name),
+        )
+        if refusal is not None:
+            return _too_many(refusal)
+        response = await self.get_response(request)
+        if name and response.status_code == 302 and (await request.auser()).is_authenticated:
+            _remember_device(request, response, name)  # the redirect after a right password
+        return response
+
+
+def _device(request: HttpRequest, name: str) -> str:
+    """The id of this browser when it signed in as `name` before (a valid signed cookie)."""
+    try:
+        note = signing.loads(
+            request.COOKIES.get(DEVICE_COOKIE, ""),
+            salt=DEVICE_SALT,
+            max_age=DEVICE_DAYS * 86400,
+        )
+    except signing.BadSignature:
+        return ""
+    if not isinstance(note, dict) or note.get("u") != name:
+        return ""
+    return str(note.get("d", ""))[:32]
+
+
+def _remember_device(request: HttpRequest, response: HttpResponse, name: str) -> None:
+    device = _device(request, name) or secrets.token_hex(8)
+    response.set_cookie(
+        DEVICE_COOKIE,
+        signing.dumps({"u": name, "d": device}, salt=DEVICE_SALT),
+        max_age=DEVICE_DAYS * 86400,
+        path="/admin/",
+        secure=settings.SESSION_COOKIE_SECURE,
+        httponly=True,
+        samesite="Strict",
+    )
 
 
 def _username(request: HttpRequest) -> str:

@@ -258,6 +258,8 @@ AGENT_MAX_STEPS = env.int("AGENT_MAX_STEPS", default=5)
 AGENT_ON_MAX_STEPS = env.str("AGENT_ON_MAX_STEPS", default="error")
 AGENT_TOOL_TIMEOUT = env.float("AGENT_TOOL_TIMEOUT", default=10.0)
 AGENT_TOOL_CONCURRENCY = env.int("AGENT_TOOL_CONCURRENCY", default=4)
+# Tool calls run per model reply; the rest are answered "not executed" (agent/loop.py).
+AGENT_MAX_TOOL_CALLS = env.int("AGENT_MAX_TOOL_CALLS", default=8)
 AGENT_MODEL_TIMEOUT = env.float("AGENT_MODEL_TIMEOUT", default=60.0)
 AGENT_MODEL_MAX_RETRIES = env.int("AGENT_MODEL_MAX_RETRIES", default=2)
 # The model stream's HTTP client: aiohttp (C parser, less CPU per token) or httpx (the SDK's).
@@ -318,6 +320,8 @@ AGENT_FEEDBACK_PER_MINUTE = env.int("AGENT_FEEDBACK_PER_MINUTE", default=30)  # 
 AGENT_HISTORY_CHARS = env.int("AGENT_HISTORY_CHARS", default=12000)
 AGENT_MESSAGES_PER_MINUTE = env.int("AGENT_MESSAGES_PER_MINUTE", default=10)
 AGENT_MESSAGES_PER_MINUTE_PER_IP = env.int("AGENT_MESSAGES_PER_MINUTE_PER_IP", default=30)
+# New chat sockets per client address in any 60 s (config/websocket_limit.py).
+AGENT_SOCKETS_PER_MINUTE_PER_IP = env.int("AGENT_SOCKETS_PER_MINUTE_PER_IP", default=60)
 AGENT_TOKENS_PER_CONVERSATION = env.int("AGENT_TOKENS_PER_CONVERSATION", default=60000)
 AGENT_TOKENS_PER_DAY = env.int("AGENT_TOKENS_PER_DAY", default=2000000)
 AGENT_SAVE_RETRIES = env.int("AGENT_SAVE_RETRIES", default=3)

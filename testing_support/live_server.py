@@ -32,6 +32,7 @@ PRODUCTION = {
     "DJANGO_SECURE_SSL_REDIRECT": "false",
     "AGENT_MESSAGES_PER_MINUTE": "100000000",
     "AGENT_MESSAGES_PER_MINUTE_PER_IP": "100000000",
+    "AGENT_SOCKETS_PER_MINUTE_PER_IP": "100000000",
     "AGENT_TOKENS_PER_CONVERSATION": "1000000000",
     "AGENT_TOKENS_PER_DAY": "1000000000000",
     "AGENT_TOKENS_PER_IP_PER_DAY": "1000000000000",
@@ -67,6 +68,7 @@ class LiveServer:
             # Every test is a new visitor, but all come from 127.0.0.1.
             "AGENT_MESSAGES_PER_MINUTE": "1000",
             "AGENT_MESSAGES_PER_MINUTE_PER_IP": "1000",
+            "AGENT_SOCKETS_PER_MINUTE_PER_IP": "1000",
             "SEARCH_REQUESTS_PER_MINUTE_PER_IP": "1000",
             # The test process owns the data; a worker's periodic jobs would race its flushes.
             "TASK_WORKER_IN_PROCESS": "false",

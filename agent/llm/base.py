@@ -49,6 +49,14 @@ class TextDelta:
     text: str
 
 
+@dataclass(frozen=True, slots=True)
+class ArgumentsDelta:
+    """A piece of a tool call's arguments as it streams: never shown, but counted against the
+    turn's token budget while it arrives (a model asked to write a huge argument is cut)."""
+
+    text: str
+
+
 @dataclass(slots=True)
 class ModelTurn:
     """The complete result of one model call, yielded last by `ChatModel.stream`."""
@@ -69,6 +77,7 @@ class ChatModel(Protocol):
 
     def stream(
         self, messages: list[dict], tools: list[dict] | None
-    ) -> AsyncIterator[TextDelta | ModelTurn]:
-        """Yield TextDelta many times, then exactly one ModelTurn last."""
+    ) -> AsyncIterator[TextDelta | ArgumentsDelta | ModelTurn]:
+        """Yield TextDelta (and, optionally, ArgumentsDelta) many times, then exactly one
+        ModelTurn last."""
         ...

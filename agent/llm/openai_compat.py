@@ -15,7 +15,7 @@ import openai
 import orjson
 
 from agent.exceptions import ModelError
-from agent.llm.base import ModelTurn, TextDelta, ToolCall, Usage
+from agent.llm.base import ArgumentsDelta, ModelTurn, TextDelta, ToolCall, Usage
 from agent.llm.idle import IdleTimeout
 from agent.text import text_scrub
 
@@ -59,8 +59,9 @@ class OpenAICompatModel:
 
     async def stream(
         self, messages: list[dict], tools: list[dict] | None
-    ) -> AsyncIterator[TextDelta | ModelTurn]:
-        """Yield text deltas, then one ModelTurn; raise ModelError on endpoint failure."""
+    ) -> AsyncIterator[TextDelta | ArgumentsDelta | ModelTurn]:
+        """Yield text and argument deltas, then one ModelTurn; raise ModelError on endpoint
+        failure."""
         request: dict[str, Any] = {
             "model": self.name,
             "messages": messages,
@@ -177,7 +178,9 @@ def _parse(data: bytes) -> dict:
     return chunk
 
 
-async def _assemble(chunks: AsyncIterator[dict]) -> AsyncIterator[TextDelta | ModelTurn]:
+async def _assemble(
+    chunks: AsyncIterator[dict],
+) -> AsyncIterator[TextDelta | ArgumentsDelta | ModelTurn]:
     """Turn chunks into deltas and one ModelTurn, joining tool-call fragments by index."""
     text: list[str] = []
     calls: dict[int, dict] = {}
@@ -198,7 +201,9 @@ async def _assemble(chunks: AsyncIterator[dict]) -> AsyncIterator[TextDelta | Mo
                 text.append(content)
                 yield TextDelta(content)
             for fragment in delta.get("tool_calls") or []:
-                _add_fragment(calls, slot_of, fragment)
+                piece = _add_fragment(calls, slot_of, fragment)
+                if piece:  # counted by the loop as it arrives, like text
+                    yield ArgumentsDelta(piece)
     tool_calls = [
         ToolCall(
             id=c["id"] or f"call_{uuid.uuid4().hex[:12]}",
@@ -210,7 +215,8 @@ async def _assemble(chunks: AsyncIterator[dict]) -> AsyncIterator[TextDelta | Mo
     yield ModelTurn(text="".join(text), tool_calls=tool_calls, usage=usage, model=str(model))
 
 
-def _add_fragment(calls: dict[int, dict], slot_of: dict[int, int], fragment: dict) -> None:
+def _add_fragment(calls: dict[int, dict], slot_of: dict[int, int], fragment: dict) -> str:
+    """Add one streamed tool-call fragment to its call; the argument text it carried."""
     index = fragment.get("index")
     index = index if index is not None else max(slot_of, default=0)
     slot = slot_of.get(index)
@@ -225,8 +231,10 @@ def _add_fragment(calls: dict[int, dict], slot_of: dict[int, int], fragment: dic
     function = fragment.get("function") or {}
     if function.get("name") and not call["name"]:
         call["name"] = function["name"]
-    if function.get("arguments"):
-        call["arguments"].append(function["arguments"])
+    arguments = function.get("arguments")
+    if arguments:
+        call["arguments"].append(arguments)
+    return arguments if isinstance(arguments, str) else ""
 
 
 def _retryable(exc: Exception) -> bool:

@@ -48,6 +48,15 @@ async def test_a_moving_window_allows_the_limit_in_any_window_and_no_more(state)
     assert (await state.hit(counters[1:], 60)).over == 1
 
 
+async def test_a_heavy_event_needs_as_many_places_as_it_weighs(state):
+    counters = [("rl:search", 5)]
+
+    hits = [await state.hit(counters, 60, weight) for weight in (4, 2, 1, 9)]
+
+    assert [hit.over for hit in hits] == [0, 1, 0, 1]  # 4 + 1 fill the 5; 2 and 9 do not fit
+    assert 59 < hits[1].retry_after <= 60 and 59 < hits[3].retry_after <= 60
+
+
 async def test_another_turns_lock_is_left_alone(state):
     assert await state.acquire("conv", "sess", "mine", 2) == Acquired.OK
     await state.update("conv", "sess", "mine", "release")

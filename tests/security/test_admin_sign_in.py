@@ -4,6 +4,8 @@ Django's admin sign-in page has no throttle of its own: forty wrong passwords in
 forty answers, and the forty-first, right, one signed in.
 """
 
+import time
+
 import httpx
 import pytest
 from django.contrib.auth import get_user_model
@@ -41,3 +43,50 @@ def test_wrong_passwords_are_cut_off_per_address_and_per_user_name(serve):
     assert int(then_right.headers["Retry-After"]) >= 1
     assert elsewhere.status_code == 429  # the user name is cut off wherever the guesses come from
     assert other_user.status_code == 200  # another address and name may still sign in
+
+
+def test_other_traffic_does_not_wipe_an_addresss_sign_in_count(serve):
+    """In one process, idle rate-limit keys are swept now and then. The sweep judged every key
+    by the window of the limit being checked (60 s), so a sign-in count idle for a minute was
+    dropped after any thousand other checks: refused searches reset a 15-minute ban."""
+    server = serve("admin-sweep", ADMIN_LOGIN_ATTEMPTS="3", SEARCH_REQUESTS_PER_MINUTE_PER_IP="0")
+
+    with httpx.Client(base_url=server.url, follow_redirects=False) as guesser:
+        guesses = [attempt(guesser, "editor", f"guess-{n}").status_code for n in range(4)]
+        time.sleep(61)  # the sign-in count sits idle past a one-minute window
+        searches = {guesser.get("/api/search", params={"q": "x"}).status_code for _ in range(1000)}
+        after = attempt(guesser, "someone-else", "x")
+
+    assert guesses == [200, 200, 200, 429]
+    assert searches == {429}
+    assert after.status_code == 429  # still within ADMIN_LOGIN_WINDOW (900 s)
+
+
+def test_a_flood_at_a_user_name_does_not_lock_out_a_browser_that_signed_in_before(serve):
+    """The per-name count stops many addresses taking turns at one account, but it also let
+    anyone who knew a staff user name lock its owner out for 15 minutes by flooding it."""
+    get_user_model().objects.create_user("editor", password="right-pw", is_staff=True)
+    server = serve("admin-device", ADMIN_LOGIN_ATTEMPTS="3", DJANGO_TRUSTED_PROXIES="1")
+    home = {"X-Forwarded-For": "198.51.100.1"}
+
+    with httpx.Client(base_url=server.url, follow_redirects=False) as owner:
+        first = attempt(owner, "editor", "right-pw", **home)
+        owner.post(
+            "/admin/logout/",
+            headers={"Referer": server.url + "/admin/", **home},
+            data={"csrfmiddlewaretoken": owner.cookies["csrftoken"]},
+        )
+        with httpx.Client(base_url=server.url, follow_redirects=False) as botnet:
+            flood = [
+                attempt(botnet, "Editor", "guess", **{"X-Forwarded-For": f"203.0.113.{n}"})
+                for n in range(1, 4)
+            ]
+            stranger = attempt(botnet, "editor", "right-pw", **{"X-Forwarded-For": "192.0.2.1"})
+        again = attempt(owner, "editor", "right-pw", **home)
+
+    assert first.status_code == 302
+    # The owner's first sign-in counted for the name: two more guesses, then it is guarded.
+    assert [r.status_code for r in flood] == [200, 200, 429]
+    assert stranger.status_code == 429  # a browser without the note waits, right password or not
+    assert again.status_code == 302  # the owner's browser signs in during the flood
+    assert "admin_device" in first.cookies  # the signed note that made it a known device

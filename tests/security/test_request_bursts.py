@@ -65,3 +65,19 @@ async def test_one_address_cannot_loop_over_the_search_api(serve):
     assert searches[-1].json()["code"] == "rate_limited"
     assert int(searches[-1].headers["Retry-After"]) >= 1
     assert answer[-1]["type"] == "done"  # the chat's own searches are limited by the chat
+
+
+async def test_long_search_queries_count_for_what_they_cost(serve):
+    # Embedding a 500-character Chinese query took 1.3 CPU-seconds against 0.04 for a short
+    # question: sixty long ones a minute, each allowed by count, kept over a core busy.
+    server = serve("search-weight", SEARCH_REQUESTS_PER_MINUTE_PER_IP="20")
+    long_query = "".join(chr(0x4E00 + (n * 37) % 20000) for n in range(500))
+
+    async with httpx.AsyncClient(base_url=server.url, timeout=60) as client:
+        long = [await client.get("/api/search", params={"q": long_query}) for _ in range(2)]
+        short = [await client.get("/api/search", params={"q": "docent"}) for _ in range(5)]
+
+    # The long query weighs 16 of the 20: one passes, then four short questions fit.
+    assert [response.status_code for response in long] == [200, 429]
+    assert [response.status_code for response in short] == [200] * 4 + [429]
+    assert int(long[1].headers["Retry-After"]) >= 1

@@ -41,6 +41,37 @@ def test_two_hundred_cookie_less_page_views_write_no_session_row(serve, make_art
     assert len(minted) == 200  # each visitor still gets a key for the chat
 
 
+def test_a_page_that_hands_out_a_session_key_is_not_stored_by_shared_caches(serve, make_article):
+    # A CDN or proxy that cached the page with its Set-Cookie would give every later visitor
+    # the same session: the same limits, and each other's conversations by id.
+    make_article(title="Public post", slug="public-post")
+    server = serve("sessions-cache")
+
+    responses = [httpx.get(server.url + path) for path in ("/", "/articles/public-post/")]
+
+    for response in responses:
+        assert response.status_code == 200 and "sessionid" in response.cookies
+        assert "private" in response.headers.get("Cache-Control", "")
+        assert "cookie" in response.headers.get("Vary", "").lower()
+
+
+async def test_a_transcript_is_marked_for_its_visitor_only(serve):
+    server = serve("sessions-transcript-cache")
+    socket = await ws_open(server)
+    conversation = (await ws_ask(socket, "hello"))[0]["conversation_id"]
+    await socket.close()
+    cookie = (await session_keys())[0]
+
+    async with httpx.AsyncClient(base_url=server.url, cookies={"sessionid": cookie}) as client:
+        transcript = await client.get(f"/api/conversations/{conversation}")
+
+    assert transcript.status_code == 200 and transcript.json()["turns"]
+    assert {"private", "no-store"} <= set(
+        part.strip() for part in transcript.headers.get("Cache-Control", "").split(",")
+    )
+    assert "cookie" in transcript.headers.get("Vary", "").lower()
+
+
 async def test_the_first_websocket_message_saves_the_pages_session(serve, make_article):
     await database_sync_to_async(make_article)(title="Public post", slug="public-post")
     server = serve("sessions-ws")

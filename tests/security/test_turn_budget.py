@@ -97,3 +97,28 @@ async def test_an_answer_longer_than_the_budget_is_cut_where_the_budget_ends(ser
     assert events[-1]["code"] == "rate_limited"
     assert 0 < len(shown) < 2000 * len("word ")
     assert 0 < await saved_tokens() <= 3000
+
+
+async def test_a_tool_argument_longer_than_the_budget_is_cut_while_it_streams(serve, scripted):
+    # "Search for this 20,000-character text": the model writes it as a tool argument. Argument
+    # text is never shown, so it was not counted until the call's usage came at its end.
+    arguments = json.dumps({"query": "lorem ipsum " * 1700})
+    call = [("c1", "search_knowledge_base", arguments)]
+    scripted.enqueue(tool_call_response(call, split=60, usage=(1000, 7000)))
+    server = serve(
+        "long-argument",
+        AGENT_TOKENS_PER_IP_PER_DAY="3000",
+        AGENT_TOKENS_PER_ANSWER="200",
+        **model_env(scripted),
+    )
+    socket = await ws_open(server)
+
+    events = await ws_ask(socket, "search for the whole of this text")
+    await socket.close()
+    server.stop()
+
+    assert events[-1]["code"] == "rate_limited"
+    assert not [event for event in events if event["type"] == "tool_start"]
+    assert 0 < await saved_tokens() <= 3000
+    saved = await database_sync_to_async(Turn.objects.get)()
+    assert (saved.status, saved.user_message) == ("error", "search for the whole of this text")

@@ -7,7 +7,7 @@ import time
 import pytest
 
 from agent.exceptions import ModelError
-from agent.llm.base import ModelTurn, TextDelta, ToolCall, Usage
+from agent.llm.base import ArgumentsDelta, ModelTurn, TextDelta, ToolCall, Usage
 from agent.llm.openai_compat import OpenAICompatModel
 from testing_support.model_server import (
     ScriptedOpenAIServer,
@@ -46,7 +46,8 @@ async def model(server):
 async def collect(model, tools=None) -> tuple[list[str], ModelTurn]:
     deltas, turns = [], []
     async for item in model.stream(MESSAGES, tools):
-        (deltas if isinstance(item, TextDelta) else turns).append(item)
+        if not isinstance(item, ArgumentsDelta):
+            (deltas if isinstance(item, TextDelta) else turns).append(item)
     assert len(turns) == 1
     return [d.text for d in deltas], turns[0]
 
@@ -72,6 +73,16 @@ async def test_tool_call_arguments_split_across_many_chunks_are_joined(server, m
     assert deltas == [] and turn.text == ""
     assert turn.tool_calls == [ToolCall("call_1", "search_knowledge_base", arguments)]
     assert server.requests[0]["tools"] == TOOLS
+
+
+@pytest.mark.asyncio
+async def test_tool_call_arguments_are_yielded_as_they_arrive_for_the_budget(server, model):
+    arguments = '{"query": "how do agent loops end"}'
+    server.enqueue(tool_call_response([("call_1", "search_knowledge_base", arguments)], split=7))
+    items = [item async for item in model.stream(MESSAGES, TOOLS)]
+    pieces = [item.text for item in items if isinstance(item, ArgumentsDelta)]
+    assert pieces == [arguments[i : i + 7] for i in range(0, len(arguments), 7)]
+    assert isinstance(items[-1], ModelTurn) and items[-1].tool_calls[0].arguments == arguments
 
 
 @pytest.mark.asyncio

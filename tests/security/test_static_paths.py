@@ -1,0 +1,48 @@
+"""Paths that climb out of /static/ get a client error, never daphne's 500.
+
+Django's static handler answered a missing file with 404 but let `SuspiciousFileOperation`
+through: every `..` probe was a "500 Internal Server Error" and a traceback in the log.
+"""
+
+import http.client
+
+import pytest
+
+from tests.security.conftest import PROD_KEY
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+CLIMBS = [
+    "/static/../config/settings.py",
+    "/static/..%2fconfig/settings.py",
+    "/static/%2e%2e/%2e%2e/etc/passwd",
+    "/static/chat/../../manage.py",
+]
+
+
+def raw_get(port: int, path: str) -> tuple[int, str]:
+    """GET `path` exactly as written (clients normally fold the `..` away first)."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        connection.request("GET", path, headers={"Host": "127.0.0.1"})
+        response = connection.getresponse()
+        return response.status, response.read().decode("utf-8", "replace")
+    finally:
+        connection.close()
+
+
+def test_paths_outside_the_static_root_are_refused_without_a_server_error(serve):
+    deployed = {"DJANGO_SECRET_KEY": PROD_KEY, "DJANGO_ALLOWED_HOSTS": "127.0.0.1"}
+    server = serve(
+        "static-climb", DJANGO_DEBUG="false", DJANGO_SECURE_SSL_REDIRECT="false", **deployed
+    )
+
+    answers = {path: raw_get(server.port, path) for path in CLIMBS}
+    still_served = raw_get(server.port, "/static/site.css")
+
+    for path, (status, body) in answers.items():
+        assert 400 <= status < 500, (path, status)
+        assert "SECRET_KEY" not in body and "root:" not in body and "Traceback" not in body
+    assert still_served[0] == 200
+    assert "Exception inside application" not in server.output()
+    assert "Traceback" not in server.output()
