@@ -36,6 +36,7 @@ from ops import metrics
 from ops.observer import TurnObservation
 
 logger = logging.getLogger(__name__)
+READ_PAUSE_MAX = 0.1  # seconds; see model()
 
 Emit = Callable[[dict], Awaitable[None]]
 
@@ -229,7 +230,10 @@ class TurnRunner:
         if offline_mode():
             return OfflineModel()
         loop = asyncio.get_running_loop()
-        key = (settings.OPENAI_BASE_URL, settings.OPENAI_API_KEY, settings.AGENT_MODEL)
+        # The socket rests for a text frame's interval after each text block, at most
+        # READ_PAUSE_MAX: a longer interval holds only text, not a tool call or `done` behind it.
+        read_pause = min(settings.AGENT_TEXT_FRAME_MS / 1000, READ_PAUSE_MAX)
+        key = (settings.OPENAI_BASE_URL, settings.OPENAI_API_KEY, settings.AGENT_MODEL, read_pause)
         cached = self._models.get(loop)
         if cached is None or cached[0] != key:
             cached = (
@@ -241,6 +245,7 @@ class TurnRunner:
                     timeout=settings.AGENT_MODEL_TIMEOUT,
                     max_retries=settings.AGENT_MODEL_MAX_RETRIES,
                     http=settings.AGENT_MODEL_HTTP,
+                    read_pause=read_pause,
                 ),
             )
             self._models[loop] = cached

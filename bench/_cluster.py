@@ -71,7 +71,13 @@ class ClusterTier:
                 stdout=log,
                 stderr=subprocess.STDOUT,
             )
-        self._wait_ready(timeout=180)
+        try:
+            self._wait_ready(timeout=180)
+        except BaseException:
+            # `with` calls __exit__ only after __enter__ returned: a cluster that never got
+            # ready would otherwise keep running, its worker restarting against a gone database.
+            self.__exit__(None, None, None)
+            raise
         return self
 
     def __exit__(self, *exc_info: object) -> None:

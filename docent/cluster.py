@@ -122,6 +122,9 @@ def cluster_write(plan: Plan) -> Path:
     return conf
 
 
+NGINX_CONN_MAX = 65_535
+
+
 def nginx_conf(
     *, prefix: Path, web_ports: list[int], host: str, port: int, per_address: int | None = None
 ) -> str:
@@ -131,7 +134,8 @@ def nginx_conf(
     """
     template = Engine(autoescape=False).from_string(NGINX_TEMPLATE.read_text())
     context = {
-        "per_address": per_address or settings.HTTP_CONNECTIONS_PER_IP,
+        # nginx refuses a limit_conn of 65,536 or more (the benches set 100,000,000 for "none").
+        "per_address": min(per_address or settings.HTTP_CONNECTIONS_PER_IP, NGINX_CONN_MAX),
         "prefix": str(prefix),
         "web_ports": web_ports,
         "host": host,

@@ -17,6 +17,7 @@ import orjson
 from agent.exceptions import ModelError
 from agent.llm.base import ArgumentsDelta, ModelTurn, TextDelta, ToolCall, Usage
 from agent.llm.idle import IdleTimeout
+from agent.llm.pacing import ReadPacer
 from agent.text import text_scrub
 
 logger = logging.getLogger(__name__)
@@ -40,10 +41,14 @@ class OpenAICompatModel:
         timeout: float = 60.0,
         max_retries: int = 2,
         http: str = "aiohttp",
+        read_pause: float = 0.0,
     ) -> None:
         self.name = model
         self.max_retries = max_retries
         self.timeout = timeout
+        # Seconds the model's socket rests after a text block (agent/llm/pacing.py): the
+        # text frame interval, so a frame's tokens are read in one go. 0: read each at once.
+        self.read_pause = read_pause
         # No per-read timeout in the HTTP client: IdleTimeout applies it per stream, lazily.
         limits = openai.Timeout(timeout, connect=5.0, read=None)
         self._client = openai.AsyncOpenAI(
@@ -80,9 +85,13 @@ class OpenAICompatModel:
                 async with IdleTimeout(self.timeout) as idle:
                     async with streaming.create(**request) as response:
                         # Leaving the block closes the HTTP response, also on cancellation.
-                        async for item in _assemble(_chunks(response, idle)):
-                            yielded = True
-                            yield item
+                        pacer = ReadPacer(_transport(response), self.read_pause)
+                        try:
+                            async for item in _assemble(_blocks(response, idle), pacer):
+                                yielded = True
+                                yield item
+                        finally:
+                            pacer.release()
                 return
             except (openai.APIStatusError, openai.APIConnectionError) as exc:
                 if yielded or attempt >= self.max_retries or not _retryable(exc):
@@ -125,8 +134,9 @@ def _http_client(kind: str, timeout: openai.Timeout) -> Any:
     return openai.DefaultAioHttpClient(timeout=timeout)
 
 
-async def _chunks(response: Any, idle: IdleTimeout | None = None) -> AsyncIterator[dict]:
-    """The `data:` payloads of a Chat Completions event stream, as dicts, until `[DONE]`.
+async def _blocks(response: Any, idle: IdleTimeout | None = None) -> AsyncIterator[list[dict]]:
+    """The `data:` payloads of a Chat Completions event stream, as dicts, until `[DONE]`: one
+    list per block of bytes read (all the complete lines that block finished).
 
     Lines are split from the raw bytes and parsed with orjson: httpx's text and line
     decoding plus json.loads were a third of the server's CPU per streamed token.
@@ -137,13 +147,31 @@ async def _chunks(response: Any, idle: IdleTimeout | None = None) -> AsyncIterat
             idle.touch()
         lines = (carry + block).split(b"\n")
         carry = lines.pop()  # an incomplete last line waits for the next block
-        for line in lines:
-            if not line.startswith(b"data:"):
-                continue  # blank separators, comments, `event:` lines
-            data = line[5:].strip()
-            if data == b"[DONE]":
-                return
-            yield _parse(data)
+        # Blank separators, comments and `event:` lines carry nothing.
+        payloads = [line[5:].strip() for line in lines if line.startswith(b"data:")]
+        if b"[DONE]" in payloads:
+            del payloads[payloads.index(b"[DONE]") :]  # what follows it is ignored
+            if payloads:
+                yield _parse_all(payloads)
+            return
+        if payloads:
+            yield _parse_all(payloads)
+
+
+def _aiohttp_body(response: Any) -> Any:
+    """The aiohttp response under the SDK's aiohttp transport, when uncompressed, else None."""
+    http = getattr(response, "http_response", None)
+    transport_stream = getattr(getattr(http, "stream", None), "_stream", None)
+    raw = getattr(transport_stream, "_aiohttp_response", None)
+    if raw is None or http.headers.get("content-encoding", "identity") != "identity":
+        return None
+    return raw
+
+
+def _transport(response: Any) -> Any:
+    """The socket's asyncio transport, for ReadPacer (None: read as it comes)."""
+    connection = getattr(_aiohttp_body(response), "connection", None)
+    return getattr(connection, "transport", None)
 
 
 def _body(response: Any) -> AsyncIterator[bytes]:
@@ -155,12 +183,25 @@ def _body(response: Any) -> AsyncIterator[bytes]:
     web process's CPU for reading the model (bench/chat_load.py --profile). Leaving the SDK's
     `async with` still closes the aiohttp response.
     """
-    http = getattr(response, "http_response", None)
-    transport_stream = getattr(getattr(http, "stream", None), "_stream", None)
-    raw = getattr(transport_stream, "_aiohttp_response", None)
-    if raw is None or http.headers.get("content-encoding", "identity") != "identity":
+    raw = _aiohttp_body(response)
+    if raw is None:
         return response.iter_bytes()
     return raw.content.iter_any()
+
+
+def _parse_all(payloads: list[bytes]) -> list[dict]:
+    """Several payloads in one orjson call (a block holds a frame's worth of tokens); any that
+    orjson refuses, or a count that does not match, falls back to one parse per payload."""
+    if len(payloads) > 1:
+        try:
+            chunks = orjson.loads(b"[" + b",".join(payloads) + b"]")
+        except orjson.JSONDecodeError:
+            chunks = None
+        if chunks is not None and len(chunks) == len(payloads):
+            if any(b"\\u" in data for data in payloads):
+                chunks = text_scrub(chunks)
+            return [_checked(chunk) for chunk in chunks]
+    return [_parse(data) for data in payloads]
 
 
 def _parse(data: bytes) -> dict:
@@ -170,6 +211,10 @@ def _parse(data: bytes) -> dict:
         chunk = json.loads(data)  # what orjson refuses but JSON allows (a lone surrogate)
     if b"\\u" in data:  # only an escape can smuggle NUL or a lone surrogate into the text
         chunk = text_scrub(chunk)
+    return _checked(chunk)
+
+
+def _checked(chunk: Any) -> dict:
     if not isinstance(chunk, dict):
         raise ValueError("stream chunk is not a JSON object")
     if chunk.get("error"):
@@ -179,31 +224,48 @@ def _parse(data: bytes) -> dict:
 
 
 async def _assemble(
-    chunks: AsyncIterator[dict],
+    blocks: AsyncIterator[list[dict]], pacer: ReadPacer | None = None
 ) -> AsyncIterator[TextDelta | ArgumentsDelta | ModelTurn]:
-    """Turn chunks into deltas and one ModelTurn, joining tool-call fragments by index."""
+    """Turn chunks into deltas and one ModelTurn, joining tool-call fragments by index.
+
+    A block's text is one delta: its tokens came in one read and go out in one frame, so
+    the loop, the budget check and the coalescer run once for them, not once per token.
+    Tool-call argument text is passed on the same way, for the loop to count as it arrives.
+    """
     text: list[str] = []
     calls: dict[int, dict] = {}
     slot_of: dict[int, int] = {}  # the server's index -> our slot
     usage: Usage | None = None
     model = ""
-    async for chunk in chunks:
-        model = model or chunk.get("model") or ""
-        if chunk.get("usage"):
-            counts = chunk["usage"]
-            usage = Usage(counts.get("prompt_tokens") or 0, counts.get("completion_tokens") or 0)
-        for choice in chunk.get("choices") or []:
-            delta = choice.get("delta")
-            if not delta:
-                continue
-            content = delta.get("content")
-            if content:
-                text.append(content)
-                yield TextDelta(content)
-            for fragment in delta.get("tool_calls") or []:
-                piece = _add_fragment(calls, slot_of, fragment)
-                if piece:  # counted by the loop as it arrives, like text
-                    yield ArgumentsDelta(piece)
+    async for chunks in blocks:
+        pieces: list[str] = []
+        arguments: list[str] = []
+        for chunk in chunks:
+            model = model or chunk.get("model") or ""
+            if chunk.get("usage"):
+                counts = chunk["usage"]
+                usage = Usage(
+                    counts.get("prompt_tokens") or 0, counts.get("completion_tokens") or 0
+                )
+            for choice in chunk.get("choices") or []:
+                delta = choice.get("delta")
+                if not delta:
+                    continue
+                content = delta.get("content")
+                if content:
+                    pieces.append(content)
+                for fragment in delta.get("tool_calls") or []:
+                    argument = _add_fragment(calls, slot_of, fragment)
+                    if argument:
+                        arguments.append(argument)
+        if pieces:
+            piece = pieces[0] if len(pieces) == 1 else "".join(pieces)
+            text.append(piece)
+            yield TextDelta(piece)
+            if pacer is not None:
+                pacer.hold()  # the delta was sent (or waits for its frame): rest until then
+        if arguments:  # counted by the loop as they arrive, like text
+            yield ArgumentsDelta("".join(arguments))
     tool_calls = [
         ToolCall(
             id=c["id"] or f"call_{uuid.uuid4().hex[:12]}",

@@ -140,6 +140,17 @@ async def test_a_frame_the_timer_is_sending_stays_ahead_of_the_next_event():
 pytestmark_db = pytest.mark.django_db(transaction=True)
 
 
+async def test_the_models_socket_rests_for_one_frame_interval_and_never_long(scripted, settings):
+    from agent.runner import TurnRunner
+
+    runner = TurnRunner()
+    for frame_ms, pause in ((50, 0.05), (60_000, 0.1), (0, 0.0)):
+        settings.AGENT_TEXT_FRAME_MS = frame_ms
+        model = runner.model()
+        assert model.read_pause == pause
+        await model.aclose()
+
+
 @pytestmark_db
 async def test_a_websocket_answer_arrives_in_fewer_frames_with_the_same_text(scripted, settings):
     settings.AGENT_TEXT_FRAME_MS = 50
@@ -162,7 +173,9 @@ async def test_stop_sends_the_waiting_text_before_cancelled_and_saves_the_same(s
     socket = await connect()
     await socket.send_json_to({"type": "message", "content": "Talk"})
     received = [await socket.receive_json_from(timeout=10) for _ in range(2)]  # start, text
-    assert await wait_until(lambda: len(scripted.streams["Talk"].writes) >= 5, timeout=10)
+    # Enough words that the turn has read some after its first frame: the model's socket
+    # rests for up to runner.READ_PAUSE_MAX (0.1 s) between reads.
+    assert await wait_until(lambda: len(scripted.streams["Talk"].writes) >= 15, timeout=10)
 
     await socket.send_json_to({"type": "stop"})
     while received[-1]["type"] not in ("done", "error"):

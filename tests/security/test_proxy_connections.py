@@ -123,3 +123,22 @@ def test_the_machine_itself_is_not_counted(proxy):
     assert _status(_request(port, "127.0.0.1", "/ok")) == 200
     for connection in held:
         connection.close()
+
+
+def test_a_cap_beyond_nginxs_range_gives_a_configuration_nginx_accepts(tmp_path: Path):
+    prefix = tmp_path / "nginx"
+    nginx_prepare(prefix)
+    conf = prefix / "nginx.conf"
+    conf.write_text(
+        nginx_conf(
+            prefix=prefix,
+            web_ports=[free_port()],
+            host="127.0.0.1",
+            port=free_port(),
+            per_address=100_000_000,  # what the benches' live servers set for "no cap"
+        )
+    )
+    nginx = shutil.which("nginx", path="/usr/sbin:/usr/bin:/sbin")
+    command = [nginx, "-t", "-p", str(prefix), "-c", str(conf), "-e", "stderr"]
+    checked = subprocess.run(command, capture_output=True, text=True)  # noqa: S603
+    assert checked.returncode == 0, checked.stderr

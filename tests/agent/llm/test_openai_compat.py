@@ -56,7 +56,7 @@ async def collect(model, tools=None) -> tuple[list[str], ModelTurn]:
 async def test_text_streams_as_deltas_and_the_request_is_a_streaming_chat_completion(server, model):
     server.enqueue(text_response(["Hel", "lo", "!"], usage=(12, 3)))
     deltas, turn = await collect(model)
-    assert deltas == ["Hel", "lo", "!"]
+    assert "".join(deltas) == "Hello!"  # a block's tokens are one delta
     assert turn == ModelTurn("Hello!", [], Usage(12, 3))
     body = server.requests[0]
     assert body["model"] == "scripted-model" and body["messages"] == MESSAGES
@@ -98,7 +98,7 @@ async def test_text_and_a_tool_call_in_one_response(server, model):
     call = ("call_1", "search_knowledge_base", '{"query": "loops"}')
     server.enqueue(tool_call_response([call], text=["Let me ", "check."], split=5))
     deltas, turn = await collect(model, TOOLS)
-    assert deltas == ["Let me ", "check."]
+    assert "".join(deltas) == "Let me check."
     assert turn.text == "Let me check." and turn.tool_calls == [ToolCall(*call)]
 
 
@@ -232,7 +232,7 @@ class _Blocks:
 
 
 async def test_sse_lines_cut_anywhere_by_the_network_are_joined_before_parsing():
-    from agent.llm.openai_compat import _chunks
+    from agent.llm.openai_compat import _blocks
 
     body = (
         'data: {"choices":[{"index":0,"delta":{"content":"你好"}}]}\r\n\r\n'
@@ -242,17 +242,18 @@ async def test_sse_lines_cut_anywhere_by_the_network_are_joined_before_parsing()
         'data: {"after": "done is ignored"}\n\n'
     ).encode()
     cut = body.index("好".encode()) + 1  # inside a UTF-8 character, inside a line
-    chunks = [chunk async for chunk in _chunks(_Blocks(body[:cut], body[cut:-40], body[-40:]))]
+    blocks = _Blocks(body[:cut], body[cut:-40], body[-40:])
+    chunks = [chunk async for block in _blocks(blocks) for chunk in block]
 
     assert [c.get("usage") for c in chunks] == [None, {"prompt_tokens": 1, "completion_tokens": 2}]
     assert chunks[0]["choices"][0]["delta"]["content"] == "你好"
 
 
 async def test_a_chunk_orjson_refuses_but_json_allows_still_parses():
-    from agent.llm.openai_compat import _chunks
+    from agent.llm.openai_compat import _blocks
 
     lone_surrogate = b'data: {"choices":[{"index":0,"delta":{"content":"\\ud83d"}}]}\n\n'
-    [chunk] = [chunk async for chunk in _chunks(_Blocks(lone_surrogate))]
+    [[chunk]] = [block async for block in _blocks(_Blocks(lone_surrogate))]
     # Parsed, and scrubbed: a lone surrogate can be neither sent as UTF-8 nor stored.
     assert chunk["choices"][0]["delta"]["content"] == "\ufffd"
 
@@ -270,7 +271,7 @@ async def test_the_stream_is_read_from_aiohttp_without_the_sdks_byte_iterators(
 
     deltas, _ = await collect(model)
 
-    assert deltas == ["Hel", "lo"]
+    assert "".join(deltas) == "Hello"
 
 
 async def test_a_compressed_stream_is_decoded_by_the_sdk():
@@ -344,3 +345,58 @@ async def test_a_slow_steady_stream_longer_than_the_timeout_is_not_cut(server):
         await chat.aclose()
 
     assert deltas == ["a"] * 10
+
+
+def _content_lines(*pieces: str) -> bytes:
+    return b"".join(
+        b'data: {"choices":[{"index":0,"delta":{"content":"%s"}}]}\n\n' % piece.encode()
+        for piece in pieces
+    )
+
+
+async def test_tokens_read_in_one_block_reach_the_loop_as_one_delta():
+    from agent.llm.openai_compat import _assemble, _blocks
+
+    body = _Blocks(_content_lines("a", "b", "c"), _content_lines("d") + b"data: [DONE]\n\n")
+
+    items = [item async for item in _assemble(_blocks(body))]
+
+    assert items[:2] == [TextDelta("abc"), TextDelta("d")]
+    assert items[2].text == "abcd"
+
+
+async def test_a_block_with_a_chunk_orjson_refuses_still_parses_every_chunk():
+    from agent.llm.openai_compat import _blocks
+
+    block = _content_lines("ok", "\\ud83d", "fine")  # one orjson call fails: one per line
+
+    [chunks] = [chunks async for chunks in _blocks(_Blocks(block))]
+
+    assert [c["choices"][0]["delta"]["content"] for c in chunks] == ["ok", "\ufffd", "fine"]
+
+
+async def test_after_a_text_block_the_socket_rests_so_the_next_tokens_come_in_one_read(server):
+    server.enqueue(text_response(list("abcde"), delay=0.05))
+    # A pause far longer than the stream: everything after the first token waits in the kernel.
+    chat = OpenAICompatModel(base_url=server.base_url, api_key="", model="m", read_pause=1.0)
+    try:
+        deltas, turn = await collect(chat)
+    finally:
+        await chat.aclose()
+
+    assert deltas == ["a", "bcde"]  # the first token at once (time to first token), then one read
+    assert turn.text == "abcde"
+
+
+async def test_a_stream_stopped_while_its_socket_rests_leaves_the_model_usable(server):
+    server.enqueue(text_response(["first ", "second"], delay=0.05))
+    server.enqueue(text_response(["again"]))
+    chat = OpenAICompatModel(base_url=server.base_url, api_key="", model="m", read_pause=30.0)
+    try:
+        async with contextlib.aclosing(chat.stream(MESSAGES, None)) as stream:
+            assert await anext(stream) == TextDelta("first ")  # the socket now rests 30 s
+        deltas, _ = await asyncio.wait_for(collect(chat), 10)
+    finally:
+        await chat.aclose()
+
+    assert deltas == ["again"]
