@@ -23,6 +23,9 @@ from agent.text import text_scrub
 logger = logging.getLogger(__name__)
 
 RETRYABLE_STATUS = frozenset({408, 409, 429})
+# A delta of a read block holds about this many characters (~20 tokens): at 50-100 tokens a
+# second a 50 ms block is one delta, and a burst still reaches the budget check in steps.
+DELTA_CHARS = 64
 
 
 class OpenAICompatModel:
@@ -239,7 +242,7 @@ async def _assemble(
     model = ""
     async for chunks in blocks:
         pieces: list[str] = []
-        arguments: list[str] = []
+        arguments: list[str] = []  # per fragment: a budget cut stops between them
         for chunk in chunks:
             model = model or chunk.get("model") or ""
             if chunk.get("usage"):
@@ -259,13 +262,13 @@ async def _assemble(
                     if argument:
                         arguments.append(argument)
         if pieces:
-            piece = pieces[0] if len(pieces) == 1 else "".join(pieces)
-            text.append(piece)
-            yield TextDelta(piece)
+            for piece in _deltas(pieces):
+                text.append(piece)
+                yield TextDelta(piece)
             if pacer is not None:
                 pacer.hold()  # the delta was sent (or waits for its frame): rest until then
-        if arguments:  # counted by the loop as they arrive, like text
-            yield ArgumentsDelta("".join(arguments))
+        for argument in arguments:  # counted by the loop as they arrive, like text
+            yield ArgumentsDelta(argument)
     tool_calls = [
         ToolCall(
             id=c["id"] or f"call_{uuid.uuid4().hex[:12]}",
@@ -275,6 +278,23 @@ async def _assemble(
         for _, c in sorted(calls.items())
     ]
     yield ModelTurn(text="".join(text), tool_calls=tool_calls, usage=usage, model=str(model))
+
+
+def _deltas(pieces: list[str]) -> list[str]:
+    """A block's text as deltas of about DELTA_CHARS: one for the few tokens of a frame's
+    interval, several for a burst, so a token budget still cuts a burst near its end."""
+    if len(pieces) == 1:
+        return pieces
+    deltas, run, size = [], [], 0
+    for piece in pieces:
+        run.append(piece)
+        size += len(piece)
+        if size >= DELTA_CHARS:
+            deltas.append("".join(run))
+            run, size = [], 0
+    if run:
+        deltas.append("".join(run))
+    return deltas
 
 
 def _add_fragment(calls: dict[int, dict], slot_of: dict[int, int], fragment: dict) -> str:
