@@ -21,11 +21,12 @@ _STOPWORDS = frozenset(
     "is it in on of to or by as at be if so my me i we us should does doesn't don't it's "
     "them they it's also just only very really still yet each other else while "
     # How a question is framed, not what it is about ("what's the difference between…").
-    "difference differences different between".split()
+    "difference differences different between instead rather".split()
 )
 _CJK_STOP = frozenset(
     "什么 怎么 如何 为什 哪些 一个 这个 那个 是否 可以 文章 这篇 本文 请问 一下 的是 是什 "
-    "有什 么样 哪个 吗 呢 我们 你们 他们 应该 需要 时候 为何 多少".split()
+    "有什 么样 哪个 吗 呢 我们 你们 他们 应该 需要 时候 为何 多少 "
+    "而不 不是".split()  # "而不是": how a comparison is framed
 )
 
 

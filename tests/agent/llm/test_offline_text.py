@@ -16,3 +16,10 @@ def test_how_a_question_is_framed_is_not_what_it_is_about():
     # "Streaming is the difference, and it is mostly plumbing." answered "what's the
     # difference between SSE and WebSockets?" on the word "difference" alone.
     assert terms("What's the difference between SSE and WebSockets?") == {"sse", "websocket"}
+
+
+def test_instead_and_er_bu_shi_frame_a_comparison_and_are_not_matched():
+    # "Ask instead …" opened the answer to "why use RRF instead of adding the scores?", and
+    # "…而不是监视读者" followed the right sentence for "为什么要用 p95 而不是平均值？".
+    assert "instead" not in terms("Why use RRF instead of adding the scores?")
+    assert not {"而不", "不是"} & terms("为什么要用 p95 而不是平均值？")
