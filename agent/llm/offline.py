@@ -17,6 +17,7 @@ from typing import Any
 
 from agent.llm.base import ModelTurn, TextDelta, ToolCall, Usage
 from agent.llm.offline_answer import compose_answer, compose_summary
+from agent.llm.offline_definitions import defined_subject
 from agent.llm.offline_overview import OVERVIEW_LIMIT, compose_overview, wants_overview
 from agent.llm.offline_text import language, terms
 from agent.prompts import PAGE_CONTEXT_PREFIX, STEP_LIMIT_NUDGE
@@ -161,6 +162,8 @@ def is_follow_up(turn: _Turn) -> bool:
     """A question that leans on the previous one: a pronoun, or almost no words of its own."""
     if not turn.earlier:
         return False
+    if defined_subject(turn.question) and not _FOLLOW_UP.search(turn.question):
+        return False  # "How does HNSW work?" names what it asks about, however short
     own = terms(turn.question)
     short = len(own) <= (2 * FOLLOW_UP_TERMS if turn.lang == "zh" else FOLLOW_UP_TERMS)
     return bool(_FOLLOW_UP.search(turn.question)) or short

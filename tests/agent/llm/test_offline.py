@@ -757,3 +757,27 @@ async def test_an_article_in_the_questions_language_sharing_no_word_with_it_is_a
 
     assert declined.answer == DONT_KNOW["en"] and not declined.citations
     assert quoted.citations  # another language shares no words: the search's passage
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    ("question", "follow_up"),
+    [("How does HNSW work?", False), ("What is RRF?", False), ("How does it work?", True)],
+)
+async def test_a_short_question_naming_its_subject_is_not_a_follow_up(
+    monkeypatch, question, follow_up
+):
+    # Two words of its own made "How does HNSW work?" a follow-up of "What is pgvector?": it
+    # searched both questions together and skipped the answer its own section gives.
+    monkeypatch.setitem(ARTICLES, 29, INDEX_GUIDE)
+    history = [
+        {"role": "user", "content": "What is pgvector?"},
+        {"role": "assistant", "content": "An extension. Source: [x](/articles/pgvector-indexes/)"},
+    ]
+
+    result, _ = await ask(question, [relevant_hit(INDEX_GUIDE, 0.9)], history=history)
+
+    query = calls(result)[0][1]["query"]
+    assert query == (f"What is pgvector? {question}" if follow_up else question)
+    if question == "How does HNSW work?":
+        assert result.answer.startswith("HNSW stands for Hierarchical Navigable Small World.")
