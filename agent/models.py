@@ -4,6 +4,8 @@ import uuid
 
 from django.db import models
 
+from agent.loop import CANCELLED_CALL
+
 
 class Conversation(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
@@ -83,9 +85,9 @@ class Turn(models.Model):
 
 
 class ToolCall(models.Model):
-    """One audited tool call. Its outcome is one of OUTCOMES; `failed()` is the tool's fault."""
+    """One audited tool call. Its outcome is one of OUTCOMES; only "error" is the tool's fault."""
 
-    CANCELLED = "cancelled"  # `error` of a call cancelled while it ran (agent.loop.CANCELLED_CALL)
+    CANCELLED = CANCELLED_CALL  # `error` of a call cancelled while it ran
     OUTCOMES = {
         "ok": models.Q(executed=True, ok=True),
         "error": models.Q(executed=True, ok=False) & ~models.Q(error=CANCELLED),
@@ -118,7 +120,8 @@ class ToolCall(models.Model):
 
 def call_outcome(*, ok: bool, executed: bool, error: str) -> str:
     """ "ok", "error", "cancelled" (Stop pressed or the visitor left as it ran) or
-    "not_executed" (the step limit stopped it): the Python twin of ToolCall.OUTCOMES."""
+    "not_executed" (the step limit or the per-step cap stopped it): the Python twin of
+    ToolCall.OUTCOMES."""
     if not executed:
         return "not_executed"
     if ok:

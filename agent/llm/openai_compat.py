@@ -231,9 +231,9 @@ async def _assemble(
 ) -> AsyncIterator[TextDelta | ArgumentsDelta | ModelTurn]:
     """Turn chunks into deltas and one ModelTurn, joining tool-call fragments by index.
 
-    A block's text is one delta: its tokens came in one read and go out in one frame, so
-    the loop, the budget check and the coalescer run once for them, not once per token.
-    Tool-call argument text is passed on the same way, for the loop to count as it arrives.
+    A block's text goes on in deltas of about DELTA_CHARS: the few tokens of one read are one
+    delta, so the loop, the budget check and the coalescer run once for them, not once per
+    token. Tool-call argument fragments go on one by one, for the loop to count as they arrive.
     """
     text: list[str] = []
     calls: dict[int, dict] = {}
