@@ -29,6 +29,13 @@ DONT_KNOW = {
     "en": "I couldn't find anything about that in this blog's articles.",
     "zh": "我在这个博客的文章里没有找到相关内容。",
 }
+# A search that failed (timed out, raised) found nothing *yet*: saying "the blog has nothing on
+# that" would be untrue, and on a first run, while the demo articles index, it is common.
+SEARCH_FAILED = {
+    "en": "The search didn't finish this time, so I can't say whether the blog covers that. "
+    "Please ask again in a moment.",
+    "zh": "这次检索没有完成，所以我还说不准博客里是否有相关内容。请稍后再问一次。",
+}
 MAX_READ = 3  # articles read in full per question
 # A lower hit is read too when its relevance is at least this share of the top hit's.
 SECOND_HIT_SHARE = 0.75
@@ -112,6 +119,8 @@ def plan(messages: list[dict], available: set[str]) -> tuple[list[ToolCall], str
     articles = [d for d in details if isinstance(d, dict) and "body" in d]
     if summary and articles and (not hits or not _about_other(turn, hits)):
         return [], compose_summary(articles[0], turn.lang)
+    if searched and _failed(searched[-1]) and not articles:
+        return [], SEARCH_FAILED[turn.lang]
     if searched and not _relevant(turn.question, hits):
         return [], DONT_KNOW[turn.lang]
     chosen = choose_hits(turn.question, hits)
@@ -213,6 +222,11 @@ def _relevant(question: str, hits: list[dict]) -> bool:
     if _relevance(hits[0]) is not None:
         return True
     return bool(terms(question) & terms(_hit_text(hits[0])))
+
+
+def _failed(output: Any) -> bool:
+    """A tool result the loop wrote for a failed call (its messages start "Error:")."""
+    return isinstance(output, str) and output.startswith("Error:")
 
 
 def _about_page(question: str) -> bool:

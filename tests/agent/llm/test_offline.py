@@ -1,10 +1,12 @@
 """The offline extractive model driving the real loop with fake search and detail tools."""
 
+import asyncio
+
 import pytest
 from pydantic import BaseModel, ConfigDict, Field
 
 from agent.exceptions import ToolNotFound
-from agent.llm.offline import DONT_KNOW, OfflineModel
+from agent.llm.offline import DONT_KNOW, SEARCH_FAILED, OfflineModel
 from agent.llm.offline_answer import NO_FIGURE
 from agent.llm.offline_overview import EMPTY, UNLISTED
 from agent.loop import Limits, TurnResult, run_turn
@@ -781,3 +783,34 @@ async def test_a_short_question_naming_its_subject_is_not_a_follow_up(
     assert query == (f"What is pgvector? {question}" if follow_up else question)
     if question == "How does HNSW work?":
         assert result.answer.startswith("HNSW stands for Hierarchical Navigable Small World.")
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    "lang, question", [("en", "Why cap the steps?"), ("zh", "为什么要限制步数？")]
+)
+async def test_a_search_that_timed_out_is_not_reported_as_nothing_in_the_blog(lang, question):
+    # On a first run the demo articles are still indexing and a search can time out; "I
+    # couldn't find anything in this blog" then told the visitor (and the admin) a falsehood.
+    async def stuck(params: SearchIn):
+        await asyncio.Event().wait()
+
+    tools = [
+        Tool("search_knowledge_base", "Search.", SearchIn, stuck, lambda out: "results"),
+        *make_tools([])[1:],
+    ]
+    result = await run_turn(
+        messages=build_messages(history=[], user_message=question, page=None),
+        model=OfflineModel(),
+        tools=tools,
+        limits=Limits(tool_timeout=0.01),
+        emit=_discard,
+    )
+
+    assert [r.ok for r in result.tool_calls] == [False]
+    assert result.answer == SEARCH_FAILED[lang] != DONT_KNOW[lang]
+    assert result.status == "done" and result.citations == []
+
+
+async def _discard(event: dict) -> None:
+    pass
