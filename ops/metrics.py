@@ -26,6 +26,12 @@ TURN_DURATION = Histogram(
     buckets=(0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60, 120),
 )
 MODEL_CALLS = Counter("docent_model_calls", "Model calls (one per step), by outcome.", ["outcome"])
+MODEL_DURATION = Histogram(
+    "docent_model_call_seconds",
+    "One model call, from the request to the end of its stream (retries included), by outcome.",
+    ["outcome"],
+    buckets=(0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60),
+)
 TOOL_CALLS = Counter(
     "docent_tool_calls", "Executed tool calls, by tool and outcome.", ["tool", "outcome"]
 )

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
+import time
 from contextlib import ExitStack
 from typing import Any
 
@@ -19,6 +21,8 @@ from agent.loop import Hooks, ModelCall, ToolRecord
 from ops import logs, metrics, tracing
 
 OPERATION = "gen_ai.operation.name"
+
+logger = logging.getLogger(__name__)
 
 
 class TurnObservation:
@@ -126,8 +130,10 @@ class TurnHooks(Hooks):
 class _ModelScope:
     def __init__(self, hooks: TurnHooks, call: ModelCall) -> None:
         self.hooks, self.call, self.span = hooks, call, None
+        self.started = 0.0
 
     def __enter__(self) -> None:
+        self.started = time.perf_counter()
         hooks = self.hooks
         if hooks.tracer is None:
             return
@@ -150,6 +156,8 @@ class _ModelScope:
     def __exit__(self, kind: type | None, exc: BaseException | None, tb: object) -> None:
         outcome = _outcome(kind)
         metrics.child(metrics.MODEL_CALLS, outcome).inc()
+        seconds = time.perf_counter() - self.started
+        metrics.child(metrics.MODEL_DURATION, outcome).observe(seconds)
         turn = self.call.turn
         if turn is not None and turn.usage is not None:
             metrics.child(metrics.TOKENS, "input").inc(turn.usage.input_tokens)
@@ -208,6 +216,15 @@ class _ToolScope:
             outcome = "unknown_tool" if self.tool == metrics.UNKNOWN_TOOL else "error"
         metrics.child(metrics.TOOL_CALLS, self.tool, outcome).inc()
         metrics.child(metrics.TOOL_DURATION, self.tool).observe(record.duration_ms / 1000)
+        if outcome in ("error", "unknown_tool"):
+            # The model hears of the failure and the turn goes on, so nothing else would tell the
+            # operator (a search timing out on every turn looks like "the blog has no answer").
+            logger.warning(
+                "tool %s failed after %.0f ms: %s",
+                self.tool,
+                record.duration_ms,
+                str(record.error or record.result)[:300],
+            )
         if self.span is None:
             return
         self.scope.__exit__(kind, exc, tb)

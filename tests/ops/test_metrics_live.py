@@ -6,6 +6,7 @@ import re
 import pytest
 from django.db import connection
 
+from agent.models import Turn
 from testing_support.live_server import LiveServer, database_url
 from testing_support.model_server import error_response, text_response, tool_call_response
 from tests.ops.chat import ask
@@ -38,6 +39,16 @@ def test_counters_and_histograms_after_real_turns(model_server, tmp_path):
         assert ask(server.url, "Hi")[-1]["type"] == "done"
         assert ask(server.url, "Fail please")[-1]["type"] == "error"
         samples = scrape(server.url)
+        output = server.output()
+
+    # The failed tool call is in the log, with the turn it belongs to; the good one is not.
+    failed = [line for line in output.splitlines() if "ops.observer: tool" in line]
+    assert len(failed) == 1
+    assert re.search(
+        r"WARNING ops\.observer: tool unknown failed after \d+ ms: .*no_such_tool", failed[0]
+    )
+    turn = Turn.objects.get(user_message="What is new?")
+    assert failed[0].endswith(f"[turn {turn.pk}]")
 
     assert value(samples, "docent_turns_total", status="done") == 2
     assert value(samples, "docent_turns_total", status="error") == 1
@@ -47,6 +58,10 @@ def test_counters_and_histograms_after_real_turns(model_server, tmp_path):
     # A name the model invented is counted under one label, never as a new series.
     assert value(samples, "docent_tool_calls_total", tool="unknown", outcome="unknown_tool") == 1
     assert value(samples, "docent_tool_duration_seconds_count", tool="list_articles") == 1
+    # Each model call's latency, by outcome: what "the model is slow" is read from.
+    assert value(samples, "docent_model_call_seconds_count", outcome="ok") == 3
+    assert value(samples, "docent_model_call_seconds_count", outcome="error") == 1
+    assert 0 < value(samples, "docent_model_call_seconds_sum", outcome="ok") < 60
     assert value(samples, "docent_model_tokens_total", direction="input") == 260
     assert value(samples, "docent_model_tokens_total", direction="output") == 19
     # Every turn has a duration; the failed one never streamed a first token.
