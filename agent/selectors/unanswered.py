@@ -8,10 +8,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from uuid import UUID
 
-from django.db.models import QuerySet
+from django.db.models import Exists, OuterRef, QuerySet
 
 from agent.answered import FINISHED
-from agent.models import Turn
+from agent.models import ToolCall, Turn
+
+SEARCH_TOOL = "search_knowledge_base"
 
 
 def turn_unanswered(*, queryset: QuerySet[Turn] | None = None) -> QuerySet[Turn]:
@@ -37,6 +39,8 @@ class UnansweredGroup:
     count: int = 0
     variants: list[str] = field(default_factory=list)
     examples: list[tuple[UUID, int]] = field(default_factory=list)
+    # Turns whose search failed (timed out, raised): a fault to look into, not a missing article.
+    search_failed: int = 0
 
     @property
     def conversations(self) -> int:
@@ -79,12 +83,19 @@ def turn_unanswered_groups(
     turns = turn_unanswered()
     if since is not None:
         turns = turns.filter(started_at__gte=since)
-    rows = turns.order_by("-started_at").values_list(
-        "user_message", "started_at", "conversation_id", "index"
-    )[:limit]
+    failed_search = ToolCall.objects.filter(turn=OuterRef("pk"), name=SEARCH_TOOL).filter(
+        ToolCall.OUTCOMES["error"]
+    )
+    rows = (
+        turns.annotate(search_failed=Exists(failed_search))
+        .order_by("-started_at")
+        .values_list("user_message", "started_at", "conversation_id", "index", "search_failed")[
+            :limit
+        ]
+    )
     groups: list[tuple[frozenset[str], UnansweredGroup]] = []
     # Newest first, so each group is named by its most recent wording.
-    for message, started_at, conversation_id, index in rows:
+    for message, started_at, conversation_id, index, search_failed in rows:
         normal = _normalise(message) or message.strip()
         grams = _trigrams(normal)
         best, best_score = None, threshold
@@ -97,6 +108,7 @@ def turn_unanswered_groups(
             best = UnansweredGroup(message.strip(), last_asked=started_at)
             groups.append((grams, best))
         best.count += 1
+        best.search_failed += search_failed
         if message.strip() not in best.variants and len(best.variants) < 5:
             best.variants.append(message.strip())
         best.examples.append((conversation_id, index))

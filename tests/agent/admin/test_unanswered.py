@@ -4,6 +4,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from agent.models import ToolCall
 from agent.selectors import turn_unanswered, turn_unanswered_groups
 from tests.agent.admin.factories import NO_RESULTS, make_conversation, make_turn, search_hits
 
@@ -12,9 +13,10 @@ pytestmark = pytest.mark.django_db
 T0 = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
 
 
-def ask(question: str, *, minutes: int, empty_search: bool = False, **fields):
+def ask(question: str, *, minutes: int, empty_search: bool = False, tool_calls=(), **fields):
     conversation = make_conversation()
     calls = [{"arguments": {"query": question}, "result": NO_RESULTS}] if empty_search else []
+    calls += list(tool_calls)
     return make_turn(conversation, index=1, user_message=question, answered=False,
                      started_at=T0 + timedelta(minutes=minutes), tool_calls=calls,
                      **fields)  # fmt: skip
@@ -98,3 +100,27 @@ def test_page_says_so_when_everything_was_answered(staff_client):
     html = staff_client.get("/admin/agent/conversation/unanswered/").content.decode()
 
     assert "every question so far found an answer" in html
+
+
+def test_a_question_whose_search_failed_says_so_instead_of_asking_for_an_article(staff_client):
+    # First run: the demo articles were still indexing, the search timed out, and "why cap the
+    # agent's steps?" (a demo article's own subject) was listed as something to write about.
+    timed_out = {"ok": False, "result": "Error: search_knowledge_base timed out after 10s.",
+                 "error": "Error: search_knowledge_base timed out after 10s."}  # fmt: skip
+    ask("Why cap the agent's steps?", minutes=1, tool_calls=[timed_out])
+    ask("why cap the agents steps", minutes=2, empty_search=True)
+    ask("What is the capital of France?", minutes=3, empty_search=True)
+    # A search cancelled by the visitor's Stop is not the search failing.
+    ask("Is there a dark mode?", minutes=4, tool_calls=[{"ok": False, "error": ToolCall.CANCELLED}])
+
+    failed = {group.question: group.search_failed for group in turn_unanswered_groups()}
+    assert failed == {
+        "why cap the agents steps": 1,
+        "What is the capital of France?": 0,
+        "Is there a dark mode?": 0,
+    }
+
+    html = staff_client.get("/admin/agent/conversation/unanswered/").content.decode()
+    assert html.count("Search failed</span>") == 1
+    steps = html.split('data-count="2"')[1].split("</li>")[0]
+    assert "The search failed (timed out or raised) in 1 of these turns" in steps
