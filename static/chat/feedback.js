@@ -68,6 +68,12 @@ export class Feedback {
     this.form.hidden = vote === "none";
     this.box.value = this.comment;
     this.submit(false);
+    // The box (and the thanks under it) may open below the log's fold, under the composer.
+    if (!this.form.hidden) this.reveal(this.form);
+  }
+
+  reveal(part) {
+    part.scrollIntoView({ block: "nearest" });
   }
 
   submit(withComment = true) {
@@ -80,6 +86,7 @@ export class Feedback {
     if (this.pending?.withComment) this.form.hidden = true;
     this.pending = null;
     this.status.textContent = this.vote === "none" ? "" : S.feedback_thanks;
+    if (this.status.textContent) this.reveal(this.status);
   }
 
   /** No votes while an answer streams: an `error` then would be read as the answer's. */
