@@ -60,13 +60,21 @@ def test_dry_run_writes_nothing_and_says_what_it_would_do(two_articles, embedder
 def test_one_article_by_slug(two_articles):
     out, _ = reindex("--article", "beta")
 
-    assert out.startswith("Scanned 1 articles, 1 changed, 1 chunks embedded")
+    assert out.startswith("Scanned 1 article, 1 changed, 1 chunk embedded")
     assert set(Chunk.objects.values_list("article__slug", flat=True)) == {"beta"}
 
 
 def test_an_unknown_slug_is_a_clear_error():
+    err = io.StringIO()
     with pytest.raises(CommandError, match="No article with the slug 'nope'"):
-        reindex("--article", "nope")
+        call_command("reindex", "--article", "nope", stderr=err)
+    assert err.getvalue() == ""  # no empty progress bar in front of the error
+
+
+def test_the_progress_bar_knows_its_total_from_its_first_line(two_articles):
+    _, progress = reindex()
+    # Drawn before the total was known, it began "0article [00:00, ?article/s]".
+    assert progress.lstrip("\r").startswith("  0%|          | 0/2 ")
 
 
 def test_full_re_embeds_unchanged_articles(two_articles, embedder):

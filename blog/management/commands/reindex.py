@@ -39,44 +39,62 @@ class Command(BaseCommand):
     def handle(self, *args, full: bool, article, batch_size, dry_run: bool, **options) -> None:
         if batch_size is not None and batch_size < 1:
             raise CommandError("--batch-size must be at least 1.")
-        # tqdm needs the raw stream: Django's wrapper would end every "\r" redraw with "\n".
-        stream = getattr(self.stderr, "_out", sys.stderr)
-        bar = tqdm(unit="article", file=stream, disable=options["verbosity"] == 0)
+        progress = Progress(
+            # tqdm needs the raw stream: Django's wrapper would end every "\r" redraw with "\n".
+            stream=getattr(self.stderr, "_out", sys.stderr),
+            disable=options["verbosity"] == 0,
+        )
         try:
             summary = articles_reindex(
                 full=full,
                 slug=article,
                 batch_size=batch_size,
                 dry_run=dry_run,
-                progress=self.progress(bar),
+                progress=progress.update,
             )
         except Article.DoesNotExist as exc:
             raise CommandError(f"No article with the slug {article!r}.") from exc
         except (EmbeddingError, ImproperlyConfigured, DatabaseError) as exc:
             raise CommandError(f"Reindex failed: {exc}") from exc
         finally:
-            bar.close()
+            progress.close()
+        scanned = _count(summary.scanned, "article")
         if dry_run:
             self.stdout.write(
-                f"Dry run: scanned {summary.scanned} articles; {summary.changed} would be "
-                f"reindexed, {summary.embedded} chunks embedded, {summary.removed} removed."
+                f"Dry run: scanned {scanned}; {summary.changed} would be reindexed, "
+                f"{_count(summary.embedded, 'chunk')} embedded, {summary.removed} removed."
             )
             return
         line = (
-            f"Scanned {summary.scanned} articles, {summary.changed} changed, "
-            f"{summary.embedded} chunks embedded in {summary.seconds:.1f}s"
+            f"Scanned {scanned}, {summary.changed} changed, "
+            f"{_count(summary.embedded, 'chunk')} embedded in {summary.seconds:.1f}s"
         )
         if summary.removed:
             line += f" ({summary.removed} unpublished removed)"
         self.stdout.write(self.style.SUCCESS(line + "."))
 
-    @staticmethod
-    def progress(bar: tqdm):
-        def update(count: int) -> None:
-            # The first call gives the total; later ones one article each.
-            if bar.total is None:
-                bar.reset(total=count)
-            else:
-                bar.update(count)
 
-        return update
+class Progress:
+    """A tqdm bar opened at the first call, which gives the total; later calls add one each.
+
+    Opened up front, it drew a bar with no total ("0article [00:00, ?article/s]") before every
+    run, and left it in front of the error when the slug did not exist.
+    """
+
+    def __init__(self, *, stream, disable: bool) -> None:
+        self.stream, self.disable = stream, disable
+        self.bar: tqdm | None = None
+
+    def update(self, count: int) -> None:
+        if self.bar is None:
+            self.bar = tqdm(total=count, unit="article", file=self.stream, disable=self.disable)
+        else:
+            self.bar.update(count)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
