@@ -335,6 +335,8 @@ AGENT_DRAIN_SECONDS = env.float("AGENT_DRAIN_SECONDS", default=10.0)
 # Background jobs (procrastinate on the same PostgreSQL). `serve` runs a worker in its own
 # process unless told that a separate `manage.py worker` runs them (`make run WORKERS=N`).
 TASK_WORKER_IN_PROCESS = env.bool("TASK_WORKER_IN_PROCESS", default=True)
+# Finished jobs are kept this long, then deleted (the periodic ones alone add ~8,600 a day).
+TASK_JOBS_KEEP_HOURS = env.int("TASK_JOBS_KEEP_HOURS", default=72)
 # Text deltas are joined into one frame per this many ms (0: a frame per delta), or sooner
 # when this many characters wait (agent/coalesce.py).
 AGENT_TEXT_FRAME_MS = env.float("AGENT_TEXT_FRAME_MS", default=50.0)

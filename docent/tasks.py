@@ -2,6 +2,7 @@
 
 import logging
 
+from django.conf import settings
 from procrastinate.contrib.django import app
 
 logger = logging.getLogger(__name__)
@@ -18,3 +19,15 @@ async def jobs_stalled_retry(context, timestamp: int) -> None:
     for job in await manager.get_stalled_jobs(seconds_since_heartbeat=STALLED_WORKER_SECONDS):
         logger.warning("retrying job %s (%s): its worker stopped", job.id, job.task_name)
         await manager.retry_job(job)
+
+
+@app.periodic(cron="17 * * * *", periodic_id="prune")
+@app.task(name="docent.jobs_prune", queue="maintenance", pass_context=True)
+async def jobs_prune(context, timestamp: int) -> None:
+    """Every hour: delete jobs that succeeded more than TASK_JOBS_KEEP_HOURS ago.
+
+    The periodic jobs alone (recovery every 15 s, spool and stalled checks every minute) add
+    about 8,600 rows a day, which the job table and its admin list kept forever. Failed jobs
+    stay for someone to read.
+    """
+    await context.app.job_manager.delete_old_jobs(nb_hours=settings.TASK_JOBS_KEEP_HOURS)
