@@ -65,14 +65,25 @@ async def message_allow(*, session_key: str, client_ip: str) -> Refusal | None:
     return None
 
 
-async def feedback_allow(*, session_key: str) -> Refusal | None:
-    """Count one vote against the session's AGENT_FEEDBACK_PER_MINUTE; refuse when over."""
-    return await _per_minute(
-        f"rl:fb:{session_key}",
-        settings.AGENT_FEEDBACK_PER_MINUTE,
-        "Too many votes. Please wait {retry_after} s before voting again.",
-        "feedback",
+async def feedback_allow(*, session_key: str, client_ip: str) -> Refusal | None:
+    """Count one vote against the session's AGENT_FEEDBACK_PER_MINUTE and the address's
+    AGENT_FEEDBACK_PER_MINUTE_PER_IP; refuse when over.
+
+    Per session alone, one address with many sessions (each with a turn of its own) could
+    write about thirty times the session limit a minute.
+    """
+    over, wait = await state().hit(
+        [
+            (f"rl:fb:{session_key}", settings.AGENT_FEEDBACK_PER_MINUTE),
+            (f"rl:fb:ip:{address_bucket(client_ip)}", settings.AGENT_FEEDBACK_PER_MINUTE_PER_IP),
+        ],
+        WINDOW,
     )
+    if over:
+        retry_after = _seconds(wait)
+        message = f"Too many votes. Please wait {retry_after} s before voting again."
+        return Refusal(message, retry_after, "feedback")
+    return None
 
 
 async def search_allow(*, client_ip: str, query: str = "") -> Refusal | None:

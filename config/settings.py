@@ -317,6 +317,8 @@ AGENT_MAX_MESSAGE_CHARS = env.int("AGENT_MAX_MESSAGE_CHARS", default=4000)
 # Visitor feedback comments longer than this are refused (bad_request).
 AGENT_FEEDBACK_COMMENT_CHARS = env.int("AGENT_FEEDBACK_COMMENT_CHARS", default=1000)
 AGENT_FEEDBACK_PER_MINUTE = env.int("AGENT_FEEDBACK_PER_MINUTE", default=30)  # votes per session
+# Votes per address (the /64 for IPv6): many sessions on one address share it.
+AGENT_FEEDBACK_PER_MINUTE_PER_IP = env.int("AGENT_FEEDBACK_PER_MINUTE_PER_IP", default=60)
 AGENT_HISTORY_CHARS = env.int("AGENT_HISTORY_CHARS", default=12000)
 AGENT_MESSAGES_PER_MINUTE = env.int("AGENT_MESSAGES_PER_MINUTE", default=10)
 AGENT_MESSAGES_PER_MINUTE_PER_IP = env.int("AGENT_MESSAGES_PER_MINUTE_PER_IP", default=30)
