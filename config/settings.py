@@ -280,6 +280,8 @@ EMBEDDING_SEND_DIMENSIONS = env.bool(
     "EMBEDDING_SEND_DIMENSIONS", default=EMBEDDING_MODEL.startswith("text-embedding-3")
 )
 EMBEDDING_TIMEOUT = env.float("EMBEDDING_TIMEOUT", default=30.0)
+# Local engines per process: a long query holds one while other searches use the rest.
+EMBEDDING_LOCAL_ENGINES = env.int("EMBEDDING_LOCAL_ENGINES", default=2)
 EMBEDDING_MAX_RETRIES = env.int("EMBEDDING_MAX_RETRIES", default=4)
 EMBEDDING_MAX_RETRY_WAIT = env.float("EMBEDDING_MAX_RETRY_WAIT", default=30.0)
 EMBEDDING_BATCH_SIZE = env.int("EMBEDDING_BATCH_SIZE", default=64)  # texts per embedding call

@@ -1,4 +1,5 @@
 import math
+import time
 
 import pytest
 from django.core.exceptions import ImproperlyConfigured
@@ -133,3 +134,23 @@ def test_dimension_mismatch_tells_the_operator_to_reindex_full(server):
     assert "384" in str(caught.value) and "8" in str(caught.value)
     assert "manage.py reindex --full" in str(caught.value)
     embedding_dimensions_check(embedder=LocalEmbedder())  # the configured width passes
+
+
+def test_a_long_query_does_not_hold_up_a_short_one():
+    # Behind one engine lock a 500-character query (seconds of CPU) delayed every search in
+    # the process; a question asked meanwhile now takes the second engine.
+    import threading
+
+    embedder = LocalEmbedder(engines=2)
+    embedder.embed_query("warm up")  # one engine made and free
+    long_query = "".join(chr(0x4E00 + (n * 37) % 20000) for n in range(500))
+    long_one = threading.Thread(target=embedder.embed_query, args=(long_query,))
+    long_one.start()
+    while embedder.busy == 0:  # the long query holds an engine
+        time.sleep(0.001)
+
+    vector = embedder.embed_query("How does HNSW work?")
+    still_running = long_one.is_alive()
+    long_one.join()
+
+    assert len(vector) == 384 and still_running
