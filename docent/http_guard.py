@@ -74,20 +74,30 @@ class PeerLimitedFactory(WrappingFactory):
 
     def buildProtocol(self, addr) -> ProtocolWrapper | None:
         host = str(getattr(addr, "host", ""))
-        if self.open[host] >= self.per_peer and not self.exempt(host):
-            logger.warning("refused a connection: %s already has %d open", host, self.open[host])
+        peer = _peer(host)
+        if self.open[peer] >= self.per_peer and not self.exempt(host):
+            logger.warning("refused a connection: %s already has %d open", peer, self.open[peer])
             return None  # Twisted closes the connection at once
         protocol = super().buildProtocol(addr)
         protocol.wrappedProtocol.requestFactory = self.request_factory
-        self.open[host] += 1
+        self.open[peer] += 1
         return protocol
 
     def unregisterProtocol(self, protocol: ProtocolWrapper) -> None:
         super().unregisterProtocol(protocol)
-        host = str(getattr(protocol.getPeer(), "host", ""))
-        self.open[host] -= 1
-        if self.open[host] <= 0:
-            del self.open[host]
+        peer = _peer(str(getattr(protocol.getPeer(), "host", "")))
+        self.open[peer] -= 1
+        if self.open[peer] <= 0:
+            del self.open[peer]
+
+
+def _peer(host: str) -> str:
+    """What one client's connections count under: an IPv6 client has a whole /64 to connect
+    from (counted per address, each of its 2^64 addresses had the full cap), and an
+    IPv4-mapped address is its IPv4 address, as the rate limits count them."""
+    from agent.ratelimit import address_bucket  # Django is set up before daphne listens
+
+    return address_bucket(host)
 
 
 class GuardedServer(Server):

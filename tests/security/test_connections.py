@@ -108,3 +108,27 @@ def test_a_huge_request_body_is_refused_before_it_is_stored(serve):
         timeout=30,
     )
     assert normal.status_code == 200 and '"type":"done"' in normal.text
+
+
+def test_an_ipv6_client_cannot_multiply_its_connections_across_its_64():
+    # The cap counted each address: a visitor given a /64 (2^64 addresses) connects from a
+    # new one each time. Twisted's own factory and addresses; no IPv6 route needed.
+    from twisted.internet.address import IPv4Address, IPv6Address
+    from twisted.internet.protocol import Factory, Protocol
+
+    from docent.http_guard import PeerLimitedFactory
+
+    factory = PeerLimitedFactory(
+        Factory.forProtocol(Protocol), per_peer=3, max_body=1024, exempt=lambda host: False
+    )
+
+    def connect(host: str, kind=IPv6Address) -> bool:
+        return factory.buildProtocol(kind("TCP", host, 40000)) is not None
+
+    same_64 = [connect(f"2001:db8:1:2::{n:x}") for n in range(1, 6)]
+    other_64 = connect("2001:db8:1:3::1")
+    mapped = [connect("::ffff:198.51.100.7"), connect("198.51.100.7", IPv4Address)]
+
+    assert same_64 == [True, True, True, False, False]
+    assert other_64 and mapped == [True, True]
+    assert factory.open["198.51.100.7"] == 2  # the mapped address counts as its IPv4 one
