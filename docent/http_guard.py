@@ -79,7 +79,7 @@ def bounded_request(max_body: int) -> type[WebRequest]:
 def head_expect(connection: ProtocolWrapper) -> None:
     """Start the deadline of the next request head on `connection` (on connect, after a
     response). The connection is the factory's wrapper: the HTTP channel's transport."""
-    seconds = getattr(connection.factory, "head_seconds", 0)
+    seconds = getattr(connection, "docent_head_seconds", 0)
     if not seconds or connection.disconnecting:
         return
     head_received(connection)
@@ -129,6 +129,9 @@ class PeerLimitedFactory(WrappingFactory):
             return None  # Twisted closes the connection at once
         protocol = super().buildProtocol(addr)
         protocol.wrappedProtocol.requestFactory = self.request_factory
+        # A trusted proxy sends whole heads and keeps idle connections for reuse; nginx has
+        # its own client_header_timeout for the visitors.
+        protocol.docent_head_seconds = 0 if self.exempt(host) else self.head_seconds
         self.open[peer] += 1
         return protocol
 
