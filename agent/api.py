@@ -123,7 +123,9 @@ async def turn_feedback(
 ):
     frame = {"conversation_id": conversation_id, "turn": turn, **payload.dict()}
     session_key = request.session.session_key or ""
-    event = await feedback_submit(frame=frame, session_key=session_key)
+    event = await feedback_submit(
+        frame=frame, session_key=session_key, client_ip=_client_ip(request)
+    )
     if event["type"] == "feedback_saved":
         return event
     status = 404 if event["message"] == FEEDBACK_NOT_FOUND else 400
@@ -132,7 +134,10 @@ async def turn_feedback(
 
 async def _feedback_stream(payload: ChatIn, visitor: Visitor) -> AsyncIterator[bytes]:
     frame = payload.dict(exclude={"content", "page"})
-    yield events.sse_encode(await feedback_submit(frame=frame, session_key=visitor.session_key))
+    saved = await feedback_submit(
+        frame=frame, session_key=visitor.session_key, client_ip=visitor.client_ip
+    )
+    yield events.sse_encode(saved)
 
 
 async def _event_stream(message: ChatMessage, visitor: Visitor) -> AsyncIterator[bytes]:

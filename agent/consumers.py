@@ -64,7 +64,10 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             known = getattr(self, "_session_key", None) or session_key_known(
                 self.scope.get("cookies", {}).get(settings.SESSION_COOKIE_NAME)
             )
-            await self.send_json(await feedback_submit(frame=content, session_key=known))
+            saved = await feedback_submit(
+                frame=content, session_key=known, client_ip=self.client_ip()
+            )
+            await self.send_json(saved)
         elif kind != "message":
             await self.send_error(
                 events.BAD_REQUEST,

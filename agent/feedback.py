@@ -51,14 +51,14 @@ def feedback_parse(frame: dict[str, Any]) -> Feedback:
     return Feedback(conversation_id, turn, VOTES[vote], comment.strip())
 
 
-async def feedback_submit(*, frame: dict[str, Any], session_key: str) -> dict:
+async def feedback_submit(*, frame: dict[str, Any], session_key: str, client_ip: str) -> dict:
     """Parse and save one feedback frame; return `feedback_saved` or an `error` event."""
     try:
         feedback = feedback_parse(frame)
         if not session_key:  # a visitor without a session has no answers: no query needed
             raise BadRequest(services.FEEDBACK_NOT_FOUND)
         # Each vote is a write: one socket could otherwise send them as fast as it can.
-        refusal = await ratelimit.feedback_allow(session_key=session_key)
+        refusal = await ratelimit.feedback_allow(session_key=session_key, client_ip=client_ip)
         if refusal:
             return events.error(
                 events.RATE_LIMITED, refusal.message, retry_after=refusal.retry_after

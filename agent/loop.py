@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import math
 import re
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -459,12 +460,31 @@ def _assistant_tool_message(turn: ModelTurn) -> dict:
 
 def _arguments(raw: str) -> dict | str:
     """The parsed arguments object, or the raw text when it is not a JSON object."""
+    # The record must be storable whatever the model wrote: PostgreSQL's json refuses NaN and
+    # Infinity (Python's parser accepts them, and 1e400 is infinity), and 20,000 nested
+    # brackets stopped Python's parser with a RecursionError. The first spooled the turn for
+    # good (every save failed), the second ended it as `internal`; both are bad arguments.
     try:
-        parsed = json.loads(raw) if raw.strip() else {}
-    except ValueError:
-        return raw
+        parsed = (
+            json.loads(raw, parse_float=_finite, parse_constant=_not_a_number)
+            if raw.strip()
+            else {}
+        )
+    except (ValueError, RecursionError):
+        parsed = None
     # An escape in the arguments can decode to NUL or a lone surrogate: never sendable or storable.
-    return text_scrub(parsed) if isinstance(parsed, dict) else raw
+    return text_scrub(parsed if isinstance(parsed, dict) else raw)
+
+
+def _finite(text: str) -> float:
+    number = float(text)
+    if not math.isfinite(number):
+        raise ValueError(f"{text} is too large a number")
+    return number
+
+
+def _not_a_number(name: str) -> float:
+    raise ValueError(f"{name} is not a JSON number")
 
 
 def _describe(exc: ValidationError) -> str:

@@ -18,6 +18,9 @@ from agent.shared import state
 
 WINDOW = 60  # seconds: the "per minute" of the message limits, a moving window
 SEARCH_UNIT_TOKENS = 32  # a public search weighs one per this many query tokens (a question)
+# The most of a chat message any search embeds: the offline model searches with its first 500
+# characters, and a tool's query is capped at 500. Past that, length costs tokens (budgeted).
+MESSAGE_EMBEDDED_CHARS = 500
 DAY = 24 * 3600
 
 
@@ -45,15 +48,29 @@ def address_bucket(client_ip: str) -> str:
     return str(address)
 
 
-async def message_allow(*, session_key: str, client_ip: str) -> Refusal | None:
-    """Count one message against the per-session and per-IP limits; refuse when over."""
+def embedding_weight(text: str, limit: int) -> int:
+    """One per SEARCH_UNIT_TOKENS of `text` (a question weighs one), at most `limit`.
+
+    Embedding a query costs with its length: 500 Chinese characters took 1.3 CPU-seconds
+    against 0.04 for a short question.
+    """
+    return min(max(limit, 1), 1 + (tokens_estimate(text) - 1) // SEARCH_UNIT_TOKENS)
+
+
+async def message_allow(*, session_key: str, client_ip: str, content: str = "") -> Refusal | None:
+    """Count one message against the per-session and per-IP limits; refuse when over.
+
+    A message weighs what searching for it costs (embedding_weight of the part a search
+    embeds): with the offline model a 4,000-character Chinese message took 1.5 CPU-seconds
+    against 0.08 for a question, so thirty a minute from one address kept a core busy.
+    """
     client_ip = address_bucket(client_ip)
+    limits = (settings.AGENT_MESSAGES_PER_MINUTE, settings.AGENT_MESSAGES_PER_MINUTE_PER_IP)
+    weight = embedding_weight(content[:MESSAGE_EMBEDDED_CHARS], min(limits))
     over, wait = await state().hit(
-        [
-            (f"rl:s:{session_key}", settings.AGENT_MESSAGES_PER_MINUTE),
-            (f"rl:ip:{client_ip}", settings.AGENT_MESSAGES_PER_MINUTE_PER_IP),
-        ],
+        [(f"rl:s:{session_key}", limits[0]), (f"rl:ip:{client_ip}", limits[1])],
         WINDOW,
+        weight,
     )
     if over:
         retry_after = _seconds(wait)
@@ -65,14 +82,25 @@ async def message_allow(*, session_key: str, client_ip: str) -> Refusal | None:
     return None
 
 
-async def feedback_allow(*, session_key: str) -> Refusal | None:
-    """Count one vote against the session's AGENT_FEEDBACK_PER_MINUTE; refuse when over."""
-    return await _per_minute(
-        f"rl:fb:{session_key}",
-        settings.AGENT_FEEDBACK_PER_MINUTE,
-        "Too many votes. Please wait {retry_after} s before voting again.",
-        "feedback",
+async def feedback_allow(*, session_key: str, client_ip: str) -> Refusal | None:
+    """Count one vote against the session's AGENT_FEEDBACK_PER_MINUTE and the address's
+    AGENT_FEEDBACK_PER_MINUTE_PER_IP; refuse when over.
+
+    Per session alone, one address with many sessions (each with a turn of its own) could
+    write about thirty times the session limit a minute.
+    """
+    over, wait = await state().hit(
+        [
+            (f"rl:fb:{session_key}", settings.AGENT_FEEDBACK_PER_MINUTE),
+            (f"rl:fb:ip:{address_bucket(client_ip)}", settings.AGENT_FEEDBACK_PER_MINUTE_PER_IP),
+        ],
+        WINDOW,
     )
+    if over:
+        retry_after = _seconds(wait)
+        message = f"Too many votes. Please wait {retry_after} s before voting again."
+        return Refusal(message, retry_after, "feedback")
+    return None
 
 
 async def search_allow(*, client_ip: str, query: str = "") -> Refusal | None:
@@ -83,7 +111,7 @@ async def search_allow(*, client_ip: str, query: str = "") -> Refusal | None:
     ones a minute, all allowed by count, kept more than one core busy for one address.
     """
     limit = settings.SEARCH_REQUESTS_PER_MINUTE_PER_IP
-    weight = min(max(limit, 1), 1 + (tokens_estimate(query) - 1) // SEARCH_UNIT_TOKENS)
+    weight = embedding_weight(query, limit)
     return await _per_minute(
         f"rl:search:{address_bucket(client_ip)}",
         limit,

@@ -85,7 +85,7 @@ class TurnRunner:
             await self.saver.wait_for_conversation(conversation_id)
         # Limits before any database work: a refused message costs none.
         refusal = await ratelimit.message_allow(
-            session_key=visitor.session_key, client_ip=visitor.client_ip
+            session_key=visitor.session_key, client_ip=visitor.client_ip, content=message.content
         )
         if refusal:
             metrics.refusal_count(reason=refusal.reason)

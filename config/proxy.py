@@ -116,7 +116,7 @@ class TrustedProxyMiddleware:
         )
         scope = dict(scope)
         trusted = self.proxies.enabled and self.proxies.peer_trusted(peer)
-        if values[b"x-forwarded-for"] and not trusted:
+        if any(values.values()) and not trusted:
             # A proxy nobody said to trust (or a client posing as one): whoever it forwards is
             # unknown, so the request is not "from loopback" for what trusts the local network.
             scope[UNTRUSTED_FORWARD] = True

@@ -176,6 +176,8 @@ CHAT_ALLOWED_ORIGINS = env.list("DJANGO_CHAT_ALLOWED_ORIGINS", default=[])
 # (trusted proxies exempt), and request bodies over this size (413, before they are stored).
 HTTP_CONNECTIONS_PER_IP = env.int("HTTP_CONNECTIONS_PER_IP", default=100)
 HTTP_MAX_BODY_BYTES = env.int("HTTP_MAX_BODY_BYTES", default=4 * 1024 * 1024)
+# Seconds a client has to send a request's line and headers (slowloris trickles them).
+HTTP_HEAD_SECONDS = env.float("HTTP_HEAD_SECONDS", default=20.0)
 # Plain HTTP requests running at once (each a thread with a database connection), per process
 # and per client address; more wait their turn (config/concurrency.py).
 HTTP_REQUESTS_IN_FLIGHT = env.int("HTTP_REQUESTS_IN_FLIGHT", default=32)
@@ -280,6 +282,8 @@ EMBEDDING_SEND_DIMENSIONS = env.bool(
     "EMBEDDING_SEND_DIMENSIONS", default=EMBEDDING_MODEL.startswith("text-embedding-3")
 )
 EMBEDDING_TIMEOUT = env.float("EMBEDDING_TIMEOUT", default=30.0)
+# Local engines per process: a long query holds one while other searches use the rest.
+EMBEDDING_LOCAL_ENGINES = env.int("EMBEDDING_LOCAL_ENGINES", default=2)
 EMBEDDING_MAX_RETRIES = env.int("EMBEDDING_MAX_RETRIES", default=4)
 EMBEDDING_MAX_RETRY_WAIT = env.float("EMBEDDING_MAX_RETRY_WAIT", default=30.0)
 EMBEDDING_BATCH_SIZE = env.int("EMBEDDING_BATCH_SIZE", default=64)  # texts per embedding call
@@ -317,6 +321,8 @@ AGENT_MAX_MESSAGE_CHARS = env.int("AGENT_MAX_MESSAGE_CHARS", default=4000)
 # Visitor feedback comments longer than this are refused (bad_request).
 AGENT_FEEDBACK_COMMENT_CHARS = env.int("AGENT_FEEDBACK_COMMENT_CHARS", default=1000)
 AGENT_FEEDBACK_PER_MINUTE = env.int("AGENT_FEEDBACK_PER_MINUTE", default=30)  # votes per session
+# Votes per address (the /64 for IPv6): many sessions on one address share it.
+AGENT_FEEDBACK_PER_MINUTE_PER_IP = env.int("AGENT_FEEDBACK_PER_MINUTE_PER_IP", default=60)
 AGENT_HISTORY_CHARS = env.int("AGENT_HISTORY_CHARS", default=12000)
 AGENT_MESSAGES_PER_MINUTE = env.int("AGENT_MESSAGES_PER_MINUTE", default=10)
 AGENT_MESSAGES_PER_MINUTE_PER_IP = env.int("AGENT_MESSAGES_PER_MINUTE_PER_IP", default=30)

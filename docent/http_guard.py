@@ -1,9 +1,14 @@
-"""Two limits daphne lacks: open connections per client address, and the size of a request body.
+"""Limits daphne lacks: open connections per client address, the time to send a request's
+head, and the size of a request body.
 
 Twisted accepts any number of connections from one address and keeps an idle one for a minute
 (slowloris, thousands of idle WebSockets), and it buffers a whole request body, past 100 kB in a
 temp file, before the application sees a byte: one client could take every file descriptor or
 fill the disk. Both are refused here, at the socket, before Django runs.
+
+Twisted's idle timer restarts on every byte, so a client sending one header line every few
+seconds (slowloris) held its connection for as long as it liked; each request's head (request
+line and headers) must now arrive within `head_seconds`, on a kept-alive connection too.
 
 Trusted proxies (DJANGO_TRUSTED_PROXIES) are exempt from the per-address cap: nginx carries
 many visitors on its connections and limits them itself.
@@ -15,6 +20,7 @@ from collections.abc import Callable
 
 from daphne.http_protocol import WebRequest
 from daphne.server import Server
+from twisted.internet import reactor
 from twisted.protocols.policies import ProtocolWrapper, WrappingFactory
 
 logger = logging.getLogger(__name__)
@@ -28,8 +34,11 @@ def bounded_request(max_body: int) -> type[WebRequest]:
     class BoundedRequest(WebRequest):
         received = 0
         refused = False
+        head_done = False
 
         def gotLength(self, length: int | None) -> None:
+            self.head_done = True  # Twisted calls this once the headers are all in
+            head_received(self.channel.transport)
             if length is not None and length > max_body:
                 self.refuse()
                 length = None  # nothing will be stored: keep the small in-memory buffer
@@ -43,6 +52,13 @@ def bounded_request(max_body: int) -> type[WebRequest]:
                 self.refuse()
                 return
             super().handleContentChunk(data)
+
+        def finish(self) -> None:
+            upgraded = self.transport is None  # a WebSocket now owns the connection
+            connection = self.channel.transport if self.channel is not None else None
+            super().finish()
+            if not upgraded and isinstance(connection, ProtocolWrapper):
+                head_expect(connection)  # kept alive: the next request's head has a deadline too
 
         def requestReceived(self, command: bytes, path: bytes, version: bytes) -> None:
             if not self.refused:
@@ -60,13 +76,46 @@ def bounded_request(max_body: int) -> type[WebRequest]:
     return BoundedRequest
 
 
+def head_expect(connection: ProtocolWrapper) -> None:
+    """Start the deadline of the next request head on `connection` (on connect, after a
+    response). The connection is the factory's wrapper: the HTTP channel's transport."""
+    seconds = getattr(connection, "docent_head_seconds", 0)
+    if not seconds or connection.disconnecting:
+        return
+    head_received(connection)
+    connection.docent_head_deadline = reactor.callLater(seconds, _head_late, connection)
+
+
+def head_received(connection) -> None:
+    deadline = getattr(connection, "docent_head_deadline", None)
+    if deadline is not None and deadline.active():
+        deadline.cancel()
+
+
+def _head_late(connection: ProtocolWrapper) -> None:
+    channel = getattr(connection.wrappedProtocol, "_channel", connection.wrappedProtocol)
+    pending = getattr(channel, "requests", None)
+    if pending and getattr(pending[-1], "head_done", False):
+        return  # a pipelined request whose head came in before the previous response ended
+    peer = getattr(connection.getPeer(), "host", "?")
+    logger.warning("closed a connection: %s did not send a request head in time", peer)
+    connection.loseConnection()
+
+
 class PeerLimitedFactory(WrappingFactory):
     """daphne's HTTP factory behind a cap on open connections per client address."""
 
     def __init__(
-        self, wrapped, *, per_peer: int, max_body: int, exempt: Callable[[str], bool]
+        self,
+        wrapped,
+        *,
+        per_peer: int,
+        max_body: int,
+        exempt: Callable[[str], bool],
+        head_seconds: float = 0,
     ) -> None:
         super().__init__(wrapped)
+        self.head_seconds = head_seconds
         self.per_peer = per_peer
         self.exempt = exempt
         self.request_factory = bounded_request(max_body)
@@ -74,20 +123,38 @@ class PeerLimitedFactory(WrappingFactory):
 
     def buildProtocol(self, addr) -> ProtocolWrapper | None:
         host = str(getattr(addr, "host", ""))
-        if self.open[host] >= self.per_peer and not self.exempt(host):
-            logger.warning("refused a connection: %s already has %d open", host, self.open[host])
+        peer = _peer(host)
+        if self.open[peer] >= self.per_peer and not self.exempt(host):
+            logger.warning("refused a connection: %s already has %d open", peer, self.open[peer])
             return None  # Twisted closes the connection at once
         protocol = super().buildProtocol(addr)
         protocol.wrappedProtocol.requestFactory = self.request_factory
-        self.open[host] += 1
+        # A trusted proxy sends whole heads and keeps idle connections for reuse; nginx has
+        # its own client_header_timeout for the visitors.
+        protocol.docent_head_seconds = 0 if self.exempt(host) else self.head_seconds
+        self.open[peer] += 1
         return protocol
 
+    def registerProtocol(self, protocol: ProtocolWrapper) -> None:
+        super().registerProtocol(protocol)  # connected: the first head's deadline starts
+        head_expect(protocol)
+
     def unregisterProtocol(self, protocol: ProtocolWrapper) -> None:
+        head_received(protocol)
         super().unregisterProtocol(protocol)
-        host = str(getattr(protocol.getPeer(), "host", ""))
-        self.open[host] -= 1
-        if self.open[host] <= 0:
-            del self.open[host]
+        peer = _peer(str(getattr(protocol.getPeer(), "host", "")))
+        self.open[peer] -= 1
+        if self.open[peer] <= 0:
+            del self.open[peer]
+
+
+def _peer(host: str) -> str:
+    """What one client's connections count under: an IPv6 client has a whole /64 to connect
+    from (counted per address, each of its 2^64 addresses had the full cap), and an
+    IPv4-mapped address is its IPv4 address, as the rate limits count them."""
+    from agent.ratelimit import address_bucket  # Django is set up before daphne listens
+
+    return address_bucket(host)
 
 
 class GuardedServer(Server):
@@ -97,8 +164,21 @@ class GuardedServer(Server):
     assignment wraps it without copying that method.
     """
 
-    def __init__(self, *, per_peer: int, max_body: int, exempt: Callable[[str], bool], **kwargs):
-        self.guard = {"per_peer": per_peer, "max_body": max_body, "exempt": exempt}
+    def __init__(
+        self,
+        *,
+        per_peer: int,
+        max_body: int,
+        exempt: Callable[[str], bool],
+        head_seconds: float = 0,
+        **kwargs,
+    ):
+        self.guard = {
+            "per_peer": per_peer,
+            "max_body": max_body,
+            "exempt": exempt,
+            "head_seconds": head_seconds,
+        }
         super().__init__(**kwargs)
 
     @property

@@ -7,12 +7,19 @@ from agent.exceptions import ToolNotFound
 from agent.tool import Tool
 from agent.tools._db import off_loop
 
+# The largest id PostgreSQL's bigint holds (Article's BigAutoField). A larger number used to
+# reach the query and fail as an overflow, logged with a traceback as a tool failure; bounded
+# here it is a bad argument the model reads and can correct.
+MAX_ARTICLE_ID = 2**63 - 1
+
 
 class DetailInput(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     article_id: int = Field(
-        ge=1, description="The article_id from search_knowledge_base or list_articles results."
+        ge=1,
+        le=MAX_ARTICLE_ID,
+        description="The article_id from search_knowledge_base or list_articles results.",
     )
 
 

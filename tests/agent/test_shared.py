@@ -65,3 +65,17 @@ async def test_another_turns_lock_is_left_alone(state):
     await state.finish("conv", "sess", "mine", [])
 
     assert await state.held("conv") == "running"
+
+
+async def test_expired_budgets_are_swept_in_one_process():
+    # Redis expires them; in one process each conversation's budget stayed until a restart.
+    import asyncio
+
+    local = LocalState()
+    await local.add([(f"tok:c:{n}", 100, 1) for n in range(50)] + [("tok:d:today", 5, 3600)])
+    await asyncio.sleep(1.1)
+
+    for _ in range(1000):  # the sweep runs now and then, with the rate-limit checks
+        await local.hit([("rl:s:visitor", 10**6)], 60)
+
+    assert list(local.counters) == ["tok:d:today"]

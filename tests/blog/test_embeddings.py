@@ -1,5 +1,4 @@
 import math
-import threading
 import time
 
 import pytest
@@ -11,7 +10,6 @@ from blog.embeddings import (
     EmbeddingError,
     LocalEmbedder,
     OpenAIEmbedder,
-    QueriesFirst,
     embedder_get,
     embedding_dimensions_check,
 )
@@ -115,47 +113,6 @@ def test_local_backend_is_multilingual_normalized_and_counts_calls():
     assert (embedder.calls, embedder.texts) == (3, 4)
 
 
-def test_a_waiting_query_goes_before_the_indexers_next_batch():
-    # The indexing thread gives the engine back between batches and asks again at once; with a
-    # plain lock it won again and again, and a visitor's search timed out on the first run.
-    engine = LocalEmbedder().engine
-    assert isinstance(engine, QueriesFirst)
-    order: list[str] = []
-    in_first_batch, finish_first_batch = threading.Event(), threading.Event()
-
-    def index() -> None:
-        for batch in range(3):
-            with engine.passages():
-                order.append(f"batch {batch}")
-                if batch == 0:
-                    in_first_batch.set()
-                    finish_first_batch.wait()
-
-    def search() -> None:
-        with engine.query():
-            order.append("query")
-
-    indexer = threading.Thread(target=index)
-    indexer.start()
-    in_first_batch.wait()
-    visitor = threading.Thread(target=search)
-    visitor.start()
-    _until(lambda: engine.queries_waiting == 1)
-    finish_first_batch.set()
-    indexer.join()
-    visitor.join()
-
-    assert order == ["batch 0", "query", "batch 1", "batch 2"]
-
-
-def _until(condition) -> None:
-    """Poll a state another thread sets (a deadline against hanging, not a timing claim)."""
-    deadline = time.monotonic() + 10
-    while not condition():
-        assert time.monotonic() < deadline
-        time.sleep(0.001)
-
-
 def test_embedder_get_follows_the_settings_and_caches_the_instance(server):
     assert isinstance(embedder_get(), LocalEmbedder)
     assert embedder_get() is embedder_get()
@@ -177,3 +134,23 @@ def test_dimension_mismatch_tells_the_operator_to_reindex_full(server):
     assert "384" in str(caught.value) and "8" in str(caught.value)
     assert "manage.py reindex --full" in str(caught.value)
     embedding_dimensions_check(embedder=LocalEmbedder())  # the configured width passes
+
+
+def test_a_long_query_does_not_hold_up_a_short_one():
+    # Behind one engine lock a 500-character query (seconds of CPU) delayed every search in
+    # the process; a question asked meanwhile now takes the second engine.
+    import threading
+
+    embedder = LocalEmbedder(engines=2)
+    embedder.embed_query("warm up")  # one engine made and free
+    long_query = "".join(chr(0x4E00 + (n * 37) % 20000) for n in range(500))
+    long_one = threading.Thread(target=embedder.embed_query, args=(long_query,))
+    long_one.start()
+    while embedder.busy == 0:  # the long query holds an engine
+        time.sleep(0.001)
+
+    vector = embedder.embed_query("How does HNSW work?")
+    still_running = long_one.is_alive()
+    long_one.join()
+
+    assert len(vector) == 384 and still_running

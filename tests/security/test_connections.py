@@ -108,3 +108,61 @@ def test_a_huge_request_body_is_refused_before_it_is_stored(serve):
         timeout=30,
     )
     assert normal.status_code == 200 and '"type":"done"' in normal.text
+
+
+def test_an_ipv6_client_cannot_multiply_its_connections_across_its_64():
+    # The cap counted each address: a visitor given a /64 (2^64 addresses) connects from a
+    # new one each time. Twisted's own factory and addresses; no IPv6 route needed.
+    from twisted.internet.address import IPv4Address, IPv6Address
+    from twisted.internet.protocol import Factory, Protocol
+
+    from docent.http_guard import PeerLimitedFactory
+
+    factory = PeerLimitedFactory(
+        Factory.forProtocol(Protocol), per_peer=3, max_body=1024, exempt=lambda host: False
+    )
+
+    def connect(host: str, kind=IPv6Address) -> bool:
+        return factory.buildProtocol(kind("TCP", host, 40000)) is not None
+
+    same_64 = [connect(f"2001:db8:1:2::{n:x}") for n in range(1, 6)]
+    other_64 = connect("2001:db8:1:3::1")
+    mapped = [connect("::ffff:198.51.100.7"), connect("198.51.100.7", IPv4Address)]
+
+    assert same_64 == [True, True, True, False, False]
+    assert other_64 and mapped == [True, True]
+    assert factory.open["198.51.100.7"] == 2  # the mapped address counts as its IPv4 one
+
+
+def _trickle(sock: socket.socket, lines: int) -> bool:
+    """Send a header line every 0.25 s; True when the server closed the connection first."""
+    sock.settimeout(0.25)
+    for n in range(lines):
+        try:
+            sock.sendall(b"X-Slow-%d: a\r\n" % n)
+        except OSError:
+            return True
+        if closed_by_server(sock):
+            return True
+    return False
+
+
+def test_a_request_head_sent_a_line_at_a_time_is_cut_off(serve):
+    # Twisted's idle timer restarts on every byte: a header line every few seconds held the
+    # connection for ever (per address up to the connection cap). Here the head has 2 s;
+    # the trickle would take 30 s.
+    server = serve("slow-head", HTTP_HEAD_SECONDS="2")
+
+    first = slowloris(server.port)
+    cut_first = _trickle(first, 120)
+    kept_alive = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+    kept_alive.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+    answered = kept_alive.recv(4096)
+    kept_alive.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n")  # the next, slowly
+    cut_next = _trickle(kept_alive, 120)
+    first.close()
+    kept_alive.close()
+
+    assert cut_first and cut_next
+    assert answered.startswith(b"HTTP/1.1 200")
+    assert "did not send a request head in time" in server.output()

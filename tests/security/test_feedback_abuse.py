@@ -35,3 +35,25 @@ def test_a_vote_without_a_session_is_refused_without_a_session_or_a_write(serve)
 
     assert events[0]["code"] == "bad_request"
     assert "sessionid" not in response.headers.get("set-cookie", "")
+
+
+async def test_many_sessions_on_one_address_share_its_vote_limit(serve):
+    # Per session only, each new session (a socket without a cookie and one question) brought
+    # a fresh allowance: about 30 sessions x 30 votes a minute from one address.
+    same_minute(40)
+    server = serve(
+        "votes-per-address", AGENT_FEEDBACK_PER_MINUTE="5", AGENT_FEEDBACK_PER_MINUTE_PER_IP="6"
+    )
+
+    kinds = []
+    for _session in range(3):
+        socket = await ws_open(server)  # no cookie: a new session each time
+        conversation = (await ws_ask(socket, "what is docent?"))[0]["conversation_id"]
+        for vote in ("up", "down", "up"):
+            frame = {"type": "feedback", "conversation_id": conversation, "turn": 1, "vote": vote}
+            await socket.send(json.dumps(frame))
+            answer = await ws_first(socket)
+            kinds.append(answer.get("code", answer["type"]))
+        await socket.close()
+
+    assert kinds == ["feedback_saved"] * 6 + ["rate_limited"] * 3

@@ -12,7 +12,7 @@ import pytest
 from channels.db import database_sync_to_async
 from django.db import connection
 
-from tests.security.clients import same_minute, ws_ask, ws_open
+from tests.security.clients import same_minute, sse_post, ws_ask, ws_open
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -81,3 +81,27 @@ async def test_long_search_queries_count_for_what_they_cost(serve):
     assert [response.status_code for response in long] == [200, 429]
     assert [response.status_code for response in short] == [200] * 4 + [429]
     assert int(long[1].headers["Retry-After"]) >= 1
+
+
+async def test_long_chat_messages_count_for_what_they_cost(serve):
+    # The offline model searches with the message's first 500 characters: a long Chinese
+    # message cost 1.5 CPU-seconds against 0.08 for a question, and thirty a minute were
+    # allowed by count. A message now weighs what its search embeds, on every transport.
+    server = serve(
+        "message-weight", AGENT_MESSAGES_PER_MINUTE="1000", AGENT_MESSAGES_PER_MINUTE_PER_IP="10"
+    )
+    long_message = "".join(chr(0x4E00 + (n * 37) % 20000) for n in range(200))  # weighs 7
+
+    socket = await ws_open(server)
+    first = await ws_ask(socket, long_message)
+    await socket.close()
+    second = sse_post(server, {"type": "message", "content": long_message})[1]
+    short = [
+        sse_post(server, {"type": "message", "content": "what is docent?"})[1] for _ in range(4)
+    ]
+
+    assert first[-1]["type"] == "done"
+    assert second[-1]["code"] == "rate_limited" and second[-1]["retry_after"] >= 1
+    # The long one took 7 of the address's 10 places: three questions fit, then no more.
+    assert [events[-1]["type"] for events in short] == ["done"] * 3 + ["error"]
+    assert short[-1][-1]["code"] == "rate_limited"

@@ -97,3 +97,32 @@ def test_the_debug_page_never_reaches_a_non_loopback_client(serve):
         assert "urlpatterns" not in response.text and "URLconf" not in response.text
     assert remote_host.status_code == 400
     assert len(remote_host.content) < 2000
+
+
+def test_a_proxy_in_front_of_make_run_does_not_pass_the_debug_pages_on(serve):
+    # `make run` (DEBUG on: a loopback HOST) behind nginx, cloudflared or ngrok on the same
+    # machine: every visitor talks to daphne from loopback. Judged by address alone each one
+    # got the debug pages; the public Host a proxy passes on drew a 78 KB page of settings.
+    server = serve("debug-behind-a-proxy")
+    signs = [
+        {"X-Forwarded-For": "203.0.113.7"},
+        {"X-Forwarded-Proto": "https"},
+        {"X-Real-IP": "203.0.113.7"},
+        {"Forwarded": "for=203.0.113.7"},
+        {"Via": "1.1 proxy"},
+        {"CF-Connecting-IP": "203.0.113.7"},
+        {"Host": "docent.example.com"},
+    ]
+
+    with httpx.Client(base_url=server.url, follow_redirects=False) as client:
+        local_404 = client.get("/no-such-page/")  # the control: `make run`'s own user
+        proxied = [
+            client.get(path, headers=sign) for sign in signs for path in ("/no-such-page/", "/")
+        ]
+        static = client.get("/static/no-such-file.js", headers=signs[0])
+
+    assert DEBUG_TEXT in local_404.text
+    for response in [*proxied, static]:
+        assert DEBUG_TEXT not in response.text and "DisallowedHost" not in response.text
+        assert "urlpatterns" not in response.text and "URLconf" not in response.text
+    assert [r.status_code for r in proxied[-2:]] == [400, 400]  # the foreign Host, plainly
