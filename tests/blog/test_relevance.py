@@ -9,7 +9,9 @@ from blog.relevance import (
     Evidence,
     Vocabulary,
     coverage,
+    query_lexemes,
     relevance,
+    vocabulary,
     weighted_terms,
 )
 from blog.search import article_search, article_search_vector
@@ -187,3 +189,32 @@ def test_full_text_that_cannot_see_an_article_does_not_sink_it(make_article, add
     assert plain["向量索引"] < plain["Gamma"]
     assert fair["向量索引"] == pytest.approx(1 / 61, abs=1e-6)  # English words cannot match it
     assert fair["向量索引"] > fair["Beta"]
+
+
+def test_an_english_word_a_chinese_article_says_in_chinese_is_known(make_article, add_chunk):
+    add_chunk(make_article(title="Pgvector"), "Pgvector stores vectors.", unit((0, 1.0)))
+    vocabulary.invalidate()
+    _, before = weighted_terms(query_lexemes("average delay"), vocabulary.current())
+    board = make_article(title="看板", slug="board-zh")
+    chunk = add_chunk(board, "看板上的平均延迟。", unit((1, 1.0)))
+    chunk.language = "zh"
+    chunk.save()
+    vocabulary.invalidate()
+    _, after = weighted_terms(query_lexemes("average delay"), vocabulary.current())
+
+    assert before == 0.0
+    assert after == 1.0  # 平均: average; 延迟: delay
+
+
+def test_an_english_question_about_a_chinese_only_topic_clears_the_bar(make_article, add_chunk):
+    article = make_article(title="看板", slug="board-zh")
+    chunk = add_chunk(article, "看板上要看延迟的平均值和 p95。", unit((0, 1.0)))
+    chunk.language = "zh"
+    chunk.save()
+    add_chunk(make_article(title="Pgvector"), "Pgvector stores vectors.", unit((3, 1.0)))
+    near = unit((0, 0.9), (1, math.sqrt(1 - 0.81)))
+    book = VectorBook({"why watch the p95 delay and not the average": near})
+
+    hits = article_search(query="why watch the p95 delay and not the average", embedder=book)
+
+    assert titles(hits) == ["看板"]
