@@ -13,6 +13,7 @@ from collections import Counter
 
 from agent.llm.offline_definitions import defined_subject, defines, names
 from agent.llm.offline_figures import asks_for_figure, gives_figure
+from agent.llm.offline_names import missing_names
 from agent.llm.offline_text import Fact, article_facts, language, plain, section_leads, terms
 
 MAX_FACTS = 4
@@ -50,6 +51,11 @@ NO_FIGURE = {
     "discusses the topic without stating it.",
     "zh": "这个博客的文章没有给出这个数字。最接近的是《{title}》，但文中没有写明。",
 }
+NOT_MENTIONED = {
+    "en": "This blog's articles don't mention “{name}”. The nearest is “{title}”, which "
+    "discusses the topic without it.",
+    "zh": "这个博客的文章没有提到“{name}”。最接近的是《{title}》，但文中没有涉及它。",
+}
 # Sentences that lean on the one before; shown alone they would be out of context.
 _LEANING = (
     "this ", "that ", "these ", "those ", "it ", "its ", "they ", "their ", "both ", "such ",
@@ -67,6 +73,9 @@ def compose_answer(
 
     Returns "" when no source has anything to quote.
     """
+    missing = _missing_names(question, sources, excerpts)
+    if missing and sources:
+        return NOT_MENTIONED[lang].format(name=missing[0], title=sources[0].get("title", ""))
     read = _definition_first(question, [(source, _facts(source)) for source in sources])
     sources = [source for source, _ in read]
     # A follow-up quotes the article its (combined) search ranked first: the conversation's topic.
@@ -117,6 +126,18 @@ def compose_summary(article: dict, lang: str) -> str:
         lines.append("\n".join(f"- **{heading}**: {lead}" for heading, lead in leads))
     lines.append(f"{SOURCE[lang]}{_link(article)}")
     return "\n\n".join(lines)
+
+
+def _missing_names(question: str, sources: list[dict], excerpts: dict) -> list[str]:
+    """The question's names ("HTTP/2", "Postgres", "10") that no article read mentions.
+
+    The search's passages count too: a long body reaches the model truncated.
+    """
+    texts = [
+        f"{source.get('title', '')} {source.get('summary', '')} {source.get('body', '')}"
+        for source in sources
+    ]
+    return missing_names(question, [*texts, *(str(e) for e in excerpts.values())])
 
 
 def _facts(source: dict) -> list[Fact]:
