@@ -67,13 +67,15 @@ _LEANING = (
 
 
 def compose_answer(
-    *, question: str, context: str, sources: list[dict], excerpts: dict, lang: str
+    *, question: str, context: str, sources: list[dict], excerpts: dict, lang: str, own: str = ""
 ) -> str:
     """Quote the best facts of `sources` (articles with a body), citing each one quoted.
 
-    Returns "" when no source has anything to quote.
+    `own` is what the system messages say (the assistant's name, the page on screen): a name
+    from there is not a topic the articles must mention. Returns "" when no source has
+    anything to quote.
     """
-    missing = _missing_names(question, sources, excerpts)
+    missing = _missing_names(question, sources, excerpts, own)
     if missing and sources:
         return NOT_MENTIONED[lang].format(name=missing[0], title=sources[0].get("title", ""))
     read = _definition_first(question, [(source, _facts(source)) for source in sources])
@@ -128,16 +130,17 @@ def compose_summary(article: dict, lang: str) -> str:
     return "\n\n".join(lines)
 
 
-def _missing_names(question: str, sources: list[dict], excerpts: dict) -> list[str]:
+def _missing_names(question: str, sources: list[dict], excerpts: dict, own: str) -> list[str]:
     """The question's names ("HTTP/2", "Postgres", "10") that no article read mentions.
 
-    The search's passages count too: a long body reaches the model truncated.
+    The search's passages count too: a long body reaches the model truncated. So does `own`:
+    "Does Docent answer from memory?" names the assistant, not a topic.
     """
     texts = [
         f"{source.get('title', '')} {source.get('summary', '')} {source.get('body', '')}"
         for source in sources
     ]
-    return missing_names(question, [*texts, *(str(e) for e in excerpts.values())])
+    return missing_names(question, [*texts, *(str(e) for e in excerpts.values()), own])
 
 
 def _facts(source: dict) -> list[Fact]:

@@ -569,6 +569,21 @@ async def test_a_question_whose_names_the_article_mentions_is_answered(monkeypat
     assert [c["article_id"] for c in result.citations] == [26] and sent[-1]["answered"] is True
 
 
+@pytest.mark.asyncio
+async def test_the_assistants_own_name_is_not_a_name_the_articles_must_mention(monkeypatch):
+    # The system prompt says "You are Docent": a reader asking about Docent asks about this
+    # blog's assistant, and the article that answers need not name it.
+    monkeypatch.setitem(ARTICLES, 26, STREAM_ARTICLE)
+
+    result, sent = await ask(
+        "Does Docent keep idle SSE connections open with a ping?",
+        [relevant_hit(STREAM_ARTICLE, 0.9)],
+    )
+
+    assert "unless a ping is sent every 15 seconds" in result.answer
+    assert sent[-1]["answered"] is True
+
+
 class ListIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
     limit: int = Field(default=10, description="How many articles.")
