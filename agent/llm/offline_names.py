@@ -23,7 +23,7 @@ _NUMBER_UNIT = re.compile(r"^(\d[\d,.]*)(?:ms|s|kb|mb|gb|k|m|x)$")
 
 
 def named_terms(question: str) -> list[str]:
-    """The names in a question, lower-cased, in order.
+    """The names in a question, spelled as asked, in order (each once, whatever its case).
 
     In a Chinese question every Latin word or number is a name ("pgvector", "Last-Event-ID",
     "60"). In an English one: numbers and words with digits ("10", "HTTP/2", "p99"),
@@ -37,8 +37,9 @@ def named_terms(question: str) -> list[str]:
         if "'" in token:
             continue  # a contraction ("I'm", "Don't")
         start = bool(_STARTS.search(question[: match.start()]))
-        if _is_name(token, chinese=chinese, start=start) and token.lower() not in found:
-            found.append(token.lower())
+        seen = {name.lower() for name in found}
+        if _is_name(token, chinese=chinese, start=start) and token.lower() not in seen:
+            found.append(token)
     return found
 
 
@@ -63,6 +64,7 @@ def mentions(text: str, name: str) -> bool:
     "postgres" is found in "PostgreSQL" and "websockets" in "WebSocket"; a number only as a
     whole number ("10" is not in "100" or "0.10"), and "384-dim" by its number.
     """
+    name = name.lower()
     number = _NUMBER_UNIT.match(name)
     if number:
         name = number.group(1)
@@ -78,6 +80,6 @@ def mentions(text: str, name: str) -> bool:
 
 
 def missing_names(question: str, texts: list[str]) -> list[str]:
-    """The question's names that none of `texts` (the articles read) mentions."""
+    """The question's names that none of `texts` (the articles read) mentions, as asked."""
     read = re.sub(r"(?<=\d),(?=\d)", "", " ".join(texts).lower().replace("\u2019", "'"))
     return [name for name in named_terms(question) if not mentions(read, name)]

@@ -536,8 +536,8 @@ STREAM_ARTICLE = {
 @pytest.mark.parametrize(
     ("question", "lang", "name"),
     [
-        ("Does SSE over HTTP/2 keep one connection open per stream?", "en", "http/2"),
-        ("Can the idle SSE connections be kept open with Postgres?", "en", "postgres"),
+        ("Does SSE over HTTP/2 keep one connection open per stream?", "en", "HTTP/2"),
+        ("Can the idle SSE connections be kept open with Postgres?", "en", "Postgres"),
         ("SSE 的空闲连接是 60 秒还是 10 秒被关掉？", "zh", "10"),
     ],
 )

@@ -9,7 +9,7 @@ def test_names_in_an_english_question():
         "the Last-Event-ID header?"
     )
     assert named_terms(question) == [
-        "sse", "http/2", "postgres", "asyncio.shield", "ivfflat", "384-dim", "last-event-id",
+        "SSE", "HTTP/2", "Postgres", "asyncio.shield", "IVFFlat", "384-dim", "Last-Event-ID",
     ]  # fmt: skip
 
 
@@ -26,10 +26,10 @@ def test_ordinary_words_are_not_names():
 def test_every_latin_word_or_number_in_a_chinese_question_is_a_name():
     assert named_terms("pg_jieba 在 PostgreSQL 16 上怎么编译安装？") == [
         "pg_jieba",
-        "postgresql",
+        "PostgreSQL",
         "16",
     ]
-    assert named_terms("RRF 的 k 取 60 和取 10，差多少？") == ["rrf", "60", "10"]
+    assert named_terms("RRF 的 k 取 60 和取 10，差多少？") == ["RRF", "60", "10"]
 
 
 def test_a_name_is_found_as_a_word_or_its_start_and_a_number_only_whole():
@@ -37,4 +37,13 @@ def test_a_name_is_found_as_a_word_or_its_start_and_a_number_only_whole():
     assert missing_names("Is 1000 enough on Postgres with WebSockets and 120ms?", texts) == []
     assert missing_names("Is 10 enough, or 12?", texts) == ["10", "12"]
     assert missing_names("What about 384-dim vectors?", ["vector(384)"]) == []
-    assert missing_names("What about GPT-4o?", ["GPT-4 and GPT-3"]) == ["gpt-4o"]
+    assert missing_names("What about GPT-4o?", ["GPT-4 and GPT-3"]) == ["GPT-4o"]
+
+
+def test_a_decline_for_a_missing_name_counts_as_a_decline():
+    # The turn must be recorded as not answered, in either language.
+    from agent.answered import is_decline
+    from agent.llm.offline_answer import NOT_MENTIONED
+
+    for text in NOT_MENTIONED.values():
+        assert is_decline(text.format(name="HTTP/2", title="Streaming tokens to the browser"))
