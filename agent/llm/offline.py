@@ -85,6 +85,7 @@ class _Turn:
     results: list[tuple[str, Any]] = field(default_factory=list)
     step: int = 1
     index: int = 0
+    system: str = ""  # the system messages: the assistant's own name and the page on screen
 
     @property
     def lang(self) -> str:
@@ -144,6 +145,7 @@ def plan(messages: list[dict], available: set[str]) -> tuple[list[ToolCall], str
         sources=sources,
         excerpts={h["article_id"]: h.get("excerpt", "") for h in chosen},
         lang=turn.lang,
+        own=turn.system,
     )
     return [], answer or DONT_KNOW[turn.lang]
 
@@ -164,6 +166,7 @@ def _read(messages: list[dict]) -> _Turn:
         results=_tool_results(current),
         step=sum(1 for m in current if m.get("role") == "assistant") + 1,
         index=last,
+        system=" ".join(str(m.get("content") or "") for m in messages if m.get("role") == "system"),
     )
 
 

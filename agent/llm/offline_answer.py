@@ -13,6 +13,7 @@ from collections import Counter
 
 from agent.llm.offline_definitions import defined_subject, defines, names
 from agent.llm.offline_figures import asks_for_figure, gives_figure
+from agent.llm.offline_names import missing_names
 from agent.llm.offline_text import Fact, article_facts, language, plain, section_leads, terms
 
 MAX_FACTS = 4
@@ -50,6 +51,14 @@ NO_FIGURE = {
     "discusses the topic without stating it.",
     "zh": "这个博客的文章没有给出这个数字。最接近的是《{title}》，但文中没有写明。",
 }
+# Only the articles read were checked: another article might name it in passing, so the
+# decline speaks of the articles found, not of the whole blog.
+NOT_MENTIONED = {
+    "en": "The articles I found don't mention “{name}”, so they don't answer this. The nearest "
+    "is “{title}”, which discusses the topic without it.",
+    "zh": "我找到的文章都没有提到“{name}”，所以回答不了这个问题。最接近的是《{title}》，"
+    "但文中没有涉及它。",
+}
 # Sentences that lean on the one before; shown alone they would be out of context.
 _LEANING = (
     "this ", "that ", "these ", "those ", "it ", "its ", "they ", "their ", "both ", "such ",
@@ -61,12 +70,17 @@ _LEANING = (
 
 
 def compose_answer(
-    *, question: str, context: str, sources: list[dict], excerpts: dict, lang: str
+    *, question: str, context: str, sources: list[dict], excerpts: dict, lang: str, own: str = ""
 ) -> str:
     """Quote the best facts of `sources` (articles with a body), citing each one quoted.
 
-    Returns "" when no source has anything to quote.
+    `own` is what the system messages say (the assistant's name, the page on screen): a name
+    from there is not a topic the articles must mention. Returns "" when no source has
+    anything to quote.
     """
+    missing = _missing_names(question, sources, excerpts, own)
+    if missing and sources:
+        return NOT_MENTIONED[lang].format(name=missing[0], title=sources[0].get("title", ""))
     read = _definition_first(question, [(source, _facts(source)) for source in sources])
     sources = [source for source, _ in read]
     # A follow-up quotes the article its (combined) search ranked first: the conversation's topic.
@@ -117,6 +131,19 @@ def compose_summary(article: dict, lang: str) -> str:
         lines.append("\n".join(f"- **{heading}**: {lead}" for heading, lead in leads))
     lines.append(f"{SOURCE[lang]}{_link(article)}")
     return "\n\n".join(lines)
+
+
+def _missing_names(question: str, sources: list[dict], excerpts: dict, own: str) -> list[str]:
+    """The question's names ("HTTP/2", "Postgres", "10") that no article read mentions.
+
+    The search's passages count too: a long body reaches the model truncated. So does `own`:
+    "Does Docent answer from memory?" names the assistant, not a topic.
+    """
+    texts = [
+        f"{source.get('title', '')} {source.get('summary', '')} {source.get('body', '')}"
+        for source in sources
+    ]
+    return missing_names(question, [*texts, *(str(e) for e in excerpts.values()), own])
 
 
 def _facts(source: dict) -> list[Fact]:

@@ -7,7 +7,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agent.exceptions import ToolNotFound
 from agent.llm.offline import DONT_KNOW, SEARCH_FAILED, OfflineModel
-from agent.llm.offline_answer import NO_FIGURE
+from agent.llm.offline_answer import NO_FIGURE, NOT_MENTIONED
 from agent.llm.offline_overview import EMPTY, UNLISTED
 from agent.loop import Limits, TurnResult, run_turn
 from agent.prompts import build_messages
@@ -522,6 +522,68 @@ async def test_an_article_on_the_topic_without_the_figure_is_a_decline(monkeypat
 
     assert result.answer == NO_FIGURE[lang].format(title="Daily budgets")
     assert result.citations == [] and sent[-1]["answered"] is False
+
+
+STREAM_ARTICLE = {
+    "article_id": 26,
+    "title": "Streaming over SSE",
+    "url": "/articles/streaming-over-sse/",
+    "body": "## Connections\n\nSSE keeps one HTTP connection open per stream, and the browser "
+    "reconnects it with Last-Event-ID.\n\nIdle SSE connections are closed by proxies after "
+    "60 seconds unless a ping is sent every 15 seconds.\n",
+}
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    ("question", "lang", "name"),
+    [
+        ("Does SSE over HTTP/2 keep one connection open per stream?", "en", "HTTP/2"),
+        ("Can the idle SSE connections be kept open with Postgres?", "en", "Postgres"),
+        ("SSE 的空闲连接是 60 秒还是 10 秒被关掉？", "zh", "10"),
+    ],
+)
+async def test_a_question_naming_what_no_article_read_mentions_is_a_decline(
+    monkeypatch, question, lang, name
+):
+    # The article is on the topic and shares the question's other words ("SSE", "connection",
+    # "idle"), but the question asks about a protocol version, a product or a value it never
+    # mentions: quoting it would read like an answer and is not one.
+    monkeypatch.setitem(ARTICLES, 26, STREAM_ARTICLE)
+
+    result, sent = await ask(question, [relevant_hit(STREAM_ARTICLE, 0.9)])
+
+    assert result.answer == NOT_MENTIONED[lang].format(name=name, title="Streaming over SSE")
+    assert result.citations == [] and sent[-1]["answered"] is False
+
+
+@pytest.mark.asyncio
+async def test_a_question_whose_names_the_article_mentions_is_answered(monkeypatch):
+    # "60" and "SSE" are in the article, "Postgres" matches nothing here because it is not asked.
+    monkeypatch.setitem(ARTICLES, 26, STREAM_ARTICLE)
+
+    result, sent = await ask(
+        "Why are idle SSE connections closed after 60 seconds?",
+        [relevant_hit(STREAM_ARTICLE, 0.9)],
+    )
+
+    assert "closed by proxies after 60 seconds" in result.answer
+    assert [c["article_id"] for c in result.citations] == [26] and sent[-1]["answered"] is True
+
+
+@pytest.mark.asyncio
+async def test_the_assistants_own_name_is_not_a_name_the_articles_must_mention(monkeypatch):
+    # The system prompt says "You are Docent": a reader asking about Docent asks about this
+    # blog's assistant, and the article that answers need not name it.
+    monkeypatch.setitem(ARTICLES, 26, STREAM_ARTICLE)
+
+    result, sent = await ask(
+        "Does Docent keep idle SSE connections open with a ping?",
+        [relevant_hit(STREAM_ARTICLE, 0.9)],
+    )
+
+    assert "unless a ping is sent every 15 seconds" in result.answer
+    assert sent[-1]["answered"] is True
 
 
 class ListIn(BaseModel):

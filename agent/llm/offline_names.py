@@ -1,0 +1,85 @@
+"""Names a question asks about, and whether the articles read mention them at all.
+
+A question that names a version, a protocol, a product or a setting's value ("HTTP/2",
+"PostgreSQL 16", "Grafana", "k 取 10") asks about that very thing. The search finds articles on
+the topic around it, and their sentences share the question's other words; but when none of the
+articles read mentions the name, they do not answer what is asked, and quoting them reads like
+an answer and is not one.
+"""
+
+from __future__ import annotations
+
+import re
+
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_./+'-]*[A-Za-z0-9+]|[A-Za-z0-9]")
+# Where a sentence (or a quotation) starts: a capital there says nothing about a name.
+_STARTS = re.compile(r"(?:^|[.?!。？！:：;；]|[\"“‘(（])\s*$")
+# Capitalised everyday words: languages are how a bilingual blog's readers ask across them.
+_ORDINARY = frozenset("i english chinese".split())
+_DIGIT = re.compile(r"\d")
+# "120ms", "4kb", "10k": the number is the name, the unit is spelled either way.
+_NUMBER_UNIT = re.compile(r"^(\d[\d,.]*)(?:ms|s|kb|mb|gb|k|m|x)$")
+
+
+def named_terms(question: str) -> list[str]:
+    """The names in a question, spelled as asked, in order (each once, whatever its case).
+
+    In a Chinese question every Latin word or number is a name ("pgvector", "Last-Event-ID",
+    "60"). In an English one: numbers and words with digits ("10", "HTTP/2", "p99"),
+    identifiers ("channels_redis", "asyncio.shield"), acronyms ("SSE"), camel case
+    ("IVFFlat") and capitalised words that do not start a sentence ("Postgres", "Grafana").
+    """
+    chinese = bool(_CJK.search(question))
+    found: list[str] = []
+    for match in _TOKEN.finditer(question.replace("\u2019", "'")):
+        token = re.sub(r"'s$", "", match.group(0))
+        if "'" in token:
+            continue  # a contraction ("I'm", "Don't")
+        start = bool(_STARTS.search(question[: match.start()]))
+        seen = {name.lower() for name in found}
+        if _is_name(token, chinese=chinese, start=start) and token.lower() not in seen:
+            found.append(token)
+    return found
+
+
+def _is_name(token: str, *, chinese: bool, start: bool) -> bool:
+    if _DIGIT.search(token):
+        return True
+    if chinese:
+        return len(token) >= 2
+    if re.search(r"\w[_.]\w\w|\w\w[_.]\w|[A-Z]/|/[A-Z]|-[A-Z]|[A-Z]-", token):
+        return True  # code ("asyncio.shield") or a header ("Last-Event-ID"), not "e.g.",
+        # "and/or" or "long-running"
+    if token.isupper() and len(token) >= 2:
+        return True
+    if re.search(r"[a-z][A-Z]", token):
+        return True
+    return token[0].isupper() and not start and token.lower() not in _ORDINARY
+
+
+def mentions(text: str, name: str) -> bool:
+    """True when `text` (lower-cased) mentions `name` as a word or the start of one.
+
+    "postgres" is found in "PostgreSQL" and "websockets" in "WebSocket"; a number only as a
+    whole number ("10" is not in "100" or "0.10"), and "384-dim" by its number.
+    """
+    name = name.lower()
+    number = _NUMBER_UNIT.match(name)
+    if number:
+        name = number.group(1)
+    name = name.replace(",", "")
+    if re.fullmatch(r"[\d.]+", name):
+        return bool(re.search(rf"(?<![\w.]){re.escape(name)}(?!\d|[.,]\d)", text))
+    if re.search(rf"(?<![a-z0-9]){re.escape(name)}", text):
+        return True
+    if name.endswith("s") and len(name) > 3 and mentions(text, name[:-1]):
+        return True
+    parts = [part for part in name.split("-") if _DIGIT.search(part)]
+    return "-" in name and bool(parts) and all(mentions(text, part) for part in parts)
+
+
+def missing_names(question: str, texts: list[str]) -> list[str]:
+    """The question's names that none of `texts` (the articles read) mentions, as asked."""
+    read = re.sub(r"(?<=\d),(?=\d)", "", " ".join(texts).lower().replace("\u2019", "'"))
+    return [name for name in named_terms(question) if not mentions(read, name)]

@@ -1,0 +1,49 @@
+"""Names a question asks about (versions, products, values) and whether articles mention them."""
+
+from agent.llm.offline_names import missing_names, named_terms
+
+
+def test_names_in_an_english_question():
+    question = (
+        "Does SSE over HTTP/2 with Postgres, asyncio.shield and IVFFlat at 384-dim need "
+        "the Last-Event-ID header?"
+    )
+    assert named_terms(question) == [
+        "SSE", "HTTP/2", "Postgres", "asyncio.shield", "IVFFlat", "384-dim", "Last-Event-ID",
+    ]  # fmt: skip
+
+
+def test_ordinary_words_are_not_names():
+    # A capital that starts a sentence, a language, a contraction, "e.g.", "and/or" and an
+    # ordinary hyphenated word say nothing about what the question names.
+    question = (
+        "Where should the long-running answer live, e.g. in a task and/or a thread? "
+        "Chinese text? I'm unsure."
+    )
+    assert named_terms(question) == []
+
+
+def test_every_latin_word_or_number_in_a_chinese_question_is_a_name():
+    assert named_terms("pg_jieba 在 PostgreSQL 16 上怎么编译安装？") == [
+        "pg_jieba",
+        "PostgreSQL",
+        "16",
+    ]
+    assert named_terms("RRF 的 k 取 60 和取 10，差多少？") == ["RRF", "60", "10"]
+
+
+def test_a_name_is_found_as_a_word_or_its_start_and_a_number_only_whole():
+    texts = ["PostgreSQL keeps 1,000 rows; WebSocket frames take 120 ms; the cap is 100 (0.10)."]
+    assert missing_names("Is 1000 enough on Postgres with WebSockets and 120ms?", texts) == []
+    assert missing_names("Is 10 enough, or 12?", texts) == ["10", "12"]
+    assert missing_names("What about 384-dim vectors?", ["vector(384)"]) == []
+    assert missing_names("What about GPT-4o?", ["GPT-4 and GPT-3"]) == ["GPT-4o"]
+
+
+def test_a_decline_for_a_missing_name_counts_as_a_decline():
+    # The turn must be recorded as not answered, in either language.
+    from agent.answered import is_decline
+    from agent.llm.offline_answer import NOT_MENTIONED
+
+    for text in NOT_MENTIONED.values():
+        assert is_decline(text.format(name="HTTP/2", title="Streaming tokens to the browser"))
