@@ -174,17 +174,25 @@ def query_lexemes(lexical_query: str) -> list[str]:
         return list(cursor.fetchone()[0])
 
 
-def weighted_terms(lexemes: list[str], vocab: Vocabulary) -> tuple[dict[str, float], float]:
+def weighted_terms(
+    lexemes: list[str], vocab: Vocabulary, *, across: bool = False
+) -> tuple[dict[str, float], float]:
     """IDF weight per query lexeme, and the share of that weight the blog knows (`known`).
 
     A CJK bigram the blog never uses but whose two characters both sit in bigrams it does use
     ("口限" in "窗口限流") is a word boundary, not an unknown word: it is left out. So is a
     function word the blog never uses (FUNCTION_LEXEMES).
+
+    `across`: also count as known what the blog's Chinese articles say in Chinese
+    (`Vocabulary.glossed`). That is the `known` of a Chinese article for an English question,
+    not of an English one: "style" or "restart" glossed from some Chinese article says nothing
+    about whether an English article on plan-and-execute agents or Redis restarts exists.
     """
+    glossed = vocab.glossed if across else frozenset()
     known_chars = {ch for lexeme in lexemes if lexeme in vocab.frequency for ch in lexeme}
     weights: dict[str, float] = {}
     for lexeme in lexemes:
-        unknown = lexeme not in vocab.frequency and lexeme not in vocab.glossed
+        unknown = lexeme not in vocab.frequency and lexeme not in glossed
         if unknown and _CJK.match(lexeme) and set(lexeme) <= known_chars:
             continue
         if unknown and lexeme in FUNCTION_LEXEMES:
@@ -198,7 +206,7 @@ def weighted_terms(lexemes: list[str], vocab: Vocabulary) -> tuple[dict[str, flo
     unknown = sum(
         weight * (CJK_KNOWN_WEIGHT if _CJK.match(lexeme) else 1.0)
         for lexeme, weight in weights.items()
-        if lexeme not in vocab.frequency and lexeme not in vocab.glossed
+        if lexeme not in vocab.frequency and lexeme not in glossed
     )
     return weights, (1.0 - unknown / total if total else 1.0)
 

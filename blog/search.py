@@ -94,6 +94,7 @@ class _Query:
     vector: list[float]
     weights: dict[str, float]
     known: float
+    known_across: float  # for an article in the other language (see weighted_terms)
     languages: tuple[str, ...]
 
 
@@ -159,7 +160,10 @@ def _search(
     )
     vocab = vocabulary.at(fetched.change_key)
     weights, known = weighted_terms(fetched.lexemes, vocab)
-    prepared = _Query(query, query_language(query), embedded, weights, known, vocab.languages)
+    _, known_across = weighted_terms(fetched.lexemes, vocab, across=True)
+    prepared = _Query(
+        query, query_language(query), embedded, weights, known, known_across, vocab.languages
+    )
     lists = []
     if vector:
         if _languages(vocab) != languages:  # chunks in a new language since the last search
@@ -349,12 +353,14 @@ def _fuse(lists: list[_Ranked], prepared: _Query) -> list["_Candidate"]:
     order = sorted(article_score, key=lambda a: (-fused[a], -article_score[a], a))
     candidates = []
     for article_id in order:
+        cross = bool(best[article_id]["language"]) and (
+            best[article_id]["language"] != prepared.language
+        )
         evidence = Evidence(
             similarity=similarity[article_id],
             coverage=coverage(prepared.weights, matched[article_id]),
-            known=prepared.known,
-            cross=bool(best[article_id]["language"])
-            and best[article_id]["language"] != prepared.language,
+            known=prepared.known_across if cross else prepared.known,
+            cross=cross,
         )
         candidates.append(
             _Candidate(best[article_id], fused[article_id], evidence, relevance(evidence))
