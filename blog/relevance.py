@@ -25,8 +25,6 @@ from dataclasses import dataclass
 
 from django.db import connection
 
-from blog.glossary import glossary
-
 _CJK = re.compile(r"^[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]{2}$")
 CJK_KNOWN_WEIGHT = 0.25  # see weighted_terms; chosen on the tuning half
 # Function words PostgreSQL's English stop list keeps: indefinite pronouns, prepositions,
@@ -97,9 +95,6 @@ class Vocabulary:
         self.frequency: dict[str, int] = {}
         self.chunks = 0
         self.languages: tuple[str, ...] = ()
-        # English lexemes the blog's Chinese words translate to (see _glossed): an English
-        # question about a topic only a Chinese article covers still asks about known things.
-        self.glossed: frozenset[str] = frozenset()
 
     def invalidate(self) -> None:
         """Rebuild on next use (this process just rewrote chunks, or a test reset the data)."""
@@ -131,9 +126,7 @@ class Vocabulary:
             chunks = cursor.fetchone()[0]
             cursor.execute("SELECT DISTINCT language FROM blog_chunk ORDER BY 1")
             languages = tuple(row[0] for row in cursor.fetchall())
-            glossed = _glossed(cursor, frequency)
         self.frequency, self.chunks, self.languages = frequency, chunks, languages
-        self.glossed = glossed
         self._key = key
 
     def idf(self, lexeme: str) -> float:
@@ -142,22 +135,6 @@ class Vocabulary:
 
 
 vocabulary = Vocabulary()
-
-
-def _glossed(cursor, frequency: dict[str, int]) -> frozenset[str]:
-    """The English lexemes of the glossary senses of every Chinese word the blog uses.
-
-    The index holds Chinese as bigrams, so a dictionary word is in the blog when each of its
-    bigrams is (a two-character word is one bigram). The senses are stemmed by the index's own
-    English configuration, in one statement.
-    """
-    bigrams = {lexeme for lexeme in frequency if _CJK.match(lexeme)}
-    if not bigrams:
-        return frozenset()
-    book = glossary()
-    senses = " ".join(book.entries[word] for word in book.words_made_of(bigrams))
-    cursor.execute(QUERY_LEXEMES_SQL, [senses])
-    return frozenset(cursor.fetchone()[0])
 
 
 def query_language(query: str) -> str:
@@ -174,25 +151,17 @@ def query_lexemes(lexical_query: str) -> list[str]:
         return list(cursor.fetchone()[0])
 
 
-def weighted_terms(
-    lexemes: list[str], vocab: Vocabulary, *, across: bool = False
-) -> tuple[dict[str, float], float]:
+def weighted_terms(lexemes: list[str], vocab: Vocabulary) -> tuple[dict[str, float], float]:
     """IDF weight per query lexeme, and the share of that weight the blog knows (`known`).
 
     A CJK bigram the blog never uses but whose two characters both sit in bigrams it does use
     ("口限" in "窗口限流") is a word boundary, not an unknown word: it is left out. So is a
     function word the blog never uses (FUNCTION_LEXEMES).
-
-    `across`: also count as known what the blog's Chinese articles say in Chinese
-    (`Vocabulary.glossed`). That is the `known` of a Chinese article for an English question,
-    not of an English one: "style" or "restart" glossed from some Chinese article says nothing
-    about whether an English article on plan-and-execute agents or Redis restarts exists.
     """
-    glossed = vocab.glossed if across else frozenset()
     known_chars = {ch for lexeme in lexemes if lexeme in vocab.frequency for ch in lexeme}
     weights: dict[str, float] = {}
     for lexeme in lexemes:
-        unknown = lexeme not in vocab.frequency and lexeme not in glossed
+        unknown = lexeme not in vocab.frequency
         if unknown and _CJK.match(lexeme) and set(lexeme) <= known_chars:
             continue
         if unknown and lexeme in FUNCTION_LEXEMES:
@@ -206,7 +175,7 @@ def weighted_terms(
     unknown = sum(
         weight * (CJK_KNOWN_WEIGHT if _CJK.match(lexeme) else 1.0)
         for lexeme, weight in weights.items()
-        if lexeme not in vocab.frequency and lexeme not in glossed
+        if lexeme not in vocab.frequency
     )
     return weights, (1.0 - unknown / total if total else 1.0)
 

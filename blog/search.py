@@ -94,7 +94,6 @@ class _Query:
     vector: list[float]
     weights: dict[str, float]
     known: float
-    known_across: float  # for an article in the other language (see weighted_terms)
     languages: tuple[str, ...]
 
 
@@ -160,10 +159,7 @@ def _search(
     )
     vocab = vocabulary.at(fetched.change_key)
     weights, known = weighted_terms(fetched.lexemes, vocab)
-    _, known_across = weighted_terms(fetched.lexemes, vocab, across=True)
-    prepared = _Query(
-        query, query_language(query), embedded, weights, known, known_across, vocab.languages
-    )
+    prepared = _Query(query, query_language(query), embedded, weights, known, vocab.languages)
     lists = []
     if vector:
         if _languages(vocab) != languages:  # chunks in a new language since the last search
@@ -353,14 +349,12 @@ def _fuse(lists: list[_Ranked], prepared: _Query) -> list["_Candidate"]:
     order = sorted(article_score, key=lambda a: (-fused[a], -article_score[a], a))
     candidates = []
     for article_id in order:
-        cross = bool(best[article_id]["language"]) and (
-            best[article_id]["language"] != prepared.language
-        )
         evidence = Evidence(
             similarity=similarity[article_id],
             coverage=coverage(prepared.weights, matched[article_id]),
-            known=prepared.known_across if cross else prepared.known,
-            cross=cross,
+            known=prepared.known,
+            cross=bool(best[article_id]["language"])
+            and best[article_id]["language"] != prepared.language,
         )
         candidates.append(
             _Candidate(best[article_id], fused[article_id], evidence, relevance(evidence))

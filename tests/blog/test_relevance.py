@@ -9,9 +9,7 @@ from blog.relevance import (
     Evidence,
     Vocabulary,
     coverage,
-    query_lexemes,
     relevance,
-    vocabulary,
     weighted_terms,
 )
 from blog.search import article_search, article_search_vector
@@ -189,59 +187,3 @@ def test_full_text_that_cannot_see_an_article_does_not_sink_it(make_article, add
     assert plain["向量索引"] < plain["Gamma"]
     assert fair["向量索引"] == pytest.approx(1 / 61, abs=1e-6)  # English words cannot match it
     assert fair["向量索引"] > fair["Beta"]
-
-
-def test_an_english_word_a_chinese_article_says_in_chinese_is_known_for_that_article(
-    make_article, add_chunk
-):
-    add_chunk(make_article(title="Pgvector"), "Pgvector stores vectors.", unit((0, 1.0)))
-    vocabulary.invalidate()
-    _, before = weighted_terms(query_lexemes("average delay"), vocabulary.current(), across=True)
-    board = make_article(title="看板", slug="board-zh")
-    chunk = add_chunk(board, "看板上的平均延迟。", unit((1, 1.0)))
-    chunk.language = "zh"
-    chunk.save()
-    vocabulary.invalidate()
-    lexemes = query_lexemes("average delay")
-    _, across = weighted_terms(lexemes, vocabulary.current(), across=True)
-    _, own_language = weighted_terms(lexemes, vocabulary.current())
-
-    assert before == 0.0
-    assert across == 1.0  # 平均: average; 延迟: delay
-    assert own_language == 0.0  # for an English article, the words are still unknown
-
-
-def test_an_english_question_about_a_chinese_only_topic_clears_the_bar(make_article, add_chunk):
-    article = make_article(title="看板", slug="board-zh")
-    chunk = add_chunk(article, "看板上要看延迟的平均值和 p95。", unit((0, 1.0)))
-    chunk.language = "zh"
-    chunk.save()
-    add_chunk(make_article(title="Pgvector"), "Pgvector stores vectors.", unit((3, 1.0)))
-    near = unit((0, 0.9), (1, math.sqrt(1 - 0.81)))
-    book = VectorBook({"why watch the p95 delay and not the average": near})
-
-    hits = article_search(query="why watch the p95 delay and not the average", embedder=book)
-
-    assert titles(hits) == ["看板"]
-
-
-def test_a_word_only_a_chinese_article_says_does_not_lift_an_english_article(
-    make_article, add_chunk
-):
-    # "Why watch the p95 delay and not the average?" matched only through a Chinese article's
-    # 平均 and 延迟 must not carry an English article on another topic over the bar.
-    article = make_article(title="Queues", slug="queues")
-    chunk = add_chunk(article, "Queues hold jobs until a worker is free.", unit((0, 1.0)))
-    chunk.language = "en"
-    chunk.save()
-    board = make_article(title="看板", slug="board-zh")
-    chunk = add_chunk(board, "看板上的平均延迟。", unit((5, 1.0)))
-    chunk.language = "zh"
-    chunk.save()
-    near = unit((0, 0.9), (1, math.sqrt(1 - 0.81)))
-    book = VectorBook({"the average delay of queues": near})
-
-    hits = article_search(query="the average delay of queues", embedder=book, min_relevance=0)
-
-    queues = next(hit for hit in hits if hit.title == "Queues")
-    assert queues.known < 1.0
