@@ -116,6 +116,7 @@ def chat_strings() -> dict[str, str]:
         "error_unavailable": _("The server is restarting. Reconnecting…"),
         "error_internal": _("Something went wrong on our side. Please try again."),
         "error_connection": _("The connection dropped before the answer was finished."),
+        "error_unreachable": _("Couldn’t reach the server, so your question wasn’t sent."),
         "question_kept": _("Your question is back in the box: press Enter to send it again."),
         # The connection and the transcript.
         "connecting": _("Connecting…"),

@@ -14,7 +14,7 @@ import { el, fmt, shorten, storageGet, storageSet } from "./util.js";
 
 const KEY_CONVERSATION = "docent.chat.conversation";
 const KEY_OPEN = "docent.chat.open";
-const RETRYABLE = new Set([...CONFIG.retryable, "connection"]);
+const RETRYABLE = new Set([...CONFIG.retryable, "connection", "unreachable"]);
 
 const $ = (id) => document.getElementById(id);
 
@@ -46,7 +46,8 @@ class Panel {
         // A turn in flight is over: the server cancels it when the socket goes.
         if (this.turn) this.endTurn({ code: "connection" });
       },
-      onGiveUp: () => this.endTurn({ code: "connection" }),
+      // The question never left: no server took it, so nothing was "dropped".
+      onGiveUp: () => this.endTurn({ code: "unreachable" }),
       onStatus: (kind) => this.showStatus(kind ? S[kind === "offline" ? "browser_offline" : "reconnecting"] : ""),
     });
   }

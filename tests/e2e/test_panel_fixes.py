@@ -401,3 +401,24 @@ def test_feedback_end_to_end_saved_changed_and_shown_after_reload(site, scripted
     expect(status).to_have_text("Thanks for the feedback.")
     turn.refresh_from_db()
     assert turn.vote == "down"  # one vote per turn, changed
+
+
+def test_a_question_that_never_reached_the_server_says_so_and_stays_in_the_box(site, open_page):
+    """The browser goes offline for real: no socket can open, and after three tries the queued
+    question is given back. It never left, so it must not say the connection dropped."""
+    page = open_page()
+    page.goto(site + "/")
+    page.context.set_offline(True)  # before the panel opens its socket
+    open_chat(page)
+
+    ask(page, "Is anyone there?")
+
+    note = page.locator(".chat-turn").last.locator(".chat-note")
+    expect(note.locator(".chat-note__text")).to_have_text(
+        "Couldn’t reach the server, so your question wasn’t sent.",
+        timeout=30_000,  # three tries with back-off: a few seconds
+    )
+    expect(note).not_to_contain_text("dropped")
+    expect(page.locator("#chat-input")).to_have_value("Is anyone there?")
+    screenshot(page, "unreachable")
+    page.context.set_offline(False)
