@@ -92,7 +92,7 @@ class LocalEmbedder:
             with self._made_lock:
                 make = self._made < self.engines
                 self._made += make
-            engine = _engine_load() if make else self._free.get()
+            engine = self._make() if make else self._free.get()
         with self._made_lock:
             self.busy += 1
         try:
@@ -101,6 +101,16 @@ class LocalEmbedder:
             with self._made_lock:
                 self.busy -= 1
             self._free.put(engine)
+
+    def _make(self):
+        """Load an engine; a load that fails frees its slot, or the next caller would wait for
+        an engine that never comes (with every slot taken, every search would hang)."""
+        try:
+            return _engine_load()
+        except BaseException:
+            with self._made_lock:
+                self._made -= 1
+            raise
 
     def _count(self, texts: int) -> None:
         self.calls += 1

@@ -154,3 +154,26 @@ def test_a_long_query_does_not_hold_up_a_short_one():
     long_one.join()
 
     assert len(vector) == 384 and still_running
+
+
+def test_an_engine_that_fails_to_load_does_not_leave_searches_waiting(monkeypatch):
+    # A model file that cannot be mapped is not a fault a test can cause: the load is
+    # replaced by one that fails once. The slot it took must be free for the next search.
+    import blog.embeddings as embeddings
+
+    real, failures = embeddings._engine_load, []
+
+    def fails_once():
+        if not failures:
+            failures.append(1)
+            raise OSError("cannot map the model file")
+        return real()
+
+    monkeypatch.setattr(embeddings, "_engine_load", fails_once)
+    embedder = LocalEmbedder(engines=1)
+
+    with pytest.raises(OSError):
+        embedder.embed_query("first")
+    vector = embedder.embed_query("second")  # waited for ever before: the one slot was taken
+
+    assert len(vector) == 384
