@@ -6,7 +6,9 @@ the real tools), with the events collected instead of sent over a socket. Scores
 - search hit@1 / hit@5 / MRR: where a right article ranks for the query the agent searched with
   (unfiltered by the relevance bar, so the ranking itself is measured);
 - answered with a right citation (in-scope), declined (out-of-scope), cited a wrong article,
-  two-article questions citing both, follow-ups answered.
+  two-article questions citing both, follow-ups answered;
+- key facts quoted: of the questions that list `facts`, those answered with a right citation
+  whose answer contains every fact. A right citation next to the wrong figure is not an answer.
 
 The conversations it creates are deleted afterwards, so an operator's transcripts and
 unanswered-questions page stay clean.
@@ -238,7 +240,25 @@ def _figures(outcomes: list[Outcome], by_id: dict[str, EvalItem]) -> dict:
         "followup_answered": _share(
             follow, lambda o: o.answered and o.right_citation(by_id[o.id].expected)
         ),
+        "facts_quoted": _share(
+            [o for o in scoped if by_id[o.id].facts],
+            lambda o: (
+                o.answered
+                and o.right_citation(by_id[o.id].expected)
+                and _quotes(o.answer, by_id[o.id].facts)
+            ),
+        ),
     }
+
+
+def _quotes(answer: str, facts: tuple[str, ...]) -> bool:
+    """Whether `answer` contains every fact, ignoring case and runs of white space."""
+    text = _squeeze(answer)
+    return all(_squeeze(fact) in text for fact in facts)
+
+
+def _squeeze(text: str) -> str:
+    return " ".join(text.split()).casefold()
 
 
 def _share(values: list, test: Callable) -> float | None:
@@ -255,6 +275,7 @@ COLUMNS = (
     ("wrong_citation", "wrong cite"),
     ("two_cited_both", "two: both cited"),
     ("followup_answered", "follow-up answered"),
+    ("facts_quoted", "key facts quoted"),
 )
 
 

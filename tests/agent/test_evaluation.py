@@ -5,7 +5,14 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from agent.evaluation import EvalFileError, Outcome, items_load, items_select, report
+from agent.evaluation import (
+    EvalFileError,
+    Outcome,
+    items_load,
+    items_select,
+    report,
+    report_table,
+)
 from agent.models import Conversation
 from blog.services import DEMO_DIR, demo_article_parse
 
@@ -97,6 +104,31 @@ def test_report_scores_each_figure_per_kind_and_language(tmp_path):
     assert overall["followup_answered"] == 0.0
     assert figures["kind=same"]["hit@1"] == 1.0
     assert figures["lang=zh"]["n"] == 1 and figures["lang=zh"]["hit@5"] == 1.0
+
+
+def test_report_counts_a_key_fact_only_when_the_cited_answer_quotes_it(tmp_path):
+    rows = [
+        {"id": f"b{n}", "kind": "table", "question": "How many?", "expected": ["a"],
+         "facts": ["77,500", "Tokens"]}
+        for n in range(4)
+    ]  # fmt: skip
+    items = items_load(_write(tmp_path, rows))
+    outcomes = [
+        Outcome("b0", "table", "en", "test", True, cited=["a"], answered=True,
+                answer="After ten calls: 77,500\n input tokens."),
+        Outcome("b1", "table", "en", "test", True, cited=["a"], answered=True,
+                answer="About 70,000 tokens."),  # the wrong figure, rightly cited
+        Outcome("b2", "table", "en", "test", True, cited=["b"], answered=True,
+                answer="77,500 tokens."),  # the right figure from a wrong article
+        Outcome("b3", "table", "en", "test", True, cited=[], answered=False,
+                answer="I couldn't find 77,500 tokens."),
+    ]  # fmt: skip
+
+    figures = report(items, outcomes)
+
+    assert figures["all"]["facts_quoted"] == 0.25
+    assert figures["all"]["answered_right_citation"] == 0.5
+    assert "key facts quoted" in report_table(figures)
 
 
 @pytest.mark.django_db(transaction=True)
