@@ -75,11 +75,14 @@ _FENCE = re.compile(r"^\s*(```|~~~).*?^\s*\1[^\n]*$", re.MULTILINE | re.DOTALL)
 _INLINE = [
     (re.compile(r"!\[([^\]]*)\]\([^)]*\)"), r"\1"),  # images
     (re.compile(r"\[([^\]]+)\]\([^)]*\)"), r"\1"),  # links
-    (re.compile(r"`([^`]*)`"), r"\1"),
     (re.compile(r"(\*\*|\*|~~)(?=\S)(.+?)(?<=\S)\1"), r"\2"),
     (re.compile(r"(?<!\w)(__|_)(?=\S)(.+?)(?<=\S)\1(?!\w)"), r"\2"),  # not snake_case
-    (re.compile(r"<[^>]+>"), ""),
+    (re.compile(r"</?[A-Za-z][^>]*>"), ""),  # HTML tags, not "a <= b"
 ]
+# Inline code is the article's exact words: "`<#>`" is pgvector's inner-product operator, not
+# a tag to strip, and "`__init__`" is not emphasis. Its marks go, its text stays as written.
+_CODE_SPAN = re.compile(r"(`+)(.+?)\1")
+_HELD = re.compile("\ue000(\\d+)\ue001")
 _ITEM = re.compile(r"^\s*(?:>\s*)*(?:[-*+]|\d+[.)])\s+")
 _QUOTE = re.compile(r"^\s*(?:>\s*)+")
 _HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
@@ -90,8 +93,16 @@ _FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.DOTALL)
 
 def plain(text: str) -> str:
     """Inline Markdown removed: links keep their text, emphasis and code marks go."""
+    codes: list[str] = []
+
+    def hold(match: re.Match) -> str:  # a private-use mark no other rule can touch
+        codes.append(match.group(2).strip())
+        return f"\ue000{len(codes) - 1}\ue001"
+
+    text = _CODE_SPAN.sub(hold, text)
     for pattern, replacement in _INLINE:
         text = pattern.sub(replacement, text)
+    text = _HELD.sub(lambda m: codes[int(m.group(1))] if int(m.group(1)) < len(codes) else "", text)
     return " ".join(text.split())
 
 

@@ -455,6 +455,25 @@ async def test_a_plain_question_gets_only_the_row_that_answers_it():
     assert "- Index IVFFlat" in result.answer and "- Index HNSW" not in result.answer
 
 
+OPERATORS_ARTICLE = {
+    "article_id": 27,
+    "title": "pgvector operators",
+    "url": "/articles/pgvector-operators/",
+    "body": "## Operators\n\n| Operator | Meaning |\n| --- | --- |\n"
+    "| `<->` | Euclidean distance |\n| `<#>` | Negative inner product |\n",
+}
+
+
+@pytest.mark.asyncio
+async def test_a_table_row_answer_keeps_the_code_it_names():
+    result, _ = await ask(
+        "Which operator computes the negative inner product?",
+        [relevant_hit(OPERATORS_ARTICLE, 0.8)],
+    )
+
+    assert "- Operator <#> — Meaning: Negative inner product" in result.answer
+
+
 LISTS_ARTICLE = {
     "article_id": 26,
     "title": "IVFFlat lists",

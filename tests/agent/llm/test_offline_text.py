@@ -1,6 +1,6 @@
 """Matching terms of the offline model: what a question and a fact have in common."""
 
-from agent.llm.offline_text import terms
+from agent.llm.offline_text import article_facts, plain, terms
 
 
 def test_contractions_carry_no_topic_and_a_possessive_keeps_its_noun():
@@ -23,3 +23,23 @@ def test_instead_and_er_bu_shi_frame_a_comparison_and_are_not_matched():
     # "…而不是监视读者" followed the right sentence for "为什么要用 p95 而不是平均值？".
     assert "instead" not in terms("Why use RRF instead of adding the scores?")
     assert not {"而不", "不是"} & terms("为什么要用 p95 而不是平均值？")
+
+
+def test_inline_code_keeps_its_text_even_when_it_looks_like_a_tag():
+    # pgvector's operators were read as HTML tags and dropped: the table row that answers
+    # "which operator computes the negative inner product?" lost the operator itself.
+    body = (
+        "| Operator | Meaning |\n| --- | --- |\n| `<#>` | Negative inner product |\n\n"
+        "Call `__init__` with <b>care</b> when 3 < 4 and 5 > 2.\n"
+    )
+
+    row, sentence = (fact.text for fact in article_facts(body))
+
+    assert row == "Operator <#> — Meaning: Negative inner product"
+    assert sentence == "Call __init__ with care when 3 < 4 and 5 > 2."
+
+
+def test_markdown_marks_around_code_still_go():
+    assert (
+        plain("See [`asyncio.shield`](/x/) and **bold `x`**.") == "See asyncio.shield and bold x."
+    )
