@@ -474,6 +474,26 @@ async def test_a_table_row_answer_keeps_the_code_it_names():
     assert "- Operator <#> — Meaning: Negative inner product" in result.answer
 
 
+CALLS_ARTICLE = {
+    "article_id": 28,
+    "title": "Runaway cost",
+    "url": "/articles/runaway-cost/",
+    "body": "## Cost\n\n| Model calls | Cumulative input tokens |\n| --- | --- |\n"
+    + "".join(f"| {n} | {n * 1500:,} |\n" for n in range(1, 11)),
+}
+
+
+@pytest.mark.asyncio
+async def test_a_number_written_as_a_word_finds_the_row_with_its_digits():
+    result, _ = await ask(
+        "After ten model calls, how many input tokens have been sent in total?",
+        [relevant_hit(CALLS_ARTICLE, 0.8)],
+    )
+
+    assert "- Model calls 10 — Cumulative input tokens: 15,000" in result.answer
+    assert "Model calls 1 —" not in result.answer
+
+
 LISTS_ARTICLE = {
     "article_id": 26,
     "title": "IVFFlat lists",

@@ -43,3 +43,9 @@ def test_markdown_marks_around_code_still_go():
     assert (
         plain("See [`asyncio.shield`](/x/) and **bold `x`**.") == "See asyncio.shield and bold x."
     )
+
+
+def test_a_number_word_is_its_digits_but_one_is_not_a_count():
+    found = terms("after ten calls, twenty rows and one of them")
+    assert found == {"after", "10", "call", "20", "rows"}
+    assert terms("10,500 tokens, then 1,000,000") == {"10500", "token", "1000000"}
