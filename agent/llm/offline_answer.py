@@ -187,10 +187,14 @@ def _pick(
     ]
     two_part = bool(_TWO_PART.search(question))
     words = terms(question) | asked
+    # A two-part question's articles each answer one part, so no one fact can show that a
+    # lower article answers better: it keeps the search's best first.
+    rivals = set() if two_part else _rivals(pool, shared, asked, sources, language(question))
+    lead = _lead_article(pool, shared, asked, wanted, boost, rivals)
     # A second article, if any, is the first one in search order with a strong fact of its
     # own: the search's ranking is a better judge of the runner-up than which article
     # happens to add one more question word.
-    allowed = {0, _second_article(pool, shared, asked, wanted)} if two_part else {0}
+    allowed = {0, _second_article(pool, shared, asked, wanted)} if two_part else {lead}
     picked: list[int] = []
     passed: set[int] = set()  # not worth adding now; weaker ones may still be
     covered: set[str] = set()
@@ -199,8 +203,8 @@ def _pick(
         for i, terms_i in enumerate(shared):
             if i in picked or i in passed or not terms_i & asked:
                 continue
-            if not picked and pool[i][0] != 0:
-                continue  # the answer opens with the search's best article, or not at all
+            if not picked and pool[i][0] != lead:
+                continue  # the answer opens with the lead article, or not at all
             if pool[i][0] not in allowed:
                 continue
             gain = sum(wanted[t] for t in terms_i - covered)
@@ -302,6 +306,55 @@ def _figure_instead(
         return []
     top = max(candidates, key=lambda i: strength[i])
     return _with_context(pool, [top], shared, compares=False)
+
+
+def _rivals(
+    pool: list[tuple[int, Fact]],
+    shared: list[set[str]],
+    asked: set[str],
+    sources: list[dict],
+    lang: str,
+) -> set[int]:
+    """The lower articles whose words can be weighed against the top article's.
+
+    Shared words compare two articles in one language. Across languages they do not: an
+    article in the other language shares few words however right it is. So a lower article
+    in the top's language may contest the lead, and one in another language only when the
+    top (in the other language) shares no word at all, when the answer would otherwise be
+    its passage quoted blind.
+    """
+    top_language = sources[0].get("language") if sources else None
+    top_silent = not any(shared[i] & asked for i, (n, _) in enumerate(pool) if n == 0)
+    blind = top_silent and bool(sources) and _other_language(sources[0], lang)
+    return {
+        n for n in range(1, len(sources)) if sources[n].get("language") == top_language or blind
+    }
+
+
+def _lead_article(
+    pool: list[tuple[int, Fact]],
+    shared: list[set[str]],
+    asked: set[str],
+    wanted: dict[str, float],
+    boost: list[float],
+    rivals: set[int],
+) -> int:
+    """The article the answer opens with: the search's best, unless a lower one read answers
+    better in its own words.
+
+    The articles read are all close to the top hit, and the top hit is often a loosely related
+    article (a hub section that many questions land near). A lower article among `rivals`
+    leads only with a fact sharing two of the question's words whose weight, after the rank
+    decay (RANK_DECAY per rank), beats every fact of the top.
+    """
+    best: dict[int, float] = {}
+    for i, (n, _) in enumerate(pool):
+        if n == 0 or (n in rivals and len(shared[i] & asked) >= 2):
+            strength = sum(wanted[t] for t in shared[i] & asked) * boost[i]
+            best[n] = max(best.get(n, 0.0), strength)
+    top = best.get(0, 0.0)
+    better = [n for n in sorted(best) if n != 0 and best[n] > top]
+    return max(better, key=lambda n: best[n]) if better else 0
 
 
 def _second_article(

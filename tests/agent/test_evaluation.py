@@ -187,3 +187,20 @@ def test_bench_eval_files_name_demo_articles_and_split_each_kind(name):
     splits = Counter((item.kind, item.split) for item in items)
     for kind in {item.kind for item in items}:
         assert abs(splits[kind, "tune"] - splits[kind, "test"]) <= 1, kind
+
+
+@pytest.mark.parametrize("name", ["answer_eval_fresh2.jsonl", "answer_eval_fresh3.jsonl"])
+def test_held_out_eval_files_name_demo_articles_and_are_all_test(name):
+    """The held-out sets: unique ids, real demo slugs, never tuned on (every row split=test)."""
+    slugs = {
+        demo_article_parse(text=path.read_text(encoding="utf-8")).slug
+        for path in DEMO_DIR.glob("*.md")
+    }
+    items = items_load(BENCH / name)
+
+    assert len({item.id for item in items}) == len(items)
+    for item in items:
+        assert item.split == "test" and item.lang in {"en", "zh"}, item.id
+        assert set(item.expected) <= slugs, item.id
+        assert item.in_scope == (item.kind != "out"), item.id
+        assert item.require_all == (item.kind == "two"), item.id

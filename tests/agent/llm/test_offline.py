@@ -915,3 +915,71 @@ async def test_a_search_that_timed_out_is_not_reported_as_nothing_in_the_blog(la
 
 async def _discard(event: dict) -> None:
     pass
+
+
+HUB_ARTICLE = {
+    "article_id": 40,
+    "title": "The loop",
+    "url": "/articles/the-loop/",
+    "body": "A loop with no exit is a bill with no limit. Every update appends a message.\n",
+}
+DELTAS_ARTICLE = {
+    "article_id": 41,
+    "title": "Streaming",
+    "url": "/articles/streaming/",
+    "body": "Re-sending the whole answer so far on every update is wasteful: send deltas.\n",
+}
+TIMEOUTS_ZH = {
+    "article_id": 42,
+    "title": "超时",
+    "url": "/articles/timeouts-zh/",
+    "body": "单个工具超时不等于整轮失败。超时信息作为普通的工具结果返回，模型会换个关键词再试。\n",
+}
+
+
+def lang_hit(article: dict, relevance: float, language: str) -> dict:
+    return {**relevant_hit(article, relevance), "language": language}
+
+
+@pytest.mark.asyncio
+async def test_a_lower_article_that_answers_much_better_opens_the_answer(monkeypatch):
+    # The top hit shares one word ("update"); the second says what is asked in the same
+    # language. The search's order is a judge of closeness, not of which article answers.
+    for article in (HUB_ARTICLE, DELTAS_ARTICLE):
+        monkeypatch.setitem(ARTICLES, article["article_id"], article)
+    hits = [lang_hit(HUB_ARTICLE, 0.70, "en"), lang_hit(DELTAS_ARTICLE, 0.65, "en")]
+
+    result, _ = await ask("Is it wasteful to resend the whole answer on every update?", hits)
+
+    assert [c["article_id"] for c in result.citations] == [41]
+    assert "send deltas" in result.answer
+
+
+@pytest.mark.asyncio
+async def test_an_article_in_the_other_language_sharing_no_word_gives_way_to_one_that_answers(
+    monkeypatch,
+):
+    # A Chinese question; the English top hit shares no word with it, so its passage would be
+    # quoted blind. The Chinese article read with it answers in the question's own words.
+    for article in (HUB_ARTICLE, TIMEOUTS_ZH):
+        monkeypatch.setitem(ARTICLES, article["article_id"], article)
+    hits = [lang_hit(HUB_ARTICLE, 0.80, "en"), lang_hit(TIMEOUTS_ZH, 0.70, "zh")]
+
+    result, _ = await ask("工具超时以后，整轮对话会失败吗？", hits)
+
+    assert [c["article_id"] for c in result.citations] == [42]
+
+
+@pytest.mark.asyncio
+async def test_a_top_article_in_the_other_language_is_not_outweighed_by_shared_words(monkeypatch):
+    # An English question about a Chinese article: the Chinese top hit can share few words with
+    # it however right it is, so an English article sharing more does not take the lead.
+    for article in (TIMEOUTS_ZH, DELTAS_ARTICLE):
+        monkeypatch.setitem(ARTICLES, article["article_id"], article)
+    zh = {**TIMEOUTS_ZH, "body": TIMEOUTS_ZH["body"] + "超时后的处理记为 failed。\n"}
+    monkeypatch.setitem(ARTICLES, 42, zh)
+    hits = [lang_hit(zh, 0.80, "zh"), lang_hit(DELTAS_ARTICLE, 0.70, "en")]
+
+    result, _ = await ask("Why is an update failed when the whole answer is re-sent?", hits)
+
+    assert result.citations[0]["article_id"] == 42
