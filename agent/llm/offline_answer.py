@@ -59,6 +59,13 @@ NOT_MENTIONED = {
     "zh": "我找到的文章都没有提到“{name}”，所以回答不了这个问题。最接近的是《{title}》，"
     "但文中没有涉及它。",
 }
+# Quoted in the other language without a word in common with the question.
+NEAREST = {
+    "en": "The nearest passage I found is from the {written} article “{title}”; it may not "
+    "answer this exactly:",
+    "zh": "我找到的最接近的内容来自{written}文章《{title}》，未必正好回答这个问题：",
+}
+LANGUAGE_NAMES = {"en": {"zh": "Chinese", "en": "English"}, "zh": {"en": "英文", "zh": "中文"}}
 # Sentences that lean on the one before; shown alone they would be out of context.
 _LEANING = (
     "this ", "that ", "these ", "those ", "it ", "its ", "they ", "their ", "both ", "such ",
@@ -100,7 +107,8 @@ def compose_answer(
     if not picked and context:  # a follow-up whose own words miss: the top article, in context
         top = [(n, fact) for n, fact in pool if n == 0]
         picked = _pick(top, wanted, question, excerpts, sources, asked=set(wanted))
-    if not picked and sources and _other_language(sources[0], lang):
+    blind = not picked and bool(sources) and _other_language(sources[0], lang)
+    if blind:
         # Asked in the other language, no word can match: the passage the search chose. In
         # the same language, an article sharing no word with the question does not answer it.
         passage = _facts({"body": excerpts.get(_id(sources[0]), "")})
@@ -113,9 +121,12 @@ def compose_answer(
     if not groups:
         return ""
     # Each article's facts, then its source line: who said what stays clear.
-    return "\n\n".join(
+    answer = "\n\n".join(
         f"{_render(facts, lang)}\n\n{SOURCE[lang]}{_link(source)}" for source, facts in groups
     )
+    # A passage that shares no word with the question is the search's guess, not a match: the
+    # reader is told so, in their language, before reading it.
+    return f"{_nearest_label(sources[0], lang)}\n\n{answer}" if blind else answer
 
 
 def compose_summary(article: dict, lang: str) -> str:
@@ -271,6 +282,11 @@ def _explanation(question: str, read: list[tuple[dict, list[Fact]]]) -> list[tup
             about = [f for f in facts if f.kind == "sentence" and subject in f.text.lower()]
             return [(n, fact) for fact in _standalone(about)[:TITLE_FACTS]]
     return []
+
+
+def _nearest_label(source: dict, lang: str) -> str:
+    written = LANGUAGE_NAMES[lang].get(str(source.get("language") or ""), "")
+    return NEAREST[lang].format(title=source.get("title", ""), written=written).replace("  ", " ")
 
 
 def _other_language(source: dict, lang: str) -> bool:

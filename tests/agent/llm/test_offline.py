@@ -309,6 +309,45 @@ async def test_hits_that_cleared_the_relevance_bar_are_trusted_across_languages(
 
 
 @pytest.mark.asyncio
+async def test_a_passage_quoted_without_a_word_in_common_is_introduced_as_the_nearest():
+    # The reader of a Chinese question gets an English passage chosen by the search alone:
+    # they are told, in Chinese, that it is the nearest thing found, not a matched answer.
+    excerpt = "Pick HNSW when queries must stay accurate as rows are added."
+    english = {**relevant_hit(INDEX_ARTICLE, 0.7, excerpt=excerpt), "language": "en"}
+    result, _ = await ask("哪种索引更准确？", [english])
+
+    label = "我找到的最接近的内容来自英文文章《Choosing a pgvector index》，未必正好回答这个问题："
+    assert result.answer.startswith(label)
+    assert excerpt in result.answer and result.answered
+
+
+@pytest.mark.asyncio
+async def test_an_english_reader_is_told_the_nearest_passage_is_from_a_chinese_article():
+    article = {
+        "article_id": 29,
+        "title": "取消与超时",
+        "url": "/articles/cancel-zh/",
+        "body": "## 取消\n\n用户点了停止以后，服务端取消任务并关闭模型流。\n",
+    }
+    chinese = {**relevant_hit(article, 0.7), "language": "zh"}
+    result, _ = await ask("What happens when the reader presses stop?", [chinese])
+
+    assert result.answer.startswith(
+        "The nearest passage I found is from the Chinese article “取消与超时”; it may not answer "
+        "this exactly:\n\n用户点了停止以后"
+    )
+
+
+@pytest.mark.asyncio
+async def test_a_passage_sharing_the_questions_words_is_quoted_without_the_nearest_label():
+    result, _ = await ask(
+        "哪种索引 recall 更高？", [relevant_hit({**INDEX_ARTICLE, "language": "en"}, 0.7)]
+    )
+
+    assert "Recall" in result.answer and "最接近" not in result.answer
+
+
+@pytest.mark.asyncio
 async def test_a_follow_up_searches_with_the_earlier_question_in_mind():
     history = [
         {"role": "user", "content": "Which pgvector index types are there?"},
