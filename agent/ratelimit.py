@@ -9,6 +9,7 @@ and settled to the real figure when it ends, so concurrent turns cannot all pass
 import ipaddress
 import math
 import time
+import unicodedata
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -129,8 +130,13 @@ async def socket_allow(*, client_ip: str) -> bool:
 
 
 def admin_login_name(username: str) -> str:
-    """The form a user name is counted under (and a known device remembers)."""
-    return username.strip().casefold()[:150]
+    """The form a user name is counted under (and a known device remembers).
+
+    Django's sign-in form NFKC-normalises the name before it looks the user up, so "ｅｄｉｔｏｒ"
+    (full width) or "𝐞𝐝𝐢𝐭𝐨𝐫" signs in as "editor": counted as typed, each spelling had a
+    fresh allowance of guesses at the same account.
+    """
+    return unicodedata.normalize("NFKC", username).strip().casefold()[:150]
 
 
 async def admin_login_allow(*, client_ip: str, username: str, device: str = "") -> Refusal | None:
