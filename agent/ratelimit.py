@@ -6,6 +6,7 @@ turn starts (refused when the conversation, the client's IP or the site has spen
 and settled to the real figure when it ends, so concurrent turns cannot all pass and overspend.
 """
 
+import asyncio
 import ipaddress
 import math
 import time
@@ -206,7 +207,25 @@ class TurnBudget:
 
 async def budget_reserve(*, conversation_id: str | None, client_ip: str) -> Refusal | TurnBudget:
     """Hold up to AGENT_TOKENS_RESERVE tokens on every budget the turn spends, or refuse the
-    turn when one has no room left."""
+    turn when one has no room left.
+
+    Cancelled meanwhile (the visitor closed the socket right after the message), it waits for
+    the store's answer and gives back what was held: the hold is taken in Redis even when the
+    reply is never read, and it stayed spent for the day on the address's and the site's budget.
+    """
+    reserving = asyncio.ensure_future(
+        _reserve(conversation_id=conversation_id, client_ip=client_ip)
+    )
+    try:
+        return await asyncio.shield(reserving)
+    except asyncio.CancelledError:
+        held = await reserving
+        if isinstance(held, TurnBudget):
+            await budget_settle(budget=held, conversation_id="", tokens=0)
+        raise
+
+
+async def _reserve(*, conversation_id: str | None, client_ip: str) -> Refusal | TurnBudget:
     budgets = _budgets(conversation_id=conversation_id, client_ip=client_ip)
     over, held = await state().reserve([b[:3] for b in budgets], settings.AGENT_TOKENS_RESERVE)
     if over:
