@@ -11,7 +11,7 @@ import ipaddress
 import math
 import time
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from django.conf import settings
 
@@ -189,6 +189,10 @@ class TurnBudget:
     conversation_id: str | None  # None for a new conversation: no budget key yet
     client_ip: str
     held: int
+    # The UTC day the turn began: its holds and its settlement all count on that day's budgets.
+    # Settled on the next day's, a turn running at midnight took its unspent hold off the new
+    # day (a negative count: more room) and left the whole hold spent on the old one.
+    day: str = field(default_factory=lambda: _today())
 
     async def cover(self, tokens: int) -> bool:
         """Hold at least `tokens` in all (the turn's spending once its next call is done)."""
@@ -196,7 +200,9 @@ class TurnBudget:
             return True
         if self.conversation_id is None and tokens > settings.AGENT_TOKENS_PER_CONVERSATION:
             return False  # a new conversation's first turn has that budget too
-        budgets = _budgets(conversation_id=self.conversation_id, client_ip=self.client_ip)
+        budgets = _budgets(
+            conversation_id=self.conversation_id, client_ip=self.client_ip, day=self.day
+        )
         more = tokens - self.held
         over, _ = await state().reserve([b[:3] for b in budgets], more, whole=True)
         if over:
@@ -226,11 +232,12 @@ async def budget_reserve(*, conversation_id: str | None, client_ip: str) -> Refu
 
 
 async def _reserve(*, conversation_id: str | None, client_ip: str) -> Refusal | TurnBudget:
-    budgets = _budgets(conversation_id=conversation_id, client_ip=client_ip)
+    day = _today()
+    budgets = _budgets(conversation_id=conversation_id, client_ip=client_ip, day=day)
     over, held = await state().reserve([b[:3] for b in budgets], settings.AGENT_TOKENS_RESERVE)
     if over:
         return budgets[over - 1][3]
-    return TurnBudget(conversation_id=conversation_id, client_ip=client_ip, held=held)
+    return TurnBudget(conversation_id=conversation_id, client_ip=client_ip, held=held, day=day)
 
 
 async def budget_settle(*, budget: TurnBudget, conversation_id: str, tokens: int) -> None:
@@ -247,7 +254,7 @@ def budget_settlement(
     amounts = [
         (key, tokens - budget.held, ttl)
         for key, _cap, ttl, _ in _budgets(
-            conversation_id=budget.conversation_id, client_ip=budget.client_ip
+            conversation_id=budget.conversation_id, client_ip=budget.client_ip, day=budget.day
         )
     ]
     if budget.conversation_id is None:  # a new conversation: no budget key when the turn began
@@ -255,9 +262,15 @@ def budget_settlement(
     return [a for a in amounts if a[1]]
 
 
-def _budgets(*, conversation_id: str | None, client_ip: str) -> list[tuple[str, int, int, Refusal]]:
+def _today() -> str:
+    return time.strftime("%Y-%m-%d", time.gmtime())
+
+
+def _budgets(
+    *, conversation_id: str | None, client_ip: str, day: str = ""
+) -> list[tuple[str, int, int, Refusal]]:
     client_ip = address_bucket(client_ip)
-    day = time.strftime("%Y-%m-%d", time.gmtime())
+    day = day or _today()
     tomorrow = int(DAY - time.time() % DAY)
     budgets = []
     if conversation_id is not None:

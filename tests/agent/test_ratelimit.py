@@ -76,3 +76,22 @@ async def test_a_reserve_cancelled_before_its_answer_arrives_gives_back_its_hold
     assert len(held) == 2 and set(held.values()) == {0}  # the address's day and the site's
     relay.server.close()
     state_reset()
+
+
+async def test_a_turn_running_at_midnight_settles_on_the_day_it_began(settings):
+    """A turn that began at 23:59 held its tokens on that day's budgets and was settled at
+    00:00 on the next day's: its unspent hold came off the new day (a negative count, more
+    room for the address and the site) and the whole hold stayed spent on the old one."""
+    state_reset()
+    began = "2026-12-01"
+    budget = ratelimit.TurnBudget(conversation_id=None, client_ip=ADDRESS, held=0, day=began)
+    assert await budget.cover(4000)  # held on the day it began, like its first hold
+
+    await ratelimit.budget_settle(budget=budget, conversation_id="c-1", tokens=150)
+
+    days = {}
+    for key, value in state().counters.items():
+        if key.startswith(("tok:ip:", "tok:d:")):
+            days[key.rsplit(":", 1)[1]] = days.get(key.rsplit(":", 1)[1], []) + [value[0]]
+    assert days == {began: [150, 150]}  # the address's and the site's, on that day only
+    state_reset()
