@@ -38,7 +38,9 @@ def feedback_parse(frame: dict[str, Any]) -> Feedback:
     if isinstance(turn, bool) or not isinstance(turn, int) or turn < 1:
         raise BadRequest("turn must be the answer's turn number (1 or more).")
     vote = frame.get("vote")
-    if vote not in VOTES:
+    # A list or an object is unhashable: `in` raised, and the socket (with its running answer)
+    # was closed as an internal error.
+    if not isinstance(vote, str) or vote not in VOTES:
         raise BadRequest('vote must be "up", "down" or "none".')
     comment = frame.get("comment") or ""
     if not isinstance(comment, str) or "\x00" in comment:

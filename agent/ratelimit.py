@@ -6,10 +6,12 @@ turn starts (refused when the conversation, the client's IP or the site has spen
 and settled to the real figure when it ends, so concurrent turns cannot all pass and overspend.
 """
 
+import asyncio
 import ipaddress
 import math
 import time
-from dataclasses import dataclass
+import unicodedata
+from dataclasses import dataclass, field
 
 from django.conf import settings
 
@@ -129,8 +131,13 @@ async def socket_allow(*, client_ip: str) -> bool:
 
 
 def admin_login_name(username: str) -> str:
-    """The form a user name is counted under (and a known device remembers)."""
-    return username.strip().casefold()[:150]
+    """The form a user name is counted under (and a known device remembers).
+
+    Django's sign-in form NFKC-normalises the name before it looks the user up, so "ｅｄｉｔｏｒ"
+    (full width) or "𝐞𝐝𝐢𝐭𝐨𝐫" signs in as "editor": counted as typed, each spelling had a
+    fresh allowance of guesses at the same account.
+    """
+    return unicodedata.normalize("NFKC", username).strip().casefold()[:150]
 
 
 async def admin_login_allow(*, client_ip: str, username: str, device: str = "") -> Refusal | None:
@@ -182,6 +189,10 @@ class TurnBudget:
     conversation_id: str | None  # None for a new conversation: no budget key yet
     client_ip: str
     held: int
+    # The UTC day the turn began: its holds and its settlement all count on that day's budgets.
+    # Settled on the next day's, a turn running at midnight took its unspent hold off the new
+    # day (a negative count: more room) and left the whole hold spent on the old one.
+    day: str = field(default_factory=lambda: _today())
 
     async def cover(self, tokens: int) -> bool:
         """Hold at least `tokens` in all (the turn's spending once its next call is done)."""
@@ -189,7 +200,9 @@ class TurnBudget:
             return True
         if self.conversation_id is None and tokens > settings.AGENT_TOKENS_PER_CONVERSATION:
             return False  # a new conversation's first turn has that budget too
-        budgets = _budgets(conversation_id=self.conversation_id, client_ip=self.client_ip)
+        budgets = _budgets(
+            conversation_id=self.conversation_id, client_ip=self.client_ip, day=self.day
+        )
         more = tokens - self.held
         over, _ = await state().reserve([b[:3] for b in budgets], more, whole=True)
         if over:
@@ -200,12 +213,31 @@ class TurnBudget:
 
 async def budget_reserve(*, conversation_id: str | None, client_ip: str) -> Refusal | TurnBudget:
     """Hold up to AGENT_TOKENS_RESERVE tokens on every budget the turn spends, or refuse the
-    turn when one has no room left."""
-    budgets = _budgets(conversation_id=conversation_id, client_ip=client_ip)
+    turn when one has no room left.
+
+    Cancelled meanwhile (the visitor closed the socket right after the message), it waits for
+    the store's answer and gives back what was held: the hold is taken in Redis even when the
+    reply is never read, and it stayed spent for the day on the address's and the site's budget.
+    """
+    reserving = asyncio.ensure_future(
+        _reserve(conversation_id=conversation_id, client_ip=client_ip)
+    )
+    try:
+        return await asyncio.shield(reserving)
+    except asyncio.CancelledError:
+        held = await reserving
+        if isinstance(held, TurnBudget):
+            await budget_settle(budget=held, conversation_id="", tokens=0)
+        raise
+
+
+async def _reserve(*, conversation_id: str | None, client_ip: str) -> Refusal | TurnBudget:
+    day = _today()
+    budgets = _budgets(conversation_id=conversation_id, client_ip=client_ip, day=day)
     over, held = await state().reserve([b[:3] for b in budgets], settings.AGENT_TOKENS_RESERVE)
     if over:
         return budgets[over - 1][3]
-    return TurnBudget(conversation_id=conversation_id, client_ip=client_ip, held=held)
+    return TurnBudget(conversation_id=conversation_id, client_ip=client_ip, held=held, day=day)
 
 
 async def budget_settle(*, budget: TurnBudget, conversation_id: str, tokens: int) -> None:
@@ -222,7 +254,7 @@ def budget_settlement(
     amounts = [
         (key, tokens - budget.held, ttl)
         for key, _cap, ttl, _ in _budgets(
-            conversation_id=budget.conversation_id, client_ip=budget.client_ip
+            conversation_id=budget.conversation_id, client_ip=budget.client_ip, day=budget.day
         )
     ]
     if budget.conversation_id is None:  # a new conversation: no budget key when the turn began
@@ -230,9 +262,15 @@ def budget_settlement(
     return [a for a in amounts if a[1]]
 
 
-def _budgets(*, conversation_id: str | None, client_ip: str) -> list[tuple[str, int, int, Refusal]]:
+def _today() -> str:
+    return time.strftime("%Y-%m-%d", time.gmtime())
+
+
+def _budgets(
+    *, conversation_id: str | None, client_ip: str, day: str = ""
+) -> list[tuple[str, int, int, Refusal]]:
     client_ip = address_bucket(client_ip)
-    day = time.strftime("%Y-%m-%d", time.gmtime())
+    day = day or _today()
     tomorrow = int(DAY - time.time() % DAY)
     budgets = []
     if conversation_id is not None:

@@ -105,13 +105,13 @@ class TurnRunner:
         if prepared is None:
             await lease.release()
             return
-        if conversation_id is None:
-            await lease.attach(prepared.conversation_id)
         # Metrics, the trace and the log fields of this turn (ops/observer.py).
         with TurnObservation(
             turn_id=prepared.turn_id, conversation_id=prepared.conversation_id, index=prepared.index
         ) as seen:
-            await self._run_turn(message, visitor, prepared, emit, lease, seen)
+            await self._run_turn(
+                message, visitor, prepared, emit, lease, seen, attach=conversation_id is None
+            )
 
     async def _prepare(
         self, message: ChatMessage, visitor: Visitor, emit: Emit, conversation_id: str | None
@@ -124,8 +124,9 @@ class TurnRunner:
             metrics.refusal_count(reason=budget.reason)
             await emit(_rate_limited(budget))
             return None
-        await aclose_old_connections()
+        prepared = None
         try:
+            await aclose_old_connections()
             prepared = await database_sync_to_async(turn_prepare)(message=message, visitor=visitor)
             prepared.budget = budget
             return prepared
@@ -139,8 +140,12 @@ class TurnRunner:
                     "The assistant cannot reach its database right now. Please try again.",
                 )
             )
-        # Nothing was spent: give the hold back.
-        await ratelimit.budget_settle(budget=budget, conversation_id="", tokens=0)
+        finally:
+            # Refused, failed, or cancelled meanwhile (a socket closed right after its message):
+            # nothing was spent, so the hold goes back. A cancelled one used to keep it for the
+            # day, on the address's budget and the site's.
+            if prepared is None:
+                await ratelimit.budget_settle(budget=budget, conversation_id="", tokens=0)
         return None
 
     async def _run_turn(
@@ -151,11 +156,10 @@ class TurnRunner:
         emit: Emit,
         lease: TurnLease,
         seen: TurnObservation,
+        *,
+        attach: bool,
     ) -> None:
         model = self.model()
-        await emit(
-            events.start(prepared.conversation_id, prepared.index, model.name, model.offline)
-        )
         turn = TurnContext(message, visitor, prepared, model, trace_id=seen.trace_id)
         holder: list[TurnResult] = []
 
@@ -164,6 +168,13 @@ class TurnRunner:
             self.checkpoints.track(prepared.turn_id, result)
 
         try:
+            # Inside the `try`: a Stop or a closed socket here (the turn has its row and its
+            # hold) left the hold spent for the day and the lock renewed for ever.
+            if attach:
+                await lease.attach(prepared.conversation_id)
+            await emit(
+                events.start(prepared.conversation_id, prepared.index, model.name, model.offline)
+            )
             result = await run_turn(
                 messages=build_messages(
                     history=prepared.history, user_message=message.content, page=prepared.page
@@ -180,7 +191,7 @@ class TurnRunner:
         except BaseException as exc:
             # Stop, a closed tab, shutdown, or a transport that failed mid-turn: keep what was
             # produced, with a truthful status, and charge what was spent.
-            result = holder[0]
+            result = holder[0] if holder else TurnResult()  # ended before the loop began
             # VisitorGone is a CancelledError: leaving is `cancelled` whichever came first.
             if isinstance(exc, asyncio.CancelledError):
                 result.status = "interrupted" if self.closing else "cancelled"

@@ -178,6 +178,8 @@ HTTP_CONNECTIONS_PER_IP = env.int("HTTP_CONNECTIONS_PER_IP", default=100)
 HTTP_MAX_BODY_BYTES = env.int("HTTP_MAX_BODY_BYTES", default=4 * 1024 * 1024)
 # Seconds a client has to send a request's line and headers (slowloris trickles them).
 HTTP_HEAD_SECONDS = env.float("HTTP_HEAD_SECONDS", default=20.0)
+# Seconds a client has, once the head is in, to send the request's body (the same trickle).
+HTTP_BODY_SECONDS = env.float("HTTP_BODY_SECONDS", default=60.0)
 # Plain HTTP requests running at once (each a thread with a database connection), per process
 # and per client address; more wait their turn (config/concurrency.py).
 HTTP_REQUESTS_IN_FLIGHT = env.int("HTTP_REQUESTS_IN_FLIGHT", default=32)

@@ -8,7 +8,10 @@ fill the disk. Both are refused here, at the socket, before Django runs.
 
 Twisted's idle timer restarts on every byte, so a client sending one header line every few
 seconds (slowloris) held its connection for as long as it liked; each request's head (request
-line and headers) must now arrive within `head_seconds`, on a kept-alive connection too.
+line and headers) must now arrive within `head_seconds`, on a kept-alive connection too. The
+body had no deadline either once a complete head was in (a byte every few seconds of a declared
+megabyte held the connection, and its temp file, for days): it must arrive within
+`body_seconds` of the head.
 
 Trusted proxies (DJANGO_TRUSTED_PROXIES) are exempt from the per-address cap: nginx carries
 many visitors on its connections and limits them itself.
@@ -38,7 +41,7 @@ def bounded_request(max_body: int) -> type[WebRequest]:
 
         def gotLength(self, length: int | None) -> None:
             self.head_done = True  # Twisted calls this once the headers are all in
-            head_received(self.channel.transport)
+            body_expect(self.channel.transport)  # the head's deadline ends, the body's starts
             if length is not None and length > max_body:
                 self.refuse()
                 length = None  # nothing will be stored: keep the small in-memory buffer
@@ -61,6 +64,7 @@ def bounded_request(max_body: int) -> type[WebRequest]:
                 head_expect(connection)  # kept alive: the next request's head has a deadline too
 
         def requestReceived(self, command: bytes, path: bytes, version: bytes) -> None:
+            head_received(self.channel.transport)  # the whole body is in
             if not self.refused:
                 super().requestReceived(command, path, version)
 
@@ -84,6 +88,20 @@ def head_expect(connection: ProtocolWrapper) -> None:
         return
     head_received(connection)
     connection.docent_head_deadline = reactor.callLater(seconds, _head_late, connection)
+
+
+def body_expect(connection: ProtocolWrapper) -> None:
+    """The head is in: start the deadline of the body (ended by `head_received`)."""
+    head_received(connection)
+    seconds = getattr(connection, "docent_body_seconds", 0)
+    if seconds and not connection.disconnecting:
+        connection.docent_head_deadline = reactor.callLater(seconds, _body_late, connection)
+
+
+def _body_late(connection: ProtocolWrapper) -> None:
+    peer = getattr(connection.getPeer(), "host", "?")
+    logger.warning("closed a connection: %s did not send a request body in time", peer)
+    connection.loseConnection()
 
 
 def head_received(connection) -> None:
@@ -113,9 +131,11 @@ class PeerLimitedFactory(WrappingFactory):
         max_body: int,
         exempt: Callable[[str], bool],
         head_seconds: float = 0,
+        body_seconds: float = 0,
     ) -> None:
         super().__init__(wrapped)
         self.head_seconds = head_seconds
+        self.body_seconds = body_seconds
         self.per_peer = per_peer
         self.exempt = exempt
         self.request_factory = bounded_request(max_body)
@@ -132,6 +152,7 @@ class PeerLimitedFactory(WrappingFactory):
         # A trusted proxy sends whole heads and keeps idle connections for reuse; nginx has
         # its own client_header_timeout for the visitors.
         protocol.docent_head_seconds = 0 if self.exempt(host) else self.head_seconds
+        protocol.docent_body_seconds = 0 if self.exempt(host) else self.body_seconds
         self.open[peer] += 1
         return protocol
 
@@ -171,6 +192,7 @@ class GuardedServer(Server):
         max_body: int,
         exempt: Callable[[str], bool],
         head_seconds: float = 0,
+        body_seconds: float = 0,
         **kwargs,
     ):
         self.guard = {
@@ -178,6 +200,7 @@ class GuardedServer(Server):
             "max_body": max_body,
             "exempt": exempt,
             "head_seconds": head_seconds,
+            "body_seconds": body_seconds,
         }
         super().__init__(**kwargs)
 

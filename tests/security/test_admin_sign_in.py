@@ -90,3 +90,25 @@ def test_a_flood_at_a_user_name_does_not_lock_out_a_browser_that_signed_in_befor
     assert stranger.status_code == 429  # a browser without the note waits, right password or not
     assert again.status_code == 302  # the owner's browser signs in during the flood
     assert "admin_device" in first.cookies  # the signed note that made it a known device
+
+
+def test_other_spellings_of_a_user_name_share_its_count(serve):
+    """Django's sign-in form NFKC-normalises the user name: "ｅｄｉｔｏｒ" (full width) and
+    "𝐞𝐝𝐢𝐭𝐨𝐫" (mathematical bold) both sign in as "editor". Counted as typed, each spelling
+    (thousands of them for one name) brought a fresh allowance of guesses at the account."""
+    get_user_model().objects.create_user("editor", password="right-pw", is_staff=True)
+    server = serve("admin-spellings", ADMIN_LOGIN_ATTEMPTS="3", DJANGO_TRUSTED_PROXIES="1")
+
+    with httpx.Client(base_url=server.url, follow_redirects=False) as botnet:
+        flood = [
+            attempt(botnet, "editor", "guess", **{"X-Forwarded-For": f"203.0.113.{n}"})
+            for n in range(1, 4)
+        ]
+        spelled = [
+            attempt(botnet, name, "right-pw", **{"X-Forwarded-For": f"198.51.100.{n}"})
+            for n, name in enumerate(["ｅｄｉｔｏｒ", "𝐞𝐝𝐢𝐭𝐨𝐫", "ⓔⓓⓘⓣⓞⓡ"], start=1)
+        ]
+
+    assert [r.status_code for r in flood] == [200, 200, 200]  # the name's three guesses
+    # Each spelling is the same account, so it waits out the flood like the plain name.
+    assert [r.status_code for r in spelled] == [429, 429, 429]

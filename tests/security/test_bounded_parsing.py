@@ -7,7 +7,9 @@ import socket as sockets
 import httpx
 import pytest
 
-from tests.security.clients import sse_post, ws_ask, ws_events, ws_open
+from testing_support.model_server import text_response
+from tests.security.clients import sse_post, ws_ask, ws_events, ws_first, ws_open
+from tests.security.conftest import model_env
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -73,3 +75,28 @@ async def test_a_slow_partial_body_neither_starts_a_turn_nor_blocks_other_visito
     from tests.security.clients import rows
 
     assert await rows("agent.Conversation") == 1  # the trickling body started nothing
+
+
+@pytest.mark.parametrize("vote", [["up"], {"up": 1}])
+async def test_a_vote_that_is_not_text_is_a_bad_request_and_the_answer_goes_on(
+    serve, scripted, vote
+):
+    # The vote was looked up in a dict: a list or an object raised TypeError, daphne logged a
+    # traceback and closed the socket with 1011, cancelling the answer that was streaming.
+    scripted.enqueue(text_response(["word "] * 20, delay=0.05))
+    server = serve("vote-shape", **model_env(scripted))
+    socket = await ws_open(server)
+    await socket.send(json.dumps({"type": "message", "content": "Talk for a while"}))
+    assert json.loads(await socket.recv())["type"] == "start"
+
+    feedback = {"conversation_id": "00000000-0000-0000-0000-000000000001", "turn": 1}
+    await socket.send(json.dumps({"type": "feedback", **feedback, "vote": vote}))
+    received = [await ws_first(socket)]
+    while received[-1]["type"] != "done" and received[-1].get("code") != "internal":
+        received.append(await ws_first(socket))
+    await socket.close()
+
+    refused = [e for e in received if e.get("code") == "bad_request"]
+    assert len(refused) == 1 and "vote must be" in refused[0]["message"]
+    assert received[-1]["type"] == "done"  # the answer streamed on to its end
+    assert "Exception inside application" not in server.output()

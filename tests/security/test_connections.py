@@ -5,6 +5,7 @@ WebSockets (each an open file; the process has a fixed number), and daphne would
 of any size in a temp file before Django saw a byte.
 """
 
+import asyncio
 import socket
 import time
 
@@ -166,3 +167,48 @@ def test_a_request_head_sent_a_line_at_a_time_is_cut_off(serve):
     assert cut_first and cut_next
     assert answered.startswith(b"HTTP/1.1 200")
     assert "did not send a request head in time" in server.output()
+
+
+def _trickle_body(sock: socket.socket, size: int) -> bool:
+    """Send a body a byte every 0.25 s; True when the server closed the connection first."""
+    sock.settimeout(0.25)
+    for _ in range(size):
+        try:
+            sock.sendall(b"a")
+        except OSError:
+            return True
+        if closed_by_server(sock):
+            return True
+    return False
+
+
+def test_a_request_body_sent_a_byte_at_a_time_is_cut_off(serve):
+    # Once a complete head was in, nothing timed the body: a byte every few seconds of a
+    # declared body held the connection (and, past 100 kB, a temp file) for as long as the
+    # client liked. Here the body has 2 s; the trickle would take 30 s.
+    server = serve("slow-body", HTTP_HEAD_SECONDS="2", HTTP_BODY_SECONDS="2")
+    head = (
+        b"POST /api/chat HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        b"Content-Length: 120\r\n\r\n"
+    )
+
+    slow = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+    slow.sendall(head)
+    cut = _trickle_body(slow, 120)
+    slow.close()
+    # A body that comes at once, and a WebSocket (no body) left open past the deadline, are fine.
+    whole = httpx.post(server.url + "/api/chat", content=b"{}", timeout=10)
+
+    assert cut
+    assert whole.status_code == 403  # answered (no Origin): the body reached the application
+    assert "did not send a request body in time" in server.output()
+
+
+async def test_a_websocket_outlives_the_body_deadline(serve):
+    server = serve("socket-body", HTTP_BODY_SECONDS="1")
+    socket_ = await ws_open(server)
+    await asyncio.sleep(2)  # past the body deadline, which ended with the handshake's (empty) body
+    events = await ws_ask(socket_, "what is pgvector?")
+    await socket_.close()
+
+    assert events[-1]["type"] == "done"

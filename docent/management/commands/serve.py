@@ -50,6 +50,7 @@ class Command(BaseCommand):
             per_peer=settings.HTTP_CONNECTIONS_PER_IP,
             max_body=settings.HTTP_MAX_BODY_BYTES,
             head_seconds=settings.HTTP_HEAD_SECONDS,
+            body_seconds=settings.HTTP_BODY_SECONDS,
             exempt=settings.TRUSTED_PROXIES.peer_trusted
             if settings.TRUSTED_PROXIES.enabled
             else _never,

@@ -1,0 +1,73 @@
+"""A socket closed right after its message must not keep the turn's budget hold or its lock.
+
+A turn holds AGENT_TOKENS_RESERVE on the address's and the site's daily budgets before its row
+is written. Closed while the turn took its conversation's lock or sent `start` (after its row,
+before the loop), the turn ended without its settlement: the hold stayed spent for the day
+(about one message in four of a send-and-close loop, from one address, used up the site's
+budget a few thousand tokens at a time), its lock and session slot were renewed for ever by a
+heartbeat nobody stopped, and its row stayed `running`.
+"""
+
+import json
+import time
+
+import httpx
+import pytest
+import redis
+from django.db import connection, transaction
+from websockets.sync.client import connect
+
+from agent.models import Turn
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+LOCK = "LOCK TABLE agent_conversation IN SHARE ROW EXCLUSIVE MODE"
+
+
+def wait_until(check, what: str, seconds: float = 60) -> None:
+    """Poll until `check()`; the deadline only stops a broken run from hanging."""
+    deadline = time.monotonic() + seconds
+    while not check():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.05)
+
+
+def blocked_on_a_lock() -> bool:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM pg_locks WHERE NOT granted")
+        return cursor.fetchone()[0] > 0
+
+
+def open_sockets(server) -> float:
+    body = httpx.get(server.url + "/metrics").text
+    lines = [line for line in body.splitlines() if line.startswith("docent_open_sockets")]
+    return float(lines[0].split()[-1])
+
+
+def tokens_held(client: redis.Redis, pattern: str) -> int:
+    return sum(int(client.get(key) or 0) for key in client.keys(pattern))
+
+
+def test_a_socket_closed_as_its_turn_takes_its_lock_gives_back_the_hold(serve, redis_url):
+    server = serve("early-close", REDIS_URL=redis_url)
+    store = redis.Redis.from_url(redis_url)
+    with connect(server.ws_url, additional_headers={"Origin": server.url}) as socket:
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute(LOCK)  # the new conversation's INSERT waits: the hold is taken
+            socket.send(json.dumps({"type": "message", "content": "What is pgvector?"}))
+            wait_until(blocked_on_a_lock, "the turn waits to write its conversation")
+            # Redis stops taking writes: once its row is written, the turn waits on its lock.
+            store.execute_command("CLIENT", "PAUSE", "60000", "WRITE")
+        try:
+            wait_until(lambda: Turn.objects.filter(status="running").exists(), "the turn's row")
+            socket.close()
+            wait_until(lambda: open_sockets(server) == 0, "the server heard the socket close")
+        finally:
+            store.execute_command("CLIENT", "UNPAUSE")
+
+    wait_until(lambda: not Turn.objects.filter(status="running").exists(), "the turn ended")
+    turn = Turn.objects.get()
+    assert turn.status == "cancelled"
+    wait_until(lambda: not store.keys("turns:*"), "its lock and session slot are let go")
+    assert tokens_held(store, "tok:ip:*") == 0  # the offline model spent nothing
+    assert tokens_held(store, "tok:d:*") == 0
