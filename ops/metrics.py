@@ -63,6 +63,10 @@ TURNS_SPOOLED = Counter(
     "docent_turns_spooled",
     "Turns written to the spool because the database refused every save attempt.",
 )
+TURNS_SPOOL_REJECTED = Counter(
+    "docent_turns_spool_rejected",
+    "Spooled turns that replay gave up on (set aside in the spool's rejected file).",
+)
 
 UNKNOWN_TOOL = "unknown"
 _children: dict[tuple, object] = {}
@@ -102,3 +106,7 @@ def save_retry_count() -> None:
 
 def turn_spooled_count() -> None:
     TURNS_SPOOLED.inc()
+
+
+def turn_spool_rejected_count() -> None:
+    TURNS_SPOOL_REJECTED.inc()
