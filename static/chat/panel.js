@@ -75,9 +75,14 @@ class Panel {
       this.feedback.get(event.turn)?.saved();
       return;
     }
+    // A refused vote is marked as such: it must not end an answer streaming meanwhile.
+    if (event.type === "error" && event.feedback === true) {
+      this.feedbackFailed(event);
+      return;
+    }
     const turn = this.turn;
     if (!turn || turn.finished) {
-      // An error with no answer in flight answers a feedback frame.
+      // An error with no answer in flight answers a feedback frame (a server that does not mark it).
       if (event.type === "error") this.feedbackFailed(event);
       return;
     }
