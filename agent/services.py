@@ -18,7 +18,7 @@ from agent.completion import tool_call_row, turn_complete_running
 from agent.exceptions import BadRequest
 from agent.models import Conversation, ToolCall, Turn
 from agent.text import text_scrub
-from ops.metrics import turn_spool_rejected_count
+from ops.metrics import feedback_vote_count, turn_spool_rejected_count
 
 logger = logging.getLogger(__name__)
 
@@ -306,4 +306,6 @@ def turn_feedback_set(
     turn.feedback_comment = comment if vote else ""
     turn.feedback_at = timezone.now() if vote else None
     turn.save(update_fields=["vote", "feedback_comment", "feedback_at"])
+    # Counted once the row is written, whichever way the vote came (socket, SSE, REST).
+    transaction.on_commit(lambda: feedback_vote_count(vote=vote or "none"))
     return turn

@@ -25,6 +25,11 @@ TURN_DURATION = Histogram(
     "From the turn's start to its final event.",
     buckets=(0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60, 120),
 )
+TURNS_ANSWERED = Counter(
+    "docent_turns_answered",
+    "Turns that ended `done`, by whether they were answered (cited an article, did not decline).",
+    ["answered"],
+)
 MODEL_CALLS = Counter("docent_model_calls", "Model calls (one per step), by outcome.", ["outcome"])
 MODEL_DURATION = Histogram(
     "docent_model_call_seconds",
@@ -66,6 +71,9 @@ TURNS_SPOOLED = Counter(
 TURNS_SPOOL_REJECTED = Counter(
     "docent_turns_spool_rejected",
     "Spooled turns that replay gave up on (set aside in the spool's rejected file).",
+)
+FEEDBACK_VOTES = Counter(
+    "docent_feedback_votes", "Visitor votes saved on answers (none: a vote taken back).", ["vote"]
 )
 
 UNKNOWN_TOOL = "unknown"
@@ -110,3 +118,7 @@ def turn_spooled_count() -> None:
 
 def turn_spool_rejected_count() -> None:
     TURNS_SPOOL_REJECTED.inc()
+
+
+def feedback_vote_count(*, vote: str) -> None:
+    child(FEEDBACK_VOTES, vote).inc()
