@@ -41,12 +41,16 @@ def format_percent(value: float | None) -> str:
     return "—" if value is None else f"{value * 100:.1f}".removesuffix(".0") + " %"
 
 
-def _nice_ceiling(value: float) -> float:
-    # Round the axis up to 1, 2 or 5 times a power of ten so the grid lines read well.
+def _nice_ceiling(value: float, whole: bool = False) -> float:
+    # Round the axis up to 1, 2 or 5 times a power of ten so the grid lines read well. The
+    # middle line is labelled too: for whole counts it must be a whole number (an axis of 5
+    # turns had its 2.5 line labelled "2"), so 4 joins the steps and 1 and 5 drop out.
     if value <= 0:
-        return 1.0
+        return 2.0 if whole else 1.0
     power = 10 ** math.floor(math.log10(value))
-    return next(step * power for step in (1, 2, 5, 10) if step * power >= value)
+    steps = (1, 2, 4, 5, 10) if whole else (1, 2, 5, 10)
+    tops = (step * power for step in steps)
+    return next(t for t in tops if t >= value and (not whole or (t / 2).is_integer()))
 
 
 def _join(template: str, rows: Sequence[tuple]) -> SafeString:
@@ -105,8 +109,8 @@ def bar_chart(
     gap: float = 0.25,
     fmt: Callable[[float], str] = format_count,
 ) -> SafeString:
-    """Return a vertical bar chart; gap=0 makes it a histogram."""
-    top = _nice_ceiling(max((value for _, value in points), default=0))
+    """Return a vertical bar chart of counts; gap=0 makes it a histogram."""
+    top = _nice_ceiling(max((value for _, value in points), default=0), whole=True)
     plot_w, plot_h = width - LEFT - RIGHT, height - TOP - BOTTOM
     slot = plot_w / max(len(points), 1)
     bars, centres = [], []

@@ -9,6 +9,15 @@ from agent import events
 from agent.runner import offline_mode
 from blog.selectors import article_count_unindexed
 
+INDEXING_ONE = (
+    "Indexing is still running: %(count)s article isn’t searchable yet, "
+    "so answers come from what is indexed so far."
+)
+INDEXING_OTHER = (
+    "Indexing is still running: %(count)s articles aren’t searchable yet, "
+    "so answers come from what is indexed so far."
+)
+
 
 def chat(request: HttpRequest) -> dict:
     """Context for templates/chat/_panel.html; strings and config reach the JS via json_script."""
@@ -82,6 +91,9 @@ def chat_strings() -> dict[str, str]:
         "results_other": ngettext("%(count)s result", "%(count)s results", 2),
         "articles_one": ngettext("%(count)s article", "%(count)s articles", 1),
         "articles_other": ngettext("%(count)s article", "%(count)s articles", 2),
+        # The indexing notice, counted down by static/chat/indexing.js (same words as the page's).
+        "indexing_one": ngettext(INDEXING_ONE, INDEXING_OTHER, 1),
+        "indexing_other": ngettext(INDEXING_ONE, INDEXING_OTHER, 2),
         "no_results": _("no results"),
         "timed_out": _("timed out"),
         "not_found": _("not found"),

@@ -62,8 +62,9 @@ async def feedback_submit(*, frame: dict[str, Any], session_key: str, client_ip:
         # Each vote is a write: one socket could otherwise send them as fast as it can.
         refusal = await ratelimit.feedback_allow(session_key=session_key, client_ip=client_ip)
         if refusal:
-            return events.error(
-                events.RATE_LIMITED, refusal.message, retry_after=refusal.retry_after
+            return _refused(
+                frame,
+                events.error(events.RATE_LIMITED, refusal.message, retry_after=refusal.retry_after),
             )
         # The answer may still be saving in this process: let it land first.
         await runner.saver.wait_for_conversation(str(feedback.conversation_id))
@@ -75,5 +76,12 @@ async def feedback_submit(*, frame: dict[str, Any], session_key: str, client_ip:
             comment=feedback.comment,
         )
     except BadRequest as exc:
-        return events.error_from(exc)
+        return _refused(frame, events.error_from(exc))
     return events.feedback_saved(feedback.turn)
+
+
+def _refused(frame: dict[str, Any], error: dict) -> dict:
+    """Mark an `error` as the answer to a vote: it may arrive while an answer streams on the
+    same socket, and the panel must not take it for the end of that answer."""
+    turn = frame.get("turn")
+    return {**error, "feedback": True, **({"turn": turn} if type(turn) is int else {})}

@@ -232,6 +232,9 @@ class TurnRunner:
             input_tokens=record.input_tokens,
             output_tokens=record.output_tokens,
             error_code=record.error_code,
+            answered=record.answered,
+            steps=record.step_count,
+            error=record.error,
         )
         task = self.saver.schedule(record, first=lease.saving(spent))
         task.add_done_callback(lambda _task: asyncio.ensure_future(lease.release()))

@@ -10,7 +10,7 @@ from datetime import datetime
 from pathlib import Path
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import InterfaceError, OperationalError, connection, transaction
 from django.utils import timezone
 
 from agent.answered import turn_answered
@@ -18,10 +18,13 @@ from agent.completion import tool_call_row, turn_complete_running
 from agent.exceptions import BadRequest
 from agent.models import Conversation, ToolCall, Turn
 from agent.text import text_scrub
+from ops.metrics import feedback_vote_count, turn_spool_rejected_count
 
 logger = logging.getLogger(__name__)
 
 SPOOL_NAME = "turns.jsonl"
+SPOOL_REJECTED = "turns.rejected.jsonl"  # lines replay gave up on, kept for a person to read
+SPOOL_FAILURES = "spool_failures"  # a spooled line's count of failed replays
 
 
 @dataclass
@@ -57,6 +60,7 @@ class TurnRecord:
     @classmethod
     def from_json(cls, line: str) -> "TurnRecord":
         data = json.loads(line)
+        data.pop(SPOOL_FAILURES, None)
         if "no_answer" in data:  # spooled before `answered` replaced it
             del data["no_answer"]
             data["answered"] = turn_answered(
@@ -162,10 +166,10 @@ def spool_append(*, record: TurnRecord) -> Path | None:
         return None
 
 
-def _spool_write(line: str) -> Path:
+def _spool_write(line: str, name: str = SPOOL_NAME) -> Path:
     directory = spool_dir()
     directory.mkdir(parents=True, exist_ok=True)
-    path = directory / SPOOL_NAME
+    path = directory / name
     while True:
         with path.open("a", encoding="utf-8") as spool:
             fcntl.flock(spool, fcntl.LOCK_EX)
@@ -224,15 +228,50 @@ def _spool_replay_file(claimed: Path) -> tuple[int, int, int]:
         try:
             record = TurnRecord.from_json(line)
             written = turn_record(record=record)
-        except Exception:
-            logger.exception("replaying a spooled turn failed; it stays in the spool")
-            _spool_write(line)  # kept as it was, even if it no longer parses
-            failed += 1
+        except Exception as exc:
+            failed += _spool_keep_or_reject(line, exc)
             continue
         saved += written
         skipped += not written
     claimed.unlink()
     return saved, skipped, failed
+
+
+def _spool_keep_or_reject(line: str, exc: Exception) -> bool:
+    """Put a line that failed back in the spool, or set it aside once it is plainly unsaveable.
+
+    A database that cannot be reached says nothing about the turn, so that failure is not
+    counted: an outage of any length loses nothing. Any other failure (a record the database
+    refuses, a line that is not JSON) would fail the same way every 15 s for ever; after
+    AGENT_SPOOL_ATTEMPTS of them the line moves to the rejected file for a person to read.
+    Returns True when the line stays in the spool.
+    """
+    try:
+        data = json.loads(line)
+    except ValueError:
+        data = None
+    if isinstance(exc, OperationalError | InterfaceError) and isinstance(data, dict):
+        logger.warning("replaying spooled turn %s failed (%s); it stays", data.get("turn_id"), exc)
+        _spool_write(line)
+        return True
+    failures = (data.get(SPOOL_FAILURES, 0) + 1) if isinstance(data, dict) else None
+    if failures is not None and failures < settings.AGENT_SPOOL_ATTEMPTS:
+        logger.warning(
+            "replaying a spooled turn failed (%d so far); it stays", failures, exc_info=exc
+        )
+        _spool_write(json.dumps({**data, SPOOL_FAILURES: failures}, ensure_ascii=False))
+        return True
+    turn_id = data.get("turn_id") if isinstance(data, dict) else None
+    path = _spool_write(line, name=SPOOL_REJECTED)
+    logger.error(
+        "spooled turn %s could not be saved (%s attempts); set aside in %s",
+        turn_id,
+        failures or 1,
+        path,
+        exc_info=exc,
+    )
+    turn_spool_rejected_count()
+    return False
 
 
 FEEDBACK_NOT_FOUND = "No such answer in your conversations."
@@ -267,4 +306,6 @@ def turn_feedback_set(
     turn.feedback_comment = comment if vote else ""
     turn.feedback_at = timezone.now() if vote else None
     turn.save(update_fields=["vote", "feedback_comment", "feedback_at"])
+    # Counted once the row is written, whichever way the vote came (socket, SSE, REST).
+    transaction.on_commit(lambda: feedback_vote_count(vote=vote or "none"))
     return turn

@@ -1,12 +1,19 @@
 """The blog's REST endpoints: search the knowledge base, list and read published articles."""
 
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
 from ninja import Query, Router, Schema
 from ninja.pagination import PageNumberPagination, paginate
 from pydantic import Field
 
 from blog import selectors
-from blog.schemas import ArticleDetailOut, ArticleOut, ErrorOut, SearchHitOut, SearchIn
+from blog.schemas import (
+    ArticleDetailOut,
+    ArticleOut,
+    ErrorOut,
+    IndexStatusOut,
+    SearchHitOut,
+    SearchIn,
+)
 from blog.search import article_search
 
 router = Router(tags=["blog"])
@@ -51,3 +58,15 @@ def article_list(request: HttpRequest, tag: str | None = None):
 )
 def article_detail(request: HttpRequest, slug: str):
     return selectors.article_get_published(slug=slug)
+
+
+@router.get(
+    "/index-status",
+    response=IndexStatusOut,
+    summary="How many published articles are not searchable yet",
+    description="The chat panel asks while its indexing notice shows, so the notice counts "
+    "down and goes away without a reload.",
+)
+def index_status(request: HttpRequest, response: HttpResponse) -> dict:
+    response["Cache-Control"] = "no-store"
+    return {"unindexed": selectors.article_count_unindexed()}

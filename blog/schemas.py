@@ -53,3 +53,7 @@ class ArticleDetailOut(ArticleOut):
 
 class ErrorOut(Schema):
     detail: str
+
+
+class IndexStatusOut(Schema):
+    unindexed: int  # published articles not yet searchable (as the chat panel's notice says)

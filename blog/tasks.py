@@ -57,18 +57,24 @@ def reindex_reconcile(timestamp: int) -> None:
 
 
 def _first_run_progress():
-    """A labelled counter on stderr: "Indexing demo articles, first run only: 3/14"."""
+    """A labelled counter on stderr: "Indexing demo articles, first run only: 3/14".
+
+    On a terminal it redraws one line. Anywhere else (a log file, `docker logs`, journald) a
+    carriage return redraws nothing: the counts ran together into one line, with the server's
+    log lines glued to its end, so there each count is a line of its own.
+    """
     state = {"total": 0, "done": 0}
+    stream = sys.stderr
+    redraw = stream.isatty()
 
     def update(count: int) -> None:
         if not state["total"]:
             state["total"] = count
         else:
             state["done"] += count
-        end = "\n" if state["done"] >= state["total"] else ""
-        sys.stderr.write(
-            f"\rIndexing demo articles, first run only: {state['done']}/{state['total']}{end}"
-        )
-        sys.stderr.flush()
+        line = f"Indexing demo articles, first run only: {state['done']}/{state['total']}"
+        last = state["done"] >= state["total"]
+        stream.write(f"\r{line}{'\n' if last else ''}" if redraw else f"{line}\n")
+        stream.flush()
 
     return update

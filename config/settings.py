@@ -334,6 +334,9 @@ AGENT_TOKENS_PER_CONVERSATION = env.int("AGENT_TOKENS_PER_CONVERSATION", default
 AGENT_TOKENS_PER_DAY = env.int("AGENT_TOKENS_PER_DAY", default=2000000)
 AGENT_SAVE_RETRIES = env.int("AGENT_SAVE_RETRIES", default=3)
 AGENT_SPOOL_DIR = env.str("AGENT_SPOOL_DIR", default=str(DATA_DIR / "spool"))
+# A spooled turn the database refuses (not one it cannot be reached for) is tried this many
+# times, then set aside in the spool's turns.rejected.jsonl and logged as an ERROR.
+AGENT_SPOOL_ATTEMPTS = env.int("AGENT_SPOOL_ATTEMPTS", default=20)
 # A running turn's text is written to its row this often, and each process renews its lease
 # as often; a turn whose process has not renewed for AGENT_LEASE_SECONDS is `interrupted`.
 AGENT_CHECKPOINT_SECONDS = env.float("AGENT_CHECKPOINT_SECONDS", default=2.0)

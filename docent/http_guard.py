@@ -87,6 +87,7 @@ def head_expect(connection: ProtocolWrapper) -> None:
     if not seconds or connection.disconnecting:
         return
     head_received(connection)
+    connection.docent_head_begun = False
     connection.docent_head_deadline = reactor.callLater(seconds, _head_late, connection)
 
 
@@ -116,12 +117,30 @@ def _head_late(connection: ProtocolWrapper) -> None:
     if pending and getattr(pending[-1], "head_done", False):
         return  # a pipelined request whose head came in before the previous response ended
     peer = getattr(connection.getPeer(), "host", "?")
-    logger.warning("closed a connection: %s did not send a request head in time", peer)
+    if getattr(connection, "docent_head_begun", True):
+        logger.warning("closed a connection: %s did not send a request head in time", peer)
+    else:
+        # Not a byte of a request: a browser's preconnected or kept-alive socket it never used
+        # (Chromium opens several per page). Routine, so not a warning on every first visit.
+        logger.debug("closed an idle connection from %s: no request began in time", peer)
     connection.loseConnection()
+
+
+class HeadWatchedConnection(ProtocolWrapper):
+    """Notes whether the awaited request head has begun, to tell an unused socket from a
+    head sent too slowly (slowloris)."""
+
+    docent_head_begun = False
+
+    def dataReceived(self, data: bytes) -> None:
+        self.docent_head_begun = True
+        super().dataReceived(data)
 
 
 class PeerLimitedFactory(WrappingFactory):
     """daphne's HTTP factory behind a cap on open connections per client address."""
+
+    protocol = HeadWatchedConnection
 
     def __init__(
         self,

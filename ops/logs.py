@@ -38,6 +38,7 @@ class JsonFormatter(logging.Formatter):
             "logger": record.name,
             "message": record.getMessage(),
             **(_fields.get() or {}),
+            **(getattr(record, "turn", None) or {}),  # a turn's summary line: its figures
         }
         if record.exc_info:
             entry["exception"] = self.formatException(record.exc_info)

@@ -25,6 +25,11 @@ TURN_DURATION = Histogram(
     "From the turn's start to its final event.",
     buckets=(0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60, 120),
 )
+TURNS_ANSWERED = Counter(
+    "docent_turns_answered",
+    "Turns that ended `done`, by whether they were answered (cited an article, did not decline).",
+    ["answered"],
+)
 MODEL_CALLS = Counter("docent_model_calls", "Model calls (one per step), by outcome.", ["outcome"])
 MODEL_DURATION = Histogram(
     "docent_model_call_seconds",
@@ -62,6 +67,13 @@ SAVE_RETRIES = Counter("docent_turn_save_retries", "Turn saves that failed and w
 TURNS_SPOOLED = Counter(
     "docent_turns_spooled",
     "Turns written to the spool because the database refused every save attempt.",
+)
+TURNS_SPOOL_REJECTED = Counter(
+    "docent_turns_spool_rejected",
+    "Spooled turns that replay gave up on (set aside in the spool's rejected file).",
+)
+FEEDBACK_VOTES = Counter(
+    "docent_feedback_votes", "Visitor votes saved on answers (none: a vote taken back).", ["vote"]
 )
 
 UNKNOWN_TOOL = "unknown"
@@ -102,3 +114,11 @@ def save_retry_count() -> None:
 
 def turn_spooled_count() -> None:
     TURNS_SPOOLED.inc()
+
+
+def turn_spool_rejected_count() -> None:
+    TURNS_SPOOL_REJECTED.inc()
+
+
+def feedback_vote_count(*, vote: str) -> None:
+    child(FEEDBACK_VOTES, vote).inc()

@@ -33,6 +33,7 @@ class TurnObservation:
         self.tracer = tracing.tracer()
         self.span: Any = None
         self.trace_id = ""
+        self.calls: TurnHooks | None = None  # the hooks handed to the loop: their timings
         self._stack = ExitStack()
 
     def __enter__(self) -> TurnObservation:
@@ -69,7 +70,7 @@ class TurnObservation:
         if self.span is not None:
             self.span.set_attribute("gen_ai.provider.name", provider)
             self.span.set_attribute("gen_ai.request.model", model.name)
-        return TurnHooks(
+        self.calls = TurnHooks(
             tracer=self.tracer,
             model=model.name,
             provider=provider,
@@ -77,6 +78,7 @@ class TurnObservation:
             tool_names=frozenset(tool_names),
             capture=settings.OTEL_CAPTURE_MESSAGE_CONTENT if capture is None else capture,
         )
+        return self.calls
 
     def finish(
         self,
@@ -87,9 +89,15 @@ class TurnObservation:
         input_tokens: int,
         output_tokens: int,
         error_code: str,
+        answered: bool = False,
+        steps: int = 0,
+        error: str = "",
     ) -> None:
-        """Count the finished turn and close its span's attributes."""
+        """Count the finished turn, log its one summary line and close its span's attributes."""
         metrics.turn_observe(status=status, first_token_ms=first_token_ms, duration_ms=duration_ms)
+        if status == "done":
+            metrics.child(metrics.TURNS_ANSWERED, str(answered).lower()).inc()
+        self._log(status, error_code, error, answered, steps, first_token_ms, duration_ms)
         if self.span is None:
             return
         self.span.set_attribute("docent.turn.status", status)
@@ -102,6 +110,46 @@ class TurnObservation:
 
             self.span.set_attribute("error.type", error_code)
             self.span.set_status(Status(StatusCode.ERROR, error_code))
+
+    def _log(
+        self,
+        status: str,
+        error_code: str,
+        error: str,
+        answered: bool,
+        steps: int,
+        first_token_ms: float | None,
+        duration_ms: float,
+    ) -> None:
+        # One line per turn says where its time went (model or tools) and how it ended, so
+        # "why was this slow / why did it fail" starts from the log, not from the database.
+        calls = self.calls
+        data = {
+            "status": status,
+            "error_code": error_code,
+            "answered": answered if status == "done" else None,
+            "steps": steps,
+            "duration_ms": round(duration_ms),
+            "first_token_ms": None if first_token_ms is None else round(first_token_ms),
+            "model_ms": round(calls.model_ms) if calls else 0,
+            "tool_ms": round(calls.tool_ms) if calls else 0,
+            "slowest_tool": calls.slowest[0] if calls and calls.slowest else "",
+        }
+        ending = status if status != "done" else ("answered" if answered else "declined")
+        if error_code and error_code != status:
+            ending += f" ({error_code})"
+        first = "-" if first_token_ms is None else f"{first_token_ms:.0f} ms"
+        line = (
+            f"turn {ending} in {duration_ms:.0f} ms: {steps} step{'' if steps == 1 else 's'}, "
+            f"first text {first}, "
+            f"model {data['model_ms']} ms, tools {data['tool_ms']} ms"
+        )
+        if data["slowest_tool"]:
+            line += f" (slowest {data['slowest_tool']} {calls.slowest[1]:.0f} ms)"
+        failed = status in ("error", "max_steps", "interrupted")
+        if failed and error:
+            line += f": {error[:300]}"
+        logger.log(logging.WARNING if failed else logging.INFO, line, extra={"turn": data})
 
 
 class TurnHooks(Hooks):
@@ -119,6 +167,11 @@ class TurnHooks(Hooks):
     ) -> None:
         self.tracer, self.model, self.provider = tracer, model, provider
         self.conversation_id, self.tool_names, self.capture = conversation_id, tool_names, capture
+        # Model calls follow one another; tool calls of one step run side by side, so their
+        # sum can exceed the wall time spent in tools. Both are what an operator compares.
+        self.model_ms = 0.0
+        self.tool_ms = 0.0
+        self.slowest: tuple[str, float] | None = None  # (tool, ms)
 
     def model_call(self, call: ModelCall) -> _ModelScope:
         return _ModelScope(self, call)
@@ -158,6 +211,7 @@ class _ModelScope:
         metrics.child(metrics.MODEL_CALLS, outcome).inc()
         seconds = time.perf_counter() - self.started
         metrics.child(metrics.MODEL_DURATION, outcome).observe(seconds)
+        self.hooks.model_ms += seconds * 1000
         turn = self.call.turn
         if turn is not None and turn.usage is not None:
             metrics.child(metrics.TOKENS, "input").inc(turn.usage.input_tokens)
@@ -216,6 +270,10 @@ class _ToolScope:
             outcome = "unknown_tool" if self.tool == metrics.UNKNOWN_TOOL else "error"
         metrics.child(metrics.TOOL_CALLS, self.tool, outcome).inc()
         metrics.child(metrics.TOOL_DURATION, self.tool).observe(record.duration_ms / 1000)
+        hooks = self.hooks
+        hooks.tool_ms += record.duration_ms
+        if hooks.slowest is None or record.duration_ms > hooks.slowest[1]:
+            hooks.slowest = (self.tool, record.duration_ms)
         if outcome in ("error", "unknown_tool"):
             # The model hears of the failure and the turn goes on, so nothing else would tell the
             # operator (a search timing out on every turn looks like "the blog has no answer").

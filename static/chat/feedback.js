@@ -89,7 +89,7 @@ export class Feedback {
     if (this.status.textContent) this.reveal(this.status);
   }
 
-  /** No votes while an answer streams: an `error` then would be read as the answer's. */
+  /** No votes while an answer streams: one exchange at a time on the socket, as the visitor sees it. */
   setEnabled(enabled) {
     for (const button of [...Object.values(this.buttons), ...this.form.querySelectorAll("button")]) {
       button.disabled = !enabled;

@@ -6,6 +6,7 @@
 import { Composer } from "./composer.js";
 import { Connection } from "./connection.js";
 import { Feedback } from "./feedback.js";
+import { IndexingNotice } from "./indexing.js";
 import { countdown, errorMessage } from "./steps.js";
 import { CONFIG, S } from "./strings.js";
 import { Turn } from "./turn.js";
@@ -31,6 +32,10 @@ class Panel {
     this.statusLine = $("chat-status");
     this.badge = $("chat-offline-badge");
     this.composer = new Composer(this.input, $("chat-counter"));
+    this.indexing = new IndexingNotice(
+      $("chat-indexing"),
+      () => !this.panel.hidden && document.visibilityState === "visible",
+    );
     const article = document.querySelector("[data-article-slug]");
     // A draft preview is not a published article: the assistant cannot read it, so say nothing.
     this.article = article && !article.querySelector(".draft-banner") ? article : null;
@@ -75,9 +80,14 @@ class Panel {
       this.feedback.get(event.turn)?.saved();
       return;
     }
+    // A refused vote is marked as such: it must not end an answer streaming meanwhile.
+    if (event.type === "error" && event.feedback === true) {
+      this.feedbackFailed(event);
+      return;
+    }
     const turn = this.turn;
     if (!turn || turn.finished) {
-      // An error with no answer in flight answers a feedback frame.
+      // An error with no answer in flight answers a feedback frame (a server that does not mark it).
       if (event.type === "error") this.feedbackFailed(event);
       return;
     }
@@ -309,6 +319,7 @@ class Panel {
     storageSet("sessionStorage", KEY_OPEN, "1");
     this.connection.connect();
     this.restore();
+    this.indexing.watch();
     this.stick = true;
     this.scrollDown(true);
     if (focus) this.input.focus();
@@ -365,7 +376,9 @@ class Panel {
     this.log.addEventListener("scroll", () => (this.stick = this.nearBottom()), { passive: true });
     window.addEventListener("online", () => this.connection.reconnectNow());
     document.addEventListener("visibilitychange", () => {
-      if (document.visibilityState === "visible") this.connection.reconnectNow();
+      if (document.visibilityState !== "visible") return;
+      this.connection.reconnectNow();
+      if (!this.panel.hidden) this.indexing.watch();
     });
     window.addEventListener("pagehide", () => (this.connection.leaving = true));
     window.addEventListener("pageshow", (event) => {

@@ -63,6 +63,8 @@ async def test_websocket_refuses_another_sessions_turn_like_an_unknown_one(scrip
     for event in (foreign, unknown, no_such_turn):
         assert event["type"] == "error" and event["code"] == "bad_request"
         assert event["message"] == FEEDBACK_NOT_FOUND
+        assert event["feedback"] is True  # not the end of an answer streaming meanwhile
+    assert (foreign["turn"], no_such_turn["turn"]) == (1, 2)
     assert await vote_of(conversation_id) == ("", "")
     await owner.disconnect()
     await stranger.disconnect()
@@ -91,6 +93,7 @@ async def test_websocket_bad_feedback_frames_get_bad_request(scripted, frame, me
     event = await send_feedback(socket, **{"conversation_id": str(uuid.uuid4()), **frame})
 
     assert (event["type"], event["code"], event["message"]) == ("error", "bad_request", message)
+    assert event["feedback"] is True
     await socket.send_json_to({"type": "stop"})  # the socket is still usable
     await socket.disconnect()
 

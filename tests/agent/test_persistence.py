@@ -11,7 +11,7 @@ from django.db import connection
 
 from agent.consumers import ChatConsumer
 from agent.models import Conversation, ToolCall, Turn
-from agent.services import SPOOL_NAME, spool_dir
+from agent.services import SPOOL_NAME, TurnRecord, spool_dir
 from testing_support.live_server import LiveServer, database_url
 from testing_support.model_server import text_response, tool_call_response
 from tests.agent.chat_helpers import ask, connect, saved_turns
@@ -134,6 +134,68 @@ def test_replay_keeps_what_still_fails(settings, tmp_path):
     assert spool_replay() == (1, 0, 1)
     assert Turn.objects.get().user_message == "kept"
     assert "broken" in (spool_dir() / SPOOL_NAME).read_text()
+
+
+def spooled_turn(**changes) -> TurnRecord:
+    return TurnRecord(
+        **{
+            "turn_id": "00000000-0000-0000-0000-000000000002",
+            "conversation_id": "00000000-0000-0000-0000-0000000000bb",
+            "session_key": "s",
+            "index": 1,
+            "user_message": "spooled",
+            "status": "done",
+            "started_at": "2026-11-30T10:00:00+00:00",
+            **changes,
+        }
+    )
+
+
+def test_a_turn_the_database_refuses_is_set_aside_after_its_attempts(settings, tmp_path, caplog):
+    """It used to go back into the spool on every replay, every 15 s, for ever."""
+    from prometheus_client import REGISTRY
+
+    from agent.services import SPOOL_REJECTED, spool_append, spool_replay
+
+    def rejected_count() -> float:
+        return REGISTRY.get_sample_value("docent_turns_spool_rejected_total") or 0.0
+
+    settings.AGENT_SPOOL_ATTEMPTS = 3
+    rejected_before = rejected_count()
+    spool_append(record=spooled_turn(turn_id="not-a-uuid", user_message="broken"))
+    with (spool_dir() / SPOOL_NAME).open("a") as spool:
+        spool.write("{not json\n")
+
+    assert spool_replay() == (0, 0, 1)  # the line that is not JSON is set aside at once
+    assert spool_replay() == (0, 0, 1)
+    assert spool_replay() == (0, 0, 0)  # the third failure: set aside, the spool is empty
+
+    assert not (spool_dir() / SPOOL_NAME).exists()
+    rejected = (spool_dir() / SPOOL_REJECTED).read_text().splitlines()
+    assert rejected[0] == "{not json" and '"user_message": "broken"' in rejected[1]
+    assert len(rejected) == 2
+    errors = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
+    assert any("spooled turn not-a-uuid could not be saved (3 attempts)" in m for m in errors)
+    assert rejected_count() == rejected_before + 2
+
+
+def test_an_outage_does_not_count_against_a_spooled_turn(settings, tmp_path):
+    from agent.services import SPOOL_REJECTED, spool_append, spool_replay
+
+    settings.AGENT_SPOOL_ATTEMPTS = 1  # any refusal would set the turn aside at once
+    spool_append(record=spooled_turn())
+    outage = DatabaseOutage()
+    outage.begin()
+    try:
+        assert spool_replay() == (0, 0, 1)
+        assert spool_replay() == (0, 0, 1)
+    finally:
+        outage.end()
+        connection.close()
+
+    assert spool_replay() == (1, 0, 0)
+    assert Turn.objects.get().user_message == "spooled"
+    assert not (spool_dir() / SPOOL_REJECTED).exists()
 
 
 def test_sigterm_saves_the_running_turn_as_interrupted(scripted, tmp_path):

@@ -1,5 +1,6 @@
 import pytest
 from django.test import override_settings
+from django.utils import timezone
 
 from blog.embeddings import embedding_dimensions_forget
 from blog.indexing import articles_reindex
@@ -97,10 +98,25 @@ def test_article_detail_and_404s_for_drafts_and_unknown_slugs(client, articles):
         assert response.json() == {"detail": "Not found."}
 
 
+def test_index_status_counts_published_articles_not_yet_searchable(client, make_article):
+    fresh = make_article(title="Fresh", body="Not indexed yet.")
+    make_article(title="Draft", body="Never indexed.", status=Article.Status.DRAFT)
+
+    response = client.get("/api/index-status")
+    assert response.json() == {"unindexed": 1}
+    assert response["Cache-Control"] == "no-store"  # the panel asks again to see it change
+
+    articles_reindex()
+    assert client.get("/api/index-status").json() == {"unindexed": 0}
+    Article.objects.filter(pk=fresh.pk).update(updated_at=timezone.now())  # edited since
+    assert client.get("/api/index-status").json() == {"unindexed": 1}
+
+
 def test_the_openapi_schema_documents_the_endpoints(client):
     schema = client.get("/api/openapi.json").json()
 
-    assert {"/api/search", "/api/articles", "/api/articles/{slug}"} <= set(schema["paths"])
+    paths = {"/api/search", "/api/articles", "/api/articles/{slug}", "/api/index-status"}
+    assert paths <= set(schema["paths"])
     parameters = {p["name"] for p in schema["paths"]["/api/search"]["get"]["parameters"]}
     assert parameters == {"q", "limit", "all"}
     assert client.get("/api/docs").status_code == 200

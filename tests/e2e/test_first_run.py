@@ -4,6 +4,7 @@ import json
 import re
 from pathlib import Path
 
+import psycopg
 import pytest
 from playwright.sync_api import expect
 
@@ -70,3 +71,33 @@ def test_at_375px_a_vote_keeps_its_row_and_its_comment_box_comes_into_view(site,
         assert log["y"] <= box["y"] and box["y"] + box["height"] <= log["y"] + log["height"], part
     screenshot(page, "phone-375-vote-down")
     assert [f["vote"] for f in frames if f["type"] == "feedback"] == ["down"]
+
+
+def test_the_indexing_notice_counts_down_and_goes_without_a_reload(site, open_page, live_data):
+    """On a first run the notice was rendered once and stayed until a reload, long after every
+    article had become searchable. Two articles made stale for real, then indexed again."""
+    with psycopg.connect(live_data, autocommit=True) as db:
+        rows = db.execute(
+            "SELECT id, indexed_at FROM blog_article WHERE status = 'published' ORDER BY id LIMIT 2"
+        ).fetchall()
+        restore = "UPDATE blog_article SET indexed_at = %s WHERE id = %s"
+        db.execute(
+            "UPDATE blog_article SET indexed_at = NULL WHERE id = ANY(%s)", [[r[0] for r in rows]]
+        )
+        try:
+            page = open_page(NARROW)
+            page.goto(site + "/")
+            open_chat(page)
+            notice = page.locator("#chat-indexing")
+            expect(notice).to_contain_text("2 articles aren’t searchable yet")
+            screenshot(page, "indexing-notice-2")
+
+            db.execute(restore, [rows[0][1], rows[0][0]])
+            expect(notice).to_contain_text("1 article isn’t searchable yet", timeout=20_000)
+            db.execute(restore, [rows[1][1], rows[1][0]])
+            expect(notice).to_be_hidden(timeout=20_000)
+            screenshot(page, "indexing-notice-gone")
+        finally:
+            for article_id, indexed_at in rows:
+                db.execute(restore, [indexed_at, article_id])
+    page.watch.assert_quiet()

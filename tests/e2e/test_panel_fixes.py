@@ -422,3 +422,49 @@ def test_a_question_that_never_reached_the_server_says_so_and_stays_in_the_box(s
     expect(page.locator("#chat-input")).to_have_value("Is anyone there?")
     screenshot(page, "unreachable")
     page.context.set_offline(False)
+
+
+def test_a_refused_vote_does_not_end_the_answer_streaming_meanwhile(site, open_page):
+    """Vote, then ask at once: the vote's refusal arrives while the new answer streams. It used
+    to end that answer (with the vote's error), and the rest of the answer was dropped."""
+    votes = []
+
+    def on_socket(ws):
+        def answer(turn: int, *parts: str) -> None:
+            ws.send(json.dumps({"type": "start", "conversation_id": CONV, "turn": turn}))
+            for part in parts:
+                if part == "REFUSE":  # the server's answer to the vote, marked as such
+                    frame = {"code": "rate_limited", "message": "Slow down.", "turn": 1}
+                    ws.send(json.dumps({**UNAVAILABLE, **frame, "feedback": True}))
+                else:
+                    ws.send(json.dumps({"type": "text", "content": part}))
+            ws.send(json.dumps({"type": "done", "conversation_id": CONV, "steps": 1, "usage": {}}))
+
+        def on_message(raw):
+            frame = json.loads(raw)
+            if frame["type"] == "feedback":
+                votes.append(frame["vote"])  # answered later, while the next answer streams
+            elif frame["type"] == "message" and not votes:
+                answer(1, "The first answer.")
+            elif frame["type"] == "message":
+                answer(2, "Part one,", "REFUSE", " part two.")
+
+        ws.on_message(on_message)
+
+    page = open_page()
+    page.route_web_socket(re.compile(r"/ws/chat/$"), on_socket)
+    page.goto(site + "/")
+    open_chat(page)
+    ask(page, "First")
+    wait_answered(page)
+    page.get_by_role("button", name="Helpful", exact=True).click()
+    ask(page, "Second")
+    wait_answered(page)
+
+    second = page.locator(".chat-turn").nth(1)
+    expect(second.locator(".chat-answer")).to_have_text("Part one, part two.")
+    expect(second.locator(".chat-note")).to_have_count(0)
+    expect(second.get_by_role("button", name="Helpful", exact=True)).to_be_visible()
+    first_status = page.locator(".chat-turn").first.locator(".chat-feedback__status")
+    expect(first_status).to_have_text("Your feedback couldn’t be saved. Try again.")
+    assert votes == ["up"]

@@ -1,5 +1,6 @@
 """Each instrument moves when its event happens, caused for real (in-process server)."""
 
+import logging
 from datetime import timedelta
 
 import pytest
@@ -7,8 +8,8 @@ from django.utils import timezone
 from prometheus_client import REGISTRY
 
 from agent.runner import runner
-from testing_support.model_server import text_response
-from tests.agent.chat_helpers import ask, connect
+from testing_support.model_server import error_response, text_response, tool_call_response
+from tests.agent.chat_helpers import ask, connect, saved_turns
 from tests.agent.test_persistence import DatabaseOutage
 from tests.ops.prom import parse, value
 
@@ -117,3 +118,61 @@ async def test_active_streams_count_a_turn_while_it_streams(scripted):
 
     assert during == before + 1
     assert sample("docent_active_streams") == before
+
+
+def turn_lines(caplog) -> list[logging.LogRecord]:
+    return [r for r in caplog.records if r.name == "ops.observer" and hasattr(r, "turn")]
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_answered_declined_and_failed_turns_are_counted_and_logged_one_line_each(
+    scripted, make_article, caplog
+):
+    """`docent_turns_total` alone could not say how many answers declined, and nothing in the
+    log said how a turn ended or where its time went."""
+    from channels.db import database_sync_to_async
+
+    caplog.set_level(logging.INFO, logger="ops.observer")
+    article = await database_sync_to_async(make_article)(title="Caps", slug="caps", body="Five.")
+    before = {
+        verdict: sample("docent_turns_answered_total", answered=verdict)
+        for verdict in ("true", "false")
+    }
+    up = sample("docent_feedback_votes_total", vote="up")
+    scripted.enqueue(
+        tool_call_response([("c1", "get_article_detail", f'{{"article_id": {article.pk}}}')]),
+        text_response(["Five: [Caps](/articles/caps/)."]),
+        text_response(["I couldn't find anything about that in this blog's articles."]),
+        error_response(400, message="the model refused the request"),
+    )
+    socket = await connect()
+    answered = await ask(socket, "How many steps?")
+    await ask(socket, "What is the weather?")
+    failed = await ask(socket, "And now?")
+    await saved_turns()
+    saved = await socket_feedback(socket, answered[0]["conversation_id"], turn=1, vote="up")
+    await socket.disconnect()
+
+    assert (answered[-1]["answered"], failed[-1]["code"], saved["type"]) == (
+        True,
+        "model_error",
+        "feedback_saved",
+    )
+    assert sample("docent_turns_answered_total", answered="true") == before["true"] + 1
+    assert sample("docent_turns_answered_total", answered="false") == before["false"] + 1
+    assert sample("docent_feedback_votes_total", vote="up") == up + 1
+
+    first, second, third = turn_lines(caplog)
+    assert first.levelname == "INFO" and first.getMessage().startswith("turn answered in ")
+    assert (first.turn["steps"], first.turn["slowest_tool"]) == (2, "get_article_detail")
+    assert first.turn["model_ms"] > 0 and first.turn["tool_ms"] > 0
+    assert "2 steps" in first.getMessage() and "(slowest get_article_detail " in first.getMessage()
+    assert second.getMessage().startswith("turn declined in ") and second.turn["answered"] is False
+    assert third.levelname == "WARNING" and third.turn["error_code"] == "model_error"
+    assert third.getMessage().startswith("turn error (model_error) in ")
+    assert "1 step, " in third.getMessage() and "(HTTP 400)" in third.getMessage()
+
+
+async def socket_feedback(socket, conversation_id: str, **frame) -> dict:
+    await socket.send_json_to({"type": "feedback", "conversation_id": conversation_id, **frame})
+    return await socket.receive_json_from(timeout=10)

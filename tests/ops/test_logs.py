@@ -47,6 +47,15 @@ def test_json_lines_carry_the_bound_ids_and_the_traceback():
     assert "turn_id" not in outside
 
 
+def test_a_turns_summary_line_carries_its_figures_as_json_fields():
+    def emit(logger):
+        with bound(turn_id="t-3"):
+            logger.info("turn declined in 9 ms", extra={"turn": {"status": "done", "model_ms": 7}})
+
+    entry = json.loads(_log_through(JsonFormatter(), emit))
+    assert (entry["turn_id"], entry["status"], entry["model_ms"]) == ("t-3", "done", 7)
+
+
 def test_text_lines_name_the_turn():
     def emit(logger):
         with bound(turn_id="t-2", conversation_id="c-2"):

@@ -212,3 +212,33 @@ async def test_a_websocket_outlives_the_body_deadline(serve):
     await socket_.close()
 
     assert events[-1]["type"] == "done"
+
+
+def test_a_connection_that_never_began_a_request_is_closed_without_a_warning(serve):
+    """Chromium preconnects sockets it may never use, and keeps used ones open: on a first
+    visit the console filled with 'did not send a request head in time' warnings."""
+    server = serve("idle", HTTP_HEAD_SECONDS="1")
+
+    unused = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+    kept_alive = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+    kept_alive.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+    answered = kept_alive.recv(4096)
+    closed = [closed_by_server(unused), _closed_after_reply(kept_alive)]
+    unused.close()
+    kept_alive.close()
+
+    assert answered.startswith(b"HTTP/1.1 200")
+    assert closed == [True, True]  # both are still closed after the head's time
+    assert "did not send a request head in time" not in server.output()
+
+
+def _closed_after_reply(sock: socket.socket) -> bool:
+    """Read past the rest of a response until the server closes the socket."""
+    while True:
+        try:
+            if sock.recv(4096) == b"":
+                return True
+        except ConnectionResetError:
+            return True
+        except TimeoutError:
+            return False

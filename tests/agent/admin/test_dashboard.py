@@ -167,6 +167,24 @@ def test_token_axis_ticks_read_as_1k_and_10k():
     assert ticks([3_000, 16_000]) == ["0", "10k", "20k"]
 
 
+@pytest.mark.parametrize(
+    ("peak", "expected"),
+    [
+        (0, ["0", "1", "2"]),
+        (1, ["0", "1", "2"]),
+        (4, ["0", "2", "4"]),
+        (5, ["0", "5", "10"]),
+        (7, ["0", "5", "10"]),
+        (30, ["0", "20", "40"]),
+        (45, ["0", "25", "50"]),
+    ],
+)
+def test_count_axes_label_the_middle_line_with_its_true_value(peak, expected):
+    """Four turns drew an axis of 5 whose middle line (2.5) was labelled "2"."""
+    svg = charts.bar_chart(chart_id="c", title="Turns", desc="d", points=[("a", peak), ("b", 0)])
+    assert re.findall(r'text-anchor="end">([^<]+)<', svg) == expected
+
+
 def test_the_dashboard_token_axis_uses_compact_ticks(staff_client):
     response = staff_client.get("/admin/agent/conversation/dashboard/")
 

@@ -1,0 +1,36 @@
+"""The first run's indexing counter, on a terminal and in a log file."""
+
+import io
+import os
+import sys
+
+from blog.tasks import _first_run_progress
+
+
+def count_to_three(monkeypatch, stream) -> None:
+    monkeypatch.setattr(sys, "stderr", stream)
+    update = _first_run_progress()
+    for count in (3, 1, 1, 1):  # the total first, then each article done
+        update(count)
+
+
+def test_in_a_log_file_each_count_is_a_line_of_its_own(monkeypatch):
+    """With `\\r` the counts ran together, and the next log line was glued to the last one."""
+    log = io.StringIO()
+    count_to_three(monkeypatch, log)
+
+    assert "\r" not in log.getvalue()
+    assert log.getvalue().splitlines() == [
+        f"Indexing demo articles, first run only: {n}/3" for n in range(4)
+    ]
+
+
+def test_on_a_terminal_the_counter_redraws_one_line(monkeypatch):
+    reader, writer = os.openpty()  # a real terminal
+    with open(writer, "w", closefd=True) as terminal:
+        count_to_three(monkeypatch, terminal)
+    written = os.read(reader, 4096).decode()
+    os.close(reader)
+
+    counts = "".join(f"\rIndexing demo articles, first run only: {n}/3" for n in range(4))
+    assert written == counts + "\r\n"  # the terminal turns the final \n into \r\n

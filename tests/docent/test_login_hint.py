@@ -1,0 +1,24 @@
+"""The admin login page on a first run says how to get an account."""
+
+import pytest
+from django.contrib.auth import get_user_model
+
+pytestmark = pytest.mark.django_db
+
+COMMAND = ".venv/bin/python manage.py createsuperuser"
+
+
+def test_the_login_page_says_how_to_create_the_first_account_until_one_exists(client):
+    page = client.get("/admin/login/").content.decode()
+    assert "No admin account exists yet" in page and COMMAND in page
+    assert 'id="login-form"' in page  # Django's own form is still there
+    chinese = client.get("/admin/login/", headers={"accept-language": "zh-hans"}).content.decode()
+    assert "还没有管理员账号" in chinese and COMMAND in chinese
+
+    users = get_user_model().objects
+    users.create_user("visitor", password="x")  # not staff: nobody can log in yet
+    assert COMMAND in client.get("/admin/login/").content.decode()
+
+    users.create_superuser("admin", password="x")
+    page = client.get("/admin/login/").content.decode()
+    assert COMMAND not in page and 'id="login-form"' in page
