@@ -23,6 +23,8 @@ from daphne.server import Server
 from twisted.internet import reactor
 from twisted.protocols.policies import ProtocolWrapper, WrappingFactory
 
+from docent.write_now import WriteNowWrapper
+
 logger = logging.getLogger(__name__)
 
 TOO_LARGE = b"The request body is larger than this server accepts.\n"
@@ -104,6 +106,8 @@ def _head_late(connection: ProtocolWrapper) -> None:
 
 class PeerLimitedFactory(WrappingFactory):
     """daphne's HTTP factory behind a cap on open connections per client address."""
+
+    protocol = WriteNowWrapper  # a frame is sent when written (docent/write_now.py)
 
     def __init__(
         self,

@@ -1,0 +1,53 @@
+"""Frames go to the socket when they are written, not on the reactor's next pass.
+
+Twisted queues every write: it registers the socket as a writer (an `epoll_ctl`), sends on the
+next loop pass through its logging context and `doWrite`, then unregisters (another
+`epoll_ctl`). A streamed answer writes about 20 small frames a second per socket, and at a
+thousand sockets that bookkeeping cost more web CPU than the `send` itself (bench/chat_load.py
+--profile: "event loop, twisted"). asyncio's own transports send at once when nothing is
+queued; this does the same for daphne's connections. Anything that cannot go at once (a full
+socket buffer, a broken connection, data already queued) takes Twisted's usual path, so the
+order of the bytes and the handling of errors do not change.
+"""
+
+from __future__ import annotations
+
+from twisted.protocols.policies import ProtocolWrapper
+
+
+def transport_write_now(transport, data: bytes) -> bool:
+    """Send `data` at once when the transport has nothing queued; False: it was not sent
+    (the caller writes it the usual way). A partial send queues the rest."""
+    if not _idle_socket(transport):
+        return False
+    sent = transport.writeSomeData(data)
+    if isinstance(sent, BaseException):  # lost: Twisted's own write path reports it
+        return False
+    if sent < len(data):
+        transport.write(data[sent:])
+    return True
+
+
+def _idle_socket(transport) -> bool:
+    """A plain TCP/UNIX connection, open for writing, with no bytes waiting in its buffers."""
+    return (
+        getattr(transport, "socket", None) is not None
+        and not getattr(transport, "TLS", False)
+        and getattr(transport, "connected", False)
+        and not transport.disconnecting
+        and not transport._writeDisconnected
+        and not transport._tempDataLen
+        and len(transport.dataBuffer) == transport.offset
+    )
+
+
+class WriteNowWrapper(ProtocolWrapper):
+    """The per-connection wrapper of docent/http_guard.py, sending writes at once."""
+
+    def write(self, data: bytes) -> None:
+        if not data or not transport_write_now(self.transport, data):
+            self.transport.write(data)
+
+    def writeSequence(self, data) -> None:
+        # twisted.web writes each chunk of a streamed (SSE) response as a sequence.
+        self.write(b"".join(data))
