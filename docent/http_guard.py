@@ -23,7 +23,7 @@ from daphne.server import Server
 from twisted.internet import reactor
 from twisted.protocols.policies import ProtocolWrapper, WrappingFactory
 
-from docent.write_now import WriteNowWrapper
+from docent.write_now import FrameWriter, WriteNowWrapper
 
 logger = logging.getLogger(__name__)
 
@@ -162,7 +162,8 @@ def _peer(host: str) -> str:
 
 
 class GuardedServer(Server):
-    """daphne's Server, listening through `PeerLimitedFactory`.
+    """daphne's Server, listening through `PeerLimitedFactory`, its WebSockets written by
+    `FrameWriter` (docent/write_now.py).
 
     `Server.run` builds its HTTP factory and listens on it in one method; catching the
     assignment wraps it without copying that method.
@@ -192,3 +193,12 @@ class GuardedServer(Server):
     @http_factory.setter
     def http_factory(self, factory) -> None:
         self._guarded_factory = PeerLimitedFactory(factory, **self.guard)
+
+    @property
+    def ws_factory(self):
+        return self._ws_factory
+
+    @ws_factory.setter
+    def ws_factory(self, factory) -> None:
+        factory.protocol = FrameWriter  # docent/write_now.py
+        self._ws_factory = factory

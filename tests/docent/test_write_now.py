@@ -10,7 +10,8 @@ from collections.abc import Iterator
 import pytest
 from twisted.internet import protocol, tcp
 
-from docent.http_guard import PeerLimitedFactory
+from docent.http_guard import GuardedServer, PeerLimitedFactory
+from docent.write_now import FrameWriter
 
 
 class _Port:
@@ -89,3 +90,25 @@ def test_what_the_socket_cannot_take_at_once_is_queued_in_order(connection):
 
     assert transport._tempDataLen or len(transport.dataBuffer) > transport.offset
     assert drain(transport, peer) == big + b"after"
+
+
+def test_websocket_frames_are_written_without_autobahns_debug_line(connection):
+    """The per-frame debug arguments autobahn builds even with debug off (`FrameWriter`)."""
+    from daphne.ws_protocol import WebSocketFactory
+
+    wrapper, transport, peer = connection
+    server = GuardedServer(
+        per_peer=10,
+        max_body=1024,
+        exempt=lambda _host: False,
+        application=None,
+        endpoints=["tcp:0"],
+    )
+    server.ws_factory = WebSocketFactory(server, server="docent")  # as daphne's `run` does
+    websocket = server.ws_factory.buildProtocol(transport.getPeer())
+    websocket.makeConnection(wrapper)
+    websocket.sendData(b"\x81\x05hello")
+
+    assert isinstance(websocket, FrameWriter)
+    assert readable(peer) == b"\x81\x05hello"
+    assert websocket.trafficStats.preopenOutgoingOctetsWireLevel == 7
