@@ -12,7 +12,9 @@ machine's load falls on both:
 - `stock`: daphne's WebSocketProtocol behind Twisted's plain ProtocolWrapper (main before
   docent/write_now.py): autobahn's `sendData`, a queued write sent on the loop's next pass;
 - `write-now`, `frame-writer`: each of Docent's two changes alone;
-- `docent`: FrameWriter behind WriteNowWrapper (docent/write_now.py), as `serve` runs.
+- `docent`: FrameWriter behind WriteNowWrapper (docent/write_now.py), as `serve` runs;
+- `docent-unix`: the same over Unix sockets (what nginx to daphne over a socket file would
+  cost; not how the cluster runs).
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ asyncioreactor.install(asyncio.new_event_loop())  # as daphne: Twisted over an a
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from daphne.ws_protocol import WebSocketFactory, WebSocketProtocol  # noqa: E402
-from twisted.internet import protocol, reactor, tcp  # noqa: E402
+from twisted.internet import protocol, reactor, tcp, unix  # noqa: E402
 from twisted.protocols.policies import ProtocolWrapper, WrappingFactory  # noqa: E402
 
 from docent.write_now import FrameWriter, WriteNowWrapper  # noqa: E402
@@ -43,6 +45,7 @@ MODES = {
     "write-now": (WriteNowWrapper, WebSocketProtocol),
     "frame-writer": (ProtocolWrapper, FrameWriter),
     "docent": (WriteNowWrapper, FrameWriter),
+    "docent-unix": (WriteNowWrapper, FrameWriter),  # over a Unix socket instead of TCP
 }
 
 
@@ -61,12 +64,17 @@ def connections(n: int, mode: str) -> list[tuple[object, tcp.Server, socket.sock
     listener = socket.create_server(("127.0.0.1", 0), backlog=n)
     made = []
     for number in range(n):
-        peer = socket.create_connection(listener.getsockname())
-        sock, address = listener.accept()
+        if mode.endswith("-unix"):
+            sock, peer = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+            address, server_class = "", unix.Server
+        else:
+            peer = socket.create_connection(listener.getsockname())
+            sock, address = listener.accept()
+            server_class = tcp.Server
         sock.setblocking(False)
         peer.setblocking(False)
         wrapper = wrapper_class(wrapping, protocol.Protocol())
-        transport = tcp.Server(sock, wrapper, address, _Port(), number, reactor)
+        transport = server_class(sock, wrapper, address, _Port(), number, reactor)
         wrapper.makeConnection(transport)
         websocket = factory.buildProtocol(transport.getPeer())
         websocket.makeConnection(wrapper)
