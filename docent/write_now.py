@@ -13,6 +13,7 @@ order of the bytes and the handling of errors do not change.
 from __future__ import annotations
 
 from daphne.ws_protocol import WebSocketProtocol
+from twisted.internet import tcp
 from twisted.protocols.policies import ProtocolWrapper
 
 
@@ -30,11 +31,15 @@ def transport_write_now(transport, data: bytes) -> bool:
 
 
 def _idle_socket(transport) -> bool:
-    """A plain TCP/UNIX connection, open for writing, with no bytes waiting in its buffers."""
+    """A plain TCP/UNIX connection, open for writing, with no bytes waiting in its buffers.
+
+    The type check matters: a wrapper such as TLS's hands unknown attributes on to the socket's
+    transport, and writing there would send around the wrapper (plaintext past TLS).
+    """
     return (
-        getattr(transport, "socket", None) is not None
-        and not getattr(transport, "TLS", False)
-        and getattr(transport, "connected", False)
+        isinstance(transport, tcp.Connection)
+        and not transport.TLS
+        and transport.connected
         and not transport.disconnecting
         and not transport._writeDisconnected
         and not transport._tempDataLen

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 from twisted.internet import protocol, tcp
+from twisted.protocols.policies import ProtocolWrapper, WrappingFactory
 
 from docent.http_guard import GuardedServer, PeerLimitedFactory
 from docent.write_now import FrameWriter
@@ -112,3 +113,34 @@ def test_websocket_frames_are_written_without_autobahns_debug_line(connection):
     assert isinstance(websocket, FrameWriter)
     assert readable(peer) == b"\x81\x05hello"
     assert websocket.trafficStats.preopenOutgoingOctetsWireLevel == 7
+
+
+class _Shouting(ProtocolWrapper):
+    """A wrapper that changes the bytes on their way out, as TLS's does."""
+
+    def write(self, data: bytes) -> None:
+        self.transport.write(data.upper())
+
+
+def test_a_connection_under_another_wrapper_is_written_through_it(connection):
+    """TLS wraps daphne's connection the same way: its bytes must never go around it."""
+    from twisted.internet import reactor
+
+    _, plain, peer = connection
+    sock = plain.socket
+    inner = PeerLimitedFactory(
+        protocol.Factory.forProtocol(protocol.Protocol),
+        per_peer=10,
+        max_body=1024,
+        exempt=lambda _host: False,
+    )
+    daphnes = inner.protocol(inner, protocol.Protocol())
+    shouting = _Shouting(WrappingFactory(protocol.Factory()), daphnes)
+    plain.stopReading()
+    transport = tcp.Server(sock, shouting, ("127.0.0.1", 1), _Port(), 2, reactor)
+    shouting.makeConnection(transport)
+    daphnes.write(b"secret")
+    received = drain(transport, peer)
+    transport.stopReading()
+
+    assert received == b"SECRET"
