@@ -32,6 +32,7 @@ asyncioreactor.install(asyncio.new_event_loop())  # as daphne: Twisted over an a
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from _common import raise_nofile  # noqa: E402
 from daphne.ws_protocol import WebSocketFactory, WebSocketProtocol  # noqa: E402
 from twisted.internet import protocol, reactor, tcp, unix  # noqa: E402
 from twisted.protocols.policies import ProtocolWrapper, WrappingFactory  # noqa: E402
@@ -107,6 +108,7 @@ def main() -> int:
     parser.add_argument("--n", type=int, default=300, help="connections per mode")
     parser.add_argument("--rounds", type=int, default=400, help="frames per connection and mode")
     args = parser.parse_args()
+    raise_nofile()  # two sockets per connection and mode
     loop = reactor._asyncioEventloop
     asyncio.set_event_loop(loop)
     modes = {mode: connections(args.n, mode) for mode in MODES}
