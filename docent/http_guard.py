@@ -26,6 +26,8 @@ from daphne.server import Server
 from twisted.internet import reactor
 from twisted.protocols.policies import ProtocolWrapper, WrappingFactory
 
+from docent.write_now import FrameWriter, WriteNowWrapper
+
 logger = logging.getLogger(__name__)
 
 TOO_LARGE = b"The request body is larger than this server accepts.\n"
@@ -126,9 +128,9 @@ def _head_late(connection: ProtocolWrapper) -> None:
     connection.loseConnection()
 
 
-class HeadWatchedConnection(ProtocolWrapper):
+class HeadWatchedConnection(WriteNowWrapper):
     """Notes whether the awaited request head has begun, to tell an unused socket from a
-    head sent too slowly (slowloris)."""
+    head sent too slowly (slowloris); writes go out at once (docent/write_now.py)."""
 
     docent_head_begun = False
 
@@ -198,7 +200,8 @@ def _peer(host: str) -> str:
 
 
 class GuardedServer(Server):
-    """daphne's Server, listening through `PeerLimitedFactory`.
+    """daphne's Server, listening through `PeerLimitedFactory`, its WebSockets written by
+    `FrameWriter` (docent/write_now.py).
 
     `Server.run` builds its HTTP factory and listens on it in one method; catching the
     assignment wraps it without copying that method.
@@ -230,3 +233,12 @@ class GuardedServer(Server):
     @http_factory.setter
     def http_factory(self, factory) -> None:
         self._guarded_factory = PeerLimitedFactory(factory, **self.guard)
+
+    @property
+    def ws_factory(self):
+        return self._ws_factory
+
+    @ws_factory.setter
+    def ws_factory(self, factory) -> None:
+        factory.protocol = FrameWriter  # docent/write_now.py
+        self._ws_factory = factory

@@ -1,0 +1,83 @@
+"""Frames go to the socket when they are written, not on the reactor's next pass.
+
+Twisted queues every write: it registers the socket as a writer (an `epoll_ctl`), sends on the
+next loop pass through its logging context and `doWrite`, then unregisters (another
+`epoll_ctl`). A streamed answer writes about 20 small frames a second per socket, and at a
+thousand sockets that bookkeeping cost more web CPU than the `send` itself (bench/chat_load.py
+--profile: "event loop, twisted"). asyncio's own transports send at once when nothing is
+queued; this does the same for daphne's connections. Anything that cannot go at once (a full
+socket buffer, a broken connection, data already queued) takes Twisted's usual path, so the
+order of the bytes and the handling of errors do not change.
+"""
+
+from __future__ import annotations
+
+from daphne.ws_protocol import WebSocketProtocol
+from twisted.internet import tcp
+from twisted.protocols.policies import ProtocolWrapper
+
+
+def transport_write_now(transport, data: bytes) -> bool:
+    """Send `data` at once when the transport has nothing queued; False: it was not sent
+    (the caller writes it the usual way). A partial send queues the rest."""
+    if not _idle_socket(transport):
+        return False
+    sent = transport.writeSomeData(data)
+    if isinstance(sent, BaseException):  # lost: Twisted's own write path reports it
+        return False
+    if sent < len(data):
+        transport.write(data[sent:])
+    return True
+
+
+def _idle_socket(transport) -> bool:
+    """A plain TCP/UNIX connection, open for writing, with no bytes waiting in its buffers.
+
+    The type check matters: a wrapper such as TLS's hands unknown attributes on to the socket's
+    transport, and writing there would send around the wrapper (plaintext past TLS).
+    """
+    return (
+        isinstance(transport, tcp.Connection)
+        and not transport.TLS
+        and transport.connected
+        and not transport.disconnecting
+        and not transport._writeDisconnected
+        and not transport._tempDataLen
+        and len(transport.dataBuffer) == transport.offset
+    )
+
+
+class WriteNowWrapper(ProtocolWrapper):
+    """The per-connection wrapper of docent/http_guard.py, sending writes at once."""
+
+    def write(self, data: bytes) -> None:
+        if not data or not transport_write_now(self.transport, data):
+            self.transport.write(data)
+
+    def writeSequence(self, data) -> None:
+        # twisted.web writes each chunk of a streamed (SSE) response as a sequence.
+        self.write(b"".join(data))
+
+
+class FrameWriter(WebSocketProtocol):
+    """daphne's WebSocket protocol without autobahn's per-frame debug line.
+
+    autobahn's `sendData` builds the arguments of a `log.debug` call for every frame it
+    writes (`hltype`/`hlval` colour the text through click), whether or not debug logging
+    is on: 3.5% of a web process's CPU while 300 answers stream (bench/chat_load.py
+    --profile). Its plain write is done here as it does it; queued, chopped or logged
+    writes still go through autobahn.
+    """
+
+    def sendData(self, data: bytes, sync: bool = False, chopsize: int | None = None) -> None:
+        if sync or chopsize or self.send_queue or self.logOctets:
+            super().sendData(data, sync=sync, chopsize=chopsize)
+            return
+        self.transport.write(data)
+        if self.state == WebSocketProtocol.STATE_OPEN:
+            self.trafficStats.outgoingOctetsWireLevel += len(data)
+        elif self.state in (
+            WebSocketProtocol.STATE_CONNECTING,
+            WebSocketProtocol.STATE_PROXY_CONNECTING,
+        ):
+            self.trafficStats.preopenOutgoingOctetsWireLevel += len(data)
