@@ -206,9 +206,12 @@ class ToolCallInline(ReadOnly, admin.TabularInline):
 
 @admin.register(Turn)
 class TurnAdmin(ReadOnlyAdmin):
+    # What a reviewer scans for first (declined, down-voted) sits next to the status. The
+    # turn's index, first-token time and model are on its page (the model is a filter too):
+    # with them the list ran past 1280 px and hid the answered and vote columns.
     list_display = [
-        "started", "question", "index", "status_pill", "step_count", "tool_calls",
-        "tokens", "duration", "ttft", "model", "answered", "vote",
+        "started", "question", "status_pill", "answered", "vote", "steps", "tool_calls",
+        "tokens", "duration",
     ]  # fmt: skip
     list_display_links = ["started", "question"]
     list_filter = ["status", "answered", "vote", "offline", "model", "started_at"]
@@ -247,6 +250,10 @@ class TurnAdmin(ReadOnlyAdmin):
     @admin.display(description="Status", ordering="status")
     def status_pill(self, obj):
         return status_pill(obj.status)
+
+    @admin.display(description="Steps", ordering="step_count")
+    def steps(self, obj):
+        return obj.step_count
 
     @admin.display(description="Tool calls", ordering="tool_call_count")
     def tool_calls(self, obj):

@@ -127,6 +127,14 @@ def test_changelists_fit_at_1280_without_clipping_or_tall_rows(
     assert page.evaluate(FITS, ".results")  # the right-hand columns are not clipped
     assert max(page.evaluate(ROW_LINES, "#result_list .dc-slug")) == 1  # was 7 lines
 
+    # The turns list is where a reviewer looks for declined and down-voted answers: those two
+    # columns were past the right edge, behind a sideways scroll.
+    page.goto(f"{live_server.url}/admin/agent/turn/")
+    page.screenshot(path=str(SCREENSHOTS / "admin-turns-1280.png"))
+    assert page.evaluate(FITS, ".results")
+    for column in ("answered", "vote", "duration"):
+        assert page.locator(f"#result_list td.field-{column}").first.is_visible()
+
     page.goto(f"{live_server.url}/admin/blog/article/")
     page.screenshot(path=str(SCREENSHOTS / "admin-articles-1280.png"))
     assert page.evaluate(FITS, ".results")  # "indexed at" and "index" are in view
