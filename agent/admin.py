@@ -273,10 +273,6 @@ class TurnAdmin(ReadOnlyAdmin):
     def duration(self, obj):
         return format_ms(obj.duration_ms)
 
-    @admin.display(description="First token", ordering="time_to_first_token_ms")
-    def ttft(self, obj):
-        return format_ms(obj.time_to_first_token_ms)
-
 
 class OutcomeFilter(admin.SimpleListFilter):
     title = "outcome"
