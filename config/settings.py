@@ -180,6 +180,11 @@ HTTP_MAX_BODY_BYTES = env.int("HTTP_MAX_BODY_BYTES", default=4 * 1024 * 1024)
 HTTP_HEAD_SECONDS = env.float("HTTP_HEAD_SECONDS", default=20.0)
 # Seconds a client has, once the head is in, to send the request's body (the same trickle).
 HTTP_BODY_SECONDS = env.float("HTTP_BODY_SECONDS", default=60.0)
+# Connections the kernel holds for a web process that has not accepted them yet. Twisted's
+# default is 50: nginx opening a burst of WebSockets at a process busy streaming overflowed it,
+# and each connection past it waited for a SYN retry (1 s, then 3 s). Linux caps it at
+# net.core.somaxconn.
+HTTP_LISTEN_BACKLOG = env.int("HTTP_LISTEN_BACKLOG", default=1024)
 # Plain HTTP requests running at once (each a thread with a database connection), per process
 # and per client address; more wait their turn (config/concurrency.py).
 HTTP_REQUESTS_IN_FLIGHT = env.int("HTTP_REQUESTS_IN_FLIGHT", default=32)

@@ -116,3 +116,13 @@ def ready_lines(*, host: str, port: int) -> list[str]:
 def quiet_daphne() -> None:
     """Daphne's HTTP/2 notice and endpoint lines are not the site owner's business."""
     logging.getLogger("daphne.server").setLevel(logging.WARNING)
+
+
+def listen_endpoints(*, host: str, port: int, backlog: int) -> list[str]:
+    """daphne's endpoint strings for `host:port`, listening with `backlog` pending connections."""
+    from daphne.endpoints import build_endpoint_description_strings
+
+    return [
+        f"{endpoint}:backlog={backlog}"
+        for endpoint in build_endpoint_description_strings(host=host, port=port)
+    ]

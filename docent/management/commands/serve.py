@@ -3,7 +3,6 @@
 import gc
 import os
 
-from daphne.endpoints import build_endpoint_description_strings
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
@@ -55,7 +54,9 @@ class Command(BaseCommand):
             if settings.TRUSTED_PROXIES.enabled
             else _never,
             application=application,
-            endpoints=build_endpoint_description_strings(host=host, port=port),
+            endpoints=startup.listen_endpoints(
+                host=host, port=port, backlog=settings.HTTP_LISTEN_BACKLOG
+            ),
             action_logger=None,
             http_timeout=None,
             websocket_handshake_timeout=10,
