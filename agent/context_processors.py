@@ -26,8 +26,15 @@ def chat(request: HttpRequest) -> dict:
         "chat_config": chat_config(),
         "chat_offline": offline_mode(),
         # A callable: the template counts only where the panel is shown (not in the admin).
-        "chat_unindexed": article_count_unindexed,
+        "chat_indexing_notice": indexing_notice,
     }
+
+
+def indexing_notice() -> str:
+    """The notice while published articles wait to be indexed ("" once none do); the panel's
+    script counts it down with the same two strings (`indexing_one`, `indexing_other`)."""
+    count = article_count_unindexed()
+    return ngettext(INDEXING_ONE, INDEXING_OTHER, count) % {"count": count} if count else ""
 
 
 def chat_config() -> dict:
