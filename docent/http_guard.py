@@ -66,7 +66,7 @@ def bounded_request(max_body: int) -> type[WebRequest]:
                 head_expect(connection)  # kept alive: the next request's head has a deadline too
 
         def requestReceived(self, command: bytes, path: bytes, version: bytes) -> None:
-            head_received(self.channel.transport)  # the whole body is in
+            deadline_end(self.channel.transport)  # the whole body is in
             if not self.refused:
                 super().requestReceived(command, path, version)
 
@@ -88,17 +88,17 @@ def head_expect(connection: ProtocolWrapper) -> None:
     seconds = getattr(connection, "docent_head_seconds", 0)
     if not seconds or connection.disconnecting:
         return
-    head_received(connection)
+    deadline_end(connection)
     connection.docent_head_begun = False
-    connection.docent_head_deadline = reactor.callLater(seconds, _head_late, connection)
+    connection.docent_deadline = reactor.callLater(seconds, _head_late, connection)
 
 
 def body_expect(connection: ProtocolWrapper) -> None:
-    """The head is in: start the deadline of the body (ended by `head_received`)."""
-    head_received(connection)
+    """The head is in: start the deadline of the body (ended by `deadline_end`)."""
+    deadline_end(connection)
     seconds = getattr(connection, "docent_body_seconds", 0)
     if seconds and not connection.disconnecting:
-        connection.docent_head_deadline = reactor.callLater(seconds, _body_late, connection)
+        connection.docent_deadline = reactor.callLater(seconds, _body_late, connection)
 
 
 def _body_late(connection: ProtocolWrapper) -> None:
@@ -107,8 +107,9 @@ def _body_late(connection: ProtocolWrapper) -> None:
     connection.loseConnection()
 
 
-def head_received(connection) -> None:
-    deadline = getattr(connection, "docent_head_deadline", None)
+def deadline_end(connection) -> None:
+    """Cancel the connection's running deadline, the head's or the body's (one at a time)."""
+    deadline = getattr(connection, "docent_deadline", None)
     if deadline is not None and deadline.active():
         deadline.cancel()
 
@@ -182,7 +183,7 @@ class PeerLimitedFactory(WrappingFactory):
         head_expect(protocol)
 
     def unregisterProtocol(self, protocol: ProtocolWrapper) -> None:
-        head_received(protocol)
+        deadline_end(protocol)
         super().unregisterProtocol(protocol)
         peer = _peer(str(getattr(protocol.getPeer(), "host", "")))
         self.open[peer] -= 1
