@@ -49,6 +49,7 @@ class TurnRunner:
         self.checkpoints = Checkpointer()
         self.closing = False
         self._active: set[asyncio.Task] = set()
+        self._followups: set[asyncio.Task] = set()
         self._models: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
     async def run(self, *, message: ChatMessage, visitor: Visitor, emit: Emit) -> None:
@@ -127,7 +128,14 @@ class TurnRunner:
         prepared = None
         try:
             await aclose_old_connections()
-            prepared = await database_sync_to_async(turn_prepare)(message=message, visitor=visitor)
+            work = asyncio.ensure_future(
+                database_sync_to_async(turn_prepare)(message=message, visitor=visitor)
+            )
+            try:
+                prepared = await asyncio.shield(work)
+            except asyncio.CancelledError:
+                self._cancel_when_prepared(work, message, visitor)
+                raise
             prepared.budget = budget
             return prepared
         except BadRequest as exc:
@@ -147,6 +155,28 @@ class TurnRunner:
             if prepared is None:
                 await ratelimit.budget_settle(budget=budget, conversation_id="", tokens=0)
         return None
+
+    def _cancel_when_prepared(
+        self, work: asyncio.Future, message: ChatMessage, visitor: Visitor
+    ) -> None:
+        """Save the turn `work` is writing as `cancelled`, once the thread has written it.
+
+        A thread cannot be stopped: cancelled while it wrote the turn's row (a socket closed
+        right after its message), the turn ended at once and the row, written a moment later,
+        stayed `running` until recovery. The visitor's close does not wait for the thread.
+        """
+
+        async def finish() -> None:
+            try:
+                prepared = await work
+            except Exception:  # noqa: BLE001 - refused or failed: no row was written
+                return
+            turn = TurnContext(message, visitor, prepared, self.model())
+            self.saver.schedule(turn.record(TurnResult(status="cancelled")))
+
+        task = asyncio.create_task(finish(), name="cancel-prepared-turn")
+        self._followups.add(task)  # a reference, or the task may be collected mid-wait
+        task.add_done_callback(self._followups.discard)
 
     async def _run_turn(
         self,

@@ -11,15 +11,13 @@ from django.urls import Resolver404, get_resolver, resolve
 from django.utils.cache import patch_cache_control, patch_vary_headers
 
 from agent.text import INVALID
-from config.proxy import UNTRUSTED_FORWARD, client_is_loopback
+from config.proxy import PROXY_HEADERS, UNTRUSTED_FORWARD, client_is_loopback
 from config.sessions import session_key_mint
 
 logger = logging.getLogger(__name__)
 
 # Both technical pages (404 and 500) carry this sentence; nothing else the site renders does.
 DEBUG_MARK = b"because you have <code>DEBUG = True</code>"
-# Headers a proxy or tunnel adds (the X-Forwarded-* ones are judged in config/proxy.py).
-PROXY_HEADERS = ("HTTP_X_REAL_IP", "HTTP_FORWARDED", "HTTP_VIA", "HTTP_CF_CONNECTING_IP")
 
 
 class AsyncMiddleware:

@@ -18,6 +18,16 @@ from dataclasses import dataclass
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 UNTRUSTED_FORWARD = "docent.untrusted_forward"  # scope key: see TrustedProxyMiddleware.rewrite
 FORWARDED = (b"x-forwarded-for", b"x-forwarded-proto", b"x-forwarded-port", b"x-forwarded-host")
+# Headers a proxy or tunnel adds besides X-Forwarded-* (which TrustedProxyMiddleware judges): a
+# request that carries one came through a proxy, whatever its peer address. Read by the debug
+# pages (config/middleware.py) and /metrics (ops/views.py), which trust a loopback peer.
+PROXY_HEADERS = (
+    "HTTP_X_REAL_IP",
+    "HTTP_FORWARDED",
+    "HTTP_VIA",
+    "HTTP_CF_CONNECTING_IP",
+    "HTTP_TRUE_CLIENT_IP",
+)
 # The nearest of N counted proxies must sit here: same host or a private network.
 PRIVATE = tuple(
     ipaddress.ip_network(net)

@@ -8,7 +8,7 @@ from django.http import HttpRequest, HttpResponse
 from django.views.decorators.http import require_GET
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
-from config.proxy import UNTRUSTED_FORWARD
+from config.proxy import PROXY_HEADERS, UNTRUSTED_FORWARD
 from ops import multiproc
 from ops.collectors import IndexLagCollector
 
@@ -39,8 +39,10 @@ def metrics_allowed(request: HttpRequest) -> bool:
         request.headers.get("X-Forwarded-For", "") + "," + request.headers.get("X-Real-IP", "")
     )
     addresses += [part.strip() for part in forwarded.split(",") if part.strip()]
-    if request.headers.get("Forwarded"):
-        return False  # RFC 7239 syntax is not parsed here; refuse rather than guess
+    # Forwarded (RFC 7239) is not parsed here, and Via or a CDN's client header names no
+    # address: a proxy passed the request on for someone unknown. Refuse rather than guess.
+    if any(request.META.get(name) for name in PROXY_HEADERS if name != "HTTP_X_REAL_IP"):
+        return False
     return all(_trusted(address) for address in addresses)
 
 

@@ -9,6 +9,7 @@ heartbeat nobody stopped, and its row stayed `running`.
 """
 
 import json
+import socket
 import time
 
 import httpx
@@ -71,3 +72,30 @@ def test_a_socket_closed_as_its_turn_takes_its_lock_gives_back_the_hold(serve, r
     wait_until(lambda: not store.keys("turns:*"), "its lock and session slot are let go")
     assert tokens_held(store, "tok:ip:*") == 0  # the offline model spent nothing
     assert tokens_held(store, "tok:d:*") == 0
+
+
+def test_a_stream_closed_while_its_turn_row_is_written_ends_the_turn_cancelled(serve, redis_url):
+    # Over SSE the close reaches the turn while the database thread writes its row (the
+    # WebSocket's disconnect waits for that thread). The thread cannot be stopped: the turn gave
+    # up at once and the row written a moment later stayed `running` (no recovery runs here).
+    server = serve("close-in-prepare", REDIS_URL=redis_url)
+    store = redis.Redis.from_url(redis_url)
+    body = json.dumps({"type": "message", "content": "What is pgvector?"}).encode()
+    head = (
+        f"POST /api/chat HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\nOrigin: {server.url}\r\n"
+        f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+    )
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(LOCK)  # the thread waits inside turn_prepare, the lease taken
+        # A raw socket: daphne sends the stream's headers with its first event, after the row.
+        with socket.create_connection(("127.0.0.1", server.port)) as stream:
+            stream.sendall(head.encode() + body)
+            wait_until(blocked_on_a_lock, "the turn waits to write its conversation")
+            assert store.keys("turns:*")
+        # The stream is closed: the cancelled turn lets its lease go when it ends.
+        wait_until(lambda: not store.keys("turns:*"), "the server ended the turn")
+    # The lock is gone: the thread writes the conversation and the `running` turn.
+
+    wait_until(lambda: Turn.objects.exists(), "the turn's row")
+    wait_until(lambda: not Turn.objects.filter(status="running").exists(), "the turn ended")
+    assert Turn.objects.get().status == "cancelled"

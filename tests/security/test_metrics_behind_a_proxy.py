@@ -31,3 +31,21 @@ def test_a_scrape_through_a_trusted_proxy_is_judged_by_the_visitor(serve):
 
     assert outside.status_code == 403
     assert local.status_code == 200
+
+
+@pytest.mark.parametrize(
+    "header",
+    [{"Via": "1.1 tunnel"}, {"CF-Connecting-IP": OUTSIDE}, {"True-Client-IP": OUTSIDE}],
+    ids=["via", "cf-connecting-ip", "true-client-ip"],
+)
+def test_a_scrape_through_a_proxy_that_names_no_address_is_refused(serve, header):
+    # A proxy or tunnel on the same machine that says Via (or names the visitor in its own
+    # header) talks from loopback for every visitor: the debug pages refused such requests,
+    # and /metrics served them.
+    server = serve("metrics-via")
+
+    proxied = httpx.get(f"{server.url}/metrics", headers=header)
+    local = httpx.get(f"{server.url}/metrics")
+
+    assert proxied.status_code == 403
+    assert local.status_code == 200
