@@ -101,3 +101,46 @@ def test_the_indexing_notice_counts_down_and_goes_without_a_reload(site, open_pa
             for article_id, indexed_at in rows:
                 db.execute(restore, [indexed_at, article_id])
     page.watch.assert_quiet()
+
+
+FOCUSED = """() => {
+  const node = document.activeElement;
+  return node === document.body ? "body" : node.closest("#chat-panel") ? "panel" : node.outerHTML;
+}"""
+
+
+def tab_stops(page, count: int) -> list[str]:
+    """Where focus lands on each of `count` presses of Tab: "panel", "body" or the element."""
+    stops = []
+    for _ in range(count):
+        page.keyboard.press("Tab")
+        stops.append(page.evaluate(FOCUSED))
+    return stops
+
+
+def test_at_375px_the_open_panel_keeps_tab_and_screen_readers_out_of_the_hidden_page(
+    site, open_page
+):
+    # The sheet covers the whole screen, yet Tab walked on into the skip link, the header and
+    # the article behind it, where a keyboard user could not see where focus was.
+    page = open_page(viewport=NARROW)
+    page.goto(site + "/")
+    open_chat(page)
+    panel = page.locator("#chat-panel")
+    expect(panel).to_have_attribute("aria-modal", "true")
+    # "body" is the browser's own stop (its address bar) between two rounds of the panel.
+    assert set(tab_stops(page, 14)) <= {"panel", "body"}
+    assert page.evaluate("document.querySelector('main').inert")
+
+    page.keyboard.press("Escape")
+    expect(page.locator("#chat-launcher")).to_be_focused()
+    expect(panel).to_have_attribute("aria-modal", "false")
+    assert not page.evaluate("document.querySelector('main').inert")
+
+
+def test_on_a_desktop_the_open_panel_leaves_the_page_within_reach(site, open_page):
+    page = open_page()
+    page.goto(site + "/")
+    open_chat(page)
+    expect(page.locator("#chat-panel")).to_have_attribute("aria-modal", "false")
+    assert any(stop not in ("panel", "body") for stop in tab_stops(page, 6))
