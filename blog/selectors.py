@@ -1,10 +1,11 @@
 """Reads for the blog. Visibility rules live here, so no page can forget them."""
 
+from django.conf import settings
 from django.contrib.auth.models import AnonymousUser, User
-from django.db.models import Count, F, Prefetch, Q, QuerySet
+from django.db.models import Count, Exists, F, OuterRef, Prefetch, Q, QuerySet
 from django.http import Http404
 
-from blog.models import Article, Tag, published_q
+from blog.models import Article, Chunk, Tag, published_q
 
 
 def article_list_published(
@@ -74,10 +75,29 @@ def tag_list_in_use() -> QuerySet[Tag]:
     )
 
 
+def article_list_unindexed() -> QuerySet[Article]:
+    """Published articles the search cannot serve as they are now.
+
+    Never indexed, edited since, or embedded by another model than the one questions are
+    embedded with now (`EMBEDDING_MODEL` changed): those vectors are not comparable, and
+    until the reindex reaches them, vector search misses them. The panel's notice and the
+    operators' indexing gauges both count these, so they never disagree.
+    """
+    foreign = Chunk.objects.filter(article=OuterRef("pk")).exclude(
+        embedding_model=settings.EMBEDDING_MODEL
+    )
+    stale = (
+        Q(indexed_at__isnull=True)
+        | Q(index_hash="")
+        | Q(indexed_at__lt=F("updated_at"))
+        | Q(Exists(foreign))
+    )
+    return Article.objects.published().filter(stale)
+
+
 def article_count_unindexed() -> int:
-    """Published articles whose chunks are missing or older than their last edit.
+    """How many published articles `article_list_unindexed` finds.
 
     The chat answers from what is indexed so far; the panel says so while this is not 0.
     """
-    stale = Q(indexed_at__isnull=True) | Q(index_hash="") | Q(indexed_at__lt=F("updated_at"))
-    return Article.objects.published().filter(stale).count()
+    return article_list_unindexed().count()
