@@ -160,6 +160,8 @@ async def test_answered_declined_and_failed_turns_are_counted_and_logged_one_lin
         for verdict in ("true", "false")
     }
     up = sample("docent_feedback_votes_total", vote="up")
+    model_errors = sample("docent_turn_errors_total", code="model_error")
+    internal = sample("docent_turn_errors_total", code="internal")
     scripted.enqueue(
         tool_call_response([("c1", "get_article_detail", f'{{"article_id": {article.pk}}}')]),
         text_response(["Five: [Caps](/articles/caps/)."]),
@@ -182,6 +184,9 @@ async def test_answered_declined_and_failed_turns_are_counted_and_logged_one_lin
     assert sample("docent_turns_answered_total", answered="true") == before["true"] + 1
     assert sample("docent_turns_answered_total", answered="false") == before["false"] + 1
     assert sample("docent_feedback_votes_total", vote="up") == up + 1
+    # Which failure: the endpoint's (model_error) or ours (internal); the status said neither.
+    assert sample("docent_turn_errors_total", code="model_error") == model_errors + 1
+    assert sample("docent_turn_errors_total", code="internal") == internal
 
     first, second, third = turn_lines(caplog)
     assert first.levelname == "INFO" and first.getMessage().startswith("turn answered in ")
