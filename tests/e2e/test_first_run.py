@@ -1,7 +1,5 @@
 """Rough edges a new visitor met on a first run, in a real Chromium (see firstrun5's report)."""
 
-import json
-import re
 from pathlib import Path
 
 import psycopg
@@ -9,6 +7,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.e2e.conftest import CHROMIUM, screenshot
+from tests.e2e.sockets import ChatRoute
 from tests.e2e.test_chat_panel import ask, open_chat, wait_answered
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db]
@@ -17,37 +16,26 @@ if not Path(CHROMIUM).exists():
     pytest.skip(f"no {CHROMIUM}: apt-get install chromium (.ci/run does)", allow_module_level=True)
 
 NARROW = {"width": 375, "height": 740}
-CONV = "11111111-2222-3333-4444-555555555555"
 LONG_ANSWER = " ".join(["Cap the steps, count the calls, and tell the visitor why."] * 12)
 
 
-def answering_socket(page) -> list[dict]:
-    """Answer every question with LONG_ANSWER and save every vote; returns the frames sent."""
-    frames: list[dict] = []
+def answering_socket(page) -> ChatRoute:
+    """Answer every question with LONG_ANSWER and save every vote."""
 
-    def on_socket(ws):
-        def on_message(raw):
-            frame = json.loads(raw)
-            frames.append(frame)
-            if frame["type"] == "message":
-                ws.send(json.dumps({"type": "start", "conversation_id": CONV, "turn": 1}))
-                ws.send(json.dumps({"type": "text", "content": LONG_ANSWER}))
-                done = {"type": "done", "conversation_id": CONV, "steps": 1, "usage": {}}
-                ws.send(json.dumps(done))
-            elif frame["type"] == "feedback":
-                ws.send(json.dumps({"type": "feedback_saved", "turn": frame["turn"]}))
+    def on_frame(socket, frame):
+        if frame["type"] == "message":
+            socket.answer(LONG_ANSWER)
+        elif frame["type"] == "feedback":
+            socket.send({"type": "feedback_saved", "turn": frame["turn"]})
 
-        ws.on_message(on_message)
-
-    page.route_web_socket(re.compile(r"/ws/chat/$"), on_socket)
-    return frames
+    return ChatRoute(page, on_frame)
 
 
 def test_at_375px_a_vote_keeps_its_row_and_its_comment_box_comes_into_view(site, open_page):
     # The thumbs jumped below "Copy" when the comment box opened, and the box opened out of
     # sight under the composer, with "Thanks for the feedback." cut in half.
     page = open_page(viewport=NARROW)
-    frames = answering_socket(page)
+    route = answering_socket(page)
     page.goto(site + "/")
     open_chat(page)
     ask(page, "Why cap the steps?")
@@ -70,7 +58,7 @@ def test_at_375px_a_vote_keeps_its_row_and_its_comment_box_comes_into_view(site,
         box = page.locator(part).bounding_box()
         assert log["y"] <= box["y"] and box["y"] + box["height"] <= log["y"] + log["height"], part
     screenshot(page, "phone-375-vote-down")
-    assert [f["vote"] for f in frames if f["type"] == "feedback"] == ["down"]
+    assert [f["vote"] for f in route.of_type("feedback")] == ["down"]
 
 
 def test_the_indexing_notice_counts_down_and_goes_without_a_reload(site, open_page, live_data):
