@@ -73,7 +73,8 @@ class ArticleAdmin(BoundedLookups, admin.ModelAdmin):
             return "not indexed (draft)"
         if article.indexed_at is None:
             return "pending"
-        return "outdated" if article.indexed_at < article.updated_at else "up to date"
+        # The gauges' and the panel's rule: an edit since, or vectors from another model.
+        return "outdated" if article.index_stale else "up to date"
 
     @admin.action(description="Reindex selected articles")
     def reindex_selected(self, request: HttpRequest, queryset: QuerySet[Article]) -> None:

@@ -34,6 +34,7 @@ from blog.relevance import (
     weighted_terms,
 )
 from blog.rendering import heading_anchor
+from ops.tracing import embedding_span
 
 EXCERPT_MAX_CHARS = 600
 MAX_LIMIT = 50
@@ -234,7 +235,8 @@ def chunk_nearest(*, vector: list[float], k: int, language: str | None = None) -
 def _query_vector(*, query: str, embedder: Embedder | None) -> list[float]:
     embedder = embedder or embedder_get()
     embedding_dimensions_check(embedder=embedder)
-    return embedder.embed_query(query)
+    with embedding_span(model=embedder.model_name, local=settings.EMBEDDING_BACKEND == "local"):
+        return embedder.embed_query(query)
 
 
 def chunk_matching(*, terms: list[str], k: int, at_least_two: bool = False) -> QuerySet:

@@ -1,10 +1,21 @@
 """Reads for the blog. Visibility rules live here, so no page can forget them."""
 
+from django.conf import settings
 from django.contrib.auth.models import AnonymousUser, User
-from django.db.models import Count, F, Prefetch, Q, QuerySet
+from django.db.models import (
+    BooleanField,
+    Count,
+    Exists,
+    ExpressionWrapper,
+    F,
+    OuterRef,
+    Prefetch,
+    Q,
+    QuerySet,
+)
 from django.http import Http404
 
-from blog.models import Article, Tag, published_q
+from blog.models import Article, Chunk, Tag, published_q
 
 
 def article_list_published(
@@ -34,8 +45,10 @@ def article_get_published(*, slug: str) -> Article:
 
 
 def article_list_for_admin(*, articles: QuerySet[Article]) -> QuerySet[Article]:
-    """The admin changelist's rows: chunk counts annotated, bodies left in the database."""
-    return articles.annotate(chunk_count=Count("chunks")).defer("body")
+    """The admin changelist's rows: chunk counts and index staleness annotated, bodies left in
+    the database."""
+    stale = ExpressionWrapper(_unindexed_q(), output_field=BooleanField())
+    return articles.annotate(chunk_count=Count("chunks"), index_stale=stale).defer("body")
 
 
 def article_get_visible(*, slug: str, user: User | AnonymousUser) -> Article:
@@ -74,10 +87,33 @@ def tag_list_in_use() -> QuerySet[Tag]:
     )
 
 
+def article_list_unindexed() -> QuerySet[Article]:
+    """Published articles the search cannot serve as they are now.
+
+    Never indexed, edited since, or embedded by another model than the one questions are
+    embedded with now (`EMBEDDING_MODEL` changed): those vectors are not comparable, and
+    until the reindex reaches them, vector search misses them. The panel's notice and the
+    operators' indexing gauges both count these, so they never disagree.
+    """
+    return Article.objects.published().filter(_unindexed_q())
+
+
+def _unindexed_q() -> Q:
+    """The one rule for "not indexed as it is now" (see `article_list_unindexed`)."""
+    foreign = Chunk.objects.filter(article=OuterRef("pk")).exclude(
+        embedding_model=settings.EMBEDDING_MODEL
+    )
+    return (
+        Q(indexed_at__isnull=True)
+        | Q(index_hash="")
+        | Q(indexed_at__lt=F("updated_at"))
+        | Q(Exists(foreign))
+    )
+
+
 def article_count_unindexed() -> int:
-    """Published articles whose chunks are missing or older than their last edit.
+    """How many published articles `article_list_unindexed` finds.
 
     The chat answers from what is indexed so far; the panel says so while this is not 0.
     """
-    stale = Q(indexed_at__isnull=True) | Q(index_hash="") | Q(indexed_at__lt=F("updated_at"))
-    return Article.objects.published().filter(stale).count()
+    return article_list_unindexed().count()

@@ -25,6 +25,11 @@ TURN_DURATION = Histogram(
     "From the turn's start to its final event.",
     buckets=(0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60, 120),
 )
+TURN_ERRORS = Counter(
+    "docent_turn_errors",
+    "Turns that ended `error`, by the error code the visitor got (model_error, internal, ...).",
+    ["code"],
+)
 TURNS_ANSWERED = Counter(
     "docent_turns_answered",
     "Turns that ended `done`, by whether they were answered (cited an article, did not decline).",
@@ -92,9 +97,14 @@ def child(metric, *labels: str):
     return found
 
 
-def turn_observe(*, status: str, first_token_ms: float | None, duration_ms: float) -> None:
-    """Count one finished turn and its timings."""
+def turn_observe(
+    *, status: str, first_token_ms: float | None, duration_ms: float, error_code: str = ""
+) -> None:
+    """Count one finished turn and its timings, and a failed turn's error code."""
     child(TURNS, status).inc()
+    if status == "error":
+        # model_error is the endpoint's fault, internal ours: the status alone cannot say which.
+        child(TURN_ERRORS, error_code or "internal").inc()
     if first_token_ms is not None:
         FIRST_TOKEN.observe(first_token_ms / 1000)
     TURN_DURATION.observe(duration_ms / 1000)

@@ -94,7 +94,12 @@ class TurnObservation:
         error: str = "",
     ) -> None:
         """Count the finished turn, log its one summary line and close its span's attributes."""
-        metrics.turn_observe(status=status, first_token_ms=first_token_ms, duration_ms=duration_ms)
+        metrics.turn_observe(
+            status=status,
+            first_token_ms=first_token_ms,
+            duration_ms=duration_ms,
+            error_code=error_code,
+        )
         if status == "done":
             metrics.child(metrics.TURNS_ANSWERED, str(answered).lower()).inc()
         self._log(status, error_code, error, answered, steps, first_token_ms, duration_ms)

@@ -89,6 +89,27 @@ def current(span: Any) -> Iterator[None]:
         yield
 
 
+def embedding_span(*, model: str, local: bool) -> contextlib.AbstractContextManager:
+    """A CLIENT span around embedding a visitor's query, a child of the current span.
+
+    Its time includes waiting for the local engine, which indexing may be using: a search
+    that took seconds while the database answered in milliseconds shows where they went.
+    """
+    active = tracer()
+    if active is None:
+        return contextlib.nullcontext()
+    from opentelemetry.trace import SpanKind
+
+    attributes = {
+        "gen_ai.operation.name": "embeddings",
+        "gen_ai.provider.name": "docent_local" if local else "openai",
+        "gen_ai.request.model": model,
+    }
+    return active.start_as_current_span(
+        f"embeddings {model}", kind=SpanKind.CLIENT, attributes=attributes
+    )
+
+
 def db_spans() -> contextlib.AbstractContextManager:
     """Database spans for every query run in the block, children of the current span.
 

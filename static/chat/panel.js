@@ -7,6 +7,7 @@ import { Composer } from "./composer.js";
 import { Connection } from "./connection.js";
 import { Feedback } from "./feedback.js";
 import { IndexingNotice } from "./indexing.js";
+import { Sheet } from "./sheet.js";
 import { countdown, errorMessage } from "./steps.js";
 import { CONFIG, S } from "./strings.js";
 import { Turn } from "./turn.js";
@@ -31,6 +32,7 @@ class Panel {
     this.stopButton = $("chat-stop");
     this.statusLine = $("chat-status");
     this.badge = $("chat-offline-badge");
+    this.sheet = new Sheet(root, this.panel, this.launcher);
     this.composer = new Composer(this.input, $("chat-counter"));
     this.indexing = new IndexingNotice(
       $("chat-indexing"),
@@ -316,6 +318,7 @@ class Panel {
     this.panel.hidden = false;
     this.launcher.setAttribute("aria-expanded", "true");
     document.documentElement.classList.add("chat-is-open");
+    this.sheet.update();
     storageSet("sessionStorage", KEY_OPEN, "1");
     this.connection.connect();
     this.restore();
@@ -329,6 +332,7 @@ class Panel {
     this.panel.hidden = true;
     this.launcher.setAttribute("aria-expanded", "false");
     document.documentElement.classList.remove("chat-is-open");
+    this.sheet.update(); // before the focus: an inert launcher cannot take it
     storageSet("sessionStorage", KEY_OPEN, "");
     this.launcher.focus();
   }

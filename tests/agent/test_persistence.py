@@ -68,12 +68,27 @@ class DatabaseOutage:
         self._run(f'ALTER DATABASE "{self.name}" ALLOW_CONNECTIONS true')
 
 
+@pytest.fixture
+def database_outage(transactional_db):
+    """An outage that is over before the database is flushed.
+
+    The outage also cuts this thread's connection, which an async test cannot close itself;
+    left open, the flush after the test fails on it.
+    """
+    outage = DatabaseOutage()
+    yield outage
+    outage.end()
+    connection.close()
+
+
 @pytest.mark.asyncio
-async def test_a_failed_save_is_spooled_then_replayed_once(scripted, monkeypatch, make_article):
+async def test_a_failed_save_is_spooled_then_replayed_once(
+    scripted, monkeypatch, make_article, database_outage
+):
     import agent.saving
 
     article = await database_sync_to_async(make_article)(title="Spool", slug="spool", body="Disk.")
-    outage = DatabaseOutage()
+    outage = database_outage
     real_record = agent.saving.turn_record
     attempts: list[str] = []
 

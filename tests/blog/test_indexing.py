@@ -202,6 +202,21 @@ def test_the_admin_shows_chunk_counts_and_index_state(staff_client, make_article
     assert "Chunks" in html and "Index" in html
     assert 'class="field-chunk_count">3<' in html
     assert "up to date" in html and "pending" in html
+    assert "outdated" not in html
+
+
+@pytest.mark.django_db
+def test_the_admin_calls_an_index_from_another_embedding_model_outdated(
+    staff_client, make_article, embedder
+):
+    # After EMBEDDING_MODEL changed, the list said "up to date" over vectors from the old model.
+    article = make_article(title="Old vectors", body=BODY)
+    chunk_reindex(article=fetched(article), embedder=embedder)
+    Chunk.objects.filter(article=article).update(embedding_model="an-older-model")
+
+    html = staff_client.get("/admin/blog/article/").content.decode()
+
+    assert "outdated" in html and "up to date" not in html
 
 
 @pytest.mark.django_db

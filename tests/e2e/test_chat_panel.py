@@ -11,6 +11,7 @@ from playwright.sync_api import expect
 from agent.models import Turn
 from testing_support.model_server import error_response, text_response, tool_call_response
 from tests.e2e.conftest import CHROMIUM, PHONE, screenshot
+from tests.e2e.sockets import ChatRoute
 
 # django_db: the tests read what the server saved (committed, so visible in their transaction).
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db]
@@ -303,29 +304,20 @@ def test_every_error_code_has_a_kind_message_and_the_socket_reconnects(site, ope
         ({"code": "max_steps"}, r"Try a narrower question", False),
         ({"code": "cancelled"}, r"^Stopped\.$", False),
     ]
-    sockets, frames = [], []
     pending = list(endings)
 
-    def on_socket(ws):
-        sockets.append(ws)
-
-        def on_message(message):
-            frame = json.loads(message)
-            frames.append(frame)
-            if frame["type"] != "message":
-                return
-            if frame["content"] == "drop":
-                ws.close()
-                return
-            if len(frames) == 1:  # a conversation this session does not own (the API says 404)
-                ws.send(json.dumps({"type": "start", "conversation_id": GONE, "turn": 1}))
-            ending = pending.pop(0)[0]
-            ws.send(json.dumps({"type": "error", "message": "x", "articles": [], **ending}))
-
-        ws.on_message(on_message)
+    def on_frame(socket, frame):
+        if frame["type"] != "message":
+            return
+        if frame["content"] == "drop":
+            socket.close()
+            return
+        if len(route.frames) == 1:  # a conversation this session does not own (the API: 404)
+            socket.start(conversation_id=GONE)
+        socket.error(**pending.pop(0)[0])
 
     page = open_page()
-    page.route_web_socket(re.compile(r"/ws/chat/$"), on_socket)
+    route = ChatRoute(page, on_frame)
     page.goto(site + "/")
     open_chat(page)
     box = page.locator("#chat-input")
@@ -338,7 +330,8 @@ def test_every_error_code_has_a_kind_message_and_the_socket_reconnects(site, ope
         box.fill("")
         if ending["code"] == "bad_request":  # the conversation is checked, found gone, forgotten
             page.wait_for_function("() => !localStorage.getItem('docent.chat.conversation')")
-    assert [f.get("conversation_id") for f in frames] == [None, GONE, GONE, GONE, None, None, None]
+    conversations = [f.get("conversation_id") for f in route.frames]
+    assert conversations == [None, GONE, GONE, GONE, None, None, None]
 
     screenshot(page, "errors")
     ask(page, "drop")
@@ -346,7 +339,7 @@ def test_every_error_code_has_a_kind_message_and_the_socket_reconnects(site, ope
     expect(box).to_have_value("drop")
     expect(page.locator("#chat-status")).to_have_text("Connection lost. Reconnecting…")
     expect(page.locator("#chat-status")).to_be_hidden()  # reconnected
-    assert len(sockets) == 2
+    assert len(route.sockets) == 2
 
 
 def test_keyboard_opens_closes_and_moves_focus(site, open_page):

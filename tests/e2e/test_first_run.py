@@ -1,7 +1,5 @@
 """Rough edges a new visitor met on a first run, in a real Chromium (see firstrun5's report)."""
 
-import json
-import re
 from pathlib import Path
 
 import psycopg
@@ -9,6 +7,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.e2e.conftest import CHROMIUM, screenshot
+from tests.e2e.sockets import ChatRoute
 from tests.e2e.test_chat_panel import ask, open_chat, wait_answered
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db]
@@ -17,37 +16,26 @@ if not Path(CHROMIUM).exists():
     pytest.skip(f"no {CHROMIUM}: apt-get install chromium (.ci/run does)", allow_module_level=True)
 
 NARROW = {"width": 375, "height": 740}
-CONV = "11111111-2222-3333-4444-555555555555"
 LONG_ANSWER = " ".join(["Cap the steps, count the calls, and tell the visitor why."] * 12)
 
 
-def answering_socket(page) -> list[dict]:
-    """Answer every question with LONG_ANSWER and save every vote; returns the frames sent."""
-    frames: list[dict] = []
+def answering_socket(page) -> ChatRoute:
+    """Answer every question with LONG_ANSWER and save every vote."""
 
-    def on_socket(ws):
-        def on_message(raw):
-            frame = json.loads(raw)
-            frames.append(frame)
-            if frame["type"] == "message":
-                ws.send(json.dumps({"type": "start", "conversation_id": CONV, "turn": 1}))
-                ws.send(json.dumps({"type": "text", "content": LONG_ANSWER}))
-                done = {"type": "done", "conversation_id": CONV, "steps": 1, "usage": {}}
-                ws.send(json.dumps(done))
-            elif frame["type"] == "feedback":
-                ws.send(json.dumps({"type": "feedback_saved", "turn": frame["turn"]}))
+    def on_frame(socket, frame):
+        if frame["type"] == "message":
+            socket.answer(LONG_ANSWER)
+        elif frame["type"] == "feedback":
+            socket.send({"type": "feedback_saved", "turn": frame["turn"]})
 
-        ws.on_message(on_message)
-
-    page.route_web_socket(re.compile(r"/ws/chat/$"), on_socket)
-    return frames
+    return ChatRoute(page, on_frame)
 
 
 def test_at_375px_a_vote_keeps_its_row_and_its_comment_box_comes_into_view(site, open_page):
     # The thumbs jumped below "Copy" when the comment box opened, and the box opened out of
     # sight under the composer, with "Thanks for the feedback." cut in half.
     page = open_page(viewport=NARROW)
-    frames = answering_socket(page)
+    route = answering_socket(page)
     page.goto(site + "/")
     open_chat(page)
     ask(page, "Why cap the steps?")
@@ -70,7 +58,7 @@ def test_at_375px_a_vote_keeps_its_row_and_its_comment_box_comes_into_view(site,
         box = page.locator(part).bounding_box()
         assert log["y"] <= box["y"] and box["y"] + box["height"] <= log["y"] + log["height"], part
     screenshot(page, "phone-375-vote-down")
-    assert [f["vote"] for f in frames if f["type"] == "feedback"] == ["down"]
+    assert [f["vote"] for f in route.of_type("feedback")] == ["down"]
 
 
 def test_the_indexing_notice_counts_down_and_goes_without_a_reload(site, open_page, live_data):
@@ -101,3 +89,46 @@ def test_the_indexing_notice_counts_down_and_goes_without_a_reload(site, open_pa
             for article_id, indexed_at in rows:
                 db.execute(restore, [indexed_at, article_id])
     page.watch.assert_quiet()
+
+
+FOCUSED = """() => {
+  const node = document.activeElement;
+  return node === document.body ? "body" : node.closest("#chat-panel") ? "panel" : node.outerHTML;
+}"""
+
+
+def tab_stops(page, count: int) -> list[str]:
+    """Where focus lands on each of `count` presses of Tab: "panel", "body" or the element."""
+    stops = []
+    for _ in range(count):
+        page.keyboard.press("Tab")
+        stops.append(page.evaluate(FOCUSED))
+    return stops
+
+
+def test_at_375px_the_open_panel_keeps_tab_and_screen_readers_out_of_the_hidden_page(
+    site, open_page
+):
+    # The sheet covers the whole screen, yet Tab walked on into the skip link, the header and
+    # the article behind it, where a keyboard user could not see where focus was.
+    page = open_page(viewport=NARROW)
+    page.goto(site + "/")
+    open_chat(page)
+    panel = page.locator("#chat-panel")
+    expect(panel).to_have_attribute("aria-modal", "true")
+    # "body" is the browser's own stop (its address bar) between two rounds of the panel.
+    assert set(tab_stops(page, 14)) <= {"panel", "body"}
+    assert page.evaluate("document.querySelector('main').inert")
+
+    page.keyboard.press("Escape")
+    expect(page.locator("#chat-launcher")).to_be_focused()
+    expect(panel).to_have_attribute("aria-modal", "false")
+    assert not page.evaluate("document.querySelector('main').inert")
+
+
+def test_on_a_desktop_the_open_panel_leaves_the_page_within_reach(site, open_page):
+    page = open_page()
+    page.goto(site + "/")
+    open_chat(page)
+    expect(page.locator("#chat-panel")).to_have_attribute("aria-modal", "false")
+    assert any(stop not in ("panel", "body") for stop in tab_stops(page, 6))

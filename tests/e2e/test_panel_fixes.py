@@ -9,6 +9,7 @@ from playwright.sync_api import expect
 
 from testing_support.model_server import text_response, tool_call_response
 from tests.e2e.conftest import CHROMIUM, screenshot
+from tests.e2e.sockets import CONVERSATION, ChatRoute
 from tests.e2e.test_chat_panel import (
     STEP_LIMITS,
     ask,
@@ -265,77 +266,51 @@ def test_a_chinese_article_is_served_in_chinese(site, open_page):
     assert page.locator("#chat").get_attribute("lang") == "en"
 
 
-CONV = "22222222-2222-4222-8222-222222222222"
-DONE = {"type": "done", "conversation_id": CONV, "steps": 1, "usage": {}}
+CONV = CONVERSATION
 UNAVAILABLE = {"type": "error", "code": "unavailable", "message": "Draining.", "articles": []}
 
 
 def test_unavailable_reconnects_and_offers_to_ask_again(site, open_page):
     """The worker draining is forced by a scripted socket: the first one is shutting down."""
-    sockets, messages = [], []
 
-    def on_socket(ws):
-        sockets.append(ws)
-        number = len(sockets)
-
-        def on_message(raw):
-            frame = json.loads(raw)
-            messages.append((number, frame))
-            if frame["type"] != "message":
-                return
-            if number == 1:
-                ws.send(json.dumps(UNAVAILABLE))
-                return
-            ws.send(json.dumps({"type": "start", "conversation_id": CONV, "turn": 1}))
-            ws.send(json.dumps({"type": "text", "content": "Answered by another worker."}))
-            ws.send(json.dumps(DONE))
-
-        ws.on_message(on_message)
+    def on_frame(socket, frame):
+        if frame["type"] != "message":
+            return
+        if socket.number == 1:
+            socket.send(UNAVAILABLE)
+        else:
+            socket.answer("Answered by another worker.")
 
     page = open_page()
-    page.route_web_socket(re.compile(r"/ws/chat/$"), on_socket)
+    route = ChatRoute(page, on_frame)
     page.goto(site + "/")
     open_chat(page)
     ask(page, "Are you there?")
     note = page.locator(".chat-note--warn")
     expect(note.locator(".chat-note__text")).to_have_text("The server is restarting. Reconnecting…")
     expect(page.locator("#chat-input")).to_have_value("Are you there?")
-    page.wait_for_function("() => true")
-    expect.poll = None
-    page.wait_for_timeout(200)
-    assert (
-        len(sockets) == 2
-    )  # a fresh socket, which the proxy gives to a worker that is not draining
+    route.wait_for_sockets(2)
+    assert len(route.sockets) == 2  # a fresh socket, which the proxy gives a worker not draining
 
     page.locator("#chat-input").fill("")
     note.get_by_role("button", name="Ask again").click()
     expect(page.locator(".chat-answer").last).to_have_text("Answered by another worker.")
-    assert [n for n, f in messages if f["type"] == "message"] == [1, 2]
+    assert [number for number, f in route.received if f["type"] == "message"] == [1, 2]
 
 
 def test_feedback_votes_are_sent_changed_and_confirmed(site, open_page):
     """The panel side of the protocol, against a scripted socket that saves votes."""
-    frames = []
 
-    def on_socket(ws):
-        def on_message(raw):
-            frame = json.loads(raw)
-            frames.append(frame)
-            if frame["type"] == "message":
-                ws.send(json.dumps({"type": "start", "conversation_id": CONV, "turn": 1}))
-                ws.send(json.dumps({"type": "text", "content": "An answer."}))
-                ws.send(
-                    json.dumps({"type": "done", "conversation_id": CONV, "steps": 1, "usage": {}})
-                )
-            elif frame["type"] == "feedback" and frame["comment"] == "fail me":
-                ws.send(json.dumps({**UNAVAILABLE, "code": "bad_request", "message": "No."}))
-            elif frame["type"] == "feedback":
-                ws.send(json.dumps({"type": "feedback_saved", "turn": frame["turn"]}))
-
-        ws.on_message(on_message)
+    def on_frame(socket, frame):
+        if frame["type"] == "message":
+            socket.answer("An answer.")
+        elif frame["type"] == "feedback" and frame["comment"] == "fail me":
+            socket.error("bad_request", "No.")
+        elif frame["type"] == "feedback":
+            socket.send({"type": "feedback_saved", "turn": frame["turn"]})
 
     page = open_page()
-    page.route_web_socket(re.compile(r"/ws/chat/$"), on_socket)
+    route = ChatRoute(page, on_frame)
     page.goto(site + "/")
     open_chat(page)
     ask(page, "Question")
@@ -357,8 +332,7 @@ def test_feedback_votes_are_sent_changed_and_confirmed(site, open_page):
 
     votes = [
         (f["turn"], f["vote"], f["comment"], f["conversation_id"])
-        for f in frames
-        if f["type"] == "feedback"
+        for f in route.of_type("feedback")
     ]
     assert votes == [
         (1, "up", "", CONV),
@@ -429,30 +403,21 @@ def test_a_refused_vote_does_not_end_the_answer_streaming_meanwhile(site, open_p
     to end that answer (with the vote's error), and the rest of the answer was dropped."""
     votes = []
 
-    def on_socket(ws):
-        def answer(turn: int, *parts: str) -> None:
-            ws.send(json.dumps({"type": "start", "conversation_id": CONV, "turn": turn}))
-            for part in parts:
-                if part == "REFUSE":  # the server's answer to the vote, marked as such
-                    frame = {"code": "rate_limited", "message": "Slow down.", "turn": 1}
-                    ws.send(json.dumps({**UNAVAILABLE, **frame, "feedback": True}))
-                else:
-                    ws.send(json.dumps({"type": "text", "content": part}))
-            ws.send(json.dumps({"type": "done", "conversation_id": CONV, "steps": 1, "usage": {}}))
-
-        def on_message(raw):
-            frame = json.loads(raw)
-            if frame["type"] == "feedback":
-                votes.append(frame["vote"])  # answered later, while the next answer streams
-            elif frame["type"] == "message" and not votes:
-                answer(1, "The first answer.")
-            elif frame["type"] == "message":
-                answer(2, "Part one,", "REFUSE", " part two.")
-
-        ws.on_message(on_message)
+    def on_frame(socket, frame):
+        if frame["type"] == "feedback":
+            votes.append(frame["vote"])  # answered later, while the next answer streams
+        elif frame["type"] == "message" and not votes:
+            socket.answer("The first answer.")
+        elif frame["type"] == "message":
+            socket.start(turn=2)
+            socket.text("Part one,")
+            # The server's answer to the vote, marked as such.
+            socket.error("rate_limited", "Slow down.", turn=1, feedback=True)
+            socket.text(" part two.")
+            socket.done()
 
     page = open_page()
-    page.route_web_socket(re.compile(r"/ws/chat/$"), on_socket)
+    ChatRoute(page, on_frame)
     page.goto(site + "/")
     open_chat(page)
     ask(page, "First")

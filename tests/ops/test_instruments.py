@@ -103,6 +103,27 @@ def test_indexing_jobs_and_lag(make_article, client, run_jobs):
 
 
 @pytest.mark.django_db(transaction=True)
+def test_an_index_embedded_by_another_model_is_stale(make_article, client, run_jobs):
+    # After EMBEDDING_MODEL changed, every vector came from the old model, yet the gauges and
+    # the panel said the index was up to date until the reindex had rewritten each article.
+    from blog.models import Article, Chunk
+    from blog.selectors import article_count_unindexed
+
+    article = make_article(title="Models", slug="models", body="Words to index.")
+    run_jobs()
+    Article.objects.filter(pk=article.pk).update(updated_at=timezone.now() - timedelta(hours=1))
+    assert value(parse(client.get("/metrics").content.decode()), "docent_indexing_lag_seconds") == 0
+
+    Chunk.objects.filter(article=article).update(embedding_model="an-older-model")
+    switched = parse(client.get("/metrics").content.decode())
+
+    assert value(switched, "docent_indexing_pending_articles") == 1
+    assert value(switched, "docent_indexing_lag_seconds") >= 3600
+    assert article_count_unindexed() == 1
+    assert client.get("/api/index-status").json() == {"unindexed": 1}
+
+
+@pytest.mark.django_db(transaction=True)
 async def test_active_streams_count_a_turn_while_it_streams(scripted):
     before = sample("docent_active_streams")
     scripted.enqueue(text_response(["slow "] * 20, delay=0.05))
@@ -139,6 +160,8 @@ async def test_answered_declined_and_failed_turns_are_counted_and_logged_one_lin
         for verdict in ("true", "false")
     }
     up = sample("docent_feedback_votes_total", vote="up")
+    model_errors = sample("docent_turn_errors_total", code="model_error")
+    internal = sample("docent_turn_errors_total", code="internal")
     scripted.enqueue(
         tool_call_response([("c1", "get_article_detail", f'{{"article_id": {article.pk}}}')]),
         text_response(["Five: [Caps](/articles/caps/)."]),
@@ -161,6 +184,9 @@ async def test_answered_declined_and_failed_turns_are_counted_and_logged_one_lin
     assert sample("docent_turns_answered_total", answered="true") == before["true"] + 1
     assert sample("docent_turns_answered_total", answered="false") == before["false"] + 1
     assert sample("docent_feedback_votes_total", vote="up") == up + 1
+    # Which failure: the endpoint's (model_error) or ours (internal); the status said neither.
+    assert sample("docent_turn_errors_total", code="model_error") == model_errors + 1
+    assert sample("docent_turn_errors_total", code="internal") == internal
 
     first, second, third = turn_lines(caplog)
     assert first.levelname == "INFO" and first.getMessage().startswith("turn answered in ")

@@ -153,3 +153,27 @@ def test_each_turn_starts_its_own_trace_inside_another_span(exported):
     (turn,) = [s for s in exported.get_finished_spans() if s.name == "invoke_agent docent"]
     assert turn.parent is None
     assert seen.trace_id != format(outer.get_span_context().trace_id, "032x")
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_search_shows_its_query_embedding_beside_its_statements(scripted, exported):
+    # A search that took seconds while its statements took milliseconds left the rest of its
+    # span unexplained: the query's embedding (and any wait for the engine) had no span.
+    from django.conf import settings
+
+    scripted.enqueue(
+        tool_call_response([("c1", "search_knowledge_base", '{"query": "step caps"}')]),
+        text_response(["Done."]),
+    )
+    socket = await connect()
+    await ask(socket, "How are steps capped?")
+    await socket.disconnect()
+
+    spans = exported.get_finished_spans()
+    (search,) = [s for s in spans if s.name == "execute_tool search_knowledge_base"]
+    (embedding,) = [s for s in spans if s.name == f"embeddings {settings.EMBEDDING_MODEL}"]
+    assert embedding.parent.span_id == search.context.span_id
+    assert embedding.attributes["gen_ai.operation.name"] == "embeddings"
+    assert embedding.attributes["gen_ai.provider.name"] == "docent_local"
+    statements = [s for s in spans if s.attributes.get("db.system.name") == "postgresql"]
+    assert statements and all(s.parent.span_id == search.context.span_id for s in statements)

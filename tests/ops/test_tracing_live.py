@@ -97,10 +97,13 @@ def test_one_trace_per_turn_with_genai_spans_and_no_content(model_server, tmp_pa
     assert searched["attributes"]["gen_ai.tool.name"] == "search_knowledge_base"
     assert searched["attributes"]["gen_ai.tool.call.id"] == "call_s"
 
-    # The search's database statements, as children of the search tool's span.
-    queries = [span for span in mine if span["parent_id"] == searched["span_id"]]
-    assert queries and all(q["kind"] == CLIENT for q in queries)
-    assert {q["attributes"]["db.system.name"] for q in queries} == {"postgresql"}
+    # The query's embedding and the search's database statements, children of the search.
+    children = [span for span in mine if span["parent_id"] == searched["span_id"]]
+    assert children and all(child["kind"] == CLIENT for child in children)
+    (embedding,) = [c for c in children if c["name"].startswith("embeddings ")]
+    assert embedding["attributes"]["gen_ai.operation.name"] == "embeddings"
+    queries = [c for c in children if c is not embedding]
+    assert queries and {q["attributes"]["db.system.name"] for q in queries} == {"postgresql"}
     assert "SELECT" in {q["attributes"]["db.operation.name"] for q in queries}
 
     # Message contents stay out unless enabled.
