@@ -14,7 +14,7 @@ from collections import Counter
 from agent.llm.offline_definitions import defined_subject, defines, names
 from agent.llm.offline_figures import asks_for_figure, gives_figure
 from agent.llm.offline_names import missing_names
-from agent.llm.offline_second import TWO_PART_FLOOR, Second, second_article
+from agent.llm.offline_second import TWO_PART_FLOOR, Second, names_it, second_article
 from agent.llm.offline_text import Fact, article_facts, language, plain, section_leads, terms
 
 MAX_FACTS = 4
@@ -202,11 +202,12 @@ def _pick(
     # lower article answers better: it keeps the search's best first.
     rivals = set() if two_part else _rivals(pool, shared, asked, sources, language(question))
     lead = _lead_article(pool, shared, asked, wanted, boost, rivals)
-    # A second article, if any, is close to the first in relevance and the first in search
-    # order with a strong fact of its own: the search's ranking is a better judge of the
-    # runner-up than which article happens to add one more question word.
+    # A second article, if any, is close to the first in relevance and either names what the
+    # first lacks or is the first in search order with a strong fact of its own: the search's
+    # ranking is a better judge of the runner-up than which article adds one more word.
     second = (
         second_article(
+            question=question,
             sources=sources,
             facts=[(n, shared[i]) for i, (n, _) in enumerate(pool)],
             asked=asked,
@@ -235,10 +236,14 @@ def _pick(
                 best, best_gain = i, gain * boost[i]
         if best is None:
             break
-        if picked and (
-            _coincidence(shared[best] & asked, covered, words)
-            or not _worth_adding(
-                best, best_gain, picked, pool, shared, covered, asked, wanted, two_part
+        if (
+            picked
+            and not _for_a_name(best, picked, pool, second)
+            and (
+                _coincidence(shared[best] & asked, covered, words)
+                or not _worth_adding(
+                    best, best_gain, picked, pool, shared, covered, asked, wanted, two_part
+                )
             )
         ):
             passed.add(best)
@@ -398,6 +403,18 @@ def _boost(
     if shared and not shared & _core_terms(fact):
         factor *= HEADER_ONLY  # only its heading or columns match: they repeat on every row
     return factor
+
+
+def _for_a_name(best: int, picked: list[int], pool: list[tuple[int, Fact]], second: Second) -> bool:
+    """The first fact of a second article chosen for a name, mentioning it, is quoted.
+
+    Across languages it may share no other word with the question, so it would not pass as
+    a strong fact; the name is what makes it the answer to the other part.
+    """
+    n, fact = pool[best]
+    if not second.names or n != second.article or any(pool[i][0] == n for i in picked):
+        return False
+    return names_it(fact.text, second.names)
 
 
 def _coincidence(sharing: set[str], covered: set[str], words: set[str]) -> bool:

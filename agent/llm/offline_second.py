@@ -3,12 +3,20 @@
 A question in two parts may need two articles, one for each part, and a wrong second article
 costs more than a missing one: it puts a link under the answer that does not answer it. So a
 second article must be nearly as relevant as the first by the search's own calibrated measure,
-and then the best-ranked such article with a strong fact sharing two of the question's words.
+and then either:
+
+- it mentions a name the question asks about (“E5”, “HNSW”, "asyncio.shield") that the first
+  article never mentions: a name is spelled alike in both languages, so it points at the
+  article for the other part even when that article is written in the other language and
+  shares no other word with the question; or
+- it is the best-ranked such article with a strong fact sharing two of the question's words.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from agent.llm.offline_names import mentions, named_terms
 
 TWO_PART_FLOOR = 0.2  # the second article's best fact against the first's, in question words
 # A second article's relevance against the first's. The articles that answer a two-part
@@ -20,13 +28,15 @@ SECOND_SHARE = 0.88
 
 @dataclass(frozen=True)
 class Second:
-    """Which read article (its index, 0 for none) joins the answer."""
+    """Which read article (its index, 0 for none) joins the answer, and for which names."""
 
     article: int = 0
+    names: tuple[str, ...] = ()
 
 
 def second_article(
     *,
+    question: str,
     sources: list[dict],
     facts: list[tuple[int, set[str]]],
     asked: set[str],
@@ -38,6 +48,9 @@ def second_article(
     Second() when no article is close enough to the first, or none says enough.
     """
     close = [n for n in range(1, len(sources)) if _close(sources, n)]
+    named = _naming(question, sources, close)
+    if named.article:
+        return named
     strength: dict[int, float] = {}
     for n, shared in facts:
         if n == 0 or (n in close and len(shared & asked) >= 2):
@@ -47,9 +60,33 @@ def second_article(
     return Second(strong[0]) if strong else Second()
 
 
+def names_it(text: str, names: tuple[str, ...]) -> bool:
+    """Whether a fact's text mentions one of the names its article was chosen for."""
+    lowered = text.lower()
+    return any(mentions(lowered, name) for name in names)
+
+
+def _naming(question: str, sources: list[dict], close: list[int]) -> Second:
+    """The first close article mentioning a name of the question that the first one lacks."""
+    if not sources:
+        return Second()
+    first = _text(sources[0])
+    absent = [name for name in named_terms(question) if not mentions(first, name)]
+    for n in close:
+        text = _text(sources[n])
+        found = tuple(name for name in absent if mentions(text, name))
+        if found:
+            return Second(n, found)
+    return Second()
+
+
 def _close(sources: list[dict], n: int) -> bool:
     """Whether article n is nearly as relevant as the first (True when either is unknown)."""
     top, this = sources[0].get("relevance"), sources[n].get("relevance")
     if not isinstance(top, int | float) or not isinstance(this, int | float):
         return True
     return this >= SECOND_SHARE * top
+
+
+def _text(source: dict) -> str:
+    return f"{source.get('title', '')} {source.get('summary', '')} {source.get('body', '')}".lower()
