@@ -136,7 +136,6 @@ def plan(messages: list[dict], available: set[str]) -> tuple[list[ToolCall], str
         {
             **(read.get(h["article_id"]) or {**h, "body": h.get("excerpt", "")}),
             "language": h.get("language"),
-            "relevance": _relevance(h),
         }
         for h in chosen
     ]

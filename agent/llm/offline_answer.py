@@ -202,9 +202,9 @@ def _pick(
     # lower article answers better: it keeps the search's best first.
     rivals = set() if two_part else _rivals(pool, shared, asked, sources, language(question))
     lead = _lead_article(pool, shared, asked, wanted, boost, rivals)
-    # A second article, if any, is close to the first in relevance and either names what the
-    # first lacks or is the first in search order with a strong fact of its own: the search's
-    # ranking is a better judge of the runner-up than which article adds one more word.
+    # A second article, if any, names what the first lacks or is the first in search order
+    # with a strong fact of its own: the search's ranking is a better judge of the runner-up
+    # than which article happens to add one more question word.
     second = (
         second_article(
             question=question,

