@@ -14,6 +14,7 @@ from collections import Counter
 from agent.llm.offline_definitions import defined_subject, defines, names
 from agent.llm.offline_figures import asks_for_figure, gives_figure
 from agent.llm.offline_names import missing_names
+from agent.llm.offline_second import TWO_PART_FLOOR, Second, names_it, second_article
 from agent.llm.offline_text import Fact, article_facts, language, plain, section_leads, terms
 
 MAX_FACTS = 4
@@ -21,7 +22,6 @@ MAX_SECTIONS = 6
 MAX_TABLE_ROWS = 8
 NEXT_FACT_FLOOR = 0.4  # a further fact must add this share of the first fact's weight
 HEADER_ONLY = 0.5
-TWO_PART_FLOOR = 0.2
 RANK_DECAY = 0.8  # a lower search hit needs a slightly better fact
 # Questions in two parts ("X and Y", "分别", two question marks) may need two articles.
 _TWO_PART = re.compile(
@@ -202,10 +202,21 @@ def _pick(
     # lower article answers better: it keeps the search's best first.
     rivals = set() if two_part else _rivals(pool, shared, asked, sources, language(question))
     lead = _lead_article(pool, shared, asked, wanted, boost, rivals)
-    # A second article, if any, is the first one in search order with a strong fact of its
-    # own: the search's ranking is a better judge of the runner-up than which article
-    # happens to add one more question word.
-    allowed = {0, _second_article(pool, shared, asked, wanted)} if two_part else {lead}
+    # A second article, if any, names what the first lacks or is the first in search order
+    # with a strong fact of its own: the search's ranking is a better judge of the runner-up
+    # than which article happens to add one more question word.
+    second = (
+        second_article(
+            question=question,
+            sources=sources,
+            facts=[(n, shared[i]) for i, (n, _) in enumerate(pool)],
+            asked=asked,
+            wanted=wanted,
+        )
+        if two_part
+        else Second()
+    )
+    allowed = {0, second.article} if two_part else {lead}
     picked: list[int] = []
     passed: set[int] = set()  # not worth adding now; weaker ones may still be
     covered: set[str] = set()
@@ -225,10 +236,14 @@ def _pick(
                 best, best_gain = i, gain * boost[i]
         if best is None:
             break
-        if picked and (
-            _coincidence(shared[best] & asked, covered, words)
-            or not _worth_adding(
-                best, best_gain, picked, pool, shared, covered, asked, wanted, two_part
+        if (
+            picked
+            and not _for_a_name(best, picked, pool, second)
+            and (
+                _coincidence(shared[best] & asked, covered, words)
+                or not _worth_adding(
+                    best, best_gain, picked, pool, shared, covered, asked, wanted, two_part
+                )
             )
         ):
             passed.add(best)
@@ -373,22 +388,6 @@ def _lead_article(
     return max(better, key=lambda n: best[n]) if better else 0
 
 
-def _second_article(
-    pool: list[tuple[int, Fact]], shared: list[set[str]], asked: set[str], wanted: dict[str, float]
-) -> int:
-    """The best-ranked other article with a fact as strong as TWO_PART_FLOOR of the first's.
-
-    Returns 0 (no second article) when none has a fact sharing two words of the question.
-    """
-    strength: dict[int, float] = {}
-    for (n, _), terms_i in zip(pool, shared, strict=True):
-        if n == 0 or len(terms_i & asked) >= 2:
-            strength[n] = max(strength.get(n, 0.0), sum(wanted[t] for t in terms_i))
-    first = strength.get(0, 0.0)
-    others = sorted(n for n in strength if n != 0 and strength[n] >= TWO_PART_FLOOR * first)
-    return others[0] if others else 0
-
-
 def _boost(
     n: int, fact: Fact, shared: set[str], excerpts: dict, sources: list[dict], subject: str
 ) -> float:
@@ -404,6 +403,18 @@ def _boost(
     if shared and not shared & _core_terms(fact):
         factor *= HEADER_ONLY  # only its heading or columns match: they repeat on every row
     return factor
+
+
+def _for_a_name(best: int, picked: list[int], pool: list[tuple[int, Fact]], second: Second) -> bool:
+    """The first fact of a second article chosen for a name, mentioning it, is quoted.
+
+    Across languages it may share no other word with the question, so it would not pass as
+    a strong fact; the name is what makes it the answer to the other part.
+    """
+    n, fact = pool[best]
+    if not second.names or n != second.article or any(pool[i][0] == n for i in picked):
+        return False
+    return names_it(fact.text, second.names)
 
 
 def _coincidence(sharing: set[str], covered: set[str], words: set[str]) -> bool:

@@ -457,6 +457,53 @@ async def test_the_second_article_of_a_two_part_answer_follows_the_search_order(
     assert "A cap of five model calls ends every turn." in result.answer
 
 
+DISTANCE_ARTICLE = {
+    "article_id": 41,
+    "title": "pgvector distances",
+    "url": "/articles/pgvector-distances/",
+    "body": "Cosine distance is 1 minus cosine similarity, so it runs from 0 to 2.\n",
+}
+FUSION_ARTICLE = {
+    "article_id": 42,
+    "title": "Fusing rankings",
+    "url": "/articles/fusing-rankings/",
+    "body": "Similarity scores and keyword scores range over unrelated scales, so adding them "
+    "fails.\n",
+}
+E5_ARTICLE = {
+    "article_id": 43,
+    "title": "文本嵌入入门",
+    "url": "/articles/embeddings-primer/",
+    "language": "zh",
+    "body": "E5 模型的相似度分数通常集中在 0.7 到 1.0 之间。向量检索按语义找相近的文本。\n",
+}
+
+
+@pytest.mark.asyncio
+async def test_a_second_article_that_names_what_the_first_lacks_answers_the_other_part(
+    monkeypatch,
+):
+    # The fusion article shares more of the question's words, but only the Chinese article
+    # mentions E5, the name the question asks about and the first article never mentions.
+    for article in (DISTANCE_ARTICLE, FUSION_ARTICLE, E5_ARTICLE):
+        monkeypatch.setitem(ARTICLES, article["article_id"], article)
+    hits = [
+        relevant_hit(DISTANCE_ARTICLE, 0.93),
+        relevant_hit(FUSION_ARTICLE, 0.9),
+        {**relevant_hit(E5_ARTICLE, 0.88), "language": "zh"},
+    ]
+
+    result, _ = await ask(
+        "How does cosine distance relate to the similarity scores E5 gives, and what range "
+        "do those scores fall in?",
+        hits,
+    )
+
+    assert [c["article_id"] for c in result.citations] == [41, 43]
+    assert "E5 模型的相似度分数通常集中在 0.7 到 1.0 之间。" in result.answer
+    assert "unrelated scales" not in result.answer
+
+
 @pytest.mark.asyncio
 async def test_a_sentence_that_only_qualifies_the_one_before_is_not_quoted_alone(monkeypatch):
     article = {
