@@ -59,7 +59,7 @@ class Command(BaseCommand):
             ),
             action_logger=None,
             http_timeout=None,
-            websocket_handshake_timeout=10,
+            websocket_handshake_timeout=settings.HTTP_WEBSOCKET_ACCEPT_SECONDS,
             application_close_timeout=10,
             # No proxy options here: daphne would trust X-Forwarded-For from any peer. Client
             # addresses come from config/proxy.py, which trusts DJANGO_TRUSTED_PROXIES only.
