@@ -79,6 +79,22 @@ def warm_up(cluster: LocalCluster) -> None:
         served += upgrade_status(cluster) == 101
 
 
+def test_a_stall_both_workers_reset_does_not_refuse_the_next_visitor(model, tmp_path):
+    # A one-second accept time, so that a stall outlasts it in both processes quickly.
+    with start_cluster(model, tmp_path, HTTP_WEBSOCKET_ACCEPT_SECONDS="1") as cluster:
+        warm_up(cluster)
+        with sessions_locked():
+            # Neither process accepts within its second: each resets the upgrade, nginx
+            # tries the other, and this visitor gets a 502 (the panel reconnects).
+            assert upgrade_status(cluster) == 502
+
+        # Both processes answer again at once; nginx must not hold a reset against them.
+        events = ask(cluster, "after the stall")
+
+    assert [events[0]["type"], events[-1]["type"]] == ["start", "done"]
+    assert Turn.objects.filter(user_message="after the stall").count() == 1
+
+
 class Visitor(threading.Thread):
     def __init__(self, cluster: LocalCluster, question: str) -> None:
         super().__init__(daemon=True)
