@@ -50,6 +50,7 @@ from _load_report import report  # noqa: E402
 from _load_web import CpuMeter, WebTier  # noqa: E402
 from _profile import Spy, summary  # noqa: E402
 from websockets.asyncio.client import connect  # noqa: E402
+from websockets.exceptions import InvalidStatus  # noqa: E402
 
 from testing_support.model_server import (  # noqa: E402
     ScriptedOpenAIServer,
@@ -78,6 +79,7 @@ class Client:
     end: str = ""
     error: str = ""
     end_at: float = 0.0
+    upgrade: float = 0.0  # connect called -> the 101 read (0: never upgraded)
 
 
 @dataclass
@@ -97,6 +99,8 @@ class Result:
     waiting: dict[str, float] = field(default_factory=dict)  # group -> runnable, no core
     failures: dict[str, int] = field(default_factory=dict)
     whole_cpu: float = 0.0  # web CPU seconds from the first socket opened to the last save
+    upgrades: list[float] = field(default_factory=list)  # seconds each upgrade took
+    load: float = 0.0  # the machine's 1-minute load average when the round started
 
     @property
     def web_cpu(self) -> float:
@@ -104,11 +108,13 @@ class Result:
 
 
 async def one_client(url: str, origin: str, key: str, client: Client, stop: asyncio.Event):
+    started = time.monotonic()
     try:
         async with connect(
             url, origin=origin, compression=None, ping_interval=None, open_timeout=60,
             close_timeout=2, max_queue=None,
         ) as ws:  # fmt: skip
+            client.upgrade = time.monotonic() - started
             await ws.send(orjson.dumps({"type": "message", "content": key}).decode())
             frames = client.frames
             async for raw in ws:
@@ -121,6 +127,8 @@ async def one_client(url: str, origin: str, key: str, client: Client, stop: asyn
                     client.error = event.get("code", "")
                     break
             await stop.wait()  # keep the socket open until every stream has ended
+    except InvalidStatus as exc:  # the upgrade was refused: by whom shows in the status
+        client.error = f"http {exc.response.status_code}"
     except Exception as exc:  # a refused or dropped socket is a result, not a crash
         client.error = client.error or type(exc).__name__
 
@@ -150,7 +158,7 @@ async def run_one(mode: str, n: int, args: argparse.Namespace, url: str, tmp: Pa
 
     kind, env = MODES[mode]
     server = await ScriptedOpenAIServer(script_for).astart()
-    result = Result(mode=mode, n=n, workers=args.workers)
+    result = Result(mode=mode, n=n, workers=args.workers, load=os.getloadavg()[0])
     stop = asyncio.Event()
     clients = [Client() for _ in range(n)]
     tasks: list[asyncio.Task] = []
@@ -251,6 +259,8 @@ def _collect(result: Result, clients: list[Client], server, prefix: str) -> None
             result.lags += [read_at - w for w in writes[token : token + count]]
             token += count
         result.frames += len(client.frames)
+        if client.upgrade:
+            result.upgrades.append(client.upgrade)
         if client.end == "done":
             result.done += 1
         else:
