@@ -18,7 +18,8 @@ def report(results: list, load: float, *, tokens: int, ideal: float) -> None:
         "the frame that holds it.\n"
     )
     head = ["mode", "N", "done", "saved", "stream p50 s", "stream p95 s", "lag p50 ms"]
-    head += ["lag p95 ms", "frames / stream", "KiB / connection", "failures"]
+    head += ["lag p95 ms", "frames / stream", "KiB / connection", "upgrade p95 / max s"]
+    head += ["failures", "load"]
     rows = []
     for r in results:
         rows.append([
@@ -27,7 +28,9 @@ def report(results: list, load: float, *, tokens: int, ideal: float) -> None:
             f"{pct(r.lags, 50) * 1000:.0f}", f"{pct(r.lags, 95) * 1000:.0f}",
             f"{r.frames / max(r.n, 1):.0f}",
             f"{(r.plateau_rss - r.idle_rss) / r.n / 1024:.0f}",
+            f"{pct(r.upgrades, 95):.2f} / {max(r.upgrades, default=0):.2f}",
             ", ".join(f"{k}: {v}" for k, v in r.failures.items()) or "none",
+            f"{r.load:.1f}",
         ])  # fmt: skip
     print(markdown_table(head, rows))
     _cpu_table(results, tokens)

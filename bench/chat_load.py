@@ -20,9 +20,10 @@ Modes, measured in the same run so their ratio holds whatever else the machine d
   without Django or the agent (bench/_bare_asgi.py): daphne's own floor;
 - `uvicorn`, `granian`: the coalesced chat under another ASGI server, for comparison.
 
-Reported: turns done and saved; stream duration (first `text` to `done`; ideal 1.98 s); lag
-from the model server writing a token to the client reading the frame that holds it; frames
-per stream; resident memory per connection (web VmRSS while streaming minus after warm-up,
+Reported: turns done and saved; refused upgrades by HTTP status, and how long upgrades took
+(connect to `101`: a web process resets one its application has not accepted in time); stream
+duration (first `text` to `done`; ideal 1.98 s); lag from the model server writing a token to
+the client reading the frame that holds it; frames per stream; resident memory per connection (web VmRSS while streaming minus after warm-up,
 over N); CPU of every process over the streaming window (release of the answers to the last
 `done`): each web worker, nginx, PostgreSQL (with its backends), and this process (clients
 and model server, one asyncio loop); web CPU per upstream token and streams per web core.
@@ -50,6 +51,7 @@ from _load_report import report  # noqa: E402
 from _load_web import CpuMeter, WebTier  # noqa: E402
 from _profile import Spy, summary  # noqa: E402
 from websockets.asyncio.client import connect  # noqa: E402
+from websockets.exceptions import InvalidStatus  # noqa: E402
 
 from testing_support.model_server import (  # noqa: E402
     ScriptedOpenAIServer,
@@ -78,6 +80,7 @@ class Client:
     end: str = ""
     error: str = ""
     end_at: float = 0.0
+    upgrade: float = 0.0  # connect called -> the 101 read (0: never upgraded)
 
 
 @dataclass
@@ -97,6 +100,8 @@ class Result:
     waiting: dict[str, float] = field(default_factory=dict)  # group -> runnable, no core
     failures: dict[str, int] = field(default_factory=dict)
     whole_cpu: float = 0.0  # web CPU seconds from the first socket opened to the last save
+    upgrades: list[float] = field(default_factory=list)  # seconds each upgrade took
+    load: float = 0.0  # the machine's 1-minute load average when the round started
 
     @property
     def web_cpu(self) -> float:
@@ -104,11 +109,13 @@ class Result:
 
 
 async def one_client(url: str, origin: str, key: str, client: Client, stop: asyncio.Event):
+    started = time.monotonic()
     try:
         async with connect(
             url, origin=origin, compression=None, ping_interval=None, open_timeout=60,
             close_timeout=2, max_queue=None,
         ) as ws:  # fmt: skip
+            client.upgrade = time.monotonic() - started
             await ws.send(orjson.dumps({"type": "message", "content": key}).decode())
             frames = client.frames
             async for raw in ws:
@@ -121,6 +128,8 @@ async def one_client(url: str, origin: str, key: str, client: Client, stop: asyn
                     client.error = event.get("code", "")
                     break
             await stop.wait()  # keep the socket open until every stream has ended
+    except InvalidStatus as exc:  # the upgrade was refused: by whom shows in the status
+        client.error = f"http {exc.response.status_code}"
     except Exception as exc:  # a refused or dropped socket is a result, not a crash
         client.error = client.error or type(exc).__name__
 
@@ -150,7 +159,7 @@ async def run_one(mode: str, n: int, args: argparse.Namespace, url: str, tmp: Pa
 
     kind, env = MODES[mode]
     server = await ScriptedOpenAIServer(script_for).astart()
-    result = Result(mode=mode, n=n, workers=args.workers)
+    result = Result(mode=mode, n=n, workers=args.workers, load=os.getloadavg()[0])
     stop = asyncio.Event()
     clients = [Client() for _ in range(n)]
     tasks: list[asyncio.Task] = []
@@ -251,6 +260,8 @@ def _collect(result: Result, clients: list[Client], server, prefix: str) -> None
             result.lags += [read_at - w for w in writes[token : token + count]]
             token += count
         result.frames += len(client.frames)
+        if client.upgrade:
+            result.upgrades.append(client.upgrade)
         if client.end == "done":
             result.done += 1
         else:

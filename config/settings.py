@@ -185,6 +185,12 @@ HTTP_BODY_SECONDS = env.float("HTTP_BODY_SECONDS", default=60.0)
 # and each connection past it waited for a SYN retry (1 s, then 3 s). Linux caps it at
 # net.core.somaxconn.
 HTTP_LISTEN_BACKLOG = env.int("HTTP_LISTEN_BACKLOG", default=1024)
+# Time a chat socket's application has to accept it once the upgrade request is in (the head
+# itself is bounded by HTTP_HEAD_SECONDS, so a slow client cannot hold it). Past it autobahn
+# resets the connection (its default here was 10 s) and daphne answers 403 (20 s): nginx answers
+# 502 or tries the other process, which is as busy. A process starved of CPU took 13 s at 2,000
+# streams (bench/chat_load.py); a browser waits as long as it takes.
+HTTP_WEBSOCKET_ACCEPT_SECONDS = env.float("HTTP_WEBSOCKET_ACCEPT_SECONDS", default=60.0)
 # Plain HTTP requests running at once (each a thread with a database connection), per process
 # and per client address; more wait their turn (config/concurrency.py).
 HTTP_REQUESTS_IN_FLIGHT = env.int("HTTP_REQUESTS_IN_FLIGHT", default=32)

@@ -59,7 +59,10 @@ class Command(BaseCommand):
             ),
             action_logger=None,
             http_timeout=None,
-            websocket_handshake_timeout=10,
+            # Two clocks run until the application accepts a socket: autobahn's (a reset)
+            # and daphne's own (a 403, 20 s by default). One setting for both.
+            websocket_handshake_timeout=settings.HTTP_WEBSOCKET_ACCEPT_SECONDS,
+            websocket_connect_timeout=settings.HTTP_WEBSOCKET_ACCEPT_SECONDS,
             application_close_timeout=10,
             # No proxy options here: daphne would trust X-Forwarded-For from any peer. Client
             # addresses come from config/proxy.py, which trusts DJANGO_TRUSTED_PROXIES only.
