@@ -34,10 +34,24 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
     answering: bool = False
     counted: bool = False  # in the open-sockets gauge (ops.metrics)
 
+    async def __call__(self, scope, receive, send) -> None:
+        # daphne kills an instance whose disconnect outlasts its close timeout (the handler
+        # waits for the database thread first, and a lock can hold that thread): the socket
+        # leaves the gauge on that path too, not only in `disconnect`.
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self.uncount()
+
     async def connect(self) -> None:
         await self.accept()
         OPEN_SOCKETS.inc()
         self.counted = True
+
+    def uncount(self) -> None:
+        if self.counted:
+            OPEN_SOCKETS.dec()
+            self.counted = False
 
     async def receive(self, text_data=None, bytes_data=None, **kwargs) -> None:
         # A bad frame gets an answer, not a closed socket: size, depth and text are bounded.
@@ -117,9 +131,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         await self.send_error(events.CANCELLED, "Stopped.")
 
     async def disconnect(self, code: int) -> None:
-        if self.counted:
-            OPEN_SOCKETS.dec()
-            self.counted = False
+        self.uncount()
         if self.frames is not None:  # no one to send the waiting text to
             self.frames.close()
         await self.cancel_turn()
