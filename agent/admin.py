@@ -1,6 +1,7 @@
 """The reviewers' admin: conversations as transcripts, turns and tool calls, all read-only."""
 
 from django.contrib import admin
+from django.template.defaultfilters import linebreaksbr
 from django.urls import path, reverse
 from django.utils.formats import date_format
 from django.utils.html import format_html
@@ -10,6 +11,7 @@ from django.utils.timezone import localtime
 from agent import admin_views, selectors
 from agent.charts import format_count, format_ms
 from agent.models import Conversation, ToolCall, Turn
+from agent.templatetags.visitor_text import visitor_html
 from docent.admin_lookups import BoundedLookups
 
 STYLES = {"all": ["admin/docent-admin.css"]}
@@ -160,7 +162,7 @@ class ConversationAdmin(ReadOnlyAdmin):
 
     @admin.display(description="First question", ordering="first_question")
     def question(self, obj):
-        return Truncator(obj.first_question or "—").chars(90)
+        return visitor_html(Truncator(obj.first_question or "—").chars(90))
 
     @admin.display(description="Page", ordering="page")
     def page_slug(self, obj):
@@ -219,12 +221,12 @@ class TurnAdmin(ReadOnlyAdmin):
     ordering = ["-started_at"]
     fields = [
         "in_transcript", "conversation", "index", "started_at", "status", "step_count",
-        "user_message", "answer", "citations", "answered", "vote", "feedback_comment",
+        "question_text", "answer_text", "citations", "answered", "vote", "comment_text",
         "feedback_at", "error_code", "error", "model",
         "offline", "input_tokens", "output_tokens", "time_to_first_token_ms", "duration_ms",
         "page",
     ]  # fmt: skip
-    readonly_fields = ["in_transcript"]
+    readonly_fields = ["in_transcript", "question_text", "answer_text", "comment_text"]
     inlines = [ToolCallInline]
 
     class Media:
@@ -245,7 +247,20 @@ class TurnAdmin(ReadOnlyAdmin):
 
     @admin.display(description="Question", ordering="user_message")
     def question(self, obj):
-        return Truncator(obj.user_message).chars(80)
+        return visitor_html(Truncator(obj.user_message).chars(80))
+
+    # The visitor's words (and the answer, which may quote them) through visitor_html.
+    @admin.display(description="User message")
+    def question_text(self, obj):
+        return visitor_html(linebreaksbr(obj.user_message))
+
+    @admin.display(description="Answer")
+    def answer_text(self, obj):
+        return visitor_html(linebreaksbr(obj.answer))
+
+    @admin.display(description="Feedback comment")
+    def comment_text(self, obj):
+        return visitor_html(linebreaksbr(obj.feedback_comment)) if obj.feedback_comment else "-"
 
     @admin.display(description="Status", ordering="status")
     def status_pill(self, obj):
@@ -327,7 +342,8 @@ class ToolCallAdmin(ReadOnlyAdmin):
 
     @admin.display(description="Arguments")
     def arguments_json(self, obj):
-        return format_html('<pre class="dc-json">{}</pre>', selectors.json_text(obj.arguments))
+        arguments = visitor_html(selectors.json_text(obj.arguments))
+        return format_html('<pre class="dc-json">{}</pre>', arguments)
 
     @admin.display(description="Result")
     def result_json(self, obj):

@@ -2,8 +2,11 @@
 
 import asyncio
 import logging
+import time
+from collections import deque
 from contextlib import suppress
 
+from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 from django.db import DatabaseError
@@ -21,6 +24,7 @@ from ops.metrics import OPEN_SOCKETS
 logger = logging.getLogger(__name__)
 
 TERMINAL = {"done", "error"}
+POLICY_VIOLATION = 1008  # WebSocket close code: the frame rate limit
 
 
 class ChatConsumer(AsyncJsonWebsocketConsumer):
@@ -34,12 +38,36 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
     answering: bool = False
     counted: bool = False  # in the open-sockets gauge (ops.metrics)
 
+    async def __call__(self, scope, receive, send) -> None:
+        # daphne kills an instance whose disconnect outlasts its close timeout (the handler
+        # waits for the database thread first, and a lock can hold that thread): the socket
+        # leaves the gauge on that path too, not only in `disconnect`.
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self.uncount()
+
     async def connect(self) -> None:
+        self.frame_times: deque[float] = deque(maxlen=settings.AGENT_FRAMES_PER_MINUTE)
         await self.accept()
         OPEN_SOCKETS.inc()
         self.counted = True
 
+    def uncount(self) -> None:
+        if self.counted:
+            OPEN_SOCKETS.dec()
+            self.counted = False
+
     async def receive(self, text_data=None, bytes_data=None, **kwargs) -> None:
+        if self.flooding():
+            logger.warning(
+                "chat socket from %s closed: over %d frames a minute",
+                self.client_ip(),
+                settings.AGENT_FRAMES_PER_MINUTE,
+            )
+            await self.close(code=POLICY_VIOLATION)
+            await self.disconnect(POLICY_VIOLATION)
+            raise StopConsumer  # the frames still queued behind this one are dropped with it
         # A bad frame gets an answer, not a closed socket: size, depth and text are bounded.
         if text_data is None:
             await self.send_error(events.BAD_REQUEST, "Frames must be text (JSON), not binary.")
@@ -97,6 +125,15 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
                 runner.run(message=message, visitor=visitor, emit=self.frames)
             )
 
+    def flooding(self) -> bool:
+        """True when this frame is one too many for the last 60 s (a moving window)."""
+        now = time.monotonic()
+        full = len(self.frame_times) == self.frame_times.maxlen
+        if full and now - self.frame_times[0] < 60:
+            return True
+        self.frame_times.append(now)
+        return False
+
     async def emit(self, event: dict) -> None:
         if event["type"] in TERMINAL:
             self.answering = False
@@ -117,9 +154,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         await self.send_error(events.CANCELLED, "Stopped.")
 
     async def disconnect(self, code: int) -> None:
-        if self.counted:
-            OPEN_SOCKETS.dec()
-            self.counted = False
+        self.uncount()
         if self.frames is not None:  # no one to send the waiting text to
             self.frames.close()
         await self.cancel_turn()

@@ -177,6 +177,11 @@ class RedisState:
             connection = self._clients[loop] = (redis.Redis(connection_pool=pool), {})
         return connection
 
+    async def ping(self) -> bool:
+        """Redis answers, over the process's pool (a readiness check must not open a
+        connection per request: /readyz is public)."""
+        return bool(await self._client().ping())
+
     async def _eval(self, script: str, keys: list[str], args: list) -> int:
         return int(await self._run(script, keys, args))
 
@@ -239,6 +244,9 @@ class LocalState:
         self._hits = 0
         self.locks: dict[str, tuple[str, float]] = {}
         self.slots: dict[str, dict[str, float]] = {}
+
+    async def ping(self) -> bool:
+        return True  # nothing to reach
 
     def _get(self, key: str) -> int:
         value, expires = self.counters.get(key, (0, 0.0))

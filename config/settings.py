@@ -341,6 +341,12 @@ AGENT_MESSAGES_PER_MINUTE = env.int("AGENT_MESSAGES_PER_MINUTE", default=10)
 AGENT_MESSAGES_PER_MINUTE_PER_IP = env.int("AGENT_MESSAGES_PER_MINUTE_PER_IP", default=30)
 # New chat sockets per client address in any 60 s (config/websocket_limit.py).
 AGENT_SOCKETS_PER_MINUTE_PER_IP = env.int("AGENT_SOCKETS_PER_MINUTE_PER_IP", default=60)
+# Frames one chat socket may send in any 60 s; past it the socket is closed (1008): daphne
+# queues a socket's frames for the consumer without a bound.
+AGENT_FRAMES_PER_MINUTE = env.int("AGENT_FRAMES_PER_MINUTE", default=120)
+# Frames a chat socket may have waiting for its consumer; past it the connection is dropped
+# (docent/write_now.py): daphne's queue has no bound and autobahn reads as fast as it can.
+WEBSOCKET_QUEUED_FRAMES = env.int("WEBSOCKET_QUEUED_FRAMES", default=64)
 AGENT_TOKENS_PER_CONVERSATION = env.int("AGENT_TOKENS_PER_CONVERSATION", default=60000)
 AGENT_TOKENS_PER_DAY = env.int("AGENT_TOKENS_PER_DAY", default=2000000)
 AGENT_SAVE_RETRIES = env.int("AGENT_SAVE_RETRIES", default=3)

@@ -1,8 +1,11 @@
 """Health of this process: alive, and ready for traffic (database, Redis, not draining)."""
 
+import asyncio
+
 from asgiref.sync import sync_to_async
-from django.conf import settings
 from django.db import connection
+
+REDIS_SECONDS = 2  # past this Redis counts as unreachable
 
 
 def _database_ok() -> bool:
@@ -16,17 +19,13 @@ def _database_ok() -> bool:
 
 
 async def _redis_ok() -> bool:
-    if not settings.REDIS_URL:
-        return True
-    import redis.asyncio as redis
+    from agent.shared import state
 
-    client = redis.from_url(settings.REDIS_URL, socket_timeout=2, socket_connect_timeout=2)
     try:
-        return bool(await client.ping())
-    except Exception:  # noqa: BLE001
+        async with asyncio.timeout(REDIS_SECONDS):
+            return await state().ping()
+    except Exception:  # noqa: BLE001 - any failure means "not ready"
         return False
-    finally:
-        await client.aclose()
 
 
 async def readiness() -> dict[str, bool]:

@@ -30,7 +30,7 @@ def test_transcript_shows_the_vote_and_the_comment(staff_client, voted):
     assert 'data-testid="vote-1">Thumbs up<' in html
     assert 'data-testid="vote-2">Thumbs down<' in html
     assert 'data-testid="vote-3"' not in html
-    assert 'data-testid="feedback-2">It quoted the wrong table.<' in html
+    assert 'data-testid="feedback-2"><bdi>It quoted the wrong table.</bdi><' in html
 
 
 def test_turns_filter_on_the_vote(staff_client, voted):
