@@ -252,9 +252,19 @@ def _figures(outcomes: list[Outcome], by_id: dict[str, EvalItem]) -> dict:
 
 
 def _quotes(answer: str, facts: tuple[str, ...]) -> bool:
-    """Whether `answer` contains every fact, ignoring case and runs of white space."""
+    """Whether `answer` contains every fact, ignoring case and runs of white space.
+
+    A fact that starts or ends with a Latin letter or digit must start or end a word there:
+    "two" is not quoted by "network", nor "6" by "60". Chinese has no word boundaries to ask for.
+    """
     text = _squeeze(answer)
-    return all(_squeeze(fact) in text for fact in facts)
+    return all(re.search(_fact_pattern(_squeeze(fact)), text) for fact in facts)
+
+
+def _fact_pattern(fact: str) -> str:
+    head = r"(?<![a-z0-9])" if fact[:1].isascii() and fact[:1].isalnum() else ""
+    tail = r"(?![a-z0-9])" if fact[-1:].isascii() and fact[-1:].isalnum() else ""
+    return head + re.escape(fact) + tail
 
 
 def _squeeze(text: str) -> str:
