@@ -137,6 +137,7 @@ def test_a_short_key_fact_must_be_a_word_of_the_answer_not_part_of_one():
     assert not _quotes("A network round trip.", ("two",))
     assert not _quotes("k = 60 by default.", ("6",))
     assert _quotes("k = 60 by default.", ("k = 60",)) and _quotes("(60)", ("60",))
+    assert _quotes("Both use WebSockets.", ("WebSocket",))
 
 
 @pytest.mark.django_db(transaction=True)
