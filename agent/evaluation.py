@@ -27,6 +27,7 @@ from pathlib import Path
 from asgiref.sync import sync_to_async
 from django.db import connections
 
+SHORT_FACT = 4  # a key fact this short must be a word of the answer, not part of one
 KINDS = ("same", "cross", "two", "table", "followup", "out")
 SEARCH_DEPTH = 10
 _SLUG = re.compile(r"/articles/([^/]+)/")
@@ -252,9 +253,27 @@ def _figures(outcomes: list[Outcome], by_id: dict[str, EvalItem]) -> dict:
 
 
 def _quotes(answer: str, facts: tuple[str, ...]) -> bool:
-    """Whether `answer` contains every fact, ignoring case and runs of white space."""
+    """Whether `answer` contains every fact, ignoring case and runs of white space.
+
+    A number must not run on into more digits ("6" is not quoted by "60") and a short word
+    must be a word of its own ("two" is not quoted by "network"); a longer word may take an
+    ending ("WebSocket" is quoted by "WebSockets"). Chinese has no word boundaries to ask for.
+    """
     text = _squeeze(answer)
-    return all(_squeeze(fact) in text for fact in facts)
+    return all(re.search(_fact_pattern(_squeeze(fact)), text) for fact in facts)
+
+
+def _fact_pattern(fact: str) -> str:
+    short = len(fact) <= SHORT_FACT
+    return _edge(fact[:1], short, r"(?<!{})") + re.escape(fact) + _edge(fact[-1:], short, r"(?!{})")
+
+
+def _edge(char: str, short: bool, look: str) -> str:
+    if char.isascii() and char.isdigit():
+        return look.format("[0-9]")
+    if char.isascii() and char.isalpha() and short:
+        return look.format("[a-z0-9]")
+    return ""
 
 
 def _squeeze(text: str) -> str:

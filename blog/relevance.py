@@ -9,6 +9,8 @@ blog never uses ("Kubernetes", "Aurora", "语音"). So each hit carries three nu
   weighted by its inverse document frequency (rare terms say more than common ones);
 - `known`: the same share measured against the whole blog: a question whose key terms appear
   nowhere in the blog is asking about something the blog does not cover.
+- `margin`: how far the article's similarity leads the next article in its language (0 when
+  another one leads).
 
 `relevance` is a logistic function of those three (coefficients fitted on the tuning half of
 bench/answer_eval.jsonl by bench/_relevance_fit.py; see the README). A cross-language question
@@ -24,6 +26,8 @@ import threading
 from dataclasses import dataclass
 
 from django.db import connection
+
+from blog.chunking import CJK_QUERY_STOP, query_runs
 
 _CJK = re.compile(r"^[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]{2}$")
 CJK_KNOWN_WEIGHT = 0.25  # see weighted_terms; chosen on the tuning half
@@ -58,6 +62,11 @@ QUERY_LEXEMES_SQL = "SELECT array(SELECT lexeme FROM unnest(to_tsvector('english
 
 # Fitted on the tuning half (bench/_relevance_fit.py); see the README's retrieval section.
 WEIGHTS = {"bias": -33.49, "similarity": 27.59, "coverage": 3.31, "known": 9.27, "cross": 2.58}
+# An English question singles out a Chinese article when the article's similarity is at least
+# this high and leads every other Chinese article's by at least this margin (chosen on the
+# tuning halves, the middle of the range that declined no more: 0.015-0.03 and 0.80-0.82).
+SINGLED_OUT_MARGIN = 0.02
+SINGLED_OUT_SIMILARITY = 0.81
 
 
 @dataclass(frozen=True)
@@ -66,20 +75,42 @@ class Evidence:
     coverage: float
     known: float
     cross: bool = False  # the article is in another language than the question
+    margin: float = 0.0  # similarity lead over the next article in the same language
+    question_language: str = "en"
 
 
 def relevance(evidence: Evidence) -> float:
     """The calibrated probability-like relevance in 0-1."""
+    known = 1.0 if singled_out(evidence) else evidence.known
     z = (
         WEIGHTS["bias"]
         + WEIGHTS["similarity"] * evidence.similarity
         + WEIGHTS["coverage"] * evidence.coverage
-        + WEIGHTS["known"] * evidence.known
+        + WEIGHTS["known"] * known
         # A question shares no terms with an article in another language, so its coverage
         # is near 0 there however good the match: the bonus stands in for that coverage.
         + WEIGHTS["cross"] * evidence.cross
     )
     return 1.0 / (1.0 + math.exp(-max(-40.0, min(40.0, z))))
+
+
+def singled_out(evidence: Evidence) -> bool:
+    """An English question that points at one Chinese article above all the others.
+
+    Its words are then counted as known: the blog writes them, in Chinese ("dashboard" is
+    "仪表盘" there), so an unknown English word says nothing about such a question being
+    off-topic. Out-of-scope English questions resemble every Chinese article about equally
+    (on the tuning halves none led the next by 0.02 at a similarity of 0.81). Not for a
+    Chinese question about an English article: unknown Chinese words already count a quarter
+    (CJK_KNOWN_WEIGHT), and out-of-scope Chinese questions single out an English article as
+    often as in-scope ones do.
+    """
+    return (
+        evidence.cross
+        and evidence.question_language == "en"
+        and evidence.margin >= SINGLED_OUT_MARGIN
+        and evidence.similarity >= SINGLED_OUT_SIMILARITY
+    )
 
 
 class Vocabulary:
@@ -151,18 +182,22 @@ def query_lexemes(lexical_query: str) -> list[str]:
         return list(cursor.fetchone()[0])
 
 
-def weighted_terms(lexemes: list[str], vocab: Vocabulary) -> tuple[dict[str, float], float]:
+def weighted_terms(
+    lexemes: list[str], vocab: Vocabulary, query: str = ""
+) -> tuple[dict[str, float], float]:
     """IDF weight per query lexeme, and the share of that weight the blog knows (`known`).
 
     A CJK bigram the blog never uses but whose two characters both sit in bigrams it does use
-    ("口限" in "窗口限流") is a word boundary, not an unknown word: it is left out. So is a
+    ("口限" in "窗口限流"), or that sits between a known word and a function pair in `query`
+    ("存会" in "保存会怎样"), is a word boundary, not an unknown word: it is left out. So is a
     function word the blog never uses (FUNCTION_LEXEMES).
     """
     known_chars = {ch for lexeme in lexemes if lexeme in vocab.frequency for ch in lexeme}
+    boundaries = _boundaries(query, vocab)
     weights: dict[str, float] = {}
     for lexeme in lexemes:
         unknown = lexeme not in vocab.frequency
-        if unknown and _CJK.match(lexeme) and set(lexeme) <= known_chars:
+        if unknown and _CJK.match(lexeme) and (set(lexeme) <= known_chars or lexeme in boundaries):
             continue
         if unknown and lexeme in FUNCTION_LEXEMES:
             continue
@@ -177,7 +212,28 @@ def weighted_terms(lexemes: list[str], vocab: Vocabulary) -> tuple[dict[str, flo
         for lexeme, weight in weights.items()
         if lexeme not in vocab.frequency
     )
-    return weights, (1.0 - unknown / total if total else 1.0)
+    # A question with no word the index can read ("😀", a row of bidi marks, "?") names
+    # nothing the blog could know: counted as unknown, it is declined on its vector alone.
+    return weights, (1.0 - unknown / total if total else 0.0)
+
+
+def _boundaries(query: str, vocab: Vocabulary) -> set[str]:
+    """Unknown bigrams of `query` between two neighbours that are words: one the blog uses, the
+    other the blog uses too or a function pair ("会怎"). Between two function pairs, or at a
+    run's edge, an unknown bigram may be a word of its own ("语音" in "的语音的")."""
+    found = set()
+    for grams in query_runs(query):
+        for left, gram, right in zip(grams, grams[1:], grams[2:], strict=False):
+            sides = [_word_side(left, vocab), _word_side(right, vocab)]
+            if gram not in vocab.frequency and all(sides) and "known" in sides:
+                found.add(gram)
+    return found
+
+
+def _word_side(gram: str, vocab: Vocabulary) -> str:
+    if gram in vocab.frequency:
+        return "known"
+    return "function" if CJK_QUERY_STOP.intersection(gram) else ""
 
 
 def coverage(weights: dict[str, float], matched: set[str]) -> float:

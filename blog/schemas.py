@@ -26,6 +26,7 @@ class SearchHitOut(Schema):
     similarity: float = Field(description="Cosine similarity of the best chunk to the query.")
     coverage: float = Field(description="IDF-weighted share of the query's terms matched.")
     known: float = Field(description="IDF-weighted share of the query's terms the blog uses.")
+    margin: float = Field(description="Similarity lead over the next article in its language.")
     score: float = Field(description="Fused rank (RRF) that orders the hits; higher is better.")
 
 

@@ -64,6 +64,7 @@ class SearchHit:
     similarity: float  # cosine similarity of the article's best chunk to the query
     coverage: float  # IDF-weighted share of the query's terms the article's chunks contain
     known: float  # IDF-weighted share of the query's terms the blog uses at all
+    margin: float  # similarity lead over the next article in its language (0 if behind)
     score: float  # the fused rank (RRF) that orders the hits
     section_url: str = ""  # the url with the anchor of the excerpt's section, when it has one
 
@@ -159,7 +160,7 @@ def _search(
         side=vector and settings.SEARCH_PARALLEL,
     )
     vocab = vocabulary.at(fetched.change_key)
-    weights, known = weighted_terms(fetched.lexemes, vocab)
+    weights, known = weighted_terms(fetched.lexemes, vocab, query)
     prepared = _Query(query, query_language(query), embedded, weights, known, vocab.languages)
     lists = []
     if vector:
@@ -349,6 +350,7 @@ def _fuse(lists: list[_Ranked], prepared: _Query) -> list["_Candidate"]:
         for article_id, total in article_score.items()
     }
     order = sorted(article_score, key=lambda a: (-fused[a], -article_score[a], a))
+    margins = _margins(similarity, {a: best[a]["language"] for a in best})
     candidates = []
     for article_id in order:
         evidence = Evidence(
@@ -357,11 +359,26 @@ def _fuse(lists: list[_Ranked], prepared: _Query) -> list["_Candidate"]:
             known=prepared.known,
             cross=bool(best[article_id]["language"])
             and best[article_id]["language"] != prepared.language,
+            margin=margins[article_id],
+            question_language=prepared.language,
         )
         candidates.append(
             _Candidate(best[article_id], fused[article_id], evidence, relevance(evidence))
         )
     return candidates
+
+
+def _margins(similarity: dict[int, float], language: dict[int, str]) -> dict[int, float]:
+    """Each article's similarity lead over the next candidate in its language (0 if behind)."""
+    by_language: dict[str, list[float]] = {}
+    for article_id, value in similarity.items():
+        by_language.setdefault(language[article_id], []).append(value)
+    margins = {}
+    for article_id, value in similarity.items():
+        values = sorted(by_language[language[article_id]], reverse=True)
+        runner_up = values[1] if len(values) > 1 else value
+        margins[article_id] = max(0.0, value - runner_up) if value >= values[0] else 0.0
+    return margins
 
 
 def _eligible(lists: list[_Ranked], found: list[set[int]], article_id: int, language: str) -> int:
@@ -405,6 +422,7 @@ def _hit(candidate: _Candidate, *, rank: int) -> SearchHit:
         similarity=round(evidence.similarity, 4),
         coverage=round(evidence.coverage, 4),
         known=round(evidence.known, 4),
+        margin=round(evidence.margin, 4),
         score=round(float(candidate.score), 6),
         section_url=_section_url(url, row.get("heading_path") or ""),
     )

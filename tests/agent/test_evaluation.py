@@ -8,6 +8,7 @@ from django.core.management import CommandError, call_command
 from agent.evaluation import (
     EvalFileError,
     Outcome,
+    _quotes,
     items_load,
     items_select,
     report,
@@ -129,6 +130,14 @@ def test_report_counts_a_key_fact_only_when_the_cited_answer_quotes_it(tmp_path)
     assert figures["all"]["facts_quoted"] == 0.25
     assert figures["all"]["answered_right_citation"] == 0.5
     assert "key facts quoted" in report_table(figures)
+
+
+def test_a_short_key_fact_must_be_a_word_of_the_answer_not_part_of_one():
+    assert _quotes("It takes two keys.", ("two",)) and _quotes("共 6 个问题", ("6 个",))
+    assert not _quotes("A network round trip.", ("two",))
+    assert not _quotes("k = 60 by default.", ("6",))
+    assert _quotes("k = 60 by default.", ("k = 60",)) and _quotes("(60)", ("60",))
+    assert _quotes("Both use WebSockets.", ("WebSocket",))
 
 
 @pytest.mark.django_db(transaction=True)

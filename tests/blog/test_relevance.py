@@ -187,3 +187,62 @@ def test_full_text_that_cannot_see_an_article_does_not_sink_it(make_article, add
     assert plain["向量索引"] < plain["Gamma"]
     assert fair["向量索引"] == pytest.approx(1 / 61, abs=1e-6)  # English words cannot match it
     assert fair["向量索引"] > fair["Beta"]
+
+
+def test_an_english_question_that_singles_out_a_chinese_article_counts_its_words_as_known(
+    settings,
+):
+    bar = settings.SEARCH_MIN_RELEVANCE
+    # The English words of a question about a Chinese article are unknown to the blog, which
+    # writes them in Chinese ("dashboard" is "仪表盘" there).
+    ask = {"similarity": 0.83, "coverage": 0.1, "known": 0.45, "cross": True}
+
+    singled_out = Evidence(**ask, margin=0.03, question_language="en")
+    one_of_many = Evidence(**ask, margin=0.005, question_language="en")
+    weak = Evidence(**{**ask, "similarity": 0.80}, margin=0.03, question_language="en")
+    chinese_question = Evidence(**ask, margin=0.03, question_language="zh")
+
+    assert relevance(singled_out) > bar
+    assert max(map(relevance, [one_of_many, weak, chinese_question])) < bar
+
+
+def test_search_passes_the_chinese_article_an_english_question_singles_out(make_article, add_chunk):
+    near, far = unit((0, 0.85), (1, math.sqrt(1 - 0.85**2))), unit((0, 0.80), (2, 0.6))
+    close_second = unit((0, 0.845), (3, math.sqrt(1 - 0.845**2)))
+    for slug, title, vector in [("dashboards", "延迟看板", near), ("vectors", "向量索引", far)]:
+        chunk = add_chunk(make_article(title=title, slug=slug), "。", vector)
+        chunk.language = "zh"
+        chunk.save()
+    book = VectorBook({"why chart latency dashboards": unit((0, 1.0))})
+
+    hits = article_search(query="why chart latency dashboards", embedder=book)
+
+    assert titles(hits) == ["延迟看板"] and hits[0].margin == pytest.approx(0.05, abs=1e-3)
+    chunk = add_chunk(make_article(title="看板设计", slug="zh-close"), "。", close_second)
+    chunk.language = "zh"
+    chunk.save()
+    assert article_search(query="why chart latency dashboards", embedder=book) == []
+
+
+def test_a_question_with_no_word_the_index_can_read_finds_nothing(make_article, add_chunk):
+    add_chunk(make_article(title="Good"), "Tuning the pgvector index for recall.", unit((0, 1.0)))
+    book = VectorBook({"😀": unit((0, 1.0)), "\u202e" * 10: unit((0, 1.0))})
+
+    assert article_search(query="😀", embedder=book) == []
+    assert article_search(query="\u202e" * 10, embedder=book) == []
+    (hit,) = article_search(query="😀", embedder=book, min_relevance=0)
+    assert hit.known == 0.0 and hit.similarity == pytest.approx(1.0)
+
+
+def test_a_chinese_bigram_between_a_known_word_and_a_function_pair_is_not_an_unknown_word():
+    vocab = _vocab({"失败": 3, "保存": 2, "处理": 4})
+    # 失败的保存会怎样处理: "存会" and "样处" straddle 保存|会怎 and 怎样|处理.
+    lexemes = ["失败", "保存", "存会", "样处", "处理"]
+
+    weights, known = weighted_terms(lexemes, vocab, "失败的保存会怎样处理？")
+    _, without_query = weighted_terms(lexemes, vocab)
+    _, new_word = weighted_terms(["保存", "语音"], vocab, "保存的语音的")
+
+    assert "存会" not in weights and "样处" not in weights and known == 1.0
+    assert without_query < 1.0
+    assert new_word < 1.0  # between two function pairs "语音" may be a word of its own

@@ -187,6 +187,7 @@ def test_hybrid_search_fuses_both_rankings_by_reciprocal_rank(make_article, add_
         "similarity",
         "coverage",
         "known",
+        "margin",
         "score",
         "section_url",
     }
