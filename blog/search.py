@@ -370,14 +370,15 @@ def _fuse(lists: list[_Ranked], prepared: _Query) -> list["_Candidate"]:
 
 def _margins(similarity: dict[int, float], language: dict[int, str]) -> dict[int, float]:
     """Each article's similarity lead over the next candidate in its language (0 if behind)."""
-    by_language: dict[str, list[float]] = {}
+    top_two: dict[str, list[float]] = {}
     for article_id, value in similarity.items():
-        by_language.setdefault(language[article_id], []).append(value)
+        best = top_two.setdefault(language[article_id], [])
+        best[:] = sorted([*best, value], reverse=True)[:2]
     margins = {}
     for article_id, value in similarity.items():
-        values = sorted(by_language[language[article_id]], reverse=True)
-        runner_up = values[1] if len(values) > 1 else value
-        margins[article_id] = max(0.0, value - runner_up) if value >= values[0] else 0.0
+        best = top_two[language[article_id]]
+        runner_up = best[1] if len(best) > 1 else value
+        margins[article_id] = value - runner_up if value >= best[0] else 0.0
     return margins
 
 
