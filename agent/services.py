@@ -51,6 +51,7 @@ class TurnRecord:
     error: str = ""
     citations: list[dict] = field(default_factory=list)
     answered: bool = False
+    index_incomplete: bool = False  # set by the saver (agent/saving.py) before the first try
     tool_calls: list[dict] = field(default_factory=list)
     trace_id: str = ""  # the turn's OpenTelemetry trace, when tracing is on
 
@@ -130,6 +131,7 @@ def _turn_record_any(*, record: TurnRecord) -> bool:
         error=record.error,
         citations=record.citations,
         answered=record.answered,
+        index_incomplete=record.index_incomplete,
         page=record.page,
         started_at=datetime.fromisoformat(record.started_at),
         trace_id=record.trace_id,
