@@ -4,15 +4,17 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('agent', '0006_ops_turn_trace_id'),
+        ("agent", "0006_ops_turn_trace_id"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='turn',
-            name='index_incomplete',
-            field=models.BooleanField(default=False, help_text='Some published article was not indexed when this was asked.'),
+            model_name="turn",
+            name="index_incomplete",
+            field=models.BooleanField(
+                default=False,
+                help_text="Some published article was not indexed when this was asked.",
+            ),
         ),
     ]
