@@ -145,7 +145,7 @@ def dashboard(request: HttpRequest, *, model_admin: ModelAdmin) -> HttpResponse:
     count, ms = charts.format_count, charts.format_ms
     kpis = [
         ("Turns", count(metrics.turns), f"in {count(metrics.conversations)} conversations"),
-        ("Unanswered", count(metrics.unanswered), "declined, or cited no article"),
+        ("Unanswered", count(metrics.unanswered), _unanswered_hint(metrics)),
         (
             "Vote rate",
             charts.format_percent(metrics.vote_rate),
@@ -192,10 +192,21 @@ def dashboard(request: HttpRequest, *, model_admin: ModelAdmin) -> HttpResponse:
     return TemplateResponse(request, "admin/agent/dashboard.html", context)
 
 
+def _unanswered_hint(metrics: selectors.Dashboard) -> str:
+    hint = "declined, or cited no article"
+    if metrics.unanswered_while_indexing:
+        # Not the blog's gap necessarily: the article may not have been searchable yet.
+        hint += f"; {charts.format_count(metrics.unanswered_while_indexing)} asked while indexing"
+    return hint
+
+
 def unanswered(request: HttpRequest, *, model_admin: ModelAdmin) -> HttpResponse:
     """List what visitors asked that the blog could not answer, similar questions together."""
     _allowed(request, model_admin)
-    groups = selectors.turn_unanswered_groups()
+    # The first indexing (or a model switch) leaves questions unanswered that the blog covers:
+    # the editor may hide them, and the page says how many there are either way.
+    hide_indexing = request.GET.get("while_indexing") == "hide"
+    groups = selectors.turn_unanswered_groups(while_indexing=not hide_indexing)
     context = _context(
         request,
         model_admin,
@@ -203,6 +214,8 @@ def unanswered(request: HttpRequest, *, model_admin: ModelAdmin) -> HttpResponse
         groups=groups,
         downvoted=selectors.turn_downvoted(),
         total=sum(group.count for group in groups),
+        while_indexing=sum(group.while_indexing for group in groups),
+        hide_indexing=hide_indexing,
     )
     return TemplateResponse(request, "admin/agent/unanswered.html", context)
 

@@ -25,7 +25,8 @@ WITH turn AS (
     UPDATE agent_turn SET
         answer = %s, status = %s, step_count = %s, model = %s, offline = %s,
         input_tokens = %s, output_tokens = %s, time_to_first_token_ms = %s, duration_ms = %s,
-        error_code = %s, error = %s, citations = %s::jsonb, answered = %s, trace_id = %s
+        error_code = %s, error = %s, citations = %s::jsonb, answered = %s, trace_id = %s,
+        index_incomplete = %s
     WHERE id = %s::uuid AND conversation_id = %s::uuid AND status IN ('running', 'interrupted')
     RETURNING conversation_id
 )
@@ -45,7 +46,7 @@ def turn_complete_running(*, record) -> bool:
         record.input_tokens, record.output_tokens, record.time_to_first_token_ms,
         record.duration_ms, record.error_code, record.error,
         orjson.dumps(record.citations).decode(), record.answered, record.trace_id,
-        record.turn_id, record.conversation_id, timezone.now(),
+        record.index_incomplete, record.turn_id, record.conversation_id, timezone.now(),
     ]  # fmt: skip
     if not record.tool_calls:
         return _complete(params)

@@ -59,6 +59,11 @@ class Turn(models.Model):
     # At least one valid citation and no decline (agent.answered). Finished turns that are not
     # answered are the editors' "write this next" list.
     answered = models.BooleanField(default=False, db_index=True)
+    # Asked while some published article was not searchable yet (the first indexing, an edit,
+    # a model switch): an unanswered question may then be the index's fault, not the blog's.
+    index_incomplete = models.BooleanField(
+        default=False, help_text="Some published article was not indexed when this was asked."
+    )
     vote = models.CharField(
         max_length=4, choices=Vote.choices, blank=True, db_index=True, help_text="Visitor feedback."
     )

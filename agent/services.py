@@ -51,6 +51,7 @@ class TurnRecord:
     error: str = ""
     citations: list[dict] = field(default_factory=list)
     answered: bool = False
+    index_incomplete: bool = False  # set by the saver (agent/saving.py) before the first try
     tool_calls: list[dict] = field(default_factory=list)
     trace_id: str = ""  # the turn's OpenTelemetry trace, when tracing is on
 
@@ -130,6 +131,7 @@ def _turn_record_any(*, record: TurnRecord) -> bool:
         error=record.error,
         citations=record.citations,
         answered=record.answered,
+        index_incomplete=record.index_incomplete,
         page=record.page,
         started_at=datetime.fromisoformat(record.started_at),
         trace_id=record.trace_id,
@@ -250,7 +252,7 @@ def _spool_keep_or_reject(line: str, exc: Exception) -> bool:
         data = json.loads(line)
     except ValueError:
         data = None
-    if isinstance(exc, OperationalError | InterfaceError) and isinstance(data, dict):
+    if _database_unreachable(exc) and isinstance(data, dict):
         logger.warning("replaying spooled turn %s failed (%s); it stays", data.get("turn_id"), exc)
         _spool_write(line)
         return True
@@ -272,6 +274,25 @@ def _spool_keep_or_reject(line: str, exc: Exception) -> bool:
     )
     turn_spool_rejected_count()
     return False
+
+
+# psycopg raises OperationalError both for "no server to talk to" and for refusals of this
+# very record (a statement timeout, a program limit), so the SQLSTATE decides. Not counted:
+# no SQLSTATE (no answer at all), connection exceptions (08), insufficient resources (53: a
+# full disk or too many connections passes and says nothing about the turn), transaction
+# rollbacks (40: a deadlock or serialization failure, worth another try) and shutdowns.
+_TRANSIENT_CLASSES = frozenset({"08", "40", "53"})
+_TRANSIENT_STATES = frozenset({"57P01", "57P02", "57P03", "55P03"})
+
+
+def _database_unreachable(exc: Exception) -> bool:
+    """True when a failed save says nothing about the record: the database could not take it."""
+    if not isinstance(exc, OperationalError | InterfaceError):
+        return False
+    sqlstate = getattr(exc.__cause__, "sqlstate", None)
+    if sqlstate is None:
+        return True
+    return sqlstate[:2] in _TRANSIENT_CLASSES or sqlstate in _TRANSIENT_STATES
 
 
 FEEDBACK_NOT_FOUND = "No such answer in your conversations."

@@ -111,6 +111,11 @@ def _unindexed_q() -> Q:
     )
 
 
+def article_index_incomplete() -> bool:
+    """Whether any published article is not searchable as it is now (`article_list_unindexed`)."""
+    return article_list_unindexed().exists()
+
+
 def article_count_unindexed() -> int:
     """How many published articles `article_list_unindexed` finds.
 

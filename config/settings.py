@@ -108,10 +108,11 @@ TEMPLATES = [
     },
 ]
 
+# Where the embedded PostgreSQL keeps its data (unused when DATABASE_URL is set).
+EMBEDDED_PG_DATA = Path(env.str("EMBEDDED_PG_DATA", default=str(DATA_DIR / "postgres")))
 DATABASES = {
     "default": database_config(
-        url=env.str("DATABASE_URL", default=None),
-        embedded_dir=Path(env.str("EMBEDDED_PG_DATA", default=str(DATA_DIR / "postgres"))),
+        url=env.str("DATABASE_URL", default=None), embedded_dir=EMBEDDED_PG_DATA
     )
 }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"

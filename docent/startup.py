@@ -2,9 +2,12 @@
 
 import asyncio
 import logging
+import os
 import time
 from collections.abc import Callable
+from pathlib import Path
 
+from django.conf import settings
 from django.core.management import call_command
 from django.db import DatabaseError, connection
 from django.db.migrations.executor import MigrationExecutor
@@ -111,6 +114,24 @@ def ready_lines(*, host: str, port: int) -> list[str]:
         f"Admin: {base}/admin/",
         "Create an admin account: .venv/bin/python manage.py createsuperuser",
     ]
+
+
+def stopped_line() -> str:
+    """The last line of `make run`: it stopped on purpose, and where the blog's data still is."""
+    if "DATABASE_URL" in os.environ:
+        db = settings.DATABASES["default"]
+        place = f"the database {db['NAME']} at {db['HOST'] or 'localhost'}:{db['PORT'] or 5432}"
+    else:
+        place = _shown_path(Path(settings.EMBEDDED_PG_DATA))
+    return f"Docent stopped; data kept in {place}"
+
+
+def _shown_path(path: Path) -> str:
+    # Relative to the checkout when inside it, as the person typed `make run` there.
+    try:
+        return str(path.resolve().relative_to(Path(settings.BASE_DIR).resolve()))
+    except ValueError:
+        return str(path)
 
 
 def quiet_daphne() -> None:

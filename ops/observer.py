@@ -172,11 +172,24 @@ class TurnHooks(Hooks):
     ) -> None:
         self.tracer, self.model, self.provider = tracer, model, provider
         self.conversation_id, self.tool_names, self.capture = conversation_id, tool_names, capture
-        # Model calls follow one another; tool calls of one step run side by side, so their
-        # sum can exceed the wall time spent in tools. Both are what an operator compares.
+        # Model calls follow one another, so their sum is wall time. Tool calls of one step run
+        # side by side: `tool_ms` counts the time at least one was running (a sum could exceed
+        # the turn), so model and tool time add up to no more than the turn's own.
         self.model_ms = 0.0
         self.tool_ms = 0.0
         self.slowest: tuple[str, float] | None = None  # (tool, ms)
+        self._tools_running = 0
+        self._tools_since = 0.0
+
+    def tool_began(self) -> None:
+        if not self._tools_running:
+            self._tools_since = time.perf_counter()
+        self._tools_running += 1
+
+    def tool_ended(self) -> None:
+        self._tools_running -= 1
+        if not self._tools_running:
+            self.tool_ms += (time.perf_counter() - self._tools_since) * 1000
 
     def model_call(self, call: ModelCall) -> _ModelScope:
         return _ModelScope(self, call)
@@ -253,6 +266,7 @@ class _ToolScope:
 
     def __enter__(self) -> None:
         hooks = self.hooks
+        hooks.tool_began()
         if hooks.tracer is None:
             return
         attributes = {
@@ -276,7 +290,7 @@ class _ToolScope:
         metrics.child(metrics.TOOL_CALLS, self.tool, outcome).inc()
         metrics.child(metrics.TOOL_DURATION, self.tool).observe(record.duration_ms / 1000)
         hooks = self.hooks
-        hooks.tool_ms += record.duration_ms
+        hooks.tool_ended()
         if hooks.slowest is None or record.duration_ms > hooks.slowest[1]:
             hooks.slowest = (self.tool, record.duration_ms)
         if outcome in ("error", "unknown_tool"):

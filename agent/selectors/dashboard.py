@@ -58,6 +58,7 @@ class Dashboard:
     turns: int
     conversations: int
     unanswered: int
+    unanswered_while_indexing: int
     finished: int
     voted: int
     downvoted: int
@@ -125,6 +126,9 @@ def dashboard_metrics(*, days: int = 30, now: datetime | None = None) -> Dashboa
         turn_p95_ms=PercentileCont("duration_ms", 0.95),
         ttft_p50_ms=PercentileCont("time_to_first_token_ms", 0.5),
         unanswered=Count("pk", filter=Q(status__in=FINISHED, answered=False)),
+        unanswered_while_indexing=Count(
+            "pk", filter=Q(status__in=FINISHED, answered=False, index_incomplete=True)
+        ),
         finished=Count("pk", filter=Q(status__in=FINISHED)),
         voted=Count("pk", filter=~Q(vote="")),
         downvoted=Count("pk", filter=Q(vote=Turn.Vote.DOWN)),

@@ -41,6 +41,8 @@ class UnansweredGroup:
     examples: list[tuple[UUID, int]] = field(default_factory=list)
     # Turns whose search failed (timed out, raised): a fault to look into, not a missing article.
     search_failed: int = 0
+    # Turns asked while some article was not indexed yet: ask again before writing anything.
+    while_indexing: int = 0
 
     @property
     def conversations(self) -> int:
@@ -77,40 +79,57 @@ def _trigrams(text: str) -> frozenset[str]:
 
 
 def turn_unanswered_groups(
-    *, limit: int = 500, threshold: float = 0.5, since: datetime | None = None
+    *,
+    limit: int = 500,
+    threshold: float = 0.5,
+    since: datetime | None = None,
+    while_indexing: bool = True,
 ) -> list[UnansweredGroup]:
-    """Group the last `limit` unanswered questions by trigram similarity, biggest first."""
+    """Group the last `limit` unanswered questions by trigram similarity, biggest first
+    (`while_indexing=False`: without those asked while the index was incomplete)."""
     turns = turn_unanswered()
     if since is not None:
         turns = turns.filter(started_at__gte=since)
+    if not while_indexing:
+        turns = turns.filter(index_incomplete=False)
     failed_search = ToolCall.objects.filter(turn=OuterRef("pk"), name=SEARCH_TOOL).filter(
         ToolCall.OUTCOMES["error"]
     )
     rows = (
         turns.annotate(search_failed=Exists(failed_search))
         .order_by("-started_at")
-        .values_list("user_message", "started_at", "conversation_id", "index", "search_failed")[
-            :limit
-        ]
-    )
+        .values_list(
+            "user_message", "started_at", "conversation_id", "index", "search_failed",
+            "index_incomplete",
+        )[:limit]
+    )  # fmt: skip
     groups: list[tuple[frozenset[str], UnansweredGroup]] = []
     # Newest first, so each group is named by its most recent wording.
-    for message, started_at, conversation_id, index, search_failed in rows:
-        normal = _normalise(message) or message.strip()
-        grams = _trigrams(normal)
-        best, best_score = None, threshold
-        for key, group in groups:
-            union = len(key | grams)
-            score = len(key & grams) / union if union else float(key == grams)
-            if score >= best_score:
-                best, best_score = group, score
-        if best is None:
-            best = UnansweredGroup(message.strip(), last_asked=started_at)
-            groups.append((grams, best))
-        best.count += 1
-        best.search_failed += search_failed
-        if message.strip() not in best.variants and len(best.variants) < 5:
-            best.variants.append(message.strip())
-        best.examples.append((conversation_id, index))
+    for row in rows:
+        _group_add(groups, row, threshold)
     # Stable sort: equal counts keep newest-first order.
     return sorted((group for _, group in groups), key=lambda group: -group.count)
+
+
+def _group_add(
+    groups: list[tuple[frozenset[str], UnansweredGroup]], row: tuple, threshold: float
+) -> None:
+    """Count one unanswered turn into the most similar group, or start a new one."""
+    message, started_at, conversation_id, index, search_failed, incomplete = row
+    normal = _normalise(message) or message.strip()
+    grams = _trigrams(normal)
+    best, best_score = None, threshold
+    for key, group in groups:
+        union = len(key | grams)
+        score = len(key & grams) / union if union else float(key == grams)
+        if score >= best_score:
+            best, best_score = group, score
+    if best is None:
+        best = UnansweredGroup(message.strip(), last_asked=started_at)
+        groups.append((grams, best))
+    best.count += 1
+    best.search_failed += search_failed
+    best.while_indexing += incomplete
+    if message.strip() not in best.variants and len(best.variants) < 5:
+        best.variants.append(message.strip())
+    best.examples.append((conversation_id, index))

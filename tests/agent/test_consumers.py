@@ -453,3 +453,20 @@ async def test_chat_sockets_need_no_channel_layer(scripted, settings):
     assert shape(received) == ["start", "text", "done"]
     await socket.disconnect()
     await saved_turns()
+
+
+async def test_a_turn_records_whether_the_index_was_incomplete(scripted, article):
+    """Unanswered before the first indexing ended may be the index's fault, not the blog's."""
+    from blog.indexing import article_index_run
+
+    scripted.enqueue(text_response(["Not indexed yet."]))
+    scripted.enqueue(text_response(["Indexed now."]))
+    socket = await connect()
+    first = await ask(socket, "Is it searchable?")
+    await saved_turns()  # saved (and its flag read) before the indexing below
+    await database_sync_to_async(article_index_run)(article_id=article.pk)
+    await ask(socket, "And now?", conversation_id=first[0]["conversation_id"])
+    await socket.disconnect()
+
+    turns = await saved_turns()
+    assert [turn.index_incomplete for turn in turns] == [True, False]

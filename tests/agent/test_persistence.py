@@ -194,6 +194,56 @@ def test_a_turn_the_database_refuses_is_set_aside_after_its_attempts(settings, t
     assert rejected_count() == rejected_before + 2
 
 
+@pytest.fixture
+def refusing_turns():
+    """A trigger on the turn table that makes PostgreSQL itself refuse each insert."""
+
+    def refuse(body: str) -> None:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "CREATE FUNCTION refuse_turn() RETURNS trigger LANGUAGE plpgsql AS "
+                f"$$ BEGIN {body}; RETURN NEW; END $$"
+            )
+            cursor.execute(
+                "CREATE TRIGGER refuse_turn BEFORE INSERT ON agent_turn "
+                "FOR EACH ROW EXECUTE FUNCTION refuse_turn()"
+            )
+
+    yield refuse
+    with connection.cursor() as cursor:
+        cursor.execute("RESET statement_timeout")
+        cursor.execute("DROP TRIGGER IF EXISTS refuse_turn ON agent_turn")
+        cursor.execute("DROP FUNCTION IF EXISTS refuse_turn()")
+
+
+@pytest.mark.parametrize(
+    "refusal",
+    [
+        # 57014: a record whose insert always outlives statement_timeout.
+        "PERFORM pg_sleep(30)",
+        # 54000, program limit exceeded (as an index row too large would be).
+        "RAISE EXCEPTION 'row too big' USING ERRCODE = 'program_limit_exceeded'",
+    ],
+    ids=["statement_timeout", "program_limit"],
+)
+def test_a_refusal_psycopg_calls_operational_counts_against_a_spooled_turn(
+    settings, tmp_path, refusing_turns, refusal
+):
+    """psycopg raises both as OperationalError, which used to mean "unreachable": kept for ever."""
+    from agent.services import SPOOL_REJECTED, spool_append, spool_replay
+
+    settings.AGENT_SPOOL_ATTEMPTS = 1
+    refusing_turns(refusal)
+    with connection.cursor() as cursor:
+        cursor.execute("SET statement_timeout = '200ms'")
+    spool_append(record=spooled_turn(user_message="refused"))
+
+    assert spool_replay() == (0, 0, 0)
+
+    assert not (spool_dir() / SPOOL_NAME).exists()
+    assert "refused" in (spool_dir() / SPOOL_REJECTED).read_text()
+
+
 def test_an_outage_does_not_count_against_a_spooled_turn(settings, tmp_path):
     from agent.services import SPOOL_REJECTED, spool_append, spool_replay
 

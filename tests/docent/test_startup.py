@@ -1,6 +1,7 @@
 """Start-up as a person meets it, and background work that no longer lives in the web process."""
 
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -9,7 +10,7 @@ import pytest
 from django.db import connection
 
 from blog.models import Article, Chunk
-from docent import cluster
+from docent import cluster, startup
 from testing_support.live_server import ROOT, LiveServer, database_url
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -67,6 +68,25 @@ def test_first_run_serves_at_once_and_indexes_the_demo_articles_in_the_backgroun
     assert "createsuperuser" in lines[ready + 2]
     for noise in ("XDG_RUNTIME_DIR", "HTTP/2", "article/s]"):
         assert noise not in output
+
+
+def test_ctrl_c_ends_with_a_line_that_says_docent_stopped_and_where_the_data_is(tmp_path):
+    """Everything stopped, but the last line was a request's log: stopped, or crashed?"""
+    command = [sys.executable, "manage.py", "serve", "--host", "127.0.0.1", "--port", "{port}"]
+    name = connection.settings_dict["NAME"]
+    with LiveServer("ctrl-c", _env()["DATABASE_URL"], {}, tmp_path, command=command) as web:
+        web.process.send_signal(signal.SIGINT)  # what Ctrl-C sends to `make run`
+        assert web.process.wait(timeout=120) == 0
+        lines = [line for line in web.output().splitlines() if line.strip()]
+
+    assert lines[-1].startswith(f"Docent stopped; data kept in the database {name} at ")
+
+
+def test_the_closing_line_names_the_embedded_data_directory(monkeypatch, settings):
+    monkeypatch.delenv("DATABASE_URL")
+    settings.EMBEDDED_PG_DATA = settings.BASE_DIR / ".data" / "postgres"
+
+    assert startup.stopped_line() == "Docent stopped; data kept in .data/postgres"
 
 
 def test_the_cluster_runs_the_release_step_once_and_web_processes_never_migrate():

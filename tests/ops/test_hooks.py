@@ -1,7 +1,9 @@
 """The loop's hooks wrap every model and tool call: what observers (ops/observer.py) rely on."""
 
+import asyncio
 import contextlib
 import contextvars
+import time
 
 from pydantic import BaseModel
 
@@ -92,3 +94,54 @@ async def test_a_failing_model_call_reaches_its_hook():
 
     assert result.error_code == "model_error"
     assert hooks.seen[-1] == ("model", 2, "ModelError")
+
+
+async def nap(params: NoInput) -> str:
+    await asyncio.sleep(0.3)
+    return "rested"
+
+
+class ThreeAtOnce:
+    """Asks for three tools in one step (they run side by side), then answers."""
+
+    name, offline = "script", False
+
+    async def stream(self, messages, tools):
+        if messages[-1]["role"] == "user":
+            calls = [ToolCall(f"call_{n}", "nap", "{}") for n in range(3)]
+            yield ModelTurn("", calls, Usage(1, 1))
+            return
+        yield ModelTurn("done", [], Usage(1, 1))
+
+
+async def test_the_logged_tool_time_is_never_more_than_the_turn():
+    """It was the sum of the tools' times: three side by side made it three times the turn's."""
+    from ops.observer import TurnHooks
+
+    hooks = TurnHooks(
+        tracer=None,
+        model="script",
+        provider="openai",
+        conversation_id="c",
+        tool_names=frozenset({"nap"}),
+        capture=False,
+    )
+    tools = [Tool("nap", "Rest a moment.", NoInput, nap, lambda out: "")]
+    started = time.perf_counter()
+    result = await run_turn(
+        messages=[{"role": "user", "content": "q"}],
+        model=ThreeAtOnce(),
+        tools=tools,
+        limits=Limits(),
+        emit=_ignore,
+        hooks=hooks,
+    )
+    turn_ms = (time.perf_counter() - started) * 1000
+
+    assert [call.result for call in result.tool_calls] == ["rested"] * 3
+    assert 0 < hooks.tool_ms <= turn_ms
+    assert hooks.model_ms + hooks.tool_ms <= turn_ms
+
+
+async def _ignore(event) -> None:
+    pass

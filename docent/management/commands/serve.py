@@ -67,6 +67,9 @@ class Command(BaseCommand):
             # No proxy options here: daphne would trust X-Forwarded-For from any peer. Client
             # addresses come from config/proxy.py, which trusts DJANGO_TRUSTED_PROXIES only.
         ).run()
+        if not no_prepare:  # a cluster's process manager says when its web processes stop
+            # Without it, Ctrl-C ends on the last request's log line: did it stop, or crash?
+            self.stdout.write(startup.stopped_line())
 
     @staticmethod
     def _shared_state() -> bool:

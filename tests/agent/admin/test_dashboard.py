@@ -202,3 +202,14 @@ def test_a_call_cancelled_as_it_ran_is_not_counted_as_a_tool_error():
     [search] = dashboard_metrics(days=7, now=NOW).tools
 
     assert (search.executed_calls, search.errors) == (2, 1)
+
+
+def test_the_unanswered_figure_says_how_many_were_asked_while_indexing(staff_client):
+    conversation = make_conversation()
+    now = timezone.now()
+    make_turn(conversation, index=1, answered=False, index_incomplete=True, started_at=now)
+    make_turn(conversation, index=2, answered=False, started_at=now)
+
+    assert dashboard_metrics(days=7).unanswered_while_indexing == 1
+    html = staff_client.get("/admin/agent/conversation/dashboard/?days=7").content.decode()
+    assert "declined, or cited no article; 1 asked while indexing" in html

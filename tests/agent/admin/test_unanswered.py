@@ -124,3 +124,24 @@ def test_a_question_whose_search_failed_says_so_instead_of_asking_for_an_article
     assert html.count("Search failed</span>") == 1
     steps = html.split('data-count="2"')[1].split("</li>")[0]
     assert "The search failed (timed out or raised) in 1 of these turns" in steps
+
+
+def test_questions_asked_while_indexing_are_marked_and_can_be_hidden(staff_client):
+    # First run: the demo articles were still being indexed, so a question about one of them
+    # found nothing and was listed as something to write about.
+    ask("Is there a post on HNSW?", minutes=1, index_incomplete=True)
+    ask("is there a post on hnsw", minutes=2)
+    ask("What is the capital of France?", minutes=3)
+
+    groups = {group.question: group.while_indexing for group in turn_unanswered_groups()}
+    assert groups == {"is there a post on hnsw": 1, "What is the capital of France?": 0}
+
+    html = staff_client.get("/admin/agent/conversation/unanswered/").content.decode()
+    assert "1 of these was asked while some articles were not indexed yet" in html
+    assert html.count("Asked while indexing</span>") == 1
+    assert "?while_indexing=hide" in html
+
+    hidden = staff_client.get("/admin/agent/conversation/unanswered/?while_indexing=hide")
+    shown = [(group.question, group.count) for group in hidden.context["groups"]]
+    assert shown == [("What is the capital of France?", 1), ("is there a post on hnsw", 1)]
+    assert "are hidden" in hidden.content.decode()
