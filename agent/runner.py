@@ -172,11 +172,18 @@ class TurnRunner:
             except Exception:  # noqa: BLE001 - refused or failed: no row was written
                 return
             turn = TurnContext(message, visitor, prepared, self.model())
-            self.saver.schedule(turn.record(TurnResult(status="cancelled")))
+            self.saver.schedule(turn.record(self._ended_early()))
 
         task = asyncio.create_task(finish(), name="cancel-prepared-turn")
         self._followups.add(task)  # a reference, or the task may be collected mid-wait
         task.add_done_callback(self._followups.discard)
+
+    def _ended_early(self) -> TurnResult:
+        """A turn cancelled before its loop: the drain's cut is `interrupted`, as in `_run_turn`
+        (the visitor was told `unavailable`), a visitor's close is `cancelled`."""
+        if self.closing:
+            return TurnResult(status="interrupted", error_code=events.UNAVAILABLE)
+        return TurnResult(status="cancelled")
 
     async def _run_turn(
         self,
@@ -309,6 +316,10 @@ class TurnRunner:
             task.cancel()
         if running:
             await asyncio.wait(running, timeout=timeout)
+        # A turn cut while its row was being written saves it once the thread is done: the
+        # saver has nothing to drain until then, and the row stayed `running` past the exit.
+        if self._followups:
+            await asyncio.wait(set(self._followups), timeout=timeout)
         await self.saver.drain(timeout=timeout)
 
 

@@ -13,6 +13,9 @@ register = template.Library()
 # an override (U+202E) makes a question read backwards to the reviewer, and an unclosed one
 # or a strong character can reorder the page's own words next to it.
 BIDI_CONTROLS = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# A tag of the escaped or sanitized HTML, its quoted attribute values whole: nh3 writes ">"
+# in a value as it is. Captured, so re.split keeps the tags at the odd places.
+_TAG = re.compile(r"""(<(?:[^>"']|"[^"]*"|'[^']*')*>)""")
 
 
 def _control_label(match: re.Match) -> str:
@@ -25,7 +28,18 @@ def visitor_html(value: object) -> SafeString:
     """Return visitor text (or HTML made from it) escaped, each bidi control as a visible
     label, all in a `<bdi>` so its direction cannot spill onto the admin's words around it."""
     escaped = str(conditional_escape(value))
-    return mark_safe(f"<bdi>{BIDI_CONTROLS.sub(_control_label, escaped)}</bdi>")  # noqa: S308
+    return mark_safe(f"<bdi>{_label_text(escaped)}</bdi>")  # noqa: S308
+
+
+def _label_text(html: str) -> str:
+    """Label the controls between tags only. A label inside an attribute value (an answer
+    link's title) closed the value and the tag early: the link lost its rel="noreferrer" and
+    the rest of the tag showed as text. A control in a value is not laid out with the page."""
+    pieces = _TAG.split(html)
+    return "".join(
+        piece if at % 2 else BIDI_CONTROLS.sub(_control_label, piece)
+        for at, piece in enumerate(pieces)
+    )
 
 
 @register.filter(is_safe=True)

@@ -11,6 +11,12 @@ from agent.runner import ChatMessage, TurnRunner, Visitor
 from agent.shared import state
 
 ADDRESS = "203.0.113.5"
+# Sessions waiting for the table this test locks (pg_locks is the whole server's).
+WAITERS = (
+    "SELECT count(*) FROM pg_locks WHERE NOT granted AND database = "
+    "(SELECT oid FROM pg_database WHERE datname = current_database()) "
+    "AND relation = 'agent_conversation'::regclass"
+)
 
 
 def held(client_ip: str) -> int:
@@ -50,3 +56,65 @@ async def test_a_turn_cancelled_while_waiting_for_the_database_gives_back_its_ho
     # The address's whole day is still there for its next question.
     again = await ratelimit.budget_reserve(conversation_id=None, client_ip=ADDRESS)
     assert isinstance(again, ratelimit.TurnBudget)
+
+
+class ConversationLock(threading.Thread):
+    """Holds agent_conversation locked on its own connection (`locked`) until `release` is
+    set, and sets `waiting` once another connection (the turn's, in turn_prepare) waits for it."""
+
+    def __init__(self) -> None:
+        super().__init__(daemon=True)
+        self.locked = threading.Event()
+        self.waiting = threading.Event()
+        self.release = threading.Event()
+
+    def run(self) -> None:
+        from django.db import connection, transaction
+
+        try:
+            with transaction.atomic(), connection.cursor() as cursor:
+                cursor.execute("LOCK TABLE agent_conversation IN SHARE ROW EXCLUSIVE MODE")
+                self.locked.set()
+                while not self.waiting.is_set():
+                    cursor.execute(WAITERS)
+                    if cursor.fetchone()[0]:
+                        self.waiting.set()
+                self.release.wait()
+        finally:
+            connection.close()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_turn_cut_by_the_drain_while_its_row_is_written_is_saved_before_shutdown_ends():
+    """The drain cancels a turn whose row the database thread is still writing. The row is
+    saved once the thread is done; shutdown returned before that (the saver had nothing
+    queued yet), so the process exited with the row `running`, and it said `cancelled`
+    although the visitor was told `unavailable`."""
+    from agent.models import Turn
+
+    runner = TurnRunner()
+    lock = ConversationLock()
+    lock.start()
+    await asyncio.to_thread(lock.locked.wait)  # before the turn, or it ends before the lock
+    events: list[dict] = []
+
+    async def emit(event: dict) -> None:
+        events.append(event)
+
+    turn = asyncio.create_task(
+        runner.run(
+            message=ChatMessage(content="What is pgvector?"),
+            visitor=Visitor(session_key="b" * 32, client_ip=ADDRESS),
+            emit=emit,
+        )
+    )
+    await asyncio.to_thread(lock.waiting.wait)  # turn_prepare waits to write the conversation
+    shutdown = asyncio.create_task(runner.shutdown(drain=0, timeout=60))
+    await asyncio.wait([turn])  # cut by the drain; its row is not written yet
+    lock.release.set()  # the thread now writes the conversation and the turn's row
+    await shutdown
+
+    saved = await database_sync_to_async(lambda: list(Turn.objects.values("status")))()
+    assert saved == [{"status": "interrupted"}]
+    assert [event.get("code") for event in events] == ["unavailable"]
+    await asyncio.to_thread(lock.join)

@@ -1,0 +1,49 @@
+"""Visitor text in the admin: bidi controls labelled where they are laid out, nowhere else."""
+
+from html.parser import HTMLParser
+
+from django.utils.safestring import mark_safe
+
+from agent.templatetags.visitor_text import visitor_html
+from blog.rendering import markdown_to_html
+
+RLO = "\u202e"
+
+
+class Links(HTMLParser):
+    """The attributes of each <a>, and the page's text, as a browser would read them."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.links: list[dict[str, str | None]] = []
+        self.text = ""
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "a":
+            self.links.append(dict(attrs))
+
+    def handle_data(self, data: str) -> None:
+        self.text += data
+
+
+def test_a_control_inside_an_answer_link_title_keeps_the_link_whole():
+    # The answer's HTML is rendered and sanitized first; a label put inside the title's
+    # quotes closed the attribute and the tag early: the link lost rel="noreferrer ..."
+    # and the rest of the tag showed as text.
+    answer = markdown_to_html(f'See [the docs](https://example.com "a{RLO}b") and {RLO}ZQ.')
+    page = Links()
+    page.feed(str(visitor_html(mark_safe(answer))))  # noqa: S308 - sanitized by nh3 above
+
+    assert page.links == [
+        {"href": "https://example.com", "title": f"a{RLO}b", "rel": "noopener noreferrer nofollow"}
+    ]
+    assert page.text == "See the docs and U+202EZQ.\n"
+
+
+def test_a_greater_than_sign_in_an_attribute_does_not_end_the_tag():
+    answer = markdown_to_html(f'[x](https://example.com "1 > 0 {RLO}") {RLO}')
+    page = Links()
+    page.feed(str(visitor_html(mark_safe(answer))))  # noqa: S308 - sanitized by nh3 above
+
+    assert page.links[0]["title"] == f"1 > 0 {RLO}"
+    assert page.text.count("U+202E") == 1
