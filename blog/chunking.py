@@ -22,7 +22,7 @@ _FENCE = re.compile(r"^\s*(```|~~~)")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])")
 # Characters of Chinese questions that carry no topic ("what", "how", particles): their
 # bigrams would match every Chinese article equally and drown the real terms.
-CJK_QUERY_STOP = set("的了吗呢吧啊么什怎哪谁这那们是很就都也把被着")
+_CJK_QUERY_STOP = set("的了吗呢吧啊么什怎哪谁这那们是很就都也把被着")
 # English contractions, typed with or without the apostrophe: "isn't" would otherwise leave
 # "isn" and "t", words the blog never uses, and the relevance bar would read the question as
 # off-topic. Their stems are stop words ("is", "they"), so dropping them loses nothing; a
@@ -98,14 +98,9 @@ def query_terms(query: str) -> list[str]:
     query = _POSSESSIVE.sub("", _RUN_TOGETHER.sub(" ", _CONTRACTION.sub(" ", query)))
     terms = [word.lower() for word in _LATIN_WORD.findall(query)]
     grams = [gram for run in _CJK_RUN.findall(query) for gram in _bigrams(run)]
-    topical = [gram for gram in grams if not CJK_QUERY_STOP.intersection(gram)]
+    topical = [gram for gram in grams if not _CJK_QUERY_STOP.intersection(gram)]
     terms += topical if (terms or topical) else grams
     return list(dict.fromkeys(terms))
-
-
-def query_runs(query: str) -> list[list[str]]:
-    """The query's CJK runs as their overlapping bigrams, in order, function pairs included."""
-    return [_bigrams(run) for run in _CJK_RUN.findall(query)]
 
 
 def _bigrams(run: str) -> list[str]:

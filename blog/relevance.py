@@ -27,8 +27,6 @@ from dataclasses import dataclass
 
 from django.db import connection
 
-from blog.chunking import CJK_QUERY_STOP, query_runs
-
 _CJK = re.compile(r"^[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]{2}$")
 CJK_KNOWN_WEIGHT = 0.25  # see weighted_terms; chosen on the tuning half
 # Function words PostgreSQL's English stop list keeps: indefinite pronouns, prepositions,
@@ -182,22 +180,18 @@ def query_lexemes(lexical_query: str) -> list[str]:
         return list(cursor.fetchone()[0])
 
 
-def weighted_terms(
-    lexemes: list[str], vocab: Vocabulary, query: str = ""
-) -> tuple[dict[str, float], float]:
+def weighted_terms(lexemes: list[str], vocab: Vocabulary) -> tuple[dict[str, float], float]:
     """IDF weight per query lexeme, and the share of that weight the blog knows (`known`).
 
     A CJK bigram the blog never uses but whose two characters both sit in bigrams it does use
-    ("口限" in "窗口限流"), or that sits between a known word and a function pair in `query`
-    ("存会" in "保存会怎样"), is a word boundary, not an unknown word: it is left out. So is a
+    ("口限" in "窗口限流") is a word boundary, not an unknown word: it is left out. So is a
     function word the blog never uses (FUNCTION_LEXEMES).
     """
     known_chars = {ch for lexeme in lexemes if lexeme in vocab.frequency for ch in lexeme}
-    boundaries = _boundaries(query, vocab)
     weights: dict[str, float] = {}
     for lexeme in lexemes:
         unknown = lexeme not in vocab.frequency
-        if unknown and _CJK.match(lexeme) and (set(lexeme) <= known_chars or lexeme in boundaries):
+        if unknown and _CJK.match(lexeme) and set(lexeme) <= known_chars:
             continue
         if unknown and lexeme in FUNCTION_LEXEMES:
             continue
@@ -215,25 +209,6 @@ def weighted_terms(
     # A question with no word the index can read ("😀", a row of bidi marks, "?") names
     # nothing the blog could know: counted as unknown, it is declined on its vector alone.
     return weights, (1.0 - unknown / total if total else 0.0)
-
-
-def _boundaries(query: str, vocab: Vocabulary) -> set[str]:
-    """Unknown bigrams of `query` between two neighbours that are words: one the blog uses, the
-    other the blog uses too or a function pair ("会怎"). Between two function pairs, or at a
-    run's edge, an unknown bigram may be a word of its own ("语音" in "的语音的")."""
-    found = set()
-    for grams in query_runs(query):
-        for left, gram, right in zip(grams, grams[1:], grams[2:], strict=False):
-            sides = [_word_side(left, vocab), _word_side(right, vocab)]
-            if gram not in vocab.frequency and all(sides) and "known" in sides:
-                found.add(gram)
-    return found
-
-
-def _word_side(gram: str, vocab: Vocabulary) -> str:
-    if gram in vocab.frequency:
-        return "known"
-    return "function" if CJK_QUERY_STOP.intersection(gram) else ""
 
 
 def coverage(weights: dict[str, float], matched: set[str]) -> float:

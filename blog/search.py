@@ -160,7 +160,7 @@ def _search(
         side=vector and settings.SEARCH_PARALLEL,
     )
     vocab = vocabulary.at(fetched.change_key)
-    weights, known = weighted_terms(fetched.lexemes, vocab, query)
+    weights, known = weighted_terms(fetched.lexemes, vocab)
     prepared = _Query(query, query_language(query), embedded, weights, known, vocab.languages)
     lists = []
     if vector:

@@ -232,17 +232,3 @@ def test_a_question_with_no_word_the_index_can_read_finds_nothing(make_article, 
     assert article_search(query="\u202e" * 10, embedder=book) == []
     (hit,) = article_search(query="😀", embedder=book, min_relevance=0)
     assert hit.known == 0.0 and hit.similarity == pytest.approx(1.0)
-
-
-def test_a_chinese_bigram_between_a_known_word_and_a_function_pair_is_not_an_unknown_word():
-    vocab = _vocab({"失败": 3, "保存": 2, "处理": 4})
-    # 失败的保存会怎样处理: "存会" and "样处" straddle 保存|会怎 and 怎样|处理.
-    lexemes = ["失败", "保存", "存会", "样处", "处理"]
-
-    weights, known = weighted_terms(lexemes, vocab, "失败的保存会怎样处理？")
-    _, without_query = weighted_terms(lexemes, vocab)
-    _, new_word = weighted_terms(["保存", "语音"], vocab, "保存的语音的")
-
-    assert "存会" not in weights and "样处" not in weights and known == 1.0
-    assert without_query < 1.0
-    assert new_word < 1.0  # between two function pairs "语音" may be a word of its own
