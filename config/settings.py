@@ -345,6 +345,8 @@ AGENT_SOCKETS_PER_MINUTE_PER_IP = env.int("AGENT_SOCKETS_PER_MINUTE_PER_IP", def
 # Frames one chat socket may send in any 60 s; past it the socket is closed (1008): daphne
 # queues a socket's frames for the consumer without a bound.
 AGENT_FRAMES_PER_MINUTE = env.int("AGENT_FRAMES_PER_MINUTE", default=120)
+if AGENT_FRAMES_PER_MINUTE < 1:  # 0 would fail on the first frame instead of closing the socket
+    raise ImproperlyConfigured("AGENT_FRAMES_PER_MINUTE must be at least 1.")
 # Frames a chat socket may have waiting for its consumer; past it the connection is dropped
 # (docent/write_now.py): daphne's queue has no bound and autobahn reads as fast as it can.
 WEBSOCKET_QUEUED_FRAMES = env.int("WEBSOCKET_QUEUED_FRAMES", default=64)

@@ -35,6 +35,14 @@ def test_debug_off_requires_a_secret_key():
     assert "Traceback" not in result.stderr
 
 
+def test_a_frame_limit_below_one_is_one_clear_line():
+    result = manage("check", AGENT_FRAMES_PER_MINUTE="0")
+
+    assert result.returncode == 1
+    assert "AGENT_FRAMES_PER_MINUTE must be at least 1." in result.stderr
+    assert "Traceback" not in result.stderr
+
+
 def test_debug_off_requires_allowed_hosts():
     result = manage(
         "check", DJANGO_DEBUG="false", DJANGO_SECRET_KEY=PROD_KEY, DJANGO_ALLOWED_HOSTS=""
