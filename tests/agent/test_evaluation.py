@@ -198,7 +198,9 @@ def test_bench_eval_files_name_demo_articles_and_split_each_kind(name):
         assert abs(splits[kind, "tune"] - splits[kind, "test"]) <= 1, kind
 
 
-@pytest.mark.parametrize("name", ["answer_eval_fresh2.jsonl", "answer_eval_fresh3.jsonl"])
+@pytest.mark.parametrize(
+    "name", ["answer_eval_fresh2.jsonl", "answer_eval_fresh3.jsonl", "answer_eval_fresh4.jsonl"]
+)
 def test_held_out_eval_files_name_demo_articles_and_are_all_test(name):
     """The held-out sets: unique ids, real demo slugs, never tuned on (every row split=test)."""
     slugs = {
@@ -213,3 +215,18 @@ def test_held_out_eval_files_name_demo_articles_and_are_all_test(name):
         assert set(item.expected) <= slugs, item.id
         assert item.in_scope == (item.kind != "out"), item.id
         assert item.require_all == (item.kind == "two"), item.id
+
+
+def test_the_two_article_eval_file_names_two_demo_articles_per_question():
+    """bench/answer_eval_two.jsonl: two-article questions only, a tuning and a test part."""
+    slugs = {
+        demo_article_parse(text=path.read_text(encoding="utf-8")).slug
+        for path in DEMO_DIR.glob("*.md")
+    }
+    items = items_load(BENCH / "answer_eval_two.jsonl")
+
+    assert len({item.id for item in items}) == len(items)
+    assert {item.split for item in items} == {"tune", "test"}
+    for item in items:
+        assert item.kind == "two" and item.require_all and len(item.expected) == 2, item.id
+        assert set(item.expected) <= slugs, item.id
