@@ -23,10 +23,11 @@ Modes, measured in the same run so their ratio holds whatever else the machine d
 Reported: turns done and saved; refused upgrades by HTTP status, and how long upgrades took
 (connect to `101`: a web process resets one its application has not accepted in time); stream
 duration (first `text` to `done`; ideal 1.98 s); lag from the model server writing a token to
-the client reading the frame that holds it; frames per stream; resident memory per connection (web VmRSS while streaming minus after warm-up,
-over N); CPU of every process over the streaming window (release of the answers to the last
-`done`): each web worker, nginx, PostgreSQL (with its backends), and this process (clients
-and model server, one asyncio loop); web CPU per upstream token and streams per web core.
+the client reading the frame that holds it; frames per stream; resident memory per connection
+(web VmRSS while streaming minus after warm-up, over N); CPU of every process over the streaming
+window (release of the answers to the last `done`): each web worker, nginx, PostgreSQL (with its
+backends), and this process (clients and model server, one asyncio loop); web CPU per upstream
+token and streams per web core.
 """
 
 from __future__ import annotations
