@@ -19,6 +19,7 @@ from agent.models import Turn
 from testing_support.cluster import LocalCluster
 from testing_support.live_server import database_url
 from testing_support.model_server import ScriptedOpenAIServer, text_response
+from testing_support.waits import blocked_on_a_lock, wait_until
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -101,21 +102,6 @@ def ask(client: httpx.Client, question: str, conversation_id: str = "") -> Visit
     visitor.start()
     assert visitor.started.wait(60), "no answer began"
     return visitor
-
-
-def wait_until(check, what: str) -> None:
-    """Poll without a deadline of its own: the test run's timeout bounds it."""
-    event = threading.Event()
-    while not check():
-        event.wait(0.05)
-    assert check(), what
-
-
-def blocked_on_a_lock() -> bool:
-    with connection.cursor() as cursor:
-        # pg_locks, not pg_stat_activity: that one is a snapshot fixed for the transaction.
-        cursor.execute("SELECT count(*) FROM pg_locks WHERE NOT granted")
-        return cursor.fetchone()[0] > 0
 
 
 @pytest.mark.parametrize("cluster", [0.5], indirect=True)

@@ -10,39 +10,18 @@ heartbeat nobody stopped, and its row stayed `running`.
 
 import json
 import socket
-import time
 
-import httpx
 import pytest
 import redis
 from django.db import connection, transaction
 from websockets.sync.client import connect
 
 from agent.models import Turn
+from testing_support.waits import blocked_on_a_lock, open_sockets, wait_until
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 LOCK = "LOCK TABLE agent_conversation IN SHARE ROW EXCLUSIVE MODE"
-
-
-def wait_until(check, what: str, seconds: float = 60) -> None:
-    """Poll until `check()`; the deadline only stops a broken run from hanging."""
-    deadline = time.monotonic() + seconds
-    while not check():
-        assert time.monotonic() < deadline, what
-        time.sleep(0.05)
-
-
-def blocked_on_a_lock() -> bool:
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT count(*) FROM pg_locks WHERE NOT granted")
-        return cursor.fetchone()[0] > 0
-
-
-def open_sockets(server) -> float:
-    body = httpx.get(server.url + "/metrics").text
-    lines = [line for line in body.splitlines() if line.startswith("docent_open_sockets")]
-    return float(lines[0].split()[-1])
 
 
 def tokens_held(client: redis.Redis, pattern: str) -> int:

@@ -7,39 +7,18 @@ and `docent_open_sockets` kept counting the socket for the life of the process.
 """
 
 import json
-import time
 
-import httpx
 import pytest
 from django.db import connection, transaction
 from websockets.sync.client import connect
 
 from agent.models import Turn
+from testing_support.waits import blocked_on_a_lock, open_sockets, wait_until
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 LOCK = "LOCK TABLE agent_conversation IN SHARE ROW EXCLUSIVE MODE"
 KILLED = "took too long to shut down and was killed"
-
-
-def wait_until(check, what: str, seconds: float = 90) -> None:
-    """Poll until `check()`; the deadline only stops a broken run from hanging."""
-    deadline = time.monotonic() + seconds
-    while not check():
-        assert time.monotonic() < deadline, what
-        time.sleep(0.1)
-
-
-def blocked_on_a_lock() -> bool:
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT count(*) FROM pg_locks WHERE NOT granted")
-        return cursor.fetchone()[0] > 0
-
-
-def open_sockets(server) -> float:
-    body = httpx.get(server.url + "/metrics").text
-    lines = [line for line in body.splitlines() if line.startswith("docent_open_sockets")]
-    return float(lines[0].split()[-1])
 
 
 def test_a_socket_whose_disconnect_is_killed_leaves_the_gauge(serve):
