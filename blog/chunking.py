@@ -18,6 +18,8 @@ _CJK_RUN = re.compile(rf"[{_CJK}]+")
 _LATIN_WORD = re.compile(rf"[^\W_{_CJK}]+")
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
+# A Markdown link or image: its text says what it is about, its target is an address.
+_LINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\s]*(?:\s+\"[^\"]*\")?\)")
 # A sentence ends at . ! ? (then a space) or at a full-width 。！？ (no space in Chinese).
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])")
 # Characters of Chinese questions that carry no topic ("what", "how", particles): their
@@ -71,7 +73,18 @@ def embedding_text(*, title: str, heading_path: str, text: str, summary: str = "
     summary, then the chunk, so a short or pronoun-heavy chunk still says what it is about."""
     context = f"{title} > {heading_path}" if heading_path else title
     header = f"{context}\n{summary.strip()}" if summary.strip() else context
-    return f"{header}\n\n{text}"
+    return f"{header}\n\n{link_targets_drop(text)}"
+
+
+def link_targets_drop(text: str) -> str:
+    """Markdown links reduced to their text: "[取消与超时](/articles/cancellation-…)" → "取消与超时".
+
+    An address is not meaning. Embedded, a cross-reference's path pulled the passage holding
+    it toward questions about the other article (with the Chinese link text, it made one English
+    passage the nearest English one to almost every Chinese question); indexed, its words
+    ("articles", slugs) matched questions that merely used them.
+    """
+    return _LINK.sub(r"\1", text)
 
 
 def lexical_text(text: str) -> str:
