@@ -1,5 +1,6 @@
 from blog.chunking import (
     embedding_text,
+    link_targets_drop,
     lexical_text,
     markdown_chunk,
     query_terms,
@@ -101,6 +102,19 @@ def test_embedding_text_leads_with_title_and_heading_path():
 
     assert text == "Step limits > Why > How\n\nBody."
     assert embedding_text(title="T", heading_path="", text="B") == "T\n\nB"
+
+
+def test_link_targets_stay_out_of_the_embedded_and_indexed_text():
+    body = (
+        "Covered in [取消与超时](/articles/cancellation-and-timeouts-zh/), see "
+        '![the loop](/static/loop.png "Loop") and [the spec](https://example.com/spec).'
+    )
+
+    text = embedding_text(title="T", heading_path="", text=body)
+
+    assert text == "T\n\nCovered in 取消与超时, see the loop and the spec."
+    assert "articles" not in lexical_text(text) and "example" not in lexical_text(text)
+    assert link_targets_drop("a [b] (c) and [d]") == "a [b] (c) and [d]"  # not links
 
 
 def test_lexical_text_spells_chinese_as_bigrams_and_splits_glued_latin_words():
