@@ -19,6 +19,7 @@ _LATIN_WORD = re.compile(rf"[^\W_{_CJK}]+")
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 # A Markdown link or image: its text says what it is about, its target is an address.
+_TABLE_RULE = re.compile(r"^\|?(\s*:?-{3,}:?\s*\|)+\s*(:?-{3,}:?)?\s*\|?$")
 _LINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\s]*(?:\s+\"[^\"]*\")?\)")
 # A sentence ends at . ! ? (then a space) or at a full-width 。！？ (no space in Chinese).
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])")
@@ -76,8 +77,38 @@ def embedding_text(*, title: str, heading_path: str, text: str, summary: str = "
     return f"{header}\n\n{link_targets_drop(text)}"
 
 
+def vector_text(text: str) -> str:
+    """The embedding model's reading of `embedding_text`: table rows spelled out.
+
+    e5 was trained on prose, not pipes: a row given as "Condition: …; Status recorded: …." sits
+    nearer the way a question asks for it. Full text keeps the table as written (spelling rows
+    out repeats the column names in every row, which would inflate their rank).
+    """
+    lines: list[str] = []
+    header: list[str] | None = None
+    for line in text.split("\n"):
+        stripped = line.strip()
+        if not stripped.startswith("|"):
+            header = None
+            lines.append(line)
+        elif _TABLE_RULE.match(stripped):
+            continue
+        elif header is None:
+            header = _table_cells(stripped)
+        else:
+            pairs = zip(header, _table_cells(stripped), strict=False)
+            lines.append(
+                "; ".join(f"{name}: {cell}" if name else cell for name, cell in pairs) + "."
+            )
+    return "\n".join(lines)
+
+
+def _table_cells(row: str) -> list[str]:
+    return [cell.strip() for cell in row.strip().strip("|").split("|")]
+
+
 def link_targets_drop(text: str) -> str:
-    """Markdown links reduced to their text: "[取消与超时](/articles/cancellation-…)" → "取消与超时".
+    """Markdown links reduced to their text: "[取消与超时](/articles/c-zh/)" → "取消与超时".
 
     An address is not meaning. Embedded, a cross-reference's path pulled the passage holding
     it toward questions about the other article (with the Chinese link text, it made one English

@@ -17,7 +17,13 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
-from blog.chunking import embedding_text, language_detect, lexical_text, markdown_chunk
+from blog.chunking import (
+    embedding_text,
+    language_detect,
+    lexical_text,
+    markdown_chunk,
+    vector_text,
+)
 from blog.embeddings import (
     Embedder,
     embedder_get,
@@ -31,7 +37,7 @@ from blog.relevance import vocabulary
 logger = logging.getLogger(__name__)
 
 # Bump when chunking or the lexical text changes, so the next reindex rebuilds every article.
-INDEX_VERSION = "3"  # 3: link targets left out of the embedded and indexed text
+INDEX_VERSION = "4"  # 3: link targets left out; 4: table rows spelled out for vectors
 _ARTICLE_FIELDS = (
     "id",
     "title",
@@ -197,8 +203,11 @@ def _chunk_rows(*, article: Article, embedder: Embedder) -> list[dict]:
             text=draft.text,
             summary=article.summary,
         )
-        digest = hashlib.sha256(f"{embedder.model_name}\n{embed}".encode()).hexdigest()
-        rows.append({"draft": draft, "embed": embed, "hash": digest})
+        vector = vector_text(embed)
+        digest = hashlib.sha256(f"{embedder.model_name}\n{vector}".encode()).hexdigest()
+        rows.append(
+            {"draft": draft, "embed": vector, "lexical": lexical_text(embed), "hash": digest}
+        )
     return rows
 
 
@@ -242,7 +251,7 @@ def _chunks_replace(
                 ordinal=row["draft"].ordinal,
                 heading_path=row["draft"].heading_path[:500],
                 text=row["draft"].text,
-                lexical=lexical_text(row["embed"]),
+                lexical=row["lexical"],
                 embedding=vectors[row["hash"]],
                 language=language,
                 embedding_model=embedder.model_name,
