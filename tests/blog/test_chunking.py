@@ -1,10 +1,11 @@
 from blog.chunking import (
     embedding_text,
-    link_targets_drop,
     lexical_text,
+    link_targets_drop,
     markdown_chunk,
     query_terms,
     token_count,
+    vector_text,
 )
 
 
@@ -115,6 +116,13 @@ def test_link_targets_stay_out_of_the_embedded_and_indexed_text():
     assert text == "T\n\nCovered in 取消与超时, see the loop and the spec."
     assert "articles" not in lexical_text(text) and "example" not in lexical_text(text)
     assert link_targets_drop("a [b] (c) and [d]") == "a [b] (c) and [d]"  # not links
+
+
+def test_vector_text_spells_out_table_rows_with_their_column_names():
+    text = "Limits:\n\n| Key | Allowance |\n|:---|---:|\n| request | 2,000 chars |\n\nAfter."
+
+    assert vector_text(text) == "Limits:\n\nKey: request; Allowance: 2,000 chars.\n\nAfter."
+    assert vector_text("a | b is not a table") == "a | b is not a table"
 
 
 def test_lexical_text_spells_chinese_as_bigrams_and_splits_glued_latin_words():

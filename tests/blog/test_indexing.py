@@ -43,6 +43,21 @@ def test_reindex_writes_chunks_with_embeddings_lexemes_and_the_article_hash(make
 
 
 @pytest.mark.django_db
+def test_the_model_reads_table_rows_spelled_out_while_full_text_keeps_the_table(
+    make_article, embedder
+):
+    body = "## Fleet\n\n| Ship | Length |\n| --- | --- |\n| Hindenburg | 245 m |\n"
+    article = make_article(title="Airships", body=body)
+
+    chunk_reindex(article=fetched(article), embedder=embedder)
+
+    chunk = Chunk.objects.get(article=article)
+    spelled = "Airships > Fleet\n\nShip: Hindenburg; Length: 245 m."
+    assert list(chunk.embedding) == pytest.approx(embedder.embed_passages([spelled])[0], abs=1e-5)
+    assert "| Hindenburg | 245 m |" in chunk.lexical and "Ship:" not in chunk.lexical
+
+
+@pytest.mark.django_db
 def test_a_second_reindex_of_unchanged_content_makes_no_embedding_calls(make_article, embedder):
     make_article(title="Airships", body=BODY)
     make_article(title="Balloons", body="Hot air rises.")
