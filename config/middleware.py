@@ -1,5 +1,5 @@
 """HTTP middleware: debug pages for loopback clients only; NUL-free URLs; session cookies minted
-lazily."""
+lazily; the language cookie in Vary."""
 
 import logging
 
@@ -7,6 +7,7 @@ from asgiref.sync import iscoroutinefunction, markcoroutinefunction, sync_to_asy
 from django.conf import settings
 from django.core.exceptions import SuspiciousOperation
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest, JsonResponse
+from django.middleware.locale import LocaleMiddleware
 from django.urls import Resolver404, get_resolver, resolve
 from django.utils.cache import patch_cache_control, patch_vary_headers
 
@@ -164,5 +165,20 @@ class SessionCookieMiddleware(AsyncMiddleware):
             # The page now carries this visitor's key: a shared cache (a CDN, a proxy) that
             # stored it would hand one session to everyone who came after.
             patch_cache_control(response, private=True)
+            patch_vary_headers(response, ("Cookie",))
+        return response
+
+
+class LanguageMiddleware(LocaleMiddleware):
+    """Django's LocaleMiddleware; a page whose request carried the language cookie varies on it.
+
+    Django marks pages `Vary: Accept-Language` only, yet the cookie outranks that header: one
+    request with `django_language=zh-hans` made a Chinese page that a shared cache stored for
+    every English reader (the site sets no such cookie, but anyone can send one).
+    """
+
+    def process_response(self, request: HttpRequest, response: HttpResponse) -> HttpResponse:
+        response = super().process_response(request, response)
+        if settings.LANGUAGE_COOKIE_NAME in request.COOKIES:
             patch_vary_headers(response, ("Cookie",))
         return response

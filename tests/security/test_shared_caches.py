@@ -2,6 +2,9 @@
 
 A staff user's preview of a draft came back with no Cache-Control at all: the same URL is a 404
 for everyone else, and a cache that stored the preview served the unpublished text to them.
+And a page in the language a `django_language` cookie chose varied on Accept-Language alone: one
+request with the cookie (and any well-formed session key) made a Chinese page that a cache
+would store for every English reader.
 """
 
 import re
@@ -51,3 +54,19 @@ def test_a_drafts_preview_is_kept_by_no_shared_cache(serve, make_article):
     assert {"private", "no-store"} <= cache_control(preview)
     assert stranger.status_code == 404
     assert "no-store" not in cache_control(public)  # published pages stay cacheable
+
+
+def test_a_page_in_the_language_of_a_sent_cookie_is_kept_apart_by_caches(serve, make_article):
+    make_article(title="Public post", slug="public-post")
+    server = serve("cache-language")
+    visitor = {"sessionid": "a" * 32}  # well-formed, so the page mints no key of its own
+    english = {"Accept-Language": "en"}
+
+    for path in ("/", "/articles/public-post/"):
+        plain = httpx.get(server.url + path, headers=english, cookies=visitor)
+        chosen = httpx.get(
+            server.url + path, headers=english, cookies={**visitor, "django_language": "zh-hans"}
+        )
+
+        assert 'lang="en"' in plain.text and 'lang="zh-Hans"' in chosen.text
+        assert "cookie" in chosen.headers.get("Vary", "").lower()
