@@ -4,6 +4,7 @@ from django.conf import settings
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.cache import patch_cache_control
 
 from blog import selectors
 from blog.rendering import markdown_to_html
@@ -22,11 +23,16 @@ def article_list(request: HttpRequest) -> HttpResponse:
 
 def article_detail(request: HttpRequest, slug: str) -> HttpResponse:
     article = selectors.article_get_visible(slug=slug, user=request.user)
-    return render(
+    response = render(
         request,
         "blog/article_detail.html",
         {"article": article, "body_html": markdown_to_html(article.body)},
     )
+    if not article.is_public:
+        # A staff preview of a draft: the same URL is a 404 for everyone else, so no shared
+        # cache (a CDN, a proxy) may keep this answer and hand the draft to the next visitor.
+        patch_cache_control(response, private=True, no_store=True)
+    return response
 
 
 def tag_detail(request: HttpRequest, slug: str) -> HttpResponse:

@@ -1,5 +1,7 @@
 """The REST API: one ninja router per app, assembled here. Docs at /api/docs."""
 
+import logging
+
 from django.core.exceptions import ObjectDoesNotExist
 from django.http import HttpRequest, HttpResponse
 from ninja import NinjaAPI
@@ -9,7 +11,9 @@ from ninja.parser import Parser
 from agent.api import router as agent_router
 from agent.frames import FrameError, json_parse
 from blog.api import router as blog_router
-from blog.embeddings import EmbeddingError
+from blog.embeddings import EmbeddingDimensionMismatch, EmbeddingError
+
+logger = logging.getLogger(__name__)
 
 
 class BoundedParser(Parser):
@@ -32,7 +36,15 @@ def not_found(request: HttpRequest, exc: ObjectDoesNotExist) -> HttpResponse:
 
 @api.exception_handler(EmbeddingError)
 def search_unavailable(request: HttpRequest, exc: EmbeddingError) -> HttpResponse:
-    return api.create_response(request, {"detail": f"Search is unavailable: {exc}"}, status=503)
+    # An endpoint's failure names its address and quotes its answer (a refused key, say): the
+    # operator reads it in the log, the public API says only that search is down. A mismatched
+    # index names no endpoint, only the command that fixes it.
+    logger.warning("search is unavailable: %s", exc)
+    if isinstance(exc, EmbeddingDimensionMismatch):
+        detail = f"Search is unavailable: {exc}"
+    else:
+        detail = "Search is unavailable right now. Please try again later."
+    return api.create_response(request, {"detail": detail}, status=503)
 
 
 @api.exception_handler(HttpError)

@@ -1,12 +1,13 @@
 """HTTP middleware: debug pages for loopback clients only; NUL-free URLs; session cookies minted
-lazily."""
+lazily; the language cookie in Vary."""
 
 import logging
 
 from asgiref.sync import iscoroutinefunction, markcoroutinefunction, sync_to_async
 from django.conf import settings
-from django.core.exceptions import SuspiciousOperation
+from django.core.exceptions import SuspiciousOperation, TooManyFieldsSent
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest, JsonResponse
+from django.middleware.locale import LocaleMiddleware
 from django.urls import Resolver404, get_resolver, resolve
 from django.utils.cache import patch_cache_control, patch_vary_headers
 
@@ -113,20 +114,29 @@ async def _error_page(request: HttpRequest, status: int) -> HttpResponse:
 
 
 class UrlTextGuard(AsyncMiddleware):
-    """400 for a path or query parameter holding NUL (or a lone surrogate).
+    """400 for a path or query parameter holding NUL (or a lone surrogate), or too many of them.
 
     PostgreSQL cannot take NUL in a string, so a `%00` in a slug or a filter reached the
     database and came back as a 500 (and, with DEBUG on, a traceback). Refused before any view.
+    A query past DATA_UPLOAD_MAX_NUMBER_FIELDS is refused here too: with DEBUG on, the page
+    explaining that refusal read the query again, failed, and daphne answered 500.
     """
 
     async def __call__(self, request: HttpRequest) -> HttpResponse:
-        values = [request.path, *(text for pair in request.GET.lists() for text in _flat(pair))]
+        try:
+            pairs = request.GET.lists()
+        except TooManyFieldsSent:
+            return _bad_url(request, "The URL has too many query parameters.")
+        values = [request.path, *(text for pair in pairs for text in _flat(pair))]
         if any(INVALID.search(value) for value in values):
-            message = "The URL contains a NUL or an invalid character."
-            if request.path.startswith("/api/"):
-                return JsonResponse({"detail": message, "code": "bad_request"}, status=400)
-            return HttpResponseBadRequest(message, content_type="text/plain")
+            return _bad_url(request, "The URL contains a NUL or an invalid character.")
         return await self.get_response(request)
+
+
+def _bad_url(request: HttpRequest, message: str) -> HttpResponse:
+    if request.path.startswith("/api/"):
+        return JsonResponse({"detail": message, "code": "bad_request"}, status=400)
+    return HttpResponseBadRequest(message, content_type="text/plain")
 
 
 def _flat(pair: tuple[str, list[str]]) -> list[str]:
@@ -164,5 +174,20 @@ class SessionCookieMiddleware(AsyncMiddleware):
             # The page now carries this visitor's key: a shared cache (a CDN, a proxy) that
             # stored it would hand one session to everyone who came after.
             patch_cache_control(response, private=True)
+            patch_vary_headers(response, ("Cookie",))
+        return response
+
+
+class LanguageMiddleware(LocaleMiddleware):
+    """Django's LocaleMiddleware; a page whose request carried the language cookie varies on it.
+
+    Django marks pages `Vary: Accept-Language` only, yet the cookie outranks that header: one
+    request with `django_language=zh-hans` made a Chinese page that a shared cache stored for
+    every English reader (the site sets no such cookie, but anyone can send one).
+    """
+
+    def process_response(self, request: HttpRequest, response: HttpResponse) -> HttpResponse:
+        response = super().process_response(request, response)
+        if settings.LANGUAGE_COOKIE_NAME in request.COOKIES:
             patch_vary_headers(response, ("Cookie",))
         return response

@@ -24,6 +24,12 @@ def key_well_formed(key: str | None) -> bool:
 
 
 class SessionStore(db.SessionStore):
+    def _validate_session_key(self, key: str | None) -> bool:
+        # Only keys shaped like those this site makes reach the database. Django takes any 8+
+        # characters, and a quoted cookie may carry any (`"…\000…"` decodes to NUL): PostgreSQL
+        # refused the lookup, and the chat, the transcript API and the admin answered 500.
+        return key_well_formed(key)
+
     def _get_session_from_db(self):
         key = self.session_key
         found = super()._get_session_from_db()

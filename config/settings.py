@@ -77,7 +77,7 @@ MIDDLEWARE = [
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "config.middleware.SessionCookieMiddleware",
-    "django.middleware.locale.LocaleMiddleware",
+    "config.middleware.LanguageMiddleware",
     "django.middleware.common.CommonMiddleware",
     "config.origins.ChatOriginMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",

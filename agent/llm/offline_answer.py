@@ -15,7 +15,16 @@ from agent.llm.offline_definitions import defined_subject, defines, names
 from agent.llm.offline_figures import asks_for_figure, gives_figure
 from agent.llm.offline_names import missing_names
 from agent.llm.offline_second import TWO_PART_FLOOR, Second, names_it, second_article
-from agent.llm.offline_text import Fact, article_facts, language, plain, section_leads, terms
+from agent.llm.offline_text import (
+    Fact,
+    article_facts,
+    inert,
+    language,
+    link_label,
+    plain,
+    section_leads,
+    terms,
+)
 
 MAX_FACTS = 4
 MAX_SECTIONS = 6
@@ -87,7 +96,7 @@ def compose_answer(
     """
     missing = _missing_names(question, sources, excerpts, own)
     if missing and sources:
-        return NOT_MENTIONED[lang].format(name=missing[0], title=sources[0].get("title", ""))
+        return NOT_MENTIONED[lang].format(name=inert(missing[0]), title=_title(sources[0]))
     read = _definition_first(question, [(source, _facts(source)) for source in sources])
     sources = [source for source, _ in read]
     # A follow-up quotes the article its (combined) search ranked first: the conversation's topic.
@@ -102,7 +111,7 @@ def compose_answer(
         # A follow-up ("and how much looser is it?") has too few words of its own to judge
         # that the figure is missing: it keeps what it picked.
         if not instead and not context:
-            return NO_FIGURE[lang].format(title=sources[0].get("title", ""))
+            return NO_FIGURE[lang].format(title=_title(sources[0]))
         picked = instead or picked
     if not picked and context:  # a follow-up whose own words miss: the top article, in context
         top = [(n, fact) for n, fact in pool if n == 0]
@@ -137,9 +146,9 @@ def compose_summary(article: dict, lang: str) -> str:
     if not summary:
         opening = [fact.text for fact in article_facts(body)[:2] if fact.kind == "sentence"]
         summary = _join(opening, language(" ".join(opening)))
-    lines = [summary] if summary else []
+    lines = [inert(summary)] if summary else []
     if leads:
-        lines.append("\n".join(f"- **{heading}**: {lead}" for heading, lead in leads))
+        lines.append("\n".join(f"- **{inert(head)}**: {inert(lead)}" for head, lead in leads))
     lines.append(f"{SOURCE[lang]}{_link(article)}")
     return "\n\n".join(lines)
 
@@ -301,7 +310,7 @@ def _explanation(question: str, read: list[tuple[dict, list[Fact]]]) -> list[tup
 
 def _nearest_label(source: dict, lang: str) -> str:
     written = LANGUAGE_NAMES[lang].get(str(source.get("language") or ""), "")
-    return NEAREST[lang].format(title=source.get("title", ""), written=written).replace("  ", " ")
+    return NEAREST[lang].format(title=_title(source), written=written).replace("  ", " ")
 
 
 def _other_language(source: dict, lang: str) -> bool:
@@ -526,7 +535,7 @@ def _render(facts: list[Fact], lang: str) -> str:
             parts.append(f"- {fact.text}")
     if prose:
         parts.append(_join(prose, lang))
-    return "\n\n".join(parts)
+    return inert("\n\n".join(parts))
 
 
 def _join(sentences: list[str], lang: str) -> str:
@@ -534,5 +543,10 @@ def _join(sentences: list[str], lang: str) -> str:
     return ("" if chinese else " ").join(sentences)
 
 
+def _title(source: dict) -> str:
+    # Article text like the rest: a title cannot carry a link of its own into the answer.
+    return inert(str(source.get("title", "")))
+
+
 def _link(source: dict) -> str:
-    return f"[{source.get('title', '')}]({source.get('url', '')})"
+    return f"[{link_label(str(source.get('title', '')))}]({source.get('url', '')})"

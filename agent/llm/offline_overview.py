@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from agent.llm.offline_text import language
+from agent.llm.offline_text import inert, language, link_label, plain
 
 OVERVIEW_LIMIT = 5
 
@@ -75,6 +75,8 @@ def compose_overview(articles: object, lang: str) -> str:
 
 
 def _line(article: dict) -> str:
-    link = f"[{article.get('title', '')}]({article['url']})"
-    summary = " ".join(str(article.get("summary") or "").split())
+    link = f"[{link_label(str(article.get('title', '')))}]({article['url']})"
+    # The summary is text on the blog's pages: quoted the same way (a summary's Markdown link
+    # was a live link to another site here, and nowhere else).
+    summary = inert(plain(str(article.get("summary") or "")))
     return f"- {link}: {summary}" if summary else f"- {link}"

@@ -115,6 +115,24 @@ _SPLIT = re.compile(r"(?<=[.!?])\s+(?=[\"'(A-Z0-9\u3400-\u9fff])|(?<=[。！？]
 _FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.DOTALL)
 
 
+# Quoted text must read as itself in the chat's Markdown and in the admin's (CommonMark). "]"
+# followed by "(", "[" or ":" is where a link's label meets its target (or a reference), and
+# "<scheme:…>" is an autolink. plain() keeps inline code's text without its backticks, so
+# "`[x](https://…)`", code on the article page, was a live link to another site in the answer.
+_SEAM = re.compile(r"\](?=[(\[:])")
+_AUTOLINK = re.compile(r"<(?=[A-Za-z][A-Za-z0-9.+-]{1,31}:|[^\s<>@]+@[^\s<>@]+>)")
+
+
+def inert(text: str) -> str:
+    """Text as Markdown that shows as itself: no link can form in it or reach out of it."""
+    return _AUTOLINK.sub("< ", _SEAM.sub("] ", text))
+
+
+def link_label(text: str) -> str:
+    """Text for a link the offline model makes: its brackets cannot end the label early."""
+    return inert(text).replace("[", "(").replace("]", ")")
+
+
 def plain(text: str) -> str:
     """Inline Markdown removed: links keep their text, emphasis and code marks go."""
     codes: list[str] = []

@@ -15,6 +15,10 @@ ATTACKS = [
     "/api/articles?page=99999999999999999999",  # OFFSET past a bigint
     "/?page=%00",
     "/articles/%00/",
+    # Past DATA_UPLOAD_MAX_NUMBER_FIELDS (1,000): with DEBUG on, the debug page for the refusal
+    # read the query again and failed, and daphne answered 500 with a traceback in the log.
+    "/?" + "&".join(f"f{n}=1" for n in range(1001)),
+    "/api/search?q=x&" + "&".join(f"f{n}=1" for n in range(1001)),
 ]
 
 
