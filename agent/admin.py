@@ -216,12 +216,15 @@ class TurnAdmin(ReadOnlyAdmin):
         "tokens", "duration",
     ]  # fmt: skip
     list_display_links = ["started", "question"]
-    list_filter = ["status", "answered", "vote", "offline", "model", "started_at"]
+    list_filter = [
+        "status", "answered", "index_incomplete", "vote", "offline", "model", "started_at",
+    ]  # fmt: skip
     search_fields = ["user_message", "answer"]
     ordering = ["-started_at"]
     fields = [
         "in_transcript", "conversation", "index", "started_at", "status", "step_count",
-        "question_text", "answer_text", "citations", "answered", "vote", "comment_text",
+        "question_text", "answer_text", "citations", "answered", "index_incomplete", "vote",
+        "comment_text",
         "feedback_at", "error_code", "error", "model",
         "offline", "input_tokens", "output_tokens", "time_to_first_token_ms", "duration_ms",
         "page",

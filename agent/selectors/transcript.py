@@ -151,8 +151,8 @@ def conversation_transcript(*, conversation_id: UUID) -> Transcript | None:
 _TURN_FIELDS = (
     "index", "user_message", "answer", "status", "step_count", "model", "offline",
     "input_tokens", "output_tokens", "time_to_first_token_ms", "duration_ms",
-    "error_code", "error", "citations", "answered", "vote", "feedback_comment", "feedback_at",
-    "page", "started_at", "trace_id",
+    "error_code", "error", "citations", "answered", "index_incomplete", "vote",
+    "feedback_comment", "feedback_at", "page", "started_at", "trace_id",
 )  # fmt: skip
 _CALL_FIELDS = (
     "step", "call_id", "name", "arguments", "result", "ok", "error", "executed",
