@@ -5,6 +5,8 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils.formats import date_format
 from django.utils.timezone import localtime
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
 from blog.indexing import articles_index_enqueue
 from blog.models import Article, Tag
@@ -38,8 +40,8 @@ class ArticleAdmin(BoundedLookups, admin.ModelAdmin):
     date_hierarchy = "published_at"
     fieldsets = [
         (None, {"fields": ["title", "slug", "summary", "body", "tags"]}),
-        ("Publishing", {"fields": ["status", "published_at"]}),
-        ("Search index", {"fields": ["indexed_at"]}),
+        (_("Publishing"), {"fields": ["status", "published_at"]}),
+        (_("Search index"), {"fields": ["indexed_at"]}),
     ]
     readonly_fields = ["indexed_at"]
     actions = ["reindex_selected"]
@@ -51,39 +53,44 @@ class ArticleAdmin(BoundedLookups, admin.ModelAdmin):
     class Media:
         css = {"all": ["admin/docent-admin.css"]}
 
-    @admin.display(description="Published", ordering="published_at")
+    @admin.display(description=_("Published"), ordering="published_at")
     def published(self, article: Article) -> str:
         return _short(article.published_at)
 
-    @admin.display(description="Updated", ordering="updated_at")
+    @admin.display(description=_("Updated"), ordering="updated_at")
     def updated(self, article: Article) -> str:
         return _short(article.updated_at)
 
-    @admin.display(description="Indexed at", ordering="indexed_at")
+    @admin.display(description=_("Indexed at"), ordering="indexed_at")
     def indexed(self, article: Article) -> str:
         return _short(article.indexed_at)
 
-    @admin.display(description="Chunks", ordering="chunk_count")
+    @admin.display(description=_("Chunks"), ordering="chunk_count")
     def chunk_count(self, article: Article) -> int:
         return article.chunk_count
 
-    @admin.display(description="Index")
+    @admin.display(description=_("Index"))
     def index_state(self, article: Article) -> str:
         if article.status != Article.Status.PUBLISHED:
-            return "not indexed (draft)"
+            return _("not indexed (draft)")
         if article.indexed_at is None:
-            return "pending"
+            return _("pending")
         # The gauges' and the panel's rule: an edit since, or vectors from another model.
-        return "outdated" if article.index_stale else "up to date"
+        return _("outdated") if article.index_stale else _("up to date")
 
-    @admin.action(description="Reindex selected articles")
+    @admin.action(description=_("Reindex selected articles"))
     def reindex_selected(self, request: HttpRequest, queryset: QuerySet[Article]) -> None:
         count = articles_index_enqueue(
             article_ids=queryset.values_list("pk", flat=True), force=True
         )
         self.message_user(
             request,
-            f"{count} article(s) queued for reindexing; the index updates in the background.",
+            ngettext(
+                "%(count)s article queued for reindexing; the index updates in the background.",
+                "%(count)s articles queued for reindexing; the index updates in the background.",
+                count,
+            )
+            % {"count": count},
             messages.SUCCESS,
         )
 

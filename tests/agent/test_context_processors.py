@@ -87,15 +87,18 @@ def test_the_compiled_catalog_matches_the_po_file():
     with (LOCALE / "django.mo").open("rb") as handle:
         compiled = gettext.GNUTranslations(handle)
 
-    for msgid, msgstr in _po_entries(LOCALE / "django.po"):
-        assert compiled.gettext(msgid) == msgstr, f"recompile the .mo: {msgid!r}"
+    for context, msgid, msgstr in _po_entries(LOCALE / "django.po"):
+        found = compiled.pgettext(context, msgid) if context else compiled.gettext(msgid)
+        assert found == msgstr, f"recompile the .mo: {msgid!r}"
 
 
-def _po_entries(path: Path) -> list[tuple[str, str]]:
-    """(msgid, msgstr) of the translated singular entries of a .po file."""
+def _po_entries(path: Path) -> list[tuple[str, str, str]]:
+    """(msgctxt or "", msgid, msgstr) of the translated singular entries of a .po file."""
     entries, field, current = [], None, {}
     for line in [*path.read_text(encoding="utf-8").splitlines(), ""]:
-        keyword = re.match(r'^(msgid|msgid_plural|msgstr(?:\[0\])?|msgstr\[\d+\]) (".*")$', line)
+        keyword = re.match(
+            r'^(msgctxt|msgid|msgid_plural|msgstr(?:\[0\])?|msgstr\[\d+\]) (".*")$', line
+        )
         if keyword:
             field = keyword.group(1)
             current[field] = ast.literal_eval(keyword.group(2))
@@ -103,7 +106,7 @@ def _po_entries(path: Path) -> list[tuple[str, str]]:
             current[field] += ast.literal_eval(line)
         elif not line.strip() and current:
             if current.get("msgid") and "msgid_plural" not in current and current.get("msgstr"):
-                entries.append((current["msgid"], current["msgstr"]))
+                entries.append((current.get("msgctxt", ""), current["msgid"], current["msgstr"]))
             current, field = {}, None
     return entries
 

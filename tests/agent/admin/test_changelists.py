@@ -101,7 +101,7 @@ def test_turn_and_tool_call_lists(staff_client, three_kinds):
     assert "What is HNSW?" not in turns
     assert [c.name for c in calls.context["cl"].result_list] == ["get_article_detail"]
     assert "By outcome" in calls.content.decode()
-    assert "By name" in calls.content.decode()
+    assert "By tool" in calls.content.decode()  # the name field is labelled "tool"
 
 
 def test_tool_calls_sort_by_duration(staff_client):
