@@ -26,7 +26,7 @@ class Conversation(models.Model):
         verbose_name_plural = _("conversations")
 
     def __str__(self) -> str:
-        return f"Conversation {str(self.id)[:8]}"
+        return str(_("Conversation %(id)s") % {"id": str(self.id)[:8]})
 
 
 class Turn(models.Model):
@@ -100,7 +100,9 @@ class Turn(models.Model):
         verbose_name_plural = _("turns")
 
     def __str__(self) -> str:
-        return f"Turn {self.index} ({self.status})"
+        return str(
+            _("Turn %(n)s (%(status)s)") % {"n": self.index, "status": self.get_status_display()}
+        )
 
     @property
     def total_tokens(self) -> int:

@@ -18,7 +18,7 @@ ENGLISH = [
     "No answer has been voted down", "Median", "Vote rate", "Tokens", "Hit the step limit",
     "Done", "Thumbs", "First question", "Last turn", "By model", "Assistant", "Not answered",
     "Searches what visitors asked", " ago", " in · ", "Articles", "Publishing", "Search index",
-    "Reindex", "up to date", "Docent admin",
+    "Reindex", "up to date", "Docent admin", "Conversation", "Turn ",
 ]  # fmt: skip
 
 
@@ -59,6 +59,7 @@ def test_the_report_pages_and_the_transcript_are_all_chinese(staff_client, asked
         "/admin/agent/conversation/",
         "/admin/agent/turn/?vote__exact=down",
         "/admin/agent/toolcall/",
+        f"/admin/agent/turn/{asked.turns.first().pk}/change/",
         "/admin/blog/article/",
         f"/admin/blog/article/{article.pk}/change/",
     ]:
