@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from django.utils import timezone
 
-from tests.agent.admin.factories import NO_RESULTS, make_conversation, make_turn
+from tests.agent.admin.factories import NO_RESULTS, make_conversation, make_turn, search_hits
 
 pytestmark = pytest.mark.django_db
 
@@ -18,7 +18,7 @@ ENGLISH = [
     "No answer has been voted down", "Median", "Vote rate", "Tokens", "Hit the step limit",
     "Done", "Thumbs", "First question", "Last turn", "By model", "Assistant", "Not answered",
     "Searches what visitors asked", " ago", " in · ", "Articles", "Publishing", "Search index",
-    "Reindex", "up to date", "Docent admin", "Conversation", "Turn ",
+    "Reindex", "up to date", "Docent admin", "Conversation", "Turn ", " items",
 ]  # fmt: skip
 
 
@@ -44,7 +44,8 @@ def asked():
               index_incomplete=True, started_at=started, vote="down", feedback_at=started,
               tool_calls=[{"arguments": {"query": "步数上限"}, "result": NO_RESULTS}])  # fmt: skip
     make_turn(conversation, index=2, user_message="为什么要限制步数？",
-              started_at=datetime(2026, 11, 20, tzinfo=UTC))  # fmt: skip
+              started_at=datetime(2026, 11, 20, tzinfo=UTC),
+              tool_calls=[{"result": search_hits(5, excerpt="HNSW " * 60)}])  # fmt: skip
     return conversation
 
 
