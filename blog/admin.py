@@ -1,6 +1,7 @@
 """The authors' admin: write, tag, publish; see how each article sits in the search index."""
 
 from django.contrib import admin, messages
+from django.contrib.admin.widgets import AdminTextareaWidget
 from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils.formats import date_format
@@ -45,6 +46,19 @@ class ArticleAdmin(BoundedLookups, admin.ModelAdmin):
     ]
     readonly_fields = ["indexed_at"]
     actions = ["reindex_selected"]
+    # The body is where an author writes; it opened as small as the one-line summary.
+    TEXTAREAS = {
+        "summary": {"rows": 3, "class": "vLargeTextField dc-article-summary"},
+        "body": {"rows": 24, "class": "vLargeTextField dc-article-body", "spellcheck": "true"},
+    }
+
+    def formfield_for_dbfield(self, db_field, request, **kwargs):
+        if db_field.name in self.TEXTAREAS:
+            kwargs["widget"] = AdminTextareaWidget(attrs=self.TEXTAREAS[db_field.name])
+        field = super().formfield_for_dbfield(db_field, request, **kwargs)
+        if db_field.name == "title":
+            field.widget.attrs["class"] = "vTextField dc-article-title"
+        return field
 
     def get_queryset(self, request):
         # The changelist never needs bodies; chunk counts come in the same query.

@@ -1,3 +1,5 @@
+import re
+
 import pytest
 from django.contrib.auth import get_user_model
 
@@ -44,3 +46,14 @@ def test_change_form_links_to_the_site(staff_client, make_article):
     html = staff_client.get(f"/admin/blog/article/{article.pk}/change/").content.decode()
 
     assert "View on site" in html
+
+
+def test_the_article_form_gives_the_body_room_and_the_summary_three_lines(staff_client):
+    # The body (the article itself, in Markdown) opened as small as the one-line summary.
+    html = staff_client.get("/admin/blog/article/add/").content.decode()
+
+    body = re.search(r"<textarea[^>]*id=\"id_body\"[^>]*>", html).group(0)
+    summary = re.search(r"<textarea[^>]*id=\"id_summary\"[^>]*>", html).group(0)
+    assert 'rows="24"' in body and "dc-article-body" in body
+    assert 'rows="3"' in summary
+    assert "dc-article-title" in re.search(r"<input[^>]*id=\"id_title\"[^>]*>", html).group(0)
