@@ -8,6 +8,7 @@ from django.utils.html import format_html
 from django.utils.text import Truncator
 from django.utils.timezone import localtime
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext
 
 from agent import admin_views, selectors
 from agent.charts import format_count, format_ms
@@ -41,7 +42,12 @@ def status_pill(status: str | None) -> str:
 
 def short_time(value) -> str:
     """Return a timestamp as 'Nov 30, 14:05' in the current time zone."""
-    return date_format(localtime(value), "M j, H:i") if value else "—"
+    # The format is translated: "M j" gave "十二月 2" in Chinese, where "12月2日" is written.
+    return (
+        date_format(localtime(value), pgettext("a short time in admin lists", "M j, H:i"))
+        if value
+        else "—"
+    )
 
 
 def transcript_link(conversation_id, index: int, text: str) -> str:
@@ -92,12 +98,12 @@ class YesNoFilter(admin.SimpleListFilter):
 
 
 class StepLimitFilter(YesNoFilter):
-    title = _("hit the step limit")
+    title = _("step limit reached")
     parameter_name = option = "step_limit"
 
 
 class ToolErrorFilter(YesNoFilter):
-    title = _("had a tool error")
+    title = _("tool error")
     parameter_name = option = "tool_error"
 
 

@@ -7,7 +7,7 @@ from django.http import HttpRequest
 from django.utils.formats import date_format
 from django.utils.timezone import localtime
 from django.utils.translation import gettext_lazy as _
-from django.utils.translation import ngettext
+from django.utils.translation import ngettext, pgettext
 
 from blog.indexing import articles_index_enqueue
 from blog.models import Article, Tag
@@ -111,4 +111,5 @@ class ArticleAdmin(BoundedLookups, admin.ModelAdmin):
 
 def _short(value) -> str:
     """A timestamp as 'Nov 30 2026, 14:05' in the current time zone; '—' when unset."""
-    return date_format(localtime(value), "M j Y, H:i") if value else "—"
+    short = pgettext("a short date and time in admin lists", "M j Y, H:i")
+    return date_format(localtime(value), short) if value else "—"

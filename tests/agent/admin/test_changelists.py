@@ -54,8 +54,8 @@ def test_list_shows_turns_steps_last_status_and_tokens(staff_client, three_kinds
     assert "tool error</span>" in html  # the conversation whose tool failed
     assert "What is HNSW?" in html
     assert "/static/admin/docent-admin.css" in html
-    for title in ("By turn status", "By created at", "By hit the step limit",
-                  "By had a tool error", "By model"):  # fmt: skip
+    for title in ("By turn status", "By created at", "By step limit reached",
+                  "By tool error", "By model"):  # fmt: skip
         assert title in html
 
 

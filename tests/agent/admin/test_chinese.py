@@ -81,3 +81,12 @@ def test_the_unanswered_page_in_chinese(staff_client, asked):
         "/admin/agent/conversation/unanswered/?while_indexing=hide", headers=CHINESE
     )
     assert "已隐藏索引尚未完成时提出的问题。" in visible_text(hidden.content.decode())
+
+
+def test_dates_in_the_lists_are_written_the_chinese_way(staff_client, asked, make_article):
+    make_article(title="Hello", published_at=datetime(2026, 11, 18, 9, tzinfo=UTC))
+    turns = visible_text(staff_client.get("/admin/agent/turn/", headers=CHINESE).content.decode())
+    articles = staff_client.get("/admin/blog/article/", headers=CHINESE).content.decode()
+
+    assert "11月20日" in turns and "十一月" not in turns  # was "十一月 20, 12:00"
+    assert "2026年11月18日" in visible_text(articles)
