@@ -213,3 +213,12 @@ def test_the_unanswered_figure_says_how_many_were_asked_while_indexing(staff_cli
     assert dashboard_metrics(days=7).unanswered_while_indexing == 1
     html = staff_client.get("/admin/agent/conversation/dashboard/?days=7").content.decode()
     assert "declined, or cited no article; 1 asked while indexing" in html
+
+
+def test_a_dashboard_without_turns_says_how_to_get_some_instead_of_empty_charts(staff_client):
+    # A first run showed five empty charts and "0 turns took 0 steps".
+    html = staff_client.get("/admin/agent/conversation/dashboard/").content.decode()
+
+    assert 'data-testid="dashboard-empty"' in html and "No turns in this period yet" in html
+    assert "turns-per-day" not in html and "dc-grid" not in html
+    assert "0 turns took 0 steps" not in html
