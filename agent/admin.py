@@ -206,10 +206,15 @@ class ConversationAdmin(ReadOnlyAdmin):
 
 class ToolCallInline(ReadOnly, admin.TabularInline):
     model = ToolCall
-    fields = ["step", "name", "ok", "executed", "duration_ms", "error"]
+    fields = ["step", "name", "ok", "executed", "duration", "error"]
     readonly_fields = fields
     extra = 0
     show_change_link = True
+
+    # Durations as people read them ("55.3 ms"), not the stored float ("55.311828999947465").
+    @admin.display(description=_("Duration"))
+    def duration(self, obj):
+        return format_ms(obj.duration_ms)
 
     def get_queryset(self, request):
         return super().get_queryset(request).defer("arguments", "result")
@@ -235,10 +240,11 @@ class TurnAdmin(ReadOnlyAdmin):
         "question_text", "answer_text", "citations", "answered", "index_incomplete", "vote",
         "comment_text",
         "feedback_at", "error_code", "error", "model",
-        "offline", "input_tokens", "output_tokens", "time_to_first_token_ms", "duration_ms",
-        "page",
+        "offline", "input_tokens", "output_tokens", "first_token", "duration", "page",
     ]  # fmt: skip
-    readonly_fields = ["in_transcript", "question_text", "answer_text", "comment_text"]
+    readonly_fields = [
+        "in_transcript", "question_text", "answer_text", "comment_text", "first_token", "duration",
+    ]  # fmt: skip
     inlines = [ToolCallInline]
 
     class Media:
@@ -299,6 +305,10 @@ class TurnAdmin(ReadOnlyAdmin):
     def duration(self, obj):
         return format_ms(obj.duration_ms)
 
+    @admin.display(description=_("First token"), ordering="time_to_first_token_ms")
+    def first_token(self, obj):
+        return format_ms(obj.time_to_first_token_ms)
+
 
 class OutcomeFilter(admin.SimpleListFilter):
     title = _("outcome")
@@ -319,9 +329,9 @@ class ToolCallAdmin(ReadOnlyAdmin):
     ordering = ["-started_at"]
     fields = [
         "in_transcript", "turn", "step", "call_id", "name", "ok", "executed", "error",
-        "started_at", "duration_ms", "arguments_json", "result_json",
+        "started_at", "duration", "arguments_json", "result_json",
     ]  # fmt: skip
-    readonly_fields = ["in_transcript", "arguments_json", "result_json"]
+    readonly_fields = ["in_transcript", "duration", "arguments_json", "result_json"]
 
     class Media:
         css = STYLES
