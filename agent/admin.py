@@ -220,6 +220,23 @@ class ToolCallInline(ReadOnly, admin.TabularInline):
         return super().get_queryset(request).defer("arguments", "result")
 
 
+class FeedbackFilter(admin.SimpleListFilter):
+    # Votes alone hid the turns a visitor explained (a comment) and those nobody voted on.
+    title = _("visitor feedback")
+    parameter_name = "feedback"
+
+    def lookups(self, request, model_admin):
+        return [
+            ("up", _("Thumbs up")),
+            ("down", _("Thumbs down")),
+            ("comment", _("With a comment")),
+            ("none", _("No vote")),
+        ]
+
+    def queryset(self, request, queryset):
+        return selectors.turn_filter_feedback(queryset=queryset, feedback=self.value() or "")
+
+
 @admin.register(Turn)
 class TurnAdmin(ReadOnlyAdmin):
     # What a reviewer scans for first (declined, down-voted) sits next to the status. The
@@ -231,7 +248,8 @@ class TurnAdmin(ReadOnlyAdmin):
     ]  # fmt: skip
     list_display_links = ["started", "question"]
     list_filter = [
-        "status", "answered", "index_incomplete", "vote", "offline", "model", "started_at",
+        "status", "answered", "index_incomplete", FeedbackFilter, "offline", "model",
+        "started_at",
     ]  # fmt: skip
     search_fields = ["user_message", "answer"]
     ordering = ["-started_at"]
