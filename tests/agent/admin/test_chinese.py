@@ -18,7 +18,8 @@ ENGLISH = [
     "No answer has been voted down", "Median", "Vote rate", "Tokens", "Hit the step limit",
     "Done", "Thumbs", "First question", "Last turn", "By model", "Assistant", "Not answered",
     "Searches what visitors asked", " ago", " in · ", "Articles", "Publishing", "Search index",
-    "Reindex", "up to date", "Docent admin", "Conversation", "Turn ", " items",
+    "Reindex", "up to date", "Docent admin", "Filter by", "Select an option", "Conversation",
+    "Turn ", " items",
 ]  # fmt: skip
 
 
