@@ -130,3 +130,11 @@ def test_the_panel_says_indexing_is_still_running_until_every_article_is_indexed
     assert 'id="chat-indexing"' not in client.get("/").content.decode()
     Article.objects.filter(pk=article.pk).update(updated_at=timezone.now())  # edited since
     assert 'id="chat-indexing"' in client.get("/").content.decode()
+
+
+def test_the_screen_reader_label_of_a_question_has_the_colon_of_its_language():
+    # The panel added an ASCII ": " after "你的问题".
+    with translation.override("zh-hans"):
+        assert chat_strings()["you_asked"] == "你的问题："
+    turn_js = (Path(__file__).resolve().parents[2] / "static" / "chat" / "turn.js").read_text()
+    assert "${S.you_asked}:" not in turn_js
