@@ -226,3 +226,6 @@ def test_a_turn_asked_while_indexing_says_so_and_the_others_do_not(staff_client)
     assert "index-incomplete" not in second and "Asked while indexing" not in second
     export = staff_client.get(f"/admin/agent/conversation/{conversation.pk}/export/").json()
     assert [turn["index_incomplete"] for turn in export["turns"]] == [True, False]
+    turns = staff_client.get("/admin/agent/turn/?index_incomplete__exact=1")
+    assert [turn.index for turn in turns.context["cl"].result_list] == [1]
+    assert "By asked while indexing" in turns.content.decode()
