@@ -92,6 +92,11 @@ class ArticleAdmin(BoundedLookups, admin.ModelAdmin):
         # The gauges' and the panel's rule: an edit since, or vectors from another model.
         return _("outdated") if article.index_stale else _("up to date")
 
+    def save_model(self, request, obj, form, change) -> None:
+        super().save_model(request, obj, form, change)
+        # "Added successfully" alone left a new author asking when the assistant would know.
+        self.message_user(request, _index_note(obj), messages.INFO)
+
     @admin.action(description=_("Reindex selected articles"))
     def reindex_selected(self, request: HttpRequest, queryset: QuerySet[Article]) -> None:
         count = articles_index_enqueue(
@@ -107,6 +112,19 @@ class ArticleAdmin(BoundedLookups, admin.ModelAdmin):
             % {"count": count},
             messages.SUCCESS,
         )
+
+
+def _index_note(article: Article) -> str:
+    """What happens next in the search index, for the message after a save."""
+    if article.status != Article.Status.PUBLISHED:
+        return _(
+            "Drafts are not searchable: set the status to Published for the assistant to "
+            "answer from it."
+        )
+    return _(
+        "The assistant can answer from it once it is indexed, usually within seconds: the "
+        "Index column then says “up to date”."
+    )
 
 
 def _short(value) -> str:

@@ -57,3 +57,16 @@ def test_the_article_form_gives_the_body_room_and_the_summary_three_lines(staff_
     assert 'rows="24"' in body and "dc-article-body" in body
     assert 'rows="3"' in summary
     assert "dc-article-title" in re.search(r"<input[^>]*id=\"id_title\"[^>]*>", html).group(0)
+
+
+@pytest.mark.parametrize(
+    ("status", "note"),
+    [("draft", "Drafts are not searchable"), ("published", "once it is indexed")],
+)
+def test_saving_an_article_says_when_the_assistant_can_answer_from_it(staff_client, status, note):
+    # "The article … was added successfully." and nothing about the search index.
+    form = {"title": "Zeppelins", "slug": "zeppelins", "summary": "", "tags": [],
+            "body": "## Masts\n\nMoored to masts.", "status": status}  # fmt: skip
+    page = staff_client.post("/admin/blog/article/add/", form, follow=True).content.decode()
+
+    assert "was added successfully" in page and note in page
