@@ -92,10 +92,17 @@ class ArticleAdmin(BoundedLookups, admin.ModelAdmin):
         # The gauges' and the panel's rule: an edit since, or vectors from another model.
         return _("outdated") if article.index_stale else _("up to date")
 
-    def save_model(self, request, obj, form, change) -> None:
-        super().save_model(request, obj, form, change)
-        # "Added successfully" alone left a new author asking when the assistant would know.
+    # "Added successfully" alone left a new author asking when the assistant would know; the
+    # note follows Django's own message (added after it).
+    def response_add(self, request, obj, post_url_continue=None):
+        response = super().response_add(request, obj, post_url_continue)
         self.message_user(request, _index_note(obj), messages.INFO)
+        return response
+
+    def response_change(self, request, obj):
+        response = super().response_change(request, obj)
+        self.message_user(request, _index_note(obj), messages.INFO)
+        return response
 
     @admin.action(description=_("Reindex selected articles"))
     def reindex_selected(self, request: HttpRequest, queryset: QuerySet[Article]) -> None:

@@ -3,6 +3,8 @@ import re
 import pytest
 from django.contrib.auth import get_user_model
 
+from blog.models import Article
+
 pytestmark = pytest.mark.django_db
 
 
@@ -70,3 +72,8 @@ def test_saving_an_article_says_when_the_assistant_can_answer_from_it(staff_clie
     page = staff_client.post("/admin/blog/article/add/", form, follow=True).content.decode()
 
     assert "was added successfully" in page and note in page
+    assert page.index("was added successfully") < page.index(note)
+    article = Article.objects.get(slug="zeppelins")
+    form["body"] += "\n\nAnd to the ground in a storm."
+    page = staff_client.post(f"/admin/blog/article/{article.pk}/change/", form, follow=True)
+    assert note in page.content.decode()
