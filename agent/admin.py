@@ -7,6 +7,8 @@ from django.utils.formats import date_format
 from django.utils.html import format_html
 from django.utils.text import Truncator
 from django.utils.timezone import localtime
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext
 
 from agent import admin_views, selectors
 from agent.charts import format_count, format_ms
@@ -18,12 +20,12 @@ STYLES = {"all": ["admin/docent-admin.css"]}
 
 
 # Short words for the pills; the full label stays in the tooltip.
-PILL_WORDS = {Turn.Status.MAX_STEPS: "Step limit"}
+PILL_WORDS = {Turn.Status.MAX_STEPS: _("Step limit")}
 OUTCOMES = {  # a tool call's outcome: (pill tone, word)
-    "ok": ("done", "OK"),
-    "error": ("error", "Error"),
-    "cancelled": ("cancelled", "Cancelled"),
-    "not_executed": ("skipped", "Not executed"),
+    "ok": ("done", _("OK")),
+    "error": ("error", _("Error")),
+    "cancelled": ("cancelled", _("Cancelled")),
+    "not_executed": ("skipped", _("Not executed")),
 }
 
 
@@ -40,7 +42,12 @@ def status_pill(status: str | None) -> str:
 
 def short_time(value) -> str:
     """Return a timestamp as 'Nov 30, 14:05' in the current time zone."""
-    return date_format(localtime(value), "M j, H:i") if value else "—"
+    # The format is translated: "M j" gave "十二月 2" in Chinese, where "12月2日" is written.
+    return (
+        date_format(localtime(value), pgettext("a short time in admin lists", "M j, H:i"))
+        if value
+        else "—"
+    )
 
 
 def transcript_link(conversation_id, index: int, text: str) -> str:
@@ -67,7 +74,7 @@ class ReadOnlyAdmin(BoundedLookups, ReadOnly, admin.ModelAdmin):
 
 
 class TurnStatusFilter(admin.SimpleListFilter):
-    title = "turn status"
+    title = _("turn status")
     parameter_name = "status"
 
     def lookups(self, request, model_admin):
@@ -81,7 +88,7 @@ class YesNoFilter(admin.SimpleListFilter):
     option = ""  # the conversation_filter keyword this filter sets
 
     def lookups(self, request, model_admin):
-        return [("yes", "Yes"), ("no", "No")]
+        return [("yes", _("Yes")), ("no", _("No"))]
 
     def queryset(self, request, queryset):
         if self.value() not in ("yes", "no"):
@@ -91,17 +98,17 @@ class YesNoFilter(admin.SimpleListFilter):
 
 
 class StepLimitFilter(YesNoFilter):
-    title = "hit the step limit"
+    title = _("step limit reached")
     parameter_name = option = "step_limit"
 
 
 class ToolErrorFilter(YesNoFilter):
-    title = "had a tool error"
+    title = _("tool error")
     parameter_name = option = "tool_error"
 
 
 class ModelFilter(admin.SimpleListFilter):
-    title = "model"
+    title = _("model")
     parameter_name = "model"
 
     def lookups(self, request, model_admin):
@@ -121,7 +128,7 @@ class ConversationAdmin(ReadOnlyAdmin):
     list_filter = [TurnStatusFilter, "created_at", StepLimitFilter, ToolErrorFilter, ModelFilter]
     # Searched through an EXISTS in get_search_results; listed so the search box shows.
     search_fields = ["turns__user_message"]
-    search_help_text = "Searches what visitors asked and what the assistant answered."
+    search_help_text = _("Searches what visitors asked and what the assistant answered.")
     list_per_page = 50
 
     class Media:
@@ -156,54 +163,78 @@ class ConversationAdmin(ReadOnlyAdmin):
     def unanswered_view(self, request):
         return admin_views.unanswered(request, model_admin=self)
 
-    @admin.display(description="Started", ordering="created_at")
+    @admin.display(description=_("Started"), ordering="created_at")
     def started(self, obj):
         return short_time(obj.created_at)
 
-    @admin.display(description="First question", ordering="first_question")
+    @admin.display(description=_("First question"), ordering="first_question")
     def question(self, obj):
         return visitor_html(Truncator(obj.first_question or "—").chars(90))
 
-    @admin.display(description="Page", ordering="page")
+    @admin.display(description=_("Page"), ordering="page")
     def page_slug(self, obj):
         # One line, cut with an ellipsis: a long slug must not grow the row to seven lines.
         if not obj.page:
             return "—"
         return format_html('<span class="dc-slug" title="{}">{}</span>', obj.page, obj.page)
 
-    @admin.display(description="Turns", ordering="turn_count")
+    @admin.display(description=_("Turns"), ordering="turn_count")
     def turns(self, obj):
         return obj.turn_count
 
-    @admin.display(description="Steps", ordering="step_total")
+    @admin.display(description=_("Steps"), ordering="step_total")
     def steps(self, obj):
         return obj.step_total
 
-    @admin.display(description="Max steps", ordering="step_max")
+    @admin.display(description=_("Max steps"), ordering="step_max")
     def max_steps(self, obj):
         return obj.step_max
 
-    @admin.display(description="Last turn", ordering="last_status")
+    @admin.display(description=_("Last turn"), ordering="last_status")
     def last_status(self, obj):
         if obj.had_tool_error:
-            flag = '{} <span class="dc-flag" title="{}">tool error</span>'
-            return format_html(flag, status_pill(obj.last_status), "A tool call failed in it.")
+            flag = '{} <span class="dc-flag" title="{}">{}</span>'
+            return format_html(
+                flag, status_pill(obj.last_status), _("A tool call failed in it."), _("tool error")
+            )
         return status_pill(obj.last_status)
 
-    @admin.display(description="Tokens", ordering="token_total")
+    @admin.display(description=_("Tokens"), ordering="token_total")
     def tokens(self, obj):
         return format_count(obj.token_total)
 
 
 class ToolCallInline(ReadOnly, admin.TabularInline):
     model = ToolCall
-    fields = ["step", "name", "ok", "executed", "duration_ms", "error"]
+    fields = ["step", "name", "ok", "executed", "duration", "error"]
     readonly_fields = fields
     extra = 0
     show_change_link = True
 
+    # Durations as people read them ("55.3 ms"), not the stored float ("55.311828999947465").
+    @admin.display(description=_("Duration"))
+    def duration(self, obj):
+        return format_ms(obj.duration_ms)
+
     def get_queryset(self, request):
         return super().get_queryset(request).defer("arguments", "result")
+
+
+class FeedbackFilter(admin.SimpleListFilter):
+    # Votes alone hid the turns a visitor explained (a comment) and those nobody voted on.
+    title = _("visitor feedback")
+    parameter_name = "feedback"
+
+    def lookups(self, request, model_admin):
+        return [
+            ("up", _("Thumbs up")),
+            ("down", _("Thumbs down")),
+            ("comment", _("With a comment")),
+            ("none", _("No vote")),
+        ]
+
+    def queryset(self, request, queryset):
+        return selectors.turn_filter_feedback(queryset=queryset, feedback=self.value() or "")
 
 
 @admin.register(Turn)
@@ -216,17 +247,22 @@ class TurnAdmin(ReadOnlyAdmin):
         "tokens", "duration",
     ]  # fmt: skip
     list_display_links = ["started", "question"]
-    list_filter = ["status", "answered", "vote", "offline", "model", "started_at"]
+    list_filter = [
+        "status", "answered", "index_incomplete", FeedbackFilter, "offline", "model",
+        "started_at",
+    ]  # fmt: skip
     search_fields = ["user_message", "answer"]
     ordering = ["-started_at"]
     fields = [
         "in_transcript", "conversation", "index", "started_at", "status", "step_count",
-        "question_text", "answer_text", "citations", "answered", "vote", "comment_text",
+        "question_text", "answer_text", "citations", "answered", "index_incomplete", "vote",
+        "comment_text",
         "feedback_at", "error_code", "error", "model",
-        "offline", "input_tokens", "output_tokens", "time_to_first_token_ms", "duration_ms",
-        "page",
+        "offline", "input_tokens", "output_tokens", "first_token", "duration", "page",
     ]  # fmt: skip
-    readonly_fields = ["in_transcript", "question_text", "answer_text", "comment_text"]
+    readonly_fields = [
+        "in_transcript", "question_text", "answer_text", "comment_text", "first_token", "duration",
+    ]  # fmt: skip
     inlines = [ToolCallInline]
 
     class Media:
@@ -235,62 +271,65 @@ class TurnAdmin(ReadOnlyAdmin):
     def get_queryset(self, request):
         return selectors.turn_list_annotate(queryset=super().get_queryset(request))
 
-    @admin.display(description="Transcript")
+    @admin.display(description=_("Transcript"))
     def in_transcript(self, obj):
-        return transcript_link(
-            obj.conversation_id, obj.index, f"Open turn {obj.index} in the transcript"
-        )
+        text = _("Open turn %(n)s in the transcript") % {"n": obj.index}
+        return transcript_link(obj.conversation_id, obj.index, text)
 
-    @admin.display(description="Started", ordering="started_at")
+    @admin.display(description=_("Started"), ordering="started_at")
     def started(self, obj):
         return short_time(obj.started_at)
 
-    @admin.display(description="Question", ordering="user_message")
+    @admin.display(description=_("Question"), ordering="user_message")
     def question(self, obj):
         return visitor_html(Truncator(obj.user_message).chars(80))
 
     # The visitor's words (and the answer, which may quote them) through visitor_html.
-    @admin.display(description="User message")
+    @admin.display(description=_("Question"))
     def question_text(self, obj):
         return visitor_html(linebreaksbr(obj.user_message))
 
-    @admin.display(description="Answer")
+    @admin.display(description=_("Answer"))
     def answer_text(self, obj):
         return visitor_html(linebreaksbr(obj.answer))
 
-    @admin.display(description="Feedback comment")
+    @admin.display(description=_("Feedback comment"))
     def comment_text(self, obj):
         return visitor_html(linebreaksbr(obj.feedback_comment)) if obj.feedback_comment else "-"
 
-    @admin.display(description="Status", ordering="status")
+    @admin.display(description=_("Status"), ordering="status")
     def status_pill(self, obj):
         return status_pill(obj.status)
 
-    @admin.display(description="Steps", ordering="step_count")
+    @admin.display(description=_("Steps"), ordering="step_count")
     def steps(self, obj):
         return obj.step_count
 
-    @admin.display(description="Tool calls", ordering="tool_call_count")
+    @admin.display(description=_("Tool calls"), ordering="tool_call_count")
     def tool_calls(self, obj):
         if obj.tool_error_count:
             return format_html(
-                '{} <span class="dc-flag">{} failed</span>',
+                '{} <span class="dc-flag">{}</span>',
                 obj.tool_call_count,
-                obj.tool_error_count,
+                _("%(count)s failed") % {"count": obj.tool_error_count},
             )
         return obj.tool_call_count
 
-    @admin.display(description="Tokens", ordering="input_tokens")
+    @admin.display(description=_("Tokens"), ordering="input_tokens")
     def tokens(self, obj):
         return format_count(obj.total_tokens)
 
-    @admin.display(description="Duration", ordering="duration_ms")
+    @admin.display(description=_("Duration"), ordering="duration_ms")
     def duration(self, obj):
         return format_ms(obj.duration_ms)
 
+    @admin.display(description=_("First token"), ordering="time_to_first_token_ms")
+    def first_token(self, obj):
+        return format_ms(obj.time_to_first_token_ms)
+
 
 class OutcomeFilter(admin.SimpleListFilter):
-    title = "outcome"
+    title = _("outcome")
     parameter_name = "outcome"
 
     def lookups(self, request, model_admin):
@@ -308,9 +347,9 @@ class ToolCallAdmin(ReadOnlyAdmin):
     ordering = ["-started_at"]
     fields = [
         "in_transcript", "turn", "step", "call_id", "name", "ok", "executed", "error",
-        "started_at", "duration_ms", "arguments_json", "result_json",
+        "started_at", "duration", "arguments_json", "result_json",
     ]  # fmt: skip
-    readonly_fields = ["in_transcript", "arguments_json", "result_json"]
+    readonly_fields = ["in_transcript", "duration", "arguments_json", "result_json"]
 
     class Media:
         css = STYLES
@@ -318,34 +357,36 @@ class ToolCallAdmin(ReadOnlyAdmin):
     def get_queryset(self, request):
         return selectors.toolcall_list_annotate(queryset=super().get_queryset(request))
 
-    @admin.display(description="Outcome", ordering="ok")
+    @admin.display(description=_("Outcome"), ordering="ok")
     def outcome(self, obj):
         tone, word = OUTCOMES[obj.outcome]
         return format_html('<span class="dc-pill dc-pill--{}">{}</span>', tone, word)
 
-    @admin.display(description="Duration", ordering="duration_ms")
+    @admin.display(description=_("Duration"), ordering="duration_ms")
     def duration(self, obj):
         return format_ms(obj.duration_ms)
 
-    @admin.display(description="Started", ordering="started_at")
+    @admin.display(description=_("Started"), ordering="started_at")
     def started(self, obj):
         return short_time(obj.started_at)
 
-    @admin.display(description="Turn")
+    @admin.display(description=_("Turn"))
     def turn_link(self, obj):
-        return transcript_link(obj.conversation_pk, obj.turn_index, f"Turn {obj.turn_index}")
+        text = _("Turn %(n)s") % {"n": obj.turn_index}
+        return transcript_link(obj.conversation_pk, obj.turn_index, text)
 
-    @admin.display(description="Transcript")
+    @admin.display(description=_("Transcript"))
     def in_transcript(self, obj):
         turn = obj.turn
-        return transcript_link(turn.conversation_id, turn.index, f"Open turn {turn.index}")
+        text = _("Open turn %(n)s") % {"n": turn.index}
+        return transcript_link(turn.conversation_id, turn.index, text)
 
-    @admin.display(description="Arguments")
+    @admin.display(description=_("Arguments"))
     def arguments_json(self, obj):
         arguments = visitor_html(selectors.json_text(obj.arguments))
         return format_html('<pre class="dc-json">{}</pre>', arguments)
 
-    @admin.display(description="Result")
+    @admin.display(description=_("Result"))
     def result_json(self, obj):
         return format_html('<pre class="dc-json">{}</pre>', selectors.json_text(obj.result))
 

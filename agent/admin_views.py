@@ -15,6 +15,9 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.template.response import TemplateResponse
 from django.urls import reverse
+from django.utils.formats import date_format
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext, pgettext
 
 from agent import charts, selectors
 from agent.models import Conversation
@@ -57,7 +60,7 @@ def transcript(request: HttpRequest, *, model_admin: ModelAdmin, object_id: str)
     context = _context(
         request,
         model_admin,
-        title=f"Conversation {str(found.conversation.pk)[:8]}",
+        title=_("Conversation %(id)s") % {"id": str(found.conversation.pk)[:8]},
         transcript=found,
         original=found.conversation,
         duration=charts.format_ms(found.duration_ms),
@@ -82,48 +85,53 @@ def transcript_export(
 
 
 def _day(value) -> str:
-    return f"{value:%b} {value.day}"
+    # A short day for axes and tables: "Nov 5", "11月5日".
+    return date_format(value, pgettext("a short day on the dashboard", "M j"))
 
 
 def _charts(metrics: selectors.Dashboard) -> dict:
     days = [_day(row.day) for row in metrics.days]
-    period = f"{_day(metrics.since)} to {_day(metrics.until)}"
+    period = _("%(since)s to %(until)s") % {
+        "since": _day(metrics.since),
+        "until": _day(metrics.until),
+    }
     return {
         "turns_chart": charts.bar_chart(
             chart_id="turns-per-day",
-            title="Turns per day",
-            desc=f"{metrics.turns} turns, {period}.",
+            title=_("Turns per day"),
+            desc=_("%(count)s turns, %(period)s.") % {"count": metrics.turns, "period": period},
             points=[(label, row.turns) for label, row in zip(days, metrics.days, strict=True)],
-            unit="turns",
+            unit=_("turns"),
             width=WIDE,
         ),
         "outcomes_chart": charts.hbar_chart(
             chart_id="outcomes",
-            title="How turns ended",
+            title=_("How turns ended"),
             desc=", ".join(f"{label}: {count}" for _, label, count in metrics.outcomes) + ".",
             points=[(label, count, status) for status, label, count in metrics.outcomes],
             width=HALF,
         ),
         "steps_chart": charts.histogram(
             chart_id="step-counts",
-            title="Steps per turn",
+            title=_("Steps per turn"),
             desc=", ".join(
-                f"{count} turns took {steps} steps" for steps, count in metrics.step_counts
+                _("%(count)s turns took %(steps)s steps") % {"count": count, "steps": steps}
+                for steps, count in metrics.step_counts
             )
             + ".",
             bins=[(str(steps), count) for steps, count in metrics.step_counts],
-            unit="turns",
+            unit=_("turns"),
             width=HALF,
             height=180,
         ),
         "tokens_chart": charts.line_chart(
             chart_id="tokens-per-day",
-            title="Tokens per day",
-            desc=f"Input and output tokens per day, {period}.",
+            title=_("Tokens per day"),
+            desc=_("Input and output tokens per day, %(period)s.") % {"period": period},
             labels=days,
             series=[
-                ("Input", [row.tokens_in for row in metrics.days], "input"),
-                ("Output", [row.tokens_out for row in metrics.days], "output"),
+                (_("Input"), [row.tokens_in for row in metrics.days], "input"),
+                (_("Output"), [row.tokens_out for row in metrics.days], "output"),
             ],
             width=WIDE,
             fmt=charts.format_compact,
@@ -144,26 +152,35 @@ def dashboard(request: HttpRequest, *, model_admin: ModelAdmin) -> HttpResponse:
     tokens = sum(row.tokens_in + row.tokens_out for row in metrics.days)
     count, ms = charts.format_count, charts.format_ms
     kpis = [
-        ("Turns", count(metrics.turns), f"in {count(metrics.conversations)} conversations"),
-        ("Unanswered", count(metrics.unanswered), _unanswered_hint(metrics)),
         (
-            "Vote rate",
+            _("Turns"),
+            count(metrics.turns),
+            ngettext(
+                "in %(count)s conversation", "in %(count)s conversations", metrics.conversations
+            )
+            % {"count": count(metrics.conversations)},
+        ),
+        (_("Unanswered"), count(metrics.unanswered), _unanswered_hint(metrics)),
+        (
+            _("Vote rate"),
             charts.format_percent(metrics.vote_rate),
-            f"{metrics.voted} of {metrics.finished} answers voted on",
+            _("%(voted)s of %(finished)s answers voted on")
+            % {"voted": metrics.voted, "finished": metrics.finished},
         ),
         (
-            "Down-vote rate",
+            _("Down-vote rate"),
             charts.format_percent(metrics.downvote_rate),
-            f"{metrics.downvoted} of {metrics.voted} votes",
+            _("%(down)s of %(voted)s votes") % {"down": metrics.downvoted, "voted": metrics.voted},
         ),
-        ("Median turn", ms(metrics.turn_p50_ms), f"p95 {ms(metrics.turn_p95_ms)}"),
-        ("Median first token", ms(metrics.ttft_p50_ms), "time to first token"),
+        (_("Median turn"), ms(metrics.turn_p50_ms), f"p95 {ms(metrics.turn_p95_ms)}"),
+        (_("Median first token"), ms(metrics.ttft_p50_ms), _("time to first token")),
         (
-            "Tool error rate",
+            _("Tool error rate"),
             charts.format_percent(metrics.tool_error_rate),
-            f"{metrics.tool_errors} of {metrics.tool_calls} executed calls",
+            _("%(errors)s of %(calls)s executed calls")
+            % {"errors": metrics.tool_errors, "calls": metrics.tool_calls},
         ),
-        ("Tokens", count(tokens), "input and output"),
+        (_("Tokens"), count(tokens), _tokens_hint(metrics, tokens)),
     ]
     tools = [
         {
@@ -180,7 +197,7 @@ def dashboard(request: HttpRequest, *, model_admin: ModelAdmin) -> HttpResponse:
     context = _context(
         request,
         model_admin,
-        title="Assistant dashboard",
+        title=_("Assistant dashboard"),
         metrics=metrics,
         days=days,
         periods=DASHBOARD_PERIODS,
@@ -193,11 +210,19 @@ def dashboard(request: HttpRequest, *, model_admin: ModelAdmin) -> HttpResponse:
 
 
 def _unanswered_hint(metrics: selectors.Dashboard) -> str:
-    hint = "declined, or cited no article"
     if metrics.unanswered_while_indexing:
         # Not the blog's gap necessarily: the article may not have been searchable yet.
-        hint += f"; {charts.format_count(metrics.unanswered_while_indexing)} asked while indexing"
-    return hint
+        return _("declined, or cited no article; %(count)s asked while indexing") % {
+            "count": charts.format_count(metrics.unanswered_while_indexing)
+        }
+    return _("declined, or cited no article")
+
+
+def _tokens_hint(metrics: selectors.Dashboard, tokens: int) -> str:
+    # The offline model reports no usage: "0" alone read as a broken counter.
+    if not tokens and metrics.turns:
+        return _("none reported; the offline model counts none")
+    return _("input and output")
 
 
 def unanswered(request: HttpRequest, *, model_admin: ModelAdmin) -> HttpResponse:
@@ -210,7 +235,7 @@ def unanswered(request: HttpRequest, *, model_admin: ModelAdmin) -> HttpResponse
     context = _context(
         request,
         model_admin,
-        title="Unanswered questions",
+        title=_("Unanswered questions"),
         groups=groups,
         downvoted=selectors.turn_downvoted(),
         total=sum(group.count for group in groups),
@@ -232,8 +257,8 @@ def with_report_links(site: AdminSite, get_app_list):
         for app in apps:
             if app["app_label"] == "agent":
                 app["models"] += [
-                    _report_link("Dashboard", "AssistantDashboard", "admin:agent_dashboard"),
-                    _report_link("Unanswered questions", "Unanswered", "admin:agent_unanswered"),
+                    _report_link(_("Dashboard"), "AssistantDashboard", "admin:agent_dashboard"),
+                    _report_link(_("Unanswered questions"), "Unanswered", "admin:agent_unanswered"),
                 ]
         return apps
 

@@ -1,6 +1,7 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class AgentConfig(AppConfig):
     name = "agent"
-    verbose_name = "Assistant"
+    verbose_name = _("Assistant")

@@ -53,7 +53,8 @@ def chat_strings() -> dict[str, str]:
         "thinking": _("Thinking…"),
         "sources": _("Sources"),
         "steps": _("What I looked up"),
-        "you_asked": _("You asked"),
+        # With its colon: Chinese writes a full-width one ("你的问题：").
+        "you_asked": _("You asked:"),
         "no_answer": _("(no answer)"),
         "external_link": _("opens another site"),
         "placeholder": _("Ask a question…"),

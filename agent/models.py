@@ -3,6 +3,7 @@
 import uuid
 
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from agent.loop import CANCELLED_CALL
 
@@ -10,69 +11,84 @@ from agent.loop import CANCELLED_CALL
 class Conversation(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     # Conversations belong to the visitor's session; another session's id is refused.
-    session_key = models.CharField(max_length=64, db_index=True)
+    session_key = models.CharField(_("session"), max_length=64, db_index=True)
     page = models.CharField(
-        max_length=200, blank=True, help_text="Article slug the chat started on."
+        _("page"), max_length=200, blank=True, help_text=_("Article slug the chat started on.")
     )
     # Numbers turns as they start (not as they are saved), so two turns never share an index.
     turns_started = models.PositiveIntegerField(default=0)
-    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
-    updated_at = models.DateTimeField(auto_now=True)
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True, db_index=True)
+    updated_at = models.DateTimeField(_("updated at"), auto_now=True)
 
     class Meta:
         ordering = ["-created_at"]
+        verbose_name = _("conversation")
+        verbose_name_plural = _("conversations")
 
     def __str__(self) -> str:
-        return f"Conversation {str(self.id)[:8]}"
+        return str(_("Conversation %(id)s") % {"id": str(self.id)[:8]})
 
 
 class Turn(models.Model):
     class Status(models.TextChoices):
-        RUNNING = "running", "Running"
-        DONE = "done", "Done"
-        MAX_STEPS = "max_steps", "Hit the step limit"
-        ERROR = "error", "Error"
-        CANCELLED = "cancelled", "Cancelled"
-        INTERRUPTED = "interrupted", "Interrupted"
+        RUNNING = "running", _("Running")
+        DONE = "done", _("Done")
+        MAX_STEPS = "max_steps", _("Hit the step limit")
+        ERROR = "error", _("Error")
+        CANCELLED = "cancelled", _("Cancelled")
+        INTERRUPTED = "interrupted", _("Interrupted")
 
     class Vote(models.TextChoices):
-        UP = "up", "Thumbs up"
-        DOWN = "down", "Thumbs down"
+        UP = "up", _("Thumbs up")
+        DOWN = "down", _("Thumbs down")
 
     # Generated when the turn starts, so a retried or replayed save can never double it.
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="turns")
-    index = models.PositiveIntegerField(help_text="1 for the first question of the conversation.")
-    user_message = models.TextField()
-    answer = models.TextField(blank=True)
-    status = models.CharField(max_length=12, choices=Status.choices, db_index=True)
-    step_count = models.PositiveSmallIntegerField(default=0, help_text="Model calls in this turn.")
-    model = models.CharField(max_length=100, blank=True, db_index=True)
-    offline = models.BooleanField(default=False)
-    input_tokens = models.PositiveIntegerField(default=0)
-    output_tokens = models.PositiveIntegerField(default=0)
-    time_to_first_token_ms = models.FloatField(null=True, blank=True)
-    duration_ms = models.FloatField(default=0)
-    error_code = models.CharField(max_length=20, blank=True)
-    error = models.TextField(blank=True)
-    citations = models.JSONField(default=list, blank=True)
+    conversation = models.ForeignKey(
+        Conversation, on_delete=models.CASCADE, related_name="turns", verbose_name=_("conversation")
+    )
+    index = models.PositiveIntegerField(
+        _("turn"), help_text=_("1 for the first question of the conversation.")
+    )
+    user_message = models.TextField(_("question"))
+    answer = models.TextField(_("answer"), blank=True)
+    status = models.CharField(_("status"), max_length=12, choices=Status.choices, db_index=True)
+    step_count = models.PositiveSmallIntegerField(
+        _("steps"), default=0, help_text=_("Model calls in this turn.")
+    )
+    model = models.CharField(_("model"), max_length=100, blank=True, db_index=True)
+    offline = models.BooleanField(_("offline model"), default=False)
+    input_tokens = models.PositiveIntegerField(_("input tokens"), default=0)
+    output_tokens = models.PositiveIntegerField(_("output tokens"), default=0)
+    time_to_first_token_ms = models.FloatField(_("first token (ms)"), null=True, blank=True)
+    duration_ms = models.FloatField(_("duration (ms)"), default=0)
+    error_code = models.CharField(_("error code"), max_length=20, blank=True)
+    error = models.TextField(_("error"), blank=True)
+    citations = models.JSONField(_("citations"), default=list, blank=True)
     # At least one valid citation and no decline (agent.answered). Finished turns that are not
     # answered are the editors' "write this next" list.
-    answered = models.BooleanField(default=False, db_index=True)
+    answered = models.BooleanField(_("answered"), default=False, db_index=True)
     # Asked while some published article was not searchable yet (the first indexing, an edit,
     # a model switch): an unanswered question may then be the index's fault, not the blog's.
     index_incomplete = models.BooleanField(
-        default=False, help_text="Some published article was not indexed when this was asked."
+        _("asked while indexing"),
+        default=False,
+        help_text=_("Some published article was not indexed when this was asked."),
     )
     vote = models.CharField(
-        max_length=4, choices=Vote.choices, blank=True, db_index=True, help_text="Visitor feedback."
+        _("vote"),
+        max_length=4,
+        choices=Vote.choices,
+        blank=True,
+        db_index=True,
+        help_text=_("Visitor feedback."),
     )
-    feedback_comment = models.TextField(blank=True)
-    feedback_at = models.DateTimeField(null=True, blank=True)
-    page = models.CharField(max_length=200, blank=True)
-    started_at = models.DateTimeField(db_index=True)
+    feedback_comment = models.TextField(_("feedback comment"), blank=True)
+    feedback_at = models.DateTimeField(_("feedback at"), null=True, blank=True)
+    page = models.CharField(_("page"), max_length=200, blank=True)
+    started_at = models.DateTimeField(_("started at"), db_index=True)
     # The turn's OpenTelemetry trace id (32 hex digits), when traces were exported.
-    trace_id = models.CharField(max_length=32, blank=True)
+    trace_id = models.CharField(_("trace"), max_length=32, blank=True)
     # The process running the turn (see WorkerLease) and when its text was last written.
     worker = models.CharField(max_length=100, blank=True)
     checkpointed_at = models.DateTimeField(null=True, blank=True)
@@ -80,9 +96,13 @@ class Turn(models.Model):
     class Meta:
         ordering = ["conversation", "index", "started_at"]
         indexes = [models.Index(fields=["conversation", "index"], name="agent_turn_conv_index")]
+        verbose_name = _("turn")
+        verbose_name_plural = _("turns")
 
     def __str__(self) -> str:
-        return f"Turn {self.index} ({self.status})"
+        return str(
+            _("Turn %(n)s (%(status)s)") % {"n": self.index, "status": self.get_status_display()}
+        )
 
     @property
     def total_tokens(self) -> int:
@@ -100,20 +120,26 @@ class ToolCall(models.Model):
         "not_executed": models.Q(executed=False),
     }
 
-    turn = models.ForeignKey(Turn, on_delete=models.CASCADE, related_name="tool_calls")
-    step = models.PositiveSmallIntegerField()
-    call_id = models.CharField(max_length=100)
-    name = models.CharField(max_length=100, db_index=True)
-    arguments = models.JSONField(default=dict, blank=True)
-    result = models.JSONField(null=True, blank=True)
-    ok = models.BooleanField(default=True, db_index=True)
-    error = models.TextField(blank=True)
-    executed = models.BooleanField(default=True, help_text="False when the step limit stopped it.")
-    started_at = models.DateTimeField(db_index=True)
-    duration_ms = models.FloatField(default=0)
+    turn = models.ForeignKey(
+        Turn, on_delete=models.CASCADE, related_name="tool_calls", verbose_name=_("turn")
+    )
+    step = models.PositiveSmallIntegerField(_("step"))
+    call_id = models.CharField(_("call id"), max_length=100)
+    name = models.CharField(_("tool"), max_length=100, db_index=True)
+    arguments = models.JSONField(_("arguments"), default=dict, blank=True)
+    result = models.JSONField(_("result"), null=True, blank=True)
+    ok = models.BooleanField(_("OK"), default=True, db_index=True)
+    error = models.TextField(_("error"), blank=True)
+    executed = models.BooleanField(
+        _("executed"), default=True, help_text=_("False when the step limit stopped it.")
+    )
+    started_at = models.DateTimeField(_("started at"), db_index=True)
+    duration_ms = models.FloatField(_("duration (ms)"), default=0)
 
     class Meta:
         ordering = ["turn", "step", "id"]
+        verbose_name = _("tool call")
+        verbose_name_plural = _("tool calls")
 
     def __str__(self) -> str:
         return f"{self.name} ({self.call_id})"

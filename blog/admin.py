@@ -1,10 +1,13 @@
 """The authors' admin: write, tag, publish; see how each article sits in the search index."""
 
 from django.contrib import admin, messages
+from django.contrib.admin.widgets import AdminTextareaWidget
 from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils.formats import date_format
 from django.utils.timezone import localtime
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext, pgettext
 
 from blog.indexing import articles_index_enqueue
 from blog.models import Article, Tag
@@ -38,11 +41,24 @@ class ArticleAdmin(BoundedLookups, admin.ModelAdmin):
     date_hierarchy = "published_at"
     fieldsets = [
         (None, {"fields": ["title", "slug", "summary", "body", "tags"]}),
-        ("Publishing", {"fields": ["status", "published_at"]}),
-        ("Search index", {"fields": ["indexed_at"]}),
+        (_("Publishing"), {"fields": ["status", "published_at"]}),
+        (_("Search index"), {"fields": ["indexed_at"]}),
     ]
     readonly_fields = ["indexed_at"]
     actions = ["reindex_selected"]
+    # The body is where an author writes; it opened as small as the one-line summary.
+    TEXTAREAS = {
+        "summary": {"rows": 3, "class": "vLargeTextField dc-article-summary"},
+        "body": {"rows": 24, "class": "vLargeTextField dc-article-body", "spellcheck": "true"},
+    }
+
+    def formfield_for_dbfield(self, db_field, request, **kwargs):
+        if db_field.name in self.TEXTAREAS:
+            kwargs["widget"] = AdminTextareaWidget(attrs=self.TEXTAREAS[db_field.name])
+        field = super().formfield_for_dbfield(db_field, request, **kwargs)
+        if db_field.name == "title":
+            field.widget.attrs["class"] = "vTextField dc-article-title"
+        return field
 
     def get_queryset(self, request):
         # The changelist never needs bodies; chunk counts come in the same query.
@@ -51,43 +67,74 @@ class ArticleAdmin(BoundedLookups, admin.ModelAdmin):
     class Media:
         css = {"all": ["admin/docent-admin.css"]}
 
-    @admin.display(description="Published", ordering="published_at")
+    @admin.display(description=_("Published"), ordering="published_at")
     def published(self, article: Article) -> str:
         return _short(article.published_at)
 
-    @admin.display(description="Updated", ordering="updated_at")
+    @admin.display(description=_("Updated"), ordering="updated_at")
     def updated(self, article: Article) -> str:
         return _short(article.updated_at)
 
-    @admin.display(description="Indexed at", ordering="indexed_at")
+    @admin.display(description=_("Indexed at"), ordering="indexed_at")
     def indexed(self, article: Article) -> str:
         return _short(article.indexed_at)
 
-    @admin.display(description="Chunks", ordering="chunk_count")
+    @admin.display(description=_("Chunks"), ordering="chunk_count")
     def chunk_count(self, article: Article) -> int:
         return article.chunk_count
 
-    @admin.display(description="Index")
+    @admin.display(description=_("Index"))
     def index_state(self, article: Article) -> str:
         if article.status != Article.Status.PUBLISHED:
-            return "not indexed (draft)"
+            return _("not indexed (draft)")
         if article.indexed_at is None:
-            return "pending"
+            return _("pending")
         # The gauges' and the panel's rule: an edit since, or vectors from another model.
-        return "outdated" if article.index_stale else "up to date"
+        return _("outdated") if article.index_stale else _("up to date")
 
-    @admin.action(description="Reindex selected articles")
+    # "Added successfully" alone left a new author asking when the assistant would know; the
+    # note follows Django's own message (added after it).
+    def response_add(self, request, obj, post_url_continue=None):
+        response = super().response_add(request, obj, post_url_continue)
+        self.message_user(request, _index_note(obj), messages.INFO)
+        return response
+
+    def response_change(self, request, obj):
+        response = super().response_change(request, obj)
+        self.message_user(request, _index_note(obj), messages.INFO)
+        return response
+
+    @admin.action(description=_("Reindex selected articles"))
     def reindex_selected(self, request: HttpRequest, queryset: QuerySet[Article]) -> None:
         count = articles_index_enqueue(
             article_ids=queryset.values_list("pk", flat=True), force=True
         )
         self.message_user(
             request,
-            f"{count} article(s) queued for reindexing; the index updates in the background.",
+            ngettext(
+                "%(count)s article queued for reindexing; the index updates in the background.",
+                "%(count)s articles queued for reindexing; the index updates in the background.",
+                count,
+            )
+            % {"count": count},
             messages.SUCCESS,
         )
 
 
+def _index_note(article: Article) -> str:
+    """What happens next in the search index, for the message after a save."""
+    if article.status != Article.Status.PUBLISHED:
+        return _(
+            "Drafts are not searchable: set the status to Published for the assistant to "
+            "answer from it."
+        )
+    return _(
+        "The assistant can answer from it once it is indexed, usually within seconds: the "
+        "Index column then says “up to date”."
+    )
+
+
 def _short(value) -> str:
     """A timestamp as 'Nov 30 2026, 14:05' in the current time zone; '—' when unset."""
-    return date_format(localtime(value), "M j Y, H:i") if value else "—"
+    short = pgettext("a short date and time in admin lists", "M j Y, H:i")
+    return date_format(localtime(value), short) if value else "—"

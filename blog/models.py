@@ -7,15 +7,18 @@ from django.db import models
 from django.db.models.functions import Now
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 from pgvector.django import HnswIndex, VectorField
 
 
 class Tag(models.Model):
-    name = models.CharField(max_length=60, unique=True)
-    slug = models.SlugField(max_length=60, unique=True)
+    name = models.CharField(_("name"), max_length=60, unique=True)
+    slug = models.SlugField(_("slug"), max_length=60, unique=True)
 
     class Meta:
         ordering = ["name"]
+        verbose_name = _("tag")
+        verbose_name_plural = _("tags")
 
     def __str__(self) -> str:
         return self.name
@@ -43,32 +46,38 @@ class ArticleQuerySet(models.QuerySet):
 
 class Article(models.Model):
     class Status(models.TextChoices):
-        DRAFT = "draft", "Draft"
-        PUBLISHED = "published", "Published"
+        DRAFT = "draft", _("Draft")
+        PUBLISHED = "published", _("Published")
 
-    title = models.CharField(max_length=200)
-    slug = models.SlugField(max_length=200, unique=True)
+    title = models.CharField(_("title"), max_length=200)
+    slug = models.SlugField(_("slug"), max_length=200, unique=True)
     summary = models.TextField(
-        blank=True, help_text="One or two sentences for lists and search results."
+        _("summary"), blank=True, help_text=_("One or two sentences for lists and search results.")
     )
-    body = models.TextField(help_text="Markdown. Raw HTML is sanitized on display.")
+    body = models.TextField(_("body"), help_text=_("Markdown. Raw HTML is sanitized on display."))
     status = models.CharField(
-        max_length=10, choices=Status.choices, default=Status.DRAFT, db_index=True
+        _("status"), max_length=10, choices=Status.choices, default=Status.DRAFT, db_index=True
     )
     published_at = models.DateTimeField(
-        null=True, blank=True, db_index=True, help_text="Set automatically when first published."
+        _("published at"),
+        null=True,
+        blank=True,
+        db_index=True,
+        help_text=_("Set automatically when first published."),
     )
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
-    tags = models.ManyToManyField(Tag, blank=True, related_name="articles")
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+    updated_at = models.DateTimeField(_("updated at"), auto_now=True)
+    tags = models.ManyToManyField(Tag, blank=True, related_name="articles", verbose_name=_("tags"))
     # Written by blog.indexing only (with queryset.update, so no signal loops back).
-    indexed_at = models.DateTimeField(null=True, blank=True, editable=False)
+    indexed_at = models.DateTimeField(_("indexed at"), null=True, blank=True, editable=False)
     index_hash = models.CharField(max_length=64, blank=True, editable=False)
 
     objects = ArticleQuerySet.as_manager()
 
     class Meta:
         ordering = ["-published_at", "-id"]
+        verbose_name = _("article")
+        verbose_name_plural = _("articles")
 
     def __str__(self) -> str:
         return self.title

@@ -1,6 +1,7 @@
 from django.contrib import admin
 from django.templatetags.static import static
 from django.urls import include, path
+from django.utils.translation import gettext_lazy as _
 from django.views.generic import RedirectView
 
 from config.api import api
@@ -8,9 +9,9 @@ from docent import views as docent_views
 from ops.views import metrics
 
 # The admin is Docent's back office: authors write there, admins review conversations.
-admin.site.site_header = "Docent admin"
-admin.site.site_title = "Docent admin"
-admin.site.index_title = "Articles and conversations"
+admin.site.site_header = _("Docent admin")
+admin.site.site_title = _("Docent admin")
+admin.site.index_title = _("Articles and conversations")
 
 urlpatterns = [
     path("healthz", docent_views.healthz, name="healthz"),

@@ -12,6 +12,8 @@ from django.core.management import call_command
 from django.db import DatabaseError, connection
 from django.db.migrations.executor import MigrationExecutor
 
+from docent.selectors import admin_account_missing
+
 logger = logging.getLogger(__name__)
 
 
@@ -106,14 +108,19 @@ def worker_start_in_process() -> asyncio.Task:
     return asyncio.ensure_future(run())
 
 
-def ready_lines(*, host: str, port: int) -> list[str]:
-    """The three lines that end start-up: the site, the admin, and how to get into it."""
+def ready_lines(*, host: str, port: int, admin_missing: bool = True) -> list[str]:
+    """The lines that end start-up: the site, the admin, and how to get into it while no
+    account exists (after the first `createsuperuser` the hint only misled: "create what?")."""
     base = f"http://{host}:{port}"
-    return [
-        f"Docent is serving on {base}/ (Ctrl-C stops)",
-        f"Admin: {base}/admin/",
-        "Create an admin account: .venv/bin/python manage.py createsuperuser",
-    ]
+    lines = [f"Docent is serving on {base}/ (Ctrl-C stops)", f"Admin: {base}/admin/"]
+    if admin_missing:
+        lines.append("Create an admin account: .venv/bin/python manage.py createsuperuser")
+    return lines
+
+
+def serve_ready_lines(*, host: str, port: int) -> list[str]:
+    """`ready_lines` for `serve`, which has migrated by then and can look for an account."""
+    return ready_lines(host=host, port=port, admin_missing=admin_account_missing())
 
 
 def stopped_line() -> str:

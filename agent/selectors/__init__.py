@@ -8,6 +8,7 @@ from agent.selectors.changelists import (
     conversation_list_annotate,
     toolcall_filter,
     toolcall_list_annotate,
+    turn_filter_feedback,
     turn_list_annotate,
     turn_models,
 )
@@ -60,6 +61,7 @@ __all__ = [
     "json_text",
     "toolcall_filter",
     "toolcall_list_annotate",
+    "turn_filter_feedback",
     "turn_list_annotate",
     "turn_downvoted",
     "turn_models",

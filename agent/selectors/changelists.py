@@ -101,3 +101,17 @@ def toolcall_filter(*, queryset: QuerySet[ToolCall], outcome: str) -> QuerySet[T
     """Narrow tool calls to one outcome: ok, error, cancelled or not_executed."""
     outcomes = ToolCall.OUTCOMES
     return queryset.filter(outcomes[outcome]) if outcome in outcomes else queryset
+
+
+# A turn's feedback as the turn admin filters it: each vote, no vote, or a written comment.
+FEEDBACK = {
+    "up": Q(vote=Turn.Vote.UP),
+    "down": Q(vote=Turn.Vote.DOWN),
+    "none": Q(vote=""),
+    "comment": ~Q(feedback_comment=""),
+}
+
+
+def turn_filter_feedback(*, queryset: QuerySet[Turn], feedback: str) -> QuerySet[Turn]:
+    """Narrow turns to one kind of visitor feedback (a key of FEEDBACK); others leave all."""
+    return queryset.filter(FEEDBACK[feedback]) if feedback in FEEDBACK else queryset

@@ -10,6 +10,7 @@ from typing import Any
 from uuid import UUID
 
 from django.conf import settings
+from django.utils.translation import ngettext
 
 from agent.answered import FINISHED
 from agent.models import Conversation, ToolCall, Turn, call_outcome
@@ -58,10 +59,15 @@ class TranscriptCall:
     @property
     def result_summary(self) -> str:
         if isinstance(self.result, list):
-            return "1 item" if len(self.result) == 1 else f"{len(self.result)} items"
+            count = len(self.result)
+            return ngettext("%(count)s item", "%(count)s items", count) % {"count": count}
         if isinstance(self.result, dict):
-            return f"{len(self.result)} fields"
-        return f"{len(self.result_json):,} characters"
+            count = len(self.result)
+            return ngettext("%(count)s field", "%(count)s fields", count) % {"count": count}
+        count = len(self.result_json)
+        return ngettext("%(count)s character", "%(count)s characters", count) % {
+            "count": f"{count:,}"
+        }
 
 
 @dataclass(frozen=True)
@@ -151,8 +157,8 @@ def conversation_transcript(*, conversation_id: UUID) -> Transcript | None:
 _TURN_FIELDS = (
     "index", "user_message", "answer", "status", "step_count", "model", "offline",
     "input_tokens", "output_tokens", "time_to_first_token_ms", "duration_ms",
-    "error_code", "error", "citations", "answered", "vote", "feedback_comment", "feedback_at",
-    "page", "started_at", "trace_id",
+    "error_code", "error", "citations", "answered", "index_incomplete", "vote",
+    "feedback_comment", "feedback_at", "page", "started_at", "trace_id",
 )  # fmt: skip
 _CALL_FIELDS = (
     "step", "call_id", "name", "arguments", "result", "ok", "error", "executed",

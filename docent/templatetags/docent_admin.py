@@ -1,7 +1,8 @@
 """Template tags for the admin's own pages."""
 
 from django import template
-from django.contrib.auth import get_user_model
+
+from docent import selectors
 
 register = template.Library()
 
@@ -10,4 +11,4 @@ register = template.Library()
 def admin_account_missing() -> bool:
     """True until someone can log into the admin: a first run has no account, and the login
     page is where a new user finds that out (the command is printed only at start-up)."""
-    return not get_user_model().objects.filter(is_staff=True, is_active=True).exists()
+    return selectors.admin_account_missing()

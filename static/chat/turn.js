@@ -39,7 +39,7 @@ export class Turn {
     this.renderPending = false;
     this.node = el("article", "chat-turn");
     const q = el("div", "chat-question");
-    q.append(el("span", "chat-sr-only", `${S.you_asked}: `), el("p", "chat-question__text", question));
+    q.append(el("span", "chat-sr-only", `${S.you_asked} `), el("p", "chat-question__text", question));
     this.reply = el("div", "chat-reply");
     this.stepList = el("ul", "chat-steps");
     this.stepList.setAttribute("aria-label", S.steps);

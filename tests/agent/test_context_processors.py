@@ -87,15 +87,18 @@ def test_the_compiled_catalog_matches_the_po_file():
     with (LOCALE / "django.mo").open("rb") as handle:
         compiled = gettext.GNUTranslations(handle)
 
-    for msgid, msgstr in _po_entries(LOCALE / "django.po"):
-        assert compiled.gettext(msgid) == msgstr, f"recompile the .mo: {msgid!r}"
+    for context, msgid, msgstr in _po_entries(LOCALE / "django.po"):
+        found = compiled.pgettext(context, msgid) if context else compiled.gettext(msgid)
+        assert found == msgstr, f"recompile the .mo: {msgid!r}"
 
 
-def _po_entries(path: Path) -> list[tuple[str, str]]:
-    """(msgid, msgstr) of the translated singular entries of a .po file."""
+def _po_entries(path: Path) -> list[tuple[str, str, str]]:
+    """(msgctxt or "", msgid, msgstr) of the translated singular entries of a .po file."""
     entries, field, current = [], None, {}
     for line in [*path.read_text(encoding="utf-8").splitlines(), ""]:
-        keyword = re.match(r'^(msgid|msgid_plural|msgstr(?:\[0\])?|msgstr\[\d+\]) (".*")$', line)
+        keyword = re.match(
+            r'^(msgctxt|msgid|msgid_plural|msgstr(?:\[0\])?|msgstr\[\d+\]) (".*")$', line
+        )
         if keyword:
             field = keyword.group(1)
             current[field] = ast.literal_eval(keyword.group(2))
@@ -103,7 +106,7 @@ def _po_entries(path: Path) -> list[tuple[str, str]]:
             current[field] += ast.literal_eval(line)
         elif not line.strip() and current:
             if current.get("msgid") and "msgid_plural" not in current and current.get("msgstr"):
-                entries.append((current["msgid"], current["msgstr"]))
+                entries.append((current.get("msgctxt", ""), current["msgid"], current["msgstr"]))
             current, field = {}, None
     return entries
 
@@ -127,3 +130,11 @@ def test_the_panel_says_indexing_is_still_running_until_every_article_is_indexed
     assert 'id="chat-indexing"' not in client.get("/").content.decode()
     Article.objects.filter(pk=article.pk).update(updated_at=timezone.now())  # edited since
     assert 'id="chat-indexing"' in client.get("/").content.decode()
+
+
+def test_the_screen_reader_label_of_a_question_has_the_colon_of_its_language():
+    # The panel added an ASCII ": " after "你的问题".
+    with translation.override("zh-hans"):
+        assert chat_strings()["you_asked"] == "你的问题："
+    turn_js = (Path(__file__).resolve().parents[2] / "static" / "chat" / "turn.js").read_text()
+    assert "${S.you_asked}:" not in turn_js

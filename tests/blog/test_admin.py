@@ -1,5 +1,9 @@
+import re
+
 import pytest
 from django.contrib.auth import get_user_model
+
+from blog.models import Article
 
 pytestmark = pytest.mark.django_db
 
@@ -44,3 +48,32 @@ def test_change_form_links_to_the_site(staff_client, make_article):
     html = staff_client.get(f"/admin/blog/article/{article.pk}/change/").content.decode()
 
     assert "View on site" in html
+
+
+def test_the_article_form_gives_the_body_room_and_the_summary_three_lines(staff_client):
+    # The body (the article itself, in Markdown) opened as small as the one-line summary.
+    html = staff_client.get("/admin/blog/article/add/").content.decode()
+
+    body = re.search(r"<textarea[^>]*id=\"id_body\"[^>]*>", html).group(0)
+    summary = re.search(r"<textarea[^>]*id=\"id_summary\"[^>]*>", html).group(0)
+    assert 'rows="24"' in body and "dc-article-body" in body
+    assert 'rows="3"' in summary
+    assert "dc-article-title" in re.search(r"<input[^>]*id=\"id_title\"[^>]*>", html).group(0)
+
+
+@pytest.mark.parametrize(
+    ("status", "note"),
+    [("draft", "Drafts are not searchable"), ("published", "once it is indexed")],
+)
+def test_saving_an_article_says_when_the_assistant_can_answer_from_it(staff_client, status, note):
+    # "The article … was added successfully." and nothing about the search index.
+    form = {"title": "Zeppelins", "slug": "zeppelins", "summary": "", "tags": [],
+            "body": "## Masts\n\nMoored to masts.", "status": status}  # fmt: skip
+    page = staff_client.post("/admin/blog/article/add/", form, follow=True).content.decode()
+
+    assert "was added successfully" in page and note in page
+    assert page.index("was added successfully") < page.index(note)
+    article = Article.objects.get(slug="zeppelins")
+    form["body"] += "\n\nAnd to the ground in a storm."
+    page = staff_client.post(f"/admin/blog/article/{article.pk}/change/", form, follow=True)
+    assert note in page.content.decode()

@@ -247,7 +247,7 @@ def test_the_admin_action_queues_a_full_reindex_of_the_selected_articles(
         follow=True,
     )
 
-    assert "1 article(s) queued for reindexing" in response.content.decode()
+    assert "1 article queued for reindexing" in response.content.decode()
     (job,) = task_queue.jobs.values()
     assert job["args"] == {"article_id": article.pk, "force": True}
 

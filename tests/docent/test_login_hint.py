@@ -22,3 +22,18 @@ def test_the_login_page_says_how_to_create_the_first_account_until_one_exists(cl
     users.create_superuser("admin", password="x")
     page = client.get("/admin/login/").content.decode()
     assert COMMAND not in page and 'id="login-form"' in page
+
+
+def test_start_up_prints_the_createsuperuser_hint_only_while_no_account_exists():
+    # Every restart printed "Create an admin account" long after one had been created.
+    from docent.startup import serve_ready_lines
+
+    lines = serve_ready_lines(host="127.0.0.1", port=8000)
+    assert lines[:2] == ["Docent is serving on http://127.0.0.1:8000/ (Ctrl-C stops)",
+                         "Admin: http://127.0.0.1:8000/admin/"]  # fmt: skip
+    assert COMMAND in lines[2]
+
+    get_user_model().objects.create_superuser("admin", password="x")
+    assert [
+        line for line in serve_ready_lines(host="127.0.0.1", port=8000) if COMMAND in line
+    ] == []

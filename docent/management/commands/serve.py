@@ -41,7 +41,7 @@ class Command(BaseCommand):
         if no_prepare:  # one of a cluster's web processes: nginx's address is the site's
             self.stdout.write(f"web process {os.getpid()} listening on {host}:{port}")
         else:
-            for line in startup.ready_lines(host=host, port=port):
+            for line in startup.serve_ready_lines(host=host, port=port):
                 self.stdout.write(self.style.SUCCESS(line) if "serving" in line else line)
         # SIGINT/SIGTERM stop the reactor after the drain; then the embedded PostgreSQL is
         # stopped by its exit handler, so nothing is left running.

@@ -54,8 +54,8 @@ def test_list_shows_turns_steps_last_status_and_tokens(staff_client, three_kinds
     assert "tool error</span>" in html  # the conversation whose tool failed
     assert "What is HNSW?" in html
     assert "/static/admin/docent-admin.css" in html
-    for title in ("By turn status", "By created at", "By hit the step limit",
-                  "By had a tool error", "By model"):  # fmt: skip
+    for title in ("By turn status", "By created at", "By step limit reached",
+                  "By tool error", "By model"):  # fmt: skip
         assert title in html
 
 
@@ -101,7 +101,7 @@ def test_turn_and_tool_call_lists(staff_client, three_kinds):
     assert "What is HNSW?" not in turns
     assert [c.name for c in calls.context["cl"].result_list] == ["get_article_detail"]
     assert "By outcome" in calls.content.decode()
-    assert "By name" in calls.content.decode()
+    assert "By tool" in calls.content.decode()  # the name field is labelled "tool"
 
 
 def test_tool_calls_sort_by_duration(staff_client):
@@ -165,3 +165,17 @@ def test_a_call_cancelled_as_it_ran_or_stopped_by_the_step_limit_is_no_tool_erro
     page = transcript.content.decode()
     assert 'data-outcome="cancelled"' in page and "dc-pill--cancelled" in page
     assert "dc-call--error" not in page
+
+
+def test_the_turn_and_tool_call_pages_show_durations_as_people_read_them(staff_client):
+    # "First token (ms): 58.6482660000911" and "55.311828999947465" in the tool call table.
+    conversation = make_conversation()
+    turn = make_turn(conversation, ttft=58.6482660000911, duration_ms=1234.56789,
+                     tool_calls=[{"duration_ms": 55.311828999947465}])  # fmt: skip
+    call = turn.tool_calls.get()
+
+    page = staff_client.get(f"/admin/agent/turn/{turn.pk}/change/").content.decode()
+    assert "58.6 ms" in page and "1.23 s" in page and "55.3 ms" in page
+    assert "58.648" not in page and "55.311" not in page and "1234.5" not in page
+    call_page = staff_client.get(f"/admin/agent/toolcall/{call.pk}/change/").content.decode()
+    assert "55.3 ms" in call_page and "55.311" not in call_page

@@ -213,3 +213,25 @@ def test_the_unanswered_figure_says_how_many_were_asked_while_indexing(staff_cli
     assert dashboard_metrics(days=7).unanswered_while_indexing == 1
     html = staff_client.get("/admin/agent/conversation/dashboard/?days=7").content.decode()
     assert "declined, or cited no article; 1 asked while indexing" in html
+
+
+def test_a_dashboard_without_turns_says_how_to_get_some_instead_of_empty_charts(staff_client):
+    # A first run showed five empty charts and "0 turns took 0 steps".
+    html = staff_client.get("/admin/agent/conversation/dashboard/").content.decode()
+
+    assert 'data-testid="dashboard-empty"' in html and "No turns in this period yet" in html
+    assert "turns-per-day" not in html and "dc-grid" not in html
+    assert "0 turns took 0 steps" not in html
+
+
+def test_offline_turns_explain_the_zero_in_the_tokens_card(staff_client):
+    # A first run (offline model) showed "Tokens 0 · input and output", as if nothing counted.
+    conversation = make_conversation()
+    make_turn(conversation, model="offline-extractive", offline=True, input_tokens=0,
+              output_tokens=0, started_at=timezone.now())  # fmt: skip
+
+    html = staff_client.get("/admin/agent/conversation/dashboard/?days=7").content.decode()
+    assert "none reported; the offline model counts none" in html
+    make_turn(conversation, index=2, started_at=timezone.now())  # a model that counts
+    html = staff_client.get("/admin/agent/conversation/dashboard/?days=7").content.decode()
+    assert "none reported" not in html and "input and output" in html

@@ -41,6 +41,13 @@ def test_turns_filter_on_the_vote(staff_client, voted):
     assert questions("vote__exact=down") == ["And for a million rows?"]
     assert questions("vote__exact=up") == ["Which index suits a small blog?"]
     assert len(questions("")) == 3
+    # The filter itself: each vote, a written comment, and the turns nobody voted on.
+    assert questions("feedback=down") == ["And for a million rows?"]
+    assert questions("feedback=up") == ["Which index suits a small blog?"]
+    assert questions("feedback=comment") == ["And for a million rows?"]
+    assert questions("feedback=none") == ["Thanks, what about HNSW?"]
+    html = staff_client.get("/admin/agent/turn/").content.decode()
+    assert "By visitor feedback" in html and "With a comment" in html and "No vote" in html
 
 
 def test_down_voted_answers_join_the_review_backlog(staff_client, voted):

@@ -209,3 +209,23 @@ def test_transcript_query_count_does_not_grow_with_turns(staff_client):
     export_small = count_queries(staff_client, f"/admin/agent/conversation/{small.pk}/export/")
     export_large = count_queries(staff_client, f"/admin/agent/conversation/{large.pk}/export/")
     assert export_small == export_large
+
+
+def test_a_turn_asked_while_indexing_says_so_and_the_others_do_not(staff_client):
+    # The flag was saved but nowhere in the transcript: a reviewer read a decline asked during
+    # the first indexing as a gap in the blog.
+    conversation = make_conversation()
+    make_turn(conversation, index=1, answer="", answered=False, index_incomplete=True)
+    make_turn(conversation, index=2)
+
+    response = staff_client.get(f"/admin/agent/conversation/{conversation.pk}/change/")
+    first, second = turn_sections(response.content.decode())
+
+    assert 'data-testid="index-incomplete-1"' in first and "Asked while indexing" in first
+    assert "not indexed yet" in first and "the answer may exist" in first
+    assert "index-incomplete" not in second and "Asked while indexing" not in second
+    export = staff_client.get(f"/admin/agent/conversation/{conversation.pk}/export/").json()
+    assert [turn["index_incomplete"] for turn in export["turns"]] == [True, False]
+    turns = staff_client.get("/admin/agent/turn/?index_incomplete__exact=1")
+    assert [turn.index for turn in turns.context["cl"].result_list] == [1]
+    assert "By asked while indexing" in turns.content.decode()

@@ -99,7 +99,9 @@ def test_page_lists_the_groups_biggest_first_with_links(staff_client, questions)
 def test_page_says_so_when_everything_was_answered(staff_client):
     html = staff_client.get("/admin/agent/conversation/unanswered/").content.decode()
 
-    assert "every question so far found an answer" in html
+    assert "no question has gone unanswered" in html
+    # Not "0 questions the blog could not answer … Write about the top ones next."
+    assert "0 questions" not in html and "top ones" not in html
 
 
 def test_a_question_whose_search_failed_says_so_instead_of_asking_for_an_article(staff_client):
@@ -145,3 +147,14 @@ def test_questions_asked_while_indexing_are_marked_and_can_be_hidden(staff_clien
     shown = [(group.question, group.count) for group in hidden.context["groups"]]
     assert shown == [("What is the capital of France?", 1), ("is there a post on hnsw", 1)]
     assert "are hidden" in hidden.content.decode()
+
+
+def test_a_down_voted_answer_is_marked_with_an_icon_not_an_emoji(staff_client):
+    # "👎" drew a box on a machine without an emoji font.
+    ask("Is there a post on HNSW?", minutes=1, vote="down", feedback_comment="Nothing here.")
+
+    html = staff_client.get("/admin/agent/conversation/unanswered/").content.decode()
+    downvoted = html.split('data-testid="downvoted"')[1]
+
+    assert "👎" not in html
+    assert '<svg class="dc-icon"' in downvoted and 'aria-label="thumbs down"' in downvoted

@@ -951,8 +951,10 @@ async def test_an_article_in_the_questions_language_sharing_no_word_with_it_is_a
 @pytest.mark.asyncio
 @pytest.mark.parametrize(
     ("question", "follow_up"),
-    [("How does HNSW work?", False), ("What is RRF?", False), ("How does it work?", True)],
-)
+    [("How does HNSW work?", False), ("What is RRF?", False), ("How does it work?", True),
+     # Naples starts with 那 ("then"): the panel showed both questions searched together.
+     ("那不勒斯最好的披萨是哪家？", False), ("那，HNSW 呢？", True), ("那么索引怎么建？", True)],
+)  # fmt: skip
 async def test_a_short_question_naming_its_subject_is_not_a_follow_up(
     monkeypatch, question, follow_up
 ):
