@@ -4,6 +4,8 @@ import logging
 
 from django.conf import settings
 from procrastinate.contrib.django import app
+from procrastinate.exceptions import UniqueViolation
+from procrastinate.jobs import Status
 
 logger = logging.getLogger(__name__)
 
@@ -17,8 +19,20 @@ async def jobs_stalled_retry(context, timestamp: int) -> None:
     """Every minute: put back the jobs of a worker that died mid-job (kill -9, lost machine)."""
     manager = context.app.job_manager
     for job in await manager.get_stalled_jobs(seconds_since_heartbeat=STALLED_WORKER_SECONDS):
-        logger.warning("retrying job %s (%s): its worker stopped", job.id, job.task_name)
-        await manager.retry_job(job)
+        try:
+            await manager.retry_job(job)
+        except UniqueViolation:
+            # A twin with its queueing lock already waits (a restart's release queued a new
+            # reindex scan meanwhile). Putting this one back would fail here every minute, for
+            # ever; the waiting one does the same work, so this run is closed as failed.
+            logger.warning(
+                "closing job %s (%s): its worker stopped and the same job already waits",
+                job.id,
+                job.task_name,
+            )
+            await manager.finish_job(job, status=Status.FAILED, delete_job=False)
+        else:
+            logger.warning("retrying job %s (%s): its worker stopped", job.id, job.task_name)
 
 
 @app.periodic(cron="17 * * * *", periodic_id="prune")
