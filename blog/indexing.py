@@ -9,6 +9,7 @@ task worker runs with retries.
 
 import hashlib
 import logging
+import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -48,6 +49,23 @@ _ARTICLE_FIELDS = (
     "indexed_at",
     "updated_at",
 )
+
+
+# Set when the process shuts down. A scan runs in a worker thread that nothing can interrupt:
+# it stops between articles instead (an article's chunks are swapped in one transaction, so none
+# is left half indexed), and the next scan (every start queues one) does the rest. Without it,
+# Ctrl-C during the first run's indexing kept `make run` alive until the last article.
+_stopping = threading.Event()
+
+
+def indexing_stop() -> None:
+    """Ask a running scan to stop after its current article: the process is shutting down."""
+    _stopping.set()
+
+
+def indexing_resume() -> None:
+    """Let scans run to the end again (a test that stopped one)."""
+    _stopping.clear()
 
 
 @dataclass(frozen=True)
@@ -172,6 +190,9 @@ def articles_reindex(
     if progress:
         progress(articles.count())
     for article in articles.iterator(chunk_size=500):
+        if _stopping.is_set():
+            logger.info("reindex stopped by shutdown after %d articles", summary.scanned)
+            break
         result = chunk_reindex(
             article=article,
             embedder=embedder,

@@ -10,6 +10,7 @@ from django.conf import settings
 from twisted.internet import defer, reactor
 
 from agent.runner import runner
+from blog.indexing import indexing_stop
 from docent import startup
 from docent.http_guard import GuardedServer
 
@@ -114,6 +115,7 @@ async def _drain_once() -> None:
     in_flight = [future for server in _servers for future in server.requests_in_flight()]
     if in_flight:
         await asyncio.wait(in_flight, timeout=REQUESTS_WAIT_SECONDS)
+    indexing_stop()  # a reindex scan's thread ends after its current article
     for task in _worker:
         task.cancel()  # procrastinate finishes or abandons the running job; stalled ones retry
     if _worker:

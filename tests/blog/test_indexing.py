@@ -2,7 +2,7 @@ import pytest
 from django.test import override_settings
 
 from blog.embeddings import LocalEmbedder, embedder_get
-from blog.indexing import articles_reindex, chunk_reindex
+from blog.indexing import articles_reindex, chunk_reindex, indexing_resume, indexing_stop
 from blog.models import Article, Chunk
 from blog.search import article_search, article_search_text
 from tests.blog.embeddings_server import EmbeddingsServer
@@ -55,6 +55,28 @@ def test_the_model_reads_table_rows_spelled_out_while_full_text_keeps_the_table(
     spelled = "Airships > Fleet\n\nShip: Hindenburg; Length: 245 m."
     assert list(chunk.embedding) == pytest.approx(embedder.embed_passages([spelled])[0], abs=1e-5)
     assert "| Hindenburg | 245 m |" in chunk.lexical and "Ship:" not in chunk.lexical
+
+
+@pytest.mark.django_db
+def test_a_scan_stops_between_articles_on_shutdown_and_the_next_scan_does_the_rest(
+    make_article, embedder
+):
+    for n in range(3):
+        make_article(title=f"Airship {n}", body=BODY)
+
+    def progress(step: int) -> None:
+        if step == 1:  # the first article is done: the process is told to stop
+            indexing_stop()
+
+    try:
+        stopped = articles_reindex(embedder=embedder, progress=progress)
+    finally:
+        indexing_resume()
+    rest = articles_reindex(embedder=embedder)
+
+    assert (stopped.scanned, stopped.changed) == (1, 1)
+    assert (rest.scanned, rest.changed) == (3, 2)
+    assert Chunk.objects.values("article").distinct().count() == 3
 
 
 @pytest.mark.django_db
