@@ -128,6 +128,12 @@ def _index_note(article: Article) -> str:
             "Drafts are not searchable: set the status to Published for the assistant to "
             "answer from it."
         )
+    if not article.is_public:
+        # Published with a later date: indexed now, but the search keeps to published_q, so
+        # the assistant cannot find it before that date.
+        return _("Scheduled for %(date)s: the assistant can answer from it from then on.") % {
+            "date": _short(article.published_at)
+        }
     return _(
         "The assistant can answer from it once it is indexed, usually within seconds: the "
         "Index column then says “up to date”."
