@@ -91,3 +91,13 @@ def test_dates_in_the_lists_are_written_the_chinese_way(staff_client, asked, mak
 
     assert "11月20日" in turns and "十一月" not in turns  # was "十一月 20, 12:00"
     assert "2026年11月18日" in visible_text(articles)
+
+
+def test_the_article_lists_date_column_is_not_named_like_the_status(staff_client, make_article):
+    # Both were "已发布" ("published", the status), so a column of dates read as a second status.
+    make_article(title="Hello")
+    html = staff_client.get("/admin/blog/article/", headers=CHINESE).content.decode()
+
+    header = re.search(r'<th scope="col" class="[^"]*column-published[^"]*">(.*?)</th>', html, re.S)
+    assert visible_text(header.group(1)).strip() == "发布于"
+    assert "已发布" in visible_text(html)  # the status itself
