@@ -125,6 +125,16 @@ def test_vector_text_spells_out_table_rows_with_their_column_names():
     assert vector_text("a | b is not a table") == "a | b is not a table"
 
 
+def test_vector_text_leaves_code_alone_and_knows_a_short_delimiter_row():
+    # A fenced block showing a table is code: its first line vanished as a "header" and the rest
+    # was rewritten. GFM's delimiter row needs one dash, not three: "|:-:|-|" became a row.
+    code = "Output:\n\n```\n| id | name |\n| 1  | ann  |\n```"
+    short = "| Key | Allowance |\n|:-:|-|\n| request | 2,000 chars |"
+
+    assert vector_text(code) == code
+    assert vector_text(short) == "Key: request; Allowance: 2,000 chars."
+
+
 def test_lexical_text_spells_chinese_as_bigrams_and_splits_glued_latin_words():
     assert lexical_text("使用pgvector建索引") == " 使用 pgvector 建索 索引 "
     assert lexical_text("召回率 recall") == " 召回 回率  recall"
