@@ -21,7 +21,12 @@ _FENCE = re.compile(r"^\s*(```|~~~)")
 # A table's delimiter row ("|:---|--:|"): GFM asks for one dash per cell, not three.
 _TABLE_RULE = re.compile(r"^\|?(\s*:?-+:?\s*\|)+\s*(:?-+:?)?\s*\|?$")
 # A Markdown link or image: its text says what it is about, its target is an address.
-_LINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\s]*(?:\s+\"[^\"]*\")?\)")
+# The target may hold balanced parentheses ("…/HNSW_(algorithm)"), and a title any of
+# CommonMark's three quotes.
+_LINK = re.compile(
+    r"!?\[([^\]\n]*)\]\((?:[^()\s]|\([^()\s]*\))*"
+    r"(?:\s+(?:\"[^\"]*\"|'[^']*'|\([^)]*\)))?\s*\)"
+)
 # A sentence ends at . ! ? (then a space) or at a full-width 。！？ (no space in Chinese).
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])")
 # Characters of Chinese questions that carry no topic ("what", "how", particles): their

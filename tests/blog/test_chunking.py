@@ -118,6 +118,17 @@ def test_link_targets_stay_out_of_the_embedded_and_indexed_text():
     assert link_targets_drop("a [b] (c) and [d]") == "a [b] (c) and [d]"  # not links
 
 
+def test_a_link_whose_address_holds_parentheses_loses_all_of_it():
+    # CommonMark allows balanced parentheses in a target (Wikipedia's addresses): the target
+    # was cut at the first ")", leaving "_(cs))" in the text, and a single-quoted title kept
+    # the whole link.
+    wiki = "See [HNSW](https://en.wikipedia.org/wiki/HNSW_(algorithm)) here."
+    titled = "See [HNSW](/articles/hnsw/ 'the article') here."
+
+    assert link_targets_drop(wiki) == "See HNSW here."
+    assert link_targets_drop(titled) == "See HNSW here."
+
+
 def test_vector_text_spells_out_table_rows_with_their_column_names():
     text = "Limits:\n\n| Key | Allowance |\n|:---|---:|\n| request | 2,000 chars |\n\nAfter."
 
