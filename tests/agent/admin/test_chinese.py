@@ -101,3 +101,11 @@ def test_the_article_lists_date_column_is_not_named_like_the_status(staff_client
     header = re.search(r'<th scope="col" class="[^"]*column-published[^"]*">(.*?)</th>', html, re.S)
     assert visible_text(header.group(1)).strip() == "发布于"
     assert "已发布" in visible_text(html)  # the status itself
+
+
+def test_the_dashboards_latency_cards_name_a_time(staff_client, asked):
+    # "首个令牌中位数" read as "the median first token", not the time it took.
+    page = staff_client.get("/admin/agent/conversation/dashboard/?days=90", headers=CHINESE)
+    text = visible_text(page.content.decode())
+
+    assert "轮次耗时中位数" in text and "首个令牌耗时中位数" in text
