@@ -1,11 +1,13 @@
 """Markdown to safe HTML: markdown-it-py renders, nh3 (Ammonia) sanitizes."""
 
 from functools import lru_cache
+from urllib.parse import urlsplit
 
 import nh3
 from django.utils.text import slugify
 from markdown_it import MarkdownIt
 from markdown_it.rules_core import StateCore
+from markdown_it.token import Token
 
 ALLOWED_TAGS = {
     "a",
@@ -86,6 +88,51 @@ def markdown_to_html(text: str) -> str:
         attributes=ALLOWED_ATTRIBUTES,
         url_schemes={"http", "https", "mailto"},
         link_rel="noopener noreferrer nofollow",
+    )
+
+
+# How static/chat/markdown.js shows a link in an answer: to another site, marked as leaving it
+# (a class the stylesheet gives an arrow, the host in its title), opened apart and without a
+# referrer; to an address that is not a web page (mailto:), as text.
+EXTERNAL_LINK = {"target": "_blank", "rel": "nofollow noopener noreferrer", "class": "dc-external"}
+UNLINKED_CLASS = "dc-md-unlinked"
+
+
+def _mark_link(token: Token, external_label: str) -> bool:
+    """Mark a link_open token as the chat panel would; False when it must not be a link."""
+    parts = urlsplit(token.attrGet("href") or "")
+    if parts.scheme not in ("", "http", "https"):
+        return False
+    if parts.netloc:  # absolute, or "//host/…": the transcript cannot tell this site's own host
+        for name, value in EXTERNAL_LINK.items():
+            token.attrSet(name, value)
+        host = f"{parts.hostname}:{parts.port}" if parts.port else str(parts.hostname)
+        token.attrSet("title", f"{host} ({external_label})")
+    return True
+
+
+def answer_to_html(text: str, *, external_label: str) -> str:
+    """Render an answer's Markdown as `markdown_to_html` does, its links as the chat panel
+    shows them. Its author is a model: it may point anywhere, unlike an article's."""
+    tokens = _parser().parse(text)
+    for token in tokens:
+        opened = None
+        for child in token.children or []:
+            if child.type == "link_open" and not _mark_link(child, external_label):
+                opened = child
+                child.tag, child.attrs = "span", {"class": UNLINKED_CLASS}
+            elif child.type == "link_close" and opened is not None:
+                child.tag, opened = "span", None
+    return nh3.clean(
+        _parser().renderer.render(tokens, _parser().options, {}),
+        tags=ALLOWED_TAGS | {"span"},
+        attributes={
+            **ALLOWED_ATTRIBUTES,
+            "a": {"href", "title", *EXTERNAL_LINK},
+            "span": {"class"},
+        },
+        url_schemes={"http", "https"},
+        link_rel=None,  # set above, on the links that leave the site
     )
 
 

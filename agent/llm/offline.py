@@ -25,14 +25,16 @@ from agent.prompts import PAGE_CONTEXT_PREFIX, STEP_LIMIT_NUDGE
 SEARCH = "search_knowledge_base"
 DETAIL = "get_article_detail"
 LIST = "list_articles"
+# The typographic apostrophe, as in the panel's own strings. agent.answered reads "’" as "'",
+# so a turn stored with "couldn't" still counts as a decline.
 DONT_KNOW = {
-    "en": "I couldn't find anything about that in this blog's articles.",
+    "en": "I couldn’t find anything about that in this blog’s articles.",
     "zh": "我在这个博客的文章里没有找到相关内容。",
 }
 # A search that failed (timed out, raised) found nothing *yet*: saying "the blog has nothing on
 # that" would be untrue, and on a first run, while the demo articles index, it is common.
 SEARCH_FAILED = {
-    "en": "The search didn't finish this time, so I can't say whether the blog covers that. "
+    "en": "The search didn’t finish this time, so I can’t say whether the blog covers that. "
     "Please ask again in a moment.",
     "zh": "这次检索没有完成，所以我还说不准博客里是否有相关内容。请稍后再问一次。",
 }

@@ -56,14 +56,14 @@ SOURCE = {"en": "Source: ", "zh": "来源："}
 # much about the question; a figure from a weaker fact is some other figure.
 FIGURE_FLOOR = 0.7
 NO_FIGURE = {
-    "en": "This blog's articles don't give that figure. The nearest is “{title}”, which "
+    "en": "This blog’s articles don’t give that figure. The nearest is “{title}”, which "
     "discusses the topic without stating it.",
     "zh": "这个博客的文章没有给出这个数字。最接近的是《{title}》，但文中没有写明。",
 }
 # Only the articles read were checked: another article might name it in passing, so the
 # decline speaks of the articles found, not of the whole blog.
 NOT_MENTIONED = {
-    "en": "The articles I found don't mention “{name}”, so they don't answer this. The nearest "
+    "en": "The articles I found don’t mention “{name}”, so they don’t answer this. The nearest "
     "is “{title}”, which discusses the topic without it.",
     "zh": "我找到的文章都没有提到“{name}”，所以回答不了这个问题。最接近的是《{title}》，"
     "但文中没有涉及它。",

@@ -32,7 +32,7 @@ _WHOLE = re.compile(
 )
 
 INTRO = {
-    "en": "Hello! I answer questions from this blog's articles and cite the ones I quote. "
+    "en": "Hello! I answer questions from this blog’s articles and cite the ones I quote. "
     "The newest articles:",
     "zh": "你好！我根据这个博客的文章回答问题，并注明引用的文章。最新的文章：",
 }
@@ -42,12 +42,12 @@ OUTRO = {
 }
 # The list could not be read (the tool failed): greet without claiming what the blog holds.
 UNLISTED = {
-    "en": "Hello! I answer questions from this blog's articles and cite the ones I quote. "
+    "en": "Hello! I answer questions from this blog’s articles and cite the ones I quote. "
     "Ask me about anything they cover, in English or Chinese.",
     "zh": "你好！我根据这个博客的文章回答问题，并注明引用的文章。可以用中文或英文问我。",
 }
 EMPTY = {
-    "en": "Hello! I answer questions from this blog's articles, but none is published yet.",
+    "en": "Hello! I answer questions from this blog’s articles, but none is published yet.",
     "zh": "你好！我根据这个博客的文章回答问题，但目前还没有发表的文章。",
 }
 

@@ -113,6 +113,14 @@ _HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
 _SPLIT = re.compile(r"(?<=[.!?])\s+(?=[\"'(A-Z0-9\u3400-\u9fff])|(?<=[。！？])")
 _FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.DOTALL)
+# A link reference definition, "[label]: destination 'title'" (CommonMark 4.7): where a
+# "[text][label]" link points. The page shows nothing for it, so it is no fact to quote.
+_LINK_TITLE = r"""(?:"[^"]*"|'[^']*'|\([^)]*\))"""
+_DEFINITION = re.compile(
+    r"^ {0,3}\[(?:[^\]\\]|\\.)+\]:[ \t]*"
+    rf"(?P<to>(?:<[^>]*>|\S+)(?:[ \t]+{_LINK_TITLE})?)?[ \t]*$"
+)
+_TITLE_LINE = re.compile(rf"^\s*{_LINK_TITLE}\s*$")
 
 
 # Quoted text must read as itself in the chat's Markdown and in the admin's (CommonMark). "]"
@@ -163,6 +171,28 @@ def _row_fact(header: list[str], cells: list[str]) -> tuple[str, str]:
     return (f"{lead} — {details}" if details else lead), " ".join(h for h, _ in pairs)
 
 
+def _definition_lines(lines: list[str]) -> set[int]:
+    """Where the link reference definitions are. One opens a paragraph or a list item: it
+    cannot interrupt a paragraph, where CommonMark shows it as text. Its destination or title
+    may follow on the next line."""
+    found: set[int] = set()
+    opens, expect = True, ""  # expect: what of a definition may still follow
+    for at, line in enumerate(lines):
+        item = _ITEM.match(line)
+        text = _QUOTE.sub("", line[item.end() :] if item else line)
+        if expect and text.strip() and (expect == "to" or _TITLE_LINE.match(text)):
+            found.add(at)
+            expect = ""
+            continue
+        definition = _DEFINITION.match(text) if opens or item else None
+        if definition:
+            found.add(at)
+            expect = "title" if definition.group("to") else "to"
+            continue
+        opens, expect = not text.strip() or bool(_HEADING.match(line)), ""
+    return found
+
+
 def blocks(body: str) -> list[tuple[str, str, str, str]]:
     """(kind, section, text, header) for each paragraph, list item and table row, no code."""
     body = _FENCE.sub("\n", _FRONT_MATTER.sub("", body))
@@ -177,9 +207,14 @@ def blocks(body: str) -> list[tuple[str, str, str, str]]:
             found.append(("item", section, plain(" ".join(item)), ""))
         paragraph, item = [], None
 
-    for line in body.splitlines():
+    lines = body.splitlines()
+    definitions = _definition_lines(lines)
+    for at, line in enumerate(lines):
         stripped = line.strip()
         heading = _HEADING.match(line)
+        if at in definitions:
+            flush()  # it opens a paragraph or an item: nothing of a paragraph is lost
+            continue
         if not stripped or heading or stripped.startswith(("---", "***", "___")):
             flush()
             header = None

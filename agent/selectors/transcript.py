@@ -10,11 +10,11 @@ from typing import Any
 from uuid import UUID
 
 from django.conf import settings
-from django.utils.translation import ngettext
+from django.utils.translation import gettext, ngettext
 
 from agent.answered import FINISHED
 from agent.models import Conversation, ToolCall, Turn, call_outcome
-from blog.rendering import markdown_to_html
+from blog.rendering import answer_to_html
 
 # Results longer than this are folded away behind a <details> in the transcript.
 LONG_RESULT_CHARS = 360
@@ -104,8 +104,9 @@ class TranscriptTurn:
 
     @cached_property
     def answer_html(self) -> str:
-        # The model writes Markdown; render it the way the blog renders articles (sanitized).
-        return markdown_to_html(self.turn.answer)
+        # The model writes Markdown; sanitized as articles are, its links shown as the panel
+        # shows them (the label is the panel's own string).
+        return answer_to_html(self.turn.answer, external_label=gettext("opens another site"))
 
 
 @dataclass(frozen=True)

@@ -211,7 +211,7 @@ function link(label, href, depth) {
   } else {
     a.href = url.href;
     a.target = "_blank";
-    a.rel = "noopener noreferrer";
+    a.rel = "nofollow noopener noreferrer"; // as the admin transcript marks it (blog/rendering.py)
     a.className = "chat-external";
     a.title = `${url.host} (${externalLabel})`;
   }

@@ -43,3 +43,12 @@ def test_the_job_list_and_a_job_page_have_no_inline_styles(staff_client, job_id)
     listing = staff_client.get("/admin/procrastinate/procrastinatejob/").content.decode()
     assert '<pre class="dc-job-args">{&quot;timestamp&quot;: 1796180520}</pre>' in listing
     assert '<ul class="dc-job-summary">' in listing and "<strong>Attempts:</strong> 2" in listing
+
+
+def test_a_job_event_of_seconds_ago_says_just_now(staff_client, job_id):
+    # timesince counts whole minutes: the job deferred a moment ago read "0 minutes ago".
+    listing = staff_client.get("/admin/procrastinate/procrastinatejob/").content.decode()
+    summary = listing.split('<ul class="dc-job-summary">')[1].split("</ul>")[0]
+
+    assert "just now</strong>" in summary, summary
+    assert not re.search(r"\b0\s+minutes", summary), summary

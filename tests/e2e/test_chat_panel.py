@@ -236,7 +236,7 @@ def test_markup_in_an_answer_is_text_and_runs_nothing(site, scripted, open_page)
     assert answer.locator("a[href^='javascript']").count() == 0
     expect(answer.locator(".chat-md-unlinked")).to_have_text("click")
     external = answer.get_by_role("link", name="elsewhere")
-    expect(external).to_have_attribute("rel", "noopener noreferrer")
+    expect(external).to_have_attribute("rel", "nofollow noopener noreferrer")
     expect(external).to_have_attribute("target", "_blank")
     local = answer.get_by_role("link", name="here", exact=True)
     expect(local).to_have_attribute("href", "/articles/why-step-limits-matter/")

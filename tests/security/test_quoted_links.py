@@ -16,7 +16,7 @@ from channels.db import database_sync_to_async
 from blog.embeddings import embedder_get
 from blog.indexing import chunk_reindex
 from blog.models import Article
-from blog.rendering import markdown_to_html
+from blog.rendering import answer_to_html
 from tests.security.clients import ws_ask, ws_open
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -66,7 +66,8 @@ async def test_the_offline_assistant_quotes_article_text_without_making_links(se
     for answer in answers:
         assert "zebra" in answer.lower(), answer  # the article was quoted
         targets = [target for _, target in CHAT_LINK.findall(answer)]
-        targets += re.findall(r'href="([^"]*)"', markdown_to_html(answer))  # the admin's view
+        admin = answer_to_html(answer, external_label="another site")  # the transcript's view
+        targets += re.findall(r'href="([^"]*)"', admin)
         for target in targets:
             (local if target.startswith("/articles/zebra-tokens/") else foreign).append(target)
     assert foreign == []

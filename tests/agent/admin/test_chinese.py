@@ -109,3 +109,25 @@ def test_the_dashboards_latency_cards_name_a_time(staff_client, asked):
     text = visible_text(page.content.decode())
 
     assert "轮次耗时中位数" in text and "首个令牌耗时中位数" in text
+
+
+@pytest.mark.parametrize(
+    ("headers", "asked", "voted", "minutes"),
+    [
+        (CHINESE, "最近一次提问就在刚刚", "刚刚投票", "0 分钟"),
+        ({}, "last asked just now", "voted just now", "0 minutes"),
+    ],
+)
+def test_what_just_happened_says_just_now_not_0_minutes_ago(
+    staff_client, headers, asked, voted, minutes
+):
+    # timesince counts whole minutes: a question asked seconds ago read "0 分钟前".
+    now = timezone.now() - timedelta(seconds=20)
+    make_turn(make_conversation(), user_message="刚才的问题", answer="", answered=False,
+              started_at=now, vote="down", feedback_at=now)  # fmt: skip
+
+    page = staff_client.get("/admin/agent/conversation/unanswered/", headers=headers)
+    text = visible_text(page.content.decode())
+
+    assert asked in text and voted in text
+    assert minutes not in text

@@ -229,3 +229,42 @@ def test_a_turn_asked_while_indexing_says_so_and_the_others_do_not(staff_client)
     turns = staff_client.get("/admin/agent/turn/?index_incomplete__exact=1")
     assert [turn.index for turn in turns.context["cl"].result_list] == [1]
     assert "By asked while indexing" in turns.content.decode()
+
+
+def test_an_answer_link_to_another_site_is_marked_as_the_chat_panel_marks_it(staff_client):
+    # A stored answer (a real model's, or the offline model's before it stopped making links)
+    # linked to another site: the panel marks such a link as leaving the site and sends no
+    # referrer, but the transcript showed it as an ordinary link with nothing to tell it apart.
+    conversation = make_conversation()
+    make_turn(
+        conversation,
+        answer=(
+            "Renew at [the renewal page](https://Evil.example:8443/renew?x=1), "
+            "[mail us](mailto:help@evil.example), [also](//evil.example/p) or "
+            "[read this](/articles/zebra-tokens/)."
+        ),
+    )
+
+    page = staff_client.get(f"/admin/agent/conversation/{conversation.pk}/change/").content
+    answer = page.decode().split('<div class="dc-bubble dc-answer">')[1].split("</div>")[0]
+    links = {
+        html_lib.unescape(label): dict(re.findall(r'(\w+)="([^"]*)"', attributes))
+        for attributes, label in re.findall(r"<a ([^>]*)>(.*?)</a>", answer)
+    }
+
+    external = {"target": "_blank", "rel": "nofollow noopener noreferrer", "class": "dc-external"}
+    assert links == {
+        "the renewal page": {
+            "href": "https://Evil.example:8443/renew?x=1",
+            "title": "evil.example:8443 (opens another site)",
+            **external,
+        },
+        "also": {
+            "href": "//evil.example/p",
+            "title": "evil.example (opens another site)",
+            **external,
+        },
+        "read this": {"href": "/articles/zebra-tokens/"},
+    }
+    # As in the panel, a mailto: (or any address that is not a web page) stays text.
+    assert '<span class="dc-md-unlinked">mail us</span>' in answer

@@ -5,10 +5,11 @@ import asyncio
 import pytest
 from pydantic import BaseModel, ConfigDict, Field
 
+from agent.answered import is_decline
 from agent.exceptions import ToolNotFound
 from agent.llm.offline import DONT_KNOW, SEARCH_FAILED, OfflineModel
 from agent.llm.offline_answer import NO_FIGURE, NOT_MENTIONED
-from agent.llm.offline_overview import EMPTY, UNLISTED
+from agent.llm.offline_overview import EMPTY, INTRO, OUTRO, UNLISTED
 from agent.loop import Limits, TurnResult, run_turn
 from agent.prompts import build_messages
 from agent.tool import Tool
@@ -132,10 +133,21 @@ async def test_no_relevant_content_says_it_does_not_know():
     assert (
         result.answer
         == DONT_KNOW["en"]
-        == "I couldn't find anything about that in this blog's articles."
+        == "I couldn’t find anything about that in this blog’s articles."
     )
     assert [name for name, _ in calls(result)] == ["search_knowledge_base"]
     assert result.citations == [] and sent[-1]["type"] == "done"
+
+
+def test_offline_sentences_use_the_ui_s_apostrophe_and_still_count_as_declines():
+    # The panel's own strings say "couldn’t"; the offline model's said "couldn't" beside them.
+    tables = (DONT_KNOW, SEARCH_FAILED, NO_FIGURE, NOT_MENTIONED, INTRO, OUTRO, UNLISTED, EMPTY)
+    sentences = [text for table in tables for text in table.values()]
+    assert [text for text in sentences if "'" in text] == []
+    # Turns stored before the change spell it "couldn't": both count as declines.
+    for decline in (DONT_KNOW["en"], NO_FIGURE["en"], NOT_MENTIONED["en"]):
+        for spelling in (decline, decline.replace("’", "'")):
+            assert is_decline(spelling.format(title="Step limits", name="HTTP/2")), spelling
 
 
 @pytest.mark.asyncio

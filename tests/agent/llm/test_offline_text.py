@@ -49,3 +49,31 @@ def test_a_number_word_is_its_digits_but_one_is_not_a_count():
     found = terms("after ten calls, twenty rows and one of them")
     assert found == {"after", "10", "call", "20", "rows"}
     assert terms("10,500 tokens, then 1,000,000") == {"10500", "token", "1000000"}
+
+
+def test_link_reference_definitions_are_not_quoted_as_text():
+    # "[a]: https://…" is where a reference link points; the article page shows nothing for
+    # it, but the offline model quoted "[a]: https://example.com/x" to the visitor as a fact.
+    body = (
+        "## Sources\n\n"
+        "[a]: https://example.com/x\n"
+        '  [Second Ref]:  <https://example.com/y> "A title"\n'
+        "Tokens are renewed daily by the [scheduler][a] on every node.\n\n"
+        "> [quoted]: https://example.com/q\n\n"
+        "- [item]: https://example.com/i\n"
+        "- Old tokens are archived after thirty days in cold storage.\n\n"
+        "[c]:\n"
+        "    https://example.com/c\n\n"
+        "The schedule is fixed, as [the docs][b] say.\n"
+        "[b]: https://example.com/b\n\n"
+        "[d]: https://example.com/d\n"
+        '"a title on its own line"\n'
+    )
+    texts = [fact.text for fact in article_facts(body)]
+
+    assert texts == [
+        "Tokens are renewed daily by the [scheduler][a] on every node.",
+        "Old tokens are archived after thirty days in cold storage.",
+        # A definition cannot interrupt a paragraph: CommonMark shows this line as text.
+        "The schedule is fixed, as [the docs][b] say. [b]: https://example.com/b",
+    ]
