@@ -7,7 +7,7 @@ from django.http import HttpRequest
 from django.utils.formats import date_format
 from django.utils.timezone import localtime
 from django.utils.translation import gettext_lazy as _
-from django.utils.translation import ngettext, pgettext
+from django.utils.translation import ngettext, pgettext, pgettext_lazy
 
 from blog.indexing import articles_index_enqueue
 from blog.models import Article, Tag
@@ -67,7 +67,10 @@ class ArticleAdmin(BoundedLookups, admin.ModelAdmin):
     class Media:
         css = {"all": ["admin/docent-admin.css"]}
 
-    @admin.display(description=_("Published"), ordering="published_at")
+    # The column of dates, not the status "Published" (both read "已发布" in Chinese).
+    @admin.display(
+        description=pgettext_lazy("a column of dates", "Published"), ordering="published_at"
+    )
     def published(self, article: Article) -> str:
         return _short(article.published_at)
 
@@ -128,6 +131,12 @@ def _index_note(article: Article) -> str:
             "Drafts are not searchable: set the status to Published for the assistant to "
             "answer from it."
         )
+    if not article.is_public:
+        # Published with a later date: indexed now, but the search keeps to published_q, so
+        # the assistant cannot find it before that date.
+        return _("Scheduled for %(date)s: the assistant can answer from it from then on.") % {
+            "date": _short(article.published_at)
+        }
     return _(
         "The assistant can answer from it once it is indexed, usually within seconds: the "
         "Index column then says “up to date”."

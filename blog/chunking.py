@@ -18,9 +18,15 @@ _CJK_RUN = re.compile(rf"[{_CJK}]+")
 _LATIN_WORD = re.compile(rf"[^\W_{_CJK}]+")
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
+# A table's delimiter row ("|:---|--:|"): GFM asks for one dash per cell, not three.
+_TABLE_RULE = re.compile(r"^\|?(\s*:?-+:?\s*\|)+\s*(:?-+:?)?\s*\|?$")
 # A Markdown link or image: its text says what it is about, its target is an address.
-_TABLE_RULE = re.compile(r"^\|?(\s*:?-{3,}:?\s*\|)+\s*(:?-{3,}:?)?\s*\|?$")
-_LINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\s]*(?:\s+\"[^\"]*\")?\)")
+# The target may hold balanced parentheses ("…/HNSW_(algorithm)"), and a title any of
+# CommonMark's three quotes.
+_LINK = re.compile(
+    r"!?\[([^\]\n]*)\]\((?:[^()\s]|\([^()\s]*\))*"
+    r"(?:\s+(?:\"[^\"]*\"|'[^']*'|\([^)]*\)))?\s*\)"
+)
 # A sentence ends at . ! ? (then a space) or at a full-width 。！？ (no space in Chinese).
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])")
 # Characters of Chinese questions that carry no topic ("what", "how", particles): their
@@ -86,9 +92,12 @@ def vector_text(text: str) -> str:
     """
     lines: list[str] = []
     header: list[str] | None = None
+    fenced = False  # a table shown in a code block is code: kept as written
     for line in text.split("\n"):
         stripped = line.strip()
-        if not stripped.startswith("|"):
+        fence = bool(_FENCE.match(line))
+        fenced ^= fence
+        if fenced or fence or not stripped.startswith("|"):
             header = None
             lines.append(line)
         elif _TABLE_RULE.match(stripped):

@@ -100,13 +100,17 @@ UNLINKED_CLASS = "dc-md-unlinked"
 
 def _mark_link(token: Token, external_label: str) -> bool:
     """Mark a link_open token as the chat panel would; False when it must not be a link."""
-    parts = urlsplit(token.attrGet("href") or "")
+    try:
+        parts = urlsplit(str(token.attrGet("href") or ""))
+        port = parts.port  # raises for "host:abc", a port past 65535 or an unclosed "[": text
+    except ValueError:
+        return False
     if parts.scheme not in ("", "http", "https"):
         return False
     if parts.netloc:  # absolute, or "//host/…": the transcript cannot tell this site's own host
         for name, value in EXTERNAL_LINK.items():
             token.attrSet(name, value)
-        host = f"{parts.hostname}:{parts.port}" if parts.port else str(parts.hostname)
+        host = f"{parts.hostname}:{port}" if port else str(parts.hostname)
         token.attrSet("title", f"{host} ({external_label})")
     return True
 

@@ -123,6 +123,17 @@ def serve_ready_lines(*, host: str, port: int) -> list[str]:
     return ready_lines(host=host, port=port, admin_missing=admin_account_missing())
 
 
+def cluster_ready_lines(*, host: str, port: int) -> list[str]:
+    """`ready_lines` for `cluster`, which prints them before its release step has migrated: on
+    a first run there is no account table yet (so no account), later the account is looked for
+    as `serve` does (the hint was printed on every start)."""
+    try:
+        missing = not schema_current() or admin_account_missing()
+    finally:
+        connection.close()  # the command then becomes supervisord: no connection to carry over
+    return ready_lines(host=host, port=port, admin_missing=missing)
+
+
 def stopped_line() -> str:
     """The last line of `make run`: it stopped on purpose, and where the blog's data still is."""
     if "DATABASE_URL" in os.environ:

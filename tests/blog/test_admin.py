@@ -77,3 +77,22 @@ def test_saving_an_article_says_when_the_assistant_can_answer_from_it(staff_clie
     form["body"] += "\n\nAnd to the ground in a storm."
     page = staff_client.post(f"/admin/blog/article/{article.pk}/change/", form, follow=True)
     assert note in page.content.decode()
+
+
+def test_saving_a_scheduled_article_says_the_assistant_waits_for_its_date(staff_client):
+    # Published with a later date is indexed but not searchable until then (published_q): the
+    # note said "once it is indexed, usually within seconds", and the assistant did not know it.
+    form = {"title": "Airships", "slug": "airships", "summary": "", "tags": [],
+            "body": "## Hangars\n\nHuge sheds.", "status": "published",
+            "published_at_0": "2099-01-05", "published_at_1": "09:30:00"}  # fmt: skip
+    page = staff_client.post("/admin/blog/article/add/", form, follow=True).content.decode()
+
+    assert "was added successfully" in page
+    assert "once it is indexed, usually within seconds" not in page
+    assert "Scheduled for Jan 5 2099, 09:30" in page
+
+    form.update(slug="airships-zh", title="飞艇")
+    page = staff_client.post(
+        "/admin/blog/article/add/", form, follow=True, headers={"accept-language": "zh-hans"}
+    ).content.decode()
+    assert "定于 2099年1月5日 09:30 发布" in page

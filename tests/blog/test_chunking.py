@@ -118,11 +118,32 @@ def test_link_targets_stay_out_of_the_embedded_and_indexed_text():
     assert link_targets_drop("a [b] (c) and [d]") == "a [b] (c) and [d]"  # not links
 
 
+def test_a_link_whose_address_holds_parentheses_loses_all_of_it():
+    # CommonMark allows balanced parentheses in a target (Wikipedia's addresses): the target
+    # was cut at the first ")", leaving "_(cs))" in the text, and a single-quoted title kept
+    # the whole link.
+    wiki = "See [HNSW](https://en.wikipedia.org/wiki/HNSW_(algorithm)) here."
+    titled = "See [HNSW](/articles/hnsw/ 'the article') here."
+
+    assert link_targets_drop(wiki) == "See HNSW here."
+    assert link_targets_drop(titled) == "See HNSW here."
+
+
 def test_vector_text_spells_out_table_rows_with_their_column_names():
     text = "Limits:\n\n| Key | Allowance |\n|:---|---:|\n| request | 2,000 chars |\n\nAfter."
 
     assert vector_text(text) == "Limits:\n\nKey: request; Allowance: 2,000 chars.\n\nAfter."
     assert vector_text("a | b is not a table") == "a | b is not a table"
+
+
+def test_vector_text_leaves_code_alone_and_knows_a_short_delimiter_row():
+    # A fenced block showing a table is code: its first line vanished as a "header" and the rest
+    # was rewritten. GFM's delimiter row needs one dash, not three: "|:-:|-|" became a row.
+    code = "Output:\n\n```\n| id | name |\n| 1  | ann  |\n```"
+    short = "| Key | Allowance |\n|:-:|-|\n| request | 2,000 chars |"
+
+    assert vector_text(code) == code
+    assert vector_text(short) == "Key: request; Allowance: 2,000 chars."
 
 
 def test_lexical_text_spells_chinese_as_bigrams_and_splits_glued_latin_words():

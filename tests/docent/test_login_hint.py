@@ -37,3 +37,14 @@ def test_start_up_prints_the_createsuperuser_hint_only_while_no_account_exists()
     assert [
         line for line in serve_ready_lines(host="127.0.0.1", port=8000) if COMMAND in line
     ] == []
+
+
+@pytest.mark.django_db(transaction=True)  # schema_current() closes the connection
+def test_the_cluster_prints_the_hint_only_while_no_account_exists_too():
+    # `make run WORKERS=n` printed "Create an admin account" on every start, as serve did.
+    from docent.startup import cluster_ready_lines
+
+    assert any(COMMAND in line for line in cluster_ready_lines(host="127.0.0.1", port=8000))
+    get_user_model().objects.create_superuser("admin", password="x")
+    lines = cluster_ready_lines(host="127.0.0.1", port=8000)
+    assert lines[1] == "Admin: http://127.0.0.1:8000/admin/" and len(lines) == 2

@@ -111,3 +111,14 @@ def session_keys() -> list[str]:
     from django.contrib.sessions.models import Session
 
     return list(Session.objects.values_list("session_key", flat=True))
+
+
+def admin_signed_in(server: LiveServer, *, username: str, password: str) -> httpx.Client:
+    """A client signed in to the admin through its real sign-in form (the user must exist)."""
+    client = httpx.Client(base_url=server.url, follow_redirects=False)
+    token = client.get("/admin/login/").cookies["csrftoken"]
+    form = {"username": username, "password": password, "csrfmiddlewaretoken": token}
+    referer = {"Referer": server.url + "/admin/login/"}
+    answer = client.post("/admin/login/", data=form, headers=referer)
+    assert answer.status_code == 302, answer.status_code
+    return client

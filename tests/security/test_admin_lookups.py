@@ -4,9 +4,10 @@ The admin builds a filter from any query parameter that names a field lookup and
 only when the query runs: `?created_at__year=99999` was a 500 (with DEBUG on, a traceback).
 """
 
-import httpx
 import pytest
 from django.contrib.auth import get_user_model
+
+from tests.security.clients import admin_signed_in
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -20,22 +21,13 @@ ATTACKS = [
 ]
 
 
-def signed_in(server) -> httpx.Client:
-    client = httpx.Client(base_url=server.url, follow_redirects=False)
-    token = client.get("/admin/login/").cookies["csrftoken"]
-    form = {"username": "boss", "password": "right-pw", "csrfmiddlewaretoken": token}
-    referer = {"Referer": server.url + "/admin/login/"}
-    assert client.post("/admin/login/", data=form, headers=referer).status_code == 302
-    return client
-
-
 def test_out_of_range_dates_in_changelist_filters_are_refused_politely(serve):
     get_user_model().objects.create_user(
         "boss", password="right-pw", is_staff=True, is_superuser=True
     )
     server = serve("admin-lookups")
 
-    staff = signed_in(server)
+    staff = admin_signed_in(server, username="boss", password="right-pw")
     answers = {path: staff.get(path) for path in ATTACKS}
     listing = staff.get("/admin/agent/conversation/")
     staff.close()

@@ -7,13 +7,12 @@ request with the cookie (and any well-formed session key) made a Chinese page th
 would store for every English reader.
 """
 
-import re
-
 import httpx
 import pytest
 from django.contrib.auth import get_user_model
 
 from blog.models import Article
+from tests.security.clients import admin_signed_in
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -21,18 +20,8 @@ PASSWORD = "a-long-staff-password-42"  # noqa: S105 - a test account
 
 
 def signed_in(server) -> httpx.Client:
-    """A client signed in to the admin through its real sign-in form."""
     get_user_model().objects.create_user("author", password=PASSWORD, is_staff=True)
-    client = httpx.Client(base_url=server.url)
-    form = client.get("/admin/login/").text
-    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', form).group(1)
-    answer = client.post(
-        "/admin/login/?next=/admin/",
-        data={"username": "author", "password": PASSWORD, "csrfmiddlewaretoken": token},
-        headers={"Origin": server.url},
-    )
-    assert answer.status_code == 302 and answer.headers["location"] == "/admin/"
-    return client
+    return admin_signed_in(server, username="author", password=PASSWORD)
 
 
 def cache_control(response: httpx.Response) -> set[str]:

@@ -93,6 +93,24 @@ def test_dates_in_the_lists_are_written_the_chinese_way(staff_client, asked, mak
     assert "2026年11月18日" in visible_text(articles)
 
 
+def test_the_article_lists_date_column_is_not_named_like_the_status(staff_client, make_article):
+    # Both were "已发布" ("published", the status), so a column of dates read as a second status.
+    make_article(title="Hello")
+    html = staff_client.get("/admin/blog/article/", headers=CHINESE).content.decode()
+
+    header = re.search(r'<th scope="col" class="[^"]*column-published[^"]*">(.*?)</th>', html, re.S)
+    assert visible_text(header.group(1)).strip() == "发布于"
+    assert "已发布" in visible_text(html)  # the status itself
+
+
+def test_the_dashboards_latency_cards_name_a_time(staff_client, asked):
+    # "首个令牌中位数" read as "the median first token", not the time it took.
+    page = staff_client.get("/admin/agent/conversation/dashboard/?days=90", headers=CHINESE)
+    text = visible_text(page.content.decode())
+
+    assert "轮次耗时中位数" in text and "首个令牌耗时中位数" in text
+
+
 @pytest.mark.parametrize(
     ("headers", "asked", "voted", "minutes"),
     [

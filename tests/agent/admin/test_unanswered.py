@@ -158,3 +158,16 @@ def test_a_down_voted_answer_is_marked_with_an_icon_not_an_emoji(staff_client):
 
     assert "👎" not in html
     assert '<svg class="dc-icon"' in downvoted and 'aria-label="thumbs down"' in downvoted
+
+
+def test_with_the_indexing_ones_hidden_an_empty_list_does_not_claim_none_went_unanswered(
+    staff_client,
+):
+    # "Questions asked while … are hidden", then "no question has gone unanswered": one was.
+    ask("Is there a post on HNSW?", minutes=1, index_incomplete=True)
+
+    html = staff_client.get("/admin/agent/conversation/unanswered/?while_indexing=hide")
+    text = html.content.decode()
+
+    assert "no question has gone unanswered" not in text
+    assert "None but those asked while indexing" in text
