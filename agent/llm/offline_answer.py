@@ -23,6 +23,7 @@ from agent.llm.offline_text import (
     link_label,
     plain,
     section_leads,
+    sentences,
     terms,
 )
 
@@ -33,6 +34,7 @@ NEXT_FACT_FLOOR = 0.4  # a further fact must add this share of the first fact's 
 HEADER_ONLY = 0.5
 RANK_DECAY = 0.8  # a lower search hit needs a slightly better fact
 # Questions in two parts ("X and Y", "分别", two question marks) may need two articles.
+_WHY = re.compile(r"^\W*(why|how come)\b|为什么|为何|为啥", re.IGNORECASE)
 _TWO_PART = re.compile(
     r"\b(and|both|together|versus|vs|compared?|relate[sd]?|while)\b|分别|以及|和|与|[?？].+[?？]",
     re.IGNORECASE,
@@ -113,6 +115,8 @@ def compose_answer(
         if not instead and not context:
             return NO_FIGURE[lang].format(title=_title(sources[0]))
         picked = instead or picked
+    if picked and not context and _WHY.search(question):
+        picked = _with_thesis(picked, sources, question)
     if not picked and context:  # a follow-up whose own words miss: the top article, in context
         top = [(n, fact) for n, fact in pool if n == 0]
         picked = _pick(top, wanted, question, excerpts, sources, asked=set(wanted))
@@ -306,6 +310,23 @@ def _explanation(question: str, read: list[tuple[dict, list[Fact]]]) -> list[tup
             about = [f for f in facts if f.kind == "sentence" and subject in f.text.lower()]
             return [(n, fact) for fact in _standalone(about)[:TITLE_FACTS]]
     return []
+
+
+def _with_thesis(
+    picked: list[tuple[int, Fact]], sources: list[dict], question: str
+) -> list[tuple[int, Fact]]:
+    """A "why" question opens with the article's own reason: its summary, when the summary
+    holds at least half of the question's words (the author's one-line case for the topic
+    asked about, not a summary of a neighbouring one)."""
+    n = picked[0][0]
+    summary = plain(str(sources[n].get("summary") or ""))
+    asked = terms(question)
+    if not summary or not asked or 2 * len(terms(summary) & asked) < len(asked):
+        return picked
+    quoted = {fact.text for _, fact in picked}
+    thesis = [s for s in sentences(summary) if s not in quoted]
+    facts = [(n, Fact(text, "sentence", "", -len(thesis) + i, -1)) for i, text in enumerate(thesis)]
+    return [*facts, *picked][: max(MAX_FACTS, len(facts) + 1)]
 
 
 def _nearest_label(source: dict, lang: str) -> str:
