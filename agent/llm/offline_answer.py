@@ -316,12 +316,13 @@ def _with_thesis(
     picked: list[tuple[int, Fact]], sources: list[dict], question: str
 ) -> list[tuple[int, Fact]]:
     """A "why" question opens with the article's own reason: its summary, when the summary
-    holds at least half of the question's words (the author's one-line case for the topic
-    asked about, not a summary of a neighbouring one)."""
+    holds all of the question's words but one (the author's one-line case for the very topic
+    asked about; a why about one detail of the article shares only its topic words)."""
     n = picked[0][0]
     summary = plain(str(sources[n].get("summary") or ""))
     asked = terms(question)
-    if not summary or not asked or 2 * len(terms(summary) & asked) < len(asked):
+    held = terms(summary) & asked
+    if not summary or len(held) < 2 or len(asked - held) > 1:
         return picked
     quoted = {fact.text for _, fact in picked}
     thesis = [s for s in sentences(summary) if s not in quoted]

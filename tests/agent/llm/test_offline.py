@@ -1083,3 +1083,32 @@ async def test_a_top_article_in_the_other_language_is_not_outweighed_by_shared_w
     result, _ = await ask("Why is an update failed when the whole answer is re-sent?", hits)
 
     assert result.citations[0]["article_id"] == 42
+
+
+REASONED_ARTICLE = {
+    **LIMITS_ARTICLE,
+    "article_id": 71,
+    "summary": "A hard cap on model calls keeps an agent's runaway loops cheap.",
+}
+ARTICLES[71] = REASONED_ARTICLE
+
+
+@pytest.mark.asyncio
+async def test_a_why_question_opens_with_the_articles_own_reason_when_its_summary_holds_it():
+    result, _ = await ask("Why cap an agent's model calls?", [hit(REASONED_ARTICLE)])
+
+    assert result.answer.startswith(
+        "A hard cap on model calls keeps an agent's runaway loops cheap."
+    )
+    assert "/articles/why-step-limits-matter/" in result.answer
+
+
+@pytest.mark.asyncio
+async def test_a_why_question_about_a_detail_the_summary_does_not_name_quotes_the_detail():
+    result, _ = await ask("Why count model calls instead of tool calls?", [hit(REASONED_ARTICLE)])
+
+    assert "runaway loops cheap" not in result.answer
+    assert (
+        "Count model\ncalls, not tool calls" in result.answer
+        or "Count model calls" in result.answer
+    )
