@@ -56,8 +56,9 @@ _FOLLOW_UP = re.compile(
     r"\b(those|these|them|they|it|its|this|there|the two|the first|the second|the latter|"
     r"the former|either|both|the other|same)\b|^\s*(and|but|so|then|also|what about|"
     r"how about)\b|那些|这些|它们|它|哪个|哪一个|其中|上面|前者|后者|那个|这个|两者|两种|"
-    # A leading 那 leans back only as a word of its own ("那，…", "那么"): not in 那不勒斯 (Naples).
-    r"^\s*(那(?=[，,、\s])|那么|如果|还|再|另外|而)|呢[？?]?\s*$",
+    # A leading 那 ("then") leans back before a pause, a function word or a clause ending in 呢
+    # ("那单次模型调用呢？", "那在生产环境里…"); not as the first sound of 那不勒斯 (Naples).
+    r"^\s*(那(?=[，,、\s就在要还是该怎为如]|[^？?。！!]*呢)|那么|如果|还|再|另外|而)|呢[？?]?\s*$",
     re.IGNORECASE,
 )
 FOLLOW_UP_TERMS = 2  # a question with this few words of its own leans on the one before

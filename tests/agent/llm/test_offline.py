@@ -965,7 +965,9 @@ async def test_an_article_in_the_questions_language_sharing_no_word_with_it_is_a
     ("question", "follow_up"),
     [("How does HNSW work?", False), ("What is RRF?", False), ("How does it work?", True),
      # Naples starts with 那 ("then"): the panel showed both questions searched together.
-     ("那不勒斯最好的披萨是哪家？", False), ("那，HNSW 呢？", True), ("那么索引怎么建？", True)],
+     ("那不勒斯最好的披萨是哪家？", False), ("那，HNSW 呢？", True), ("那么索引怎么建？", True),
+     # "Then what about one model call? And after the timeout?": 呢 ends its first clause.
+     ("那单次模型调用呢？超时以后怎么处理？", True), ("那在生产环境里应该怎么配置？", True)],
 )  # fmt: skip
 async def test_a_short_question_naming_its_subject_is_not_a_follow_up(
     monkeypatch, question, follow_up
