@@ -18,8 +18,9 @@ _CJK_RUN = re.compile(rf"[{_CJK}]+")
 _LATIN_WORD = re.compile(rf"[^\W_{_CJK}]+")
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
-# A table's delimiter row ("|:---|--:|"): GFM asks for one dash per cell, not three.
-_TABLE_RULE = re.compile(r"^\|?(\s*:?-+:?\s*\|)+\s*(:?-+:?)?\s*\|?$")
+# A table's delimiter row ("|:---|--:|"): GFM asks for one dash per cell, not three. The
+# offline model reads tables by the same rule (agent/llm/offline_text.py).
+TABLE_RULE = re.compile(r"^\|?(\s*:?-+:?\s*\|)+\s*(:?-+:?)?\s*\|?$")
 # A Markdown link or image: its text says what it is about, its target is an address.
 # The target may hold balanced parentheses ("…/HNSW_(algorithm)"), and a title any of
 # CommonMark's three quotes.
@@ -100,7 +101,7 @@ def vector_text(text: str) -> str:
         if fenced or fence or not stripped.startswith("|"):
             header = None
             lines.append(line)
-        elif _TABLE_RULE.match(stripped):
+        elif TABLE_RULE.match(stripped):
             continue
         elif header is None:
             header = _table_cells(stripped)

@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from blog.chunking import TABLE_RULE
+
 CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 CJK_RUN = re.compile(f"[{CJK}]+")
 _WORD = re.compile(r"[a-z0-9][a-z0-9\-']*[a-z0-9]|[a-z0-9]")
@@ -110,7 +112,6 @@ _HELD = re.compile("\ue000(\\d+)\ue001")
 _ITEM = re.compile(r"^\s*(?:>\s*)*(?:[-*+]|\d+[.)])\s+")
 _QUOTE = re.compile(r"^\s*(?:>\s*)+")
 _HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
-_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
 _SPLIT = re.compile(r"(?<=[.!?])\s+(?=[\"'(A-Z0-9\u3400-\u9fff])|(?<=[。！？])")
 _FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.DOTALL)
 # A link reference definition, "[label]: destination 'title'" (CommonMark 4.7): where a
@@ -223,7 +224,7 @@ def blocks(body: str) -> list[tuple[str, str, str, str]]:
             continue
         if stripped.startswith("|") or (header is not None and "|" in stripped):
             flush()
-            if _TABLE_RULE.match(stripped):
+            if TABLE_RULE.match(stripped):
                 continue
             if header is None:
                 header = _cells(stripped)

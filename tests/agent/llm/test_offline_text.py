@@ -77,3 +77,13 @@ def test_link_reference_definitions_are_not_quoted_as_text():
         # A definition cannot interrupt a paragraph: CommonMark shows this line as text.
         "The schedule is fixed, as [the docs][b] say. [b]: https://example.com/b",
     ]
+
+
+def test_a_table_whose_delimiter_row_has_one_dash_per_cell_is_read_as_rows():
+    # GFM needs one dash per cell; the index spells such a table out (blog.chunking), and the
+    # offline model had read its delimiter row "|-|-|" as a row of data.
+    facts = article_facts("| Key | Allowance |\n|-|:-:|\n| request | 2,000 chars |\n")
+
+    assert [(fact.kind, fact.text) for fact in facts] == [
+        ("row", "Key request — Allowance: 2,000 chars")
+    ]
