@@ -105,3 +105,18 @@ async def test_long_chat_messages_count_for_what_they_cost(serve):
     # The long one took 7 of the address's 10 places: three questions fit, then no more.
     assert [events[-1]["type"] for events in short] == ["done"] * 3 + ["error"]
     assert short[-1][-1]["code"] == "rate_limited"
+
+
+async def test_punctuation_dense_queries_count_for_what_they_cost(serve):
+    # The weight counted a token per three ASCII characters, but the embedder reads "a." as two
+    # tokens: 500 characters of it were 505 tokens, weighed as 167 (6 of the 60 a minute), and
+    # cost 2.1 to 2.5 CPU-seconds each: ten a minute, 23 CPU-seconds, from one address.
+    server = serve("search-punctuation", SEARCH_REQUESTS_PER_MINUTE_PER_IP="20")
+
+    async with httpx.AsyncClient(base_url=server.url, timeout=60) as client:
+        dense = [await client.get("/api/search", params={"q": "a." * 250}) for _ in range(2)]
+        short = [await client.get("/api/search", params={"q": "docent"}) for _ in range(5)]
+
+    # Weighed like 500 Chinese characters, 16 of the 20: one passes, then four questions fit.
+    assert [response.status_code for response in dense] == [200, 429]
+    assert [response.status_code for response in short] == [200] * 4 + [429]
