@@ -68,13 +68,21 @@ INSTALLED_APPS = [
     "ops",
 ]
 
+# The three that set the pages' security headers come first, so every answer carries them:
+# behind the guards and limits, a refused URL (400) or search (429) went out without them.
+# None of them can fail on a request while DEBUG is on (the SSL redirect is off then), so the
+# DebugPageGuard still sees each request before anything can fail.
+SECURITY_HEADER_MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.middleware.csp.ContentSecurityPolicyMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
 MIDDLEWARE = [
+    *SECURITY_HEADER_MIDDLEWARE,
     "config.middleware.DebugPageGuard",
     "config.middleware.UrlTextGuard",
     "config.search_limit.SearchRateLimit",
     "config.search_limit.AdminLoginRateLimit",
-    "django.middleware.security.SecurityMiddleware",
-    "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "config.middleware.SessionCookieMiddleware",
     "config.middleware.LanguageMiddleware",
@@ -83,7 +91,6 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
-    "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
