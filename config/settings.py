@@ -88,6 +88,7 @@ MIDDLEWARE = [
     "config.middleware.LanguageMiddleware",
     "django.middleware.common.CommonMiddleware",
     "config.origins.ChatOriginMiddleware",
+    "config.origins.ApiMethodsMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
