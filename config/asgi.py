@@ -14,7 +14,7 @@ from django.conf import settings  # noqa: E402
 from django.urls import re_path  # noqa: E402
 
 from agent.routing import websocket_urlpatterns  # noqa: E402
-from config.concurrency import HttpConcurrencyLimit  # noqa: E402
+from config.concurrency import HttpConcurrencyLimit, chat_stream  # noqa: E402
 from config.origins import WebsocketOriginValidator  # noqa: E402
 from config.proxy import TrustedProxyMiddleware  # noqa: E402
 from config.static_files import StaticFilesHandler  # noqa: E402
@@ -32,9 +32,14 @@ application = TrustedProxyMiddleware(
             # Static files are served by the app itself so `make run` needs no proxy.
             "http": StaticFilesHandler(
                 HttpConcurrencyLimit(
-                    django_asgi_app,
-                    total=settings.HTTP_REQUESTS_IN_FLIGHT,
-                    per_client=settings.HTTP_REQUESTS_IN_FLIGHT_PER_IP,
+                    HttpConcurrencyLimit(
+                        django_asgi_app,
+                        total=settings.HTTP_REQUESTS_IN_FLIGHT,
+                        per_client=settings.HTTP_REQUESTS_IN_FLIGHT_PER_IP,
+                    ),
+                    total=settings.HTTP_CHAT_STREAMS_IN_FLIGHT,
+                    per_client=settings.HTTP_CHAT_STREAMS_IN_FLIGHT_PER_IP,
+                    counts=chat_stream,
                 )
             ),
             "websocket": WebsocketOriginValidator(

@@ -5,7 +5,10 @@ bounded how many ran at once: 90 concurrent GETs of /api/articles from one clien
 connections, PostgreSQL refused the rest (500s), and the connections stayed open afterwards.
 Requests past the cap wait their turn instead of failing. One address may fill only part of the
 slots, so a burst from one client leaves room for everyone else. The chat's SSE stream is not
-counted: its turns have their own limits and must not wait behind page loads.
+counted there: its turns must not wait behind page loads. It has a cap of its own: its view
+runs in a request thread too, whose connection stays open for the whole stream (the
+WebSocket's turns share one thread), and sixty SSE turns at once held sixty connections: two
+or three addresses at their message limit left PostgreSQL refusing everyone, `/readyz` included.
 
 Each request's sync code runs in a thread of its own, so a connection kept for reuse
 (CONN_MAX_AGE) was never reused: it stayed open, in a reference cycle, until a full garbage
@@ -13,13 +16,25 @@ collection. `connections_close_after_request` closes it when the request finishe
 """
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from django.db import connections
 
 from agent.ratelimit import address_bucket
 
-UNCOUNTED = frozenset({"/api/chat", "/healthz"})
+CHAT_STREAM = "/api/chat"
+UNCOUNTED = frozenset({CHAT_STREAM, "/healthz"})
+
+
+def plain_request(path: str) -> bool:
+    """Counted by the plain requests' cap: all but the chat's stream and the liveness probe."""
+    return path not in UNCOUNTED
+
+
+def chat_stream(path: str) -> bool:
+    """Counted by the chat streams' cap."""
+    return path == CHAT_STREAM
 
 
 @dataclass
@@ -29,16 +44,25 @@ class _Gate:
 
 
 class HttpConcurrencyLimit:
-    """ASGI middleware: at most `total` HTTP requests in the app, `per_client` from one address."""
+    """ASGI middleware: at most `total` HTTP requests it `counts` in the app, `per_client` from
+    one address; the others pass."""
 
-    def __init__(self, application, *, total: int, per_client: int) -> None:
+    def __init__(
+        self,
+        application,
+        *,
+        total: int,
+        per_client: int,
+        counts: Callable[[str], bool] = plain_request,
+    ) -> None:
         self.application = application
+        self.counts = counts
         self.total = asyncio.Semaphore(total)
         self.per_client = per_client
         self.gates: dict[str, _Gate] = {}
 
     async def __call__(self, scope, receive, send):
-        if scope["type"] != "http" or scope.get("path") in UNCOUNTED:
+        if scope["type"] != "http" or not self.counts(str(scope.get("path"))):
             return await self.application(scope, receive, send)
         client = address_bucket(str((scope.get("client") or ("",))[0]))
         gate = self.gates.setdefault(client, _Gate(asyncio.Semaphore(self.per_client)))

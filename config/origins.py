@@ -3,6 +3,10 @@
 A browser request may drive the chat only from the site's own origin (exact scheme, host and
 port) or from an origin listed in `DJANGO_CHAT_ALLOWED_ORIGINS` (a site embedding the panel).
 A request without an Origin is refused: every browser sends one on these requests.
+
+No CORS: the API never answers with Access-Control-Allow-*, so a browser refuses any page of
+another origin that tries to read it or to send it JSON (the preflight gets no permission).
+The listed origins embed the chat over the WebSocket, which has no preflight.
 """
 
 from urllib.parse import urlsplit
@@ -83,6 +87,34 @@ class ChatOriginMiddleware(AsyncMiddleware):
             if refusal:
                 return JsonResponse({"detail": refusal}, status=403)
         return await self.get_response(request)
+
+
+class ApiMethodsMiddleware(AsyncMiddleware):
+    """One answer to OPTIONS across /api/: 204 with the route's methods in `Allow`, and no
+    CORS permission; a method a route lacks is a JSON 405, as the API's other errors are.
+
+    ninja answered OPTIONS with "405 Method not allowed" in HTML on its routes, and the docs
+    and schema views rendered their whole page (200) for it.
+    """
+
+    async def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = await self.get_response(request)
+        if not request.path.startswith(API_PREFIX) or response.status_code not in {200, 405}:
+            return response
+        # A ninja route answers a method it lacks with 405 and its methods, without running;
+        # the docs and schema views answer any method, as GET.
+        allow = response["Allow"] if response.status_code == 405 else "GET, HEAD"
+        if request.method == "OPTIONS":
+            answer = HttpResponse(status=204)
+            del answer["Content-Type"]  # no body
+            answer["Allow"] = f"{allow}, OPTIONS"
+            return answer
+        if response.status_code == 405:
+            body = {"detail": "Method not allowed.", "code": "method_not_allowed"}
+            answer = JsonResponse(body, status=405)
+            answer["Allow"] = f"{allow}, OPTIONS"
+            return answer
+        return response
 
 
 def chat_request_refusal(request: HttpRequest) -> str:

@@ -68,22 +68,30 @@ INSTALLED_APPS = [
     "ops",
 ]
 
+# The three that set the pages' security headers come first, so every answer carries them:
+# behind the guards and limits, a refused URL (400) or search (429) went out without them.
+# None of them can fail on a request while DEBUG is on (the SSL redirect is off then), so the
+# DebugPageGuard still sees each request before anything can fail.
+SECURITY_HEADER_MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.middleware.csp.ContentSecurityPolicyMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
 MIDDLEWARE = [
+    *SECURITY_HEADER_MIDDLEWARE,
     "config.middleware.DebugPageGuard",
     "config.middleware.UrlTextGuard",
     "config.search_limit.SearchRateLimit",
     "config.search_limit.AdminLoginRateLimit",
-    "django.middleware.security.SecurityMiddleware",
-    "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "config.middleware.SessionCookieMiddleware",
     "config.middleware.LanguageMiddleware",
     "django.middleware.common.CommonMiddleware",
     "config.origins.ChatOriginMiddleware",
+    "config.origins.ApiMethodsMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
-    "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -196,6 +204,10 @@ HTTP_WEBSOCKET_ACCEPT_SECONDS = env.float("HTTP_WEBSOCKET_ACCEPT_SECONDS", defau
 # and per client address; more wait their turn (config/concurrency.py).
 HTTP_REQUESTS_IN_FLIGHT = env.int("HTTP_REQUESTS_IN_FLIGHT", default=32)
 HTTP_REQUESTS_IN_FLIGHT_PER_IP = env.int("HTTP_REQUESTS_IN_FLIGHT_PER_IP", default=8)
+# Chat streams over SSE (`POST /api/chat`) at once per process, each a database connection for
+# its whole turn (config/concurrency.py); more wait. The WebSocket's turns are not counted.
+HTTP_CHAT_STREAMS_IN_FLIGHT = env.int("HTTP_CHAT_STREAMS_IN_FLIGHT", default=16)
+HTTP_CHAT_STREAMS_IN_FLIGHT_PER_IP = env.int("HTTP_CHAT_STREAMS_IN_FLIGHT_PER_IP", default=4)
 # Calls of the public search API per client address per minute (config/search_limit.py).
 SEARCH_REQUESTS_PER_MINUTE_PER_IP = env.int("SEARCH_REQUESTS_PER_MINUTE_PER_IP", default=60)
 # Admin sign-in attempts per address and per user name in a moving window (then 429).

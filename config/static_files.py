@@ -5,12 +5,14 @@ Django's handler turns a missing file into a 404 but lets `SuspiciousFileOperati
 Error" and a traceback at ERROR in the log for every probe. Nothing was served, but a scanner
 filled the error log and saw a 500 where a 400 belongs. A missing file was Django's technical
 404 page with DEBUG on, for any client (this handler sits outside the middleware that keeps
-debug pages to `make run`'s own user): now a plain 404.
+debug pages to `make run`'s own user): now a plain 404. Outside the middleware, its answers also
+lacked the pages' security headers (nosniff, CSP, X-Frame-Options): now they carry them.
 """
 
 import logging
 
 from asgiref.sync import sync_to_async
+from django.conf import settings
 from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
 from django.core.exceptions import SuspiciousOperation
 from django.http import (
@@ -20,6 +22,7 @@ from django.http import (
     HttpResponseBase,
     HttpResponseNotFound,
 )
+from django.utils.module_loading import import_string
 
 logger = logging.getLogger("django.security.static")
 
@@ -27,7 +30,20 @@ logger = logging.getLogger("django.security.static")
 class StaticFilesHandler(ASGIStaticFilesHandler):
     """Django's ASGI static handler; a path outside the static root is a 400, not a 500."""
 
+    def __init__(self, application) -> None:
+        super().__init__(application)
+        # The pages' own header middleware (settings.py), so the two cannot drift apart.
+        self.headers = [
+            import_string(path)(_no_response) for path in settings.SECURITY_HEADER_MIDDLEWARE
+        ]
+
     async def get_response_async(self, request: HttpRequest) -> HttpResponseBase:
+        response = await self._answer(request)
+        for middleware in self.headers:
+            response = middleware.process_response(request, response)
+        return response
+
+    async def _answer(self, request: HttpRequest) -> HttpResponseBase:
         try:
             return await sync_to_async(self.serve, thread_sensitive=False)(request)
         except Http404:
@@ -36,3 +52,7 @@ class StaticFilesHandler(ASGIStaticFilesHandler):
             # One line, not a traceback: a scanner sends these by the thousand.
             logger.warning("refused a static path: %s", exc)
             return HttpResponseBadRequest(b"Bad request.\n", content_type="text/plain")
+
+
+def _no_response(request: HttpRequest) -> None:
+    """The header middleware only post-process here: nothing runs behind them."""

@@ -1,7 +1,10 @@
-"""Queued jobs that keep the queue itself and the turn records healthy (run by the task worker)."""
+"""Queued jobs that keep the queue, the turn records and the sessions healthy (run by the task
+worker)."""
 
 import logging
+from importlib import import_module
 
+from asgiref.sync import sync_to_async
 from django.conf import settings
 from procrastinate.contrib.django import app
 from procrastinate.exceptions import UniqueViolation
@@ -45,3 +48,15 @@ async def jobs_prune(context, timestamp: int) -> None:
     stay for someone to read.
     """
     await context.app.job_manager.delete_old_jobs(nb_hours=settings.TASK_JOBS_KEEP_HOURS)
+
+
+@app.periodic(cron="47 * * * *", periodic_id="sessions")
+@app.task(name="docent.sessions_clear_expired", queue="maintenance")
+async def sessions_clear_expired(timestamp: int) -> None:
+    """Every hour: delete the sessions past their expiry, as `manage.py clearsessions` does.
+
+    Django never deletes them itself. Every visitor's first chat message writes one, and one
+    address may open one a minute per message it may send: the table only grew.
+    """
+    store = import_module(settings.SESSION_ENGINE).SessionStore
+    await sync_to_async(store.clear_expired)()

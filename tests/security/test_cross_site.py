@@ -1,5 +1,8 @@
 """Findings 4 and 5a: only the site's exact origin (or a listed embedder) may drive the chat."""
 
+import uuid
+
+import httpx
 import pytest
 from websockets.exceptions import InvalidStatus
 
@@ -67,3 +70,37 @@ async def test_a_listed_embedding_site_may_use_the_chat_over_both_transports(ser
     with pytest.raises(InvalidStatus):
         await ws_open(server, origin="http://embed.example")  # the listed scheme only
     assert await rows("agent.Conversation") == 2
+
+
+API_ROUTES = {
+    "/api/chat": "POST, OPTIONS",
+    f"/api/conversations/{uuid.UUID(int=0)}": "GET, OPTIONS",
+    f"/api/conversations/{uuid.UUID(int=0)}/turns/1/feedback": "POST, OPTIONS",
+    "/api/articles": "GET, OPTIONS",
+    "/api/search": "GET, OPTIONS",
+    "/api/docs": "GET, HEAD, OPTIONS",
+    "/api/openapi.json": "GET, HEAD, OPTIONS",
+}
+
+
+def test_a_cross_site_preflight_gets_one_answer_and_no_permission_on_every_api_route(serve):
+    # OPTIONS was ninja's "405 Method not allowed" in HTML on the API's routes, and the whole
+    # page (200) on the docs and the schema. No route gives another origin CORS permission.
+    server = serve("preflight")
+    preflight = {
+        "Origin": "https://evil.example",
+        "Access-Control-Request-Method": "POST",
+        "Access-Control-Request-Headers": "content-type",
+    }
+
+    with httpx.Client(base_url=server.url) as client:
+        answers = {path: client.options(path, headers=preflight) for path in API_ROUTES}
+        wrong_method = client.get("/api/chat")
+
+    for path, response in answers.items():
+        assert (response.status_code, response.content) == (204, b""), path
+        assert response.headers["Allow"] == API_ROUTES[path], path
+        assert not [name for name in response.headers if name.lower().startswith("access-control")]
+    assert wrong_method.status_code == 405
+    assert wrong_method.json()["code"] == "method_not_allowed"
+    assert wrong_method.headers["Allow"] == "POST, OPTIONS"

@@ -6,6 +6,7 @@ one client left PostgreSQL (100 connections) refusing everyone, the chat include
 """
 
 import asyncio
+from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 import pytest
@@ -105,3 +106,57 @@ async def test_long_chat_messages_count_for_what_they_cost(serve):
     # The long one took 7 of the address's 10 places: three questions fit, then no more.
     assert [events[-1]["type"] for events in short] == ["done"] * 3 + ["error"]
     assert short[-1][-1]["code"] == "rate_limited"
+
+
+async def test_punctuation_dense_queries_count_for_what_they_cost(serve):
+    # The weight counted a token per three ASCII characters, but the embedder reads "a." as two
+    # tokens: 500 characters of it were 505 tokens, weighed as 167 (6 of the 60 a minute), and
+    # cost 2.1 to 2.5 CPU-seconds each: ten a minute, 23 CPU-seconds, from one address.
+    server = serve("search-punctuation", SEARCH_REQUESTS_PER_MINUTE_PER_IP="20")
+
+    async with httpx.AsyncClient(base_url=server.url, timeout=60) as client:
+        dense = [await client.get("/api/search", params={"q": "a." * 250}) for _ in range(2)]
+        short = [await client.get("/api/search", params={"q": "docent"}) for _ in range(5)]
+
+    # Weighed like 500 Chinese characters, 16 of the 20: one passes, then four questions fit.
+    assert [response.status_code for response in dense] == [200, 429]
+    assert [response.status_code for response in short] == [200] * 4 + [429]
+
+
+async def test_a_burst_of_chat_streams_leaves_the_database_connections_to_everyone(serve):
+    # The SSE view runs in a request thread whose connection stays open for the whole turn:
+    # sixty turns at once held sixty connections, and 150 (five addresses at their message
+    # limit) left PostgreSQL refusing everyone: 68 of them ended `internal`, /readyz failed.
+    server = serve(
+        "chat-streams",
+        DB_CONN_MAX_AGE="60",
+        HTTP_CHAT_STREAMS_IN_FLIGHT="8",
+        HTTP_CHAT_STREAMS_IN_FLIGHT_PER_IP=str(BURST),  # as if from many addresses
+        AGENT_MESSAGES_PER_MINUTE_PER_IP="1000",
+        AGENT_TOKENS_PER_IP_PER_DAY="100000000",
+    )
+    peak = 0
+    burst_over = asyncio.Event()
+
+    async def watch() -> None:
+        nonlocal peak
+        while not burst_over.is_set():
+            peak = max(peak, await database_sync_to_async(server_connections)())
+            await asyncio.sleep(0.02)
+
+    def ask(n: int) -> list[dict]:
+        return sse_post(server, {"content": f"what is docent? {n}"})[1]
+
+    idle = await database_sync_to_async(server_connections)()
+    watching = asyncio.create_task(watch())
+    loop = asyncio.get_running_loop()
+    with ThreadPoolExecutor(max_workers=BURST) as clients:  # all at once, each its own stream
+        asked = [loop.run_in_executor(clients, ask, n) for n in range(BURST)]
+        answers = await asyncio.gather(*asked)
+    burst_over.set()
+    await watching
+
+    assert [events[-1]["type"] for events in answers] == ["done"] * BURST
+    # The streams' cap (8), and the threads all turns share (saving, searching): 19 here, where
+    # uncapped the burst took every connection PostgreSQL had, this test's own included.
+    assert peak - idle < BURST // 2

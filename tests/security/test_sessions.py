@@ -164,3 +164,32 @@ def test_malformed_messages_from_new_visitors_write_no_session_rows(serve):
     assert all(events[0]["code"] == "bad_request" for _, events in answers)
     assert all("sessionid" not in response.cookies for response, _ in answers)
     assert rows_now("sessions.Session") == 0
+
+
+async def test_sessions_past_their_expiry_are_deleted_every_hour(serve):
+    # Nothing deleted expired sessions (Django leaves that to `clearsessions`): every new
+    # visitor's first message wrote a row for good, and one address could write one per
+    # message it may send, 30 a minute, 43,200 a day, each kept for ever.
+    from datetime import timedelta
+
+    from django.utils import timezone
+    from procrastinate.contrib.django import app
+
+    from docent.tasks import sessions_clear_expired
+
+    same_minute(40)
+    server = serve("sessions-expired", AGENT_MESSAGES_PER_MINUTE_PER_IP="6")
+    answers = [(await asyncio.to_thread(sse_post, server, {"content": "hi"}))[1] for _ in range(8)]
+    written = await session_keys()
+    alive = written[0]
+    await database_sync_to_async(
+        Session.objects.exclude(session_key=alive).update  # two weeks later, but one
+    )(expire_date=timezone.now() - timedelta(seconds=1))
+
+    await sessions_clear_expired.func(timestamp=0)
+
+    assert [events[-1]["type"] for events in answers] == ["done"] * 6 + ["error"] * 2
+    assert len(written) == 6
+    assert await session_keys() == [alive]
+    periodic = {task.periodic_id: task for task in app.periodic_registry.periodic_tasks.values()}
+    assert periodic["sessions"].task.name == "docent.sessions_clear_expired"
