@@ -1,5 +1,6 @@
 """Incidents caused for real against live daphne processes; each instrument must show them."""
 
+import asyncio
 import json
 import os
 import subprocess
@@ -10,6 +11,7 @@ from pathlib import Path
 import httpx
 import pytest
 from django.db import connection
+from websockets.exceptions import InvalidStatus
 
 from testing_support.live_server import LiveServer, database_url
 from testing_support.model_server import ScriptedResponse, error_response, text_response
@@ -17,6 +19,7 @@ from testing_support.waits import wait_until
 from tests.agent.test_persistence import DatabaseOutage
 from tests.ops.chat import ask
 from tests.ops.prom import scrape, value
+from tests.security.clients import same_minute, ws_open
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -188,3 +191,51 @@ def test_a_draining_worker_shows_on_its_neighbour(model_server, tmp_path):
     assert held[-1]["code"] == "unavailable"
     assert value(after, "docent_draining") == 0  # it exited: its live gauge went with it
     assert value(after, "docent_turns_total", status="interrupted") == 1
+
+
+async def test_floods_refused_at_the_door_are_counted(tmp_path):
+    """Sockets past AGENT_SOCKETS_PER_MINUTE_PER_IP, searches past their limit and admin
+    sign-in attempts were refused without a trace in the metrics: only chat messages were."""
+    limits = {
+        "AGENT_SOCKETS_PER_MINUTE_PER_IP": "1",
+        "SEARCH_REQUESTS_PER_MINUTE_PER_IP": "1",
+        "ADMIN_LOGIN_ATTEMPTS": "1",
+        "AGENT_FEEDBACK_PER_MINUTE": "1",
+    }
+    with _server("floods", tmp_path, **limits) as server:
+        same_minute()
+        socket = await ws_open(server)
+        with pytest.raises(InvalidStatus):
+            await ws_open(server)
+        await socket.close()
+        async with httpx.AsyncClient(base_url=server.url) as client:
+            statuses = [(await client.get("/api/search?q=mast")).status_code for _ in range(2)]
+            login = {"username": "admin", "password": "guess"}
+            statuses += [(await client.post("/admin/login/", data=login)).status_code]
+            statuses += [(await client.post("/admin/login/", data=login)).status_code]
+        votes = await asyncio.to_thread(_vote_twice, server.url)
+        samples = await asyncio.to_thread(scrape, server.url)
+
+    assert statuses[:2] == [200, 429] and statuses[3] == 429
+    assert votes == ["feedback_saved", "rate_limited"]
+    assert value(samples, "docent_rate_limit_refusals_total", reason="sockets") == 1
+    assert value(samples, "docent_rate_limit_refusals_total", reason="search") == 1
+    assert value(samples, "docent_rate_limit_refusals_total", reason="admin_login") == 1
+    assert value(samples, "docent_rate_limit_refusals_total", reason="feedback") == 1
+
+
+def _vote_twice(url: str) -> list[str]:
+    """One answer from the offline model, then two votes on it from the same session."""
+    endings = []
+    with httpx.Client(base_url=url, timeout=60, headers={"Origin": url}) as client:
+        events = _sse(client, {"content": "What is a mast?"})
+        vote = {"type": "feedback", "conversation_id": events[0]["conversation_id"], "turn": 1}
+        for choice in ("up", "down"):
+            last = _sse(client, {**vote, "vote": choice})[-1]
+            endings.append(last["type"] if last["type"] != "error" else last["code"])
+    return endings
+
+
+def _sse(client: httpx.Client, body: dict) -> list[dict]:
+    with client.stream("POST", "/api/chat", json=body) as reply:
+        return [json.loads(line[5:]) for line in reply.iter_lines() if line.startswith("data:")]
