@@ -8,6 +8,11 @@ from django.utils import timezone
 from prometheus_client import CollectorRegistry
 from prometheus_client.core import GaugeMetricFamily
 
+# The queues the tasks are declared on (blog/tasks.py, agent/tasks.py, docent/tasks.py) and the
+# statuses reported: each always has a sample, so an alert's delta() sees the first failed job
+# (a series that appears at 1 has no change to show).
+QUEUES = ("index", "maintenance")
+STATUSES = ("todo", "doing", "failed")
 # A procrastinate worker renews its heartbeat every 10 s; the stalled-job rule's 60 s says dead.
 WORKER_HEARTBEAT_SECONDS = 60
 
@@ -52,8 +57,10 @@ class QueueCollector:
             "running, failed: gave up after every retry and kept for a person to read).",
             labels=["queue", "status"],
         )
-        for (queue, status), count in sorted(state.jobs.items()):
-            jobs.add_metric([queue, status], count)
+        queues = sorted({*QUEUES, *(queue for queue, _ in state.jobs)})
+        for queue in queues:
+            for status in STATUSES:
+                jobs.add_metric([queue, status], state.jobs.get((queue, status), 0))
         yield jobs
         waiting = GaugeMetricFamily(
             "docent_queue_oldest_waiting_seconds",

@@ -117,6 +117,10 @@ def test_a_stalled_queue_and_a_job_that_failed_for_good(tmp_path):
         stopped = scrape(server.url)
 
     assert value(stalled, "docent_queue_jobs", queue="index", status="todo") == 2
+    # Reported at 0 rather than left out, so delta() sees the first failure.
+    assert (
+        stalled[("docent_queue_jobs", frozenset({("queue", "index"), ("status", "failed")}))] == 0
+    )
     assert value(stalled, "docent_queue_oldest_waiting_seconds", queue="index") > 0
     assert value(stalled, "docent_queue_workers") == 0
     assert value(working, "docent_queue_workers") == 1
