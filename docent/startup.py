@@ -7,9 +7,10 @@ import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
+from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.core.management import call_command
-from django.db import DatabaseError, connection
+from django.db import DatabaseError, close_old_connections, connection
 from django.db.migrations.executor import MigrationExecutor
 
 from docent.selectors import admin_account_missing
@@ -129,6 +130,10 @@ async def worker_keep_running(run: Callable[[], Awaitable[None]]) -> None:
             logger.exception("the task worker failed; restarting in %.0f s", WORKER_RESTART_SECONDS)
         task_worker_restart_count()
         await asyncio.sleep(WORKER_RESTART_SECONDS)
+        # The periodic deferrer queues through Django's connection, on the thread that
+        # thread-sensitive calls share: killed with the database, it stopped each new
+        # worker again until something closed it.
+        await sync_to_async(close_old_connections)()
 
 
 def ready_lines(*, host: str, port: int, admin_missing: bool = True) -> list[str]:

@@ -152,10 +152,13 @@ def test_the_in_process_task_worker_survives_a_database_restart(tmp_path):
             return value(samples, "docent_queue_jobs", queue="index", status="todo") == 0
 
         wait_until(ran, "a job queued after the outage ran", seconds=90)
-        samples = scrape(server.url)
+        alive = lambda: value(scrape(server.url), "docent_queue_workers") >= 1  # noqa: E731
+        wait_until(alive, "the worker stays up", seconds=90)
+        restarts = value(scrape(server.url), "docent_task_worker_restarts_total")
 
-    assert value(samples, "docent_task_worker_restarts_total") >= 1
-    assert value(samples, "docent_queue_workers") >= 1
+    # Once back, it stays back: the Django connection the outage killed is closed before the
+    # next start (without that, each start stopped again on it: three restarts, not one).
+    assert 1 <= restarts <= 2
 
 
 def _read_events(url: str, content: str, into: list[dict]) -> None:
