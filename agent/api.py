@@ -21,6 +21,7 @@ from agent.runner import ChatMessage, Visitor, message_parse, runner
 from agent.schemas import ChatIn, ConversationOut, ErrorOut, FeedbackIn, FeedbackOut
 from agent.services import FEEDBACK_NOT_FOUND
 from agent.visitor_session import session_ensure, session_key_known
+from ops.metrics import turn_refused_count
 
 logger = logging.getLogger(__name__)
 
@@ -58,10 +59,12 @@ async def chat(request: HttpRequest, payload: ChatIn) -> HttpResponse:
         session_key = await session_ensure(request.session, cookie, client_ip=client_ip)
     except DatabaseError:  # as the WebSocket does: an `error` event, not a bare 500 page
         logger.exception("the visitor's session could not be saved")
+        turn_refused_count(reason="database")
         request.session.modified = False  # or the session middleware tries again, and 500s
         failed = events.error(events.INTERNAL, "Something went wrong. Please try again.")
         return _event_response(_one_event(failed))
     if runner.closing:
+        turn_refused_count(reason="draining")
         # Nothing has started: a plain 503, which nginx retries on a live worker (a request on
         # a kept-alive connection to this draining one still reaches it after its socket closed).
         return Status(503, {"detail": "This server is restarting. Please ask again."})

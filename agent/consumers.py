@@ -19,7 +19,7 @@ from agent.frames import FrameError, json_parse
 from agent.loop import VisitorGone
 from agent.runner import Visitor, message_parse, runner
 from agent.visitor_session import session_ensure, session_key_known
-from ops.metrics import OPEN_SOCKETS
+from ops.metrics import OPEN_SOCKETS, turn_refused_count
 
 logger = logging.getLogger(__name__)
 
@@ -115,6 +115,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
                 session_key = await self.session_key()
             except DatabaseError:
                 logger.exception("the visitor's session could not be saved")
+                turn_refused_count(reason="database")
                 await self.send_error(events.INTERNAL, "Something went wrong. Please try again.")
                 return
             visitor = Visitor(session_key=session_key, client_ip=self.client_ip())

@@ -11,7 +11,15 @@ class AgentError(Exception):
 
 
 class ModelError(AgentError):
-    """The model endpoint failed; the message is safe to show to visitors."""
+    """The model endpoint failed; the message is safe to show to visitors.
+
+    `reason` is a word from a closed set (timeout, connection, http_5xx, bad_response, ...):
+    what the operator's metrics and spans say failed, where the message is for the visitor.
+    """
+
+    def __init__(self, message: str, reason: str = "error") -> None:
+        super().__init__(message)
+        self.reason = reason
 
 
 class TokenBudgetSpent(AgentError):

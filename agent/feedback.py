@@ -12,6 +12,7 @@ from django.conf import settings
 from agent import events, ratelimit, services
 from agent.exceptions import BadRequest
 from agent.runner import runner
+from ops.metrics import refusal_count
 
 VOTES = {"up": "up", "down": "down", "none": ""}
 
@@ -62,6 +63,7 @@ async def feedback_submit(*, frame: dict[str, Any], session_key: str, client_ip:
         # Each vote is a write: one socket could otherwise send them as fast as it can.
         refusal = await ratelimit.feedback_allow(session_key=session_key, client_ip=client_ip)
         if refusal:
+            refusal_count(reason=refusal.reason)
             return _refused(
                 frame,
                 events.error(events.RATE_LIMITED, refusal.message, retry_after=refusal.retry_after),

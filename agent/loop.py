@@ -300,7 +300,7 @@ async def _model_stream(
             # the endpoint was still paid, so the estimate is charged, never nothing.
             result.usage = result.usage + Usage(prompt, ascii_chars // 3 + other_chars)
     if turn is None:
-        raise ModelError("The model ended its response without a result.")
+        raise ModelError("The model ended its response without a result.", "no_result")
     result.usage = result.usage + turn.usage
     return turn
 

@@ -79,6 +79,7 @@ class TurnRunner:
 
     async def _run(self, message: ChatMessage, visitor: Visitor, emit: Emit) -> None:
         if self.closing:
+            metrics.turn_refused_count(reason="draining")
             await emit(_unavailable())
             return
         conversation_id = str(message.conversation_id) if message.conversation_id else None
@@ -96,6 +97,7 @@ class TurnRunner:
         lease = TurnLease(conversation_id=conversation_id, session_key=visitor.session_key)
         held = await lease.acquire()
         if held != Acquired.OK:
+            metrics.turn_refused_count(reason="busy")
             await emit(events.error(events.BUSY, _BUSY[held]))
             return
         try:
@@ -142,6 +144,7 @@ class TurnRunner:
             await emit(events.error_from(exc))
         except DatabaseError:
             logger.exception("database unavailable at turn start")
+            metrics.turn_refused_count(reason="database")
             await emit(
                 events.error(
                     events.INTERNAL,
@@ -306,6 +309,7 @@ class TurnRunner:
         """Refuse new turns, give running ones `drain` seconds, end the rest with `unavailable`
         (saved as interrupted), then wait for the saves."""
         self.closing = True
+        metrics.DRAINING.set(1)
         running = [task for task in self._active if not task.done()]
         if running:
             logger.warning("shutting down: %d running turns get %.1f s", len(running), drain)

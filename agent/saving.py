@@ -9,6 +9,7 @@ import asyncio
 import logging
 from collections.abc import Awaitable
 from functools import partial
+from typing import Any
 
 from channels.db import database_sync_to_async
 from django.conf import settings
@@ -16,7 +17,7 @@ from django.db import DatabaseError
 
 from agent.services import TurnRecord, spool_append, spool_replay, turn_record
 from blog.selectors import article_index_incomplete
-from ops import metrics
+from ops import metrics, tracing
 
 logger = logging.getLogger(__name__)
 
@@ -32,6 +33,12 @@ async def _index_incomplete() -> bool:
         return await database_sync_to_async(article_index_incomplete, thread_sensitive=False)()
     except DatabaseError:
         return False  # the save will fail too and be spooled; the flag is only a hint
+
+
+def _record(record: TurnRecord) -> None:
+    """`turn_record`, its statements traced as children of the save's span (tracing on)."""
+    with tracing.db_spans():
+        turn_record(record=record)
 
 
 class TurnSaver:
@@ -79,14 +86,28 @@ class TurnSaver:
                 await first
             except Exception:
                 logger.exception("bookkeeping for turn %s failed", record.turn_id)
+        with tracing.turn_save_span(turn_id=record.turn_id) as span:
+            saved = await self._attempts(record, span)
+        if saved:
+            return
+        path = await asyncio.to_thread(spool_append, record=record)
+        metrics.turn_spooled_count()
+        logger.error(
+            "turn %s spooled to %s; replayed when the database is back", record.turn_id, path
+        )
+        self._replay_soon()
+
+    async def _attempts(self, record: TurnRecord, span: Any) -> bool:
+        """Try to save the turn AGENT_SAVE_RETRIES times; False when every attempt failed."""
         record.index_incomplete = await _index_incomplete()
         attempts = max(1, settings.AGENT_SAVE_RETRIES)
         for attempt in range(attempts):
+            tracing.span_note(span, **{"docent.save.attempts": attempt + 1})
             try:
                 # Not thread-sensitive: a slow save must not queue the next turn's reads behind it
                 # on the process's one database thread. Each save is one atomic function.
-                await database_sync_to_async(turn_record, thread_sensitive=False)(record=record)
-                return
+                await database_sync_to_async(_record, thread_sensitive=False)(record)
+                return True
             except Exception as exc:
                 logger.warning(
                     "saving turn %s failed (attempt %d/%d): %s",
@@ -98,12 +119,9 @@ class TurnSaver:
                 if attempt + 1 < attempts:
                     metrics.save_retry_count()
                     await asyncio.sleep(self.backoff * 2**attempt)
-        path = await asyncio.to_thread(spool_append, record=record)
-        metrics.turn_spooled_count()
-        logger.error(
-            "turn %s spooled to %s; replayed when the database is back", record.turn_id, path
-        )
-        self._replay_soon()
+        if span is not None:
+            tracing.span_failed(span, "spooled")
+        return False
 
     def _replay_soon(self) -> None:
         """Replay this host's spool once the database is back: a web pod may be the only

@@ -7,6 +7,7 @@ from procrastinate.contrib.django import app
 
 from agent.checkpoints import turns_recover
 from agent.services import spool_replay
+from ops.metrics import turns_recovered_count
 
 logger = logging.getLogger(__name__)
 
@@ -18,6 +19,7 @@ logger = logging.getLogger(__name__)
 def turns_recover_periodic(timestamp: int) -> None:
     """Mark the running turns of workers that stopped renewing their lease as interrupted."""
     count = turns_recover(lease_seconds=settings.AGENT_LEASE_SECONDS)
+    turns_recovered_count(count=count)  # these turns never reached their own count
     if count:
         logger.warning("%d turns of a stopped worker marked interrupted", count)
 

@@ -14,6 +14,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 
 from agent.ratelimit import Refusal, admin_login_allow, admin_login_name, search_allow
 from config.middleware import AsyncMiddleware
+from ops.metrics import refusal_count
 
 SEARCH_PATH = "/api/search"
 ADMIN_LOGIN_PATH = "/admin/login/"
@@ -32,6 +33,7 @@ class SearchRateLimit(AsyncMiddleware):
                 query=str(request.GET.get("q", ""))[:10_000],  # longer is refused (422) later
             )
             if refusal is not None:
+                refusal_count(reason="search")
                 return _too_many(refusal)
         return await self.get_response(request)
 
@@ -50,6 +52,7 @@ class AdminLoginRateLimit(AsyncMiddleware):
             device=_device(request, name),
         )
         if refusal is not None:
+            refusal_count(reason="admin_login")
             return _too_many(refusal)
         response = await self.get_response(request)
         if name and response.status_code == 302 and (await request.auser()).is_authenticated:

@@ -10,6 +10,7 @@ handshake gets 403 (before the session is looked up) and the panel's back-off ta
 from channels.security.websocket import WebsocketDenier
 
 from agent.ratelimit import socket_allow
+from ops.metrics import refusal_count
 
 
 class WebsocketConnectLimit:
@@ -22,4 +23,5 @@ class WebsocketConnectLimit:
         client = scope.get("client") or ("", 0)
         if await socket_allow(client_ip=str(client[0])):
             return await self.application(scope, receive, send)
+        refusal_count(reason="sockets")
         return await WebsocketDenier()(scope, receive, send)

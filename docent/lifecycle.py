@@ -13,6 +13,7 @@ from agent.runner import runner
 from blog.indexing import indexing_stop
 from docent import startup
 from docent.http_guard import GuardedServer
+from ops import metrics
 
 logger = logging.getLogger(__name__)
 
@@ -82,6 +83,7 @@ def on_shutdown_drain() -> None:
             return
         state["draining"] = True
         runner.closing = True
+        metrics.DRAINING.set(1)  # from the signal on, as /readyz fails
         for server in _servers:
             server.stop_listening()
         done = defer.Deferred.fromFuture(_drain())

@@ -4,12 +4,13 @@ import asyncio
 import logging
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
+from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.core.management import call_command
-from django.db import DatabaseError, connection
+from django.db import DatabaseError, close_old_connections, connection
 from django.db.migrations.executor import MigrationExecutor
 
 from docent.selectors import admin_account_missing
@@ -85,6 +86,9 @@ def release_wait(*, timeout: float, say: Callable[[str], None]) -> None:
         time.sleep(0.5)
 
 
+WORKER_RESTART_SECONDS = 5.0
+
+
 def worker_start_in_process() -> asyncio.Task:
     """Run the task worker inside this process's event loop (the one-process `make run`).
 
@@ -105,7 +109,31 @@ def worker_start_in_process() -> asyncio.Task:
                 concurrency=2,
             )
 
-    return asyncio.ensure_future(run())
+    return asyncio.ensure_future(worker_keep_running(run))
+
+
+async def worker_keep_running(run: Callable[[], Awaitable[None]]) -> None:
+    """Run the worker again whenever it stops, until cancelled (the drain cancels it).
+
+    procrastinate stops its worker when its LISTEN connection fails: a database restart
+    left `make run` serving with no worker for good (the cluster's supervisord restarts its
+    worker process; nothing restarted this one), and indexing, turn recovery and the spool
+    drain piled up unseen.
+    """
+    from ops.metrics import task_worker_restart_count
+
+    while True:
+        try:
+            await run()
+            logger.warning("the task worker stopped; restarting in %.0f s", WORKER_RESTART_SECONDS)
+        except Exception:
+            logger.exception("the task worker failed; restarting in %.0f s", WORKER_RESTART_SECONDS)
+        task_worker_restart_count()
+        await asyncio.sleep(WORKER_RESTART_SECONDS)
+        # The periodic deferrer queues through Django's connection, on the thread that
+        # thread-sensitive calls share: killed with the database, it stopped each new
+        # worker again until something closed it.
+        await sync_to_async(close_old_connections)()
 
 
 def ready_lines(*, host: str, port: int, admin_missing: bool = True) -> list[str]:

@@ -2,11 +2,19 @@
 
 from collections.abc import Iterator
 
-from django.db import DatabaseError
+from django.db import DatabaseError, connection
 from django.db.models import Min
 from django.utils import timezone
 from prometheus_client import CollectorRegistry
 from prometheus_client.core import GaugeMetricFamily
+
+# The queues the tasks are declared on (blog/tasks.py, agent/tasks.py, docent/tasks.py) and the
+# statuses reported: each always has a sample, so an alert's delta() sees the first failed job
+# (a series that appears at 1 has no change to show).
+QUEUES = ("index", "maintenance")
+STATUSES = ("todo", "doing", "failed")
+# A procrastinate worker renews its heartbeat every 10 s; the stalled-job rule's 60 s says dead.
+WORKER_HEARTBEAT_SECONDS = 60
 
 
 class IndexLagCollector:
@@ -20,11 +28,8 @@ class IndexLagCollector:
         from blog.selectors import article_list_unindexed
 
         stale = article_list_unindexed()  # the panel's rule, so both say the same
-        try:
-            oldest = stale.aggregate(oldest=Min("updated_at"))["oldest"]
-            pending = stale.count()
-        except DatabaseError:
-            return  # /metrics still answers with every other metric
+        oldest = stale.aggregate(oldest=Min("updated_at"))["oldest"]
+        pending = stale.count()
         lag = (timezone.now() - oldest).total_seconds() if oldest else 0.0
         yield GaugeMetricFamily(
             "docent_indexing_lag_seconds",
@@ -36,6 +41,66 @@ class IndexLagCollector:
             "Published articles whose search index is missing or older than the article.",
             value=pending,
         )
+
+
+class QueueCollector:
+    """The task queue: jobs piling up, the oldest one waiting, jobs that failed for good,
+    and whether any task worker is alive. The worker cannot report its own death."""
+
+    def collect(self) -> Iterator[GaugeMetricFamily]:
+        from docent.selectors import queue_state
+
+        state = queue_state(heartbeat_seconds=WORKER_HEARTBEAT_SECONDS)
+        jobs = GaugeMetricFamily(
+            "docent_queue_jobs",
+            "Jobs in the task queue by queue and status (todo: waiting or retrying, doing: "
+            "running, failed: gave up after every retry and kept for a person to read).",
+            labels=["queue", "status"],
+        )
+        queues = sorted({*QUEUES, *(queue for queue, _ in state.jobs)})
+        for queue in queues:
+            for status in STATUSES:
+                jobs.add_metric([queue, status], state.jobs.get((queue, status), 0))
+        yield jobs
+        waiting = GaugeMetricFamily(
+            "docent_queue_oldest_waiting_seconds",
+            "How long the oldest due job of each queue has waited for a worker (absent: none).",
+            labels=["queue"],
+        )
+        for queue, seconds in sorted(state.oldest_waiting.items()):
+            waiting.add_metric([queue], seconds)
+        yield waiting
+        yield GaugeMetricFamily(
+            "docent_queue_workers",
+            f"Task workers whose heartbeat is under {WORKER_HEARTBEAT_SECONDS} s old.",
+            value=state.workers_alive,
+        )
+
+
+class DatabaseCollector:
+    """Everything read from the database at scrape time, and whether it could be read.
+
+    With the database down the gauges above are left out (not reported as 0: a lag of 0
+    would say "up to date"), and `docent_database_up` says why they are missing.
+    """
+
+    parts = (IndexLagCollector(), QueueCollector())
+
+    def collect(self) -> Iterator[GaugeMetricFamily]:
+        families = []
+        try:
+            for part in self.parts:
+                families += list(part.collect())
+            up = 1
+        except DatabaseError:
+            connection.close()  # the next scrape reconnects instead of reusing a dead socket
+            families, up = [], 0
+        yield GaugeMetricFamily(
+            "docent_database_up",
+            "1 when this scrape could read the database, 0 when it could not.",
+            value=up,
+        )
+        yield from families
 
     @classmethod
     def registry(cls) -> CollectorRegistry:

@@ -36,6 +36,17 @@ TURNS_ANSWERED = Counter(
     ["answered"],
 )
 MODEL_CALLS = Counter("docent_model_calls", "Model calls (one per step), by outcome.", ["outcome"])
+MODEL_ERRORS = Counter(
+    "docent_model_errors",
+    "Model calls that failed, by what failed (timeout, connection, rate_limited, auth, http_4xx, "
+    "http_5xx, bad_response, stream_error, broke_off, no_result).",
+    ["reason"],
+)
+MODEL_RETRIES = Counter(
+    "docent_model_retries",
+    "Model requests tried again inside one call (before any output), by what failed.",
+    ["reason"],
+)
 MODEL_DURATION = Histogram(
     "docent_model_call_seconds",
     "One model call, from the request to the end of its stream (retries included), by outcome.",
@@ -79,6 +90,38 @@ TURNS_SPOOL_REJECTED = Counter(
 )
 FEEDBACK_VOTES = Counter(
     "docent_feedback_votes", "Visitor votes saved on answers (none: a vote taken back).", ["vote"]
+)
+
+SEARCHES = Counter(
+    "docent_searches",
+    "The assistant's knowledge-base searches, by whether any hit cleared the relevance bar.",
+    ["outcome"],
+)
+SEARCH_TOP_RELEVANCE = Histogram(
+    "docent_search_top_relevance",
+    "Calibrated relevance (0-1) of the best hit of each assistant search that found one.",
+    buckets=(0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0),
+)
+DRAINING = Gauge(
+    "docent_draining",
+    "Web processes draining for a shutdown (refusing new turns), over all live workers.",
+    multiprocess_mode="livesum",
+)
+TURNS_REFUSED = Counter(
+    "docent_turns_refused",
+    "Messages refused before a turn started, for reasons other than rate limits (draining: "
+    "the process is shutting down; busy: one turn per conversation or session; database: "
+    "the session or the turn's row could not be written).",
+    ["reason"],
+)
+TURNS_RECOVERED = Counter(
+    "docent_turns_recovered",
+    "Running turns of a worker that died, marked interrupted by the recovery job.",
+)
+
+TASK_WORKER_RESTARTS = Counter(
+    "docent_task_worker_restarts",
+    "Times the one-process server's in-process task worker stopped and was started again.",
 )
 
 UNKNOWN_TOOL = "unknown"
@@ -132,3 +175,28 @@ def turn_spool_rejected_count() -> None:
 
 def feedback_vote_count(*, vote: str) -> None:
     child(FEEDBACK_VOTES, vote).inc()
+
+
+def model_retry_count(*, reason: str) -> None:
+    child(MODEL_RETRIES, reason).inc()
+
+
+def search_observe(*, top_relevance: float | None) -> None:
+    """One assistant search: its best hit's relevance, or none cleared the bar."""
+    child(SEARCHES, "empty" if top_relevance is None else "hits").inc()
+    if top_relevance is not None:
+        SEARCH_TOP_RELEVANCE.observe(top_relevance)
+
+
+def turn_refused_count(*, reason: str) -> None:
+    child(TURNS_REFUSED, reason).inc()
+
+
+def turns_recovered_count(*, count: int) -> None:
+    if count:
+        TURNS_RECOVERED.inc(count)
+        child(TURNS, "interrupted").inc(count)
+
+
+def task_worker_restart_count() -> None:
+    TASK_WORKER_RESTARTS.inc()

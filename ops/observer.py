@@ -102,7 +102,8 @@ class TurnObservation:
         )
         if status == "done":
             metrics.child(metrics.TURNS_ANSWERED, str(answered).lower()).inc()
-        self._log(status, error_code, error, answered, steps, first_token_ms, duration_ms)
+        tokens = (input_tokens, output_tokens)
+        self._log(status, error_code, error, answered, steps, first_token_ms, duration_ms, tokens)
         if self.span is None:
             return
         self.span.set_attribute("docent.turn.status", status)
@@ -125,6 +126,7 @@ class TurnObservation:
         steps: int,
         first_token_ms: float | None,
         duration_ms: float,
+        tokens: tuple[int, int],
     ) -> None:
         # One line per turn says where its time went (model or tools) and how it ended, so
         # "why was this slow / why did it fail" starts from the log, not from the database.
@@ -139,6 +141,12 @@ class TurnObservation:
             "model_ms": round(calls.model_ms) if calls else 0,
             "tool_ms": round(calls.tool_ms) if calls else 0,
             "slowest_tool": calls.slowest[0] if calls and calls.slowest else "",
+            # What failed at the endpoint (http_5xx, timeout, bad_response): model_error alone
+            # cannot tell an outage from a garbled stream.
+            "model_failure": calls.model_failure if calls else "",
+            # What the turn cost, so a runaway or an expensive visitor is found in the log.
+            "input_tokens": tokens[0],
+            "output_tokens": tokens[1],
         }
         ending = status if status != "done" else ("answered" if answered else "declined")
         if error_code and error_code != status:
@@ -151,7 +159,10 @@ class TurnObservation:
         )
         if data["slowest_tool"]:
             line += f" (slowest {data['slowest_tool']} {calls.slowest[1]:.0f} ms)"
+        line += f", tokens {tokens[0]} in {tokens[1]} out"
         failed = status in ("error", "max_steps", "interrupted")
+        if data["model_failure"]:
+            line += f", model failure {data['model_failure']}"
         if failed and error:
             line += f": {error[:300]}"
         logger.log(logging.WARNING if failed else logging.INFO, line, extra={"turn": data})
@@ -178,6 +189,7 @@ class TurnHooks(Hooks):
         self.model_ms = 0.0
         self.tool_ms = 0.0
         self.slowest: tuple[str, float] | None = None  # (tool, ms)
+        self.model_failure = ""  # the last failed model call's reason
         self._tools_running = 0
         self._tools_since = 0.0
 
@@ -229,16 +241,27 @@ class _ModelScope:
         metrics.child(metrics.MODEL_CALLS, outcome).inc()
         seconds = time.perf_counter() - self.started
         metrics.child(metrics.MODEL_DURATION, outcome).observe(seconds)
+        reason = _model_failure(exc) if outcome == "error" else ""
+        if reason:
+            metrics.child(metrics.MODEL_ERRORS, reason).inc()
+            self.hooks.model_failure = reason
         self.hooks.model_ms += seconds * 1000
         turn = self.call.turn
         if turn is not None and turn.usage is not None:
             metrics.child(metrics.TOKENS, "input").inc(turn.usage.input_tokens)
             metrics.child(metrics.TOKENS, "output").inc(turn.usage.output_tokens)
         if self.span is not None:
-            _model_span_end(self.span, turn, exc, outcome, self.hooks.capture)
+            _model_span_end(self.span, turn, exc, outcome, reason, self.hooks.capture)
 
 
-def _model_span_end(span: Any, turn: Any, exc: BaseException | None, outcome: str, capture: bool):
+def _model_failure(exc: BaseException | None) -> str:
+    """A ModelError's reason (timeout, http_5xx, bad_response, ...); `other` for the rest."""
+    return getattr(exc, "reason", "") or "other"
+
+
+def _model_span_end(
+    span: Any, turn: Any, exc: BaseException | None, outcome: str, reason: str, capture: bool
+) -> None:
     if turn is not None:
         span.set_attribute("gen_ai.response.model", turn.model or span.attributes.get(
             "gen_ai.request.model", ""))  # fmt: skip
@@ -255,7 +278,7 @@ def _model_span_end(span: Any, turn: Any, exc: BaseException | None, outcome: st
             ]}  # fmt: skip
             span.set_attribute("gen_ai.output.messages", _messages_json([message]))
     if exc is not None:
-        _span_failed(span, type(exc).__qualname__ if outcome == "error" else outcome)
+        tracing.span_failed(span, reason or outcome)
     span.end()
 
 
@@ -308,7 +331,7 @@ class _ToolScope:
         if self.hooks.capture:
             self.span.set_attribute("gen_ai.tool.call.result", _json(record.result))
         if outcome != "ok":
-            _span_failed(self.span, outcome)
+            tracing.span_failed(self.span, outcome)
         self.span.end()
 
 
@@ -316,13 +339,6 @@ def _outcome(kind: type | None) -> str:
     if kind is None:
         return "ok"
     return "cancelled" if issubclass(kind, asyncio.CancelledError) else "error"
-
-
-def _span_failed(span: Any, error_type: str) -> None:
-    from opentelemetry.trace import Status, StatusCode
-
-    span.set_attribute("error.type", error_type)
-    span.set_status(Status(StatusCode.ERROR, error_type))
 
 
 def _messages_json(messages: list[dict]) -> str:

@@ -110,6 +110,34 @@ def embedding_span(*, model: str, local: bool) -> contextlib.AbstractContextMana
     )
 
 
+def turn_save_span(*, turn_id: str) -> contextlib.AbstractContextManager:
+    """A span around saving a finished turn (every attempt), a child of the turn's root span.
+
+    The save runs after the visitor's final event, so it ends after its parent: the trace
+    shows what the turn cost the database and whether it had to be retried or spooled.
+    """
+    active = tracer()
+    if active is None:
+        return contextlib.nullcontext()
+    attributes = {"docent.turn.id": turn_id, "db.system.name": "postgresql"}
+    return active.start_as_current_span("save_turn", attributes=attributes)
+
+
+def span_note(span: Any, **attributes: Any) -> None:
+    """Set attributes on a span that may be None (tracing off)."""
+    if span is not None:
+        for key, value in attributes.items():
+            span.set_attribute(key, value)
+
+
+def span_failed(span: Any, error_type: str) -> None:
+    """Mark a span failed, with `error.type` from a closed set (a reason, not a message)."""
+    from opentelemetry.trace import Status, StatusCode
+
+    span.set_attribute("error.type", error_type)
+    span.set_status(Status(StatusCode.ERROR, error_type))
+
+
 def db_spans() -> contextlib.AbstractContextManager:
     """Database spans for every query run in the block, children of the current span.
 

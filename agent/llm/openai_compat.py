@@ -19,6 +19,7 @@ from agent.llm.base import ArgumentsDelta, ModelTurn, TextDelta, ToolCall, Usage
 from agent.llm.idle import IdleTimeout
 from agent.llm.pacing import ReadPacer
 from agent.text import text_scrub
+from ops.metrics import model_retry_count
 
 logger = logging.getLogger(__name__)
 
@@ -97,26 +98,31 @@ class OpenAICompatModel:
                             pacer.release()
                 return
             except (openai.APIStatusError, openai.APIConnectionError) as exc:
+                reason = failure_reason(exc)
                 if yielded or attempt >= self.max_retries or not _retryable(exc):
-                    raise ModelError(_visitor_message(exc)) from exc
+                    raise ModelError(_visitor_message(exc), reason) from exc
                 attempt += 1
                 delay = self._delay(exc, attempt)
+                model_retry_count(reason=reason)
                 logger.warning("model call failed (%s), retry %d in %.2fs", exc, attempt, delay)
                 await asyncio.sleep(delay)
             except TimeoutError as exc:  # IdleTimeout: the endpoint went quiet
                 if yielded or attempt >= self.max_retries:
-                    raise ModelError("The language model timed out. Please try again.") from exc
+                    raise ModelError(
+                        "The language model timed out. Please try again.", "timeout"
+                    ) from exc
                 attempt += 1
+                model_retry_count(reason="timeout")
                 logger.warning("model call timed out, retry %d", attempt)
             except (openai.OpenAIError, ValueError) as exc:  # ValueError: malformed JSON chunk
                 logger.warning("model call failed: %r", exc)
-                raise ModelError(_visitor_message(exc)) from exc
+                raise ModelError(_visitor_message(exc), failure_reason(exc)) from exc
             except ModelError:
                 raise
             except Exception as exc:  # the HTTP client's own errors when a stream breaks off
                 logger.warning("model stream broke off: %r", exc)
                 raise ModelError(
-                    "The language model's answer broke off. Please try again."
+                    "The language model's answer broke off. Please try again.", "broke_off"
                 ) from exc
 
     def _delay(self, exc: Exception, attempt: int) -> float:
@@ -222,7 +228,7 @@ def _checked(chunk: Any) -> dict:
         raise ValueError("stream chunk is not a JSON object")
     if chunk.get("error"):
         # Some servers report failures inside a 200 stream.
-        raise ModelError("The language model reported an error while answering.")
+        raise ModelError("The language model reported an error while answering.", "stream_error")
     return chunk
 
 
@@ -345,6 +351,22 @@ def _retry_after(exc: Exception) -> float | None:
     except (TypeError, ValueError, OverflowError):
         return None
     return None
+
+
+def failure_reason(exc: Exception) -> str:
+    """What failed, in a word from a closed set: the metrics' label and the span's error.type
+    (the visitor's message says it in a sentence; HTTP 500 and a garbled stream read alike)."""
+    if isinstance(exc, openai.APITimeoutError) and not _refused(exc):
+        return "timeout"
+    if isinstance(exc, openai.APIConnectionError):
+        return "connection"
+    if isinstance(exc, openai.RateLimitError):
+        return "rate_limited"
+    if isinstance(exc, openai.AuthenticationError | openai.PermissionDeniedError):
+        return "auth"
+    if isinstance(exc, openai.APIStatusError):
+        return "http_5xx" if exc.status_code >= 500 else "http_4xx"
+    return "bad_response"
 
 
 def _visitor_message(exc: Exception) -> str:

@@ -4,6 +4,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agent.tool import Tool
 from agent.tools._db import off_loop
+from ops.metrics import search_observe
 from ops.tracing import db_spans
 
 NO_RESULTS = "No relevant content found."
@@ -26,6 +27,9 @@ def _search(query: str, limit: int) -> list[dict] | str:
     # Only hits that clear the relevance bar: below it, neither model can quote anything.
     with db_spans():  # the search's queries as trace spans, when tracing is on
         hits = article_search(query=query, limit=limit)
+    # Drift in retrieval shows here first: the share of empty searches rises and the best
+    # hit's relevance sinks toward the bar, before the declined share of answers moves.
+    search_observe(top_relevance=max((hit.relevance for hit in hits), default=None))
     return [hit.as_tool() for hit in hits] or NO_RESULTS
 
 

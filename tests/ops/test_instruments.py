@@ -4,6 +4,8 @@ import logging
 from datetime import timedelta
 
 import pytest
+from asgiref.sync import async_to_sync
+from django.db import connection
 from django.utils import timezone
 from prometheus_client import REGISTRY
 
@@ -202,3 +204,106 @@ async def test_answered_declined_and_failed_turns_are_counted_and_logged_one_lin
 async def socket_feedback(socket, conversation_id: str, **frame) -> dict:
     await socket.send_json_to({"type": "feedback", "conversation_id": conversation_id, **frame})
     return await socket.receive_json_from(timeout=10)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_database_going_down_and_coming_back_shows_in_metrics(client):
+    """With the database down, the gauges read from it vanished from /metrics without a word
+    (no `up` to alert on), and a message refused for it was counted nowhere."""
+    refused = sample("docent_turns_refused_total", reason="database")
+    assert value(parse(client.get("/metrics").content.decode()), "docent_database_up") == 1
+
+    outage = DatabaseOutage()
+    outage.begin()
+    try:
+        down = parse(client.get("/metrics").content.decode())
+        chat = client.post(
+            "/api/chat",
+            {"content": "Anyone there?"},
+            content_type="application/json",
+            headers={"Origin": "http://testserver"},
+        )
+        events = async_to_sync(_body)(chat)
+    finally:
+        outage.end()
+        connection.close()  # cut by the outage; the flush after the test needs a new one
+    back = parse(client.get("/metrics").content.decode())
+
+    assert value(down, "docent_database_up") == 0
+    assert ("docent_indexing_lag_seconds", frozenset()) not in down  # not a false "0 s behind"
+    assert '"code":"internal"' in events
+    assert sample("docent_turns_refused_total", reason="database") == refused + 1
+    assert value(back, "docent_database_up") == 1
+    assert ("docent_queue_workers", frozenset()) in back
+
+
+async def _body(response) -> str:
+    return b"".join([chunk async for chunk in response.streaming_content]).decode()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_turns_of_a_dead_worker_are_counted_when_recovered():
+    """A killed worker's turn never reached its own count: docent_turns_total{status=
+    "interrupted"} stayed 0 after a kill -9, whatever the admin showed."""
+    from agent.models import WorkerLease
+    from agent.tasks import turns_recover_periodic
+    from tests.agent.test_checkpoints import started_turn
+
+    recovered, interrupted = (
+        sample("docent_turns_recovered_total"),
+        sample("docent_turns_total", status="interrupted"),
+    )
+    long_ago = timezone.now() - timedelta(minutes=5)
+    turn = started_turn("Cut off?")
+    type(turn).objects.filter(pk=turn.pk).update(started_at=long_ago, worker="killed-worker")
+    WorkerLease.objects.create(name="killed-worker", renewed_at=long_ago)
+
+    turns_recover_periodic(timestamp=0)
+
+    assert sample("docent_turns_recovered_total") == recovered + 1
+    assert sample("docent_turns_total", status="interrupted") == interrupted + 1
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_message_refused_as_busy_is_counted(settings):
+    busy = sample("docent_turns_refused_total", reason="busy")
+    settings.AGENT_TURNS_PER_SESSION = 0  # every slot of the session is taken
+    socket = await connect()
+    events = await ask(socket, "Room for one more?")
+    await socket.disconnect()
+
+    assert events[-1]["code"] == "busy"
+    assert sample("docent_turns_refused_total", reason="busy") == busy + 1
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_searches_count_empty_results_and_the_best_hits_relevance(
+    scripted, make_article, run_jobs
+):
+    """Retrieval drifting (a new embedding model, a changed bar) showed only later, as more
+    declined answers; nothing measured the searches themselves."""
+    from channels.db import database_sync_to_async
+
+    await database_sync_to_async(make_article)(
+        title="Airship masts", slug="masts", body="A mooring mast holds the airship at its nose."
+    )
+    await database_sync_to_async(run_jobs)()
+    hits, empty, observed = (
+        sample("docent_searches_total", outcome="hits"),
+        sample("docent_searches_total", outcome="empty"),
+        sample("docent_search_top_relevance_count"),
+    )
+    scripted.enqueue(
+        tool_call_response([("c1", "search_knowledge_base", '{"query": "airship mooring mast"}')]),
+        tool_call_response([("c2", "search_knowledge_base", '{"query": "sourdough starter"}')]),
+        text_response(["Masts: [Airship masts](/articles/masts/)."]),
+    )
+    socket = await connect()
+    await ask(socket, "What holds an airship?")
+    await socket.disconnect()
+    await saved_turns()
+
+    assert sample("docent_searches_total", outcome="hits") == hits + 1
+    assert sample("docent_searches_total", outcome="empty") == empty + 1
+    assert sample("docent_search_top_relevance_count") == observed + 1
+    assert sample("docent_search_top_relevance_bucket", le="1.0") >= observed + 1

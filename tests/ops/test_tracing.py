@@ -66,7 +66,8 @@ async def test_a_failed_model_call_marks_its_span_and_the_turn(scripted, exporte
 
     assert events[-1]["code"] == "model_error"
     spans = {span.name: span for span in exported.get_finished_spans()}
-    assert spans["chat scripted-model"].attributes["error.type"] == "ModelError"
+    # What failed, not the exception class: an HTTP 500 and a garbled stream read apart.
+    assert spans["chat scripted-model"].attributes["error.type"] == "http_5xx"
     assert spans["chat scripted-model"].status.is_ok is False
     assert spans["invoke_agent docent"].attributes["error.type"] == "model_error"
     assert spans["invoke_agent docent"].attributes["docent.turn.status"] == "error"
@@ -177,3 +178,26 @@ async def test_a_search_shows_its_query_embedding_beside_its_statements(scripted
     assert embedding.attributes["gen_ai.provider.name"] == "docent_local"
     statements = [s for s in spans if s.attributes.get("db.system.name") == "postgresql"]
     assert statements and all(s.parent.span_id == search.context.span_id for s in statements)
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_the_turns_save_is_a_span_of_its_trace_with_its_statements(scripted, exported):
+    """A trace showed the model and the tools but not the save, which runs after the final
+    event: a database that was slow or down for saves did not appear in any trace."""
+    scripted.enqueue(text_response(["Saved."]))
+    socket = await connect()
+    await ask(socket, "Save me")
+    await socket.disconnect()
+    (turn,) = await saved_turns()
+
+    spans = exported.get_finished_spans()
+    root = next(span for span in spans if span.name == "invoke_agent docent")
+    (save,) = [span for span in spans if span.name == "save_turn"]
+    assert save.parent.span_id == root.context.span_id
+    assert save.context.trace_id == root.context.trace_id
+    assert save.attributes["docent.turn.id"] == str(turn.pk)
+    assert save.attributes["docent.save.attempts"] == 1 and save.status.is_ok
+    inside = [span for span in spans if span.parent and span.parent.span_id == save.context.span_id]
+    # The save's statements (one WITH ... UPDATE/INSERT) nest under it.
+    assert inside and {span.attributes["db.system.name"] for span in inside} == {"postgresql"}
+    assert save.end_time > save.start_time

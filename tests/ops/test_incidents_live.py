@@ -1,0 +1,248 @@
+"""Incidents caused for real against live daphne processes; each instrument must show them."""
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import httpx
+import pytest
+from django.db import connection
+from websockets.exceptions import InvalidStatus
+
+from testing_support.live_server import LiveServer, database_url
+from testing_support.model_server import ScriptedResponse, error_response, text_response
+from testing_support.waits import wait_until
+from tests.agent.test_persistence import DatabaseOutage
+from tests.ops.chat import ask
+from tests.ops.prom import scrape, value
+from tests.security.clients import same_minute, ws_open
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+ROOT = Path(__file__).resolve().parents[2]
+MODEL = {"OPENAI_API_KEY": "test", "AGENT_MODEL": "scripted"}
+
+
+def _server(name: str, tmp_path, **extra: str) -> LiveServer:
+    url = database_url(connection.settings_dict["NAME"])
+    return LiveServer(name, url, extra, tmp_path / name)
+
+
+def _manage(*args: str) -> subprocess.Popen:
+    """A manage.py command of its own against the test database (the real queue, not the
+    test process's in-memory one)."""
+    env = {**os.environ, "DATABASE_URL": database_url(connection.settings_dict["NAME"])}
+    return subprocess.Popen(  # noqa: S603
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+
+def _defer(task: str, **kwargs) -> None:
+    code = (
+        "from procrastinate.contrib.django import app; "
+        f"app.configure_task(name={task!r}, queue='index').defer(**{kwargs!r})"
+    )
+    assert _manage("shell", "-c", code).wait(timeout=120) == 0
+
+
+def test_a_failing_slow_or_garbled_model_endpoint_is_told_apart(model_server, tmp_path):
+    """HTTP 500s, a garbled stream and an endpoint gone quiet all ended as `model_error`:
+    the metrics, the span and the log said the same word for an outage and a bad proxy."""
+    model_server.enqueue(
+        error_response(500),  # retried once, then fails again
+        error_response(500),
+        ScriptedResponse(chunks=["{not json"]),
+        text_response(["Half"], hold=True),  # then nothing: the idle timeout
+    )
+    env = {
+        **MODEL,
+        "OPENAI_BASE_URL": model_server.base_url,
+        "AGENT_MODEL_MAX_RETRIES": "1",
+        "AGENT_MODEL_TIMEOUT": "1",
+        "LOG_FORMAT": "json",
+        "LOG_LEVEL": "INFO",
+    }
+    with _server("model-incidents", tmp_path, **env) as server:
+        ends = [ask(server.url, q)[-1] for q in ("Down?", "Garbled?", "Quiet?")]
+        samples = scrape(server.url)
+        output = server.output()
+
+    assert [end.get("code") for end in ends] == ["model_error"] * 3
+    assert value(samples, "docent_model_errors_total", reason="http_5xx") == 1
+    assert value(samples, "docent_model_errors_total", reason="bad_response") == 1
+    assert value(samples, "docent_model_errors_total", reason="timeout") == 1
+    assert value(samples, "docent_model_retries_total", reason="http_5xx") == 1
+    assert value(samples, "docent_model_calls_total", outcome="error") == 3
+
+    lines = [json.loads(line) for line in output.splitlines() if line.startswith("{")]
+    turns = [line for line in lines if line["logger"] == "ops.observer" and "steps" in line]
+    assert [turn["model_failure"] for turn in turns] == ["http_5xx", "bad_response", "timeout"]
+    for turn in turns:
+        assert turn["level"] == "WARNING" and turn["error_code"] == "model_error"
+        assert turn["turn_id"] and turn["conversation_id"] and turn["steps"] == 1
+        assert turn["input_tokens"] > 0 and "output_tokens" in turn
+        assert turn["duration_ms"] >= turn["model_ms"] > 0
+
+
+def test_a_stalled_queue_and_a_job_that_failed_for_good(tmp_path):
+    """Nothing said the task worker was gone or that jobs were piling up or failing: the
+    only queue metric counted indexing jobs that ran."""
+    with _server("queue", tmp_path) as server:  # no task worker: TASK_WORKER_IN_PROCESS=false
+        _defer("blog.article_index", article_id=987654)  # gone: succeeds once it runs
+        _defer("docent.task_removed_by_a_deploy")  # fails: no worker knows it
+        stalled = scrape(server.url)
+        worker = _manage("worker")
+        try:
+
+            def drained() -> bool:
+                samples = scrape(server.url)
+                return (
+                    value(samples, "docent_queue_jobs", queue="index", status="todo") == 0
+                    and value(samples, "docent_queue_jobs", queue="index", status="failed") == 1
+                )
+
+            wait_until(drained, "the worker ran the queued jobs", seconds=120)
+            working = scrape(server.url)
+        finally:
+            worker.terminate()
+            worker.wait(timeout=60)
+        stopped = scrape(server.url)
+
+    assert value(stalled, "docent_queue_jobs", queue="index", status="todo") == 2
+    # Reported at 0 rather than left out, so delta() sees the first failure.
+    assert (
+        stalled[("docent_queue_jobs", frozenset({("queue", "index"), ("status", "failed")}))] == 0
+    )
+    assert value(stalled, "docent_queue_oldest_waiting_seconds", queue="index") > 0
+    assert value(stalled, "docent_queue_workers") == 0
+    assert value(working, "docent_queue_workers") == 1
+    assert ("docent_queue_oldest_waiting_seconds", frozenset({("queue", "index")})) not in working
+    assert value(stopped, "docent_queue_workers") == 0  # a clean stop unregisters at once
+
+
+def test_the_in_process_task_worker_survives_a_database_restart(tmp_path):
+    """procrastinate stops its worker when its LISTEN connection dies: after one database
+    blip, `make run` served on with no task worker for good, and jobs piled up unseen."""
+    env = {"TASK_WORKER_IN_PROCESS": "true"}
+    with _server("worker-restart", tmp_path, **env) as server:
+        wait_until(lambda: value(scrape(server.url), "docent_queue_workers") >= 1, "a worker")
+        outage = DatabaseOutage()
+        outage.begin()
+        try:
+            wait_until(
+                lambda: "stopping worker" in server.output() or "worker failed" in server.output(),
+                "the worker noticed the outage",
+                seconds=60,
+            )
+        finally:
+            outage.end()
+            connection.close()
+        _defer("blog.article_index", article_id=987654)
+
+        def ran() -> bool:
+            samples = scrape(server.url)
+            return value(samples, "docent_queue_jobs", queue="index", status="todo") == 0
+
+        wait_until(ran, "a job queued after the outage ran", seconds=90)
+        alive = lambda: value(scrape(server.url), "docent_queue_workers") >= 1  # noqa: E731
+        wait_until(alive, "the worker stays up", seconds=90)
+        restarts = value(scrape(server.url), "docent_task_worker_restarts_total")
+
+    # Once back, it stays back: the Django connection the outage killed is closed before the
+    # next start (without that, each start stopped again on it: three restarts, not one).
+    assert 1 <= restarts <= 2
+
+
+def _read_events(url: str, content: str, into: list[dict]) -> None:
+    """The turn's events, as many as arrived (the drain's last one included)."""
+    with httpx.Client(base_url=url, timeout=60, headers={"Origin": url}) as client:
+        try:
+            with client.stream("POST", "/api/chat", json={"content": content}) as reply:
+                for line in reply.iter_lines():
+                    if line.startswith("data:"):
+                        into.append(json.loads(line[5:]))
+        except httpx.RemoteProtocolError:
+            # The draining process sends `unavailable`, then exits before the chunked body's
+            # last chunk (as in tests/docent/test_drain.py): the events are what count here.
+            pass
+
+
+def test_a_draining_worker_shows_on_its_neighbour(model_server, tmp_path):
+    """A worker shutting down refused turns and cut the running ones, and no metric said
+    a worker was draining: the scraper cannot reach it (its socket closes first)."""
+    shared = {"PROMETHEUS_MULTIPROC_DIR": str(tmp_path / "prometheus")}
+    model_server.enqueue(text_response(["Still "], hold=True))
+    env = {**MODEL, "OPENAI_BASE_URL": model_server.base_url, **shared}
+    with (
+        _server("draining", tmp_path, **env, AGENT_DRAIN_SECONDS="3") as leaving,
+        _server("staying", tmp_path, **env) as staying,
+    ):
+        held: list[dict] = []
+        asking = threading.Thread(target=_read_events, args=(leaving.url, "Long one", held))
+        asking.start()
+        wait_until(lambda: value(scrape(staying.url), "docent_active_streams") == 1, "a turn")
+        leaving.process.terminate()
+        wait_until(lambda: value(scrape(staying.url), "docent_draining") == 1, "the drain")
+        asking.join(timeout=60)
+        assert leaving.process.wait(timeout=60) == 0  # a second SIGTERM would cut the drain
+        after = scrape(staying.url)
+
+    assert held[-1]["code"] == "unavailable"
+    assert value(after, "docent_draining") == 0  # it exited: its live gauge went with it
+    assert value(after, "docent_turns_total", status="interrupted") == 1
+
+
+async def test_floods_refused_at_the_door_are_counted(tmp_path):
+    """Sockets past AGENT_SOCKETS_PER_MINUTE_PER_IP, searches past their limit and admin
+    sign-in attempts were refused without a trace in the metrics: only chat messages were."""
+    limits = {
+        "AGENT_SOCKETS_PER_MINUTE_PER_IP": "1",
+        "SEARCH_REQUESTS_PER_MINUTE_PER_IP": "1",
+        "ADMIN_LOGIN_ATTEMPTS": "1",
+        "AGENT_FEEDBACK_PER_MINUTE": "1",
+    }
+    with _server("floods", tmp_path, **limits) as server:
+        same_minute()
+        socket = await ws_open(server)
+        with pytest.raises(InvalidStatus):
+            await ws_open(server)
+        await socket.close()
+        async with httpx.AsyncClient(base_url=server.url) as client:
+            statuses = [(await client.get("/api/search?q=mast")).status_code for _ in range(2)]
+            login = {"username": "admin", "password": "guess"}
+            statuses += [(await client.post("/admin/login/", data=login)).status_code]
+            statuses += [(await client.post("/admin/login/", data=login)).status_code]
+        votes = await asyncio.to_thread(_vote_twice, server.url)
+        samples = await asyncio.to_thread(scrape, server.url)
+
+    assert statuses[:2] == [200, 429] and statuses[3] == 429
+    assert votes == ["feedback_saved", "rate_limited"]
+    assert value(samples, "docent_rate_limit_refusals_total", reason="sockets") == 1
+    assert value(samples, "docent_rate_limit_refusals_total", reason="search") == 1
+    assert value(samples, "docent_rate_limit_refusals_total", reason="admin_login") == 1
+    assert value(samples, "docent_rate_limit_refusals_total", reason="feedback") == 1
+
+
+def _vote_twice(url: str) -> list[str]:
+    """One answer from the offline model, then two votes on it from the same session."""
+    endings = []
+    with httpx.Client(base_url=url, timeout=60, headers={"Origin": url}) as client:
+        events = _sse(client, {"content": "What is a mast?"})
+        vote = {"type": "feedback", "conversation_id": events[0]["conversation_id"], "turn": 1}
+        for choice in ("up", "down"):
+            last = _sse(client, {**vote, "vote": choice})[-1]
+            endings.append(last["type"] if last["type"] != "error" else last["code"])
+    return endings
+
+
+def _sse(client: httpx.Client, body: dict) -> list[dict]:
+    with client.stream("POST", "/api/chat", json=body) as reply:
+        return [json.loads(line[5:]) for line in reply.iter_lines() if line.startswith("data:")]
