@@ -23,6 +23,7 @@ from pgvector.django import CosineDistance
 from blog import search_fetch, search_sql
 from blog.chunking import query_terms
 from blog.embeddings import Embedder, embedder_get, embedding_dimensions_check
+from blog.glossary import Bridge, bridged_coverage, bridged_known, glossary
 from blog.models import Chunk, published_q
 from blog.relevance import (
     Evidence,
@@ -96,7 +97,16 @@ class _Query:
     vector: list[float]
     weights: dict[str, float]
     known: float
+    known_across: float  # `known`, counting terms the blog writes in the other language
     languages: tuple[str, ...]
+    bridges: list[Bridge]  # the question's terms in the other language (blog.glossary)
+
+
+def _bridges(query: str, lexemes: list[str], language: str, vocab: Vocabulary) -> list[Bridge]:
+    """Glossary bridges, when the blog is written in more than one language."""
+    if not settings.SEARCH_GLOSSARY or len(vocab.languages) < 2:
+        return []
+    return glossary.bridges(query, set(lexemes), language)
 
 
 def article_search(
@@ -160,8 +170,17 @@ def _search(
         side=vector and settings.SEARCH_PARALLEL,
     )
     vocab = vocabulary.at(fetched.change_key)
+    language = query_language(query)
+    bridges = _bridges(query, fetched.lexemes, language, vocab)
     weights, known = weighted_terms(fetched.lexemes, vocab)
-    prepared = _Query(query, query_language(query), embedded, weights, known, vocab.languages)
+    # For an article in the other language, a term the blog writes only in that language
+    # ("spool" is 暂存 there) is known too.
+    _, known_across = weighted_terms(
+        fetched.lexemes, vocab, also_known=bridged_known(bridges, vocab.frequency)
+    )
+    prepared = _Query(
+        query, language, embedded, weights, known, known_across, vocab.languages, bridges
+    )
     lists = []
     if vector:
         if _languages(vocab) != languages:  # chunks in a new language since the last search
@@ -335,6 +354,7 @@ def _fuse(lists: list[_Ranked], prepared: _Query) -> list["_Candidate"]:
     best: dict[int, dict] = {}
     similarity: dict[int, float] = {}
     matched: dict[int, set[str]] = {}
+    texts: dict[int, list[str]] = {}
     for chunk_id, row in rows.items():
         article_id = row["article_id"]
         current = best.get(article_id)
@@ -342,6 +362,7 @@ def _fuse(lists: list[_Ranked], prepared: _Query) -> list["_Candidate"]:
             best[article_id] = row
         similarity[article_id] = max(similarity.get(article_id, -1.0), 1.0 - row["distance"])
         matched.setdefault(article_id, set()).update(row["matched"])
+        texts.setdefault(article_id, []).append(row["text"])
     alpha = settings.SEARCH_FUSION_ALPHA
     found = [{row["article_id"] for row in rows} for rows, _ in lists]
     fused = {
@@ -353,12 +374,14 @@ def _fuse(lists: list[_Ranked], prepared: _Query) -> list["_Candidate"]:
     margins = _margins(similarity, {a: best[a]["language"] for a in best})
     candidates = []
     for article_id in order:
+        cross = bool(best[article_id]["language"]) and (
+            best[article_id]["language"] != prepared.language
+        )
         evidence = Evidence(
             similarity=similarity[article_id],
-            coverage=coverage(prepared.weights, matched[article_id]),
-            known=prepared.known,
-            cross=bool(best[article_id]["language"])
-            and best[article_id]["language"] != prepared.language,
+            coverage=_coverage(prepared, matched[article_id], texts[article_id], cross=cross),
+            known=prepared.known_across if cross else prepared.known,
+            cross=cross,
             margin=margins[article_id],
             question_language=prepared.language,
         )
@@ -366,6 +389,13 @@ def _fuse(lists: list[_Ranked], prepared: _Query) -> list["_Candidate"]:
             _Candidate(best[article_id], fused[article_id], evidence, relevance(evidence))
         )
     return candidates
+
+
+def _coverage(prepared: _Query, matched: set[str], texts: list[str], *, cross: bool) -> float:
+    """The query's share an article holds; in the other language, through the glossary too."""
+    if cross:
+        return bridged_coverage(prepared.weights, matched, prepared.bridges, "\n".join(texts))
+    return coverage(prepared.weights, matched)
 
 
 def _margins(similarity: dict[int, float], language: dict[int, str]) -> dict[int, float]:

@@ -335,6 +335,8 @@ SEARCH_TEXT_MAX_MATCHES = env.int("SEARCH_TEXT_MAX_MATCHES", default=200)
 SEARCH_MIN_RELEVANCE = env.float("SEARCH_MIN_RELEVANCE", default=0.5)
 # One vector candidate list per article language (see blog.search._vector_lists).
 SEARCH_VECTOR_PER_LANGUAGE = env.bool("SEARCH_VECTOR_PER_LANGUAGE", default=True)
+# Cross-language full-text evidence through blog/glossary.txt (see blog.glossary).
+SEARCH_GLOSSARY = env.bool("SEARCH_GLOSSARY", default=True)
 # An article's RRF sum is divided by (lists that could have found it) ** alpha: 0 is plain RRF,
 # 1 the mean; in between, a Chinese question's English article is not sunk only because
 # Chinese full text cannot match it (blog.search._fuse).

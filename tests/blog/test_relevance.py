@@ -29,8 +29,8 @@ def test_relevance_rises_with_each_piece_of_evidence_in_a_fixed_order():
     ladder = [
         base,
         Evidence(similarity=0.84, coverage=0.2, known=0.6, cross=True),
-        Evidence(similarity=0.84, coverage=1.0, known=0.6),
         Evidence(similarity=0.84, coverage=0.2, known=1.0),
+        Evidence(similarity=0.84, coverage=1.0, known=0.6),
         Evidence(similarity=0.90, coverage=0.2, known=1.0),
     ]
 

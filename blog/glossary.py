@@ -1,0 +1,161 @@
+"""The bilingual glossary: full-text evidence across languages.
+
+A question in one language shares no words with an article in the other, so its coverage there
+is 0 however well the article answers it, and the words it uses for ideas the blog writes about
+only in the other language ("spool", "recompute") look unknown to the blog. The glossary
+(glossary.txt, the blog's technical vocabulary in English and Chinese) bridges the two: a
+question's term covers a cross-language article when the article holds one of its
+translations, and counts as known when the blog uses one.
+
+Plain data and plain matching: Chinese terms by substring (as the index's bigrams would), the
+English side by the index's own stems (computed once per process by PostgreSQL), English
+target words in an article's text by their common inflections.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.db import connection
+
+GLOSSARY_FILE = Path(__file__).with_name("glossary.txt")
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+
+
+@dataclass(frozen=True)
+class Entry:
+    english: tuple[str, ...]  # surface words
+    chinese: tuple[str, ...]  # alternatives, two characters or more
+    lexemes: frozenset[str]  # the English words as the index stems them
+
+
+@dataclass(frozen=True)
+class Bridge:
+    """A question's terms (`sources`, its lexemes) and what stands for them in the other
+    language: Chinese strings, or English words (each a regex over an article's text)."""
+
+    sources: frozenset[str]
+    chinese: tuple[str, ...] = ()
+    english: tuple[re.Pattern, ...] = ()
+    english_lexemes: frozenset[str] = frozenset()
+
+    def holds(self, text: str) -> bool:
+        """Does an article text (its chunks joined) hold a translation of the sources?"""
+        if self.chinese:
+            return any(term in text for term in self.chinese)
+        return all(pattern.search(text) for pattern in self.english)
+
+    def known(self, frequency: dict[str, int]) -> bool:
+        """Does the blog use a translation of the sources anywhere?"""
+        if self.chinese:
+            return any(all(gram in frequency for gram in _bigrams(t)) for t in self.chinese)
+        return bool(self.english_lexemes) and self.english_lexemes <= frequency.keys()
+
+
+class Glossary:
+    """glossary.txt, parsed and stemmed once per process."""
+
+    def __init__(self, path: Path = GLOSSARY_FILE) -> None:
+        self._path = path
+        self._lock = threading.Lock()
+        self._entries: list[Entry] | None = None
+
+    def entries(self) -> list[Entry]:
+        with self._lock:
+            if self._entries is None:
+                self._entries = _stemmed(_parsed(self._path.read_text(encoding="utf-8")))
+            return self._entries
+
+    def bridges(self, question: str, lexemes: set[str], language: str) -> list[Bridge]:
+        """The glossary entries the question uses, as bridges into the other language."""
+        if language == "zh":
+            return [b for e in self.entries() if (b := _from_chinese(e, question, lexemes))]
+        return [
+            Bridge(sources=e.lexemes, chinese=e.chinese)
+            for e in self.entries()
+            if e.lexemes and e.chinese and e.lexemes <= lexemes
+        ]
+
+
+glossary = Glossary()
+
+
+def _from_chinese(entry: Entry, question: str, lexemes: set[str]) -> Bridge | None:
+    for term in entry.chinese:
+        if term in question:
+            sources = frozenset(g for g in _bigrams(term) if g in lexemes)
+            if sources and entry.english:
+                return Bridge(
+                    sources=sources,
+                    english=tuple(_inflections(word) for word in entry.english),
+                    english_lexemes=entry.lexemes,
+                )
+    return None
+
+
+def bridged_coverage(
+    weights: dict[str, float], matched: set[str], bridges: list[Bridge], text: str
+) -> float:
+    """IDF-weighted share of the query's lexemes an other-language article holds, directly
+    (a Latin name in a Chinese article) or through a translation in `text`."""
+    total = sum(weights.values())
+    if not total:
+        return 0.0
+    covered = set(matched) & weights.keys()
+    for bridge in bridges:
+        if not bridge.sources <= covered and bridge.holds(text):
+            covered |= bridge.sources & weights.keys()
+    return sum(weights[lexeme] for lexeme in covered) / total
+
+
+def bridged_known(bridges: list[Bridge], frequency: dict[str, int]) -> set[str]:
+    """Query lexemes the blog knows through a translation."""
+    return {lexeme for b in bridges if b.known(frequency) for lexeme in b.sources}
+
+
+def _parsed(source: str) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
+    parsed = []
+    for line in source.splitlines():
+        if not line.strip() or line.lstrip().startswith("#") or "=" not in line:
+            continue
+        english, chinese = (side.strip() for side in line.split("=", 1))
+        # One character ("表", "长") is too common a substring to stand for an idea.
+        terms = tuple(t.strip() for t in chinese.split("|") if len(_bigrams(t.strip())) >= 1)
+        parsed.append((tuple(english.lower().split()), terms))
+    return parsed
+
+
+def _stemmed(parsed: list[tuple[tuple[str, ...], tuple[str, ...]]]) -> list[Entry]:
+    phrases = [" ".join(english) for english, _ in parsed]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT array(SELECT lexeme FROM unnest(to_tsvector('english', p)))"
+            " FROM unnest(%s::text[]) WITH ORDINALITY AS t(p, n) ORDER BY n",
+            [phrases],
+        )
+        stems = [row[0] for row in cursor.fetchall()]
+    return [
+        Entry(english=english, chinese=chinese, lexemes=frozenset(lexemes))
+        for (english, chinese), lexemes in zip(parsed, stems, strict=True)
+    ]
+
+
+def _bigrams(term: str) -> list[str]:
+    chars = [ch for ch in term if _CJK.match(ch)]
+    if len(chars) < 2:
+        return []
+    return ["".join(chars[i : i + 2]) for i in range(len(chars) - 1)]
+
+
+def _inflections(word: str) -> re.Pattern:
+    """The word and its common English inflections, as whole words."""
+    forms = {word, word + "s", word + "es", word + "ed", word + "d", word + "ing"}
+    if word.endswith("y"):
+        forms |= {word[:-1] + "ies", word[:-1] + "ied"}
+    if word.endswith("e"):
+        forms.add(word[:-1] + "ing")
+    alternatives = "|".join(sorted(map(re.escape, forms), key=len, reverse=True))
+    return re.compile(rf"\b(?:{alternatives})\b", re.IGNORECASE)

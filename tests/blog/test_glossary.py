@@ -1,0 +1,122 @@
+import math
+from pathlib import Path
+
+import pytest
+
+from blog.glossary import Glossary, bridged_coverage, bridged_known, glossary
+from blog.search import article_search
+from tests.blog.test_search import VectorBook, unit
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def small(tmp_path: Path) -> Glossary:
+    path = tmp_path / "glossary.txt"
+    path.write_text(
+        "# a comment\n"
+        "spool file = 暂存文件\n"
+        "retry = 重试\n"
+        "table = 表|表格\n"  # "表" alone is too common a substring: dropped
+        "rate limit = 限流\n",
+        encoding="utf-8",
+    )
+    return Glossary(path)
+
+
+def test_entries_are_stemmed_as_the_index_stems_them_and_one_character_terms_dropped(small):
+    entries = {entry.english: entry for entry in small.entries()}
+
+    assert entries[("spool", "file")].lexemes == {"spool", "file"}
+    assert entries[("retry",)].lexemes == {"retri"}
+    assert entries[("table",)].chinese == ("表格",)
+
+
+def test_an_english_question_bridges_only_through_entries_all_of_whose_words_it_uses(small):
+    bridges = small.bridges("Where is the spool file?", {"spool", "file"}, "en")
+    assert [b.chinese for b in bridges] == [("暂存文件",)]
+    # "rate" without "limit" is not the idea 限流 names.
+    assert small.bridges("What rate?", {"rate"}, "en") == []
+
+
+def test_a_chinese_question_bridges_to_english_words_in_any_common_inflection(small):
+    (bridge,) = small.bridges("失败以后会重试几次？", {"失败", "以后", "重试", "几次"}, "zh")
+
+    assert bridge.sources == {"重试"}
+    assert bridge.holds("Each save is retried three times.")
+    assert bridge.holds("Retries back off.")
+    assert not bridge.holds("The retrieval step.")
+
+
+def test_coverage_counts_a_term_whose_translation_the_article_holds(small):
+    weights = {"spool": 2.0, "file": 1.0, "kubernet": 1.0}
+    bridges = small.bridges("spool file kubernetes", set(weights), "en")
+
+    holds = bridged_coverage(weights, set(), bridges, "三次都失败就写入暂存文件。")
+    lacks = bridged_coverage(weights, set(), bridges, "三次都失败就放弃。")
+
+    assert holds == pytest.approx(3.0 / 4.0)
+    assert lacks == 0.0
+
+
+def test_a_term_is_known_when_the_blog_uses_its_translation(small):
+    bridges = small.bridges("spool file", {"spool", "file"}, "en")
+
+    assert bridged_known(bridges, {"暂存": 3, "存文": 3, "文件": 9}) == {"spool", "file"}
+    assert bridged_known(bridges, {"文件": 9}) == set()
+
+
+def test_every_line_of_the_shipped_glossary_is_an_entry_with_both_sides():
+    lines = [
+        line
+        for line in glossary._path.read_text(encoding="utf-8").splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
+    entries = glossary.entries()
+
+    assert len(entries) == len(lines)
+    # Stop words alone ("out", "per") would bridge nothing: every entry has a stem to match.
+    assert all(entry.lexemes and entry.chinese for entry in entries), [
+        entry.english for entry in entries if not (entry.lexemes and entry.chinese)
+    ]
+
+
+def _spool_blog(make_article, add_chunk):
+    near = unit((0, 0.80), (1, math.sqrt(1 - 0.80**2)))
+    for slug, title, text, vector in [
+        ("spool-zh", "异步持久化", "三次都失败，就把记录追加到暂存文件，启动时重放。", near),
+        ("other-zh", "看板", "延迟看板只看 p95。", unit((0, 0.78), (2, math.sqrt(1 - 0.78**2)))),
+    ]:
+        chunk = add_chunk(make_article(title=title, slug=slug), text, vector)
+        chunk.language = "zh"
+        chunk.save()
+    add_chunk(make_article(title="Loops", slug="loops"), "Cap the agent's steps.", unit((3, 1.0)))
+
+
+def test_an_english_question_finds_the_chinese_article_holding_its_terms_translated(
+    make_article, add_chunk, settings
+):
+    _spool_blog(make_article, add_chunk)
+    question = "Is a failed record replayed from the spool file?"
+    book = VectorBook({question: unit((0, 1.0))})
+
+    settings.SEARCH_GLOSSARY = False
+    without = {h.url: h for h in article_search(query=question, embedder=book, min_relevance=0)}
+    settings.SEARCH_GLOSSARY = True
+    with_glossary = {h.url: h for h in article_search(query=question, embedder=book)}
+
+    spool = "/articles/spool-zh/"
+    assert without[spool].relevance < settings.SEARCH_MIN_RELEVANCE
+    assert list(with_glossary) == [spool]
+    assert with_glossary[spool].coverage > without[spool].coverage
+    assert with_glossary[spool].known > without[spool].known
+
+
+def test_an_english_question_the_chinese_articles_do_not_answer_still_finds_nothing(
+    make_article, add_chunk
+):
+    _spool_blog(make_article, add_chunk)
+    question = "Which Kubernetes operator deploys the spool to Aurora?"
+    book = VectorBook({question: unit((0, 1.0))})
+
+    assert article_search(query=question, embedder=book) == []
