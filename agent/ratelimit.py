@@ -292,7 +292,7 @@ def _budgets(
             settings.AGENT_TOKENS_PER_IP_PER_DAY,
             2 * DAY,
             Refusal(
-                "You have used today's budget. Please come back tomorrow.", tomorrow, "ip_budget"
+                "You have used today’s budget. Please come back tomorrow.", tomorrow, "ip_budget"
             ),
         ),
         (
@@ -300,7 +300,7 @@ def _budgets(
             settings.AGENT_TOKENS_PER_DAY,
             2 * DAY,
             Refusal(
-                "The assistant has used today's budget. Please come back tomorrow.",
+                "The assistant has used today’s budget. Please come back tomorrow.",
                 tomorrow,
                 "daily_budget",
             ),

@@ -388,7 +388,7 @@ async def test_a_refused_message_touches_no_database_row(scripted, settings):
 
     events = await ask(socket, "Anyone there?")
 
-    assert events[0]["code"] == "rate_limited" and "today's budget" in events[0]["message"]
+    assert events[0]["code"] == "rate_limited" and "today’s budget" in events[0]["message"]
     assert await database_sync_to_async(Conversation.objects.count)() == 0
     assert scripted.requests == []
     await socket.disconnect()
