@@ -13,10 +13,12 @@ import json
 
 from django.apps import apps
 from django.contrib import admin
+from django.utils.formats import date_format
 from django.utils.html import format_html
+from django.utils.timezone import localtime
 from django.utils.translation import gettext_lazy as _
 from procrastinate.contrib.django import models
-from procrastinate.contrib.django.admin import JOB_STATUS_EMOJI_MAPPING, ProcrastinateJobAdmin
+from procrastinate.contrib.django.admin import ProcrastinateJobAdmin
 
 from docent.admin_lookups import BoundedLookups
 
@@ -74,6 +76,14 @@ def queue_names_translate() -> None:
     # Choices drive the list filter and get_FOO_display (the summary's last event).
     models.ProcrastinateJob._meta.get_field("status").choices = list(STATUSES.items())
     models.ProcrastinateEvent._meta.get_field("type").choices = list(EVENTS.items())
+    models.ProcrastinateJob._meta.get_field("id").verbose_name = "ID"  # the job page read "Pk"
+    # The job page heads each event with its str(): "Event 1 - Job 1: deferred at 2026-…".
+    models.ProcrastinateEvent.__str__ = _event_str
+
+
+def _event_str(event: models.ProcrastinateEvent) -> str:
+    when = date_format(localtime(event.at), "DATETIME_FORMAT") if event.at else ""
+    return f"{event.get_type_display()} · {when}".removesuffix(" · ")
 
 
 queue_names_translate()
@@ -86,14 +96,15 @@ class JobAdmin(BoundedLookups, ProcrastinateJobAdmin):
     """procrastinate's job admin; its summary template is overridden in templates/procrastinate."""
 
     actions = ["retry", "cancel", "abort"]
+    fields = ["id", *ProcrastinateJobAdmin.fields[1:]]  # "pk" has no name to translate
 
     class Media:
         css = {"all": ["admin/docent-admin.css"]}
 
     @admin.display(description=_("status"))
     def pretty_status(self, instance: models.ProcrastinateJob) -> str:
-        emoji = JOB_STATUS_EMOJI_MAPPING.get(instance.status, "")
-        return f"{emoji} {instance.get_status_display()}"
+        # No emoji (procrastinate's ✅, 🚂): without an emoji font they drew an empty box.
+        return instance.get_status_display()
 
     @admin.display(description=_("task"))
     def short_task_name(self, instance: models.ProcrastinateJob) -> str:
