@@ -38,6 +38,7 @@ SEARCH_FAILED = {
     "Please ask again in a moment.",
     "zh": "这次检索没有完成，所以我还说不准博客里是否有相关内容。请稍后再问一次。",
 }
+_FOUND_NOTHING = {*DONT_KNOW.values(), *SEARCH_FAILED.values()}
 MAX_READ = 3  # articles read in full per question
 # A lower hit is read too when its relevance is at least this share of the top hit's.
 SECOND_HIT_SHARE = 0.75
@@ -91,6 +92,7 @@ class _Turn:
     step: int = 1
     index: int = 0
     system: str = ""  # the system messages: the assistant's own name and the page on screen
+    previous_answer: str = ""  # the assistant's last answer before this question
     reader: str = ""  # the language the visitor reads the site in ("zh-hans"), if known
 
     @property
@@ -180,6 +182,14 @@ def _read(messages: list[dict]) -> _Turn:
             if m.get("role") == "system" and not _READER.match(str(m.get("content") or ""))
         ),
         reader=_reader(messages),
+        previous_answer=next(
+            (
+                str(m.get("content") or "")
+                for m in reversed(messages[: max(last, 0)])
+                if m.get("role") == "assistant" and m.get("content")
+            ),
+            "",
+        ),
     )
 
 
@@ -189,10 +199,15 @@ def is_follow_up(turn: _Turn) -> bool:
         return False
     if defined_subject(turn.question) and not _FOLLOW_UP.search(turn.question):
         return False  # "How does HNSW work?" names what it asks about, however short
+    if _FOLLOW_UP.search(turn.question):
+        return True
+    if turn.previous_answer.strip() in _FOUND_NOTHING:
+        # "HNSW index" after a declined "sourdough recipe?" is a new topic: searched together,
+        # the two found nothing again. Only a word that leans back ("那…呢") still leans.
+        return False
     own = terms(turn.question)
     chinese = language(turn.question) == "zh"  # two-character terms: twice as many per idea
-    short = len(own) <= (2 * FOLLOW_UP_TERMS if chinese else FOLLOW_UP_TERMS)
-    return bool(_FOLLOW_UP.search(turn.question)) or short
+    return len(own) <= (2 * FOLLOW_UP_TERMS if chinese else FOLLOW_UP_TERMS)
 
 
 def search_query(turn: _Turn) -> str:

@@ -420,6 +420,31 @@ async def test_a_follow_up_searches_with_the_earlier_question_in_mind():
 
 
 @pytest.mark.asyncio
+@pytest.mark.parametrize(
+    ("declined", "question", "query"),
+    [(DONT_KNOW["en"], "HNSW index", "HNSW index"),
+     (DONT_KNOW["zh"], "HNSW 索引", "HNSW 索引"),
+     (SEARCH_FAILED["en"], "HNSW index", "HNSW index"),
+     # A word that leans back still leans, after a decline too.
+     (DONT_KNOW["en"], "And HNSW?", "What is the best sourdough recipe? And HNSW?"),
+     # After an answer, two words of its own still make a follow-up.
+     ("Flour, water, salt. Source: [x](/articles/x/)", "HNSW index",
+      "What is the best sourdough recipe? HNSW index")],
+)  # fmt: skip
+async def test_a_short_question_after_a_decline_searches_on_its_own(declined, question, query):
+    # The panel searched "What is the recipe for sourdough bread? HNSW index" and declined
+    # again: the new topic was glued to the question that had found nothing.
+    history = [
+        {"role": "user", "content": "What is the best sourdough recipe?"},
+        {"role": "assistant", "content": declined},
+    ]
+
+    result, _ = await ask(question, [], history=history)
+
+    assert calls(result)[0][1]["query"] == query
+
+
+@pytest.mark.asyncio
 async def test_a_standalone_question_after_another_searches_on_its_own():
     history = [
         {"role": "user", "content": "Which pgvector index types are there?"},
