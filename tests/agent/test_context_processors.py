@@ -43,6 +43,8 @@ def test_a_chinese_browser_gets_chinese_strings(client):
     assert '<html lang="zh-Hans">' in html
     assert "问问 Docent" in html
     assert panel_strings(html)["search_running"] == "正在博客中搜索“%(query)s”…"
+    # One word for the conversation: "打开对话", "开始新的对话", and "关闭对话" (was "关闭聊天").
+    assert 'aria-label="关闭对话"' in html and "聊天" not in html
 
 
 @pytest.mark.django_db

@@ -157,3 +157,21 @@ def test_a_count_of_one_reads_in_the_singular(site, open_page, locale, too_long,
     box.fill("Why cap the steps?")
     box.press("Enter")
     expect(page.locator(".chat-note__text").last).to_contain_text(wait)
+
+
+@pytest.mark.parametrize(
+    "locale, decline",
+    [("zh-CN", "我在这个博客的文章里没有找到相关内容。"),
+     ("en-US", "I couldn’t find anything about that in this blog’s articles.")],
+)  # fmt: skip
+def test_a_question_of_terms_only_is_answered_in_the_page_language(
+    offline_site, open_page, locale, decline
+):
+    # "sourdough" typed on the Chinese page was declined in English.
+    page = open_page(locale=locale)
+    page.goto(offline_site + "/")
+    page.locator("#chat-launcher").click()
+    expect(page.locator("#chat-input")).to_be_focused()
+    ask(page, "sourdough")
+    wait_answered(page)
+    expect(page.locator(".chat-answer").last).to_have_text(decline)
