@@ -96,7 +96,9 @@ class JobAdmin(BoundedLookups, ProcrastinateJobAdmin):
     """procrastinate's job admin; its summary template is overridden in templates/procrastinate."""
 
     actions = ["retry", "cancel", "abort"]
-    fields = ["id", *ProcrastinateJobAdmin.fields[1:]]  # "pk" has no name to translate
+    # "pk" has no name to translate: the list and the job page read "PK" and "Pk".
+    fields = ["id", *ProcrastinateJobAdmin.fields[1:]]
+    list_display = ["id", *ProcrastinateJobAdmin.list_display[1:]]
 
     class Media:
         css = {"all": ["admin/docent-admin.css"]}
