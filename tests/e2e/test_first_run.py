@@ -175,3 +175,23 @@ def test_a_question_of_terms_only_is_answered_in_the_page_language(
     ask(page, "sourdough")
     wait_answered(page)
     expect(page.locator(".chat-answer").last).to_have_text(decline)
+
+
+def test_new_chat_is_offered_only_once_there_is_a_conversation(site, open_page):
+    # A first-time visitor saw "New chat" above the welcome, where it did nothing.
+    page = open_page()
+    answering_socket(page)
+    page.goto(site + "/")
+    open_chat(page)
+    new_chat = page.locator("#chat-new")
+    expect(new_chat).to_be_hidden()
+    expect(page.locator("#chat-empty")).to_be_visible()
+
+    ask(page, "Why cap the steps?")
+    wait_answered(page)
+    expect(new_chat).to_be_visible()
+
+    new_chat.click()
+    expect(new_chat).to_be_hidden()
+    expect(page.locator("#chat-empty")).to_be_visible()
+    expect(page.locator("#chat-input")).to_be_focused()
