@@ -6,6 +6,7 @@ each view also asks the model admin for view permission on conversations.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from uuid import UUID
 
 from django.contrib.admin import AdminSite, ModelAdmin
@@ -89,6 +90,27 @@ def _day(value) -> str:
     return date_format(value, pgettext("a short day on the dashboard", "M j"))
 
 
+def _turns_text(count: float) -> str:
+    return ngettext("%(count)s turn", "%(count)s turns", int(count)) % {
+        "count": charts.format_count(count)
+    }
+
+
+def _steps_text(steps: int, count: int) -> str:
+    # Two counts, two plurals: "1 turn took 1 step", "3 turns took 2 steps".
+    took = ngettext("took %(steps)s step", "took %(steps)s steps", steps) % {"steps": steps}
+    return ngettext("%(count)s turn %(took)s", "%(count)s turns %(took)s", count) % {
+        "count": count,
+        "took": took,
+    }
+
+
+def _sentence(parts: Iterable[str]) -> str:
+    # A chart's description is read out by screen readers: Chinese joins with "，" and ends "。".
+    joined = pgettext("between a list's items", ", ").join(parts)
+    return pgettext("a sentence made of a list", "%(list)s.") % {"list": joined}
+
+
 def _charts(metrics: selectors.Dashboard) -> dict:
     days = [_day(row.day) for row in metrics.days]
     period = _("%(since)s to %(until)s") % {
@@ -99,28 +121,30 @@ def _charts(metrics: selectors.Dashboard) -> dict:
         "turns_chart": charts.bar_chart(
             chart_id="turns-per-day",
             title=_("Turns per day"),
-            desc=_("%(count)s turns, %(period)s.") % {"count": metrics.turns, "period": period},
+            desc=ngettext(
+                "%(count)s turn, %(period)s.", "%(count)s turns, %(period)s.", metrics.turns
+            )
+            % {"count": metrics.turns, "period": period},
             points=[(label, row.turns) for label, row in zip(days, metrics.days, strict=True)],
-            unit=_("turns"),
+            count_text=_turns_text,
             width=WIDE,
         ),
         "outcomes_chart": charts.hbar_chart(
             chart_id="outcomes",
             title=_("How turns ended"),
-            desc=", ".join(f"{label}: {count}" for _, label, count in metrics.outcomes) + ".",
+            desc=_sentence(
+                pgettext("a chart's figure", "%(label)s: %(count)s") % {"label": label, "count": n}
+                for _status, label, n in metrics.outcomes
+            ),
             points=[(label, count, status) for status, label, count in metrics.outcomes],
             width=HALF,
         ),
         "steps_chart": charts.histogram(
             chart_id="step-counts",
             title=_("Steps per turn"),
-            desc=", ".join(
-                _("%(count)s turns took %(steps)s steps") % {"count": count, "steps": steps}
-                for steps, count in metrics.step_counts
-            )
-            + ".",
+            desc=_sentence(_steps_text(steps, count) for steps, count in metrics.step_counts),
             bins=[(str(steps), count) for steps, count in metrics.step_counts],
-            unit=_("turns"),
+            count_text=_turns_text,
             width=HALF,
             height=180,
         ),

@@ -68,7 +68,8 @@ async def chat(request: HttpRequest, payload: ChatIn) -> HttpResponse:
         # Nothing has started: a plain 503, which nginx retries on a live worker (a request on
         # a kept-alive connection to this draining one still reaches it after its socket closed).
         return Status(503, {"detail": "This server is restarting. Please ask again."})
-    visitor = Visitor(session_key=session_key, client_ip=client_ip)
+    language = getattr(request, "LANGUAGE_CODE", "")  # LocaleMiddleware's, as for the page
+    visitor = Visitor(session_key=session_key, client_ip=client_ip, language=language)
     return _event_response(_event_stream(message, visitor))
 
 

@@ -103,13 +103,17 @@ def bar_chart(
     title: str,
     desc: str,
     points: Sequence[tuple[str, float]],
-    unit: str = "",
+    count_text: Callable[[float], str] | None = None,
     width: int = 640,
     height: int = 220,
     gap: float = 0.25,
     fmt: Callable[[float], str] = format_count,
 ) -> SafeString:
-    """Return a vertical bar chart of counts; gap=0 makes it a histogram."""
+    """Return a vertical bar chart of counts; gap=0 makes it a histogram.
+
+    `count_text` words a bar's value for its tooltip ("1 turn", "3 turns"): a unit needs the
+    count's plural form, so it is a function of the count rather than a fixed word.
+    """
     top = _nice_ceiling(max((value for _, value in points), default=0), whole=True)
     plot_w, plot_h = width - LEFT - RIGHT, height - TOP - BOTTOM
     slot = plot_w / max(len(points), 1)
@@ -118,7 +122,7 @@ def bar_chart(
         bar_h = plot_h * value / top
         x = LEFT + i * slot + slot * gap / 2
         centres.append(x + slot * (1 - gap) / 2)
-        tip = f"{label}: {fmt(value)} {unit}".strip()
+        tip = f"{label}: {count_text(value) if count_text else fmt(value)}"
         bars.append((x, TOP + plot_h - bar_h, max(slot * (1 - gap) - 1, 1), bar_h, tip))
     body = format_html(
         "{}{}{}",
@@ -139,13 +143,13 @@ def histogram(
     title: str,
     desc: str,
     bins: Sequence[tuple[str, float]],
-    unit: str = "",
+    count_text: Callable[[float], str] | None = None,
     width: int = 640,
     height: int = 220,
 ) -> SafeString:
     """Return a histogram: touching bars, one per bin."""
     return bar_chart(
-        chart_id=chart_id, title=title, desc=desc, points=bins, unit=unit, gap=0.04,
+        chart_id=chart_id, title=title, desc=desc, points=bins, count_text=count_text, gap=0.04,
         width=width, height=height,
     )  # fmt: skip
 

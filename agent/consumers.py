@@ -5,11 +5,13 @@ import logging
 import time
 from collections import deque
 from contextlib import suppress
+from types import SimpleNamespace
 
 from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 from django.db import DatabaseError
+from django.utils import translation
 
 from agent import events
 from agent.coalesce import TextFrames, text_frames
@@ -118,7 +120,9 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
                 turn_refused_count(reason="database")
                 await self.send_error(events.INTERNAL, "Something went wrong. Please try again.")
                 return
-            visitor = Visitor(session_key=session_key, client_ip=self.client_ip())
+            visitor = Visitor(
+                session_key=session_key, client_ip=self.client_ip(), language=self.language()
+            )
             # A task, so `stop` and disconnect are heard while the answer streams.
             self.answering = True
             self.frames = text_frames(self.emit)
@@ -177,6 +181,17 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
                 self.scope["session"], cookie, client_ip=self.client_ip()
             )
         return self._session_key
+
+    def language(self) -> str:
+        """The language the site's pages are shown in to this visitor, chosen as for a page
+        (LocaleMiddleware: the language cookie, then Accept-Language): no middleware sets it
+        on a socket."""
+        headers = dict(self.scope.get("headers") or [])
+        accept = headers.get(b"accept-language", b"").decode("latin-1")
+        page = SimpleNamespace(
+            COOKIES=self.scope.get("cookies", {}), META={"HTTP_ACCEPT_LANGUAGE": accept}
+        )
+        return translation.get_language_from_request(page)
 
     def client_ip(self) -> str:
         client = self.scope.get("client") or ("unknown", 0)

@@ -68,8 +68,16 @@ def chat_strings() -> dict[str, str]:
         "copied": _("Copied"),
         "copy_failed": _("Couldn’t copy"),
         "chars_left": _("%(count)s / %(max)s characters"),
-        "too_long": _(
-            "Too long by %(over)s characters (the limit is %(max)s). Shorten it to send."
+        # Literals in each call, so that makemessages finds them.
+        "too_long_one": ngettext(
+            "Too long by %(over)s character (the limit is %(max)s). Shorten it to send.",
+            "Too long by %(over)s characters (the limit is %(max)s). Shorten it to send.",
+            1,
+        ),
+        "too_long_other": ngettext(
+            "Too long by %(over)s character (the limit is %(max)s). Shorten it to send.",
+            "Too long by %(over)s characters (the limit is %(max)s). Shorten it to send.",
+            2,
         ),
         "feedback_label": _("Was this answer helpful?"),
         "feedback_up": _("Helpful"),
@@ -120,8 +128,16 @@ def chat_strings() -> dict[str, str]:
             "The language model behind the assistant isn’t responding right now."
         ),
         "error_bad_request": _("I couldn’t take that message."),
-        "error_rate_limited": _(
-            "You’re asking faster than I can answer. Try again in %(seconds)s seconds."
+        # Counted down to "Try again in 1 second." (static/chat/steps.js).
+        "error_rate_limited_one": ngettext(
+            "You’re asking faster than I can answer. Try again in %(seconds)s second.",
+            "You’re asking faster than I can answer. Try again in %(seconds)s seconds.",
+            1,
+        ),
+        "error_rate_limited_other": ngettext(
+            "You’re asking faster than I can answer. Try again in %(seconds)s second.",
+            "You’re asking faster than I can answer. Try again in %(seconds)s seconds.",
+            2,
         ),
         "error_rate_limited_at": _(
             "You’re asking faster than I can answer. Try again at %(time)s."

@@ -37,7 +37,7 @@ def feedback_parse(frame: dict[str, Any]) -> Feedback:
         raise BadRequest("conversation_id is not a valid id.") from None
     turn = frame.get("turn")
     if isinstance(turn, bool) or not isinstance(turn, int) or turn < 1:
-        raise BadRequest("turn must be the answer's turn number (1 or more).")
+        raise BadRequest("turn must be the answer’s turn number (1 or more).")
     vote = frame.get("vote")
     # A list or an object is unhashable: `in` raised, and the socket (with its running answer)
     # was closed as an internal error.

@@ -24,6 +24,8 @@ the blog's articles.
 - Be concise."""
 
 PAGE_CONTEXT_PREFIX = "The visitor is reading article #"
+READER_LANGUAGE_PREFIX = "The visitor reads this site in "
+LANGUAGE_NAMES = {"en": "English", "zh-hans": "Chinese"}
 
 STEP_LIMIT_NUDGE = (
     "The step limit was reached, so no more tools can be called. Answer now from what the "
@@ -39,17 +41,37 @@ def page_context(page: dict) -> str:
     )
 
 
-def build_messages(*, history: list[dict], user_message: str, page: dict | None) -> list[dict]:
-    """Return system prompt, optional page context, prior messages and the new user message.
+def reader_context(language: str) -> str:
+    """Return the system line naming the language the visitor reads the site in.
+
+    A question of names and terms only ("HNSW index") has no language of its own: the
+    reader of a Chinese page expects a Chinese answer to it, and an English sentence typed
+    there is still answered in English.
+    """
+    name = LANGUAGE_NAMES.get(language, language)
+    return (
+        f"{READER_LANGUAGE_PREFIX}{name} ({language}). Answer in the language of the "
+        f"visitor's question; when it is only names or terms, answer in {name}."
+    )
+
+
+def build_messages(
+    *, history: list[dict], user_message: str, page: dict | None, language: str = ""
+) -> list[dict]:
+    """Return system prompt, optional page and reader context, prior messages and the new
+    user message.
 
     Args:
         history: earlier user/assistant/tool messages of the conversation, in order.
         user_message: the visitor's new message.
         page: {"article_id", "title", "url"} of the article on screen, or None.
+        language: the language code the visitor reads the site in ("en", "zh-hans"), or "".
     """
     messages: list[dict] = [{"role": "system", "content": SYSTEM_PROMPT}]
     if page:
         messages.append({"role": "system", "content": page_context(page)})
+    if language:
+        messages.append({"role": "system", "content": reader_context(language)})
     messages.extend(history)
     messages.append({"role": "user", "content": user_message})
     return messages

@@ -310,7 +310,7 @@ def _budgets(
             settings.AGENT_TOKENS_PER_IP_PER_DAY,
             2 * DAY,
             Refusal(
-                "You have used today's budget. Please come back tomorrow.", tomorrow, "ip_budget"
+                "You have used today’s budget. Please come back tomorrow.", tomorrow, "ip_budget"
             ),
         ),
         (
@@ -318,7 +318,7 @@ def _budgets(
             settings.AGENT_TOKENS_PER_DAY,
             2 * DAY,
             Refusal(
-                "The assistant has used today's budget. Please come back tomorrow.",
+                "The assistant has used today’s budget. Please come back tomorrow.",
                 tomorrow,
                 "daily_budget",
             ),

@@ -217,7 +217,10 @@ class TurnRunner:
             )
             result = await run_turn(
                 messages=build_messages(
-                    history=prepared.history, user_message=message.content, page=prepared.page
+                    history=prepared.history,
+                    user_message=message.content,
+                    page=prepared.page,
+                    language=visitor.language,
                 ),
                 model=model,
                 tools=TOOLS,

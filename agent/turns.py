@@ -33,6 +33,7 @@ class ChatMessage:
 class Visitor:
     session_key: str
     client_ip: str
+    language: str = ""  # the language the pages are shown in ("zh-hans"): answers follow it
 
 
 @dataclass

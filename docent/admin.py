@@ -1,20 +1,92 @@
-"""The task queue's admin (procrastinate's own), kept within the site's CSP.
+"""The task queue's admin (procrastinate's own), kept within the site's CSP, in our words.
 
 procrastinate writes `style="..."` attributes into its job list; `style-src 'self'` refuses
 every one (380 console errors on one page of jobs) and the summary column lost its layout.
 The same page, with classes styled by docent-admin.css instead.
+
+procrastinate marks nothing for translation: the Chinese admin read "Procrastinate jobs",
+"Succeeded" and "Retry Job". Its app, models, fields, statuses and actions are named here,
+in the project's own catalogue (locale/), never by editing site-packages.
 """
 
 import json
 
+from django.apps import apps
 from django.contrib import admin
+from django.utils.formats import date_format
 from django.utils.html import format_html
+from django.utils.timezone import localtime
+from django.utils.translation import gettext_lazy as _
 from procrastinate.contrib.django import models
 from procrastinate.contrib.django.admin import ProcrastinateJobAdmin
 
 from docent.admin_lookups import BoundedLookups
 
 ARGS_MAX_CHARS = 2000
+
+STATUSES = {
+    "todo": _("waiting"),
+    "doing": _("running"),
+    "succeeded": _("succeeded"),
+    "failed": _("failed"),
+    "cancelled": _("cancelled"),
+    "aborted": _("aborted"),
+}
+EVENTS = {
+    "deferred": _("queued"),
+    "started": _("started"),
+    "deferred_for_retry": _("queued for a retry"),
+    "failed": _("failed"),
+    "succeeded": _("succeeded"),
+    "cancelled": _("cancelled"),
+    "abort_requested": _("abort requested"),
+    "aborted": _("aborted"),
+    "scheduled": _("scheduled"),
+}
+FIELDS = {
+    models.ProcrastinateJob: {
+        "queue_name": _("queue"),
+        "task_name": _("task"),
+        "priority": _("priority"),
+        "lock": _("lock"),
+        "args": _("arguments"),
+        "status": _("status"),
+        "scheduled_at": _("scheduled for"),
+        "attempts": _("attempts"),
+        "queueing_lock": _("queueing lock"),
+        "abort_requested": _("abort requested"),
+        "worker": _("worker"),
+    },
+    models.ProcrastinateEvent: {"job": _("job"), "type": _("event"), "at": _("at")},
+}
+NAMES = {
+    models.ProcrastinateJob: (_("job"), _("jobs")),
+    models.ProcrastinateEvent: (_("job event"), _("job events")),
+}
+
+
+def queue_names_translate() -> None:
+    """Give procrastinate's app, models, fields and choices translatable names."""
+    apps.get_app_config("procrastinate").verbose_name = _("Background jobs")
+    for model, (one, many) in NAMES.items():
+        model._meta.verbose_name, model._meta.verbose_name_plural = one, many
+    for model, fields in FIELDS.items():
+        for name, label in fields.items():
+            model._meta.get_field(name).verbose_name = label
+    # Choices drive the list filter and get_FOO_display (the summary's last event).
+    models.ProcrastinateJob._meta.get_field("status").choices = list(STATUSES.items())
+    models.ProcrastinateEvent._meta.get_field("type").choices = list(EVENTS.items())
+    models.ProcrastinateJob._meta.get_field("id").verbose_name = "ID"  # the job page read "Pk"
+    # The job page heads each event with its str(): "Event 1 - Job 1: deferred at 2026-…".
+    models.ProcrastinateEvent.__str__ = _event_str
+
+
+def _event_str(event: models.ProcrastinateEvent) -> str:
+    when = date_format(localtime(event.at), "DATETIME_FORMAT") if event.at else ""
+    return f"{event.get_type_display()} · {when}".removesuffix(" · ")
+
+
+queue_names_translate()
 
 admin.site.unregister(models.ProcrastinateJob)
 
@@ -23,10 +95,40 @@ admin.site.unregister(models.ProcrastinateJob)
 class JobAdmin(BoundedLookups, ProcrastinateJobAdmin):
     """procrastinate's job admin; its summary template is overridden in templates/procrastinate."""
 
+    actions = ["retry", "cancel", "abort"]
+    # "pk" has no name to translate: the list and the job page read "PK" and "Pk".
+    fields = ["id", *ProcrastinateJobAdmin.fields[1:]]
+    list_display = ["id", *ProcrastinateJobAdmin.list_display[1:]]
+
     class Media:
         css = {"all": ["admin/docent-admin.css"]}
 
-    @admin.display(description="Args")
+    @admin.display(description=_("status"))
+    def pretty_status(self, instance: models.ProcrastinateJob) -> str:
+        # No emoji (procrastinate's ✅, 🚂): without an emoji font they drew an empty box.
+        return instance.get_status_display()
+
+    @admin.display(description=_("task"))
+    def short_task_name(self, instance: models.ProcrastinateJob) -> str:
+        return super().short_task_name(instance)
+
+    @admin.display(description=_("summary"))
+    def summary(self, instance: models.ProcrastinateJob) -> str:
+        return super().summary(instance)
+
+    @admin.action(description=_("Retry the selected failed or running jobs"))
+    def retry(self, request, queryset):
+        return super().retry(request, queryset)
+
+    @admin.action(description=_("Cancel the selected jobs still waiting"))
+    def cancel(self, request, queryset):
+        return super().cancel(request, queryset)
+
+    @admin.action(description=_("Abort the selected jobs, waiting or running"))
+    def abort(self, request, queryset):
+        return super().abort(request, queryset)
+
+    @admin.display(description=_("arguments"))
     def pretty_args(self, instance: models.ProcrastinateJob) -> str:
         args = instance.args
         indent = 2 if len(args) > 1 or len(str(args)) > 30 else None

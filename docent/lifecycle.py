@@ -60,9 +60,21 @@ class DocentServer(DrainingServer, GuardedServer):
 
 
 def on_startup(*, worker: bool) -> None:
-    """Start the in-process task worker (one-process `make run`) once the event loop runs."""
+    """Start the in-process task worker (one-process `make run`) once the event loop runs,
+    and load the embedding model in a thread meanwhile (the first search waited for it)."""
     if worker:
         reactor.callWhenRunning(lambda: _worker.append(startup.worker_start_in_process()))
+    reactor.callWhenRunning(lambda: reactor.callInThread(embedder_warm_quietly))
+
+
+def embedder_warm_quietly() -> None:
+    """Warm the embedder; a failure is only logged: the first search then loads it, or says why."""
+    from blog.embeddings import embedder_warm
+
+    try:
+        embedder_warm()
+    except Exception:
+        logger.exception("the embedding model could not be loaded ahead of the first search")
 
 
 def on_shutdown_drain() -> None:

@@ -19,8 +19,8 @@ from agent.llm.base import ModelTurn, TextDelta, ToolCall, Usage
 from agent.llm.offline_answer import compose_answer, compose_summary
 from agent.llm.offline_definitions import defined_subject
 from agent.llm.offline_overview import OVERVIEW_LIMIT, compose_overview, wants_overview
-from agent.llm.offline_text import language, terms
-from agent.prompts import PAGE_CONTEXT_PREFIX, STEP_LIMIT_NUDGE
+from agent.llm.offline_text import answer_language, language, terms
+from agent.prompts import PAGE_CONTEXT_PREFIX, READER_LANGUAGE_PREFIX, STEP_LIMIT_NUDGE
 
 SEARCH = "search_knowledge_base"
 DETAIL = "get_article_detail"
@@ -38,11 +38,13 @@ SEARCH_FAILED = {
     "Please ask again in a moment.",
     "zh": "这次检索没有完成，所以我还说不准博客里是否有相关内容。请稍后再问一次。",
 }
+_FOUND_NOTHING = {*DONT_KNOW.values(), *SEARCH_FAILED.values()}
 MAX_READ = 3  # articles read in full per question
 # A lower hit is read too when its relevance is at least this share of the top hit's.
 SECOND_HIT_SHARE = 0.75
 
 _PAGE = re.compile(re.escape(PAGE_CONTEXT_PREFIX) + r'(\d+) "(.*)" \((\S+)\)')
+_READER = re.compile(re.escape(READER_LANGUAGE_PREFIX) + r"\w+ \(([\w-]+)\)")
 _SUMMARY = re.compile(
     r"summari[sz]|summary|tl;?dr|sum (it )?up|overview|key points|main points|gist|"
     r"总结|概括|摘要|概述|要点|讲了什么|说了什么|主要内容",
@@ -90,10 +92,14 @@ class _Turn:
     step: int = 1
     index: int = 0
     system: str = ""  # the system messages: the assistant's own name and the page on screen
+    previous_answer: str = ""  # the assistant's last answer before this question
+    reader: str = ""  # the language the visitor reads the site in ("zh-hans"), if known
 
     @property
     def lang(self) -> str:
-        return language(self.question)
+        """The answer's language (its frame, its declines); matching words goes by the
+        question's own (`language(question)`)."""
+        return answer_language(self.question, self.reader)
 
     def call(self, name: str, arguments: dict, n: int = 0) -> ToolCall:
         call_id = f"call_offline_{self.index}_{self.step}_{n}"
@@ -170,7 +176,20 @@ def _read(messages: list[dict]) -> _Turn:
         results=_tool_results(current),
         step=sum(1 for m in current if m.get("role") == "assistant") + 1,
         index=last,
-        system=" ".join(str(m.get("content") or "") for m in messages if m.get("role") == "system"),
+        system=" ".join(
+            str(m.get("content") or "")
+            for m in messages
+            if m.get("role") == "system" and not _READER.match(str(m.get("content") or ""))
+        ),
+        reader=_reader(messages),
+        previous_answer=next(
+            (
+                str(m.get("content") or "")
+                for m in reversed(messages[: max(last, 0)])
+                if m.get("role") == "assistant" and m.get("content")
+            ),
+            "",
+        ),
     )
 
 
@@ -180,9 +199,15 @@ def is_follow_up(turn: _Turn) -> bool:
         return False
     if defined_subject(turn.question) and not _FOLLOW_UP.search(turn.question):
         return False  # "How does HNSW work?" names what it asks about, however short
+    if _FOLLOW_UP.search(turn.question):
+        return True
+    if turn.previous_answer.strip() in _FOUND_NOTHING:
+        # "HNSW index" after a declined "sourdough recipe?" is a new topic: searched together,
+        # the two found nothing again. Only a word that leans back ("那…呢") still leans.
+        return False
     own = terms(turn.question)
-    short = len(own) <= (2 * FOLLOW_UP_TERMS if turn.lang == "zh" else FOLLOW_UP_TERMS)
-    return bool(_FOLLOW_UP.search(turn.question)) or short
+    chinese = language(turn.question) == "zh"  # two-character terms: twice as many per idea
+    return len(own) <= (2 * FOLLOW_UP_TERMS if chinese else FOLLOW_UP_TERMS)
 
 
 def search_query(turn: _Turn) -> str:
@@ -264,6 +289,15 @@ def _tool_results(turn: list[dict]) -> list[tuple[str, Any]]:
                 output = content
             results.append((names.get(m.get("tool_call_id"), ""), output))
     return results
+
+
+def _reader(messages: list[dict]) -> str:
+    """The reader's language code from the reader-context system line, or ""."""
+    for m in messages:
+        match = _READER.match(str(m.get("content") or "")) if m.get("role") == "system" else None
+        if match:
+            return match.group(1)
+    return ""
 
 
 def _page(messages: list[dict]) -> int | None:

@@ -120,7 +120,8 @@ def compose_answer(
     if not picked and context:  # a follow-up whose own words miss: the top article, in context
         top = [(n, fact) for n, fact in pool if n == 0]
         picked = _pick(top, wanted, question, excerpts, sources, asked=set(wanted))
-    blind = not picked and bool(sources) and _other_language(sources[0], lang)
+    # Whether a word could match goes by the question's language; `lang` only frames.
+    blind = not picked and bool(sources) and _other_language(sources[0], language(question))
     if blind:
         # Asked in the other language, no word can match: the passage the search chose. In
         # the same language, an article sharing no word with the question does not answer it.

@@ -49,6 +49,20 @@ def language(text: str) -> str:
     return "zh" if CJK_RUN.search(text) else "en"
 
 
+def answer_language(question: str, reader: str = "") -> str:
+    """The language to answer in: the question's own, else the one the reader reads the site in.
+
+    Chinese characters make a Chinese question, and English words of phrasing ("what", "is",
+    "how", "the") an English one. Names and terms alone ("HNSW index", "pgvector 0.8") have no
+    language: on a Chinese page the reader expects Chinese. `reader` is a language code
+    ("zh-hans") or "".
+    """
+    if CJK_RUN.search(question):
+        return "zh"
+    phrased = _STOPWORDS.intersection(_WORD.findall(question.lower()))
+    return "zh" if reader.startswith("zh") and not phrased else "en"
+
+
 def _stem(word: str) -> str:
     # Just enough to meet "indexes"/"index", "limits"/"limit", "streaming"/"stream".
     for suffix, keep in (("ies", "y"), ("ing", ""), ("est", ""), ("es", ""), ("ed", ""), ("s", "")):

@@ -122,7 +122,7 @@ class OpenAICompatModel:
             except Exception as exc:  # the HTTP client's own errors when a stream breaks off
                 logger.warning("model stream broke off: %r", exc)
                 raise ModelError(
-                    "The language model's answer broke off. Please try again.", "broke_off"
+                    "The language model’s answer broke off. Please try again.", "broke_off"
                 ) from exc
 
     def _delay(self, exc: Exception, attempt: int) -> float:
@@ -378,7 +378,7 @@ def _visitor_message(exc: Exception) -> str:
     if isinstance(exc, openai.RateLimitError):
         return "The language model is busy (rate limited). Please try again shortly."
     if isinstance(exc, openai.AuthenticationError | openai.PermissionDeniedError):
-        return "The language model rejected this site's credentials."
+        return "The language model rejected this site’s credentials."
     if isinstance(exc, openai.APIStatusError):
         return f"The language model returned an error (HTTP {exc.status_code})."
     return "The language model returned an invalid response."

@@ -1,5 +1,5 @@
 /* The question box: draft kept per tab, grows with the text, counts near the length limit. */
-import { CONFIG, S } from "./strings.js";
+import { CONFIG, S, pluralFmt } from "./strings.js";
 import { charCount, fmt, storageGet, storageSet } from "./util.js";
 
 const KEY_DRAFT = "docent.chat.draft";
@@ -38,7 +38,10 @@ export class Composer {
     this.counter.classList.toggle("is-over", over);
     this.counter.classList.remove("is-refused");
     this.counter.textContent = over
-      ? fmt(S.too_long, { over: (count - max).toLocaleString(), max: max.toLocaleString() })
+      ? pluralFmt("too_long", count - max, {
+          over: (count - max).toLocaleString(),
+          max: max.toLocaleString(),
+        })
       : fmt(S.chars_left, { count: count.toLocaleString(), max: max.toLocaleString() });
     this.input.setAttribute("aria-invalid", String(over));
   }

@@ -27,6 +27,7 @@ class Panel {
     this.panel = $("chat-panel");
     this.log = $("chat-log");
     this.empty = $("chat-empty");
+    this.newButton = $("chat-new");
     this.input = $("chat-input");
     this.sendButton = $("chat-send");
     this.stopButton = $("chat-stop");
@@ -194,7 +195,7 @@ class Panel {
     const frame = { type: "message", content: text };
     if (this.conversationId) frame.conversation_id = this.conversationId;
     if (this.pageSlug) frame.page = this.pageSlug;
-    this.empty.hidden = true;
+    this.showEmpty(false);
     const turn = new Turn(text);
     turn.conversationId = frame.conversation_id || "";
     this.turn = turn;
@@ -290,10 +291,17 @@ class Panel {
 
   renderPastTurn(past) {
     if (!past || typeof past.user_message !== "string") return;
-    this.empty.hidden = true;
+    this.showEmpty(false);
     const turn = Turn.fromPast(past);
     this.log.appendChild(turn.node);
     if (past.status === "done") this.addFeedback(turn, { vote: past.vote, comment: past.comment });
+  }
+
+  /** The welcome and its suggestions, or the conversation; "New chat" only when there is one. */
+  showEmpty(empty) {
+    this.empty.hidden = !empty;
+    // On an empty panel "New chat" did nothing a first-time visitor could see.
+    this.newButton.hidden = empty;
   }
 
   newChat() {
@@ -307,7 +315,7 @@ class Panel {
     this.feedback.clear();
     this.restored = Promise.resolve();
     for (const child of [...this.log.children]) if (child !== this.empty) child.remove();
-    this.empty.hidden = false;
+    this.showEmpty(true);
     this.log.setAttribute("aria-busy", "false");
     this.input.focus();
   }

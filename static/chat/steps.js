@@ -1,5 +1,5 @@
 /* Tool steps as chips ("Searched for …", "5 results · 12 ms") and error texts. */
-import { S, plural } from "./strings.js";
+import { S, plural, pluralFmt } from "./strings.js";
 import { el, fmt, shorten } from "./util.js";
 
 export function duration(ms) {
@@ -79,7 +79,8 @@ export function errorMessage(code, retryAfter) {
       });
       return fmt(S.error_rate_limited_at, { time });
     }
-    return fmt(S.error_rate_limited, { seconds: Math.ceil(retryAfter) });
+    const seconds = Math.ceil(retryAfter);
+    return pluralFmt("error_rate_limited", seconds, { seconds });
   }
   return S[`error_${code}`] || S.error_internal;
 }
@@ -95,7 +96,7 @@ export function countdown(node, seconds) {
       clearInterval(timer);
       node.textContent = S.error_rate_limited_now;
     } else {
-      node.textContent = fmt(S.error_rate_limited, { seconds: left });
+      node.textContent = pluralFmt("error_rate_limited", left, { seconds: left });
     }
   }, 1000);
 }

@@ -1,4 +1,5 @@
 /* What the server renders into the page: translated strings and the protocol's shared facts. */
+import { fmt } from "./util.js";
 
 function pageJson(id, fallback) {
   const node = document.getElementById(id);
@@ -17,4 +18,9 @@ export const CONFIG = pageJson("chat-config", { codes: [], retryable: [], maxCha
 export function plural(key, count) {
   const template = S[`${key}${count === 1 ? "_one" : "_other"}`] || "";
   return template.replace(/%\(count\)s/g, String(count));
+}
+
+/** A template whose count needs its plural form ("1 second", "2 seconds"), filled in. */
+export function pluralFmt(key, count, values) {
+  return fmt(S[`${key}${count === 1 ? "_one" : "_other"}`] || "", values);
 }

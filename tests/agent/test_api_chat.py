@@ -15,9 +15,12 @@ pytestmark = pytest.mark.django_db(transaction=True)
 SAME_ORIGIN = {"Origin": "http://testserver"}
 
 
-async def post_chat(client: AsyncClient, **body) -> list[dict]:
+async def post_chat(client: AsyncClient, headers: dict | None = None, **body) -> list[dict]:
     response = await client.post(
-        "/api/chat", data=json.dumps(body), content_type="application/json", headers=SAME_ORIGIN
+        "/api/chat",
+        data=json.dumps(body),
+        content_type="application/json",
+        headers={**SAME_ORIGIN, **(headers or {})},
     )
     assert response.status_code == 200
     assert response["Content-Type"] == "text/event-stream"
@@ -137,3 +140,16 @@ def _sql(statement: str) -> None:
 
     with connection.cursor() as cursor:
         cursor.execute(statement)
+
+
+async def test_sse_tells_the_model_the_language_the_pages_are_shown_in(scripted):
+    scripted.enqueue(text_response(["你好。"]))
+    chinese = {"accept-language": "zh-CN,zh;q=0.9"}
+
+    await post_chat(AsyncClient(), headers=chinese, content="HNSW index")
+
+    system = [m["content"] for m in scripted.requests[0]["messages"] if m["role"] == "system"]
+    assert any(
+        line.startswith("The visitor reads this site in Chinese (zh-hans).") for line in system
+    )
+    assert await runner.saver.drain(timeout=10)

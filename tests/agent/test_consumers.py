@@ -9,6 +9,8 @@ from channels.db import database_sync_to_async
 from agent.models import Conversation
 from testing_support.model_server import text_response, tool_call_response
 from tests.agent.chat_helpers import (
+    HOST,
+    ORIGIN,
     ask,
     connect,
     saved_turns,
@@ -386,7 +388,7 @@ async def test_a_refused_message_touches_no_database_row(scripted, settings):
 
     events = await ask(socket, "Anyone there?")
 
-    assert events[0]["code"] == "rate_limited" and "today's budget" in events[0]["message"]
+    assert events[0]["code"] == "rate_limited" and "today’s budget" in events[0]["message"]
     assert await database_sync_to_async(Conversation.objects.count)() == 0
     assert scripted.requests == []
     await socket.disconnect()
@@ -470,3 +472,20 @@ async def test_a_turn_records_whether_the_index_was_incomplete(scripted, article
 
     turns = await saved_turns()
     assert [turn.index_incomplete for turn in turns] == [True, False]
+
+
+@pytest.mark.parametrize(
+    "header, expected",
+    [(b"zh-CN,zh;q=0.9", "The visitor reads this site in Chinese (zh-hans)."),
+     (b"en-US,en;q=0.9", "The visitor reads this site in English (en).")],
+)  # fmt: skip
+async def test_the_model_hears_the_language_the_pages_are_shown_in(scripted, header, expected):
+    # The socket knew no language: a Latin-letter question on a Chinese page got English.
+    scripted.enqueue(text_response(["Hi."]))
+    socket = await connect(headers=[ORIGIN, HOST, (b"accept-language", header)])
+
+    await ask(socket, "HNSW index")
+
+    system = [m["content"] for m in scripted.requests[0]["messages"] if m["role"] == "system"]
+    assert any(line.startswith(expected) for line in system), system
+    await socket.disconnect()

@@ -74,8 +74,8 @@ async def test_websocket_refuses_another_sessions_turn_like_an_unknown_one(scrip
     ("frame", "message"),
     [
         ({"turn": 1, "vote": "maybe"}, 'vote must be "up", "down" or "none".'),
-        ({"turn": 0, "vote": "up"}, "turn must be the answer's turn number (1 or more)."),
-        ({"turn": "1", "vote": "up"}, "turn must be the answer's turn number (1 or more)."),
+        ({"turn": 0, "vote": "up"}, "turn must be the answer’s turn number (1 or more)."),
+        ({"turn": "1", "vote": "up"}, "turn must be the answer’s turn number (1 or more)."),
         ({"turn": 1, "vote": "up", "comment": 5}, "comment must be text."),
         (
             {"turn": 1, "vote": "down", "comment": "x" * 1001},

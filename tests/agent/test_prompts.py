@@ -23,6 +23,16 @@ def test_page_context_names_the_article_on_screen():
     }
 
 
+def test_reader_context_names_the_page_language_for_questions_of_terms_only():
+    messages = build_messages(history=[], user_message="HNSW", page=PAGE, language="zh-hans")
+    assert messages[2] == {
+        "role": "system",
+        "content": "The visitor reads this site in Chinese (zh-hans). Answer in the language of "
+        "the visitor's question; when it is only names or terms, answer in Chinese.",
+    }
+    assert len(build_messages(history=[], user_message="HNSW", page=None)) == 2
+
+
 def test_system_prompt_states_the_rules():
     prompt = SYSTEM_PROMPT.lower()
     for rule in (

@@ -177,3 +177,43 @@ def test_an_engine_that_fails_to_load_does_not_leave_searches_waiting(monkeypatc
     vector = embedder.embed_query("second")  # waited for ever before: the one slot was taken
 
     assert len(vector) == 384
+
+
+def test_warming_loads_the_model_before_the_first_search(monkeypatch):
+    # After a restart the first visitor's search waited 2.5 s for the model (then 0.1 s).
+    import blog.embeddings as embeddings
+    from docent import lifecycle
+
+    embedder = LocalEmbedder()
+    monkeypatch.setattr(embeddings, "embedder_get", lambda: embedder)
+
+    lifecycle.embedder_warm_quietly()
+
+    assert (embedder.calls, embedder._made, embedder.busy) == (1, 1, 0)
+
+
+def test_a_model_that_fails_to_warm_is_logged_not_raised(monkeypatch, caplog):
+    import blog.embeddings as embeddings
+    from docent import lifecycle
+
+    def broken():
+        raise OSError("cannot map the model file")
+
+    monkeypatch.setattr(embeddings, "embedder_get", broken)
+
+    lifecycle.embedder_warm_quietly()
+
+    assert "could not be loaded ahead of the first search" in caplog.text
+
+
+def test_serve_warms_the_model_in_a_thread_once_the_loop_runs(monkeypatch):
+    from docent import lifecycle
+
+    scheduled = []
+    monkeypatch.setattr(lifecycle.reactor, "callWhenRunning", scheduled.append)
+    monkeypatch.setattr(lifecycle.reactor, "callInThread", scheduled.append)
+
+    lifecycle.on_startup(worker=False)
+    scheduled.pop(0)()
+
+    assert scheduled == [lifecycle.embedder_warm_quietly]

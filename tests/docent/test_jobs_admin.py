@@ -52,3 +52,51 @@ def test_a_job_event_of_seconds_ago_says_just_now(staff_client, job_id):
 
     assert "just now</strong>" in summary, summary
     assert not re.search(r"\b0\s+minutes", summary), summary
+
+
+def visible_text(html: str) -> str:
+    html = re.sub(r"<(script|style|svg)\b.*?</\1>", " ", html, flags=re.S)
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
+
+
+def test_the_job_pages_are_chinese_in_the_chinese_admin(staff_client, job_id):
+    # procrastinate names nothing for translation: "Procrastinate jobs", "Succeeded",
+    # "Retry Job", "Queue name" and "Attempts:" were English on the Chinese admin's pages.
+    chinese = {"accept-language": "zh-CN,zh;q=0.9"}
+    english = ["Procrastinate", "Succeeded", "Retry Job", "Queue", "Task Name", "Attempts",
+               "Scheduled", "Args", "Summary", "Lock", "Priority", " ago", "Deferred"]  # fmt: skip
+    pages = {
+        "/admin/": "后台任务",
+        "/admin/procrastinate/procrastinatejob/": "重试所选的失败或执行中的任务",
+        f"/admin/procrastinate/procrastinatejob/{job_id}/change/": "尝试次数",
+    }
+    for url, expected in pages.items():
+        response = staff_client.get(url, headers=chinese)
+        assert response.status_code == 200
+        text = visible_text(response.content.decode())
+        assert expected in text, url
+        assert [word for word in english if word in text] == [], url
+
+    index = visible_text(staff_client.get("/admin/").content.decode())
+    assert "Background jobs" in index  # and English stays English
+
+
+def test_a_job_s_status_filter_and_summary_read_in_chinese(staff_client, job_id):
+    url = "/admin/procrastinate/procrastinatejob/"
+    text = visible_text(
+        staff_client.get(url, headers={"accept-language": "zh-CN"}).content.decode()
+    )
+    assert "成功" in text and "尝试次数： 2" in text and "PK" not in text
+    assert "✅" not in text  # procrastinate's emoji drew a box without an emoji font
+    assert "待执行" in text and "执行中" in text  # the status filter's choices
+
+
+def test_a_job_s_events_are_headed_by_what_happened_and_when(staff_client, job_id):
+    page = staff_client.get(
+        f"/admin/procrastinate/procrastinatejob/{job_id}/change/",
+        headers={"accept-language": "zh-CN"},
+    )
+    text = visible_text(page.content.decode())
+    # It read "Event 1 - Job 1: deferred at 2026-12-03 01:57:34.141321+00:00".
+    assert re.search(r"任务事件: 已入队 · \d{4}年", text), text
+    assert "Event " not in text and "Pk" not in text and "ID:" in text

@@ -132,3 +132,66 @@ def test_on_a_desktop_the_open_panel_leaves_the_page_within_reach(site, open_pag
     open_chat(page)
     expect(page.locator("#chat-panel")).to_have_attribute("aria-modal", "false")
     assert any(stop not in ("panel", "body") for stop in tab_stops(page, 6))
+
+
+@pytest.mark.parametrize(
+    "locale, too_long, wait",
+    [("en-US", "Too long by 1 character (the limit is 4,000).", "Try again in 1 second."),
+     ("zh-CN", "超出 1 字（上限 4,000 字）。", "请在 1 秒后再试。")],
+)  # fmt: skip
+def test_a_count_of_one_reads_in_the_singular(site, open_page, locale, too_long, wait):
+    # "Too long by 1 characters" and a rate-limit countdown ending "Try again in 1 seconds."
+    page = open_page(locale=locale)
+
+    def on_frame(socket, frame):
+        if frame["type"] == "message":
+            socket.error(code="rate_limited", retry_after=1)
+
+    ChatRoute(page, on_frame)
+    page.goto(site + "/")
+    page.locator("#chat-launcher").click()
+    box, counter = page.locator("#chat-input"), page.locator("#chat-counter")
+    expect(box).to_be_focused()
+    box.fill("x" * 4001)
+    expect(counter).to_contain_text(too_long)
+    box.fill("Why cap the steps?")
+    box.press("Enter")
+    expect(page.locator(".chat-note__text").last).to_contain_text(wait)
+
+
+@pytest.mark.parametrize(
+    "locale, decline",
+    [("zh-CN", "我在这个博客的文章里没有找到相关内容。"),
+     ("en-US", "I couldn’t find anything about that in this blog’s articles.")],
+)  # fmt: skip
+def test_a_question_of_terms_only_is_answered_in_the_page_language(
+    offline_site, open_page, locale, decline
+):
+    # "sourdough" typed on the Chinese page was declined in English.
+    page = open_page(locale=locale)
+    page.goto(offline_site + "/")
+    page.locator("#chat-launcher").click()
+    expect(page.locator("#chat-input")).to_be_focused()
+    ask(page, "sourdough")
+    wait_answered(page)
+    expect(page.locator(".chat-answer").last).to_have_text(decline)
+
+
+def test_new_chat_is_offered_only_once_there_is_a_conversation(site, open_page):
+    # A first-time visitor saw "New chat" above the welcome, where it did nothing.
+    page = open_page()
+    answering_socket(page)
+    page.goto(site + "/")
+    open_chat(page)
+    new_chat = page.locator("#chat-new")
+    expect(new_chat).to_be_hidden()
+    expect(page.locator("#chat-empty")).to_be_visible()
+
+    ask(page, "Why cap the steps?")
+    wait_answered(page)
+    expect(new_chat).to_be_visible()
+
+    new_chat.click()
+    expect(new_chat).to_be_hidden()
+    expect(page.locator("#chat-empty")).to_be_visible()
+    expect(page.locator("#chat-input")).to_be_focused()

@@ -92,5 +92,5 @@ async def test_one_address_cannot_spend_the_whole_daily_budget(serve, scripted):
 
     assert [t[-1]["type"] for t in turns] == ["done", "done", "error"]
     assert turns[2][0]["code"] == "rate_limited"
-    assert "You have used today's budget" in turns[2][0]["message"]
+    assert "You have used today’s budget" in turns[2][0]["message"]
     assert someone_else[-1]["type"] == "done"

@@ -235,3 +235,29 @@ def test_offline_turns_explain_the_zero_in_the_tokens_card(staff_client):
     make_turn(conversation, index=2, started_at=timezone.now())  # a model that counts
     html = staff_client.get("/admin/agent/conversation/dashboard/?days=7").content.decode()
     assert "none reported" not in html and "input and output" in html
+
+
+def test_one_turn_reads_one_turn_in_the_charts_in_english_and_chinese(staff_client):
+    # The charts read "1 turns, Nov 20 to Nov 26.", "1 turns took 1 steps" and a bar's
+    # tooltip "Nov 26: 1 turns": fixed words where the count needs its plural form.
+    make_turn(make_conversation(), step_count=1, started_at=timezone.now())
+    url = "/admin/agent/conversation/dashboard/?days=7"
+
+    html = staff_client.get(url).content.decode()
+    assert "1 turn took 1 step." in html and ": 1 turn</title>" in html
+    assert re.search(r"<desc id=\"turns-per-day-desc\">1 turn, ", html)
+    assert "1 turns" not in html and "1 steps" not in html
+
+    chinese = staff_client.get(url, headers={"accept-language": "zh-CN"}).content.decode()
+    assert "，1 轮用了 1 步。</desc>" in chinese and ": 1 轮</title>" in chinese
+    assert '<desc id="turns-per-day-desc">1 轮，' in chinese
+    assert '<desc id="outcomes-desc">完成：1，' in chinese  # Chinese punctuation, not ", "
+
+
+def test_many_turns_keep_their_plurals(staff_client):
+    conversation = make_conversation()
+    for index in (1, 2):
+        make_turn(conversation, index=index, step_count=3, started_at=timezone.now())
+
+    html = staff_client.get("/admin/agent/conversation/dashboard/?days=7").content.decode()
+    assert "2 turns took 3 steps." in html and ": 2 turns</title>" in html

@@ -77,15 +77,22 @@ def hit(article: dict, score: float = 0.8, excerpt: str | None = None) -> dict:
 
 
 async def ask(
-    question: str, hits: list[dict], page: dict | None = None, history: list[dict] | None = None
+    question: str,
+    hits: list[dict],
+    page: dict | None = None,
+    history: list[dict] | None = None,
+    language: str = "",
 ):
     sent: list[dict] = []
 
     async def emit(event: dict) -> None:
         sent.append(event)
 
+    messages = build_messages(
+        history=history or [], user_message=question, page=page, language=language
+    )
     result: TurnResult = await run_turn(
-        messages=build_messages(history=history or [], user_message=question, page=page),
+        messages=messages,
         model=OfflineModel(),
         tools=make_tools(hits),
         limits=Limits(),
@@ -170,6 +177,44 @@ async def test_a_high_fused_score_alone_does_not_make_a_hit_relevant():
 async def test_a_chinese_question_gets_the_chinese_fallback():
     result, _ = await ask("博客里有关于量子计算的文章吗？", [])
     assert result.answer == DONT_KNOW["zh"]
+
+
+@pytest.mark.parametrize(
+    "question, reader, expected",
+    [
+        # Names and terms alone have no language: the page's decides.
+        ("HNSW index", "zh-hans", "zh"),
+        ("HNSW index", "en", "en"),
+        ("pgvector 0.8?", "zh-hans", "zh"),
+        # A question that has a language keeps it, on either page.
+        ("What is the best pizza dough recipe?", "zh-hans", "en"),
+        ("博客里有关于量子计算的文章吗？", "en", "zh"),
+        ("HNSW 是什么？", "en", "zh"),
+    ],
+)
+@pytest.mark.asyncio
+async def test_a_decline_is_in_the_question_language_or_the_page_language(
+    question, reader, expected
+):
+    # On a Chinese page "HNSW index" was declined in English: the frame followed the letters.
+    result, _ = await ask(question, [], language=reader)
+    assert result.answer == DONT_KNOW[expected]
+
+
+@pytest.mark.asyncio
+async def test_an_answer_to_terms_on_a_chinese_page_is_framed_in_chinese():
+    terms_only = "step limit runaway loops"
+    chinese, _ = await ask(terms_only, [hit(LIMITS_ARTICLE)], language="zh-hans")
+    english, _ = await ask(terms_only, [hit(LIMITS_ARTICLE)], language="en")
+    sentence, _ = await ask(
+        "How does the step limit stop runaway loops?", [hit(LIMITS_ARTICLE)], language="zh-hans"
+    )
+
+    assert "来源：[Why step limits matter]" in chinese.answer and "Source:" not in chinese.answer
+    # The same facts are quoted: only the frame changed language.
+    assert chinese.answer.split("来源：")[0] == english.answer.split("Source: ")[0]
+    assert "Source: [Why step limits matter]" in english.answer
+    assert "Source: [Why step limits matter]" in sentence.answer and "来源" not in sentence.answer
 
 
 @pytest.mark.asyncio
@@ -372,6 +417,31 @@ async def test_a_follow_up_searches_with_the_earlier_question_in_mind():
     query = calls(result)[0][1]["query"]
     assert query == "Which pgvector index types are there? Which of those builds faster?"
     assert "IVFFlat" in result.answer and result.citations
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    ("declined", "question", "query"),
+    [(DONT_KNOW["en"], "HNSW index", "HNSW index"),
+     (DONT_KNOW["zh"], "HNSW 索引", "HNSW 索引"),
+     (SEARCH_FAILED["en"], "HNSW index", "HNSW index"),
+     # A word that leans back still leans, after a decline too.
+     (DONT_KNOW["en"], "And HNSW?", "What is the best sourdough recipe? And HNSW?"),
+     # After an answer, two words of its own still make a follow-up.
+     ("Flour, water, salt. Source: [x](/articles/x/)", "HNSW index",
+      "What is the best sourdough recipe? HNSW index")],
+)  # fmt: skip
+async def test_a_short_question_after_a_decline_searches_on_its_own(declined, question, query):
+    # The panel searched "What is the recipe for sourdough bread? HNSW index" and declined
+    # again: the new topic was glued to the question that had found nothing.
+    history = [
+        {"role": "user", "content": "What is the best sourdough recipe?"},
+        {"role": "assistant", "content": declined},
+    ]
+
+    result, _ = await ask(question, [], history=history)
+
+    assert calls(result)[0][1]["query"] == query
 
 
 @pytest.mark.asyncio
