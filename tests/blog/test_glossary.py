@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from blog.glossary import Glossary, bridged_coverage, bridged_known, glossary
+from blog.glossary import ArticleText, Glossary, bridged_coverage, bridged_known, glossary
 from blog.search import article_search
 from tests.blog.test_search import VectorBook, unit
 
@@ -43,9 +43,9 @@ def test_a_chinese_question_bridges_to_english_words_in_any_common_inflection(sm
     (bridge,) = small.bridges("失败以后会重试几次？", {"失败", "以后", "重试", "几次"}, "zh")
 
     assert bridge.sources == {"重试"}
-    assert bridge.holds("Each save is retried three times.")
-    assert bridge.holds("Retries back off.")
-    assert not bridge.holds("The retrieval step.")
+    assert bridge.holds(ArticleText("Each save is retried three times."))
+    assert bridge.holds(ArticleText("Retries back off."))
+    assert not bridge.holds(ArticleText("The retrieval step."))
 
 
 def test_coverage_counts_a_term_whose_translation_the_article_holds(small):
