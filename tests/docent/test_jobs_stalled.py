@@ -52,9 +52,23 @@ async def _retry_stalled() -> None:
 
 
 @pytest.fixture
-def lock(request) -> str:
-    # The job table is not a Django model's: rows outlive a test, so each test has its own.
-    return f"reindex-scan-{request.node.name}"
+def lock(request):
+    # The job table is not a Django model's: rows outlive a test, so each test has its own
+    # lock and removes its jobs after it (a later test counts the queue's jobs).
+    lock = f"reindex-scan-{request.node.name}"
+    yield lock
+    jobs_remove(lock)
+
+
+def jobs_remove(queueing_lock: str) -> None:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "DELETE FROM procrastinate_events WHERE job_id IN"
+            " (SELECT id FROM procrastinate_jobs WHERE queueing_lock = %s)",
+            [queueing_lock],
+        )
+        cursor.execute("DELETE FROM procrastinate_jobs WHERE queueing_lock = %s", [queueing_lock])
+    connection.close()
 
 
 async def test_a_stalled_job_is_put_back_in_the_queue(lock):
