@@ -310,6 +310,9 @@ EMBEDDING_SEND_DIMENSIONS = env.bool(
 EMBEDDING_TIMEOUT = env.float("EMBEDDING_TIMEOUT", default=30.0)
 # Local engines per process: a long query holds one while other searches use the rest.
 EMBEDDING_LOCAL_ENGINES = env.int("EMBEDDING_LOCAL_ENGINES", default=2)
+# `serve` loads the local model in a thread at start, so the first search does not wait for it
+# (about 2.5 s of one core). The test suite's live servers turn it off: most never search.
+EMBEDDING_WARM_AT_START = env.bool("EMBEDDING_WARM_AT_START", default=True)
 EMBEDDING_MAX_RETRIES = env.int("EMBEDDING_MAX_RETRIES", default=4)
 EMBEDDING_MAX_RETRY_WAIT = env.float("EMBEDDING_MAX_RETRY_WAIT", default=30.0)
 EMBEDDING_BATCH_SIZE = env.int("EMBEDDING_BATCH_SIZE", default=64)  # texts per embedding call

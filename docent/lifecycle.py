@@ -64,7 +64,8 @@ def on_startup(*, worker: bool) -> None:
     and load the embedding model in a thread meanwhile (the first search waited for it)."""
     if worker:
         reactor.callWhenRunning(lambda: _worker.append(startup.worker_start_in_process()))
-    reactor.callWhenRunning(lambda: reactor.callInThread(embedder_warm_quietly))
+    if settings.EMBEDDING_WARM_AT_START:
+        reactor.callWhenRunning(lambda: reactor.callInThread(embedder_warm_quietly))
 
 
 def embedder_warm_quietly() -> None:

@@ -74,6 +74,9 @@ class LiveServer:
             "SEARCH_REQUESTS_PER_MINUTE_PER_IP": "1000",
             # The test process owns the data; a worker's periodic jobs would race its flushes.
             "TASK_WORKER_IN_PROCESS": "false",
+            # Most live servers never search: loading the model at each start cost the suite
+            # minutes of CPU. The first search loads it as before.
+            "EMBEDDING_WARM_AT_START": "false",
         }
         if production:
             self.env |= PRODUCTION | {"DJANGO_SECRET_KEY": secrets.token_urlsafe(48)}

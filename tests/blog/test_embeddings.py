@@ -206,7 +206,8 @@ def test_a_model_that_fails_to_warm_is_logged_not_raised(monkeypatch, caplog):
     assert "could not be loaded ahead of the first search" in caplog.text
 
 
-def test_serve_warms_the_model_in_a_thread_once_the_loop_runs(monkeypatch):
+def test_serve_warms_the_model_in_a_thread_once_the_loop_runs(monkeypatch, settings):
+    settings.EMBEDDING_WARM_AT_START = True
     from docent import lifecycle
 
     scheduled = []
@@ -217,3 +218,17 @@ def test_serve_warms_the_model_in_a_thread_once_the_loop_runs(monkeypatch):
     scheduled.pop(0)()
 
     assert scheduled == [lifecycle.embedder_warm_quietly]
+
+
+def test_serve_leaves_the_model_for_the_first_search_when_warming_is_off(monkeypatch, settings):
+    # The test suite's live servers: most never search, and each warm-up cost seconds of CPU.
+    from docent import lifecycle
+
+    settings.EMBEDDING_WARM_AT_START = False
+    scheduled = []
+    monkeypatch.setattr(lifecycle.reactor, "callWhenRunning", scheduled.append)
+    monkeypatch.setattr(lifecycle.reactor, "callInThread", scheduled.append)
+
+    lifecycle.on_startup(worker=False)
+
+    assert scheduled == []
