@@ -1,7 +1,20 @@
+from pathlib import Path
+
 import pytest
 from django.contrib.auth import get_user_model
 
 from blog.models import Article, Tag
+
+BROWSER_TESTS = Path(__file__).parent / "e2e"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Under xdist (`make test`), a module's tests run in one worker, so its module-scoped
+    servers start once; so do all browser tests, whose package-scoped site indexes the demo
+    articles (about a minute of embedding) once."""
+    for item in items:
+        browser = item.path.is_relative_to(BROWSER_TESTS)
+        item.add_marker(pytest.mark.xdist_group("e2e" if browser else str(item.path)))
 
 
 @pytest.fixture

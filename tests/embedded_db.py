@@ -9,16 +9,43 @@ Subprocesses the tests start (daphne, `manage.py`) inherit the same URL.
 import ipaddress
 import os
 import socket
+import sys
 import tempfile
 from pathlib import Path
 
 from config.database import embedded_server
 
-_root = Path(tempfile.mkdtemp(prefix="docent-test-pg-"))
-# Sized like the site's server (config.database.embedded_server), so tests see its settings.
-_server = embedded_server(_root / "data", cleanup_mode="delete")
-os.environ["DATABASE_URL"] = _server.get_uri()
-os.environ["DOCENT_TEST_PGDATA"] = str(_root / "data")
+
+def _xdist_controller() -> bool:
+    """True in the process that hands tests to xdist workers (`make test`): it runs none, so
+    it needs no server; each worker starts its own."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        return False
+    args = sys.argv[1:]
+    for n, arg in enumerate(args):
+        if arg in ("-n", "--numprocesses") and n + 1 < len(args):
+            value = args[n + 1]
+        elif arg.startswith("--numprocesses="):
+            value = arg.split("=", 1)[1]
+        elif arg.startswith("-n") and len(arg) > 2:
+            value = arg[2:]
+        else:
+            continue
+        return value != "0"
+    return False
+
+
+if _xdist_controller():
+    # Nothing in the controller connects; a connection that tried would fail at once.
+    _root = None
+    os.environ["DATABASE_URL"] = "postgresql://xdist-controller@127.0.0.1:1/none"
+else:
+    _root = Path(tempfile.mkdtemp(prefix="docent-test-pg-"))
+    # Sized like the site's server (config.database.embedded_server), so tests see its
+    # settings.
+    _server = embedded_server(_root / "data", cleanup_mode="delete")
+    os.environ["DATABASE_URL"] = _server.get_uri()
+    os.environ["DOCENT_TEST_PGDATA"] = str(_root / "data")
 
 # No test may reach a real model endpoint: blank the variables that would select one...
 for name in (
@@ -55,4 +82,5 @@ socket.socket.connect = _loopback_only
 
 
 def pytest_report_header(config) -> str:
-    return f"database: throwaway embedded PostgreSQL in {_root}"
+    where = _root or "each xdist worker's temporary directory"
+    return f"database: throwaway embedded PostgreSQL in {where}"
