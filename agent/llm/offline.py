@@ -19,6 +19,7 @@ from agent.llm.base import ModelTurn, TextDelta, ToolCall, Usage
 from agent.llm.offline_answer import compose_answer, compose_summary
 from agent.llm.offline_definitions import defined_subject
 from agent.llm.offline_overview import OVERVIEW_LIMIT, compose_overview, wants_overview
+from agent.llm.offline_parts import question_parts
 from agent.llm.offline_text import answer_language, language, terms
 from agent.prompts import PAGE_CONTEXT_PREFIX, READER_LANGUAGE_PREFIX, STEP_LIMIT_NUDGE
 
@@ -123,18 +124,22 @@ def plan(messages: list[dict], available: set[str]) -> tuple[list[ToolCall], str
         if summary and turn.page and DETAIL in available and _about_page(turn.question):
             return [turn.call(DETAIL, {"article_id": turn.page})], ""
         if SEARCH in available:
-            return [turn.call(SEARCH, {"query": search_query(turn), "limit": 5})], ""
+            return _searches(turn, summary), ""
         return [], DONT_KNOW[turn.lang]
-    hits = searched[-1] if searched else []
-    hits = hits if isinstance(hits, list) else []
+    # The first search is the whole question's; any others are its parts' (_searches).
+    hits = _hit_list(searched[0]) if searched else []
     articles = [d for d in details if isinstance(d, dict) and "body" in d]
     if summary and articles and (not hits or not _about_other(turn, hits)):
         return [], compose_summary(articles[0], turn.lang)
-    if searched and _failed(searched[-1]) and not articles:
+    if searched and _failed(searched[0]) and not articles:
         return [], SEARCH_FAILED[turn.lang]
-    if searched and not _relevant(turn.question, hits):
+    whole = not searched or _relevant(turn.question, hits)
+    part_hits = [_hit_list(output) for output in searched[1:]]
+    if not whole and not any(part_hits):
         return [], DONT_KNOW[turn.lang]
-    chosen = choose_hits(turn.question, hits)
+    # Found only for a part ("how many passages…, and how many chunks…?"): that part is
+    # answered, and the answer says the other was not found.
+    chosen = with_part_tops(choose_hits(turn.question, hits) if whole else [], part_hits)
     if not details and DETAIL in available:
         ids = [hit["article_id"] for hit in chosen[: 1 if summary else MAX_READ]]
         return [turn.call(DETAIL, {"article_id": i}, n) for n, i in enumerate(ids)], ""
@@ -156,6 +161,7 @@ def plan(messages: list[dict], available: set[str]) -> tuple[list[ToolCall], str
         excerpts={h["article_id"]: h.get("excerpt", "") for h in chosen},
         lang=turn.lang,
         own=turn.system,
+        parts=answered_parts(turn.question, chosen, part_hits, whole=whole),
     )
     return [], answer or DONT_KNOW[turn.lang]
 
@@ -208,6 +214,56 @@ def is_follow_up(turn: _Turn) -> bool:
     own = terms(turn.question)
     chinese = language(turn.question) == "zh"  # two-character terms: twice as many per idea
     return len(own) <= (2 * FOLLOW_UP_TERMS if chinese else FOLLOW_UP_TERMS)
+
+
+def _searches(turn: _Turn, summary: bool) -> list[ToolCall]:
+    """The question's search, then one per part of a question asked in two."""
+    calls = [turn.call(SEARCH, {"query": search_query(turn), "limit": 5})]
+    if summary or is_follow_up(turn):
+        return calls
+    parts = question_parts(turn.question[:500])
+    return calls + [turn.call(SEARCH, {"query": p, "limit": 5}, n) for n, p in enumerate(parts, 1)]
+
+
+def with_part_tops(chosen: list[dict], parts: list[list[dict]]) -> list[dict]:
+    """The articles to read: the question's top hit, then each part's top hit, then the rest.
+
+    Searched whole, a two-part question's hits fill up with the article answering the part
+    with more (or rarer) words; each part's own best article is what answers the other.
+    """
+    ids = {hit["article_id"] for hit in chosen[:1]}
+    tops = []
+    for hits in parts:
+        if hits and hits[0]["article_id"] not in ids:
+            tops.append(hits[0])
+            ids.add(hits[0]["article_id"])
+    rest = [hit for hit in chosen[1:] if hit["article_id"] not in ids]
+    return [*chosen[:1], *tops, *rest][:MAX_READ]
+
+
+def answered_parts(
+    question: str, chosen: list[dict], parts: list[list[dict]], *, whole: bool
+) -> list[tuple[str, int | None]]:
+    """Each part of a two-part question with the article (its index in `chosen`) its own
+    search ranked first, or None when that search found nothing.
+
+    When the whole question found articles, the parts are answered apart only when each has
+    an article of its own; otherwise the whole question's answer serves both. [] for that.
+    """
+    texts = question_parts(question[:500]) if parts else []
+    ids = [hit["article_id"] for hit in chosen]
+    answered: list[tuple[str, int | None]] = []
+    for text, hits in zip(texts, parts, strict=False):
+        top = hits[0]["article_id"] if hits else None
+        answered.append((text, ids.index(top) if top in ids else None))
+    found = [n for _, n in answered if n is not None]
+    if not whole:
+        return answered if found else []
+    return answered if len(set(found)) == len(answered) > 1 else []
+
+
+def _hit_list(output: Any) -> list[dict]:
+    return output if isinstance(output, list) else []
 
 
 def search_query(turn: _Turn) -> str:

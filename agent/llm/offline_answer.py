@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+from agent.answered import is_decline
 from agent.llm.offline_definitions import defined_subject, defines, names
 from agent.llm.offline_figures import asks_for_figure, gives_figure
 from agent.llm.offline_names import missing_names
@@ -76,6 +77,11 @@ NEAREST = {
     "answer this exactly:",
     "zh": "我找到的最接近的内容来自{written}文章《{title}》，未必正好回答这个问题：",
 }
+# One part of a question asked in two, when only the other part was found.
+PART_NOT_FOUND = {
+    "en": "I couldn’t find anything in this blog’s articles about the other part: “{part}”.",
+    "zh": "我在这个博客的文章里没有找到另一部分的相关内容：“{part}”。",
+}
 LANGUAGE_NAMES = {"en": {"zh": "Chinese", "en": "English"}, "zh": {"en": "英文", "zh": "中文"}}
 # Sentences that lean on the one before; shown alone they would be out of context.
 _LEANING = (
@@ -88,14 +94,26 @@ _LEANING = (
 
 
 def compose_answer(
-    *, question: str, context: str, sources: list[dict], excerpts: dict, lang: str, own: str = ""
+    *,
+    question: str,
+    context: str,
+    sources: list[dict],
+    excerpts: dict,
+    lang: str,
+    own: str = "",
+    parts: list[tuple[str, int | None]] | None = None,
 ) -> str:
     """Quote the best facts of `sources` (articles with a body), citing each one quoted.
 
     `own` is what the system messages say (the assistant's name, the page on screen): a name
-    from there is not a topic the articles must mention. Returns "" when no source has
-    anything to quote.
+    from there is not a topic the articles must mention. `parts` pairs each part of a question
+    asked in two with the source that answers it (offline_parts). Returns "" when no source
+    has anything to quote.
     """
+    if parts:
+        answer = _by_parts(parts, sources, excerpts, lang, own)
+        if answer or any(n is None for _, n in parts):  # found for a part only: that or nothing
+            return answer
     missing = _missing_names(question, sources, excerpts, own)
     if missing and sources:
         return NOT_MENTIONED[lang].format(name=inert(missing[0]), title=_title(sources[0]))
@@ -141,6 +159,27 @@ def compose_answer(
     # A passage that shares no word with the question is the search's guess, not a match: the
     # reader is told so, in their language, before reading it.
     return f"{_nearest_label(sources[0], lang)}\n\n{answer}" if blind else answer
+
+
+def _by_parts(
+    parts: list[tuple[str, int | None]], sources: list[dict], excerpts: dict, lang: str, own: str
+) -> str:
+    """Each part answered from its own article, the answered parts first.
+
+    A part no article answers ("I couldn't find anything about “…”", "this blog's articles
+    don't give that figure") is said after the others: the answer opens with what the blog
+    does say.
+    """
+    said, unsaid = [], []
+    for text, n in parts:
+        if n is None:
+            unsaid.append(PART_NOT_FOUND[lang].format(part=inert(text.rstrip("?？ "))))
+            continue
+        answer = compose_answer(
+            question=text, context="", sources=[sources[n]], excerpts=excerpts, lang=lang, own=own
+        )
+        (unsaid if is_decline(answer) else said).append(answer)
+    return "\n\n".join(answer for answer in [*said, *unsaid] if answer) if any(said) else ""
 
 
 def compose_summary(article: dict, lang: str) -> str:

@@ -56,8 +56,11 @@ class DetailIn(BaseModel):
 
 
 def make_tools(hits):
+    """`hits`: the search's answer to every query, or a function of the query."""
+
     async def search(params: SearchIn):
-        return hits if hits else "No relevant content found."
+        found = hits(params.query) if callable(hits) else hits
+        return found if found else "No relevant content found."
 
     async def detail(params: DetailIn):
         if params.article_id not in ARTICLES:
@@ -332,17 +335,87 @@ async def test_a_two_part_question_quotes_and_cites_both_articles():
 
     result, _ = await ask("Which index has the best recall, and what is the token budget?", hits)
 
-    assert [name for name, _ in calls(result)] == [
-        "search_knowledge_base",
-        "get_article_detail",
-        "get_article_detail",
+    assert calls(result)[:3] == [
+        ("search_knowledge_base", {"query": question, "limit": 5})
+        for question in (
+            "Which index has the best recall, and what is the token budget?",
+            "Which index has the best recall",  # each part searched on its own too
+            "what is the token budget?",
+        )
     ]
+    assert [name for name, _ in calls(result)[3:]] == ["get_article_detail"] * 2
     assert "Recall: 0.99" in result.answer
     assert "A conversation budget of 20,000 tokens" in result.answer
     assert [c["article_id"] for c in result.citations] == [11, 12]
     # Each article's facts come right before its own source line.
     index_part, cost_part = result.answer.split("Source: [Choosing a pgvector index]")
     assert "Recall" in index_part and "20,000" in cost_part
+
+
+def searched_by_part(table: dict[str, list[dict]]):
+    """A search answering each query with the hits of the first key it contains."""
+    return lambda query: next((found for key, found in table.items() if key in query), [])
+
+
+@pytest.mark.asyncio
+async def test_each_part_of_a_two_part_question_is_answered_from_its_own_search():
+    """Searched whole, the index article fills the top hits and the budget article is not
+    read at all; the second part's own search finds it."""
+    question = "Which index has the best recall, and how large is the conversation budget?"
+    search = searched_by_part(
+        {
+            "best recall, and": [
+                relevant_hit(INDEX_ARTICLE, 0.9),
+                relevant_hit(LIMITS_ARTICLE, 0.5),
+            ],
+            "best recall": [relevant_hit(INDEX_ARTICLE, 0.9)],
+            "conversation budget": [relevant_hit(COST_ARTICLE, 0.8)],
+        }
+    )
+
+    result, _ = await ask(question, search)
+
+    read = [args["article_id"] for name, args in calls(result) if name == "get_article_detail"]
+    assert read == [11, 12]
+    index_part, cost_part = result.answer.split("Source: [Choosing a pgvector index]")
+    assert "Recall: 0.99" in index_part
+    assert "A conversation budget of 20,000 tokens" in cost_part
+    assert [c["article_id"] for c in result.citations] == [11, 12]
+
+
+@pytest.mark.asyncio
+async def test_a_question_found_for_one_part_answers_it_and_says_the_other_was_not_found():
+    question = "What is the conversation budget, and which GPU does the team train on?"
+    search = searched_by_part(
+        {"conversation budget,": [], "budget": [relevant_hit(COST_ARTICLE, 0.8)]}
+    )
+
+    result, _ = await ask(question, search)
+
+    answer = result.answer
+    assert answer.startswith("A conversation budget of 20,000 tokens")
+    assert answer.endswith(
+        "I couldn’t find anything in this blog’s articles about the other part: "
+        "“which GPU does the team train on”."
+    )
+    assert [c["article_id"] for c in result.citations] == [12]
+    assert not is_decline(answer)  # it answers, in part: counted as answered
+
+    chinese, _ = await ask(
+        "对话预算是多少？团队用哪种显卡训练模型？",
+        searched_by_part({"团队": [], "对话预算是多少？": [relevant_hit(COST_ARTICLE, 0.8)]}),
+    )
+    assert chinese.answer.endswith(
+        "我在这个博客的文章里没有找到另一部分的相关内容：“团队用哪种显卡训练模型”。"
+    )
+
+
+@pytest.mark.asyncio
+async def test_a_two_part_question_with_nothing_found_for_either_part_is_declined():
+    result, _ = await ask("Which GPU trains the model, and what does the office cat eat?", [])
+
+    assert result.answer == DONT_KNOW["en"] and result.citations == []
+    assert [name for name, _ in calls(result)] == ["search_knowledge_base"] * 3
 
 
 @pytest.mark.asyncio
