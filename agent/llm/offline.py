@@ -137,6 +137,11 @@ def plan(messages: list[dict], available: set[str]) -> tuple[list[ToolCall], str
     part_hits = [_hit_list(output) for output in searched[1:]]
     if not whole and not any(part_hits):
         return [], DONT_KNOW[turn.lang]
+    if whole:
+        # Each part's search reorders the articles the whole question found; an article only
+        # a part's fewer words found is a looser match than the whole question allows.
+        found = {hit["article_id"] for hit in hits}
+        part_hits = [[hit for hit in part if hit["article_id"] in found] for part in part_hits]
     # Found only for a part ("how many passages…, and how many chunks…?"): that part is
     # answered, and the answer says the other was not found.
     chosen = with_part_tops(choose_hits(turn.question, hits) if whole else [], part_hits)

@@ -359,17 +359,23 @@ def searched_by_part(table: dict[str, list[dict]]):
 
 @pytest.mark.asyncio
 async def test_each_part_of_a_two_part_question_is_answered_from_its_own_search():
-    """Searched whole, the index article fills the top hits and the budget article is not
-    read at all; the second part's own search finds it."""
+    """Searched whole, the index article fills the top hits and the budget article, third
+    with an excerpt about something else, is not read; the second part's own search puts it
+    first among the articles the whole question found."""
     question = "Which index has the best recall, and how large is the conversation budget?"
     search = searched_by_part(
         {
             "best recall, and": [
                 relevant_hit(INDEX_ARTICLE, 0.9),
                 relevant_hit(LIMITS_ARTICLE, 0.5),
+                relevant_hit(COST_ARTICLE, 0.3, excerpt="Every answer spends tokens."),
             ],
             "best recall": [relevant_hit(INDEX_ARTICLE, 0.9)],
-            "conversation budget": [relevant_hit(COST_ARTICLE, 0.8)],
+            # First for the part alone, but the whole question did not find it: passed over.
+            "conversation budget": [
+                relevant_hit(ZH_ARTICLE, 0.95),
+                relevant_hit(COST_ARTICLE, 0.8),
+            ],
         }
     )
 
