@@ -133,18 +133,17 @@ def plan(messages: list[dict], available: set[str]) -> tuple[list[ToolCall], str
         return [], compose_summary(articles[0], turn.lang)
     if searched and _failed(searched[0]) and not articles:
         return [], SEARCH_FAILED[turn.lang]
-    whole = not searched or _relevant(turn.question, hits)
-    part_hits = [_hit_list(output) for output in searched[1:]]
-    if not whole and not any(part_hits):
+    if searched and not _relevant(turn.question, hits):
+        # A part alone may clear the bar with its fewer words; answering it was measured to
+        # answer out-of-scope questions (README, "Eleventh pass").
         return [], DONT_KNOW[turn.lang]
-    if whole:
-        # Each part's search reorders the articles the whole question found; an article only
-        # a part's fewer words found is a looser match than the whole question allows.
-        found = {hit["article_id"] for hit in hits}
-        part_hits = [[hit for hit in part if hit["article_id"] in found] for part in part_hits]
-    # Found only for a part ("how many passages…, and how many chunks…?"): that part is
-    # answered, and the answer says the other was not found.
-    chosen = with_part_tops(choose_hits(turn.question, hits) if whole else [], part_hits)
+    # Each part's search reorders the articles the whole question found; an article only a
+    # part's fewer words found is a looser match than the whole question allows.
+    found = {hit["article_id"] for hit in hits}
+    part_hits = [
+        [hit for hit in _hit_list(output) if hit["article_id"] in found] for output in searched[1:]
+    ]
+    chosen = with_part_tops(choose_hits(turn.question, hits), part_hits)
     if not details and DETAIL in available:
         ids = [hit["article_id"] for hit in chosen[: 1 if summary else MAX_READ]]
         return [turn.call(DETAIL, {"article_id": i}, n) for n, i in enumerate(ids)], ""
@@ -166,7 +165,7 @@ def plan(messages: list[dict], available: set[str]) -> tuple[list[ToolCall], str
         excerpts={h["article_id"]: h.get("excerpt", "") for h in chosen},
         lang=turn.lang,
         own=turn.system,
-        parts=answered_parts(turn.question, chosen, part_hits, whole=whole),
+        parts=answered_parts(turn.question, chosen, part_hits),
     )
     return [], answer or DONT_KNOW[turn.lang]
 
@@ -247,24 +246,17 @@ def with_part_tops(chosen: list[dict], parts: list[list[dict]]) -> list[dict]:
 
 
 def answered_parts(
-    question: str, chosen: list[dict], parts: list[list[dict]], *, whole: bool
-) -> list[tuple[str, int | None]]:
+    question: str, chosen: list[dict], parts: list[list[dict]]
+) -> list[tuple[str, int]]:
     """Each part of a two-part question with the article (its index in `chosen`) its own
-    search ranked first, or None when that search found nothing.
-
-    When the whole question found articles, the parts are answered apart only when each has
-    an article of its own; otherwise the whole question's answer serves both. [] for that.
-    """
+    search ranked first, when every part has an article of its own; [] otherwise (the whole
+    question's answer serves both)."""
     texts = question_parts(question[:500]) if parts else []
     ids = [hit["article_id"] for hit in chosen]
-    answered: list[tuple[str, int | None]] = []
-    for text, hits in zip(texts, parts, strict=False):
-        top = hits[0]["article_id"] if hits else None
-        answered.append((text, ids.index(top) if top in ids else None))
-    found = [n for _, n in answered if n is not None]
-    if not whole:
-        return answered if found else []
-    return answered if len(set(found)) == len(answered) > 1 else []
+    tops = [hits[0]["article_id"] if hits else None for hits in parts]
+    if len(texts) != len(tops) or len(set(tops)) < len(tops) or not set(tops) <= set(ids):
+        return []
+    return [(text, ids.index(top)) for text, top in zip(texts, tops, strict=True)]
 
 
 def _hit_list(output: Any) -> list[dict]:

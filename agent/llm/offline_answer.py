@@ -77,11 +77,6 @@ NEAREST = {
     "answer this exactly:",
     "zh": "我找到的最接近的内容来自{written}文章《{title}》，未必正好回答这个问题：",
 }
-# One part of a question asked in two, when only the other part was found.
-PART_NOT_FOUND = {
-    "en": "I couldn’t find anything in this blog’s articles about the other part: “{part}”.",
-    "zh": "我在这个博客的文章里没有找到另一部分的相关内容：“{part}”。",
-}
 LANGUAGE_NAMES = {"en": {"zh": "Chinese", "en": "English"}, "zh": {"en": "英文", "zh": "中文"}}
 # Sentences that lean on the one before; shown alone they would be out of context.
 _LEANING = (
@@ -101,7 +96,7 @@ def compose_answer(
     excerpts: dict,
     lang: str,
     own: str = "",
-    parts: list[tuple[str, int | None]] | None = None,
+    parts: list[tuple[str, int]] | None = None,
 ) -> str:
     """Quote the best facts of `sources` (articles with a body), citing each one quoted.
 
@@ -112,7 +107,7 @@ def compose_answer(
     """
     if parts:
         answer = _by_parts(parts, sources, excerpts, lang, own)
-        if answer or any(n is None for _, n in parts):  # found for a part only: that or nothing
+        if answer:
             return answer
     missing = _missing_names(question, sources, excerpts, own)
     if missing and sources:
@@ -162,19 +157,16 @@ def compose_answer(
 
 
 def _by_parts(
-    parts: list[tuple[str, int | None]], sources: list[dict], excerpts: dict, lang: str, own: str
+    parts: list[tuple[str, int]], sources: list[dict], excerpts: dict, lang: str, own: str
 ) -> str:
     """Each part answered from its own article, the answered parts first.
 
-    A part no article answers ("I couldn't find anything about “…”", "this blog's articles
-    don't give that figure") is said after the others: the answer opens with what the blog
-    does say.
+    A part its article does not answer ("this blog's articles don't give that figure") is
+    said after the others: the answer opens with what the blog does say. "" when no part is
+    answered.
     """
     said, unsaid = [], []
     for text, n in parts:
-        if n is None:
-            unsaid.append(PART_NOT_FOUND[lang].format(part=inert(text.rstrip("?？ "))))
-            continue
         answer = compose_answer(
             question=text, context="", sources=[sources[n]], excerpts=excerpts, lang=lang, own=own
         )

@@ -390,30 +390,15 @@ async def test_each_part_of_a_two_part_question_is_answered_from_its_own_search(
 
 
 @pytest.mark.asyncio
-async def test_a_question_found_for_one_part_answers_it_and_says_the_other_was_not_found():
+async def test_a_two_part_question_the_whole_search_finds_nothing_for_is_declined():
+    """One part alone clears the relevance bar with its fewer words; the whole question does
+    not, so nothing is quoted (answering the part answered out-of-scope questions)."""
     question = "What is the conversation budget, and which GPU does the team train on?"
-    search = searched_by_part(
-        {"conversation budget,": [], "budget": [relevant_hit(COST_ARTICLE, 0.8)]}
-    )
+    search = searched_by_part({"budget,": [], "budget": [relevant_hit(COST_ARTICLE, 0.8)]})
 
     result, _ = await ask(question, search)
 
-    answer = result.answer
-    assert answer.startswith("A conversation budget of 20,000 tokens")
-    assert answer.endswith(
-        "I couldn’t find anything in this blog’s articles about the other part: "
-        "“which GPU does the team train on”."
-    )
-    assert [c["article_id"] for c in result.citations] == [12]
-    assert not is_decline(answer)  # it answers, in part: counted as answered
-
-    chinese, _ = await ask(
-        "对话预算是多少？团队用哪种显卡训练模型？",
-        searched_by_part({"团队": [], "对话预算是多少？": [relevant_hit(COST_ARTICLE, 0.8)]}),
-    )
-    assert chinese.answer.endswith(
-        "我在这个博客的文章里没有找到另一部分的相关内容：“团队用哪种显卡训练模型”。"
-    )
+    assert result.answer == DONT_KNOW["en"] and result.citations == []
 
 
 @pytest.mark.asyncio
