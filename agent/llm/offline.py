@@ -19,6 +19,7 @@ from agent.llm.base import ModelTurn, TextDelta, ToolCall, Usage
 from agent.llm.offline_answer import compose_answer, compose_summary
 from agent.llm.offline_definitions import defined_subject
 from agent.llm.offline_overview import OVERVIEW_LIMIT, compose_overview, wants_overview
+from agent.llm.offline_parts import question_parts
 from agent.llm.offline_text import answer_language, language, terms
 from agent.prompts import PAGE_CONTEXT_PREFIX, READER_LANGUAGE_PREFIX, STEP_LIMIT_NUDGE
 
@@ -123,18 +124,26 @@ def plan(messages: list[dict], available: set[str]) -> tuple[list[ToolCall], str
         if summary and turn.page and DETAIL in available and _about_page(turn.question):
             return [turn.call(DETAIL, {"article_id": turn.page})], ""
         if SEARCH in available:
-            return [turn.call(SEARCH, {"query": search_query(turn), "limit": 5})], ""
+            return _searches(turn, summary), ""
         return [], DONT_KNOW[turn.lang]
-    hits = searched[-1] if searched else []
-    hits = hits if isinstance(hits, list) else []
+    # The first search is the whole question's; any others are its parts' (_searches).
+    hits = _hit_list(searched[0]) if searched else []
     articles = [d for d in details if isinstance(d, dict) and "body" in d]
     if summary and articles and (not hits or not _about_other(turn, hits)):
         return [], compose_summary(articles[0], turn.lang)
-    if searched and _failed(searched[-1]) and not articles:
+    if searched and _failed(searched[0]) and not articles:
         return [], SEARCH_FAILED[turn.lang]
     if searched and not _relevant(turn.question, hits):
+        # A part alone may clear the bar with its fewer words; answering it was measured to
+        # answer out-of-scope questions (README, "Eleventh pass").
         return [], DONT_KNOW[turn.lang]
-    chosen = choose_hits(turn.question, hits)
+    # Each part's search reorders the articles the whole question found; an article only a
+    # part's fewer words found is a looser match than the whole question allows.
+    found = {hit["article_id"] for hit in hits}
+    part_hits = [
+        [hit for hit in _hit_list(output) if hit["article_id"] in found] for output in searched[1:]
+    ]
+    chosen = with_part_tops(choose_hits(turn.question, hits), part_hits)
     if not details and DETAIL in available:
         ids = [hit["article_id"] for hit in chosen[: 1 if summary else MAX_READ]]
         return [turn.call(DETAIL, {"article_id": i}, n) for n, i in enumerate(ids)], ""
@@ -156,6 +165,7 @@ def plan(messages: list[dict], available: set[str]) -> tuple[list[ToolCall], str
         excerpts={h["article_id"]: h.get("excerpt", "") for h in chosen},
         lang=turn.lang,
         own=turn.system,
+        parts=answered_parts(turn.question, chosen, part_hits),
     )
     return [], answer or DONT_KNOW[turn.lang]
 
@@ -208,6 +218,49 @@ def is_follow_up(turn: _Turn) -> bool:
     own = terms(turn.question)
     chinese = language(turn.question) == "zh"  # two-character terms: twice as many per idea
     return len(own) <= (2 * FOLLOW_UP_TERMS if chinese else FOLLOW_UP_TERMS)
+
+
+def _searches(turn: _Turn, summary: bool) -> list[ToolCall]:
+    """The question's search, then one per part of a question asked in two."""
+    calls = [turn.call(SEARCH, {"query": search_query(turn), "limit": 5})]
+    if summary or is_follow_up(turn):
+        return calls
+    parts = question_parts(turn.question[:500])
+    return calls + [turn.call(SEARCH, {"query": p, "limit": 5}, n) for n, p in enumerate(parts, 1)]
+
+
+def with_part_tops(chosen: list[dict], parts: list[list[dict]]) -> list[dict]:
+    """The articles to read: the question's top hit, then each part's top hit, then the rest.
+
+    Searched whole, a two-part question's hits fill up with the article answering the part
+    with more (or rarer) words; each part's own best article is what answers the other.
+    """
+    ids = {hit["article_id"] for hit in chosen[:1]}
+    tops = []
+    for hits in parts:
+        if hits and hits[0]["article_id"] not in ids:
+            tops.append(hits[0])
+            ids.add(hits[0]["article_id"])
+    rest = [hit for hit in chosen[1:] if hit["article_id"] not in ids]
+    return [*chosen[:1], *tops, *rest][:MAX_READ]
+
+
+def answered_parts(
+    question: str, chosen: list[dict], parts: list[list[dict]]
+) -> list[tuple[str, int]]:
+    """Each part of a two-part question with the article (its index in `chosen`) its own
+    search ranked first, when every part has an article of its own; [] otherwise (the whole
+    question's answer serves both)."""
+    texts = question_parts(question[:500]) if parts else []
+    ids = [hit["article_id"] for hit in chosen]
+    tops = [hits[0]["article_id"] if hits else None for hits in parts]
+    if len(texts) != len(tops) or len(set(tops)) < len(tops) or not set(tops) <= set(ids):
+        return []
+    return [(text, ids.index(top)) for text, top in zip(texts, tops, strict=True)]
+
+
+def _hit_list(output: Any) -> list[dict]:
+    return output if isinstance(output, list) else []
 
 
 def search_query(turn: _Turn) -> str:

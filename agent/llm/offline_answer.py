@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+from agent.answered import is_decline
 from agent.llm.offline_definitions import defined_subject, defines, names
 from agent.llm.offline_figures import asks_for_figure, gives_figure
 from agent.llm.offline_names import missing_names
@@ -88,14 +89,26 @@ _LEANING = (
 
 
 def compose_answer(
-    *, question: str, context: str, sources: list[dict], excerpts: dict, lang: str, own: str = ""
+    *,
+    question: str,
+    context: str,
+    sources: list[dict],
+    excerpts: dict,
+    lang: str,
+    own: str = "",
+    parts: list[tuple[str, int]] | None = None,
 ) -> str:
     """Quote the best facts of `sources` (articles with a body), citing each one quoted.
 
     `own` is what the system messages say (the assistant's name, the page on screen): a name
-    from there is not a topic the articles must mention. Returns "" when no source has
-    anything to quote.
+    from there is not a topic the articles must mention. `parts` pairs each part of a question
+    asked in two with the source that answers it (offline_parts). Returns "" when no source
+    has anything to quote.
     """
+    if parts:
+        answer = _by_parts(parts, sources, excerpts, lang, own)
+        if answer:
+            return answer
     missing = _missing_names(question, sources, excerpts, own)
     if missing and sources:
         return NOT_MENTIONED[lang].format(name=inert(missing[0]), title=_title(sources[0]))
@@ -141,6 +154,24 @@ def compose_answer(
     # A passage that shares no word with the question is the search's guess, not a match: the
     # reader is told so, in their language, before reading it.
     return f"{_nearest_label(sources[0], lang)}\n\n{answer}" if blind else answer
+
+
+def _by_parts(
+    parts: list[tuple[str, int]], sources: list[dict], excerpts: dict, lang: str, own: str
+) -> str:
+    """Each part answered from its own article, the answered parts first.
+
+    A part its article does not answer ("this blog's articles don't give that figure") is
+    said after the others: the answer opens with what the blog does say. "" when no part is
+    answered.
+    """
+    said, unsaid = [], []
+    for text, n in parts:
+        answer = compose_answer(
+            question=text, context="", sources=[sources[n]], excerpts=excerpts, lang=lang, own=own
+        )
+        (unsaid if is_decline(answer) else said).append(answer)
+    return "\n\n".join(answer for answer in [*said, *unsaid] if answer) if any(said) else ""
 
 
 def compose_summary(article: dict, lang: str) -> str:

@@ -56,8 +56,11 @@ class DetailIn(BaseModel):
 
 
 def make_tools(hits):
+    """`hits`: the search's answer to every query, or a function of the query."""
+
     async def search(params: SearchIn):
-        return hits if hits else "No relevant content found."
+        found = hits(params.query) if callable(hits) else hits
+        return found if found else "No relevant content found."
 
     async def detail(params: DetailIn):
         if params.article_id not in ARTICLES:
@@ -332,17 +335,78 @@ async def test_a_two_part_question_quotes_and_cites_both_articles():
 
     result, _ = await ask("Which index has the best recall, and what is the token budget?", hits)
 
-    assert [name for name, _ in calls(result)] == [
-        "search_knowledge_base",
-        "get_article_detail",
-        "get_article_detail",
+    assert calls(result)[:3] == [
+        ("search_knowledge_base", {"query": question, "limit": 5})
+        for question in (
+            "Which index has the best recall, and what is the token budget?",
+            "Which index has the best recall",  # each part searched on its own too
+            "what is the token budget?",
+        )
     ]
+    assert [name for name, _ in calls(result)[3:]] == ["get_article_detail"] * 2
     assert "Recall: 0.99" in result.answer
     assert "A conversation budget of 20,000 tokens" in result.answer
     assert [c["article_id"] for c in result.citations] == [11, 12]
     # Each article's facts come right before its own source line.
     index_part, cost_part = result.answer.split("Source: [Choosing a pgvector index]")
     assert "Recall" in index_part and "20,000" in cost_part
+
+
+def searched_by_part(table: dict[str, list[dict]]):
+    """A search answering each query with the hits of the first key it contains."""
+    return lambda query: next((found for key, found in table.items() if key in query), [])
+
+
+@pytest.mark.asyncio
+async def test_each_part_of_a_two_part_question_is_answered_from_its_own_search():
+    """Searched whole, the index article fills the top hits and the budget article, third
+    with an excerpt about something else, is not read; the second part's own search puts it
+    first among the articles the whole question found."""
+    question = "Which index has the best recall, and how large is the conversation budget?"
+    search = searched_by_part(
+        {
+            "best recall, and": [
+                relevant_hit(INDEX_ARTICLE, 0.9),
+                relevant_hit(LIMITS_ARTICLE, 0.5),
+                relevant_hit(COST_ARTICLE, 0.3, excerpt="Every answer spends tokens."),
+            ],
+            "best recall": [relevant_hit(INDEX_ARTICLE, 0.9)],
+            # First for the part alone, but the whole question did not find it: passed over.
+            "conversation budget": [
+                relevant_hit(ZH_ARTICLE, 0.95),
+                relevant_hit(COST_ARTICLE, 0.8),
+            ],
+        }
+    )
+
+    result, _ = await ask(question, search)
+
+    read = [args["article_id"] for name, args in calls(result) if name == "get_article_detail"]
+    assert read == [11, 12]
+    index_part, cost_part = result.answer.split("Source: [Choosing a pgvector index]")
+    assert "Recall: 0.99" in index_part
+    assert "A conversation budget of 20,000 tokens" in cost_part
+    assert [c["article_id"] for c in result.citations] == [11, 12]
+
+
+@pytest.mark.asyncio
+async def test_a_two_part_question_the_whole_search_finds_nothing_for_is_declined():
+    """One part alone clears the relevance bar with its fewer words; the whole question does
+    not, so nothing is quoted (answering the part answered out-of-scope questions)."""
+    question = "What is the conversation budget, and which GPU does the team train on?"
+    search = searched_by_part({"budget,": [], "budget": [relevant_hit(COST_ARTICLE, 0.8)]})
+
+    result, _ = await ask(question, search)
+
+    assert result.answer == DONT_KNOW["en"] and result.citations == []
+
+
+@pytest.mark.asyncio
+async def test_a_two_part_question_with_nothing_found_for_either_part_is_declined():
+    result, _ = await ask("Which GPU trains the model, and what does the office cat eat?", [])
+
+    assert result.answer == DONT_KNOW["en"] and result.citations == []
+    assert [name for name, _ in calls(result)] == ["search_knowledge_base"] * 3
 
 
 @pytest.mark.asyncio

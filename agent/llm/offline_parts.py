@@ -1,0 +1,77 @@
+"""The parts of a question asked in two ("…? …?", "how X, and why Y?", "X 和 Y 分别…").
+
+A two-part question often needs two articles, one for each part. Searched as one question, the
+article answering the part with more (or rarer) words fills the top hits, and the other part's
+article may not be read at all. Each part is searched on its own too, so its best article is
+read; the answer then quotes the article that answers each part.
+"""
+
+from __future__ import annotations
+
+import re
+
+from agent.llm.offline_text import language, terms
+
+MIN_TERMS = 2  # a part needs this many words of its own (Chinese: twice as many bigrams)
+MAX_PARTS = 2
+# "…, and how …", "… and why …": a second question joined to the first.
+_AND_ASKS = re.compile(
+    r",?\s+(?:and|but|plus|also)\s+(?=(?:how|why|what|which|when|where|who|whether|does|do|did|"
+    r"is|are|can|could|should|would|will)\b)",
+    re.IGNORECASE,
+)
+# "…；…", "…，又…", "…，另外…": a Chinese second question after a pause.
+_ZH_THEN = re.compile(r"[；;]|[，,](?=(?:又|另外|还有|以及|再)[^，,]{2,})")
+# "限流和步数上限分别防止了什么？": two subjects sharing one predicate.
+_RESPECTIVELY = re.compile(
+    r"(?P<a>[\w\s.-]{2,}?)\s*(?:和|与|跟|以及)\s*(?P<b>[\w\s.-]{2,}?)\s*分别(?P<rest>.+)$"
+)
+_ZH_HEAD = re.compile(r"^(?:.*[，,：:])?")
+# A part that points back ("how is *its* partial answer saved?", "那些分数") is not a question
+# of its own: searched alone, it finds whatever matches its other words.
+_LEANS = re.compile(
+    r"\b(it|its|they|them|their|those|these|such|the former|the latter)\b|它|这些|那些|前者|后者",
+    re.IGNORECASE,
+)
+
+
+def question_parts(question: str) -> list[str]:
+    """The question's two parts, or [] when it is asked in one.
+
+    Each part must carry words of its own: "What is RRF, and why?" is one question.
+    """
+    text = question.strip()
+    for split in (_by_question_marks, _by_conjunction, _respectively):
+        parts = [part.strip(" ,，。") for part in split(text)]
+        if len(parts) >= 2 and all(_substantial(part) for part in parts):
+            if any(_LEANS.search(part) for part in parts[1:]):
+                return []
+            return parts[:MAX_PARTS]
+    return []
+
+
+def _by_question_marks(text: str) -> list[str]:
+    return [part for part in re.split(r"(?<=[?？])\s*", text) if part.strip()]
+
+
+def _by_conjunction(text: str) -> list[str]:
+    pieces = _AND_ASKS.split(text, maxsplit=1)
+    if len(pieces) == 2:
+        return pieces
+    return _ZH_THEN.split(text, maxsplit=1)
+
+
+def _respectively(text: str) -> list[str]:
+    match = _RESPECTIVELY.search(text)
+    if not match:
+        return []
+    # "在 Postgres 里，限流和…": what comes before the last pause frames both parts.
+    head = text[: match.start()]
+    a = _ZH_HEAD.sub("", match.group("a"))
+    rest = match.group("rest")
+    return [f"{head}{a}{rest}", f"{head}{match.group('b')}{rest}"]
+
+
+def _substantial(part: str) -> bool:
+    need = 2 * MIN_TERMS if language(part) == "zh" else MIN_TERMS
+    return len(terms(part)) >= need

@@ -1,0 +1,53 @@
+import pytest
+
+from agent.llm.offline_parts import question_parts
+
+
+@pytest.mark.parametrize(
+    ("question", "parts"),
+    [
+        (
+            "Why is HNSW slow to build? How much memory does IVFFlat use?",
+            ["Why is HNSW slow to build?", "How much memory does IVFFlat use?"],
+        ),
+        (
+            "How is the turn cancelled when the reader presses stop and why is the sender "
+            "queue bounded?",
+            [
+                "How is the turn cancelled when the reader presses stop",
+                "why is the sender queue bounded?",
+            ],
+        ),
+        (
+            "单次模型调用的超时是多少秒？一轮对话最多能调用几次模型？",
+            ["单次模型调用的超时是多少秒？", "一轮对话最多能调用几次模型？"],
+        ),
+        (
+            "限流和步数上限分别防止了什么样的费用失控？",
+            ["限流防止了什么样的费用失控？", "步数上限防止了什么样的费用失控？"],
+        ),
+        (
+            "中文分词用哪个扩展，另外向量索引选哪种？",
+            ["中文分词用哪个扩展", "另外向量索引选哪种？"],
+        ),
+    ],
+)
+def test_a_question_asked_in_two_is_split_into_its_parts(question, parts):
+    assert question_parts(question) == parts
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How does HNSW work?",
+        "What is RRF, and why?",  # the second part has no words of its own
+        "Which is faster to build, HNSW or IVFFlat?",
+        "How do retries and timeouts interact?",  # "and" between nouns: one question
+        # The second part points back at the first: searched alone it would find anything.
+        "How is the turn cancelled and how is its partial answer saved?",
+        "What do cosine scores mean, and what range do those scores fall in?",
+        "文本嵌入存进 PostgreSQL 以后，用什么索引来查最近邻？",
+    ],
+)
+def test_a_question_asked_in_one_is_not_split(question):
+    assert question_parts(question) == []
