@@ -31,7 +31,7 @@ else
 endif
 
 # Test processes: one per core, at most 4 (each has its own PostgreSQL and live servers). Many
-# tests wait on a live server or a clock; two processes on two cores took the suite 29.6 -> 21.9 min.
+# tests wait on a live server or a clock; on two cores two processes took it 29.6 -> 21.9 min.
 # `make test TEST_PROCESSES=0` runs it in one process.
 TEST_PROCESSES ?= auto --maxprocesses=4
 PYTEST_PARALLEL = -n $(TEST_PROCESSES) --dist loadgroup
