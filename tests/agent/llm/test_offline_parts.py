@@ -47,6 +47,10 @@ def test_a_question_asked_in_two_is_split_into_its_parts(question, parts):
         "How is the turn cancelled and how is its partial answer saved?",
         "What do cosine scores mean, and what range do those scores fall in?",
         "文本嵌入存进 PostgreSQL 以后，用什么索引来查最近邻？",
+        "限流和步数上限分别？",  # nothing shared after 分别
+        # Many conjunctions and no 分别: one lazy regex around 和 took 2.7 s on this.
+        "和 " * 250,
+        "a和" * 250,
     ],
 )
 def test_a_question_asked_in_one_is_not_split(question):
