@@ -1248,3 +1248,25 @@ async def test_a_why_question_about_a_detail_the_summary_does_not_name_quotes_th
         "Count model\ncalls, not tool calls" in result.answer
         or "Count model calls" in result.answer
     )
+
+
+@pytest.mark.asyncio
+async def test_the_offline_model_plans_off_the_event_loop(monkeypatch):
+    """An answer is composed in pure Python (over 100 ms for a long question of repeated words
+    against a long article): on the loop's thread it would hold up every other socket."""
+    import threading
+
+    from agent.llm import offline
+
+    threads = []
+    real_plan = offline.plan
+
+    def plan(messages, available):
+        threads.append(threading.current_thread())
+        return real_plan(messages, available)
+
+    monkeypatch.setattr(offline, "plan", plan)
+    result, _ = await ask("How does the step limit stop runaway loops?", [hit(LIMITS_ARTICLE)])
+
+    assert result.status == "done" and len(threads) == 3
+    assert threading.current_thread() not in threads
