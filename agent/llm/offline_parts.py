@@ -46,7 +46,8 @@ def question_parts(question: str) -> list[str]:
         if len(parts) >= 2 and all(_substantial(part) for part in parts):
             if any(_LEANS.search(part) for part in parts[1:]):
                 return []
-            return parts[:MAX_PARTS]
+            # A third part rides with the second: each part's answer must cover what it asks.
+            return [*parts[: MAX_PARTS - 1], " ".join(parts[MAX_PARTS - 1 :])]
     return []
 
 

@@ -30,6 +30,18 @@ from agent.llm.offline_parts import question_parts
             "中文分词用哪个扩展，另外向量索引选哪种？",
             ["中文分词用哪个扩展", "另外向量索引选哪种？"],
         ),
+        (  # what comes before the subjects frames both parts
+            "在 Postgres 里，限流和步数上限分别防止什么？",
+            ["在 Postgres 里，限流防止什么？", "在 Postgres 里，步数上限防止什么？"],
+        ),
+        (  # a third part is searched and answered with the second, not dropped
+            "Why is HNSW slow to build? How much memory does IVFFlat use? Which one needs "
+            "training?",
+            [
+                "Why is HNSW slow to build?",
+                "How much memory does IVFFlat use? Which one needs training?",
+            ],
+        ),
     ],
 )
 def test_a_question_asked_in_two_is_split_into_its_parts(question, parts):
