@@ -390,6 +390,27 @@ async def test_each_part_of_a_two_part_question_is_answered_from_its_own_search(
 
 
 @pytest.mark.asyncio
+async def test_a_part_its_article_does_not_answer_is_said_after_the_part_that_is_answered():
+    """The answer opens with what the blog says; the part it does not answer comes after, so
+    the turn still counts as answered."""
+    question = "Which index does Grafana use, and how large is the conversation budget?"
+    search = searched_by_part(
+        {
+            "Grafana use, and": [relevant_hit(INDEX_ARTICLE, 0.9), relevant_hit(COST_ARTICLE, 0.8)],
+            "Grafana": [relevant_hit(INDEX_ARTICLE, 0.9)],
+            "conversation budget": [relevant_hit(COST_ARTICLE, 0.8)],
+        }
+    )
+
+    result, _ = await ask(question, search)
+
+    answer = result.answer
+    assert answer.startswith("A conversation budget of 20,000 tokens")
+    assert answer.index("20,000") < answer.index("don’t mention “Grafana”")
+    assert not is_decline(answer)
+
+
+@pytest.mark.asyncio
 async def test_a_two_part_question_the_whole_search_finds_nothing_for_is_declined():
     """One part alone clears the relevance bar with its fewer words; the whole question does
     not, so nothing is quoted (answering the part answered out-of-scope questions)."""
