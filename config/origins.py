@@ -90,20 +90,33 @@ class ChatOriginMiddleware(AsyncMiddleware):
 
 
 class ApiMethodsMiddleware(AsyncMiddleware):
-    """One answer to OPTIONS across /api/: 204 with the route's methods in `Allow`, and no
-    CORS permission; a method a route lacks is a JSON 405, as the API's other errors are.
+    """One answer to OPTIONS and HEAD across /api/: OPTIONS is 204 with the route's methods in
+    `Allow`, and no CORS permission; HEAD is the GET without its body; a method a route lacks
+    is a JSON 405, as the API's other errors are.
 
-    ninja answered OPTIONS with "405 Method not allowed" in HTML on its routes, and the docs
-    and schema views rendered their whole page (200) for it.
+    ninja answered OPTIONS with "405 Method not allowed" in HTML on its routes, HEAD with a 405
+    on its GET routes (a HEAD is a GET without the body, RFC 9110 9.3.2: link checkers and
+    uptime monitors send it), and the docs and schema views rendered their whole page (200)
+    for OPTIONS.
     """
 
     async def __call__(self, request: HttpRequest) -> HttpResponse:
+        if not request.path.startswith(API_PREFIX) or request.method != "HEAD":
+            return await self._answer(request)
+        request.method = "GET"  # every route is declared without HEAD: run it as the GET
+        try:
+            response = await self._answer(request)
+        finally:
+            request.method = "HEAD"
+        return _without_body(response)
+
+    async def _answer(self, request: HttpRequest) -> HttpResponse:
         response = await self.get_response(request)
         if not request.path.startswith(API_PREFIX) or response.status_code not in {200, 405}:
             return response
         # A ninja route answers a method it lacks with 405 and its methods, without running;
         # the docs and schema views answer any method, as GET.
-        allow = response["Allow"] if response.status_code == 405 else "GET, HEAD"
+        allow = _with_head(response["Allow"]) if response.status_code == 405 else "GET, HEAD"
         if request.method == "OPTIONS":
             answer = HttpResponse(status=204)
             del answer["Content-Type"]  # no body
@@ -115,6 +128,25 @@ class ApiMethodsMiddleware(AsyncMiddleware):
             answer["Allow"] = f"{allow}, OPTIONS"
             return answer
         return response
+
+
+def _with_head(allow: str) -> str:
+    """A route's methods as ninja lists them, with HEAD after GET (the middleware serves it)."""
+    methods = [method.strip() for method in allow.split(",") if method.strip()]
+    if "GET" in methods and "HEAD" not in methods:
+        methods.insert(methods.index("GET") + 1, "HEAD")
+    return ", ".join(methods)
+
+
+def _without_body(response: HttpResponse) -> HttpResponse:
+    """The response with its headers (Content-Length the GET's) and no body."""
+    if response.streaming:  # no API GET streams; never start one for a HEAD
+        response.close()
+        return HttpResponse(status=response.status_code, headers=dict(response.items()))
+    length = len(response.content)
+    response.content = b""
+    response["Content-Length"] = str(length)
+    return response
 
 
 def chat_request_refusal(request: HttpRequest) -> str:

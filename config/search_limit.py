@@ -27,7 +27,9 @@ DEVICE_DAYS = 90
 
 class SearchRateLimit(AsyncMiddleware):
     async def __call__(self, request: HttpRequest) -> HttpResponse:
-        if request.path == SEARCH_PATH:
+        # GET and HEAD run the search (a HEAD is served as the GET); OPTIONS and the methods
+        # the route refuses embed nothing, so they do not spend the address's allowance.
+        if request.path == SEARCH_PATH and request.method in {"GET", "HEAD"}:
             refusal = await search_allow(
                 client_ip=request.META.get("REMOTE_ADDR", ""),
                 query=str(request.GET.get("q", ""))[:10_000],  # longer is refused (422) later

@@ -74,10 +74,10 @@ async def test_a_listed_embedding_site_may_use_the_chat_over_both_transports(ser
 
 API_ROUTES = {
     "/api/chat": "POST, OPTIONS",
-    f"/api/conversations/{uuid.UUID(int=0)}": "GET, OPTIONS",
+    f"/api/conversations/{uuid.UUID(int=0)}": "GET, HEAD, OPTIONS",
     f"/api/conversations/{uuid.UUID(int=0)}/turns/1/feedback": "POST, OPTIONS",
-    "/api/articles": "GET, OPTIONS",
-    "/api/search": "GET, OPTIONS",
+    "/api/articles": "GET, HEAD, OPTIONS",
+    "/api/search": "GET, HEAD, OPTIONS",
     "/api/docs": "GET, HEAD, OPTIONS",
     "/api/openapi.json": "GET, HEAD, OPTIONS",
 }
@@ -104,3 +104,41 @@ def test_a_cross_site_preflight_gets_one_answer_and_no_permission_on_every_api_r
     assert wrong_method.status_code == 405
     assert wrong_method.json()["code"] == "method_not_allowed"
     assert wrong_method.headers["Allow"] == "POST, OPTIONS"
+
+
+def test_head_is_the_get_without_its_body_on_every_api_read(serve):
+    # ninja answered HEAD with 405 on its GET routes (link checkers and uptime monitors send it).
+    server = serve("head")
+    reads = ["/api/articles", "/api/search?q=docent", "/api/index-status", "/api/docs"]
+    reads.append(f"/api/conversations/{uuid.UUID(int=0)}")  # not the visitor's: a 404 either way
+
+    with httpx.Client(base_url=server.url) as client:
+        pairs = {path: (client.get(path), client.head(path)) for path in reads}
+        head_of_a_write = client.head("/api/chat")
+
+    for path, (get, head) in pairs.items():
+        assert head.status_code == get.status_code, path
+        assert head.content == b"", path
+        assert head.headers["Content-Type"] == get.headers["Content-Type"], path
+        assert head.headers["Content-Length"] == str(len(get.content)), path
+        assert head.headers["X-Content-Type-Options"] == "nosniff", path
+    assert head_of_a_write.status_code == 405
+    assert head_of_a_write.headers["Allow"] == "POST, OPTIONS"
+
+
+def test_only_what_runs_a_search_spends_the_search_allowance(serve):
+    # OPTIONS (and a method the route refuses) embeds nothing, yet each counted as a search.
+    server = serve("search-methods", SEARCH_REQUESTS_PER_MINUTE_PER_IP="3")
+
+    with httpx.Client(base_url=server.url) as client:
+        asked = [client.options("/api/search?q=docent").status_code for _ in range(6)]
+        asked += [client.delete("/api/search?q=docent").status_code for _ in range(3)]
+        searches = [client.get("/api/search", params={"q": "docent"}).status_code]
+        searches += [client.head("/api/search", params={"q": "docent"}).status_code]
+        searches += [client.get("/api/search", params={"q": "docent"}).status_code]
+        over = client.head("/api/search", params={"q": "docent"})
+
+    assert asked[:6] == [204] * 6
+    assert set(asked[6:]) <= {403, 405}  # a write without the site's Origin is refused first
+    assert searches == [200, 200, 200]  # a HEAD runs the search, so it counts
+    assert over.status_code == 429
