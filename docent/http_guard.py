@@ -31,6 +31,14 @@ from docent.write_now import FrameWriter, WriteNowWrapper
 logger = logging.getLogger(__name__)
 
 TOO_LARGE = b"The request body is larger than this server accepts.\n"
+# Written by hand at the socket, outside Django: the headers the pages' middleware would add
+# to a plain-text error (nosniff, no framing, nothing loads; config/settings.py
+# SECURITY_HEADER_MIDDLEWARE). A test compares them with a page's.
+REFUSAL_HEADERS = (
+    b"X-Content-Type-Options: nosniff\r\nX-Frame-Options: DENY\r\n"
+    b"Referrer-Policy: same-origin\r\nCross-Origin-Opener-Policy: same-origin\r\n"
+    b"Content-Security-Policy: default-src 'none'; frame-ancestors 'none'\r\n"
+)
 
 
 def bounded_request(max_body: int) -> type[WebRequest]:
@@ -73,8 +81,9 @@ def bounded_request(max_body: int) -> type[WebRequest]:
         def refuse(self) -> None:
             self.refused = True
             head = (
-                b"HTTP/1.1 413 Content Too Large\r\nContent-Type: text/plain\r\n"
-                b"Content-Length: %d\r\nConnection: close\r\n\r\n" % len(TOO_LARGE)
+                b"HTTP/1.1 413 Content Too Large\r\nContent-Type: text/plain; charset=utf-8\r\n"
+                b"Content-Length: %d\r\nConnection: close\r\n%s\r\n"
+                % (len(TOO_LARGE), REFUSAL_HEADERS)
             )
             self.channel.transport.write(head + TOO_LARGE)
             self.channel.transport.loseConnection()

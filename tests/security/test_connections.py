@@ -109,6 +109,18 @@ def test_a_huge_request_body_is_refused_before_it_is_stored(serve):
         timeout=30,
     )
     assert normal.status_code == 200 and '"type":"done"' in normal.text
+    # Written at the socket, outside Django, the refusal lacked the pages' security headers.
+    refusal = _head_fields(declared_answer)
+    page = httpx.get(server.url + "/", timeout=30).headers
+    for name in ["x-content-type-options", "x-frame-options", "referrer-policy"]:
+        assert refusal[name] == page[name], name
+    assert refusal["cross-origin-opener-policy"] == page["cross-origin-opener-policy"]
+    assert refusal["content-security-policy"].startswith("default-src 'none'")
+
+
+def _head_fields(answer: bytes) -> dict[str, str]:
+    head = answer.split(b"\r\n\r\n", 1)[0].decode("latin1").split("\r\n")[1:]
+    return {name.lower(): value.strip() for name, _, value in (line.partition(":") for line in head)}
 
 
 def test_an_ipv6_client_cannot_multiply_its_connections_across_its_64():
