@@ -24,11 +24,12 @@ from django.db import connections
 from agent.ratelimit import address_bucket
 
 CHAT_STREAM = "/api/chat"
-UNCOUNTED = frozenset({CHAT_STREAM, "/healthz"})
+# The probes: /healthz touches nothing, /readyz shares one check in flight (docent/health.py).
+UNCOUNTED = frozenset({CHAT_STREAM, "/healthz", "/readyz"})
 
 
 def plain_request(path: str) -> bool:
-    """Counted by the plain requests' cap: all but the chat's stream and the liveness probe."""
+    """Counted by the plain requests' cap: all but the chat's stream and the probes."""
     return path not in UNCOUNTED
 
 

@@ -28,12 +28,32 @@ async def _redis_ok() -> bool:
         return False
 
 
+async def _checks() -> dict[str, bool]:
+    return {"database": await sync_to_async(_database_ok)(), "redis": await _redis_ok()}
+
+
+_in_flight: asyncio.Future | None = None
+
+
+async def _shared_checks() -> dict[str, bool]:
+    """The database and Redis checks; callers that come while one runs share its answer.
+
+    /readyz skips the per-address request queue (config/concurrency.py): a probe must not
+    wait behind a burst of page loads (15 s under 500 concurrent requests) and take a busy but
+    healthy worker out of rotation. Sharing the check in flight keeps a flood of probes from
+    becoming a flood of database connections. Nothing is cached past it: a database that just
+    went down fails the next probe.
+    """
+    global _in_flight
+    loop = asyncio.get_running_loop()
+    if _in_flight is None or _in_flight.done() or _in_flight.get_loop() is not loop:
+        _in_flight = asyncio.ensure_future(_checks())
+    # Shielded: one prober hanging up does not cancel the check the others wait for.
+    return await asyncio.shield(_in_flight)
+
+
 async def readiness() -> dict[str, bool]:
     """Each check by name; ready when all are true."""
     from agent.runner import runner
 
-    return {
-        "database": await sync_to_async(_database_ok)(),
-        "redis": await _redis_ok(),
-        "accepting_turns": not runner.closing,
-    }
+    return {**await _shared_checks(), "accepting_turns": not runner.closing}
