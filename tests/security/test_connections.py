@@ -120,7 +120,8 @@ def test_a_huge_request_body_is_refused_before_it_is_stored(serve):
 
 def _head_fields(answer: bytes) -> dict[str, str]:
     head = answer.split(b"\r\n\r\n", 1)[0].decode("latin1").split("\r\n")[1:]
-    return {name.lower(): value.strip() for name, _, value in (line.partition(":") for line in head)}
+    fields = (line.partition(":") for line in head)
+    return {name.lower(): value.strip() for name, _, value in fields}
 
 
 def test_an_ipv6_client_cannot_multiply_its_connections_across_its_64():

@@ -42,7 +42,7 @@ async def test_a_readiness_check_does_not_queue_behind_one_clients_burst(serve):
         HTTP_REQUESTS_IN_FLIGHT_PER_IP="1",
         SEARCH_REQUESTS_PER_MINUTE_PER_IP="10000",
     )
-    slow = {"q": "向量检索和全文检索怎么融合排序" * 30}  # each embeds for a good fraction of a second
+    slow = {"q": "向量检索和全文检索怎么融合排序" * 30}  # each embeds for a fraction of a second
     async with httpx.AsyncClient(base_url=server.url, timeout=120) as client:
         assert (await client.get("/api/search", params={"q": "warm"})).status_code == 200
         burst = [asyncio.create_task(client.get("/api/search", params=slow)) for _ in range(12)]
