@@ -77,6 +77,13 @@ NEAREST = {
     "answer this exactly:",
     "zh": "我找到的最接近的内容来自{written}文章《{title}》，未必正好回答这个问题：",
 }
+# The same, for one part of a question asked in two: "this" would read as the whole question.
+NEAREST_FOR_PART = {
+    "en": "On “{part}”, the nearest passage I found is from the {written} article “{title}”; "
+    "it may not answer that part exactly:",
+    "zh": "关于“{part}”，我找到的最接近的内容来自{written}文章《{title}》，未必正好回答这一问：",
+}
+PART_LABEL_CHARS = 80  # a part is quoted back whole up to this, else cut at a word
 LANGUAGE_NAMES = {"en": {"zh": "Chinese", "en": "English"}, "zh": {"en": "英文", "zh": "中文"}}
 # Sentences that lean on the one before; shown alone they would be out of context.
 _LEANING = (
@@ -170,6 +177,9 @@ def _by_parts(
         answer = compose_answer(
             question=text, context="", sources=[sources[n]], excerpts=excerpts, lang=lang, own=own
         )
+        blind = _nearest_label(sources[n], lang)
+        if answer.startswith(blind):  # quoted blind: say which part it stands in for
+            answer = _nearest_part_label(text, sources[n], lang) + answer[len(blind) :]
         (unsaid if is_decline(answer) else said).append(answer)
     return "\n\n".join(answer for answer in [*said, *unsaid] if answer) if any(said) else ""
 
@@ -365,6 +375,16 @@ def _with_thesis(
 def _nearest_label(source: dict, lang: str) -> str:
     written = LANGUAGE_NAMES[lang].get(str(source.get("language") or ""), "")
     return NEAREST[lang].format(title=_title(source), written=written).replace("  ", " ")
+
+
+def _nearest_part_label(part: str, source: dict, lang: str) -> str:
+    written = LANGUAGE_NAMES[lang].get(str(source.get("language") or ""), "")
+    part = part.strip().rstrip("?？,，。.;；")
+    if len(part) > PART_LABEL_CHARS:
+        cut = part[:PART_LABEL_CHARS].rsplit(" ", 1)[0] if " " in part else part[:PART_LABEL_CHARS]
+        part = cut.rstrip(" ,，") + "…"
+    label = NEAREST_FOR_PART[lang].format(part=inert(part), title=_title(source), written=written)
+    return label.replace("  ", " ")
 
 
 def _other_language(source: dict, lang: str) -> bool:

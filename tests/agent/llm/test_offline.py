@@ -410,6 +410,40 @@ async def test_a_part_its_article_does_not_answer_is_said_after_the_part_that_is
     assert not is_decline(answer)
 
 
+CANCEL_ZH_ARTICLE = {
+    "article_id": 29,
+    "title": "取消与超时",
+    "url": "/articles/cancel-zh/",
+    "body": "## 取消\n\n用户点了停止以后，服务端取消任务并关闭模型流。\n",
+}
+ARTICLES[29] = CANCEL_ZH_ARTICLE
+
+
+@pytest.mark.asyncio
+async def test_a_part_quoted_blind_from_the_other_language_is_named_in_its_lead_in():
+    """The lead-in "it may not answer this exactly" read as if the whole answer were a guess;
+    only the second part's passage is one, and the lead-in now says which part it stands in for."""
+    question = "Which index has the best recall, and what happens when the reader presses stop?"
+    chinese = {**relevant_hit(CANCEL_ZH_ARTICLE, 0.7), "language": "zh"}
+    search = searched_by_part(
+        {
+            "best recall, and": [relevant_hit(INDEX_ARTICLE, 0.9), chinese],
+            "best recall": [relevant_hit(INDEX_ARTICLE, 0.9)],
+            "presses stop": [chinese],
+        }
+    )
+
+    result, _ = await ask(question, search)
+
+    index_part, stop_part = result.answer.split("(/articles/choosing-an-index/)")
+    assert "Recall: 0.99" in index_part and "nearest" not in index_part
+    assert stop_part.strip().startswith(
+        "On “what happens when the reader presses stop”, the nearest passage I found is from "
+        "the Chinese article “取消与超时”; it may not answer that part exactly:\n\n用户点了停止以后"
+    )
+    assert [c["article_id"] for c in result.citations] == [11, 29]
+
+
 @pytest.mark.asyncio
 async def test_a_two_part_question_the_whole_search_finds_nothing_for_is_declined():
     """One part alone clears the relevance bar with its fewer words; the whole question does
