@@ -107,16 +107,29 @@ def test_every_question_is_answered_saved_as_typed_and_shown_in_the_admin(serve)
     assert "Traceback" not in server.output()
 
 
-def test_search_with_bytes_that_are_not_utf8_answers_json(serve):
-    server = serve("unicode-search")
+# Chat bodies as raw bytes: overlong "/", a CESU-encoded surrogate, a byte past U+10FFFF.
+BODIES = [
+    b'{"content": "\xc0\xaf"}',
+    b'{"content": "\xed\xa0\x80"}',
+    b'{"content": "\xf4\x90\x80\x80"}',
+]
+
+
+def test_bytes_that_are_not_utf8_get_json_answers_or_a_clear_400(serve):
+    server = serve("unicode-bytes")
 
     with httpx.Client(base_url=server.url, timeout=60) as client:
         answers = {query: client.get(f"/api/search?q={query}") for query in SEARCHES}
+    refused = [sse_post(server, body)[0] for body in BODIES]
 
     assert {query: answer.status_code for query, answer in answers.items()} == dict.fromkeys(
         SEARCHES, 200
     )
     assert all(isinstance(answer.json(), list) for answer in answers.values())
+    assert [(r.status_code, r.json()["detail"]) for r in refused] == [
+        (400, "The request is not valid UTF-8.")
+    ] * len(BODIES)
+    assert Turn.objects.count() == 0
     assert "Traceback" not in server.output()
 
 
