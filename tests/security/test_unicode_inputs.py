@@ -5,7 +5,9 @@ question exactly as typed, and the admin pages that show it render. The lone sur
 NUL the edge refuses are in test_text_hygiene.py; here is everything else a keyboard or a
 script can send: controls, noncharacters, marks, ZWJ emoji, compatibility forms, overrides.
 Found here: 3,990 combining marks on one letter drew a column of ink over the admin's header
-and the other visitors' rows (agent/templatetags/visitor_text.py now shows at most four).
+and the other visitors' rows (agent/templatetags/visitor_text.py now shows at most four); and a
+question typed in fullwidth letters, as Chinese keyboards in fullwidth mode type them, was
+declined where the same question in ASCII was answered (blog/language.py folds them).
 """
 
 import json
@@ -18,6 +20,9 @@ from websockets.sync.client import connect
 
 from agent.models import Turn
 from agent.templatetags.visitor_text import MAX_MARKS
+from blog.embeddings import embedder_get
+from blog.indexing import chunk_reindex
+from blog.models import Article
 from tests.security.clients import admin_signed_in, sse_post
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -158,3 +163,28 @@ def test_a_feedback_comment_of_marks_and_controls_is_saved_and_shown_cut_short(s
     assert (transcript.status_code, longest_mark_run(transcript.text)) == (200, MAX_MARKS)
     assert (downvoted.status_code, longest_mark_run(downvoted.text)) == (200, MAX_MARKS)
     assert 'title="986 more combining marks' in transcript.text
+
+
+def test_a_question_in_fullwidth_letters_is_answered_as_the_same_in_ascii(serve):
+    article = Article.objects.create(
+        title="Zebra tokens",
+        slug="zebra-tokens",
+        summary="What zebra tokens are.",
+        body="## Zebra tokens\n\nZebra tokens are a rare kind of session credential.\n",
+        status=Article.Status.PUBLISHED,
+    )
+    chunk_reindex(article=Article.objects.get(pk=article.pk), embedder=embedder_get())
+    server = serve("unicode-fullwidth")
+    asked = {}
+
+    for question in ["What are zebra tokens?", "Ｗｈａｔ ａｒｅ ｚｅｂｒａ ｔｏｋｅｎｓ？"]:
+        received = ask_over_websocket(server, question)
+        cited = [e["url"] for e in received if e["type"] == "citation"]
+        with httpx.Client(base_url=server.url, timeout=60) as client:
+            hits = client.get("/api/search", params={"q": question}).json()
+        asked[question] = (received[-1]["answered"], cited, [hit["url"] for hit in hits])
+
+    assert (
+        list(asked.values())
+        == [(True, ["/articles/zebra-tokens/"], ["/articles/zebra-tokens/"])] * 2
+    )
