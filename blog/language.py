@@ -6,6 +6,14 @@ _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _LATIN = re.compile(r"[A-Za-z]")
 # Chinese articles quote English terms (pgvector, HNSW); a third of the letters is plenty.
 _CJK_SHARE = 0.3
+# Fullwidth Latin letters and digits (U+FF10-FF19, U+FF21-FF3A, U+FF41-FF5A), as a Chinese or
+# Japanese keyboard in fullwidth mode types them. Fullwidth punctuation ("？", "，") is left:
+# Chinese is written with it, and the question splitters read it as it is.
+_FULLWIDTH = {
+    code: code - 0xFEE0
+    for start, end in [(0xFF10, 0xFF19), (0xFF21, 0xFF3A), (0xFF41, 0xFF5A)]
+    for code in range(start, end + 1)
+}
 
 
 def text_language(text: str) -> str:
@@ -22,3 +30,11 @@ def html_lang(code: str) -> str:
     """The BCP 47 tag for an HTML `lang` attribute ("zh-hans" -> "zh-Hans")."""
     head, _, script = code.partition("-")
     return f"{head}-{script.title()}" if len(script) == 4 else code
+
+
+def fullwidth_fold(text: str) -> str:
+    """`text` with fullwidth letters and digits as ASCII: "ｐｇｖｅｃｔｏｒ" is pgvector.
+
+    No index holds the fullwidth forms: "ｐｇｖｅｃｔｏｒ 是什么？" found nothing, and was declined.
+    """
+    return text.translate(_FULLWIDTH)

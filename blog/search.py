@@ -24,6 +24,7 @@ from blog import search_fetch, search_sql
 from blog.chunking import query_terms
 from blog.embeddings import Embedder, embedder_get, embedding_dimensions_check
 from blog.glossary import Bridge, bridged_coverage, bridged_known, glossary
+from blog.language import fullwidth_fold
 from blog.models import Chunk, published_q
 from blog.relevance import (
     Evidence,
@@ -151,7 +152,7 @@ def _search(
     vector: bool,
     text: bool,
 ) -> list[SearchHit]:
-    query, limit = query.strip(), _clamp(limit)
+    query, limit = fullwidth_fold(query.strip()), _clamp(limit)
     if not query:
         return []
     bar = settings.SEARCH_MIN_RELEVANCE if min_relevance is None else min_relevance

@@ -310,6 +310,8 @@ EMBEDDING_SEND_DIMENSIONS = env.bool(
 EMBEDDING_TIMEOUT = env.float("EMBEDDING_TIMEOUT", default=30.0)
 # Local engines per process: a long query holds one while other searches use the rest.
 EMBEDDING_LOCAL_ENGINES = env.int("EMBEDDING_LOCAL_ENGINES", default=2)
+# A search query's tokens the local model reads; the rest is left off (blog/embeddings.py).
+EMBEDDING_QUERY_MAX_TOKENS = env.int("EMBEDDING_QUERY_MAX_TOKENS", default=128)
 # `serve` loads the local model in a thread at start, so the first search does not wait for it
 # (about 2.5 s of one core). The test suite's live servers turn it off: most never search.
 EMBEDDING_WARM_AT_START = env.bool("EMBEDDING_WARM_AT_START", default=True)

@@ -23,6 +23,7 @@ from agent.llm.offline_overview import OVERVIEW_LIMIT, compose_overview, wants_o
 from agent.llm.offline_parts import question_parts
 from agent.llm.offline_text import answer_language, language, terms
 from agent.prompts import PAGE_CONTEXT_PREFIX, READER_LANGUAGE_PREFIX, STEP_LIMIT_NUDGE
+from blog.language import fullwidth_fold
 
 SEARCH = "search_knowledge_base"
 DETAIL = "get_article_detail"
@@ -185,8 +186,8 @@ def _read(messages: list[dict]) -> _Turn:
     question = str(messages[last].get("content") or "") if last >= 0 else ""
     current = [m for m in messages[last + 1 :] if m.get("content") != STEP_LIMIT_NUDGE]
     return _Turn(
-        question=question.strip(),
-        earlier=[str(messages[i].get("content") or "") for i in users[:-1]],
+        question=fullwidth_fold(question.strip()),
+        earlier=[fullwidth_fold(str(messages[i].get("content") or "")) for i in users[:-1]],
         page=_page(messages),
         results=_tool_results(current),
         step=sum(1 for m in current if m.get("role") == "assistant") + 1,

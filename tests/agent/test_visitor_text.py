@@ -47,3 +47,14 @@ def test_a_greater_than_sign_in_an_attribute_does_not_end_the_tag():
 
     assert page.links[0]["title"] == f"1 > 0 {RLO}"
     assert page.text.count("U+202E") == 1
+
+
+def test_combining_marks_past_four_on_a_character_are_counted_not_stacked():
+    # Thai and Latin towers cut to four marks a character; a keycap and real Thai untouched.
+    thai = "ส" + "\u0e47" * 12
+    shown = str(visitor_html("a" + "\u0301" * 3990 + f" b\u0301\u0300 {thai} 1\ufe0f\u20e3 ก่ำ"))
+
+    assert shown.startswith("<bdi>a" + "\u0301" * 4 + '<span class="dc-bidi" title="3986 more')
+    assert "ส" + "\u0e47" * 4 + '<span class="dc-bidi" title="8 more' in shown
+    assert " b\u0301\u0300 " in shown
+    assert shown.endswith("1\ufe0f\u20e3 ก่ำ</bdi>")
