@@ -15,7 +15,9 @@ HOST = (b"host", b"localhost")
 
 async def connect(*, headers: list[tuple[bytes, bytes]] | None = None) -> WebsocketCommunicator:
     socket = WebsocketCommunicator(application, "/ws/chat/", headers=headers or [ORIGIN, HOST])
-    connected, _ = await socket.connect()
+    # Not the communicator's default of 1 s: on a busy machine (CI, two test processes on two
+    # cores) the handshake's session and rate-limit work took longer, and the test failed.
+    connected, _ = await socket.connect(timeout=10)
     assert connected
     return socket
 

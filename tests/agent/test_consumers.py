@@ -152,7 +152,7 @@ async def test_a_second_message_during_a_turn_is_busy(scripted):
     scripted.enqueue(text_response(["slow "] * 20, delay=0.05))
     socket = await connect()
     await socket.send_json_to({"type": "message", "content": "Tell me slowly"})
-    assert (await socket.receive_json_from())["type"] == "start"
+    assert (await socket.receive_json_from(timeout=10))["type"] == "start"
 
     await socket.send_json_to({"type": "message", "content": "And another"})
 
@@ -168,8 +168,8 @@ async def test_stop_cancels_the_turn_and_closes_the_model_stream(scripted):
     scripted.enqueue(text_response(["word "] * LONG_WORDS, delay=0.02))
     socket = await connect()
     await socket.send_json_to({"type": "message", "content": "Talk a lot"})
-    assert (await socket.receive_json_from())["type"] == "start"
-    assert (await socket.receive_json_from())["type"] == "text"
+    assert (await socket.receive_json_from(timeout=10))["type"] == "start"
+    assert (await socket.receive_json_from(timeout=10))["type"] == "text"
 
     await socket.send_json_to({"type": "stop"})
 
@@ -188,8 +188,8 @@ async def test_disconnect_mid_stream_cancels_and_saves(scripted):
     scripted.enqueue(text_response(["word "] * LONG_WORDS, delay=0.02))
     socket = await connect()
     await socket.send_json_to({"type": "message", "content": "Talk a lot"})
-    await socket.receive_json_from()
-    await socket.receive_json_from()
+    await socket.receive_json_from(timeout=10)
+    await socket.receive_json_from(timeout=10)
 
     await socket.disconnect()
 
@@ -219,7 +219,7 @@ async def test_bad_input_gets_bad_request_and_the_socket_stays_usable(scripted, 
 
     await socket.send_to(text_data=frame)
 
-    event = await socket.receive_json_from()
+    event = await socket.receive_json_from(timeout=10)
     assert event["type"] == "error" and event["code"] == "bad_request"
     assert message in event["message"]
     scripted.enqueue(text_response(["Fine."]))
@@ -275,7 +275,7 @@ async def test_a_foreign_origin_is_rejected():
     socket = WebsocketCommunicator(
         application, "/ws/chat/", headers=[(b"origin", b"http://evil.example")]
     )
-    connected, _ = await socket.connect()
+    connected, _ = await socket.connect(timeout=10)
 
     assert not connected
 
@@ -345,8 +345,8 @@ async def test_a_stopped_turn_still_spends_its_tokens(scripted):
     )
     socket = await connect()
     await socket.send_json_to({"type": "message", "content": "Go on"})
-    start = await socket.receive_json_from()
-    while (await socket.receive_json_from())["type"] != "text":
+    start = await socket.receive_json_from(timeout=10)
+    while (await socket.receive_json_from(timeout=10))["type"] != "text":
         pass
 
     await socket.send_json_to({"type": "stop"})
@@ -419,10 +419,10 @@ async def test_leaving_mid_answer_is_cancelled_whichever_comes_first(scripted, f
     scripted.enqueue(text_response(["word "] * LONG_WORDS, delay=0.02))
     gone = asyncio.Event()
     socket = _app_whose_sends_fail_when(gone)
-    assert (await socket.connect())[0]
+    assert (await socket.connect(timeout=10))[0]
     await socket.send_json_to({"type": "message", "content": "Talk a lot"})
-    await socket.receive_json_from()  # start
-    await socket.receive_json_from()  # some text
+    await socket.receive_json_from(timeout=10)  # start
+    await socket.receive_json_from(timeout=10)  # some text
 
     gone.set()  # from now on every send fails, as on a closed protocol
     if first == "disconnect":
