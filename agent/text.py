@@ -1,11 +1,16 @@
 """Text PostgreSQL and UTF-8 can hold: no NUL, no lone UTF-16 surrogate. Framework-free."""
 
 import re
+import unicodedata
 from typing import Any
 
 # Lone surrogates (unpaired halves, as a JSON `\ud800` escape decodes to) and NUL.
 INVALID = re.compile("[\x00\ud800-\udfff]")
 REPLACEMENT = "\ufffd"
+# What shows as a mark on screen: letters, digits, punctuation and symbols (emoji included).
+_SHOWN = frozenset("LNPS")
+# Letters that render as blank space: Hangul fillers, the halfwidth filler, the Braille blank.
+_BLANK = frozenset("\u115f\u1160\u3164\uffa0\u2800")
 
 
 def text_scrub(value: Any) -> Any:
@@ -19,3 +24,13 @@ def text_scrub(value: Any) -> Any:
     if isinstance(value, dict):
         return {text_scrub(key): text_scrub(item) for key, item in value.items()}
     return value
+
+
+def has_visible_text(text: str) -> bool:
+    """True when `text` has a character that shows on screen.
+
+    Whitespace, zero-width and format characters (U+200B, joiners, bidi marks, tag
+    characters), controls and combining marks with no base show nothing: a question made
+    only of them started a turn and stood as a blank row in the admin.
+    """
+    return any(unicodedata.category(char)[0] in _SHOWN and char not in _BLANK for char in text)

@@ -20,6 +20,7 @@ from agent.frames import FrameError, text_check, text_scrub
 from agent.llm.base import ChatModel
 from agent.loop import ToolRecord, TurnResult
 from agent.ratelimit import TurnBudget
+from agent.text import has_visible_text
 
 
 @dataclass(frozen=True)
@@ -97,7 +98,7 @@ def message_parse(frame: Any) -> ChatMessage:
     except FrameError as exc:
         raise BadRequest(str(exc)) from None
     content = frame.get("content")
-    if not isinstance(content, str) or not content.strip():
+    if not isinstance(content, str) or not has_visible_text(content):
         raise BadRequest("The message is empty. Type a question first.")
     limit = settings.AGENT_MAX_MESSAGE_CHARS
     if len(content) > limit:

@@ -205,6 +205,11 @@ async def test_disconnect_mid_stream_cancels_and_saves(scripted):
         ("[1, 2]", "Frames must be JSON objects"),
         ('{"type": "shout"}', "Unknown frame type 'shout'"),
         ('{"type": "message", "content": "   "}', "The message is empty"),
+        # Nothing that shows: zero-width space, word joiner, BOM, a tag character, a lone mark.
+        (
+            '{"type": "message", "content": "\\u200b\\u2060\\ufeff\\udb40\\udc41\\u0301"}',
+            "The message is empty",
+        ),
         ('{"type": "message", "content": "' + "x" * 4001 + '"}', "the limit is 4,000"),
         (
             '{"type": "message", "content": "hi", "page": "no-such-article"}',

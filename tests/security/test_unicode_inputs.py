@@ -32,13 +32,18 @@ QUESTIONS = {
     "c1 controls": "why cap \x85\x9b\x9f steps?",
     "noncharacters": "why cap \ufffe\uffff\ufdd0\U0001fffe steps?",
     "3,990 marks on one letter": "a" + "\u0301" * 3990,
-    "marks alone": "\u0e47" * 50,
     "ZWJ emoji": "👩\u200d👩\u200d👧\u200d👦 " * 300,
     "fullwidth": "ｗｈｙ ｃａｐ ｔｈｅ ａｇｅｎｔ＇ｓ ｓｔｅｐｓ？",
     "overrides and isolates": "why \u202ecap\u202c the \u2066steps",
-    "zero-width only": "\u200b\u200c\u200d\u2060\ufeff",
     "astral at the cap": "𝕏" * 3999,
     "tag characters": "why \U000e0041\U000e0042 cap",
+}
+# Nothing in them shows on screen: each started a turn that stood as a blank row in the admin.
+INVISIBLE = {
+    "zero-width only": "\u200b\u200c\u200d\u2060\ufeff",
+    "marks alone": "\u0e47" * 50,
+    "tag characters alone": "\U000e0041\U000e0042\U000e007f",
+    "blank letters": "\u3164\u2800 \u115f",
 }
 # Raw query strings for /api/search: bytes that are not UTF-8 (overlong, CESU surrogate, past
 # U+10FFFF), controls and marks. NUL is a 400 at the edge (test_probing.py).
@@ -110,6 +115,20 @@ def test_every_question_is_answered_saved_as_typed_and_shown_in_the_admin(serve)
         (200, MAX_MARKS)
     ] * 3  # the tower of 3,990 is in all three, cut to four
     assert "Traceback" not in server.output()
+
+
+def test_a_question_with_nothing_visible_is_refused_as_empty_and_starts_no_turn(serve):
+    server = serve("unicode-invisible")
+    refused = {}
+
+    for name, question in INVISIBLE.items():
+        for transport, ask in [("ws", ask_over_websocket), ("sse", ask_over_sse)]:
+            [event] = ask(server, question)
+            refused[name, transport] = (event["type"], event.get("code"), event.get("message"))
+
+    empty = ("error", "bad_request", "The message is empty. Type a question first.")
+    assert refused == dict.fromkeys(refused, empty)
+    assert Turn.objects.count() == 0
 
 
 # Chat bodies as raw bytes: overlong "/", a CESU-encoded surrogate, a byte past U+10FFFF.
