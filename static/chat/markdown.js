@@ -10,7 +10,8 @@ const INLINE = new RegExp(
   [
     "(`+)([^`]|[^`][\\s\\S]*?[^`])\\1(?!`)", // 1,2 code
     "\\*\\*(?=\\S)([\\s\\S]*?\\S)\\*\\*", // 3 bold
-    "__(?=\\S)([\\s\\S]*?\\S)__", // 4 bold
+    // Not inside a word, as CommonMark reads "_": "snake__case__name" is a name, not bold.
+    "(?:^|(?<=\\W))__(?=\\S)([\\s\\S]*?\\S)__(?!\\w)", // 4 bold
     '\\[([^\\]\\n]+)\\]\\(\\s*<?([^\\s)>]+)>?(?:\\s+"[^"]*")?\\s*\\)', // 5,6 link
     "(?:^|(?<=[^\\w*]))\\*(?=[^\\s*])([^*\\n]*?[^\\s*])\\*(?![\\w*])", // 7 italic
   ].join("|"),
@@ -37,7 +38,8 @@ export function closeDangling(source) {
   if ((tail.match(/`/g) || []).length % 2) closers += "`";
   tail = tail.replace(/`[^`]*`?/g, "");
   if ((tail.match(/\*\*/g) || []).length % 2) closers += "**";
-  if ((tail.match(/__/g) || []).length % 2) closers += "__";
+  // Only a "__" at a word's edge can open or close bold; "my__var" has none to close.
+  if ((tail.match(/(?<!\w)__|__(?!\w)/g) || []).length % 2) closers += "__";
   return closers ? source.replace(/\s+$/, "") + closers : source;
 }
 

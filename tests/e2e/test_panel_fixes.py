@@ -138,6 +138,24 @@ def test_headings_in_answers_render_as_headings(site, scripted, open_page):
     expect(page.locator(".chat-answer strong")).to_have_count(0)
 
 
+def test_double_underscores_inside_a_word_are_a_name_not_bold(site, scripted, open_page):
+    # The panel made "a__Evil__b" (a name the offline model echoes back) bold where the
+    # admin, reading Markdown as CommonMark does, showed it as typed; and a lone "my__var" got a
+    # "__" closer appended at the end of the answer.
+    answer = "Names like a__Evil__b and my__var stay as typed, but __this__ is bold."
+    scripted.enqueue(text_response(words(answer)))
+    page = open_page()
+    page.goto(site + "/")
+    open_chat(page)
+    ask(page, "Which names?")
+    wait_answered(page)
+
+    shown = page.locator(".chat-answer")
+    expect(shown.locator("strong")).to_have_count(1)
+    expect(shown.locator("strong")).to_have_text("this")
+    expect(shown).to_have_text("Names like a__Evil__b and my__var stay as typed, but this is bold.")
+
+
 def test_restored_tool_steps_keep_their_result_count(site, scripted, open_page):
     scripted.enqueue(*search_then("Cap the steps."))
     page = open_page()
