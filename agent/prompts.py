@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from agent.text import without_tags
+
 SYSTEM_PROMPT = """\
 You are Docent, the assistant of this blog. You help visitors find and understand \
 what the blog's articles say.
@@ -72,6 +74,13 @@ def build_messages(
         messages.append({"role": "system", "content": page_context(page)})
     if language:
         messages.append({"role": "system", "content": reader_context(language)})
-    messages.extend(history)
-    messages.append({"role": "user", "content": user_message})
+    # The visitor's words as they show: tag characters (invisible, read by a model as ASCII)
+    # would carry instructions the transcript's reader cannot see. They stay in the record.
+    messages.extend(
+        {**m, "content": without_tags(m["content"])}
+        if m.get("role") == "user" and isinstance(m.get("content"), str)
+        else m
+        for m in history
+    )
+    messages.append({"role": "user", "content": without_tags(user_message)})
     return messages

@@ -7,6 +7,10 @@ from typing import Any
 # Lone surrogates (unpaired halves, as a JSON `\ud800` escape decodes to) and NUL.
 INVALID = re.compile("[\x00\ud800-\udfff]")
 REPLACEMENT = "\ufffd"
+# Unicode tag characters: invisible, yet each mirrors an ASCII character (U+E0041 is "A"),
+# and a language model reads them. Hidden instructions smuggled that way ride along in a
+# question a reviewer sees as harmless.
+TAG_CHARACTERS = re.compile("[\U000e0000-\U000e007f]+")
 # What shows as a mark on screen: letters, digits, punctuation and symbols (emoji included).
 _SHOWN = frozenset("LNPS")
 # Letters that render as blank space: Hangul fillers, the halfwidth filler, the Braille blank.
@@ -34,3 +38,13 @@ def has_visible_text(text: str) -> bool:
     only of them started a turn and stood as a blank row in the admin.
     """
     return any(unicodedata.category(char)[0] in _SHOWN and char not in _BLANK for char in text)
+
+
+def without_tags(text: str) -> str:
+    """`text` without Unicode tag characters: what a model may read of a visitor's message."""
+    return TAG_CHARACTERS.sub("", text) if TAG_CHARACTERS.search(text) else text
+
+
+def tag_text(run: str) -> str:
+    """The ASCII a run of tag characters spells (the language and cancel tags left out)."""
+    return "".join(chr(ord(char) - 0xE0000) for char in run if 0xE0020 <= ord(char) <= 0xE007E)

@@ -1,5 +1,5 @@
-"""Visitor text in the admin: bidi controls shown as what they are, towers of combining
-marks cut short, the text isolated."""
+"""Visitor text in the admin: bidi controls and hidden tag characters shown as what they
+are, towers of combining marks cut short, the text isolated."""
 
 import re
 import unicodedata
@@ -7,6 +7,8 @@ import unicodedata
 from django import template
 from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import SafeString, mark_safe
+
+from agent.text import TAG_CHARACTERS, tag_text
 
 register = template.Library()
 
@@ -31,6 +33,16 @@ def _control_label(match: re.Match) -> str:
     char = match.group()
     code = f"U+{ord(char):04X}"
     return format_html('<span class="dc-bidi" title="{}">{}</span>', unicodedata.name(char), code)
+
+
+def _tags_label(match: re.Match) -> str:
+    # Invisible on screen, read by a model as the ASCII they mirror: shown as that text, so a
+    # reviewer sees what was smuggled in (the model is not sent them: agent.prompts).
+    return format_html(
+        '<span class="dc-bidi" title="hidden Unicode tag characters, not sent to the model">'
+        "tags: {}</span>",
+        tag_text(match.group()),
+    )
 
 
 def _marks_label(hidden: int) -> str:
@@ -80,6 +92,7 @@ def _label_text(html: str) -> str:
 def _label_piece(text: str) -> str:
     if text.isascii():
         return text
+    text = TAG_CHARACTERS.sub(_tags_label, text)
     return BIDI_CONTROLS.sub(_control_label, _MARK_RUN_CANDIDATE.sub(_marks_capped, text))
 
 
