@@ -28,6 +28,13 @@ logger = logging.getLogger(__name__)
 router = Router(tags=["chat"])
 
 TERMINAL = {"done", "error"}
+CHAT_PATH = "/api/chat"
+# What the WebSocket says for the same field (agent.turns.message_parse).
+FIELD_MESSAGES = {
+    "conversation_id": "conversation_id is not a valid id. Start a new chat.",
+    "content": "The message must be text.",
+    "page": "page must be an article slug.",
+}
 
 
 @router.post(
@@ -71,6 +78,16 @@ async def chat(request: HttpRequest, payload: ChatIn) -> HttpResponse:
     language = getattr(request, "LANGUAGE_CODE", "")  # LocaleMiddleware's, as for the page
     visitor = Visitor(session_key=session_key, client_ip=client_ip, language=language)
     return _event_response(_event_stream(message, visitor))
+
+
+def invalid_chat_request(errors: list[dict]) -> StreamingHttpResponse:
+    """A chat body whose fields do not fit the schema: one `bad_request` event, as the
+    WebSocket answers the same frame, instead of ninja's 422 with pydantic's details."""
+    fields = [str(e["loc"][-1]) for e in errors if e.get("loc")]
+    # Only the schema's own names are said back: a key is the sender's text.
+    field = next((f for f in fields if f in ChatIn.model_fields), "body")
+    message = FIELD_MESSAGES.get(field, f"The request's {field} is not valid.")
+    return _event_response(_one_event(events.error(events.BAD_REQUEST, message)))
 
 
 def _event_response(stream: AsyncIterator[bytes]) -> StreamingHttpResponse:

@@ -5,9 +5,10 @@ import logging
 from django.core.exceptions import ObjectDoesNotExist
 from django.http import HttpRequest, HttpResponse
 from ninja import NinjaAPI
-from ninja.errors import HttpError
+from ninja.errors import HttpError, ValidationError
 from ninja.parser import Parser
 
+from agent.api import CHAT_PATH, invalid_chat_request
 from agent.api import router as agent_router
 from agent.frames import FrameError, json_parse
 from blog.api import router as blog_router
@@ -54,3 +55,12 @@ def http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
         body = {"detail": str(exc.__cause__), "code": "bad_request"}
         return api.create_response(request, body, status=400)
     return api.create_response(request, {"detail": str(exc)}, status=exc.status_code)
+
+
+@api.exception_handler(ValidationError)
+def invalid(request: HttpRequest, exc: ValidationError) -> HttpResponse:
+    # The chat speaks its own protocol over SSE, as over the WebSocket: a malformed field is a
+    # `bad_request` event there, not a 422 of pydantic's details. Every other route keeps 422.
+    if request.path == CHAT_PATH:
+        return invalid_chat_request(exc.errors)
+    return api.create_response(request, {"detail": exc.errors}, status=422)

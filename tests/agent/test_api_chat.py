@@ -60,6 +60,36 @@ async def test_sse_bad_request(scripted):
     ]
 
 
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ({"content": "hi", "conversation_id": "nope"}, "conversation_id is not a valid id."),
+        ({"content": "hi", "conversation_id": "１２３"}, "conversation_id is not a valid id."),
+        ({"content": ["hi"]}, "The message must be text."),
+        ({"content": "hi", "page": 5}, "page must be an article slug."),
+        ({"type": "shout", "content": "hi"}, "The request's type is not valid."),
+    ],
+)
+async def test_sse_fields_that_do_not_fit_get_the_websockets_bad_request_event(
+    scripted, body, message
+):
+    # They were ninja's 422 with pydantic's details, where the WebSocket sends the chat's own
+    # `bad_request` event for the same frame ("the same JSON events over SSE").
+    from agent.models import Turn
+
+    events = await post_chat(AsyncClient(), **body)
+
+    assert [(e["type"], e["code"]) for e in events] == [("error", "bad_request")]
+    assert events[0]["message"].startswith(message)
+    assert await Turn.objects.acount() == 0
+
+
+async def test_other_api_routes_keep_their_422_for_fields_that_do_not_fit():
+    response = await AsyncClient().get("/api/search", {"q": "x", "limit": "many"})
+
+    assert response.status_code == 422 and response.json()["detail"][0]["loc"][-1] == "limit"
+
+
 async def test_sse_refuses_an_over_long_message_whole_and_never_cuts_it(scripted):
     from agent.models import Turn
 
