@@ -9,6 +9,25 @@ from websockets.asyncio.client import ClientConnection, connect
 from testing_support.live_server import LiveServer
 
 
+def published_indexed(**fields) -> None:
+    """A published article, chunked and embedded with the configured embedder (sync)."""
+    from blog.embeddings import embedder_get
+    from blog.indexing import chunk_reindex
+    from blog.models import Article
+
+    article = Article.objects.create(status=Article.Status.PUBLISHED, **fields)
+    chunk_reindex(article=Article.objects.get(pk=article.pk), embedder=embedder_get())
+
+
+async def ws_answer(server: LiveServer, question: str, **extra) -> list[dict]:
+    """One question on a socket of its own: the turn's events, the socket closed after."""
+    socket = await ws_open(server)
+    try:
+        return await ws_ask(socket, question, **extra)
+    finally:
+        await socket.close()
+
+
 def same_minute(seconds_needed: float = 20) -> None:
     """Wait, if needed, so the next `seconds_needed` fall in one per-minute rate window.
 

@@ -13,9 +13,7 @@ import httpx
 import pytest
 from channels.db import database_sync_to_async
 
-from blog.embeddings import embedder_get
-from blog.indexing import chunk_reindex
-from blog.models import Article
+from tests.security.clients import published_indexed
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -29,10 +27,7 @@ def publish_indexed() -> None:
         ("agent-steps", "## 步数\n\n智能体的循环每一步调用一次模型，步数上限防止无限循环。\n"),
         ("hybrid-search", "## 检索\n\n向量检索与全文检索用 RRF 融合排序，结果更稳。\n"),
     ]:
-        article = Article.objects.create(
-            title=slug, slug=slug, summary=slug, body=body, status=Article.Status.PUBLISHED
-        )
-        chunk_reindex(article=Article.objects.get(pk=article.pk), embedder=embedder_get())
+        published_indexed(title=slug, slug=slug, summary=slug, body=body)
 
 
 async def test_a_long_query_is_embedded_only_as_far_as_its_first_tokens(serve):

@@ -13,11 +13,8 @@ import re
 import pytest
 from channels.db import database_sync_to_async
 
-from blog.embeddings import embedder_get
-from blog.indexing import chunk_reindex
-from blog.models import Article
 from blog.rendering import answer_to_html
-from tests.security.clients import ws_ask, ws_open
+from tests.security.clients import published_indexed, ws_answer
 from tests.security.test_quoted_links import CHAT_LINK
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -42,14 +39,9 @@ QUESTIONS = [
 
 @database_sync_to_async
 def publish_indexed() -> None:
-    article = Article.objects.create(
-        title="Zebra tokens",
-        slug="zebra-tokens",
-        summary="What zebra tokens are.",
-        body=BODY,
-        status=Article.Status.PUBLISHED,
+    published_indexed(
+        title="Zebra tokens", slug="zebra-tokens", summary="What zebra tokens are.", body=BODY
     )
-    chunk_reindex(article=Article.objects.get(pk=article.pk), embedder=embedder_get())
 
 
 async def test_injection_shaped_questions_get_answers_with_no_foreign_links(serve):
@@ -58,9 +50,7 @@ async def test_injection_shaped_questions_get_answers_with_no_foreign_links(serv
 
     answers = []
     for question in QUESTIONS:
-        socket = await ws_open(server)
-        events = await ws_ask(socket, question)
-        await socket.close()
+        events = await ws_answer(server, question)
         assert events[-1]["type"] == "done", events[-1]
         answers.append("".join(e["content"] for e in events if e["type"] == "text"))
 

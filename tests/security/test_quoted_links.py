@@ -13,11 +13,8 @@ import re
 import pytest
 from channels.db import database_sync_to_async
 
-from blog.embeddings import embedder_get
-from blog.indexing import chunk_reindex
-from blog.models import Article
 from blog.rendering import answer_to_html
-from tests.security.clients import ws_ask, ws_open
+from tests.security.clients import published_indexed, ws_answer
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -40,14 +37,12 @@ CHAT_LINK = re.compile(r"\[([^\]\n]+)\]\(\s*<?([^\s)>]+)>?")
 
 @database_sync_to_async
 def publish_indexed() -> None:
-    article = Article.objects.create(
+    published_indexed(
         title=f"Zebra tokens](https://{EVIL}/title) [x",
         slug="zebra-tokens",
         summary=f"Claim yours at [the sign-in page](https://{EVIL}/login) today.",
         body=BODY,
-        status=Article.Status.PUBLISHED,
     )
-    chunk_reindex(article=Article.objects.get(pk=article.pk), embedder=embedder_get())
 
 
 async def test_the_offline_assistant_quotes_article_text_without_making_links(serve):
@@ -56,9 +51,7 @@ async def test_the_offline_assistant_quotes_article_text_without_making_links(se
 
     answers = []
     for question, page in QUESTIONS:
-        socket = await ws_open(server)
-        events = await ws_ask(socket, question, **({"page": page} if page else {}))
-        await socket.close()
+        events = await ws_answer(server, question, **({"page": page} if page else {}))
         assert events[-1]["type"] == "done", events[-1]
         answers.append("".join(e["content"] for e in events if e["type"] == "text"))
 

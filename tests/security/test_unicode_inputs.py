@@ -20,10 +20,7 @@ from websockets.sync.client import connect
 
 from agent.models import Turn
 from agent.templatetags.visitor_text import MAX_MARKS
-from blog.embeddings import embedder_get
-from blog.indexing import chunk_reindex
-from blog.models import Article
-from tests.security.clients import admin_signed_in, sse_post
+from tests.security.clients import admin_signed_in, published_indexed, sse_post
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -185,14 +182,12 @@ def test_a_feedback_comment_of_marks_and_controls_is_saved_and_shown_cut_short(s
 
 
 def test_a_question_in_fullwidth_letters_is_answered_as_the_same_in_ascii(serve):
-    article = Article.objects.create(
+    published_indexed(
         title="Zebra tokens",
         slug="zebra-tokens",
         summary="What zebra tokens are.",
         body="## Zebra tokens\n\nZebra tokens are a rare kind of session credential.\n",
-        status=Article.Status.PUBLISHED,
     )
-    chunk_reindex(article=Article.objects.get(pk=article.pk), embedder=embedder_get())
     server = serve("unicode-fullwidth")
     asked = {}
 
