@@ -28,7 +28,6 @@ logger = logging.getLogger(__name__)
 router = Router(tags=["chat"])
 
 TERMINAL = {"done", "error"}
-CHAT_PATH = "/api/chat"
 # What the WebSocket says for the same field (agent.turns.message_parse).
 FIELD_MESSAGES = {
     "conversation_id": "conversation_id is not a valid id. Start a new chat.",

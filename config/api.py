@@ -8,11 +8,12 @@ from ninja import NinjaAPI
 from ninja.errors import HttpError, ValidationError
 from ninja.parser import Parser
 
-from agent.api import CHAT_PATH, invalid_chat_request
+from agent.api import invalid_chat_request
 from agent.api import router as agent_router
 from agent.frames import FrameError, json_parse
 from blog.api import router as blog_router
 from blog.embeddings import EmbeddingDimensionMismatch, EmbeddingError
+from config.concurrency import CHAT_STREAM
 
 logger = logging.getLogger(__name__)
 
@@ -61,6 +62,6 @@ def http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
 def invalid(request: HttpRequest, exc: ValidationError) -> HttpResponse:
     # The chat speaks its own protocol over SSE, as over the WebSocket: a malformed field is a
     # `bad_request` event there, not a 422 of pydantic's details. Every other route keeps 422.
-    if request.path == CHAT_PATH:
+    if request.path == CHAT_STREAM:
         return invalid_chat_request(exc.errors)
     return api.create_response(request, {"detail": exc.errors}, status=422)
