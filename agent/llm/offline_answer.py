@@ -179,7 +179,7 @@ def _by_parts(
         )
         blind = _nearest_label(sources[n], lang)
         if answer.startswith(blind):  # quoted blind: say which part it stands in for
-            answer = _nearest_part_label(text, sources[n], lang) + answer[len(blind) :]
+            answer = _nearest_label(sources[n], lang, part=text) + answer[len(blind) :]
         (unsaid if is_decline(answer) else said).append(answer)
     return "\n\n".join(answer for answer in [*said, *unsaid] if answer) if any(said) else ""
 
@@ -372,19 +372,17 @@ def _with_thesis(
     return [*facts, *picked][: max(MAX_FACTS, len(facts) + 1)]
 
 
-def _nearest_label(source: dict, lang: str) -> str:
+def _nearest_label(source: dict, lang: str, part: str = "") -> str:
+    """The lead-in of a passage quoted blind; for `part`, of one part of a two-part question."""
     written = LANGUAGE_NAMES[lang].get(str(source.get("language") or ""), "")
-    return NEAREST[lang].format(title=_title(source), written=written).replace("  ", " ")
-
-
-def _nearest_part_label(part: str, source: dict, lang: str) -> str:
-    written = LANGUAGE_NAMES[lang].get(str(source.get("language") or ""), "")
+    fields = {"title": _title(source), "written": written}
+    if not part:
+        return NEAREST[lang].format(**fields).replace("  ", " ")
     part = part.strip().rstrip("?？,，。.;；")
     if len(part) > PART_LABEL_CHARS:
         cut = part[:PART_LABEL_CHARS].rsplit(" ", 1)[0] if " " in part else part[:PART_LABEL_CHARS]
         part = cut.rstrip(" ,，") + "…"
-    label = NEAREST_FOR_PART[lang].format(part=inert(part), title=_title(source), written=written)
-    return label.replace("  ", " ")
+    return NEAREST_FOR_PART[lang].format(part=inert(part), **fields).replace("  ", " ")
 
 
 def _other_language(source: dict, lang: str) -> bool:
