@@ -1,13 +1,15 @@
 """The chat over HTTP: SSE for clients without WebSockets, and the transcript for reloads."""
 
 import asyncio
+import contextvars
 import logging
 import uuid
 from collections.abc import AsyncIterator
 
+from asgiref.sync import SyncToAsync, sync_to_async
 from channels.db import database_sync_to_async
 from django.conf import settings
-from django.db import DatabaseError
+from django.db import DatabaseError, connections
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.utils.cache import patch_cache_control, patch_vary_headers
 from ninja import Router, Status
@@ -163,7 +165,14 @@ async def _feedback_stream(payload: ChatIn, visitor: Visitor) -> AsyncIterator[b
 async def _event_stream(message: ChatMessage, visitor: Visitor) -> AsyncIterator[bytes]:
     queue: asyncio.Queue[dict] = asyncio.Queue()
     frames = text_frames(queue.put)
-    turn = asyncio.create_task(runner.run(message=message, visitor=visitor, emit=frames))
+    # The session is saved by now (middleware ran before the first byte): this request's
+    # thread needs no connection while the turn streams, and the turn's own database calls
+    # go where the WebSocket's do. A turn used to hold one connection for its whole stream,
+    # which capped SSE streams at what PostgreSQL allows.
+    await sync_to_async(_request_connections_close)()
+    turn = asyncio.create_task(
+        runner.run(message=message, visitor=visitor, emit=frames), context=_outside_request()
+    )
     try:
         while True:
             event = await queue.get()
@@ -177,6 +186,22 @@ async def _event_stream(message: ChatMessage, visitor: Visitor) -> AsyncIterator
         if not turn.done():
             turn.cancel()
             await asyncio.gather(turn, return_exceptions=True)
+
+
+def _request_connections_close() -> None:
+    """Close the connections of the thread this runs in (the request's own)."""
+    for connection in connections.all(initialized_only=True):
+        if not connection.in_atomic_block:  # a test's transaction
+            connection.close()
+
+
+def _outside_request() -> contextvars.Context:
+    """The current context, minus the request's thread: thread-sensitive calls made in it run
+    on the process's shared database thread, as a WebSocket consumer's do, not on a thread
+    (and a connection) of this request's that lives as long as the stream."""
+    context = contextvars.copy_context()
+    context.run(SyncToAsync.thread_sensitive_context.set, None)  # type: ignore[arg-type]
+    return context
 
 
 def _client_ip(request: HttpRequest) -> str:

@@ -40,6 +40,7 @@ application = TrustedProxyMiddleware(
                     total=settings.HTTP_CHAT_STREAMS_IN_FLIGHT,
                     per_client=settings.HTTP_CHAT_STREAMS_IN_FLIGHT_PER_IP,
                     counts=chat_stream,
+                    until_first_body=True,  # a stream holds its slot only until it starts
                 )
             ),
             "websocket": WebsocketOriginValidator(

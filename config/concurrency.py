@@ -5,10 +5,12 @@ bounded how many ran at once: 90 concurrent GETs of /api/articles from one clien
 connections, PostgreSQL refused the rest (500s), and the connections stayed open afterwards.
 Requests past the cap wait their turn instead of failing. One address may fill only part of the
 slots, so a burst from one client leaves room for everyone else. The chat's SSE stream is not
-counted there: its turns must not wait behind page loads. It has a cap of its own: its view
-runs in a request thread too, whose connection stays open for the whole stream (the
-WebSocket's turns share one thread), and sixty SSE turns at once held sixty connections: two
-or three addresses at their message limit left PostgreSQL refusing everyone, `/readyz` included.
+counted there: its turns must not wait behind page loads. It has a cap of its own, on streams
+*starting*: the session's save and the turn's preparation run before the first event, each in
+a request thread with a connection of its own, and a hundred at once left PostgreSQL refusing
+everyone, `/readyz` included. A stream's slot is given back with its first event; from there it
+holds no connection of its own (agent/api.py), so a long answer does not keep the next visitor
+waiting.
 
 Each request's sync code runs in a thread of its own, so a connection kept for reuse
 (CONN_MAX_AGE) was never reused: it stayed open, in a reference cycle, until a full garbage
@@ -46,7 +48,8 @@ class _Gate:
 
 class HttpConcurrencyLimit:
     """ASGI middleware: at most `total` HTTP requests it `counts` in the app, `per_client` from
-    one address; the others pass."""
+    one address; the others pass. With `until_first_body`, a request's slots are given back
+    when its first body chunk is sent (a stream's first event) rather than when it ends."""
 
     def __init__(
         self,
@@ -55,11 +58,13 @@ class HttpConcurrencyLimit:
         total: int,
         per_client: int,
         counts: Callable[[str], bool] = plain_request,
+        until_first_body: bool = False,
     ) -> None:
         self.application = application
         self.counts = counts
         self.total = asyncio.Semaphore(total)
         self.per_client = per_client
+        self.until_first_body = until_first_body
         self.gates: dict[str, _Gate] = {}
 
     async def __call__(self, scope, receive, send):
@@ -68,11 +73,34 @@ class HttpConcurrencyLimit:
         client = address_bucket(str((scope.get("client") or ("",))[0]))
         gate = self.gates.setdefault(client, _Gate(asyncio.Semaphore(self.per_client)))
         gate.users += 1
+        held = False
+
+        def give_back() -> None:
+            nonlocal held
+            if held:
+                held = False
+                self.total.release()
+                gate.slots.release()
+
+        async def sending(message: dict) -> None:
+            if message["type"] == "http.response.body":
+                give_back()
+            await send(message)
+
         try:
             # The client's own slot first, so its queued requests hold none of the shared ones.
-            async with gate.slots, self.total:
-                return await self.application(scope, receive, send)
+            await gate.slots.acquire()
+            try:
+                await self.total.acquire()
+            except BaseException:  # cancelled while queued
+                gate.slots.release()
+                raise
+            held = True
+            return await self.application(
+                scope, receive, sending if self.until_first_body else send
+            )
         finally:
+            give_back()
             gate.users -= 1
             if gate.users == 0:
                 del self.gates[client]

@@ -204,8 +204,9 @@ HTTP_WEBSOCKET_ACCEPT_SECONDS = env.float("HTTP_WEBSOCKET_ACCEPT_SECONDS", defau
 # and per client address; more wait their turn (config/concurrency.py).
 HTTP_REQUESTS_IN_FLIGHT = env.int("HTTP_REQUESTS_IN_FLIGHT", default=32)
 HTTP_REQUESTS_IN_FLIGHT_PER_IP = env.int("HTTP_REQUESTS_IN_FLIGHT_PER_IP", default=8)
-# Chat streams over SSE (`POST /api/chat`) at once per process, each a database connection for
-# its whole turn (config/concurrency.py); more wait. The WebSocket's turns are not counted.
+# Chat streams over SSE (`POST /api/chat`) starting at once per process: each holds a request
+# thread's database connection until its first event, then gives its slot back and streams with
+# none (config/concurrency.py, agent/api.py); more wait. The WebSocket's turns are not counted.
 HTTP_CHAT_STREAMS_IN_FLIGHT = env.int("HTTP_CHAT_STREAMS_IN_FLIGHT", default=16)
 HTTP_CHAT_STREAMS_IN_FLIGHT_PER_IP = env.int("HTTP_CHAT_STREAMS_IN_FLIGHT_PER_IP", default=4)
 # Calls of the public search API per client address per minute (config/search_limit.py).
