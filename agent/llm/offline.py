@@ -67,7 +67,6 @@ _FOLLOW_UP = re.compile(
     re.IGNORECASE,
 )
 FOLLOW_UP_TERMS = 2  # a question with this few words of its own leans on the one before
-LEAN_BACK = 9  # the call number of the search made again with the earlier question's words
 
 
 class OfflineModel:
@@ -133,18 +132,14 @@ def plan(messages: list[dict], available: set[str]) -> tuple[list[ToolCall], str
         if SEARCH in available:
             return _searches(turn, summary), ""
         return [], DONT_KNOW[turn.lang]
-    # The first search is the whole question's; any others are its parts' (_searches), and a
-    # last one the question's with the earlier question's words, when it found nothing alone.
-    again = searched[len(_queries(turn, summary)) :]
-    hits = _hit_list((again or searched)[0]) if searched else []
+    # The first search is the whole question's; any others are its parts' (_searches).
+    hits = _hit_list(searched[0]) if searched else []
     articles = [d for d in details if isinstance(d, dict) and "body" in d]
     if summary and articles and (not hits or not _about_other(turn, hits)):
         return [], compose_summary(articles[0], turn.lang)
     if searched and _failed(searched[0]) and not articles:
         return [], SEARCH_FAILED[turn.lang]
     if searched and not _relevant(turn.question, hits):
-        if not again and not summary and _may_lean_back(turn, searched[0], available):
-            return [turn.call(SEARCH, {"query": _with_earlier(turn), "limit": 5}, LEAN_BACK)], ""
         # A part alone may clear the bar with its fewer words; answering it was measured to
         # answer out-of-scope questions (README, "Eleventh pass").
         return [], DONT_KNOW[turn.lang]
@@ -152,8 +147,7 @@ def plan(messages: list[dict], available: set[str]) -> tuple[list[ToolCall], str
     # part's fewer words found is a looser match than the whole question allows.
     found = {hit["article_id"] for hit in hits}
     part_hits = [
-        [hit for hit in _hit_list(output) if hit["article_id"] in found]
-        for output in ([] if again else searched[1:])
+        [hit for hit in _hit_list(output) if hit["article_id"] in found] for output in searched[1:]
     ]
     chosen = with_part_tops(choose_hits(turn.question, hits), part_hits)
     if not details and DETAIL in available:
@@ -172,7 +166,7 @@ def plan(messages: list[dict], available: set[str]) -> tuple[list[ToolCall], str
     ]
     answer = compose_answer(
         question=turn.question,
-        context=turn.earlier[-1] if again or is_follow_up(turn) else "",
+        context=turn.earlier[-1] if is_follow_up(turn) else "",
         sources=sources,
         excerpts={h["article_id"]: h.get("excerpt", "") for h in chosen},
         lang=turn.lang,
@@ -234,30 +228,11 @@ def is_follow_up(turn: _Turn) -> bool:
 
 def _searches(turn: _Turn, summary: bool) -> list[ToolCall]:
     """The question's search, then one per part of a question asked in two."""
-    queries = _queries(turn, summary)
-    return [turn.call(SEARCH, {"query": q, "limit": 5}, n) for n, q in enumerate(queries)]
-
-
-def _queries(turn: _Turn, summary: bool) -> list[str]:
+    calls = [turn.call(SEARCH, {"query": search_query(turn), "limit": 5})]
     if summary or is_follow_up(turn):
-        return [search_query(turn)]
-    return [search_query(turn), *question_parts(turn.question[:500])]
-
-
-def _may_lean_back(turn: _Turn, first: Any, available: set[str]) -> bool:
-    """Search again with the earlier question's words, the question alone having found nothing.
-
-    A follow-up need not say "it" or "those" ("How many Redis keys does that take?", "每次重试
-    之间隔多久？"): it still leans on the question before. Not after a decline (a new topic,
-    as in is_follow_up), nor when the search failed.
-    """
-    return (
-        bool(turn.earlier)
-        and not is_follow_up(turn)  # its first search had them already
-        and turn.previous_answer.strip() not in _FOUND_NOTHING
-        and SEARCH in available
-        and not _failed(first)
-    )
+        return calls
+    parts = question_parts(turn.question[:500])
+    return calls + [turn.call(SEARCH, {"query": p, "limit": 5}, n) for n, p in enumerate(parts, 1)]
 
 
 def with_part_tops(chosen: list[dict], parts: list[list[dict]]) -> list[dict]:
@@ -297,12 +272,8 @@ def _hit_list(output: Any) -> list[dict]:
 def search_query(turn: _Turn) -> str:
     """The question, preceded by the previous question when this one is a follow-up."""
     if is_follow_up(turn):
-        return _with_earlier(turn)
+        return f"{turn.earlier[-1]} {turn.question}"[-500:]
     return turn.question[:500]
-
-
-def _with_earlier(turn: _Turn) -> str:
-    return f"{turn.earlier[-1]} {turn.question}"[-500:]
 
 
 def choose_hits(question: str, hits: list[dict]) -> list[dict]:

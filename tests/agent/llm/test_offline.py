@@ -575,49 +575,6 @@ async def test_a_standalone_question_after_another_searches_on_its_own():
     assert calls(result)[0][1]["query"] == "What does a conversation budget limit?"
 
 
-def pgvector_only(query: str) -> list[dict]:
-    return [relevant_hit(INDEX_ARTICLE, 0.8)] if "pgvector" in query else []
-
-
-@pytest.mark.asyncio
-async def test_a_question_that_finds_nothing_alone_searches_again_with_the_earlier_one():
-    # A follow-up need not say "it" or "those": "How many Redis keys does that take for each
-    # visitor?" after a question on sliding windows was declined, its article ranked first.
-    history = [
-        {"role": "user", "content": "Which pgvector index types are there?"},
-        {"role": "assistant", "content": "HNSW and IVFFlat. Source: [x](/articles/x/)"},
-    ]
-    question = "How much memory does the build need?"
-
-    result, _ = await ask(question, pgvector_only, history=history)
-
-    searched = [args["query"] for name, args in calls(result) if name == "search_knowledge_base"]
-    assert searched == [question, f"Which pgvector index types are there? {question}"]
-    assert "Memory: high" in result.answer and result.citations
-    assert not is_decline(result.answer)
-
-
-@pytest.mark.asyncio
-@pytest.mark.parametrize(
-    ("previous_answer", "hits"),
-    [(DONT_KNOW["en"], pgvector_only),  # after a decline the question is a new topic
-     ("HNSW and IVFFlat. Source: [x](/articles/x/)", [])],  # found nothing either way
-)  # fmt: skip
-async def test_searching_again_with_the_earlier_question_is_done_once_and_not_after_a_decline(
-    previous_answer, hits
-):
-    history = [
-        {"role": "user", "content": "Which pgvector index types are there?"},
-        {"role": "assistant", "content": previous_answer},
-    ]
-
-    result, _ = await ask("How much memory does the build need?", hits, history=history)
-
-    searches = [name for name, _ in calls(result) if name == "search_knowledge_base"]
-    assert len(searches) == (1 if previous_answer == DONT_KNOW["en"] else 2)
-    assert is_decline(result.answer) and not result.citations
-
-
 @pytest.mark.asyncio
 async def test_summarize_this_article_gives_the_summary_and_each_sections_lead():
     page = {k: INDEX_ARTICLE[k] for k in ("article_id", "title", "url")}
