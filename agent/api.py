@@ -192,7 +192,10 @@ def _request_connections_close() -> None:
     """Close the connections of the thread this runs in (the request's own)."""
     for connection in connections.all(initialized_only=True):
         if not connection.in_atomic_block:  # a test's transaction
-            connection.close()
+            try:
+                connection.close()
+            except DatabaseError:  # a broken connection is dropped all the same
+                pass
 
 
 def _outside_request() -> contextvars.Context:

@@ -183,3 +183,32 @@ async def test_sse_tells_the_model_the_language_the_pages_are_shown_in(scripted)
         line.startswith("The visitor reads this site in Chinese (zh-hans).") for line in system
     )
     assert await runner.saver.drain(timeout=10)
+
+
+async def test_a_request_connection_that_fails_to_close_does_not_end_the_stream(
+    scripted, monkeypatch
+):
+    # The stream closes its request thread's connection as it begins; a connection that broke
+    # meanwhile (the database restarted) raises on close. The turn must still run. A fake: the
+    # break cannot be timed for real between the session's save and the first byte.
+    from django.db import DatabaseError
+
+    from agent import api
+
+    class Broken:
+        in_atomic_block = False
+
+        def close(self):
+            raise DatabaseError("server closed the connection unexpectedly")
+
+    class Connections:
+        def all(self, initialized_only: bool = False):
+            return [Broken()]
+
+    monkeypatch.setattr(api, "connections", Connections())
+    scripted.enqueue(text_response(["Still ", "here."]))
+
+    events = await post_chat(AsyncClient(), type="message", content="hello")
+
+    assert events[0]["type"] == "start" and events[-1]["type"] == "done"
+    assert text_of(events) == "Still here."
