@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 from asgiref.sync import SyncToAsync, sync_to_async
 from channels.db import database_sync_to_async
 from django.conf import settings
-from django.db import DatabaseError, connections
+from django.db import DatabaseError
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.utils.cache import patch_cache_control, patch_vary_headers
 from ninja import Router, Status
@@ -23,6 +23,7 @@ from agent.runner import ChatMessage, Visitor, message_parse, runner
 from agent.schemas import ChatIn, ConversationOut, ErrorOut, FeedbackIn, FeedbackOut
 from agent.services import FEEDBACK_NOT_FOUND
 from agent.visitor_session import session_ensure, session_key_known
+from config.concurrency import connections_close_here
 from ops.metrics import turn_refused_count
 
 logger = logging.getLogger(__name__)
@@ -169,7 +170,7 @@ async def _event_stream(message: ChatMessage, visitor: Visitor) -> AsyncIterator
     # thread needs no connection while the turn streams, and the turn's own database calls
     # go where the WebSocket's do. A turn used to hold one connection for its whole stream,
     # which capped SSE streams at what PostgreSQL allows.
-    await sync_to_async(_request_connections_close)()
+    await sync_to_async(connections_close_here)()  # in the request's thread
     turn = asyncio.create_task(
         runner.run(message=message, visitor=visitor, emit=frames), context=_outside_request()
     )
@@ -186,16 +187,6 @@ async def _event_stream(message: ChatMessage, visitor: Visitor) -> AsyncIterator
         if not turn.done():
             turn.cancel()
             await asyncio.gather(turn, return_exceptions=True)
-
-
-def _request_connections_close() -> None:
-    """Close the connections of the thread this runs in (the request's own)."""
-    for connection in connections.all(initialized_only=True):
-        if not connection.in_atomic_block:  # a test's transaction
-            try:
-                connection.close()
-            except DatabaseError:  # a broken connection is dropped all the same
-                pass
 
 
 def _outside_request() -> contextvars.Context:

@@ -21,7 +21,7 @@ import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from django.db import connections
+from django.db import DatabaseError, connections
 
 from agent.ratelimit import address_bucket
 
@@ -109,15 +109,23 @@ class HttpConcurrencyLimit:
 def connections_close_after_request(**_kwargs) -> None:
     """request_finished receiver: close this request thread's database connections.
 
-    A connection inside a transaction (a test's) is left alone, and so is a call from async
-    code (the test client closes streamed responses in its event loop; connections may not be
-    touched there, and Django's own receiver has the same rule).
+    Not from async code (the test client closes streamed responses in its event loop;
+    connections may not be touched there, and Django's own receiver has the same rule).
     """
     try:
         asyncio.get_running_loop()
         return
     except RuntimeError:
         pass  # a sync thread: the request's own
+    connections_close_here()
+
+
+def connections_close_here() -> None:
+    """Close the calling thread's database connections; one inside a transaction (a test's)
+    is left alone, and one that broke meanwhile is dropped all the same."""
     for connection in connections.all(initialized_only=True):
         if not connection.in_atomic_block:
-            connection.close()
+            try:
+                connection.close()
+            except DatabaseError:
+                pass

@@ -193,7 +193,7 @@ async def test_a_request_connection_that_fails_to_close_does_not_end_the_stream(
     # break cannot be timed for real between the session's save and the first byte.
     from django.db import DatabaseError
 
-    from agent import api
+    from config import concurrency
 
     class Broken:
         in_atomic_block = False
@@ -205,7 +205,7 @@ async def test_a_request_connection_that_fails_to_close_does_not_end_the_stream(
         def all(self, initialized_only: bool = False):
             return [Broken()]
 
-    monkeypatch.setattr(api, "connections", Connections())
+    monkeypatch.setattr(concurrency, "connections", Connections())
     scripted.enqueue(text_response(["Still ", "here."]))
 
     events = await post_chat(AsyncClient(), type="message", content="hello")
