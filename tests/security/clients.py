@@ -4,9 +4,20 @@ import json
 
 import httpx
 from channels.db import database_sync_to_async
+from django.db import connection
 from websockets.asyncio.client import ClientConnection, connect
 
 from testing_support.live_server import LiveServer
+
+
+def server_connections() -> int:
+    """The database's connections now, the caller's own left out (a live server's, mostly)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
+        return cursor.fetchone()[0]
 
 
 def published_indexed(**fields) -> None:

@@ -11,22 +11,12 @@ from concurrent.futures import ThreadPoolExecutor
 import httpx
 import pytest
 from channels.db import database_sync_to_async
-from django.db import connection
 
-from tests.security.clients import same_minute, sse_post, ws_ask, ws_open
+from tests.security.clients import same_minute, server_connections, sse_post, ws_ask, ws_open
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 BURST = 95  # under the per-address connection cap (100), over what PostgreSQL can give
-
-
-def server_connections() -> int:  # the test's own connection left out
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT count(*) FROM pg_stat_activity "
-            "WHERE datname = current_database() AND pid <> pg_backend_pid()"
-        )
-        return cursor.fetchone()[0]
 
 
 async def test_a_burst_of_requests_neither_fails_nor_keeps_database_connections(
@@ -124,9 +114,10 @@ async def test_punctuation_dense_queries_count_for_what_they_cost(serve):
 
 
 async def test_a_burst_of_chat_streams_leaves_the_database_connections_to_everyone(serve):
-    # The SSE view runs in a request thread whose connection stays open for the whole turn:
-    # sixty turns at once held sixty connections, and 150 (five addresses at their message
-    # limit) left PostgreSQL refusing everyone: 68 of them ended `internal`, /readyz failed.
+    # Each SSE request opens a connection in a request thread of its own (the session, then
+    # the turn's start; the whole turn, before tests/security/test_sse_streams.py's fix):
+    # uncapped, 150 at once (five addresses at their message limit) left PostgreSQL refusing
+    # everyone: 68 of them ended `internal`, /readyz failed.
     server = serve(
         "chat-streams",
         DB_CONN_MAX_AGE="60",
@@ -157,6 +148,6 @@ async def test_a_burst_of_chat_streams_leaves_the_database_connections_to_everyo
     await watching
 
     assert [events[-1]["type"] for events in answers] == ["done"] * BURST
-    # The streams' cap (8), and the threads all turns share (saving, searching): 19 here, where
+    # The cap on streams starting (8), and the threads all turns share (saving, searching), where
     # uncapped the burst took every connection PostgreSQL had, this test's own included.
     assert peak - idle < BURST // 2

@@ -13,8 +13,8 @@ import pytest
 from channels.db import database_sync_to_async
 
 from testing_support.model_server import text_response
+from tests.security.clients import server_connections
 from tests.security.conftest import model_env
-from tests.security.test_request_bursts import server_connections
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
