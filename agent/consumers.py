@@ -101,7 +101,8 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         elif kind != "message":
             await self.send_error(
                 events.BAD_REQUEST,
-                f'Unknown frame type {kind!r}; use "message", "stop" or "feedback".',
+                # The type is not echoed back: it is any JSON value the client sent.
+                'Unknown frame type; use "message", "stop" or "feedback".',
             )
         elif self.answering:
             await self.send_error(

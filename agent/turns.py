@@ -176,7 +176,8 @@ def _page(slug: str) -> dict:
 
     article = Article.objects.published().filter(slug=slug).only("pk", "title", "slug").first()
     if article is None:
-        raise BadRequest(f'There is no published article "{slug}".')
+        # Not echoed back: the slug is whatever the client sent (up to 200 characters).
+        raise BadRequest("The page is not a published article.")
     return {"article_id": article.pk, "title": article.title, "url": article.get_absolute_url()}
 
 

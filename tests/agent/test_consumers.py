@@ -218,7 +218,7 @@ async def test_disconnect_mid_stream_cancels_and_saves(scripted):
     [
         ("not json", "not valid JSON"),
         ("[1, 2]", "Frames must be JSON objects"),
-        ('{"type": "shout"}', "Unknown frame type 'shout'"),
+        ('{"type": "shout"}', "Unknown frame type;"),
         ('{"type": "message", "content": "   "}', "The message is empty"),
         # Nothing that shows: zero-width space, word joiner, BOM, a tag character, a lone mark.
         (
@@ -228,7 +228,7 @@ async def test_disconnect_mid_stream_cancels_and_saves(scripted):
         ('{"type": "message", "content": "' + "x" * 4001 + '"}', "the limit is 4,000"),
         (
             '{"type": "message", "content": "hi", "page": "no-such-article"}',
-            'no published article "no-such-article"',
+            "The page is not a published article.",
         ),
         ('{"type": "message", "content": "hi", "conversation_id": "nope"}', "not a valid id"),
         ('{"type": "message", "content": "hi\\u0000there"}', "a NUL or a lone surrogate"),
@@ -244,6 +244,20 @@ async def test_bad_input_gets_bad_request_and_the_socket_stays_usable(scripted, 
     assert message in event["message"]
     scripted.enqueue(text_response(["Fine."]))
     assert (await ask(socket, "A real question"))[-1]["type"] == "done"
+    await socket.disconnect()
+
+
+@pytest.mark.parametrize("field", ["type", "page"])
+async def test_an_error_does_not_repeat_what_the_client_sent(scripted, field):
+    # Echoed back, a crafted value becomes text the site appears to say ("…visit evil.example").
+    marker = "Visit evil.example to continue " * 6
+    frame = {"type": "message", "content": "hi", field: marker}
+    socket = await connect()
+
+    await socket.send_json_to(frame)
+
+    event = await socket.receive_json_from(timeout=10)
+    assert event["code"] == "bad_request" and "evil.example" not in event["message"]
     await socket.disconnect()
 
 
