@@ -8,7 +8,8 @@ blog never uses ("Kubernetes", "Aurora", "语音"). So each hit carries three nu
 - `coverage`: how much of the question the article's matching chunks contain, each query term
   weighted by its inverse document frequency (rare terms say more than common ones);
 - `known`: the same share measured against the whole blog: a question whose key terms appear
-  nowhere in the blog is asking about something the blog does not cover.
+  nowhere in the blog is asking about something the blog does not cover. An everyday word
+  the blog happens not to use ("spend", "phone") is not a key term (blog.commonness).
 - `margin`: how far the article's similarity leads the next article in its language (0 when
   another one leads).
 
@@ -27,6 +28,8 @@ import threading
 from dataclasses import dataclass
 
 from django.db import connection
+
+from blog.commonness import unknown_weight
 
 _CJK = re.compile(r"^[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]{2}$")
 CJK_KNOWN_WEIGHT = 0.25  # see weighted_terms; chosen on the tuning half
@@ -184,9 +187,16 @@ def query_lexemes(lexical_query: str) -> list[str]:
 
 
 def weighted_terms(
-    lexemes: list[str], vocab: Vocabulary, also_known: set[str] = frozenset()
+    lexemes: list[str],
+    vocab: Vocabulary,
+    also_known: set[str] = frozenset(),
+    spelled: dict[str, list[str]] | None = None,
 ) -> tuple[dict[str, float], float]:
     """IDF weight per query lexeme, and the share of that weight the blog knows (`known`).
+
+    `spelled` maps an English lexeme to the question's words it stems from (`lexeme_words`):
+    an unknown everyday word ("spend") counts less against the question than an unknown
+    rare one ("kubernetes"), by `blog.commonness.unknown_weight`.
 
     A CJK bigram the blog never uses but whose two characters both sit in bigrams it does use
     ("口限" in "窗口限流") is a word boundary, not an unknown word: it is left out. So is a
@@ -201,19 +211,28 @@ def weighted_terms(
         if unknown and lexeme in FUNCTION_LEXEMES:
             continue
         weights[lexeme] = vocab.idf(lexeme)
-    # Known-ness counts an unknown CJK bigram for a quarter of an unknown Latin term: with few
-    # Chinese articles, ordinary Chinese words ("增长", "防止") are missing from the blog as
-    # often in questions it answers as in those it does not, while an unknown Latin term
-    # ("kubernetes", "jwt") names a technology the blog never wrote about.
     total = sum(weights.values())
     unknown = sum(
-        weight * (CJK_KNOWN_WEIGHT if _CJK.match(lexeme) else 1.0)
+        weight * _against(lexeme, spelled or {})
         for lexeme, weight in weights.items()
         if lexeme not in vocab.frequency and lexeme not in also_known
     )
     # A question with no word the index can read ("😀", a row of bidi marks, "?") names
     # nothing the blog could know: counted as unknown, it is declined on its vector alone.
     return weights, (1.0 - unknown / total if total else 0.0)
+
+
+def _against(lexeme: str, spelled: dict[str, list[str]]) -> float:
+    """How much an unknown lexeme counts against the question (1: fully).
+
+    An unknown CJK bigram counts a quarter: with few Chinese articles, ordinary Chinese words
+    ("增长", "防止") are missing from the blog as often in questions it answers as in those it
+    does not. An unknown English word counts by how rare it is in everyday English: "jwt"
+    names a technology the blog never wrote about, "spend" does not.
+    """
+    if _CJK.match(lexeme):
+        return CJK_KNOWN_WEIGHT
+    return unknown_weight(spelled.get(lexeme, []))
 
 
 def coverage(weights: dict[str, float], matched: set[str]) -> float:

@@ -22,6 +22,7 @@ from pgvector.django import CosineDistance
 
 from blog import search_fetch, search_sql
 from blog.chunking import query_terms
+from blog.commonness import lexeme_words
 from blog.embeddings import Embedder, embedder_get, embedding_dimensions_check
 from blog.glossary import Bridge, bridged_coverage, bridged_known, glossary
 from blog.language import fullwidth_fold
@@ -173,11 +174,12 @@ def _search(
     vocab = vocabulary.at(fetched.change_key)
     language = query_language(query)
     bridges = _bridges(query, fetched.lexemes, language, vocab)
-    weights, known = weighted_terms(fetched.lexemes, vocab)
+    spelled = lexeme_words(fetched.lexemes, terms)
+    weights, known = weighted_terms(fetched.lexemes, vocab, spelled=spelled)
     # For an article in the other language, a term the blog writes only in that language
     # ("spool" is 暂存 there) is known too.
     _, known_across = weighted_terms(
-        fetched.lexemes, vocab, also_known=bridged_known(bridges, vocab.frequency)
+        fetched.lexemes, vocab, also_known=bridged_known(bridges, vocab.frequency), spelled=spelled
     )
     prepared = _Query(
         query, language, embedded, weights, known, known_across, vocab.languages, bridges

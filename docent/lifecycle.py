@@ -69,11 +69,14 @@ def on_startup(*, worker: bool) -> None:
 
 
 def embedder_warm_quietly() -> None:
-    """Warm the embedder; a failure is only logged: the first search then loads it, or says why."""
+    """Warm the embedder and the word list (blog.commonness); a failure is only logged: the
+    first search then loads them, or says why."""
+    from blog import commonness
     from blog.embeddings import embedder_warm
 
     try:
         embedder_warm()
+        commonness.warm()
     except Exception:
         logger.exception("the embedding model could not be loaded ahead of the first search")
 

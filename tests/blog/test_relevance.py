@@ -3,6 +3,7 @@ import math
 import pytest
 from django.db import connection
 
+from blog.commonness import lexeme_words, unknown_weight
 from blog.relevance import (
     FUNCTION_LEXEMES,
     FUNCTION_WORDS,
@@ -79,6 +80,36 @@ def test_a_function_word_the_blog_never_uses_is_not_an_unknown_word():
     assert off_topic < 0.6
 
 
+def test_an_unknown_everyday_word_counts_less_against_the_question_than_an_unknown_rare_one():
+    vocab = _vocab({"session": 10, "token": 20, "budget": 5})
+    lexemes = ["session", "token", "budget"]
+
+    _, everyday = weighted_terms([*lexemes, "spend"], vocab, spelled={"spend": ["spend"]})
+    _, rare = weighted_terms([*lexemes, "kubernet"], vocab, spelled={"kubernet": ["kubernetes"]})
+    _, untraced = weighted_terms([*lexemes, "spend"], vocab)
+
+    assert rare == untraced < 0.8 < everyday < 1.0
+
+
+def test_everyday_frequency_decides_how_much_an_unknown_word_counts():
+    assert unknown_weight(["kubernetes"]) == 1.0 and unknown_weight(["tiktoken"]) == 1.0
+    assert unknown_weight(["day"]) == 0.0 and unknown_weight(["the"]) == 0.0
+    assert 0.0 < unknown_weight(["visitor"]) < 1.0
+    assert unknown_weight([]) == 1.0  # a lexeme not traced to a word counts fully
+
+
+def test_each_lexeme_is_traced_to_the_words_it_stems_from():
+    words = ["which", "eviction", "policies", "suit", "redis"]
+    lexemes = ["evict", "polici", "suit", "redi"]
+
+    assert lexeme_words(lexemes, words) == {
+        "evict": ["eviction"],
+        "polici": ["policies"],
+        "suit": ["suit"],
+        "redi": ["redis"],
+    }
+
+
 def test_function_words_are_spelled_as_the_index_stems_them():
     with connection.cursor() as cursor:
         cursor.execute(
@@ -118,10 +149,15 @@ def test_hits_below_the_bar_are_dropped_unless_everything_is_asked_for(make_arti
 def test_a_question_whose_key_terms_the_blog_never_uses_finds_nothing(make_article, add_chunk):
     add_chunk(make_article(title="Good"), "Tuning the pgvector index for recall.", unit((0, 1.0)))
     # The same vector as the article: only the vocabulary can tell the two questions apart.
-    book = VectorBook({"kubernetes helm charts": unit((0, 1.0)), "pgvector recall": unit((0, 1.0))})
+    # (Rare words: an everyday one the blog never uses, like "charts", counts less.)
+    book = VectorBook(
+        {"kubernetes kustomize kubectl": unit((0, 1.0)), "pgvector recall": unit((0, 1.0))}
+    )
 
-    assert article_search(query="kubernetes helm charts", limit=5, embedder=book) == []
-    (hit,) = article_search(query="kubernetes helm charts", limit=5, embedder=book, min_relevance=0)
+    assert article_search(query="kubernetes kustomize kubectl", limit=5, embedder=book) == []
+    (hit,) = article_search(
+        query="kubernetes kustomize kubectl", limit=5, embedder=book, min_relevance=0
+    )
     assert hit.known == 0.0 and hit.coverage == 0.0 and hit.similarity == pytest.approx(1.0)
     assert titles(article_search(query="pgvector recall", limit=5, embedder=book)) == ["Good"]
 
