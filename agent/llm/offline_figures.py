@@ -25,6 +25,24 @@ _ASKS_TIME = re.compile(
     r"多久|多长时间|多快|耗时|延迟|几秒|几毫秒|几分钟",
     re.IGNORECASE,
 )
+# "How many questions per minute?", "how many tokens in a day?" ask for a count: the time unit
+# there is the rate's period, not a duration asked for.
+_PERIOD = re.compile(
+    r"\b(?:per|a|an|each|every|one|single|within an?|in an?|within one|in one)\s+(?:single\s+)?"
+    r"(?:second|minute|hour|day|week)\b|每(?:秒|分钟|小时|天|周)",
+    re.IGNORECASE,
+)
+# A count per period is given only by a fact that names the period: "two or three questions"
+# does not answer "how many questions per minute?".
+_PERIOD_WORDS = {
+    "second": r"second|/\s*s\b|秒",
+    "minute": r"minute|/\s*min\b|分钟",
+    "hour": r"hour|/\s*h\b|小时",
+    "day": r"\bday|daily|每天|一天|每日|日",
+    "week": r"week|每周|一周",
+}
+_PERIOD_UNIT = re.compile(r"second|minute|hour|day|week|秒|分钟|小时|天|周", re.IGNORECASE)
+_ZH_UNIT = {"秒": "second", "分钟": "minute", "小时": "hour", "天": "day", "周": "week"}
 _ASKS_SHARE = re.compile(r"\b(percent(age)?|share|fraction)\b|%|百分", re.IGNORECASE)
 
 # "one" is left out: far more often "one visitor" than a count.
@@ -74,8 +92,20 @@ def gives_figure(text: str, question: str) -> bool:
     a number word, in either language). Versions and years are not figures.
     """
     text = _NOT_A_FIGURE.sub(" ", text)
-    if _ASKS_TIME.search(question):
+    period = _period(question)
+    if period and not re.search(_PERIOD_WORDS[period], text, re.IGNORECASE):
+        return False
+    if _ASKS_TIME.search(_PERIOD.sub(" ", question)):
         return bool(_TIME.search(text))
     if _ASKS_SHARE.search(question):
         return bool(_SHARE.search(text))
     return bool(_ANY.search(text))
+
+
+def _period(question: str) -> str | None:
+    """The period of a count asked per period ("per minute" -> "minute"), if any."""
+    found = _PERIOD.search(question)
+    if not found:
+        return None
+    unit = _PERIOD_UNIT.search(found.group()).group().lower()
+    return _ZH_UNIT.get(unit, unit)

@@ -850,6 +850,37 @@ async def test_an_article_on_the_topic_without_the_figure_is_a_decline(monkeypat
     assert result.citations == [] and sent[-1]["answered"] is False
 
 
+PERIODS_ARTICLE = {
+    "article_id": 51,
+    "title": "Chat limits",
+    "url": "/articles/chat-limits/",
+    "body": "## Limits\n\nMost readers send two or three questions and leave.\n\n"
+    "| Limit | Allowance |\n|---|---|\n| Burst | 6 questions per minute |\n"
+    "| Daily | 60 questions per day |\n",
+}
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    ("question", "figure", "other"),
+    [
+        ("How many questions per minute may a reader send?", "6 questions per minute", "per day"),
+        ("How many questions can a reader send in a day?", "60 questions per day", "per minute"),
+    ],
+)
+async def test_a_count_per_period_is_answered_by_the_fact_naming_that_period(
+    monkeypatch, question, figure, other
+):
+    # "per minute" is the count's period, not a duration asked for (the answer was "this blog
+    # doesn't give that figure"); the row for another period is not the answer.
+    monkeypatch.setitem(ARTICLES, 51, PERIODS_ARTICLE)
+
+    result, _ = await ask(question, [relevant_hit(PERIODS_ARTICLE, 0.9)])
+
+    assert figure in result.answer
+    assert other not in result.answer
+
+
 STREAM_ARTICLE = {
     "article_id": 26,
     "title": "Streaming over SSE",
