@@ -63,7 +63,11 @@ _FOLLOW_UP = re.compile(
     r"how about)\b|那些|这些|它们|它|哪个|哪一个|其中|上面|前者|后者|那个|这个|两者|两种|"
     # A leading 那 ("then") leans back before a pause, a function word or a clause ending in 呢
     # ("那单次模型调用呢？", "那在生产环境里…"); not as the first sound of 那不勒斯 (Naples).
-    r"^\s*(那(?=[，,、\s就在要还是该怎为如]|[^？?。！!]*呢)|那么|如果|还|再|另外|而)|呢[？?]?\s*$",
+    r"^\s*(那(?=[，,、\s就在要还是该怎为如]|[^？?。！!]*呢)|那么|如果|还|再|另外|而)|呢[？?]?\s*$|"
+    # "that" after a verb or a preposition points back ("how long does that take?", "is there a
+    # limit on that?"); after a noun it starts a clause ("a tool that does not exist").
+    r"\b(?:does|do|did|is|was|are|were|will|would|can|could|should|about|for|with|of|on|in|"
+    r"from|to|after|before|without|like|by) that\b",
     re.IGNORECASE,
 )
 FOLLOW_UP_TERMS = 2  # a question with this few words of its own leans on the one before

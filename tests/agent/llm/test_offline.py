@@ -1187,7 +1187,11 @@ async def test_an_article_in_the_questions_language_sharing_no_word_with_it_is_a
      # Naples starts with 那 ("then"): the panel showed both questions searched together.
      ("那不勒斯最好的披萨是哪家？", False), ("那，HNSW 呢？", True), ("那么索引怎么建？", True),
      # "Then what about one model call? And after the timeout?": 呢 ends its first clause.
-     ("那单次模型调用呢？超时以后怎么处理？", True), ("那在生产环境里应该怎么配置？", True)],
+     ("那单次模型调用呢？超时以后怎么处理？", True), ("那在生产环境里应该怎么配置？", True),
+     # "that" after a verb or a preposition points back; after a noun it starts a clause.
+     ("How many HNSW graph layers does that build?", True),
+     ("What is the default for that in HNSW indexes?", True),
+     ("Which HNSW setting is the one that trades recall for speed?", False)],
 )  # fmt: skip
 async def test_a_short_question_naming_its_subject_is_not_a_follow_up(
     monkeypatch, question, follow_up
