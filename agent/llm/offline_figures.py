@@ -13,6 +13,7 @@ _ASKS = re.compile(
     r"\bhow (many|much|long|big|large|small|fast|quick(ly)?|slow|often|far|high|low)\b|"
     r"\bwhat (number|value|size|percentage|share|fraction|ratio)\b|"
     r"\b(default|maximum|minimum|max|min) (value|number|size|setting)\b|"
+    r"\b(?:largest|biggest|smallest|highest|lowest|greatest)\s+(?:number|count|size|value|amount)\b|"
     r"\bwhat(?:'s| is| are)? (?:the |its |their )?(default|timeout|limit|threshold)\b|"
     r"\b(?:set|default(?:s|ed)?) to what\b|\bwhat (?:is|are) (?:it|they) set to\b|"
     r"多少|几个|几次|几秒|几毫秒|几分钟|几倍|几条|几篇|几步|多久|多长|多大|多快|多高|多低|多频繁|"
@@ -80,9 +81,29 @@ _NOT_A_FIGURE = re.compile(
 )
 
 
+# "Which Redis version does channels_redis need?" is answered by a version of Redis, and only by
+# one: "Channels 4" in the quoted passage does not answer it, nor does any other number.
+_ASKS_VERSION = re.compile(
+    r"\b(?:which|what)\s+(?:[\w.-]+\s+){0,2}versions?\b|哪个版本|什么版本|版本号|哪一版",
+    re.IGNORECASE,
+)
+# The thing whose version is asked: "which Redis version", "what version of Redis", or in
+# Chinese the Latin name before 版本 ("pgvector 从哪个版本…").
+_VERSION_OF = (
+    re.compile(r"\bversions?\s+of\s+([A-Za-z][\w.+-]*)", re.IGNORECASE),
+    re.compile(r"\b([A-Za-z][\w.+-]*)\s+versions?\b", re.IGNORECASE),
+    re.compile(r"([A-Za-z][\w.+-]*)[^A-Za-z]{0,6}?版本"),
+)
+_NOT_A_SUBJECT = frozenset("which what the a an this that".split())
+_VERSION_NUMBER = r"\s*v?\d+(?:\.\d+)*\b"
+_ANY_VERSION = re.compile(
+    r"(?<![\w.])\d+(?:\.\d+)+(?![\w.])|\b(?:version|v)\s?\d+|\d+\.x\b", re.IGNORECASE
+)
+
+
 def asks_for_figure(question: str) -> bool:
-    """True for "how many…", "what is the default…", "多少…", "多久…"."""
-    return bool(_ASKS.search(question))
+    """True for "how many…", "what is the default…", "which version…", "多少…", "多久…"."""
+    return bool(_ASKS.search(question) or _ASKS_VERSION.search(question))
 
 
 def gives_figure(text: str, question: str) -> bool:
@@ -91,6 +112,8 @@ def gives_figure(text: str, question: str) -> bool:
     A duration for "how long", a share for "what percentage", otherwise any number (digits or
     a number word, in either language). Versions and years are not figures.
     """
+    if _ASKS_VERSION.search(question):
+        return _gives_version(text, question)
     text = _NOT_A_FIGURE.sub(" ", text)
     period = _period(question)
     if period and not re.search(_PERIOD_WORDS[period], text, re.IGNORECASE):
@@ -109,3 +132,12 @@ def _period(question: str) -> str | None:
         return None
     unit = _PERIOD_UNIT.search(found.group()).group().lower()
     return _ZH_UNIT.get(unit, unit)
+
+
+def _gives_version(text: str, question: str) -> bool:
+    """A version of the thing asked about ("pgvector 0.8"), or any version when none is named."""
+    found = (pattern.search(question) for pattern in _VERSION_OF)
+    name = next((match.group(1) for match in found if match), "")
+    if not name or name.lower() in _NOT_A_SUBJECT:
+        return bool(_ANY_VERSION.search(text))
+    return bool(re.search(rf"\b{re.escape(name)}{_VERSION_NUMBER}", text, re.IGNORECASE))

@@ -837,8 +837,9 @@ async def test_a_question_asking_for_a_figure_is_answered_with_the_fact_that_giv
 @pytest.mark.asyncio
 @pytest.mark.parametrize(
     ("question", "lang"),
-    [("How many tokens does the daily budget allow?", "en"), ("每天的 token 预算是多少？", "zh")],
-)
+    [("How many tokens does the daily budget allow?", "en"), ("每天的 token 预算是多少？", "zh"),
+     ("What is the largest number of tokens the daily budget allows?", "en")],
+)  # fmt: skip
 async def test_an_article_on_the_topic_without_the_figure_is_a_decline(monkeypatch, question, lang):
     # The article talks about the daily budget, but never says how big it is: quoting it would
     # look like an answer and is not one.
@@ -879,6 +880,33 @@ async def test_a_count_per_period_is_answered_by_the_fact_naming_that_period(
 
     assert figure in result.answer
     assert other not in result.answer
+
+
+RELEASES_ARTICLE = {
+    "article_id": 52,
+    "title": "Index scans",
+    "url": "/articles/index-scans/",
+    "body": "## Filtering\n\nA selective filter can leave far fewer rows than asked for, on "
+    "Postgres 18 too.\n\npgvector 0.8 added iterative index scans, which keep searching "
+    "until enough rows pass the filter.\n\nRedis keeps the filter's counters.\n",
+}
+
+
+@pytest.mark.asyncio
+async def test_a_question_asking_which_version_is_answered_only_by_a_version_number(monkeypatch):
+    # Only a version of the thing asked about answers: before, "Which Redis version does
+    # channels_redis need?" was answered from an article that names no version of Redis.
+    monkeypatch.setitem(ARTICLES, 52, RELEASES_ARTICLE)
+    hits = [relevant_hit(RELEASES_ARTICLE, 0.9)]
+
+    answered, _ = await ask("Which pgvector version added iterative index scans?", hits)
+    postgres, _ = await ask("What version of Postgres does the filter run on?", hits)
+    declined, _ = await ask("Which Redis version keeps the filter's counters?", hits)
+    zh, _ = await ask("pgvector 从哪个版本开始支持 iterative index scans？", hits)
+
+    assert "pgvector 0.8 added iterative index scans" in answered.answer
+    assert "Postgres 18" in postgres.answer and "pgvector 0.8" in zh.answer
+    assert declined.answer == NO_FIGURE["en"].format(title="Index scans")
 
 
 STREAM_ARTICLE = {
