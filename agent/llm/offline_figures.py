@@ -20,17 +20,20 @@ _ASKS = re.compile(
     r"默认值|数值|百分之几|几成|默认(是|为|设|设置)(多少|几)",
     re.IGNORECASE,
 )
-# A duration is asked for by how long or how fast something is, or by a time unit.
+# A duration is asked for by how long or how fast something is, or by a time unit ("a second
+# question" is an ordinal).
 _ASKS_TIME = re.compile(
-    r"\bhow (long|fast|quick(ly)?|slow)\b|\b(latency|seconds?|milliseconds?|minutes?|hours?)\b|"
+    r"\bhow (long|fast|quick(ly)?|slow)\b|"
+    r"\b(latency|seconds|(?<!\ba )(?<!\bthe )second|milliseconds?|minutes?|hours?)\b|"
     r"多久|多长时间|多快|耗时|延迟|几秒|几毫秒|几分钟",
     re.IGNORECASE,
 )
 # "How many questions per minute?", "how many tokens in a day?" ask for a count: the time unit
 # there is the rate's period, not a duration asked for.
+# ("a second", "one second" are left out: far more often "a second question" than a period.)
 _PERIOD = re.compile(
     r"\b(?:per|a|an|each|every|one|single|within an?|in an?|within one|in one)\s+(?:single\s+)?"
-    r"(?:second|minute|hour|day|week)\b|每(?:秒|分钟|小时|天|周)",
+    r"(?:minute|hour|day|week)\b|\b(?:per|each|every)\s+second\b|每(?:秒|分钟|小时|天|周)",
     re.IGNORECASE,
 )
 # A count per period is given only by a fact that names the period: "two or three questions"
@@ -39,7 +42,7 @@ _PERIOD_WORDS = {
     "second": r"second|/\s*s\b|秒",
     "minute": r"minute|/\s*min\b|分钟",
     "hour": r"hour|/\s*h\b|小时",
-    "day": r"\bday|daily|每天|一天|每日|日",
+    "day": r"\bday|daily|每天|一天|每日",
     "week": r"week|每周|一周",
 }
 _PERIOD_UNIT = re.compile(r"second|minute|hour|day|week|秒|分钟|小时|天|周", re.IGNORECASE)
@@ -110,7 +113,9 @@ def gives_figure(text: str, question: str) -> bool:
     """True when `text` holds the kind of figure `question` asks for.
 
     A duration for "how long", a share for "what percentage", otherwise any number (digits or
-    a number word, in either language). Versions and years are not figures.
+    a number word, in either language). Versions and years are not figures, except for
+    "which version…", which only a version of the thing named answers. A count asked per
+    period ("how many per minute") needs a fact that names the period.
     """
     if _ASKS_VERSION.search(question):
         return _gives_version(text, question)

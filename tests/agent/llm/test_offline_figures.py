@@ -1,0 +1,33 @@
+"""Which questions ask for a figure, and which facts give the one asked for."""
+
+import pytest
+
+from agent.llm.offline_figures import asks_for_figure, gives_figure
+
+
+@pytest.mark.parametrize(
+    ("text", "question", "gives"),
+    [
+        # A period: only a fact naming it answers.
+        ("60 questions per day", "How many questions can a session ask in a day?", True),
+        ("6 questions per minute", "How many questions can a session ask in a day?", False),
+        ("每天 60 个问题", "每个会话每天最多能问多少个问题？", True),
+        ("日志里记录了 3 次重试", "每个会话每天最多能问多少个问题？", False),
+        # "a second question" is an ordinal, not a period.
+        ("It costs 4,000 tokens.", "How many tokens does a second question cost?", True),
+        # "how many … per minute" asks for a count, not a duration.
+        ("6 questions per minute", "How many questions per minute may I send?", True),
+        # A version of the thing named, and only of it.
+        ("pgvector 0.8 added iterative scans", "Which pgvector version added them?", True),
+        ("Since Channels 4 Daphne is separate", "Which Redis version does it need?", False),
+        ("Requires Python 3.12", "什么版本的 Python 才行？", True),
+    ],
+)
+def test_a_fact_gives_the_figure_the_question_asks_for(text, question, gives):
+    assert asks_for_figure(question)
+    assert gives_figure(text, question) is gives
+
+
+def test_superlatives_ask_for_a_figure():
+    assert asks_for_figure("What is the largest number of dimensions a column can store?")
+    assert not asks_for_figure("Why is the largest article split into chunks?")
