@@ -33,7 +33,7 @@ _ASKS_TIME = re.compile(
 # ("a second", "one second" are left out: far more often "a second question" than a period.)
 _PERIOD = re.compile(
     r"\b(?:per|a|an|each|every|one|single|within an?|in an?|within one|in one)\s+(?:single\s+)?"
-    r"(?:minute|hour|day|week)\b|\b(?:per|each|every)\s+second\b|每(?:秒|分钟|小时|天|周)",
+    r"(minute|hour|day|week)\b|\b(?:per|each|every)\s+(second)\b|每(秒|分钟|小时|天|周)",
     re.IGNORECASE,
 )
 # A count per period is given only by a fact that names the period: "two or three questions"
@@ -45,7 +45,6 @@ _PERIOD_WORDS = {
     "day": r"\bday|daily|每天|一天|每日",
     "week": r"week|每周|一周",
 }
-_PERIOD_UNIT = re.compile(r"second|minute|hour|day|week|秒|分钟|小时|天|周", re.IGNORECASE)
 _ZH_UNIT = {"秒": "second", "分钟": "minute", "小时": "hour", "天": "day", "周": "week"}
 _ASKS_SHARE = re.compile(r"\b(percent(age)?|share|fraction)\b|%|百分", re.IGNORECASE)
 
@@ -135,7 +134,7 @@ def _period(question: str) -> str | None:
     found = _PERIOD.search(question)
     if not found:
         return None
-    unit = _PERIOD_UNIT.search(found.group()).group().lower()
+    unit = next(group for group in found.groups() if group).lower()
     return _ZH_UNIT.get(unit, unit)
 
 
