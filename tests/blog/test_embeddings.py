@@ -182,14 +182,17 @@ def test_an_engine_that_fails_to_load_does_not_leave_searches_waiting(monkeypatc
 def test_warming_loads_the_model_before_the_first_search(monkeypatch):
     # After a restart the first visitor's search waited 2.5 s for the model (then 0.1 s).
     import blog.embeddings as embeddings
+    from blog import commonness
     from docent import lifecycle
 
     embedder = LocalEmbedder()
     monkeypatch.setattr(embeddings, "embedder_get", lambda: embedder)
+    commonness.zipf.cache_clear()
 
     lifecycle.embedder_warm_quietly()
 
     assert (embedder.calls, embedder._made, embedder.busy) == (1, 1, 0)
+    assert commonness.zipf.cache_info().currsize == 1  # the word list is read too
 
 
 def test_a_model_that_fails_to_warm_is_logged_not_raised(monkeypatch, caplog):
