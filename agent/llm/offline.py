@@ -147,12 +147,10 @@ def plan(messages: list[dict], available: set[str]) -> tuple[list[ToolCall], str
         # A part alone may clear the bar with its fewer words; answering it was measured to
         # answer out-of-scope questions (README, "Eleventh pass").
         return [], DONT_KNOW[turn.lang]
-    # Each part's search reorders the articles the whole question found; an article only a
-    # part's fewer words found is a looser match than the whole question allows.
-    found = {hit["article_id"] for hit in hits}
-    part_hits = [
-        [hit for hit in _hit_list(output) if hit["article_id"] in found] for output in searched[1:]
-    ]
+    # Each part's search may put first an article the whole question's search ranked under
+    # the bar: its words were outweighed by the other part's. It cleared the bar for its own
+    # part, and the whole question cleared it too, so it is read (README, "Fifteenth pass").
+    part_hits = [_hit_list(output) for output in searched[1:]]
     chosen = with_part_tops(choose_hits(turn.question, hits), part_hits)
     if not details and DETAIL in available:
         ids = [hit["article_id"] for hit in chosen[: 1 if summary else MAX_READ]]
