@@ -180,7 +180,9 @@ async def _event_stream(message: ChatMessage, visitor: Visitor) -> AsyncIterator
             yield events.sse_encode(event)
             if event["type"] in TERMINAL:
                 break
-        await turn
+        # A turn the drain cancelled has sent `unavailable` and ends cancelled: awaited
+        # plainly, that cancellation would cut the response before its last chunk.
+        await asyncio.gather(turn, return_exceptions=True)
     finally:
         # The client went away (or the server is stopping): cancel the turn; it is saved.
         frames.close()

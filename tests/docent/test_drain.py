@@ -67,6 +67,7 @@ class Visitor(threading.Thread):
         self.client, self.question, self.conversation_id = client, question, conversation_id
         self.events: list[dict] = []
         self.status: int | None = None
+        self.error: httpx.TransportError | None = None  # the response was cut, not ended
         self.started = threading.Event()
 
     def run(self) -> None:
@@ -80,8 +81,8 @@ class Visitor(threading.Thread):
                     if line.startswith("data: "):
                         self.events.append(json.loads(line.removeprefix("data: ")))
                         self.started.set()
-        except httpx.TransportError:
-            pass  # a cut: `ending` says so
+        except httpx.TransportError as exc:
+            self.error = exc  # a cut: `ending` says so if it came before a terminal event
         finally:
             self.started.set()
 
@@ -126,6 +127,9 @@ def test_sigterm_gives_every_visitor_a_terminal_event(cluster, model, gate):
     endings = [visitor.ending for visitor in [*streaming, before_start]]
     assert "cut" not in endings and set(endings) == {"done", "error unavailable"}
     assert before_start.ending == "error unavailable" and before_start.status == 200
+    # After `unavailable`, the response ends as HTTP says it must (its last chunk), not with a
+    # closed connection that EventSource or fetch reports as a network error.
+    assert [visitor.error for visitor in [*streaming, before_start]] == [None] * 5
 
 
 @pytest.mark.parametrize("cluster", [60], indirect=True)
