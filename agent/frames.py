@@ -48,26 +48,38 @@ def json_parse(raw: str | bytes, *, max_bytes: int | None = None, max_depth: int
     return value
 
 
+# The protocol's own field names (chat frames, votes): only these are named in a refusal. Any
+# other key is the sender's text, up to a frame's size: "The text in 'Your session expired,
+# visit evil.example' contains…" read as the site's own words.
+PROTOCOL_FIELDS = frozenset(
+    {"type", "content", "conversation_id", "page", "turn", "vote", "comment"}
+)
+
+
 def text_check(value: Any, *, field: str = "") -> None:
     """Refuse NUL and lone surrogates in every string of `value`, keys included.
 
     Raises:
-        FrameError: naming the field that holds the bad character.
+        FrameError: naming the protocol field that holds the bad character, if it is one.
     """
     if isinstance(value, str):
         if INVALID.search(value):
-            name = f" in {field!r}" if field else ""
-            raise FrameError(
-                f"The text{name} contains a character that is not valid Unicode text "
-                "(a NUL or a lone surrogate); remove it and resend."
-            )
+            raise FrameError(_invalid_text(f" in {field!r}" if field else ""))
     elif isinstance(value, dict):
         for key, item in value.items():
-            text_check(key, field=str(key))
-            text_check(item, field=field or str(key))
+            if isinstance(key, str) and INVALID.search(key):
+                raise FrameError(_invalid_text(" of a field name"))
+            text_check(item, field=field or (key if key in PROTOCOL_FIELDS else ""))
     elif isinstance(value, list):
         for item in value:
             text_check(item, field=field)
+
+
+def _invalid_text(where: str) -> str:
+    return (
+        f"The text{where} contains a character that is not valid Unicode text "
+        "(a NUL or a lone surrogate); remove it and resend."
+    )
 
 
 def _depth(value: Any) -> int:
