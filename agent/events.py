@@ -7,7 +7,7 @@ from typing import Any
 
 import orjson
 
-from agent.exceptions import AgentError, BadRequest, ModelError
+from agent.exceptions import AgentError, BadRequest, ConversationFull, ModelError
 
 MAX_STEPS = "max_steps"
 MODEL_ERROR = "model_error"
@@ -24,7 +24,12 @@ ERROR_CODES = frozenset(
 RETRYABLE = frozenset({MODEL_ERROR, BAD_REQUEST, RATE_LIMITED, BUSY, UNAVAILABLE, INTERNAL})
 
 # Exceptions meant for the program, by event code: the one place they meet.
-_CODES: dict[type[AgentError], str] = {ModelError: MODEL_ERROR, BadRequest: BAD_REQUEST}
+# A full conversation is a budget spent, as its tokens are: `rate_limited` without a wait.
+_CODES: dict[type[AgentError], str] = {
+    ModelError: MODEL_ERROR,
+    BadRequest: BAD_REQUEST,
+    ConversationFull: RATE_LIMITED,
+}
 
 
 def error_code(exc: BaseException) -> str:
@@ -37,15 +42,10 @@ def error_from(exc: AgentError, articles: list[dict] | None = None) -> dict:
     return error(error_code(exc), str(exc) or "Something went wrong.", articles)
 
 
-def start(conversation_id: str, turn: int, model: str, offline: bool) -> dict:
-    """First event of a turn; `model` and `offline` let the UI label offline mode."""
-    return {
-        "type": "start",
-        "conversation_id": conversation_id,
-        "turn": turn,
-        "model": model,
-        "offline": offline,
-    }
+def start(conversation_id: str, turn: int, offline: bool) -> dict:
+    """First event of a turn; `offline` lets the UI label offline mode. The model's name is
+    not sent: it is the operator's (a path, a deployment name) and only the admin shows it."""
+    return {"type": "start", "conversation_id": conversation_id, "turn": turn, "offline": offline}
 
 
 def text(delta: str) -> dict:

@@ -26,6 +26,10 @@ class TokenBudgetSpent(AgentError):
     """The turn's budgets cannot cover its next model call, or the rest of the answer."""
 
 
+class ConversationFull(AgentError):
+    """The conversation holds AGENT_TURNS_PER_CONVERSATION turns: the visitor starts a new one."""
+
+
 class BadRequest(AgentError):
     """A visitor's frame cannot be taken (message, feedback); the text says why."""
 

@@ -14,6 +14,7 @@ from django.db import DatabaseError
 
 from agent import events, ratelimit
 from agent.checkpoints import Checkpointer
+from agent.exceptions import ConversationFull
 from agent.leases import TurnLease
 from agent.llm.base import ChatModel
 from agent.llm.offline import OfflineModel
@@ -142,6 +143,9 @@ class TurnRunner:
             return prepared
         except BadRequest as exc:
             await emit(events.error_from(exc))
+        except ConversationFull as exc:
+            metrics.refusal_count(reason="conversation_turns")
+            await emit(events.error_from(exc))
         except DatabaseError:
             logger.exception("database unavailable at turn start")
             metrics.turn_refused_count(reason="database")
@@ -212,9 +216,7 @@ class TurnRunner:
             # hold) left the hold spent for the day and the lock renewed for ever.
             if attach:
                 await lease.attach(prepared.conversation_id)
-            await emit(
-                events.start(prepared.conversation_id, prepared.index, model.name, model.offline)
-            )
+            await emit(events.start(prepared.conversation_id, prepared.index, model.offline))
             result = await run_turn(
                 messages=build_messages(
                     history=prepared.history,

@@ -15,7 +15,7 @@ from django.db import transaction
 
 from agent import selectors, services
 from agent.checkpoints import turn_start
-from agent.exceptions import BadRequest
+from agent.exceptions import BadRequest, ConversationFull
 from agent.frames import FrameError, text_check, text_scrub
 from agent.llm.base import ChatModel
 from agent.loop import ToolRecord, TurnResult
@@ -123,6 +123,7 @@ def turn_prepare(*, message: ChatMessage, visitor: Visitor) -> Prepared:
 
     Raises:
         BadRequest: an unknown page, or a conversation that is not the visitor's.
+        ConversationFull: the conversation holds AGENT_TURNS_PER_CONVERSATION turns.
     """
     page = _page(message.page) if message.page else None
     if not message.conversation_id:
@@ -132,6 +133,10 @@ def turn_prepare(*, message: ChatMessage, visitor: Visitor) -> Prepared:
     )
     if conversation is None:
         raise BadRequest("That conversation does not exist here. Start a new chat.")
+    if conversation.turns_started >= settings.AGENT_TURNS_PER_CONVERSATION:
+        raise ConversationFull(
+            "This conversation has reached its length limit. Start a new chat to go on."
+        )
     history = selectors.conversation_history(
         conversation=conversation, budget_chars=settings.AGENT_HISTORY_CHARS
     )

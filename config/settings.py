@@ -371,6 +371,10 @@ if AGENT_FRAMES_PER_MINUTE < 1:  # 0 would fail on the first frame instead of cl
 # (docent/write_now.py): daphne's queue has no bound and autobahn reads as fast as it can.
 WEBSOCKET_QUEUED_FRAMES = env.int("WEBSOCKET_QUEUED_FRAMES", default=64)
 AGENT_TOKENS_PER_CONVERSATION = env.int("AGENT_TOKENS_PER_CONVERSATION", default=60000)
+# Turns one conversation may hold. The offline model spends no tokens, so the token budget never
+# ended a conversation: one grown to 3,000 turns cost 2 CPU-seconds and 110 MB per transcript
+# read, and four reads at once held the event loop (every stream of the process) for 1.6 s.
+AGENT_TURNS_PER_CONVERSATION = env.int("AGENT_TURNS_PER_CONVERSATION", default=100)
 AGENT_TOKENS_PER_DAY = env.int("AGENT_TOKENS_PER_DAY", default=2000000)
 AGENT_SAVE_RETRIES = env.int("AGENT_SAVE_RETRIES", default=3)
 AGENT_SPOOL_DIR = env.str("AGENT_SPOOL_DIR", default=str(DATA_DIR / "spool"))
