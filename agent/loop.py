@@ -114,6 +114,9 @@ class ModelCall:
     step: int
     messages: list[dict]
     turn: ModelTurn | None = None
+    # What the budget was charged for a stream that answered but reported no usage (Stop, a
+    # cut): the observers count it. A call refused before any output is charged, not counted.
+    estimated: Usage | None = None
 
 
 _NOTHING = contextlib.nullcontext()
@@ -253,13 +256,13 @@ async def _model_step(
     result.steps += 1
     call = ModelCall(result.steps, convo)
     with hooks.model_call(call):
-        call.turn = await _model_stream(model, convo, schemas, emit, spending, prompt)
+        call.turn = await _model_stream(model, call, schemas, emit, spending, prompt)
     return call.turn
 
 
 async def _model_stream(
     model: ChatModel,
-    convo: list[dict],
+    call: ModelCall,
     schemas: list[dict] | None,
     emit: Emit,
     spending: _Spending,
@@ -272,7 +275,7 @@ async def _model_stream(
     result.streaming = pieces
     ascii_chars = other_chars = 0  # the answer and tool arguments so far (tokens_estimate)
     try:
-        async with contextlib.aclosing(model.stream(convo, schemas)) as stream:
+        async with contextlib.aclosing(model.stream(call.messages, schemas)) as stream:
             async for item in stream:
                 if isinstance(item, ModelTurn):
                     turn = item
@@ -298,7 +301,10 @@ async def _model_stream(
         if turn is None or turn.usage is None:
             # No usage came (Stop, a cut or failed stream, a server that does not report it):
             # the endpoint was still paid, so the estimate is charged, never nothing.
-            result.usage = result.usage + Usage(prompt, ascii_chars // 3 + other_chars)
+            estimate = Usage(prompt, ascii_chars // 3 + other_chars)
+            result.usage = result.usage + estimate
+            if ascii_chars or other_chars:  # it answered, so it read the prompt and wrote these
+                call.estimated = estimate
     if turn is None:
         raise ModelError("The model ended its response without a result.", "no_result")
     result.usage = result.usage + turn.usage

@@ -63,7 +63,10 @@ TOOL_DURATION = Histogram(
     buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10),
 )
 TOKENS = Counter(
-    "docent_model_tokens", "Tokens the model read (input) and wrote (output).", ["direction"]
+    "docent_model_tokens",
+    "Tokens the model read (input) and wrote (output): as the endpoint reported them, or the "
+    "estimate the budget was charged when it reported none (a stopped or cut stream).",
+    ["direction"],
 )
 ACTIVE_STREAMS = Gauge(
     "docent_active_streams", "Turns streaming right now.", multiprocess_mode="livesum"

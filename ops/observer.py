@@ -247,9 +247,12 @@ class _ModelScope:
             self.hooks.model_failure = reason
         self.hooks.model_ms += seconds * 1000
         turn = self.call.turn
-        if turn is not None and turn.usage is not None:
-            metrics.child(metrics.TOKENS, "input").inc(turn.usage.input_tokens)
-            metrics.child(metrics.TOKENS, "output").inc(turn.usage.output_tokens)
+        # A stopped or cut stream reports no usage, but the endpoint was paid: the estimate
+        # the budget was charged counts, so stopping every answer cannot hide the spending.
+        usage = turn.usage if turn is not None and turn.usage is not None else self.call.estimated
+        if usage is not None:
+            metrics.child(metrics.TOKENS, "input").inc(usage.input_tokens)
+            metrics.child(metrics.TOKENS, "output").inc(usage.output_tokens)
         if self.span is not None:
             _model_span_end(self.span, turn, exc, outcome, reason, self.hooks.capture)
 

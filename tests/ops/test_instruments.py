@@ -143,6 +143,28 @@ async def test_active_streams_count_a_turn_while_it_streams(scripted):
     assert sample("docent_active_streams") == before
 
 
+@pytest.mark.django_db(transaction=True)
+async def test_a_stopped_answer_counts_the_tokens_it_was_charged(scripted):
+    """Stopped before its usage chunk, a stream reported no tokens and the counter did not move,
+    though the endpoint was paid and the budget charged the estimate: a visitor who stopped
+    every answer spent tokens no dashboard showed."""
+    before = {d: sample("docent_model_tokens_total", direction=d) for d in ("input", "output")}
+    scripted.enqueue(text_response(["slow "] * 40, delay=0.05))
+    socket = await connect()
+    await socket.send_json_to({"type": "message", "content": "Take your time"})
+    while (await socket.receive_json_from(timeout=10))["type"] != "text":
+        pass
+    await socket.send_json_to({"type": "stop"})
+    while (await socket.receive_json_from(timeout=10))["type"] not in {"cancelled", "error"}:
+        pass
+    await socket.disconnect()
+    [turn] = await saved_turns()
+
+    assert turn.status == "cancelled" and turn.input_tokens > 0 and turn.output_tokens > 0
+    counted = {d: sample("docent_model_tokens_total", direction=d) - before[d] for d in before}
+    assert counted == {"input": turn.input_tokens, "output": turn.output_tokens}
+
+
 def turn_lines(caplog) -> list[logging.LogRecord]:
     return [r for r in caplog.records if r.name == "ops.observer" and hasattr(r, "turn")]
 
