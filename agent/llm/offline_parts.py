@@ -44,11 +44,19 @@ def question_parts(question: str) -> list[str]:
     for split in (_by_question_marks, _by_conjunction, _respectively):
         parts = [part.strip(" ,，。") for part in split(text)]
         if len(parts) >= 2 and all(_substantial(part) for part in parts):
-            if any(_LEANS.search(part) for part in parts[1:]):
+            if any(_leans_back(part) for part in parts[1:]):
                 return []
             # A third part rides with the second: each part's answer must cover what it asks.
             return [*parts[: MAX_PARTS - 1], " ".join(parts[MAX_PARTS - 1 :])]
     return []
+
+
+def _leans_back(part: str) -> bool:
+    """A pronoun before the part names anything of its own ("how is *its* partial answer
+    saved?") points at the other part; after its own words ("how are articles cut into chunks
+    before *they* are embedded?") it points at those."""
+    match = _LEANS.search(part)
+    return match is not None and not _substantial(part[: match.start()])
 
 
 def _by_question_marks(text: str) -> list[str]:

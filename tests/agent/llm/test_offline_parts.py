@@ -34,6 +34,18 @@ from agent.llm.offline_parts import question_parts
             "在 Postgres 里，限流和步数上限分别防止什么？",
             ["在 Postgres 里，限流防止什么？", "在 Postgres 里，步数上限防止什么？"],
         ),
+        (  # "they" after the part's own words points at those, not at the other part
+            "What do HNSW's m and ef_construction control, and how are articles cut into "
+            "chunks before they are embedded?",
+            [
+                "What do HNSW's m and ef_construction control",
+                "how are articles cut into chunks before they are embedded?",
+            ],
+        ),
+        (
+            "为什么要让智能体靠工具查资料？系统提示词里哪一条要求它先搜索？",
+            ["为什么要让智能体靠工具查资料？", "系统提示词里哪一条要求它先搜索？"],
+        ),
         (  # a third part is searched and answered with the second, not dropped
             "Why is HNSW slow to build? How much memory does IVFFlat use? Which one needs "
             "training?",
