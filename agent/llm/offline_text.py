@@ -15,6 +15,9 @@ from blog.chunking import TABLE_RULE
 CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 CJK_RUN = re.compile(f"[{CJK}]+")
 _WORD = re.compile(r"[a-z0-9][a-z0-9\-']*[a-z0-9]|[a-z0-9]")
+# A letter on its own names a parameter ("HNSW's m", "RRF's k"); "a", "i", "e.g." and "i.e."
+# do not, nor does a contraction's or a possessive's remnant ("s", "t").
+_NAMED_LETTERS = frozenset("bcdfhjklmnpqrvwxyz")
 _STOPWORDS = frozenset(
     "a an and are about can could did does do for from had has have how into its the this that "
     "these those what when where which who why will with would you your our their there then "
@@ -103,7 +106,7 @@ def terms(text: str) -> set[str]:
     found = {
         _NUMBER_WORDS.get(w) or _stem(w)
         for w in _WORD.findall(lowered)
-        if len(w) > 1 and w not in _STOPWORDS
+        if (len(w) > 1 or w in _NAMED_LETTERS) and w not in _STOPWORDS
     }
     for run in CJK_RUN.findall(lowered):
         grams = {run[i : i + 2] for i in range(len(run) - 1)} if len(run) > 1 else {run}

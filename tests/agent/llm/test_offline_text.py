@@ -18,6 +18,13 @@ def test_how_a_question_is_framed_is_not_what_it_is_about():
     assert terms("What's the difference between SSE and WebSockets?") == {"sse", "websocket"}
 
 
+def test_a_letter_on_its_own_names_a_parameter():
+    # "常数 k 一般取多少" quoted RRF's formula blind: "k" was no term, so the sentence giving
+    # "k = 60" shared no word with the question. "a", "i" and what contractions leave are not.
+    assert {"k", "m"} <= terms("倒数排名融合的常数 k 和 HNSW 的 m 是什么？")
+    assert terms("I'm sure it's a test, e.g. this one, i.e. that one") == {"sure", "test"}
+
+
 def test_instead_and_er_bu_shi_frame_a_comparison_and_are_not_matched():
     # "Ask instead …" opened the answer to "why use RRF instead of adding the scores?", and
     # "…而不是监视读者" followed the right sentence for "为什么要用 p95 而不是平均值？".
