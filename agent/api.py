@@ -14,7 +14,7 @@ from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.utils.cache import patch_cache_control, patch_vary_headers
 from ninja import Router, Status
 
-from agent import events, selectors
+from agent import events, ratelimit, selectors
 from agent.coalesce import text_frames
 from agent.exceptions import BadRequest
 from agent.feedback import feedback_submit
@@ -24,7 +24,7 @@ from agent.schemas import ChatIn, ConversationOut, ErrorOut, FeedbackIn, Feedbac
 from agent.services import FEEDBACK_NOT_FOUND
 from agent.visitor_session import session_ensure, session_key_known
 from config.concurrency import connections_close_here
-from ops.metrics import turn_refused_count
+from ops.metrics import refusal_count, turn_refused_count
 
 logger = logging.getLogger(__name__)
 
@@ -106,7 +106,7 @@ async def _one_event(event: dict) -> AsyncIterator[bytes]:
 
 @router.get(
     "/conversations/{conversation_id}",
-    response={200: ConversationOut, 404: ErrorOut},
+    response={200: ConversationOut, 404: ErrorOut, 429: ErrorOut},
     summary="A conversation's transcript (the owner's session only)",
 )
 async def conversation_detail(
@@ -115,6 +115,11 @@ async def conversation_detail(
     # A transcript is one visitor's: no shared cache may keep it (the URL alone is its key).
     patch_cache_control(response, private=True, no_store=True)
     patch_vary_headers(response, ("Cookie",))
+    refusal = await ratelimit.transcript_allow(client_ip=_client_ip(request))
+    if refusal is not None:  # before any database work: a refused read costs none
+        refusal_count(reason=refusal.reason)
+        response["Retry-After"] = str(refusal.retry_after)
+        return Status(429, {"detail": refusal.message})
     session_key = request.session.session_key or ""
     # A reload right after an answer must not miss the turn still being saved, on any worker.
     await runner.saver.wait_for_conversation(str(conversation_id))

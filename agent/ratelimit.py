@@ -141,6 +141,21 @@ async def search_allow(*, client_ip: str, query: str = "") -> Refusal | None:
     )
 
 
+async def transcript_allow(*, client_ip: str) -> Refusal | None:
+    """Count one transcript read against AGENT_TRANSCRIPTS_PER_MINUTE_PER_IP; refuse when over.
+
+    A read loads every turn of the conversation with its tool results (about 60 ms of CPU at
+    the AGENT_TURNS_PER_CONVERSATION cap of 100); reads looped from one address held every
+    stream of the process back. The panel reads a transcript once per page load.
+    """
+    return await _per_minute(
+        f"rl:transcript:{address_bucket(client_ip)}",
+        settings.AGENT_TRANSCRIPTS_PER_MINUTE_PER_IP,
+        "Too many transcript reads. Please wait {retry_after} s.",
+        "transcript",
+    )
+
+
 async def socket_allow(*, client_ip: str) -> bool:
     """Count one new chat socket against the address's AGENT_SOCKETS_PER_MINUTE_PER_IP."""
     key = f"rl:ws:{address_bucket(client_ip)}"

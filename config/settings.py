@@ -375,6 +375,9 @@ AGENT_TOKENS_PER_CONVERSATION = env.int("AGENT_TOKENS_PER_CONVERSATION", default
 # ended a conversation: one grown to 3,000 turns cost 2 CPU-seconds and 110 MB per transcript
 # read, and four reads at once held the event loop (every stream of the process) for 1.6 s.
 AGENT_TURNS_PER_CONVERSATION = env.int("AGENT_TURNS_PER_CONVERSATION", default=100)
+# Transcript reads (GET /api/conversations/<id>) per client address per minute: the panel reads
+# one per page load; each read of a full conversation costs about 60 ms of CPU.
+AGENT_TRANSCRIPTS_PER_MINUTE_PER_IP = env.int("AGENT_TRANSCRIPTS_PER_MINUTE_PER_IP", default=120)
 AGENT_TOKENS_PER_DAY = env.int("AGENT_TOKENS_PER_DAY", default=2000000)
 AGENT_SAVE_RETRIES = env.int("AGENT_SAVE_RETRIES", default=3)
 AGENT_SPOOL_DIR = env.str("AGENT_SPOOL_DIR", default=str(DATA_DIR / "spool"))

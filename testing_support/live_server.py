@@ -40,6 +40,7 @@ PRODUCTION = {
     "LOG_LEVEL": "WARNING",
     "HTTP_CONNECTIONS_PER_IP": "100000000",
     "SEARCH_REQUESTS_PER_MINUTE_PER_IP": "100000000",
+    "AGENT_TRANSCRIPTS_PER_MINUTE_PER_IP": "100000000",
 }
 
 
@@ -72,6 +73,7 @@ class LiveServer:
             "AGENT_SOCKETS_PER_MINUTE_PER_IP": "1000",
             "AGENT_FEEDBACK_PER_MINUTE_PER_IP": "1000",
             "SEARCH_REQUESTS_PER_MINUTE_PER_IP": "1000",
+            "AGENT_TRANSCRIPTS_PER_MINUTE_PER_IP": "1000",
             # The test process owns the data; a worker's periodic jobs would race its flushes.
             "TASK_WORKER_IN_PROCESS": "false",
             # Most live servers never search: loading the model at each start cost the suite
