@@ -187,7 +187,9 @@ async def _event_stream(message: ChatMessage, visitor: Visitor) -> AsyncIterator
                 break
         # A turn the drain cancelled has sent `unavailable` and ends cancelled: awaited
         # plainly, that cancellation would cut the response before its last chunk.
-        await asyncio.gather(turn, return_exceptions=True)
+        [ended] = await asyncio.gather(turn, return_exceptions=True)
+        if isinstance(ended, Exception):  # the visitor has its ending; the log gets the rest
+            logger.error("chat turn failed after its last event", exc_info=ended)
     finally:
         # The client went away (or the server is stopping): cancel the turn; it is saved.
         frames.close()

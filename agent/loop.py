@@ -114,8 +114,8 @@ class ModelCall:
     step: int
     messages: list[dict]
     turn: ModelTurn | None = None
-    # What the budget was charged for a stream that answered but reported no usage (Stop, a
-    # cut): the observers count it. A call refused before any output is charged, not counted.
+    # What the budget was charged for a call that reported no usage (Stop, a cut stream), for
+    # observers to count: not for one the endpoint refused before answering.
     estimated: Usage | None = None
 
 
@@ -274,6 +274,7 @@ async def _model_stream(
     pieces: list[str] = []
     result.streaming = pieces
     ascii_chars = other_chars = 0  # the answer and tool arguments so far (tokens_estimate)
+    failed = False
     try:
         async with contextlib.aclosing(model.stream(call.messages, schemas)) as stream:
             async for item in stream:
@@ -295,6 +296,9 @@ async def _model_stream(
                         result.first_token_at = time.monotonic()
                     pieces.append(item.text)
                     await emit(events.text(item.text))
+    except ModelError:
+        failed = True
+        raise
     finally:  # also when cancelled: a stopped turn keeps the text it showed
         result.answer += "".join(pieces)
         result.streaming = []
@@ -303,7 +307,10 @@ async def _model_stream(
             # the endpoint was still paid, so the estimate is charged, never nothing.
             estimate = Usage(prompt, ascii_chars // 3 + other_chars)
             result.usage = result.usage + estimate
-            if ascii_chars or other_chars:  # it answered, so it read the prompt and wrote these
+            # Observers count it as spent too, unless the endpoint failed before answering (an
+            # HTTP error: nothing to bill) or the model is the offline one (it spends nothing).
+            # A visitor's Stop, even before the first token, was read and paid for.
+            if not model.offline and (ascii_chars or other_chars or not failed):
                 call.estimated = estimate
     if turn is None:
         raise ModelError("The model ended its response without a result.", "no_result")

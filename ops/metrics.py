@@ -76,7 +76,7 @@ OPEN_SOCKETS = Gauge(
 )
 REFUSALS = Counter(
     "docent_rate_limit_refusals",
-    "Messages refused by a rate limit or a token budget, by reason.",
+    "Requests refused by a rate limit, a token budget or a conversation's length, by reason.",
     ["reason"],
 )
 INDEXING_JOBS = Counter(

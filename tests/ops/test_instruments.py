@@ -1,5 +1,6 @@
 """Each instrument moves when its event happens, caused for real (in-process server)."""
 
+import asyncio
 import logging
 from datetime import timedelta
 
@@ -11,6 +12,7 @@ from prometheus_client import REGISTRY
 
 from agent.runner import runner
 from testing_support.model_server import error_response, text_response, tool_call_response
+from testing_support.waits import wait_until
 from tests.agent.chat_helpers import ask, connect, saved_turns
 from tests.agent.test_persistence import DatabaseOutage
 from tests.ops.prom import parse, value
@@ -163,6 +165,26 @@ async def test_a_stopped_answer_counts_the_tokens_it_was_charged(scripted):
     assert turn.status == "cancelled" and turn.input_tokens > 0 and turn.output_tokens > 0
     counted = {d: sample("docent_model_tokens_total", direction=d) - before[d] for d in before}
     assert counted == {"input": turn.input_tokens, "output": turn.output_tokens}
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_stop_before_the_first_token_counts_the_prompt(scripted):
+    """The endpoint had the question and was reading it: a bot that sends and stops at once
+    spends the prompt's tokens, and the counter shows them."""
+    before = {d: sample("docent_model_tokens_total", direction=d) for d in ("input", "output")}
+    scripted.enqueue(text_response(["late"], first_delay=30))
+    socket = await connect()
+    await socket.send_json_to({"type": "message", "content": "Stop me at once"})
+    await asyncio.to_thread(wait_until, lambda: scripted.requests, "the model has the question")
+    await socket.send_json_to({"type": "stop"})
+    while (await socket.receive_json_from(timeout=10))["type"] not in {"cancelled", "error"}:
+        pass
+    await socket.disconnect()
+    [turn] = await saved_turns()
+
+    assert turn.status == "cancelled" and turn.input_tokens > 0 and turn.output_tokens == 0
+    counted = {d: sample("docent_model_tokens_total", direction=d) - before[d] for d in before}
+    assert counted == {"input": turn.input_tokens, "output": 0}
 
 
 def turn_lines(caplog) -> list[logging.LogRecord]:
