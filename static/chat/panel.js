@@ -168,7 +168,18 @@ class Panel {
       });
       box.appendChild(again);
     }
-    if (RETRYABLE.has(code)) {
+    if (code === "rate_limited" && !(error.retry_after > 0)) {
+      // This conversation is spent (its token budget or its length): no wait helps, and
+      // sending again here is refused again. A new chat takes the question.
+      const fresh = el("button", "chat-note__action", S.ask_in_new_chat);
+      fresh.type = "button";
+      fresh.addEventListener("click", () => {
+        this.newChat();
+        this.composer.value = turn.question;
+        this.submit();
+      });
+      box.appendChild(fresh);
+    } else if (RETRYABLE.has(code)) {
       // The visitor's words are never lost: back into the box, ready to send again.
       if (!this.composer.value.trim()) this.composer.value = turn.question;
       box.appendChild(el("p", "chat-note__hint", S.question_kept));

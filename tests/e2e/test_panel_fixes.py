@@ -316,6 +316,40 @@ def test_unavailable_reconnects_and_offers_to_ask_again(site, open_page):
     assert [number for number, f in route.received if f["type"] == "message"] == [1, 2]
 
 
+def test_a_spent_conversation_offers_to_ask_in_a_new_chat(site, open_page):
+    """A conversation past its token budget or its length is refused with no wait: sending
+    again into it is refused again, so the note offers a new chat, which takes the question."""
+
+    def on_frame(socket, frame):
+        if frame["type"] != "message":
+            return
+        if frame.get("conversation_id"):
+            socket.error("rate_limited", "This conversation has reached its length limit.")
+        else:
+            socket.answer("Answered in a new chat.")
+
+    page = open_page()
+    route = ChatRoute(page, on_frame)
+    page.goto(site + "/")
+    open_chat(page)
+    ask(page, "First question")
+    expect(page.locator(".chat-answer").last).to_have_text("Answered in a new chat.")
+    ask(page, "One more?")
+    note = page.locator(".chat-note--warn")
+    expect(note.locator(".chat-note__text")).to_contain_text("length limit")
+    expect(note.locator(".chat-note__hint")).to_have_count(0)  # no "send it again" here
+
+    note.get_by_role("button", name="Ask in a new chat").click()
+    expect(page.locator(".chat-answer")).to_have_count(1)  # the old conversation is gone
+    expect(page.locator(".chat-answer").last).to_have_text("Answered in a new chat.")
+    sent = [f for _, f in route.received if f["type"] == "message"]
+    assert [(f["content"], bool(f.get("conversation_id"))) for f in sent] == [
+        ("First question", False),
+        ("One more?", True),
+        ("One more?", False),
+    ]
+
+
 def test_feedback_votes_are_sent_changed_and_confirmed(site, open_page):
     """The panel side of the protocol, against a scripted socket that saves votes."""
 
