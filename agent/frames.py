@@ -11,6 +11,7 @@ from typing import Any
 
 from django.conf import settings
 
+from agent.schemas import ChatIn
 from agent.text import INVALID, text_scrub
 
 __all__ = ["FrameError", "json_parse", "text_check", "text_scrub"]
@@ -48,12 +49,10 @@ def json_parse(raw: str | bytes, *, max_bytes: int | None = None, max_depth: int
     return value
 
 
-# The protocol's own field names (chat frames, votes): only these are named in a refusal. Any
-# other key is the sender's text, up to a frame's size: "The text in 'Your session expired,
-# visit evil.example' contains…" read as the site's own words.
-PROTOCOL_FIELDS = frozenset(
-    {"type", "content", "conversation_id", "page", "turn", "vote", "comment"}
-)
+# The protocol's own field names (chat frames, votes: ChatIn's): only these are named in a
+# refusal. Any other key is the sender's text, up to a frame's size: "The text in 'Your session
+# expired, visit evil.example' contains…" read as the site's own words.
+PROTOCOL_FIELDS = frozenset(ChatIn.model_fields)
 
 
 def text_check(value: Any, *, field: str = "") -> None:

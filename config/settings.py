@@ -378,6 +378,11 @@ AGENT_TURNS_PER_CONVERSATION = env.int("AGENT_TURNS_PER_CONVERSATION", default=1
 # Transcript reads (GET /api/conversations/<id>) per client address per minute: the panel reads
 # one per page load; each read of a full conversation costs about 60 ms of CPU.
 AGENT_TRANSCRIPTS_PER_MINUTE_PER_IP = env.int("AGENT_TRANSCRIPTS_PER_MINUTE_PER_IP", default=120)
+# 0 would refuse every follow-up (turns) or every reload's transcript (reads): a broken panel.
+if AGENT_TURNS_PER_CONVERSATION < 1:
+    raise ImproperlyConfigured("AGENT_TURNS_PER_CONVERSATION must be at least 1.")
+if AGENT_TRANSCRIPTS_PER_MINUTE_PER_IP < 1:
+    raise ImproperlyConfigured("AGENT_TRANSCRIPTS_PER_MINUTE_PER_IP must be at least 1.")
 AGENT_TOKENS_PER_DAY = env.int("AGENT_TOKENS_PER_DAY", default=2000000)
 AGENT_SAVE_RETRIES = env.int("AGENT_SAVE_RETRIES", default=3)
 AGENT_SPOOL_DIR = env.str("AGENT_SPOOL_DIR", default=str(DATA_DIR / "spool"))

@@ -35,11 +35,19 @@ def test_debug_off_requires_a_secret_key():
     assert "Traceback" not in result.stderr
 
 
-def test_a_frame_limit_below_one_is_one_clear_line():
-    result = manage("check", AGENT_FRAMES_PER_MINUTE="0")
+@pytest.mark.parametrize(
+    "name",
+    [
+        "AGENT_FRAMES_PER_MINUTE",
+        "AGENT_TURNS_PER_CONVERSATION",
+        "AGENT_TRANSCRIPTS_PER_MINUTE_PER_IP",
+    ],
+)
+def test_a_limit_below_one_is_one_clear_line(name):
+    result = manage("check", **{name: "0"})
 
     assert result.returncode == 1
-    assert "AGENT_FRAMES_PER_MINUTE must be at least 1." in result.stderr
+    assert f"{name} must be at least 1." in result.stderr
     assert "Traceback" not in result.stderr
 
 

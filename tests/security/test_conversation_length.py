@@ -12,6 +12,7 @@ import asyncio
 import pytest
 from channels.db import database_sync_to_async
 
+from tests.ops.prom import scrape, value
 from tests.security.clients import ws_ask, ws_open
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -58,3 +59,5 @@ async def test_a_full_conversation_is_refused_and_a_new_one_answers(serve):
     assert await saved_when_settled(conversation, 3) == ["done"] * 3
     assert fresh[-1]["type"] == "done"
     assert fresh[0]["conversation_id"] != conversation
+    samples = scrape(server.url)
+    assert value(samples, "docent_rate_limit_refusals_total", reason="conversation_turns") == 1

@@ -11,6 +11,8 @@ import uuid
 import httpx
 import pytest
 
+from tests.ops.prom import scrape, value
+
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
@@ -32,3 +34,5 @@ def test_transcript_reads_past_the_limit_get_429_and_other_addresses_still_read(
     assert 1 <= int(refused.headers["Retry-After"]) <= 60
     assert "no-store" in refused.headers["Cache-Control"]
     assert elsewhere.status_code == 404  # another address has its own allowance
+    refusals = value(scrape(server.url), "docent_rate_limit_refusals_total", reason="transcript")
+    assert refusals == 1
