@@ -51,12 +51,22 @@ def question_parts(question: str) -> list[str]:
     return []
 
 
+# "…cut into chunks before *they* are embedded": a pronoun opening a clause of the part's own,
+# after words of its own, points at those. Anywhere else ("how does pgvector build *them*?")
+# it points at the other part.
+_OWN_CLAUSE = re.compile(
+    r"\b(?:before|after|when|whenever|once|until|while|if|unless|because|since)\s+$",
+    re.IGNORECASE,
+)
+
+
 def _leans_back(part: str) -> bool:
-    """A pronoun before the part names anything of its own ("how is *its* partial answer
-    saved?") points at the other part; after its own words ("how are articles cut into chunks
-    before *they* are embedded?") it points at those."""
-    match = _LEANS.search(part)
-    return match is not None and not _substantial(part[: match.start()])
+    """Whether the part points at the other one ("how is *its* partial answer saved?")."""
+    for match in _LEANS.finditer(part):
+        before = part[: match.start()]
+        if not (_OWN_CLAUSE.search(before) and _substantial(before)):
+            return True
+    return False
 
 
 def _by_question_marks(text: str) -> list[str]:
