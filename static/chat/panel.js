@@ -170,7 +170,9 @@ class Panel {
     }
     if (code === "rate_limited" && !(error.retry_after > 0)) {
       // This conversation is spent (its token budget or its length): no wait helps, and
-      // sending again here is refused again. A new chat takes the question.
+      // sending again here is refused again. A new chat takes the question, which also stays
+      // in the box: the visitor's words are never lost.
+      if (!this.composer.value.trim()) this.composer.value = turn.question;
       const fresh = el("button", "chat-note__action", S.ask_in_new_chat);
       fresh.type = "button";
       fresh.addEventListener("click", () => {

@@ -338,6 +338,8 @@ def test_a_spent_conversation_offers_to_ask_in_a_new_chat(site, open_page):
     note = page.locator(".chat-note--warn")
     expect(note.locator(".chat-note__text")).to_contain_text("length limit")
     expect(note.locator(".chat-note__hint")).to_have_count(0)  # no "send it again" here
+    expect(page.locator("#chat-input")).to_have_value("One more?")  # the words are kept
+    screenshot(page, "spent-conversation")
 
     note.get_by_role("button", name="Ask in a new chat").click()
     expect(page.locator(".chat-answer")).to_have_count(1)  # the old conversation is gone
