@@ -358,42 +358,29 @@ def searched_by_part(table: dict[str, list[dict]]):
 
 
 @pytest.mark.asyncio
-async def test_each_part_of_a_two_part_question_is_answered_from_its_own_search():
-    """Searched whole, the index article fills the top hits and the budget article, third
-    with an excerpt about something else, is not read; the second part's own search puts it
-    first."""
+@pytest.mark.parametrize(
+    "whole",
+    [
+        # Searched whole, the index article fills the top hits and the budget article, third
+        # with an excerpt about something else, is not read.
+        [
+            relevant_hit(INDEX_ARTICLE, 0.9),
+            relevant_hit(LIMITS_ARTICLE, 0.5),
+            relevant_hit(COST_ARTICLE, 0.3, excerpt="Every answer spends tokens."),
+        ],
+        # The whole question's words lean to the index article, and the budget article fell
+        # under the bar: its search returns only the index article.
+        [relevant_hit(INDEX_ARTICLE, 0.9)],
+    ],
+    ids=["read-too-low", "under-the-bar"],
+)
+async def test_each_part_of_a_two_part_question_is_answered_from_its_own_search(whole):
+    """The second part's own search puts the budget article first (above the bar): it is
+    read and answers that part."""
     question = "Which index has the best recall, and how large is the conversation budget?"
     search = searched_by_part(
         {
-            "best recall, and": [
-                relevant_hit(INDEX_ARTICLE, 0.9),
-                relevant_hit(LIMITS_ARTICLE, 0.5),
-                relevant_hit(COST_ARTICLE, 0.3, excerpt="Every answer spends tokens."),
-            ],
-            "best recall": [relevant_hit(INDEX_ARTICLE, 0.9)],
-            "conversation budget": [relevant_hit(COST_ARTICLE, 0.8)],
-        }
-    )
-
-    result, _ = await ask(question, search)
-
-    read = [args["article_id"] for name, args in calls(result) if name == "get_article_detail"]
-    assert read == [11, 12]
-    index_part, cost_part = result.answer.split("Source: [Choosing a pgvector index]")
-    assert "Recall: 0.99" in index_part
-    assert "A conversation budget of 20,000 tokens" in cost_part
-    assert [c["article_id"] for c in result.citations] == [11, 12]
-
-
-@pytest.mark.asyncio
-async def test_a_part_answers_from_an_article_the_whole_question_left_under_the_bar():
-    """The whole question's words lean to the index article, so its search returns only that
-    one (the budget article fell under the bar); the second part's own search clears the bar
-    with the budget article, which is read and answers that part."""
-    question = "Which index has the best recall, and how large is the conversation budget?"
-    search = searched_by_part(
-        {
-            "best recall, and": [relevant_hit(INDEX_ARTICLE, 0.9)],
+            "best recall, and": whole,
             "best recall": [relevant_hit(INDEX_ARTICLE, 0.9)],
             "conversation budget": [relevant_hit(COST_ARTICLE, 0.8)],
         }
