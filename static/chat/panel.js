@@ -159,33 +159,30 @@ class Panel {
     if (code === "unavailable") {
       // This worker is shutting down: a fresh socket reaches one that is not.
       this.connection.restart();
-      const again = el("button", "chat-note__action", S.ask_again);
-      again.type = "button";
-      again.addEventListener("click", () => {
-        again.remove();
-        this.composer.value = turn.question;
-        this.submit();
-      });
-      box.appendChild(again);
+      this.askButton(box, S.ask_again, turn);
     }
+    // The visitor's words are never lost: back into the box.
+    if (RETRYABLE.has(code) && !this.composer.value.trim()) this.composer.value = turn.question;
     if (code === "rate_limited" && !(error.retry_after > 0)) {
       // This conversation is spent (its token budget or its length): no wait helps, and
-      // sending again here is refused again. A new chat takes the question, which also stays
-      // in the box: the visitor's words are never lost.
-      if (!this.composer.value.trim()) this.composer.value = turn.question;
-      const fresh = el("button", "chat-note__action", S.ask_in_new_chat);
-      fresh.type = "button";
-      fresh.addEventListener("click", () => {
-        this.newChat();
-        this.composer.value = turn.question;
-        this.submit();
-      });
-      box.appendChild(fresh);
+      // sending again here is refused again. A new chat takes the question.
+      this.askButton(box, S.ask_in_new_chat, turn, () => this.newChat());
     } else if (RETRYABLE.has(code)) {
-      // The visitor's words are never lost: back into the box, ready to send again.
-      if (!this.composer.value.trim()) this.composer.value = turn.question;
       box.appendChild(el("p", "chat-note__hint", S.question_kept));
     }
+  }
+
+  /** A button under `box` that asks the turn's question again, after `before()`. */
+  askButton(box, label, turn, before = () => {}) {
+    const button = el("button", "chat-note__action", label);
+    button.type = "button";
+    button.addEventListener("click", () => {
+      button.remove();
+      before();
+      this.composer.value = turn.question;
+      this.submit();
+    });
+    box.appendChild(button);
   }
 
   addFeedback(turn, { vote, comment }) {
