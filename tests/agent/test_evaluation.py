@@ -199,10 +199,18 @@ def test_bench_eval_files_name_demo_articles_and_split_each_kind(name):
 
 
 @pytest.mark.parametrize(
-    "name", ["answer_eval_fresh2.jsonl", "answer_eval_fresh3.jsonl", "answer_eval_fresh4.jsonl"]
+    ("name", "split"),
+    [
+        ("answer_eval_fresh2.jsonl", "test"),
+        ("answer_eval_fresh3.jsonl", "test"),
+        ("answer_eval_fresh4.jsonl", "test"),
+        # The simple-question sets: one to tune on, one held out (README, "Sixteenth pass").
+        ("answer_eval_fresh5.jsonl", "tune"),
+        ("answer_eval_fresh6.jsonl", "test"),
+    ],
 )
-def test_held_out_eval_files_name_demo_articles_and_are_all_test(name):
-    """The held-out sets: unique ids, real demo slugs, never tuned on (every row split=test)."""
+def test_single_split_eval_files_name_demo_articles(name, split):
+    """Sets kept whole in one split: unique ids, real demo slugs, every row in `split`."""
     slugs = {
         demo_article_parse(text=path.read_text(encoding="utf-8")).slug
         for path in DEMO_DIR.glob("*.md")
@@ -211,7 +219,7 @@ def test_held_out_eval_files_name_demo_articles_and_are_all_test(name):
 
     assert len({item.id for item in items}) == len(items)
     for item in items:
-        assert item.split == "test" and item.lang in {"en", "zh"}, item.id
+        assert item.split == split and item.lang in {"en", "zh"}, item.id
         assert set(item.expected) <= slugs, item.id
         assert item.in_scope == (item.kind != "out"), item.id
         assert item.require_all == (item.kind == "two"), item.id
