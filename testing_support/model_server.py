@@ -135,6 +135,17 @@ def tool_call_response(
     return ScriptedResponse(chunks=chunks, delay=delay)
 
 
+def raw_response(
+    deltas: list[dict], *, usage: Any = None, finish: str = "stop"
+) -> ScriptedResponse:
+    """Stream each delta exactly as given (whatever shape an endpoint might send), then
+    `finish`, then `usage` as given when it is not None (the security tests' odd endpoints)."""
+    chunks = [_chunk(delta) for delta in deltas] + [_chunk({}, finish=finish)]
+    if usage is not None:
+        chunks.append(_chunk(usage=usage))
+    return ScriptedResponse(chunks=chunks)
+
+
 def _tool_chunk(fragment: dict) -> dict:
     return _chunk({"tool_calls": [fragment]})
 

@@ -27,6 +27,9 @@ RETRYABLE_STATUS = frozenset({408, 409, 429})
 # A delta of a read block holds about this many characters (~20 tokens): at 50-100 tokens a
 # second a 50 ms block is one delta, and a burst still reaches the budget check in steps.
 DELTA_CHARS = 64
+# The most tokens one call's usage may report; more is not a count (five steps' worth must still
+# fit the token columns' 32-bit integers).
+MAX_REPORTED_TOKENS = 10_000_000
 
 
 class OpenAICompatModel:
@@ -252,15 +255,12 @@ async def _assemble(
         for chunk in chunks:
             model = model or chunk.get("model") or ""
             if chunk.get("usage"):
-                counts = chunk["usage"]
-                usage = Usage(
-                    counts.get("prompt_tokens") or 0, counts.get("completion_tokens") or 0
-                )
+                usage = _usage(chunk["usage"])
             for choice in chunk.get("choices") or []:
                 delta = choice.get("delta")
                 if not delta:
                     continue
-                content = delta.get("content")
+                content = _text(delta.get("content"))
                 if content:
                     pieces.append(content)
                 for fragment in delta.get("tool_calls") or []:
@@ -303,12 +303,48 @@ def _deltas(pieces: list[str]) -> list[str]:
     return deltas
 
 
+def _usage(counts: Any) -> Usage | None:
+    """The usage an endpoint reported, or None (the loop then charges its own estimate) when
+    it is not two counts: a negative one gave tokens back to the budgets, a string ended the
+    turn as internal, and one past the database's integers made the turn unsavable."""
+
+    def count(name: str) -> int | None:
+        value = counts.get(name) or 0
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        ok = type(value) is int and 0 <= value <= MAX_REPORTED_TOKENS
+        return value if ok else None
+
+    if not isinstance(counts, dict):
+        return None
+    prompt, completion = count("prompt_tokens"), count("completion_tokens")
+    if prompt is None or completion is None:
+        logger.warning("model usage is not a pair of token counts: %r", counts)
+        return None
+    return Usage(prompt, completion)
+
+
+def _text(value: Any) -> str:
+    """A text field of a chunk (content, an id, a name, arguments): "" when absent.
+
+    Raises:
+        ValueError: anything but a string; the turn ends as an invalid response. Passed on, a
+            number for an id or a name broke the turn's record after its end: never saved, and
+            its locks renewed for as long as the process lived.
+    """
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise ValueError(f"a stream chunk's text field is a {type(value).__name__}")
+    return value
+
+
 def _add_fragment(calls: dict[int, dict], slot_of: dict[int, int], fragment: dict) -> str:
     """Add one streamed tool-call fragment to its call; the argument text it carried."""
     index = fragment.get("index")
     index = index if index is not None else max(slot_of, default=0)
     slot = slot_of.get(index)
-    fragment_id = fragment.get("id")
+    fragment_id = _text(fragment.get("id"))
     # Some servers reuse one index for several complete calls; a new id means a new call.
     if slot is None or (fragment_id and calls[slot]["id"] and fragment_id != calls[slot]["id"]):
         slot = slot_of[index] = len(calls)
@@ -317,12 +353,13 @@ def _add_fragment(calls: dict[int, dict], slot_of: dict[int, int], fragment: dic
     if fragment_id:
         call["id"] = fragment_id
     function = fragment.get("function") or {}
-    if function.get("name") and not call["name"]:
-        call["name"] = function["name"]
-    arguments = function.get("arguments")
+    name = _text(function.get("name"))
+    if name and not call["name"]:
+        call["name"] = name
+    arguments = _text(function.get("arguments"))
     if arguments:
         call["arguments"].append(arguments)
-    return arguments if isinstance(arguments, str) else ""
+    return arguments
 
 
 def _retryable(exc: Exception) -> bool:
