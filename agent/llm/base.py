@@ -57,6 +57,14 @@ class ArgumentsDelta:
     text: str
 
 
+@dataclass(frozen=True, slots=True)
+class ReasoningDelta:
+    """A piece of a reasoning model's thinking as it streams: never shown, but paid for, so it
+    is counted against the turn's token budget while it arrives, as arguments are."""
+
+    text: str
+
+
 @dataclass(slots=True)
 class ModelTurn:
     """The complete result of one model call, yielded last by `ChatModel.stream`."""
@@ -77,7 +85,7 @@ class ChatModel(Protocol):
 
     def stream(
         self, messages: list[dict], tools: list[dict] | None
-    ) -> AsyncIterator[TextDelta | ArgumentsDelta | ModelTurn]:
-        """Yield TextDelta (and, optionally, ArgumentsDelta) many times, then exactly one
-        ModelTurn last."""
+    ) -> AsyncIterator[TextDelta | ArgumentsDelta | ReasoningDelta | ModelTurn]:
+        """Yield TextDelta (and, optionally, ArgumentsDelta and ReasoningDelta) many times, then
+        exactly one ModelTurn last."""
         ...

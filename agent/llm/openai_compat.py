@@ -15,7 +15,7 @@ import openai
 import orjson
 
 from agent.exceptions import ModelError
-from agent.llm.base import ArgumentsDelta, ModelTurn, TextDelta, ToolCall, Usage
+from agent.llm.base import ArgumentsDelta, ModelTurn, ReasoningDelta, TextDelta, ToolCall, Usage
 from agent.llm.idle import IdleTimeout
 from agent.llm.pacing import ReadPacer
 from agent.text import text_scrub
@@ -30,6 +30,9 @@ DELTA_CHARS = 64
 # The most tokens one call's usage may report; more is not a count (five steps' worth must still
 # fit the token columns' 32-bit integers).
 MAX_REPORTED_TOKENS = 10_000_000
+# Where servers stream a reasoning model's thinking: DeepSeek, vLLM and LiteLLM say
+# `reasoning_content`, Ollama, OpenRouter and newer vLLM `reasoning`.
+REASONING_FIELDS = ("reasoning_content", "reasoning")
 
 
 class OpenAICompatModel:
@@ -71,9 +74,9 @@ class OpenAICompatModel:
 
     async def stream(
         self, messages: list[dict], tools: list[dict] | None
-    ) -> AsyncIterator[TextDelta | ArgumentsDelta | ModelTurn]:
-        """Yield text and argument deltas, then one ModelTurn; raise ModelError on endpoint
-        failure."""
+    ) -> AsyncIterator[TextDelta | ArgumentsDelta | ReasoningDelta | ModelTurn]:
+        """Yield text, argument and reasoning deltas, then one ModelTurn; raise ModelError on
+        endpoint failure."""
         request: dict[str, Any] = {
             "model": self.name,
             "messages": messages,
@@ -237,12 +240,13 @@ def _checked(chunk: Any) -> dict:
 
 async def _assemble(
     blocks: AsyncIterator[list[dict]], pacer: ReadPacer | None = None
-) -> AsyncIterator[TextDelta | ArgumentsDelta | ModelTurn]:
+) -> AsyncIterator[TextDelta | ArgumentsDelta | ReasoningDelta | ModelTurn]:
     """Turn chunks into deltas and one ModelTurn, joining tool-call fragments by index.
 
     A block's text goes on in deltas of about DELTA_CHARS: the few tokens of one read are one
     delta, so the loop, the budget check and the coalescer run once for them, not once per
-    token. Tool-call argument fragments go on one by one, for the loop to count as they arrive.
+    token. Tool-call argument fragments go on one by one, for the loop to count as they arrive;
+    a reasoning model's thinking (billed, never shown) goes on first, in deltas as text does.
     """
     text: list[str] = []
     calls: dict[int, dict] = {}
@@ -252,6 +256,7 @@ async def _assemble(
     async for chunks in blocks:
         pieces: list[str] = []
         arguments: list[str] = []  # per fragment: a budget cut stops between them
+        thinking: list[str] = []
         for chunk in chunks:
             model = model or chunk.get("model") or ""
             if chunk.get("usage"):
@@ -263,10 +268,13 @@ async def _assemble(
                 content = _text(delta.get("content"))
                 if content:
                     pieces.append(content)
+                thinking += _thinking(delta)
                 for fragment in delta.get("tool_calls") or []:
                     argument = _add_fragment(calls, slot_of, fragment)
                     if argument:
                         arguments.append(argument)
+        for thought in _deltas(thinking) if thinking else []:  # in steps, as text is
+            yield ReasoningDelta(thought)
         if pieces:
             for piece in _deltas(pieces):
                 text.append(piece)
@@ -322,6 +330,12 @@ def _usage(counts: Any) -> Usage | None:
         logger.warning("model usage is not a pair of token counts: %r", counts)
         return None
     return Usage(prompt, completion)
+
+
+def _thinking(delta: dict) -> list[str]:
+    """The thinking a delta carries, under whichever name its server uses (not a string: none,
+    as the field is not part of the protocol the answer needs)."""
+    return [t for name in REASONING_FIELDS if isinstance(t := delta.get(name), str) and t]
 
 
 def _text(value: Any) -> str:
