@@ -8,6 +8,7 @@ from typing import Any
 import orjson
 
 from agent.exceptions import AgentError, BadRequest, ConversationFull, ModelError
+from agent.text import text_scrub
 
 MAX_STEPS = "max_steps"
 MODEL_ERROR = "model_error"
@@ -110,7 +111,9 @@ def encode(event: dict) -> bytes:
     try:
         return orjson.dumps(event, option=orjson.OPT_NON_STR_KEYS)
     except TypeError:  # what orjson refuses (an integer over 64 bits in a tool's arguments)
-        return json.dumps(event, ensure_ascii=False, separators=(",", ":")).encode()
+        # Or a lone surrogate that slipped past the edges: UTF-8 cannot carry it, and a frame
+        # that fails to encode ends a turn without its last event.
+        return json.dumps(text_scrub(event), ensure_ascii=False, separators=(",", ":")).encode()
 
 
 def sse_encode(event: dict) -> bytes:

@@ -482,7 +482,10 @@ async def _send_json(
 
 
 def _dumps(value: Any) -> bytes:
-    """orjson, or json where orjson refuses (a lone surrogate: text-hygiene tests send them)."""
+    """orjson, or json where orjson refuses (a lone surrogate: text-hygiene tests send them);
+    bytes go out as they are (a payload no encoder would write)."""
+    if isinstance(value, bytes):
+        return value
     try:
         return orjson.dumps(value)
     except orjson.JSONEncodeError:

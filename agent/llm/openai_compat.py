@@ -223,8 +223,13 @@ def _parse(data: bytes) -> dict:
     try:
         chunk = orjson.loads(data)
     except orjson.JSONDecodeError:
-        chunk = json.loads(data)  # what orjson refuses but JSON allows (a lone surrogate)
-    if b"\\u" in data:  # only an escape can smuggle NUL or a lone surrogate into the text
+        # What orjson refuses but Python's parser takes: an escaped lone surrogate, or one
+        # written as raw bytes (`\xed\xa0\x80`, WTF-8), which json.loads decodes with
+        # "surrogatepass". Scrubbed only when escaped, the raw one reached the visitor's frame,
+        # whose encoding failed: the socket's turn ended without a last event (every later
+        # message "busy") and the SSE stream broke off.
+        return _checked(text_scrub(json.loads(data)))
+    if b"\\u" in data:  # orjson's strings are valid UTF-8: only an escape can smuggle NUL in
         chunk = text_scrub(chunk)
     return _checked(chunk)
 
