@@ -51,8 +51,9 @@ class TextDelta:
 
 @dataclass(frozen=True, slots=True)
 class ArgumentsDelta:
-    """A piece of a tool call's arguments as it streams: never shown, but counted against the
-    turn's token budget while it arrives (a model asked to write a huge argument is cut)."""
+    """A piece of a tool call as it streams (its arguments, and its id and name when they
+    come): never shown, but counted against the turn's token budget while it arrives (a model
+    asked to write a huge argument, or hundreds of calls, is cut)."""
 
     text: str
 

@@ -1,0 +1,57 @@
+"""A reply of many tool calls is counted against the budget as it streams, names and all.
+
+Only the calls' arguments were counted while they arrived: 1,500 calls with empty arguments
+("list the articles for each of these tags") counted as about 1,000 tokens, so the call was
+never cut, and the turn was billed the 30,000 its endpoint reported, ten times the 3,000 the
+address had left.
+"""
+
+import pytest
+from channels.db import database_sync_to_async
+
+from agent.models import Turn
+from testing_support.model_server import raw_response
+from tests.security.clients import ws_ask, ws_open
+from tests.security.conftest import model_env
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+CALLS = 1500
+
+
+def many_calls() -> object:
+    calls = [
+        {
+            "tool_calls": [
+                {
+                    "index": n,
+                    "id": f"call_{n:08d}",
+                    "type": "function",
+                    "function": {"name": "list_articles", "arguments": "{}"},
+                }
+            ]
+        }
+        for n in range(CALLS)
+    ]
+    usage = {"prompt_tokens": 1000, "completion_tokens": 30000}
+    return raw_response(calls, usage=usage, finish="tool_calls")
+
+
+async def test_a_reply_of_many_calls_is_cut_where_the_budget_ends(serve, scripted):
+    scripted.enqueue(many_calls())
+    server = serve(
+        "many-calls",
+        AGENT_TOKENS_PER_IP_PER_DAY="3000",
+        AGENT_TOKENS_PER_ANSWER="200",
+        **model_env(scripted),
+    )
+    socket = await ws_open(server)
+
+    events = await ws_ask(socket, "list the articles for each of these 1,500 tags")
+    await socket.close()
+    server.stop()  # the save has landed
+
+    assert events[-1]["code"] == "rate_limited"
+    assert not [event for event in events if event["type"] == "tool_start"]
+    saved = await database_sync_to_async(Turn.objects.get)()
+    assert 0 < saved.input_tokens + saved.output_tokens <= 3000
