@@ -10,7 +10,7 @@ import pytest
 from channels.db import database_sync_to_async
 
 from agent.models import Turn
-from testing_support.model_server import raw_response
+from testing_support.model_server import ScriptedResponse, raw_response
 from tests.security.clients import ws_ask, ws_open
 from tests.security.conftest import model_env
 
@@ -19,7 +19,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 CALLS = 1500
 
 
-def many_calls() -> object:
+def many_calls() -> ScriptedResponse:
     calls = [
         {
             "tool_calls": [
