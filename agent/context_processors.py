@@ -3,7 +3,7 @@
 from django.conf import settings
 from django.http import HttpRequest
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
+from django.utils.translation import ngettext, pgettext
 
 from agent import events
 from agent.runner import offline_mode
@@ -102,6 +102,7 @@ def chat_strings() -> dict[str, str]:
         "tool_running": _("Using %(name)s…"),
         "tool_done": _("Used %(name)s"),
         "tool_skipped": _("not run: step limit reached"),
+        "tool_stopped": pgettext("a tool step cut off as it ran", "stopped"),
         "ms": _("%(ms)s ms"),
         "seconds_short": _("%(seconds)s s"),
         "results_one": ngettext("%(count)s result", "%(count)s results", 1),

@@ -77,7 +77,11 @@ def _turn_out(turn: Turn) -> dict:
                 "ok": call.ok,
                 "executed": call.executed,
                 "duration_ms": call.duration_ms,
-                "summary": tool_summary(name=call.name, ok=call.ok, result=call.result),
+                "summary": (
+                    "cancelled"
+                    if call.outcome == "cancelled"
+                    else tool_summary(name=call.name, ok=call.ok, result=call.result)
+                ),
             }
             for call in turn.tool_calls.all()
         ],
@@ -85,7 +89,11 @@ def _turn_out(turn: Turn) -> dict:
 
 
 def tool_summary(*, name: str, ok: bool, result: object) -> str:
-    """The step's summary as it was shown live ("5 results"); "" for a failed call."""
+    """The step's summary as it was shown live ("5 results"); "" for a failed call.
+
+    A call cancelled as it ran (Stop, or the visitor left) is summarized "cancelled" by the
+    caller, so the panel shows it stopped rather than failed.
+    """
     summarize = _SUMMARIZE.get(name)
     if not ok or summarize is None:
         return ""

@@ -35,14 +35,20 @@ export class Step {
     this.node.append(this.label, this.meta);
   }
 
+  get running() {
+    return this.node.classList.contains("is-running");
+  }
+
   /** The step ended: `summary` is the server's English summary, translated here. */
   end({ ok, summary, durationMs, title, executed = true }) {
     const detail = this.name === "get_article_detail" && ok;
+    // Cut off by Stop (or the turn's end) as it ran: not the tool's fault, so no warning.
+    const stopped = !ok && summary === "cancelled";
     this.label.textContent = label(this.name, this.args, detail ? title || summary : null, false);
     this.node.classList.remove("is-running");
-    this.node.classList.add(!executed ? "is-skipped" : ok ? "is-done" : "is-failed");
-    if (!executed) {
-      this.meta.textContent = S.tool_skipped;
+    this.node.classList.add(!executed || stopped ? "is-skipped" : ok ? "is-done" : "is-failed");
+    if (!executed || stopped) {
+      this.meta.textContent = executed ? S.tool_stopped : S.tool_skipped;
       return;
     }
     const meta = [];

@@ -162,6 +162,10 @@ export class Turn {
 
   /** Stop streaming; `answered` says the turn ended with `done` (so silence is worth a word). */
   finish(answered) {
+    // A tool still running when the turn ends (Stop, an error) never reports back.
+    for (const step of this.steps.values()) {
+      if (step.running) step.end({ ok: false, summary: "cancelled" });
+    }
     if (this.renderPending || this.text) this.render();
     this.dropSourceLine();
     this.finished = true;

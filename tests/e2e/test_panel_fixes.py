@@ -487,3 +487,72 @@ def test_a_refused_vote_does_not_end_the_answer_streaming_meanwhile(site, open_p
     first_status = page.locator(".chat-turn").first.locator(".chat-feedback__status")
     expect(first_status).to_have_text("Your feedback couldn’t be saved. Try again.")
     assert votes == ["up"]
+
+
+def test_stop_while_a_tool_runs_leaves_its_step_stopped_not_spinning_or_failed(site, open_page):
+    """Stop pressed mid-search: the step kept spinning under "Stopped." and, after a reload,
+    read "failed" with a warning, though the tool did nothing wrong."""
+    search = {"query": "step limits"}
+
+    def on_frame(socket, frame):
+        if frame["type"] == "message":
+            socket.start()
+            socket.send(
+                {
+                    "type": "tool_start",
+                    "call_id": "c1",
+                    "name": "search_knowledge_base",
+                    **{"arguments": search},
+                }
+            )
+        elif frame["type"] == "stop":
+            socket.error("cancelled", "Stopped.")
+
+    saved = {
+        "conversation_id": CONVERSATION,
+        "page": "",
+        "turns": [
+            {
+                "turn": 1,
+                "user_message": "Why cap the steps?",
+                "answer": "",
+                "status": "cancelled",
+                "error_code": "cancelled",
+                "steps": 1,
+                "citations": [],
+                "answered": False,
+                "vote": "",
+                "comment": "",
+                "tools": [
+                    {
+                        "call_id": "c1",
+                        "name": "search_knowledge_base",
+                        "arguments": search,
+                        "ok": False,
+                        "executed": True,
+                        "duration_ms": 35.0,
+                        "summary": "cancelled",
+                    }
+                ],
+            }
+        ],
+    }
+    page = open_page()
+    ChatRoute(page, on_frame)
+    page.route(f"**/api/conversations/{CONVERSATION}", lambda route: route.fulfill(json=saved))
+    page.goto(site + "/")
+    open_chat(page)
+    ask(page, "Why cap the steps?")
+    step = page.locator(".chat-step")
+    expect(step).to_have_class(re.compile(r"\bis-running\b"))
+    page.get_by_role("button", name="Stop").click()
+
+    expect(page.locator(".chat-note--muted")).to_have_text("Stopped.")
+    expect(step).not_to_have_class(re.compile(r"\bis-running\b"))
+    expect(step.locator(".chat-step__label")).to_have_text("Searched for “step limits”")
+    expect(step.locator(".chat-step__meta")).to_have_text("stopped")
+
+    page.reload()  # the panel was open: it stays open, with the saved turn
+    expect(page.locator(".chat-note--muted")).to_have_text("Stopped.")
+    expect(step).not_to_have_class(re.compile(r"\bis-failed\b"))
+    expect(step.locator(".chat-step__meta")).to_have_text("stopped")
