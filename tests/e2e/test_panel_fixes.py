@@ -556,3 +556,34 @@ def test_stop_while_a_tool_runs_leaves_its_step_stopped_not_spinning_or_failed(s
     expect(page.locator(".chat-note--muted")).to_have_text("Stopped.")
     expect(step).not_to_have_class(re.compile(r"\bis-failed\b"))
     expect(step.locator(".chat-step__meta")).to_have_text("stopped")
+
+
+LINE_WIDTHS = """(node) => {
+  // The width of each line the element's text takes, top to bottom.
+  const range = document.createRange();
+  range.selectNodeContents(node);
+  const lines = new Map();
+  for (const rect of range.getClientRects()) {
+    const top = Math.round(rect.top);
+    lines.set(top, (lines.get(top) || 0) + rect.width);
+  }
+  return [...lines.entries()].sort((a, b) => a[0] - b[0]).map((entry) => entry[1]);
+}"""
+
+
+def test_at_375px_a_wrapped_welcome_or_suggestion_leaves_no_word_alone(site, open_page):
+    """The Chinese welcome wrapped as '关于这个博客的任何问题，都可以问' over a lone '我。',
+    and a suggestion over a lone '的?'."""
+    page = open_page(viewport=NARROW, locale="zh-CN")
+    page.goto(f"{site}/articles/chinese-full-text-search-zh/")
+    page.get_by_role("button", name="问问 Docent").click()
+    expect(page.locator(".chat-suggestion")).not_to_have_count(0)
+
+    wrapped = []
+    for node in [page.locator(".chat-empty__title"), *page.locator(".chat-suggestion").all()]:
+        widths = node.evaluate(LINE_WIDTHS)
+        if len(widths) > 1:
+            wrapped.append((node.text_content(), widths))
+    assert wrapped, "nothing wraps at 375 px: the test no longer shows the case"
+    assert [(text, w) for text, w in wrapped if w[-1] < 0.5 * max(w)] == []
+    screenshot(page, "phone-375-zh-welcome")
