@@ -587,3 +587,43 @@ def test_at_375px_a_wrapped_welcome_or_suggestion_leaves_no_word_alone(site, ope
     assert wrapped, "nothing wraps at 375 px: the test no longer shows the case"
     assert [(text, w) for text, w in wrapped if w[-1] < 0.5 * max(w)] == []
     screenshot(page, "phone-375-zh-welcome")
+
+
+CONTRAST = """([selector, backgroundOf]) => {
+  // WCAG contrast of the focused element's outline against the background around it.
+  const parse = (css) => {
+    const probe = document.createElement('canvas').getContext('2d');
+    probe.fillStyle = css;
+    probe.fillRect(0, 0, 1, 1);
+    return [...probe.getImageData(0, 0, 1, 1).data.slice(0, 3)];
+  };
+  const luminance = (rgb) => {
+    const [r, g, b] = rgb.map((v) => {
+      const c = v / 255;
+      return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  };
+  const style = (css) => getComputedStyle(document.querySelector(css));
+  const ring = luminance(parse(style(selector).outlineColor));
+  const around = luminance(parse(style(backgroundOf).backgroundColor));
+  return (Math.max(ring, around) + 0.05) / (Math.min(ring, around) + 0.05);
+}"""
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_keyboard_focus_ring_stands_out_from_the_page(site, open_page, scheme):
+    """The ring was the accent mixed with white: 2.3:1 on the light paper, under WCAG's 3:1."""
+    page = open_page()
+    page.emulate_media(color_scheme=scheme)
+    page.goto(f"{site}/articles/{STEP_LIMITS}/")
+    page.keyboard.press("Tab")
+    page.keyboard.press("Tab")
+    expect(page.get_by_role("button", name="Ask Docent")).to_be_focused()
+    assert page.evaluate(CONTRAST, ["#chat-launcher", "body"]) >= 3
+
+    page.keyboard.press("Enter")
+    expect(page.locator("#chat-input")).to_be_focused()
+    page.locator("#chat-close").focus()  # after keys, so it is :focus-visible
+    assert page.locator("#chat-close").evaluate("n => n.matches(':focus-visible')")
+    assert page.evaluate(CONTRAST, ["#chat-close", "#chat-panel"]) >= 3
