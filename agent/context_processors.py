@@ -88,6 +88,10 @@ def chat_strings() -> dict[str, str]:
         "feedback_thanks": _("Thanks for the feedback."),
         "feedback_failed": _("Your feedback couldn’t be saved. Try again."),
         "ask_again": _("Ask again"),
+        "declined_while_indexing": _(
+            "Some articles aren’t searchable yet, so the answer may be in one of them. "
+            "Ask again in a minute."
+        ),
         "ask_in_new_chat": _("Ask in a new chat"),
         # Tool steps: running, then done.
         "search_running": _("Searching the blog for “%(query)s”…"),

@@ -14,6 +14,11 @@ export class IndexingNotice {
     this.timer = null;
   }
 
+  /** Some published articles are not searchable yet (the notice shows). */
+  get running() {
+    return Boolean(this.node) && !this.node.hidden;
+  }
+
   /** Ask again in a while, unless a look is already due or the notice is gone. */
   watch() {
     if (!this.url || this.timer || this.node.hidden) return;

@@ -114,6 +114,10 @@ class Panel {
         break;
       case "done":
         this.endTurn(null);
+        // On a first run a decline may be the index's gap, not the blog's: say so, offer a retry.
+        if (event.answered === false && this.indexing.running) {
+          this.askButton(turn.note("muted", S.declined_while_indexing), S.ask_again, turn);
+        }
         break;
       case "error":
         this.endTurn(event);

@@ -195,3 +195,60 @@ def test_new_chat_is_offered_only_once_there_is_a_conversation(site, open_page):
     expect(new_chat).to_be_hidden()
     expect(page.locator("#chat-empty")).to_be_visible()
     expect(page.locator("#chat-input")).to_be_focused()
+
+
+DECLINE = "I couldn’t find anything about that in this blog’s articles."
+
+
+def declining_socket(page) -> ChatRoute:
+    """Decline every question, as the offline model does when search finds nothing."""
+
+    def on_frame(socket, frame):
+        if frame["type"] == "message":
+            socket.start()
+            socket.text(DECLINE)
+            socket.send({"type": "done", "steps": 2, "usage": {}, "answered": False})
+
+    return ChatRoute(page, on_frame)
+
+
+def test_a_decline_while_indexing_runs_says_why_and_offers_to_ask_again(site, open_page, live_data):
+    """On a first run the README's own question, asked on its own article, was declined flat
+    ("I couldn't find anything…") while that article waited to be indexed."""
+    with psycopg.connect(live_data, autocommit=True) as db:
+        row = db.execute(
+            "SELECT id, indexed_at FROM blog_article WHERE status = 'published' ORDER BY id LIMIT 1"
+        ).fetchone()
+        db.execute("UPDATE blog_article SET indexed_at = NULL WHERE id = %s", [row[0]])
+        try:
+            page = open_page(NARROW)
+            route = declining_socket(page)
+            page.goto(site + "/")
+            open_chat(page)
+            expect(page.locator("#chat-indexing")).to_be_visible()
+            ask(page, "Why cap the agent's steps?")
+            wait_answered(page)
+            note = page.locator(".chat-note--muted")
+            expect(note.locator(".chat-note__text")).to_have_text(
+                "Some articles aren’t searchable yet, so the answer may be in one of them. "
+                "Ask again in a minute."
+            )
+            screenshot(page, "phone-375-declined-while-indexing")
+            note.get_by_role("button", name="Ask again").click()
+            expect(page.locator(".chat-turn")).to_have_count(2)
+            wait_answered(page)
+            asked = [f["content"] for f in route.of_type("message")]
+            assert asked == ["Why cap the agent's steps?"] * 2
+        finally:
+            db.execute("UPDATE blog_article SET indexed_at = %s WHERE id = %s", [row[1], row[0]])
+
+    # Once everything is indexed a decline is the blog's answer: no hint, no retry.
+    page = open_page(NARROW)
+    declining_socket(page)
+    page.goto(site + "/")
+    open_chat(page)
+    expect(page.locator("#chat-indexing")).to_have_count(0)
+    ask(page, "How do I bake sourdough?")
+    wait_answered(page)
+    expect(page.locator(".chat-answer")).to_have_text(DECLINE)
+    expect(page.locator(".chat-note")).to_have_count(0)
