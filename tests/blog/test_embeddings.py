@@ -12,6 +12,7 @@ from blog.embeddings import (
     OpenAIEmbedder,
     embedder_get,
     embedding_dimensions_check,
+    question_form,
 )
 from tests.blog.embeddings_server import EmbeddingsServer, scripted_vector
 
@@ -235,3 +236,29 @@ def test_serve_leaves_the_model_for_the_first_search_when_warming_is_off(monkeyp
     lifecycle.on_startup(worker=False)
 
     assert scheduled == []
+
+
+@pytest.mark.parametrize(
+    "typed",
+    [
+        (
+            "How does the HNSW index work",
+            "How does the HNSW index work?",
+            "How does the HNSW index work ?!",
+        ),
+        ("为什么要限制智能体的步数", "为什么要限制智能体的步数？", "为什么要限制智能体的步数?"),
+    ],
+)
+def test_a_question_gets_one_vector_with_or_without_its_question_mark(typed):
+    """e5 moves a vector with its end marks; the relevance bar was calibrated on questions."""
+    embedder = LocalEmbedder()
+
+    vectors = [embedder.embed_query(text) for text in typed]
+
+    assert vectors[0] == vectors[1] == vectors[2]
+
+
+def test_the_question_form_keeps_a_query_of_marks_only():
+    assert question_form("How many steps") == "How many steps?"
+    assert question_form("多少步。") == "多少步？"
+    assert question_form("?") == "?"
