@@ -12,6 +12,7 @@ from django.db.models import Exists, OuterRef, QuerySet
 
 from agent.answered import FINISHED
 from agent.models import ToolCall, Turn
+from blog.models import Article
 
 SEARCH_TOOL = "search_knowledge_base"
 
@@ -43,6 +44,9 @@ class UnansweredGroup:
     search_failed: int = 0
     # Turns asked while some article was not indexed yet: ask again before writing anything.
     while_indexing: int = 0
+    # (title, url) of articles indexed after the group was last asked that the search now
+    # finds for it: one may answer it, so the editor asks again before writing another.
+    indexed_since: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def conversations(self) -> int:
@@ -108,7 +112,40 @@ def turn_unanswered_groups(
     for row in rows:
         _group_add(groups, row, threshold)
     # Stable sort: equal counts keep newest-first order.
-    return sorted((group for _, group in groups), key=lambda group: -group.count)
+    ordered = sorted((group for _, group in groups), key=lambda group: -group.count)
+    _indexed_since(ordered)
+    return ordered
+
+
+INDEXED_SINCE_SHOWN = 2  # articles named per group
+INDEXED_SINCE_SEARCHED = 20  # groups searched again, the most asked first (about 40 ms each)
+
+
+def _indexed_since(groups: list[UnansweredGroup]) -> None:
+    """Name, on the most asked groups, articles indexed after the group was last asked that
+    the search now finds for it (above the relevance bar).
+
+    Only a search says whether a new article is about the question: listing whatever was
+    published since named a Kubernetes article under "Is there a post about async Rust?".
+    An edit that was re-indexed counts too: it may have added the answer.
+    """
+    from blog.search import article_search  # loads the embedder: only when there is a group
+
+    if not groups:
+        return
+    oldest = min(group.last_asked for group in groups)
+    recent = dict(
+        Article.objects.published().filter(indexed_at__gt=oldest).values_list("id", "indexed_at")
+    )
+    for group in groups[:INDEXED_SINCE_SEARCHED]:
+        if not any(indexed_at > group.last_asked for indexed_at in recent.values()):
+            continue
+        hits = article_search(query=group.question, limit=5)
+        group.indexed_since = [
+            (hit.title, hit.url)
+            for hit in hits
+            if hit.article_id in recent and recent[hit.article_id] > group.last_asked
+        ][:INDEXED_SINCE_SHOWN]
 
 
 def _group_add(

@@ -6,6 +6,8 @@ import pytest
 
 from agent.models import ToolCall
 from agent.selectors import turn_unanswered, turn_unanswered_groups
+from blog.indexing import articles_reindex
+from blog.models import Article
 from tests.agent.admin.factories import NO_RESULTS, make_conversation, make_turn, search_hits
 
 pytestmark = pytest.mark.django_db
@@ -171,3 +173,36 @@ def test_with_the_indexing_ones_hidden_an_empty_list_does_not_claim_none_went_un
 
     assert "no question has gone unanswered" not in text
     assert "None but those asked while indexing" in text
+
+
+SOURDOUGH = """Sourdough bread needs a starter: flour and water left to ferment for a week.
+
+## Baking the loaf
+
+Mix the starter with flour, water and salt, let the dough rise overnight, shape the loaf and
+bake it in a hot oven for forty minutes. A sourdough loaf keeps for days.
+"""
+
+
+def test_an_article_indexed_since_a_question_that_the_search_finds_for_it_is_named(
+    staff_client, make_article
+):
+    # An editor published an article on the question, and the list still asked for one.
+    ask("How do I bake sourdough bread?", minutes=1)
+    ask("Do you cover Kubernetes operators?", minutes=2)
+    make_article(title="Baking sourdough bread", slug="sourdough", body=SOURDOUGH)
+    make_article(title="Sourdough, the old post", slug="old-sourdough", body=SOURDOUGH)
+    articles_reindex()
+    # Indexed before the question was asked: the list already knew it and it did not help.
+    Article.objects.filter(slug="old-sourdough").update(indexed_at=T0 - timedelta(days=1))
+
+    since = {group.question: group.indexed_since for group in turn_unanswered_groups()}
+
+    # Only what the search finds for the question: a new article on another topic is no hint.
+    assert since == {
+        "How do I bake sourdough bread?": [("Baking sourdough bread", "/articles/sourdough/")],
+        "Do you cover Kubernetes operators?": [],
+    }
+    html = staff_client.get("/admin/agent/conversation/unanswered/").content.decode()
+    assert html.count('data-testid="indexed-since"') == 1
+    assert '<a href="/articles/sourdough/">Baking sourdough bread</a>' in html
