@@ -8,9 +8,17 @@ const COUNTER_FROM = 0.9; // show the counter from this share of the limit
 const CSS_SIZING = window.CSS?.supports?.("field-sizing", "content");
 
 export class Composer {
-  constructor(input, counter) {
+  constructor(input, counter, sendButton) {
     this.input = input;
     this.counter = counter;
+    this.sendButton = sendButton;
+    this.markBlank();
+  }
+
+  /** A blank box sends nothing: the Send button says so instead of looking ready. It stays
+   * focusable (aria-disabled, not disabled): focus on it must not drop to the page. */
+  markBlank() {
+    this.sendButton?.setAttribute("aria-disabled", String(!this.input.value.trim()));
   }
 
   get value() {
@@ -31,6 +39,7 @@ export class Composer {
   changed() {
     storageSet("sessionStorage", KEY_DRAFT, this.input.value);
     this.autosize();
+    this.markBlank();
     const count = charCount(this.input.value);
     const max = CONFIG.maxChars;
     const over = count > max;

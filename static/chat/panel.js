@@ -34,7 +34,7 @@ class Panel {
     this.statusLine = $("chat-status");
     this.badge = $("chat-offline-badge");
     this.sheet = new Sheet(root, this.panel, this.launcher);
-    this.composer = new Composer(this.input, $("chat-counter"));
+    this.composer = new Composer(this.input, $("chat-counter"), this.sendButton);
     this.indexing = new IndexingNotice(
       $("chat-indexing"),
       () => !this.panel.hidden && document.visibilityState === "visible",

@@ -627,3 +627,24 @@ def test_the_keyboard_focus_ring_stands_out_from_the_page(site, open_page, schem
     page.locator("#chat-close").focus()  # after keys, so it is :focus-visible
     assert page.locator("#chat-close").evaluate("n => n.matches(':focus-visible')")
     assert page.evaluate(CONTRAST, ["#chat-close", "#chat-panel"]) >= 3
+
+
+def test_the_send_button_is_unlit_while_the_box_is_blank(site, scripted, open_page):
+    # A blank or whitespace message sent nothing, and the button looked ready all the same.
+    page = open_page()
+    page.goto(site + "/")
+    open_chat(page)
+    box, send = page.locator("#chat-input"), page.locator("#chat-send")
+
+    expect(send).to_have_attribute("aria-disabled", "true")
+    box.fill("   \n ")
+    expect(send).to_have_attribute("aria-disabled", "true")
+    box.press("Enter")
+    expect(page.locator(".chat-turn")).to_have_count(0)
+    box.fill("Why cap the agent's steps?")
+    expect(send).to_have_attribute("aria-disabled", "false")
+    assert float(send.evaluate("b => getComputedStyle(b).opacity")) == 1
+    box.fill("")
+    expect(send).to_have_attribute("aria-disabled", "true")
+    assert float(send.evaluate("b => getComputedStyle(b).opacity")) < 0.5
+    screenshot(page, "send-blank")
