@@ -144,6 +144,8 @@ class Panel {
     turn.finish(!error);
     if (!error) this.addFeedback(turn, {});
     if (error) this.explain(turn, error);
+    // A question no server received is in the box again: sent again, it replaces this one.
+    this.unsent = error?.code === "unreachable" ? turn : null;
     this.turn = null;
     this.log.setAttribute("aria-busy", "false");
     this.setBusy(false);
@@ -210,6 +212,8 @@ class Panel {
     if (this.conversationId) frame.conversation_id = this.conversationId;
     if (this.pageSlug) frame.page = this.pageSlug;
     this.showEmpty(false);
+    if (this.unsent?.question === text) this.unsent.node.remove(); // not asked twice in the log
+    this.unsent = null;
     const turn = new Turn(text);
     turn.conversationId = frame.conversation_id || "";
     this.turn = turn;

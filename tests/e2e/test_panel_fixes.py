@@ -431,7 +431,9 @@ def test_feedback_end_to_end_saved_changed_and_shown_after_reload(site, scripted
     assert turn.vote == "down"  # one vote per turn, changed
 
 
-def test_a_question_that_never_reached_the_server_says_so_and_stays_in_the_box(site, open_page):
+def test_a_question_that_never_reached_the_server_says_so_and_stays_in_the_box(
+    site, scripted, open_page
+):
     """The browser goes offline for real: no socket can open, and after three tries the queued
     question is given back. It never left, so it must not say the connection dropped."""
     page = open_page()
@@ -450,6 +452,14 @@ def test_a_question_that_never_reached_the_server_says_so_and_stays_in_the_box(s
     expect(page.locator("#chat-input")).to_have_value("Is anyone there?")
     screenshot(page, "unreachable")
     page.context.set_offline(False)
+
+    # Sent again once the server is reachable: the log shows the question once, not the
+    # unsent copy and its warning above the one that was answered.
+    scripted.enqueue(text_response(words("Yes, here.")))
+    page.locator("#chat-input").press("Enter")
+    expect(page.locator(".chat-turn .chat-answer").last).to_have_text("Yes, here.")
+    expect(page.locator(".chat-turn")).to_have_count(1)
+    expect(page.locator(".chat-log")).not_to_contain_text("Couldn’t reach the server")
 
 
 def test_a_refused_vote_does_not_end_the_answer_streaming_meanwhile(site, open_page):
