@@ -302,6 +302,7 @@ class TurnRunner:
                     api_key=settings.OPENAI_API_KEY or None,
                     model=settings.AGENT_MODEL,
                     timeout=settings.AGENT_MODEL_TIMEOUT,
+                    call_seconds=settings.AGENT_MODEL_CALL_SECONDS,
                     max_retries=settings.AGENT_MODEL_MAX_RETRIES,
                     http=settings.AGENT_MODEL_HTTP,
                     read_pause=read_pause,

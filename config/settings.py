@@ -293,6 +293,11 @@ AGENT_TOOL_CONCURRENCY = env.int("AGENT_TOOL_CONCURRENCY", default=4)
 # Tool calls run per model reply; the rest are answered "not executed" (agent/loop.py).
 AGENT_MAX_TOOL_CALLS = env.int("AGENT_MAX_TOOL_CALLS", default=8)
 AGENT_MODEL_TIMEOUT = env.float("AGENT_MODEL_TIMEOUT", default=60.0)
+# A model reply's whole stream, however lively: keep-alive comments reset AGENT_MODEL_TIMEOUT,
+# so an endpoint sending only those held a turn (and its conversation) for ever.
+AGENT_MODEL_CALL_SECONDS = env.float("AGENT_MODEL_CALL_SECONDS", default=300.0)
+if AGENT_MODEL_CALL_SECONDS <= 0:
+    raise ImproperlyConfigured("AGENT_MODEL_CALL_SECONDS must be more than 0.")
 AGENT_MODEL_MAX_RETRIES = env.int("AGENT_MODEL_MAX_RETRIES", default=2)
 # The model stream's HTTP client: aiohttp (C parser, less CPU per token) or httpx (the SDK's).
 AGENT_MODEL_HTTP = env.str("AGENT_MODEL_HTTP", default="aiohttp")

@@ -390,6 +390,8 @@ class ScriptedOpenAIServer:
 
     def _encode(self, chunk: Any) -> bytes:
         """SSE bytes of a chunk, cached: the benches send the same chunk thousands of times."""
+        if isinstance(chunk, bytes):  # raw SSE lines as given (a keep-alive comment)
+            return _http_chunk(chunk)
         cached = self._encoded.get(id(chunk))
         if cached is None or cached[0] is not chunk:
             data = _http_chunk(b"data: " + _dumps(chunk) + b"\n\n")

@@ -13,10 +13,16 @@ import asyncio
 
 
 class IdleTimeout:
-    """`async with IdleTimeout(s) as idle:` ... `idle.touch()` on each chunk."""
+    """`async with IdleTimeout(s) as idle:` ... `idle.touch()` on each chunk.
 
-    def __init__(self, seconds: float) -> None:
+    `deadline` (seconds, optional) ends the stream that long after it started, however lively:
+    an endpoint that sends only keep-alive comments or empty chunks touches the timer for ever.
+    """
+
+    def __init__(self, seconds: float, deadline: float | None = None) -> None:
         self.seconds = seconds
+        self.deadline = deadline
+        self.end = float("inf")
         self.expired = False
         self.last = 0.0
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -27,14 +33,19 @@ class IdleTimeout:
         self._loop = asyncio.get_running_loop()
         self._task = asyncio.current_task()
         self.last = self._loop.time()
-        self._timer = self._loop.call_at(self.last + self.seconds, self._check)
+        if self.deadline is not None:
+            self.end = self.last + self.deadline
+        self._timer = self._loop.call_at(self._due(), self._check)
         return self
+
+    def _due(self) -> float:
+        return min(self.last + self.seconds, self.end)
 
     def touch(self) -> None:
         self.last = self._loop.time()
 
     def _check(self) -> None:
-        due = self.last + self.seconds
+        due = self._due()
         if self._loop.time() < due:  # a chunk came since: look again when it would be late
             self._timer = self._loop.call_at(due, self._check)
             return
@@ -45,4 +56,9 @@ class IdleTimeout:
         self._timer.cancel()
         # As asyncio.timeout(): our own cancellation becomes TimeoutError, anyone else's stays.
         if self.expired and exc_type is asyncio.CancelledError and self._task.uncancel() == 0:
-            raise TimeoutError(f"nothing received for {self.seconds:g} s") from exc
+            raise TimeoutError(self._why()) from exc
+
+    def _why(self) -> str:
+        if self._loop.time() >= self.end:
+            return f"the stream ran past its {self.deadline:g} s deadline"
+        return f"nothing received for {self.seconds:g} s"

@@ -49,6 +49,7 @@ class OpenAICompatModel:
         api_key: str | None,
         model: str,
         timeout: float = 60.0,
+        call_seconds: float | None = None,
         max_retries: int = 2,
         http: str = "aiohttp",
         read_pause: float = 0.0,
@@ -56,6 +57,8 @@ class OpenAICompatModel:
         self.name = model
         self.max_retries = max_retries
         self.timeout = timeout
+        # A whole streamed reply's limit, however lively the stream (IdleTimeout's deadline).
+        self.call_seconds = call_seconds
         # Seconds the model's socket rests after a text block (agent/llm/pacing.py): the
         # text frame interval, so a frame's tokens are read in one go. 0: read each at once.
         self.read_pause = read_pause
@@ -92,7 +95,7 @@ class OpenAICompatModel:
                 # The raw response, parsed here into plain dicts: the SDK's per-chunk pydantic
                 # objects cost more CPU than all else a streamed token does (bench/chat_load).
                 streaming = self._client.chat.completions.with_streaming_response
-                async with IdleTimeout(self.timeout) as idle:
+                async with IdleTimeout(self.timeout, self.call_seconds) as idle:
                     async with streaming.create(**request) as response:
                         # Leaving the block closes the HTTP response, also on cancellation.
                         pacer = ReadPacer(_transport(response), self.read_pause)
