@@ -259,6 +259,20 @@ class TurnRunner:
         The conversation stays held ("saving") until the save lands, so the next turn and the
         transcript wait for it on every worker; the session's slot is free at once.
         """
+        try:
+            task = self._save(turn, result, lease, seen)
+        except BaseException:
+            # A record that cannot be built or scheduled saves nothing: the hold goes now, or
+            # its heartbeat renews the conversation (every later message "busy") for as long
+            # as the process lives.
+            asyncio.ensure_future(lease.release())
+            raise
+        task.add_done_callback(lambda _task: asyncio.ensure_future(lease.release()))
+
+    def _save(
+        self, turn: "TurnContext", result: TurnResult, lease: TurnLease, seen: TurnObservation
+    ) -> asyncio.Task:
+        """Settle the budget, report the turn, and schedule its record's save."""
         budget = turn.prepared.budget
         spent = (
             ratelimit.budget_settlement(
@@ -281,8 +295,7 @@ class TurnRunner:
             steps=record.step_count,
             error=record.error,
         )
-        task = self.saver.schedule(record, first=lease.saving(spent))
-        task.add_done_callback(lambda _task: asyncio.ensure_future(lease.release()))
+        return self.saver.schedule(record, first=lease.saving(spent))
 
     def model(self) -> ChatModel:
         """The configured model; the OpenAI client is kept per event loop (it pools connections)."""

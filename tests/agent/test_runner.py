@@ -118,3 +118,35 @@ async def test_a_turn_cut_by_the_drain_while_its_row_is_written_is_saved_before_
     assert saved == [{"status": "interrupted"}]
     assert [event.get("code") for event in events] == ["unavailable"]
     await asyncio.to_thread(lock.join)
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_turn_whose_record_cannot_be_built_gives_back_its_conversation(monkeypatch):
+    """A record that could not be built left the conversation held, renewed by its heartbeat
+    for as long as the process lived: every later message got "busy". The adapter now refuses
+    the endpoint replies that caused it, so the fault is injected here."""
+    from agent.turns import TurnContext
+
+    def unsavable(self, result):
+        raise ValueError("a reply the record cannot hold")
+
+    monkeypatch.setattr(TurnContext, "record", unsavable)
+    events: list[dict] = []
+
+    async def emit(event: dict) -> None:
+        events.append(event)
+
+    await TurnRunner().run(
+        message=ChatMessage(content="What is pgvector?"),
+        visitor=Visitor(session_key="c" * 32, client_ip=ADDRESS),
+        emit=emit,
+    )
+    conversation = events[0]["conversation_id"]
+    assert events[-1]["type"] == "error" and events[-1]["code"] == "internal"
+    for _ in range(100):  # the release runs as its own task
+        if not await state().held(f"turns:c:{conversation}"):
+            break
+        await asyncio.sleep(0.01)
+
+    assert await state().held(f"turns:c:{conversation}") == ""
+    assert not state().slots.get(f"turns:s:{'c' * 32}")
