@@ -58,6 +58,14 @@ class ScriptedResponse:
     drop_after: int | None = None
 
 
+@dataclass(frozen=True)
+class Comment:
+    """An SSE comment line (": ping"), as proxies and routers send to keep a stream alive:
+    a chunk of `ScriptedResponse.chunks` like the others, paced by `delay`."""
+
+    text: str = "ping"
+
+
 @dataclass
 class Stream:
     """What the server saw of one streamed answer (`time.monotonic()` seconds)."""
@@ -390,8 +398,8 @@ class ScriptedOpenAIServer:
 
     def _encode(self, chunk: Any) -> bytes:
         """SSE bytes of a chunk, cached: the benches send the same chunk thousands of times."""
-        if isinstance(chunk, bytes):  # raw SSE lines as given (a keep-alive comment)
-            return _http_chunk(chunk)
+        if isinstance(chunk, Comment):
+            return _http_chunk(b": " + chunk.text.encode() + b"\n\n")
         cached = self._encoded.get(id(chunk))
         if cached is None or cached[0] is not chunk:
             data = _http_chunk(b"data: " + _dumps(chunk) + b"\n\n")

@@ -12,7 +12,7 @@ import pytest
 from channels.db import database_sync_to_async
 
 from agent.models import Turn
-from testing_support.model_server import ScriptedResponse
+from testing_support.model_server import Comment, ScriptedResponse
 from tests.security.clients import ws_ask, ws_open
 from tests.security.conftest import model_env
 
@@ -21,7 +21,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 async def test_a_stream_of_keep_alive_comments_ends_at_the_call_deadline(serve, scripted):
     # A comment every 0.2 s for ten minutes: never quiet for the 1 s silence timeout.
-    scripted.enqueue(ScriptedResponse(chunks=[b": ping\n\n"] * 3000, delay=0.2))
+    scripted.enqueue(ScriptedResponse(chunks=[Comment()] * 3000, delay=0.2))
     server = serve(
         "endpoint-keepalive",
         **model_env(scripted),
