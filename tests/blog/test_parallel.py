@@ -72,6 +72,7 @@ def test_a_killed_side_connection_falls_back_to_the_searchs_own_connection(ask, 
 
 def test_no_side_connection_to_be_had_runs_both_halves_here(ask, settings, monkeypatch, tmp_path):
     serial, _ = serial_and_parallel(ask, settings)
+    before = set(side_backends())  # the side connection just used (and any other thread's)
     parallel.close()
     # New connections now look for the server's socket in an empty directory and fail; this
     # thread's own connection is already open.
@@ -81,4 +82,6 @@ def test_no_side_connection_to_be_had_runs_both_halves_here(ask, settings, monke
     refused = article_search(**ask)
 
     assert refused == serial
-    assert side_backends() == []
+    # No connection was opened. (A closed side connection's backend exits on its own time:
+    # on a loaded machine CI once still listed it here, so "none at all" was a race.)
+    assert set(side_backends()) <= before
