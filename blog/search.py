@@ -23,6 +23,7 @@ from pgvector.django import CosineDistance
 from blog import search_fetch, search_sql
 from blog.chunking import query_terms
 from blog.commonness import lexeme_words
+from blog.compounds import unknown_compounds
 from blog.embeddings import Embedder, embedder_get, embedding_dimensions_check
 from blog.glossary import Bridge, bridged_coverage, bridged_known, glossary
 from blog.language import fullwidth_fold
@@ -175,11 +176,16 @@ def _search(
     language = query_language(query)
     bridges = _bridges(query, fetched.lexemes, language, vocab)
     spelled = lexeme_words(fetched.lexemes, terms)
-    weights, known = weighted_terms(fetched.lexemes, vocab, spelled=spelled)
+    weights, _ = weighted_terms(fetched.lexemes, vocab, spelled=spelled)
+    # A hyphenated name the blog never writes ("cross-encoder") is a term it does not know,
+    # though its parts are words it uses; no article can cover it, so coverage leaves it out.
+    compounds = unknown_compounds(query, vocab.frequency)
+    asked, spelled = [*fetched.lexemes, *compounds], {**spelled, **compounds}
+    _, known = weighted_terms(asked, vocab, spelled=spelled)
     # For an article in the other language, a term the blog writes only in that language
     # ("spool" is 暂存 there) is known too.
     _, known_across = weighted_terms(
-        fetched.lexemes, vocab, also_known=bridged_known(bridges, vocab.frequency), spelled=spelled
+        asked, vocab, also_known=bridged_known(bridges, vocab.frequency), spelled=spelled
     )
     prepared = _Query(
         query, language, embedded, weights, known, known_across, vocab.languages, bridges

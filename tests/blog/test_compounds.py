@@ -1,0 +1,58 @@
+import math
+
+import pytest
+
+from blog.compounds import MAX_COMPOUNDS, compounds, unknown_compounds
+from blog.relevance import vocabulary
+from blog.search import article_search
+from tests.blog.test_search import VectorBook, add_chunk, unit  # noqa: F401
+
+pytestmark = pytest.mark.django_db
+
+ARTICLE = "Cross-language retrieval ranks each encoder list. Keep the step limit in the database."
+
+
+def test_a_question_names_its_hyphenated_words_in_lower_case():
+    assert compounds("Is RRF better than a Cross-Encoder, or X-Accel-Buffering?") == [
+        "cross-encoder",
+        "x-accel-buffering",
+    ]
+    assert compounds("a 2-step plan, a dangling pre- word, top-5 and e5-small") == [
+        "top-5",
+        "e5-small",
+    ]
+    many = " ".join(f"w{n}-x" for n in range(MAX_COMPOUNDS + 3))
+    assert compounds(many) == [f"w{n}-x" for n in range(MAX_COMPOUNDS)]
+
+
+def test_only_a_compound_the_blog_writes_in_no_form_is_unknown(make_article, add_chunk):  # noqa: F811
+    add_chunk(make_article(title="Search"), ARTICLE, unit((0, 1.0)))
+    frequency = vocabulary.current().frequency
+
+    assert unknown_compounds("Is a cross-encoder better?", frequency) == {
+        "cross-encod": ["cross-encoder"]
+    }
+    assert unknown_compounds("What is cross-language retrieval?", frequency) == {}  # as written
+    assert unknown_compounds("How high is the step-limit?", frequency) == {}  # two words in a row
+    assert unknown_compounds("Which data-base?", frequency) == {}  # run together
+    assert unknown_compounds("Which limit-step?", frequency) != {}  # the words, not in a row
+
+
+def test_a_hyphenated_name_the_blog_never_writes_lowers_known_not_coverage(
+    make_article,
+    add_chunk,  # noqa: F811
+):
+    """Split at the hyphen, "cross" and "encoder" are both words the blog uses."""
+    add_chunk(make_article(title="Search"), ARTICLE, unit((0, 1.0)))
+    asked = "Does retrieval rank with a cross-encoder?"
+    written = "Does retrieval rank with cross-language?"
+    near = unit((0, 0.88), (1, math.sqrt(1 - 0.88**2)))  # cosine 0.88, as real questions get
+    book = VectorBook({asked: near, written: near})  # the vectors cannot tell the two apart
+
+    (hit,) = article_search(query=asked, embedder=book, min_relevance=0)
+    (same,) = article_search(query=written, embedder=book, min_relevance=0)
+
+    assert hit.coverage == pytest.approx(1.0)  # no article could hold it: coverage leaves it out
+    assert hit.known < 0.8 and same.known == pytest.approx(1.0)
+    assert hit.relevance < 0.5 < same.relevance
+    assert article_search(query=asked, embedder=book) == []
