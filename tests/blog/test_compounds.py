@@ -5,7 +5,7 @@ import pytest
 from blog.compounds import MAX_COMPOUNDS, compounds, unknown_compounds
 from blog.relevance import vocabulary
 from blog.search import article_search
-from tests.blog.test_search import VectorBook, add_chunk, unit  # noqa: F401
+from tests.blog.test_search import VectorBook, add_chunk, demo_index, unit  # noqa: F401
 
 pytestmark = pytest.mark.django_db
 
@@ -56,3 +56,11 @@ def test_a_hyphenated_name_the_blog_never_writes_lowers_known_not_coverage(
     assert hit.known < 0.8 and same.known == pytest.approx(1.0)
     assert hit.relevance < 0.5 < same.relevance
     assert article_search(query=asked, embedder=book) == []
+
+
+def test_the_demo_blog_declines_a_name_it_never_writes_beside_one_it_answers(demo_index):  # noqa: F811
+    """The demo's RRF article never mentions cross-encoders; it passed the bar on "better"."""
+    (hit, *_) = article_search(query="What is RRF?", embedder=demo_index)
+
+    assert hit.url == "/articles/hybrid-search-with-rrf/"
+    assert article_search(query="Is RRF better than a cross-encoder?", embedder=demo_index) == []
