@@ -17,6 +17,7 @@ from agent.llm.offline_figures import asks_for_figure, gives_figure
 from agent.llm.offline_names import missing_names
 from agent.llm.offline_second import TWO_PART_FLOOR, Second, names_it, second_article
 from agent.llm.offline_text import (
+    UNIT_MARK,
     Fact,
     article_facts,
     inert,
@@ -228,7 +229,24 @@ def _weights(question: str, context: str, facts: list[Fact]) -> dict[str, float]
     for term in terms(context) - asked:
         if frequency[term]:
             weights[term] = CONTEXT_WEIGHT / frequency[term]
+    if asks_for_figure(question):
+        weights |= _units(asked, frequency)
     return weights
+
+
+def _units(asked: set[str], frequency: Counter) -> dict[str, float]:
+    """A figure's unit for each Chinese word of the question the articles never write.
+
+    Chinese writes a figure with the first character of the word asked about: "维度是多少？"
+    is answered by "384 维", "次数" by "3 次", "秒数" by "30 秒". The articles have no "维度",
+    so without its unit the sentence giving the figure matched only "向量".
+    """
+    units = {}
+    for term in asked:
+        unit = UNIT_MARK + term[0]
+        if len(term) == 2 and not term.isascii() and not frequency[term] and frequency[unit]:
+            units[unit] = 1 / frequency[unit]
+    return units
 
 
 def _pick(

@@ -18,6 +18,9 @@ _WORD = re.compile(r"[a-z0-9][a-z0-9\-']*[a-z0-9]|[a-z0-9]")
 # A letter on its own names a parameter ("HNSW's m", "RRF's k"); "a", "i", "e.g." and "i.e."
 # do not, nor does a contraction's or a possessive's remnant ("s", "t").
 _NAMED_LETTERS = frozenset("bcdfhjklmnpqrvwxyz")
+# A Chinese figure's unit: the character after a number ("384 维", "30 秒", "5 次").
+_UNIT = re.compile(f"\\d\\s*([{CJK}])")
+UNIT_MARK = "#"  # a unit term is "#" and its character: no word of a question looks like it
 _STOPWORDS = frozenset(
     "a an and are about can could did does do for from had has have how into its the this that "
     "these those what when where which who why will with would you your our their there then "
@@ -111,7 +114,7 @@ def terms(text: str) -> set[str]:
     for run in CJK_RUN.findall(lowered):
         grams = {run[i : i + 2] for i in range(len(run) - 1)} if len(run) > 1 else {run}
         found |= grams - _CJK_STOP
-    return found
+    return found | {UNIT_MARK + unit for unit in _UNIT.findall(lowered)}
 
 
 _FENCE = re.compile(r"^\s*(```|~~~).*?^\s*\1[^\n]*$", re.MULTILINE | re.DOTALL)

@@ -841,6 +841,30 @@ async def test_a_question_asking_for_a_figure_is_answered_with_the_fact_that_giv
     assert [c["article_id"] for c in result.citations] == [24]
 
 
+VECTOR_ARTICLE = {
+    "article_id": 26,
+    "title": "文本嵌入",
+    "url": "/articles/embeddings-zh/",
+    "body": "## 嵌入\n\n嵌入向量只和生成它的模型相容，换模型就要重新计算。\n\n"
+    "这个模型每次输出 384 维向量，存进 pgvector 的一列。\n",
+}
+
+
+@pytest.mark.asyncio
+async def test_a_chinese_figure_is_found_by_its_unit_when_the_article_never_writes_the_word(
+    monkeypatch,
+):
+    # The article writes "384 维", never "维度": the unit is the word's first character. Without
+    # it, the sentence giving the figure matched only "向量", fell below the strongest sentence,
+    # and the answer claimed the article does not give the number.
+    monkeypatch.setitem(ARTICLES, 26, VECTOR_ARTICLE)
+
+    result, _ = await ask("嵌入向量的维度是多少？", [relevant_hit(VECTOR_ARTICLE, 0.9)])
+
+    assert "这个模型每次输出 384 维向量" in result.answer
+    assert [c["article_id"] for c in result.citations] == [26]
+
+
 @pytest.mark.asyncio
 @pytest.mark.parametrize(
     ("question", "lang"),
