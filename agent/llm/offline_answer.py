@@ -41,6 +41,7 @@ _TWO_PART = re.compile(
     r"\b(and|both|together|versus|vs|compared?|relate[sd]?|while)\b|分别|以及|和|与|[?？].+[?？]",
     re.IGNORECASE,
 )
+_WHICH = re.compile(r"\bwhich\b|哪", re.IGNORECASE)
 # A question that compares ("which is cheapest?", "哪个最快") needs the whole small table;
 # any other question needs only the rows that answer it.
 _COMPARES = re.compile(
@@ -249,6 +250,14 @@ def _units(asked: set[str], frequency: Counter) -> dict[str, float]:
     return units
 
 
+def compares(question: str) -> bool:
+    """Does the question compare ("which is cheapest?", "哪个最快")? "At most" asks for one
+    figure, not a comparison: "一轮最多调用几次模型？" wants the cap, not the whole table."""
+    if not _COMPARES.search(question):
+        return False
+    return not asks_for_figure(question) or bool(_WHICH.search(question))
+
+
 def _pick(
     pool: list[tuple[int, Fact]],
     wanted: dict[str, float],
@@ -323,7 +332,7 @@ def _pick(
             continue
         picked.append(best)
         covered |= shared[best]
-    return _with_context(pool, picked, shared, compares=bool(_COMPARES.search(question)))
+    return _with_context(pool, picked, shared, compares=compares(question))
 
 
 def _definition_first(

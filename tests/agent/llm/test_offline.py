@@ -749,6 +749,36 @@ async def test_a_plain_question_gets_only_the_row_that_answers_it():
     assert "- Index IVFFlat" in result.answer and "- Index HNSW" not in result.answer
 
 
+LIMITS_TABLE_ARTICLE = {
+    "article_id": 28,
+    "title": "每轮的上限",
+    "url": "/articles/turn-limits-zh/",
+    "body": "## 上限\n\n| 项目 | 上限 |\n| --- | --- |\n| 模型调用 | 每轮最多 6 次 |\n"
+    "| 工具调用 | 每步最多 4 个 |\n| 回答长度 | 最多 800 token |\n",
+}
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    ("question", "rows", "left_out"),
+    [
+        ("一轮最多调用几次模型？", ["模型调用"], ["工具调用", "回答长度"]),
+        ("哪个上限最多？", ["模型调用", "工具调用", "回答长度"], []),  # "which": it compares
+    ],
+)
+async def test_at_most_asks_for_one_figure_and_which_compares(
+    monkeypatch, question, rows, left_out
+):
+    # 最多 ("at most") made every "最…" question a comparison, and the whole table was quoted
+    # for "一轮最多调用几次模型？".
+    monkeypatch.setitem(ARTICLES, 28, LIMITS_TABLE_ARTICLE)
+
+    result, _ = await ask(question, [relevant_hit(LIMITS_TABLE_ARTICLE, 0.9)])
+
+    assert all(f"- 项目 {row}" in result.answer for row in rows)
+    assert not any(row in result.answer for row in left_out)
+
+
 OPERATORS_ARTICLE = {
     "article_id": 27,
     "title": "pgvector operators",
