@@ -87,7 +87,13 @@ class TrustedProxies:
         if self.hops:
             if len(chain) < self.hops:
                 return peer, 1  # did not pass through every proxy: nothing to trust
-            return chain[-self.hops], self.hops
+            # Read as an address, as the limits count it: taken as written, a load balancer's
+            # `203.0.113.7:51234` was a new address per source port, and `[2001:db8::1]` was
+            # outside its /64, so every new connection had fresh per-address limits.
+            address = _address(chain[-self.hops])
+            if address is None:
+                return peer, self.hops  # garbage in the trusted part: keep the proxy's address
+            return str(address), self.hops
         depth = 1
         for item in reversed(chain):
             address = _address(item)
