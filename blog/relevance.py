@@ -56,9 +56,27 @@ _CJK_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 # deletes rows (the table's delete counter moves once the deleting session reports its
 # statistics, within seconds). Reading both costs a few microseconds; a rebuild (ts_stat over
 # every chunk) takes about a second at 100k chunks, so it happens only when one of them moved.
+# The visible articles' count and ids move too when a post scheduled for later goes live (its
+# chunks were written when it was saved) or a public one is rescheduled: no chunk changes then.
 CHANGE_KEY_SQL = (
-    "SELECT (SELECT max(id) FROM blog_chunk), pg_stat_get_tuples_deleted('blog_chunk'::regclass)"
+    "SELECT (SELECT max(id) FROM blog_chunk), pg_stat_get_tuples_deleted('blog_chunk'::regclass), "
+    "(SELECT count(*) || ':' || coalesce(sum(blog_article.id), 0) FROM blog_article "
+    "WHERE {published})"
 )
+# Only the chunks of articles visitors may read: those of a post scheduled for later are in the
+# index, and counted in the vocabulary their words were "known" to every search (see _build).
+VISIBLE_CHUNKS = (
+    "FROM blog_chunk JOIN blog_article ON blog_article.id = blog_chunk.article_id WHERE {published}"
+)
+
+
+def change_key_sql() -> str:
+    """CHANGE_KEY_SQL with the published rule written in."""
+    from blog.search_sql import published_sql_inline
+
+    return CHANGE_KEY_SQL.format(published=published_sql_inline())
+
+
 # The query's lexemes as the index spells them (blog.search_sql sends it with the lists).
 QUERY_LEXEMES_SQL = "SELECT array(SELECT lexeme FROM unnest(to_tsvector('english', %s)))"
 
@@ -138,7 +156,7 @@ class Vocabulary:
 
     def current(self) -> Vocabulary:
         with connection.cursor() as cursor:
-            cursor.execute(CHANGE_KEY_SQL)
+            cursor.execute(change_key_sql())
             return self.at(cursor.fetchone())
 
     def at(self, change_key: tuple) -> Vocabulary:
@@ -154,12 +172,20 @@ class Vocabulary:
         return self._key is not None
 
     def _build(self, key: tuple) -> None:
+        # Visible chunks only: a post scheduled for later is indexed when it is saved, and its
+        # words counted as the blog's made `/api/search?q=<word>&all=true` say `known: 1` for a
+        # word only that post holds (and raised the word's relevance), before it was public.
+        from blog.search_sql import published_sql_inline
+
+        visible = VISIBLE_CHUNKS.format(published=published_sql_inline())
         with connection.cursor() as cursor:
-            cursor.execute("SELECT word, ndoc FROM ts_stat('SELECT search_vector FROM blog_chunk')")
+            cursor.execute(
+                "SELECT word, ndoc FROM ts_stat(%s)", [f"SELECT blog_chunk.search_vector {visible}"]
+            )
             frequency = dict(cursor.fetchall())
-            cursor.execute("SELECT count(*) FROM blog_chunk")
+            cursor.execute(f"SELECT count(*) {visible}")  # noqa: S608 - constants only
             chunks = cursor.fetchone()[0]
-            cursor.execute("SELECT DISTINCT language FROM blog_chunk ORDER BY 1")
+            cursor.execute(f"SELECT DISTINCT blog_chunk.language {visible} ORDER BY 1")  # noqa: S608
             languages = tuple(row[0] for row in cursor.fetchall())
         self.frequency, self.chunks, self.languages = frequency, chunks, languages
         self._key = key

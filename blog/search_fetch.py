@@ -18,14 +18,14 @@ from django.db import connection
 from psycopg.rows import dict_row
 
 from blog import parallel, search_sql
-from blog.relevance import CHANGE_KEY_SQL, QUERY_LEXEMES_SQL
+from blog.relevance import QUERY_LEXEMES_SQL, change_key_sql
 
 
 @dataclass
 class Fetched:
     """What one search reads from the database."""
 
-    change_key: tuple  # the vocabulary's (blog.relevance.CHANGE_KEY_SQL)
+    change_key: tuple  # the vocabulary's (blog.relevance.change_key_sql)
     lexemes: list[str]  # the query's, as the index spells them
     vector: list[list[dict]]  # one nearest list per language asked for
     text: tuple[list[dict], list[dict]] | None  # two-term rows, any-term rows
@@ -77,7 +77,7 @@ def text_rows_fetch(statement: tuple[str, dict]) -> tuple[list[dict], list[dict]
 def _main_fetch(
     lexical: str, vector: tuple[str, dict] | None, k: int, lists: int, text: tuple | None
 ) -> Fetched:
-    statements = [(CHANGE_KEY_SQL, None), (QUERY_LEXEMES_SQL, [lexical])]
+    statements = [(change_key_sql(), None), (QUERY_LEXEMES_SQL, [lexical])]
     if vector is not None:
         statements += [search_sql.hnsw_settings(k), vector]
     if text is not None:

@@ -236,5 +236,13 @@ def _published_sql() -> str:
     return sql % tuple(f"%(published{i})s" for i in range(len(params)))
 
 
+@cache
+def published_sql_inline() -> str:
+    """`published_q` as SQL on `blog_article` with its values written in, for a statement
+    that takes another's text (ts_stat)."""
+    sql, params = _published_compiled()
+    return connection.ops.compose_sql(sql, params)
+
+
 def _published_params() -> dict:
     return {f"published{i}": str(value) for i, value in enumerate(_published_compiled()[1])}
