@@ -415,6 +415,8 @@ async def _call(tool: Tool | None, record: ToolRecord, by_name: dict, timeout: f
         raise ToolFailure(f"Error: {name} timed out after {timeout:g}s.", "timed out") from None
     except ToolNotFound as exc:
         raise ToolFailure(f"Error: {exc}", "not found") from None
+    except ToolFailure:
+        raise  # written for the model by the tool itself
     except Exception as exc:
         logger.warning("tool %s failed", name, exc_info=True)
         message = f"Error: {name} failed ({type(exc).__name__}). Answer from what you have."

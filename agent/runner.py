@@ -24,6 +24,7 @@ from agent.prompts import build_messages
 from agent.saving import TurnSaver
 from agent.shared import Acquired
 from agent.tools import TOOLS
+from agent.tools._visitor import visitor_address
 from agent.turns import (  # noqa: F401  (re-exported: the transports import them from here)
     BadRequest,
     ChatMessage,
@@ -216,6 +217,7 @@ class TurnRunner:
             # hold) left the hold spent for the day and the lock renewed for ever.
             if attach:
                 await lease.attach(prepared.conversation_id)
+            visitor_address.set(visitor.client_ip)  # the model's searches count on it
             await emit(events.start(prepared.conversation_id, prepared.index, model.offline))
             result = await run_turn(
                 messages=build_messages(

@@ -2,9 +2,12 @@
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agent.exceptions import ToolFailure
+from agent.ratelimit import search_allow
 from agent.tool import Tool
 from agent.tools._db import off_loop
-from ops.metrics import search_observe
+from agent.tools._visitor import visitor_address
+from ops.metrics import refusal_count, search_observe
 from ops.tracing import db_spans
 
 NO_RESULTS = "No relevant content found."
@@ -34,8 +37,30 @@ def _search(query: str, limit: int) -> list[dict] | str:
 
 
 async def run(params: SearchInput) -> list[dict] | str:
-    """Hybrid (vector + full-text) search over published articles, off the event loop."""
+    """Hybrid (vector + full-text) search over published articles, off the event loop.
+
+    Raises:
+        ToolFailure: the visitor's address has used its search allowance (the model reads it).
+    """
+    await _allowance_spend(params.query)
     return await off_loop(_search)(params.query, params.limit)
+
+
+async def _allowance_spend(query: str) -> None:
+    # The model writes the queries: asked to, it ran 32 searches of 500 costly characters in
+    # one turn of a one-line message. Each now weighs on the visitor's address as the same
+    # query sent to /api/search would, in the same moving window.
+    address = visitor_address.get()
+    if address is None:
+        return
+    refusal = await search_allow(client_ip=address, query=query)
+    if refusal is not None:
+        refusal_count(reason=refusal.reason)
+        raise ToolFailure(
+            f"Error: too many searches for this visitor right now (retry in {refusal.retry_after}"
+            " s). Answer from the results you have, or say that you could not search.",
+            "too many searches",
+        )
 
 
 def summarize(output: list[dict] | str) -> str:
