@@ -41,15 +41,18 @@ def address_bucket(client_ip: str) -> str:
     """The key one visitor's address counts under.
 
     An IPv6 visitor is given a whole /64 (often far more) and may use any address in it, so
-    limits count the /64; an IPv4-mapped IPv6 address is its IPv4 address.
+    limits count the /64; an IPv4-mapped IPv6 address is its IPv4 address. So are the
+    transition addresses that carry the client's IPv4 address: 6to4 gives its holder a /48
+    (65,536 fresh /64s), and a Teredo /64 is its server's, shared by all of that server's clients.
     """
     try:
         address = ipaddress.ip_address(client_ip)
     except ValueError:
         return client_ip
     if isinstance(address, ipaddress.IPv6Address):
-        if address.ipv4_mapped is not None:
-            return str(address.ipv4_mapped)
+        embedded = address.ipv4_mapped or address.sixtofour or (address.teredo or (None, None))[1]
+        if embedded is not None:
+            return str(embedded)
         return str(ipaddress.IPv6Network((address, 64), strict=False))
     return str(address)
 

@@ -125,3 +125,29 @@ async def test_an_ipv6_visitor_cannot_dodge_the_ip_limit_by_walking_its_own_slas
     assert walked == ["start"] * 3 + ["rate_limited"] * 3
     assert other == ["start"]
     assert ipv4 == ["start"] * 3 + ["rate_limited"]
+
+
+async def test_ipv6_addresses_that_carry_an_ipv4_one_count_as_that_address(serve):
+    # 6to4 (2002::/16) gives the holder of one IPv4 address a whole /48 (65,536 /64s), each a
+    # fresh allowance when counted by its /64. Teredo (2001::/32) puts its server, not the
+    # client, in the /64: every client of one Teredo server shared one allowance.
+    server = serve("xff-embedded", DJANGO_TRUSTED_PROXIES="1", AGENT_MESSAGES_PER_MINUTE_PER_IP="3")
+
+    walked = await starts(server, [f"2002:cb00:7107:{i:x}::1" for i in range(1, 5)])
+    itself = await starts(server, ["203.0.113.7"])  # the same visitor over IPv4
+    first = await starts(server, [teredo("65.54.227.120", "192.0.2.45")] * 3)
+    second = await starts(server, [teredo("65.54.227.120", "198.51.100.9")])
+
+    assert walked == ["start"] * 3 + ["rate_limited"]
+    assert itself == ["rate_limited"]
+    assert first == ["start"] * 3
+    assert second == ["start"]  # another client of the same Teredo server
+
+
+def teredo(server: str, client: str, port: int = 40000) -> str:
+    """A Teredo address (RFC 4380): its server, and the client's address and port obscured."""
+    import ipaddress
+
+    value = (0x20010000 << 96) | (int(ipaddress.IPv4Address(server)) << 64) | (0x8000 << 48)
+    value |= ((~port & 0xFFFF) << 32) | (~int(ipaddress.IPv4Address(client)) & 0xFFFFFFFF)
+    return str(ipaddress.IPv6Address(value))
