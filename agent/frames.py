@@ -29,7 +29,13 @@ def json_parse(raw: str | bytes, *, max_bytes: int | None = None, max_depth: int
     """
     max_bytes = max_bytes or settings.AGENT_MAX_FRAME_BYTES
     max_depth = max_depth or settings.AGENT_MAX_JSON_DEPTH
-    if len(raw) > max_bytes:
+    # A WebSocket text frame arrives decoded: its length is in characters, up to four bytes
+    # each, so a frame four times the cap passed it. Encoded only when it could be over.
+    if len(raw) > max_bytes or (
+        isinstance(raw, str)
+        and len(raw) * 4 > max_bytes
+        and len(raw.encode("utf-8", "surrogatepass")) > max_bytes
+    ):
         raise FrameError(f"The request is larger than {max_bytes:,} bytes.")
     if isinstance(raw, bytes):
         try:

@@ -14,6 +14,7 @@ from tests.security.conftest import model_env
 pytestmark = pytest.mark.django_db(transaction=True)
 
 DEEP = "[" * 2000 + "]" * 2000
+EMOJI = "😀" * 20_000
 SHALLOW_BUT_OVER = json.dumps({"type": "message", "content": "hi", "x": [[[[[[[[[[1]]]]]]]]]]})
 
 
@@ -26,6 +27,11 @@ async def test_deep_big_and_binary_frames_get_bad_request_and_the_socket_stays_u
         ('{"type":"message","content":' + DEEP + "}", "nested deeper"),
         (SHALLOW_BUT_OVER, "nested deeper"),
         (json.dumps({"type": "message", "content": "x" * 70_000}), "larger than"),
+        # 80 kB in 20,000 characters: the cap counted characters, so 4 bytes each passed it.
+        (
+            json.dumps({"type": "message", "content": "hi", "x": EMOJI}, ensure_ascii=False),
+            "larger",
+        ),
         (b"\x00\x01binary", "not binary"),
     ]:
         await socket.send(frame)
