@@ -19,14 +19,16 @@ from blog.search import article_search
 router = Router(tags=["blog"])
 
 MAX_PAGE = 100_000  # far past any blog's last page; PostgreSQL's OFFSET overflowed at 2**63
+# Without a ceiling, `?page_size=1000000` read and serialised every published article at once.
+MAX_PAGE_SIZE = 100
 
 
 class BoundedPages(PageNumberPagination):
-    """Page numbers within reason: a huge one is a 422 like any bad parameter, not a 500."""
+    """Page numbers and sizes within reason: past them a 422 like any bad parameter."""
 
     class Input(Schema):
         page: int = Field(1, ge=1, le=MAX_PAGE)
-        page_size: int | None = Field(None, ge=1)
+        page_size: int | None = Field(None, ge=1, le=MAX_PAGE_SIZE)
 
 
 @router.get(
