@@ -18,14 +18,16 @@ from django.db import connection
 _COMPOUND = re.compile(r"(?<![\w-])[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+(?![\w-])")
 MAX_COMPOUNDS = 4  # a question names a few; more is a pasted list, and each costs a lookup
 # The compound's lexeme as the index stems it (the hyphenated token's own lexeme), and
-# whether any chunk holds its parts as a phrase or its parts run together.
+# whether a visible chunk holds its parts as a phrase or its parts run together. Visible only,
+# like the vocabulary: a post scheduled for later must not answer "does the blog write X?".
 _WRITTEN_SQL = """
 SELECT t.compound,
        (SELECT lexeme FROM unnest(to_tsvector('english', t.compound)) WHERE lexeme LIKE '%%-%%'
         ORDER BY length(lexeme) DESC LIMIT 1),
-       EXISTS (SELECT 1 FROM blog_chunk
-               WHERE search_vector @@ phraseto_tsquery('english', replace(t.compound, '-', ' '))
-                  OR search_vector @@ plainto_tsquery('english', replace(t.compound, '-', '')))
+       EXISTS (SELECT 1 FROM blog_chunk JOIN blog_article ON blog_article.id = blog_chunk.article_id
+               WHERE ({published})
+                 AND (search_vector @@ phraseto_tsquery('english', replace(t.compound, '-', ' '))
+                      OR search_vector @@ plainto_tsquery('english', replace(t.compound, '-', ''))))
 FROM unnest(%s::text[]) AS t(compound)
 """
 
@@ -44,8 +46,10 @@ def unknown_compounds(question: str, frequency: dict[str, int]) -> dict[str, lis
     found = compounds(question)
     if not found:
         return {}
+    from blog.search_sql import published_sql_inline  # blog.search_sql imports the models
+
     with connection.cursor() as cursor:
-        cursor.execute(_WRITTEN_SQL, [found])
+        cursor.execute(_WRITTEN_SQL.format(published=published_sql_inline()), [found])
         rows = cursor.fetchall()
     return {
         lexeme: [compound]

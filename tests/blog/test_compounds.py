@@ -1,6 +1,8 @@
 import math
+from datetime import timedelta
 
 import pytest
+from django.utils import timezone
 
 from blog.compounds import MAX_COMPOUNDS, compounds, unknown_compounds
 from blog.relevance import vocabulary
@@ -36,6 +38,18 @@ def test_only_a_compound_the_blog_writes_in_no_form_is_unknown(make_article, add
     assert unknown_compounds("How high is the step-limit?", frequency) == {}  # two words in a row
     assert unknown_compounds("Which data-base?", frequency) == {}  # run together
     assert unknown_compounds("Which limit-step?", frequency) != {}  # the words, not in a row
+
+
+def test_a_post_scheduled_for_later_does_not_make_a_compound_written(make_article, add_chunk):  # noqa: F811
+    # Its chunks are indexed when it is saved; whether it writes "cross encoder" is its secret.
+    add_chunk(make_article(title="Search"), ARTICLE, unit((0, 1.0)))
+    later = make_article(title="Launch", published_at=timezone.now() + timedelta(days=30))
+    add_chunk(later, "Next month: our cross encoder.", unit((0, 1.0)))
+    frequency = vocabulary.current().frequency
+
+    assert unknown_compounds("Is a cross-encoder better?", frequency) == {
+        "cross-encod": ["cross-encoder"]
+    }
 
 
 def test_a_hyphenated_name_the_blog_never_writes_lowers_known_not_coverage(
