@@ -8,9 +8,13 @@ limited there.
 
 import secrets
 
+from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.core import signing
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
+from django.utils import translation
+from django.utils.translation import gettext, ngettext
 
 from agent.ratelimit import Refusal, admin_login_allow, admin_login_name, search_allow
 from config.middleware import AsyncMiddleware
@@ -55,7 +59,7 @@ class AdminLoginRateLimit(AsyncMiddleware):
         )
         if refusal is not None:
             refusal_count(reason="admin_login")
-            return _too_many(refusal)
+            return await sync_to_async(_sign_in_refused)(request, refusal)
         response = await self.get_response(request)
         if name and response.status_code == 302 and (await request.auser()).is_authenticated:
             _remember_device(request, response, name)  # the redirect after a right password
@@ -96,6 +100,33 @@ def _username(request: HttpRequest) -> str:
         return str(request.POST.get("username", ""))
     except Exception:  # noqa: BLE001 - Django answers the malformed body itself, later
         return ""
+
+
+def _sign_in_refused(request: HttpRequest, refusal: Refusal) -> HttpResponse:
+    """The refusal as a page in the visitor's language.
+
+    A person at a browser sent the form: the API's JSON ("{"detail": ...}"), in English on a
+    Chinese admin, was all they saw. This runs before the locale middleware, so the language is
+    read from the request here.
+    """
+    with translation.override(translation.get_language_from_request(request)):
+        context = {
+            "title": gettext("Too many sign-in attempts"),
+            "wait": _wait_text(refusal.retry_after),
+            "site_header": gettext("Docent admin"),
+            "site_title": gettext("Docent admin"),
+        }
+        response = render(request, "admin/login_refused.html", context, status=429)
+    response["Retry-After"] = str(refusal.retry_after)
+    return response
+
+
+def _wait_text(seconds: int) -> str:
+    """'40 seconds' or '9 minutes' (rounded up): a fifteen-minute window read as '556 s'."""
+    if seconds < 60:
+        return ngettext("%(count)s second", "%(count)s seconds", seconds) % {"count": seconds}
+    minutes = -(-seconds // 60)
+    return ngettext("%(count)s minute", "%(count)s minutes", minutes) % {"count": minutes}
 
 
 def _too_many(refusal: Refusal) -> HttpResponse:
