@@ -1,5 +1,6 @@
 """The authors' admin: write, tag, publish; see how each article sits in the search index."""
 
+from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.widgets import AdminTextareaWidget
 from django.db.models import QuerySet
@@ -12,6 +13,7 @@ from django.utils.translation import ngettext, pgettext, pgettext_lazy
 from blog.indexing import articles_index_enqueue
 from blog.models import Article, Tag
 from blog.selectors import article_list_for_admin
+from blog.services import article_slug_from_title
 from docent.admin_lookups import BoundedLookups
 
 
@@ -22,8 +24,23 @@ class TagAdmin(BoundedLookups, admin.ModelAdmin):
     prepopulated_fields = {"slug": ["name"]}
 
 
+class ArticleForm(forms.ModelForm):
+    """An empty slug is made from the title (a Chinese title's slug script leaves it empty)."""
+
+    class Meta:
+        model = Article
+        fields = ["title", "slug", "summary", "body", "tags", "status", "published_at"]
+
+    def clean(self) -> dict:
+        data = super().clean()
+        if not data.get("slug") and data.get("title"):
+            data["slug"] = article_slug_from_title(title=data["title"], exclude_pk=self.instance.pk)
+        return data
+
+
 @admin.register(Article)
 class ArticleAdmin(BoundedLookups, admin.ModelAdmin):
+    form = ArticleForm
     # Short dates and one-line states, so every column fits beside the filters at 1280 px.
     list_display = [
         "title",
@@ -58,6 +75,14 @@ class ArticleAdmin(BoundedLookups, admin.ModelAdmin):
         field = super().formfield_for_dbfield(db_field, request, **kwargs)
         if db_field.name == "title":
             field.widget.attrs["class"] = "vTextField dc-article-title"
+        if db_field.name == "slug":
+            # Not required: ArticleForm fills an empty one in. (Help text is shown as HTML.)
+            field.required = False
+            field.help_text = _(
+                "The end of the article’s address (/articles/sourdough-basics/): Latin "
+                "letters, digits and hyphens. Left empty, it is made from the title; a Chinese "
+                "title gives “article”, so type a readable one."
+            )
         return field
 
     def get_queryset(self, request):

@@ -96,3 +96,27 @@ def test_saving_a_scheduled_article_says_the_assistant_waits_for_its_date(staff_
         "/admin/blog/article/add/", form, follow=True, headers={"accept-language": "zh-hans"}
     ).content.decode()
     assert "定于 2099年1月5日 09:30 发布" in page
+
+
+def test_a_chinese_title_with_no_slug_saves_under_a_free_slug(staff_client, make_article):
+    # The slug script keeps ASCII only: "酸面包入门" left the slug empty and the form answered
+    # "This field is required", with nothing saying what a slug is or what to type.
+    make_article(title="Article", slug="article")
+    form = {"title": "酸面包入门", "slug": "", "summary": "", "tags": [],
+            "body": "## 面团\n\n面粉和水。", "status": "draft"}  # fmt: skip
+
+    response = staff_client.post("/admin/blog/article/add/", form, follow=True)
+
+    assert "was added successfully" in response.content.decode()
+    assert Article.objects.get(title="酸面包入门").slug == "article-2"
+    form.update(title="Sourdough basics", slug="")  # an ASCII title still gives its own words
+    staff_client.post("/admin/blog/article/add/", form)
+    assert Article.objects.filter(slug="sourdough-basics").exists()
+
+
+def test_the_slug_field_says_what_it_is_and_what_to_type_for_a_chinese_title(staff_client):
+    html = staff_client.get("/admin/blog/article/add/").content.decode()
+
+    assert "(/articles/sourdough-basics/)" in html and "a Chinese title gives" in html
+    chinese = staff_client.get("/admin/blog/article/add/", HTTP_ACCEPT_LANGUAGE="zh-CN")
+    assert "中文标题" in chinese.content.decode()
