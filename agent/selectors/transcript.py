@@ -91,10 +91,6 @@ class TranscriptTurn:
         return self.turn.status in FINISHED and not self.turn.answered
 
     @property
-    def duration_s(self) -> float:
-        return self.turn.duration_ms / 1000
-
-    @property
     def trace_url(self) -> str:
         """The turn's trace in the operators' trace viewer, when OTEL_TRACE_URL_TEMPLATE is set."""
         template = settings.OTEL_TRACE_URL_TEMPLATE

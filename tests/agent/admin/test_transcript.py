@@ -3,11 +3,13 @@
 import html as html_lib
 import json
 import re
+from datetime import UTC, datetime
 
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from agent.charts import format_ms
 from agent.models import ToolCall
 from agent.selectors import conversation_transcript
 from tests.agent.admin.factories import (
@@ -86,7 +88,7 @@ def test_transcript_shows_every_tool_call_with_arguments_result_and_step(
                 call.result if isinstance(call.result, str) else json.dumps(call.result, indent=2)
             )
             assert expected in block
-        duration = f"{call.duration_ms:.1f} ms" if call.executed else "—"
+        duration = format_ms(call.duration_ms) if call.executed else "—"
         assert f'<span class="dc-call__duration">{duration}</span>' in block
         assert ("executed" if call.executed else "stopped by the step limit") in block
         if call.error:
@@ -122,6 +124,30 @@ def test_footer_shows_status_first_token_duration_and_tokens(staff_client, conve
     assert "Hit the step limit" in second
     assert 'class="dc-pill dc-pill--skipped">Not executed' in second
     assert 'class="dc-pill dc-pill--error">Error' in first
+
+
+def test_durations_and_times_read_as_in_the_turn_list(staff_client):
+    # One turn read "First token 42 ms", "Duration 0.06 s" and, a click away in the turn list,
+    # "62.3 ms"; its time "Dec. 4, 2026, 2:05 p.m." beside lists in 24-hour "Dec 4, 14:05".
+    conversation = make_conversation(created_at=datetime(2026, 12, 4, 14, 5, tzinfo=UTC))
+    make_turn(
+        conversation, index=1, ttft=41.6, duration_ms=62.3,
+        started_at=datetime(2026, 12, 4, 14, 5, 30, tzinfo=UTC),
+        tool_calls=[{"step": 1, "arguments": {"query": "hnsw"}, "duration_ms": 3.0}],
+    )  # fmt: skip
+
+    page = staff_client.get(f"/admin/agent/conversation/{conversation.pk}/change/").content.decode()
+    listing = staff_client.get("/admin/agent/turn/").content.decode()
+
+    footer = page.split('class="dc-turn__foot"')[1]
+    assert "<dd>41.6 ms</dd>" in footer and "<dd>62.3 ms</dd>" in footer
+    assert "62.3 ms" in listing
+    assert '<span class="dc-call__duration">3 ms</span>' in page
+    assert "Dec 4 2026, 14:05" in page and "p.m." not in page
+    chinese = staff_client.get(
+        f"/admin/agent/conversation/{conversation.pk}/change/", headers={"accept-language": "zh-CN"}
+    ).content.decode()
+    assert "2026年12月4日 14:05" in chinese
 
 
 def test_long_results_are_collapsed_short_ones_are_not(staff_client, conversation):
