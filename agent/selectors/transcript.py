@@ -91,6 +91,31 @@ class TranscriptTurn:
         return self.turn.status in FINISHED and not self.turn.answered
 
     @property
+    def ending(self) -> str:
+        """How a turn that ended early ended, for a reviewer; "" for the others.
+
+        A stopped or cut-off turn saves no error text, so its transcript ended on the question
+        (or half an answer) with nothing but the status pill to say why.
+        """
+        partial = bool(self.turn.answer)
+        if self.turn.status == Turn.Status.CANCELLED:
+            if partial:
+                return gettext(
+                    "Stopped by the visitor (Stop, a reload or leaving the page) while the "
+                    "answer was being written: it is shown as far as it got."
+                )
+            return gettext(
+                "Stopped by the visitor (Stop, a reload or leaving the page) before any answer "
+                "was written."
+            )
+        if self.turn.status == Turn.Status.INTERRUPTED:
+            return gettext(
+                "Cut off when its server process stopped (a restart or a crash) before it "
+                "finished; the visitor could ask again."
+            )
+        return ""
+
+    @property
     def trace_url(self) -> str:
         """The turn's trace in the operators' trace viewer, when OTEL_TRACE_URL_TEMPLATE is set."""
         template = settings.OTEL_TRACE_URL_TEMPLATE

@@ -150,6 +150,25 @@ def test_durations_and_times_read_as_in_the_turn_list(staff_client):
     assert "2026年12月4日 14:05" in chinese
 
 
+def test_a_stopped_or_cut_off_turn_says_how_it_ended(staff_client):
+    # They save no error text: the transcript ended on the question with only a grey pill.
+    conversation = make_conversation()
+    make_turn(conversation, index=1, status="cancelled", answer="", step_count=0, tool_calls=[])
+    make_turn(conversation, index=2, status="cancelled", answer="HNSW builds", step_count=1)
+    make_turn(conversation, index=3, status="interrupted", answer="", step_count=1)
+    make_turn(conversation, index=4, user_message="Done one", step_count=1)
+    url = f"/admin/agent/conversation/{conversation.pk}/change/"
+
+    first, second, third, done = turn_sections(staff_client.get(url).content.decode())
+    chinese = staff_client.get(url, headers={"accept-language": "zh-CN"}).content.decode()
+
+    assert 'data-testid="ending-1"' in first and "before any answer was written" in first
+    assert "shown as far as it got" in second
+    assert "server process stopped" in third
+    assert 'data-testid="ending-' not in done and "Stopped by the visitor" not in done
+    assert "被访客停止" in chinese and "服务器进程停止" in chinese
+
+
 def test_long_results_are_collapsed_short_ones_are_not(staff_client, conversation):
     page = staff_client.get(f"/admin/agent/conversation/{conversation.pk}/change/").content.decode()
 
