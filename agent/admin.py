@@ -341,7 +341,9 @@ class OutcomeFilter(admin.SimpleListFilter):
 
 @admin.register(ToolCall)
 class ToolCallAdmin(ReadOnlyAdmin):
-    list_display = ["name", "outcome", "duration", "step", "turn_link", "started"]
+    list_display = [
+        "name", "arguments_short", "outcome", "duration", "step", "turn_link", "started",
+    ]  # fmt: skip
     list_filter = ["name", OutcomeFilter, "started_at"]
     search_fields = ["name", "call_id", "error"]
     ordering = ["-started_at"]
@@ -356,6 +358,12 @@ class ToolCallAdmin(ReadOnlyAdmin):
 
     def get_queryset(self, request):
         return selectors.toolcall_list_annotate(queryset=super().get_queryset(request))
+
+    # One line, cut with an ellipsis; the whole JSON is on the call's page and in the transcript.
+    @admin.display(description=_("Arguments"))
+    def arguments_short(self, obj):
+        text = f"“{obj.arguments_query}”" if obj.arguments_query else obj.arguments_text or ""
+        return format_html('<code class="dc-args" title="{}">{}</code>', text, visitor_html(text))
 
     @admin.display(description=_("Outcome"), ordering="ok")
     def outcome(self, obj):

@@ -14,8 +14,10 @@ from django.db.models import (
     QuerySet,
     Subquery,
     Sum,
+    TextField,
 )
-from django.db.models.functions import Coalesce, Left
+from django.db.models.fields.json import KT
+from django.db.models.functions import Cast, Coalesce, Left
 
 from agent.models import Conversation, ToolCall, Turn
 
@@ -90,10 +92,19 @@ def turn_list_annotate(*, queryset: QuerySet[Turn]) -> QuerySet[Turn]:
     )
 
 
+# What the tool call list shows of each call's arguments: enough for a search's query.
+ARGUMENTS_PREVIEW_CHARS = 120
+
+
 def toolcall_list_annotate(*, queryset: QuerySet[ToolCall]) -> QuerySet[ToolCall]:
-    """Defer arguments and results; bring the conversation id along for links."""
+    """Defer arguments and results; bring the conversation id along for links, and the start
+    of the arguments as JSON text (the list said which tool ran, never what it was asked)."""
     return queryset.defer("arguments", "result").annotate(
-        conversation_pk=F("turn__conversation_id"), turn_index=F("turn__index")
+        conversation_pk=F("turn__conversation_id"),
+        turn_index=F("turn__index"),
+        arguments_text=Left(Cast("arguments", TextField()), ARGUMENTS_PREVIEW_CHARS),
+        # A search's query alone: in the JSON it came after '"limit": 5', past the cut.
+        arguments_query=Left(KT("arguments__query"), ARGUMENTS_PREVIEW_CHARS),
     )
 
 

@@ -89,6 +89,7 @@ def test_bidi_controls_in_visitor_text_do_not_reorder_the_admin(serve):
         (f"/admin/agent/conversation/{turn.conversation_id}/change/", 3),
         ("/admin/agent/turn/", 1),
         (f"/admin/agent/turn/{turn.pk}/change/", 2),
+        ("/admin/agent/toolcall/", 1),
         (f"/admin/agent/toolcall/{call.pk}/change/", 1),
         ("/admin/agent/conversation/unanswered/", 3),
     ]

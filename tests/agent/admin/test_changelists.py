@@ -108,9 +108,27 @@ def test_tool_calls_sort_by_duration(staff_client):
     conversation = make_conversation()
     make_turn(conversation, tool_calls=[{"duration_ms": ms} for ms in (30, 5, 120)])
 
-    response = staff_client.get("/admin/agent/toolcall/?o=-2")  # Duration (0-based), longest first
+    response = staff_client.get("/admin/agent/toolcall/?o=-3")  # Duration (0-based), longest first
 
     assert [c.duration_ms for c in response.context["cl"].result_list] == [120, 30, 5]
+
+
+def test_the_tool_call_list_shows_what_each_call_was_asked(staff_client):
+    # It listed "search_knowledge_base" fifty times over: which search was which took a click
+    # into each row.
+    conversation = make_conversation()
+    make_turn(conversation, tool_calls=[
+        {"arguments": {"query": "sourdough hydration", "limit": 5}},
+        {"name": "get_article_detail", "arguments": {"article_id": 7}},
+        {"arguments": {"query": "x" * 500}},
+    ])  # fmt: skip
+
+    page = staff_client.get("/admin/agent/toolcall/").content.decode()
+
+    assert "Arguments" in page
+    assert "<bdi>“sourdough hydration”</bdi>" in page  # the query, not '{"limit": 5, "que…'
+    assert "&quot;article_id&quot;: 7" in page
+    assert "x" * 200 not in page  # a long argument is cut in SQL, not shipped whole
 
 
 def test_changelists_defer_the_heavy_columns(staff_client, three_kinds):
