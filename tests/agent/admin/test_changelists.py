@@ -197,3 +197,27 @@ def test_the_turn_and_tool_call_pages_show_durations_as_people_read_them(staff_c
     assert "58.648" not in page and "55.311" not in page and "1234.5" not in page
     call_page = staff_client.get(f"/admin/agent/toolcall/{call.pk}/change/").content.decode()
     assert "55.3 ms" in call_page and "55.311" not in call_page
+
+
+@pytest.mark.parametrize(
+    ("url", "name"),
+    [("/admin/agent/conversation/", "conversations"), ("/admin/agent/turn/", "turns"),
+     ("/admin/agent/toolcall/", "tool calls")],
+)  # fmt: skip
+def test_an_empty_list_says_where_its_rows_come_from(staff_client, url, name):
+    # A first run showed "0 conversations" and nothing more (the dashboard said what to do).
+    page = staff_client.get(url).content.decode()
+
+    assert 'data-testid="changelist-empty"' in page
+    assert f"No {name} yet." in page and 'href="/"' in page
+    chinese = staff_client.get(url, headers={"accept-language": "zh-CN"}).content.decode()
+    assert "还没有" in chinese and "No " + name not in chinese
+
+
+def test_a_list_emptied_by_its_filters_says_so(staff_client, three_kinds):
+    page = staff_client.get("/admin/agent/conversation/?status=interrupted").content.decode()
+    full = staff_client.get("/admin/agent/conversation/").content.decode()
+
+    assert "No conversations match these filters or this search." in page
+    assert "yet." not in page
+    assert 'data-testid="changelist-empty"' not in full
