@@ -228,6 +228,8 @@ def dashboard(request: HttpRequest, *, model_admin: ModelAdmin) -> HttpResponse:
         kpis=kpis,
         tools=tools,
         day_rows=[(_day(row.day), row) for row in metrics.days],
+        # The offline model reports no usage: its chart was a flat line on an axis to 1k.
+        tokens_reported=tokens > 0,
         **_charts(metrics),
     )
     return TemplateResponse(request, "admin/agent/dashboard.html", context)

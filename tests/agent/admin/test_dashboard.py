@@ -232,9 +232,12 @@ def test_offline_turns_explain_the_zero_in_the_tokens_card(staff_client):
 
     html = staff_client.get("/admin/agent/conversation/dashboard/?days=7").content.decode()
     assert "none reported; the offline model counts none" in html
+    # Nor a flat line at 0 on an axis to 1k, under "Tokens per day".
+    assert 'data-testid="tokens-empty"' in html and 'id="tokens-per-day-title"' not in html
     make_turn(conversation, index=2, started_at=timezone.now())  # a model that counts
     html = staff_client.get("/admin/agent/conversation/dashboard/?days=7").content.decode()
     assert "none reported" not in html and "input and output" in html
+    assert 'data-testid="tokens-empty"' not in html and 'id="tokens-per-day-title"' in html
 
 
 def test_one_turn_reads_one_turn_in_the_charts_in_english_and_chinese(staff_client):
