@@ -206,3 +206,15 @@ def test_an_article_indexed_since_a_question_that_the_search_finds_for_it_is_nam
     html = staff_client.get("/admin/agent/conversation/unanswered/").content.decode()
     assert html.count('data-testid="indexed-since"') == 1
     assert '<a href="/articles/sourdough/">Baking sourdough bread</a>' in html
+
+
+def test_a_down_voted_answer_shows_what_was_voted_down_as_plain_text(staff_client):
+    # The card showed the question and the comment; what the visitor judged took a click.
+    answer = "**HNSW** is a graph index.\n\n- It has `m` links.\n\nSource: [pgvector](/articles/x/)"
+    ask("What is HNSW?", minutes=1, vote="down", answer=answer)
+
+    html = staff_client.get("/admin/agent/conversation/unanswered/").content.decode()
+    shown = html.split('data-testid="downvoted-answer"')[1].split("</blockquote>")[0]
+
+    assert "HNSW is a graph index. It has m links. Source: pgvector" in shown
+    assert "**" not in shown and "](" not in shown
