@@ -37,8 +37,9 @@ def format_compact(value: float | None) -> str:
 
 
 def format_percent(value: float | None) -> str:
-    """Return a ratio as a percentage with one decimal, or '—'."""
-    return "—" if value is None else f"{value * 100:.1f}".removesuffix(".0") + " %"
+    """Return a ratio as a percentage with one decimal, or '—': '12.5%', as English and
+    Chinese both write it (it read '12.5 %')."""
+    return "—" if value is None else f"{value * 100:.1f}".removesuffix(".0") + "%"
 
 
 def _nice_ceiling(value: float, whole: bool = False) -> float:

@@ -76,18 +76,18 @@ def test_dashboard_page_shows_the_numbers(staff_client):
         "Unanswered": "2",
         "Median turn": "1.00 s",
         "Median first token": "175 ms",
-        "Tool error rate": "12.5 %",
-        "Vote rate": "66.7 %",
-        "Down-vote rate": "50 %",
+        "Tool error rate": "12.5%",
+        "Vote rate": "66.7%",
+        "Down-vote rate": "50%",
     }
     for label, value in kpis.items():
         assert f'<dt>{label}</dt>\n      <dd><span class="dc-kpi__value">{value}</span>' in html
     assert "p95 3.60 s" in html
     assert "1 of 8 executed calls" in html
     rows = {
-        "search_knowledge_base": ["6", "5", "0", "0 %", "20 ms", "38 ms"],
-        "get_article_detail": ["2", "2", "1", "50 %", "40 ms", "49 ms"],
-        "list_articles": ["1", "1", "0", "0 %", "5 ms", "5 ms"],
+        "search_knowledge_base": ["6", "5", "0", "0%", "20 ms", "38 ms"],
+        "get_article_detail": ["2", "2", "1", "50%", "40 ms", "49 ms"],
+        "list_articles": ["1", "1", "0", "0%", "5 ms", "5 ms"],
     }
     for name, cells in rows.items():
         row = html.split(f'data-tool="{name}"')[1].split("</tr>")[0]
@@ -130,7 +130,7 @@ def test_number_formats():
     assert charts.format_ms(38.0) == "38 ms"
     assert charts.format_ms(38.5) == "38.5 ms"
     assert charts.format_ms(3600) == "3.60 s"
-    assert charts.format_percent(0.125) == "12.5 %"
+    assert charts.format_percent(0.125) == "12.5%"
     assert charts.format_count(12345) == "12,345"
 
 
