@@ -130,3 +130,10 @@ def test_language_of_mixed_text():
     assert text_language("Hybrid search with pgvector and RRF") == "en"
     assert text_language("Why 向量 matters for search engines in production") == "en"
     assert html_lang("zh-hans") == "zh-Hans" and html_lang("en") == "en"
+
+
+@pytest.mark.parametrize("path", ["/articles/", "/tags/"])
+def test_a_trimmed_address_leads_to_the_article_list_not_a_404(client, path):
+    response = client.get(path)
+
+    assert response.status_code == 302 and response["Location"] == "/"
