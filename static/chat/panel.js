@@ -144,8 +144,9 @@ class Panel {
     turn.finish(!error);
     if (!error) this.addFeedback(turn, {});
     if (error) this.explain(turn, error);
-    // A question no server received is in the box again: sent again, it replaces this one.
-    this.unsent = error?.code === "unreachable" ? turn : null;
+    // A question no server received, or one refused before any answer (a rate limit that
+    // will lift), is in the box again: sent again, it replaces this one and its warning.
+    this.unsent = error && refusedBeforeAnswer(error, turn) ? turn : null;
     this.turn = null;
     this.log.setAttribute("aria-busy", "false");
     this.setBusy(false);
@@ -456,6 +457,12 @@ function articleQuestions(article) {
     .filter(Boolean)
     .slice(0, 2);
   return [S.suggest_article, ...headings.map((heading) => fmt(S.suggest_section, { heading }))];
+}
+
+/** Nothing of the turn was recorded: the question never arrived, or waited at the door. */
+function refusedBeforeAnswer(error, turn) {
+  if (error.code === "unreachable") return true;
+  return error.code === "rate_limited" && error.retry_after > 0 && !turn.text.trim();
 }
 
 const root = document.getElementById("chat");

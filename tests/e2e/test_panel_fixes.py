@@ -462,6 +462,36 @@ def test_a_question_that_never_reached_the_server_says_so_and_stays_in_the_box(
     expect(page.locator(".chat-log")).not_to_contain_text("Couldn’t reach the server")
 
 
+def test_a_question_refused_at_the_door_and_sent_again_is_shown_once(site, open_page):
+    """A rate limit refuses the message before any answer; sent again while it holds, the log
+    stacked a second copy of the question and the same warning under the first."""
+    refusals = []
+
+    def on_frame(socket, frame):
+        if frame["type"] == "message":
+            refusals.append(frame["content"])
+            socket.error("rate_limited", "Slow down.", retry_after=30)
+
+    ChatRoute(page := open_page(), on_frame)
+    page.goto(site + "/")
+    open_chat(page)
+    ask(page, "Why cap the steps?")
+    expect(page.locator(".chat-note__text").last).to_contain_text("Try again in")
+    expect(page.locator("#chat-input")).to_have_value("Why cap the steps?")
+
+    page.locator("#chat-input").press("Enter")
+
+    for _ in range(100):  # the route answers while the page is being waited on
+        if len(refusals) == 2:
+            break
+        page.wait_for_timeout(50)
+    assert refusals == ["Why cap the steps?", "Why cap the steps?"]
+    expect(page.locator("#chat-input")).to_have_value("Why cap the steps?")
+    expect(page.locator(".chat-turn")).to_have_count(1)
+    expect(page.locator(".chat-note")).to_have_count(1)
+    screenshot(page, "refused-twice")
+
+
 def test_a_refused_vote_does_not_end_the_answer_streaming_meanwhile(site, open_page):
     """Vote, then ask at once: the vote's refusal arrives while the new answer streams. It used
     to end that answer (with the vote's error), and the rest of the answer was dropped."""
