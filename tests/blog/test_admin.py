@@ -50,6 +50,16 @@ def test_change_form_links_to_the_site(staff_client, make_article):
     assert "View on site" in html
 
 
+def test_a_drafts_change_form_offers_a_preview_not_the_site(staff_client, make_article):
+    # "View on site" on a draft promised a public page; it opens a preview only staff can see.
+    article = make_article(title="Unfinished", slug="unfinished", status="draft")
+
+    html = staff_client.get(f"/admin/blog/article/{article.pk}/change/").content.decode()
+
+    assert "Preview draft" in html and "View on site" not in html
+    assert 'class="viewsitelink">Preview draft<' in html and "historylink" in html
+
+
 def test_the_article_form_gives_the_body_room_and_the_summary_three_lines(staff_client):
     # The body (the article itself, in Markdown) opened as small as the one-line summary.
     html = staff_client.get("/admin/blog/article/add/").content.decode()
