@@ -12,8 +12,11 @@ carry it and nothing is added.
 from __future__ import annotations
 
 import re
+from functools import cache
 
 from django.db import connection
+
+from blog.relevance import visible_chunks_sql
 
 _COMPOUND = re.compile(r"(?<![\w-])[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+(?![\w-])")
 MAX_COMPOUNDS = 4  # a question names a few; more is a pasted list, and each costs a lookup
@@ -24,8 +27,7 @@ _WRITTEN_SQL = """
 SELECT t.compound,
        (SELECT lexeme FROM unnest(to_tsvector('english', t.compound)) WHERE lexeme LIKE '%%-%%'
         ORDER BY length(lexeme) DESC LIMIT 1),
-       EXISTS (SELECT 1 FROM blog_chunk JOIN blog_article ON blog_article.id = blog_chunk.article_id
-               WHERE ({published})
+       EXISTS (SELECT 1 {visible}
                  AND (search_vector @@ phraseto_tsquery('english', replace(t.compound, '-', ' '))
                       OR search_vector @@ plainto_tsquery('english', replace(t.compound, '-', ''))))
 FROM unnest(%s::text[]) AS t(compound)
@@ -46,13 +48,16 @@ def unknown_compounds(question: str, frequency: dict[str, int]) -> dict[str, lis
     found = compounds(question)
     if not found:
         return {}
-    from blog.search_sql import published_sql_inline  # blog.search_sql imports the models
-
     with connection.cursor() as cursor:
-        cursor.execute(_WRITTEN_SQL.format(published=published_sql_inline()), [found])
+        cursor.execute(_written_sql(), [found])
         rows = cursor.fetchall()
     return {
         lexeme: [compound]
         for compound, lexeme, written in rows
         if lexeme and lexeme not in frequency and not written
     }
+
+
+@cache
+def _written_sql() -> str:
+    return _WRITTEN_SQL.format(visible=visible_chunks_sql())

@@ -26,6 +26,7 @@ import math
 import re
 import threading
 from dataclasses import dataclass
+from functools import cache
 
 from django.db import connection
 
@@ -70,11 +71,21 @@ VISIBLE_CHUNKS = (
 )
 
 
+@cache
 def change_key_sql() -> str:
-    """CHANGE_KEY_SQL with the published rule written in."""
+    """CHANGE_KEY_SQL with the published rule written in (once: every search sends it)."""
     from blog.search_sql import published_sql_inline
 
     return CHANGE_KEY_SQL.format(published=published_sql_inline())
+
+
+@cache
+def visible_chunks_sql() -> str:
+    """VISIBLE_CHUNKS with the published rule written in: the vocabulary's rows, and those a
+    lookup of what the blog writes may read (blog.compounds)."""
+    from blog.search_sql import published_sql_inline
+
+    return VISIBLE_CHUNKS.format(published=published_sql_inline())
 
 
 # The query's lexemes as the index spells them (blog.search_sql sends it with the lists).
@@ -175,9 +186,7 @@ class Vocabulary:
         # Visible chunks only: a post scheduled for later is indexed when it is saved, and its
         # words counted as the blog's made `/api/search?q=<word>&all=true` say `known: 1` for a
         # word only that post holds (and raised the word's relevance), before it was public.
-        from blog.search_sql import published_sql_inline
-
-        visible = VISIBLE_CHUNKS.format(published=published_sql_inline())
+        visible = visible_chunks_sql()
         with connection.cursor() as cursor:
             cursor.execute(
                 "SELECT word, ndoc FROM ts_stat(%s)", [f"SELECT blog_chunk.search_vector {visible}"]
