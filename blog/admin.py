@@ -5,15 +5,14 @@ from django.contrib import admin, messages
 from django.contrib.admin.widgets import AdminTextareaWidget
 from django.db.models import QuerySet
 from django.http import HttpRequest
-from django.utils.formats import date_format
-from django.utils.timezone import localtime
 from django.utils.translation import gettext_lazy as _
-from django.utils.translation import ngettext, pgettext, pgettext_lazy
+from django.utils.translation import ngettext, pgettext_lazy
 
 from blog.indexing import articles_index_enqueue
 from blog.models import Article, Tag
 from blog.selectors import article_list_for_admin
 from blog.services import article_slug_from_title
+from docent.admin_dates import short_datetime
 from docent.admin_lookups import BoundedLookups
 
 
@@ -97,15 +96,15 @@ class ArticleAdmin(BoundedLookups, admin.ModelAdmin):
         description=pgettext_lazy("a column of dates", "Published"), ordering="published_at"
     )
     def published(self, article: Article) -> str:
-        return _short(article.published_at)
+        return short_datetime(article.published_at)
 
     @admin.display(description=_("Updated"), ordering="updated_at")
     def updated(self, article: Article) -> str:
-        return _short(article.updated_at)
+        return short_datetime(article.updated_at)
 
     @admin.display(description=_("Indexed at"), ordering="indexed_at")
     def indexed(self, article: Article) -> str:
-        return _short(article.indexed_at)
+        return short_datetime(article.indexed_at)
 
     @admin.display(description=_("Chunks"), ordering="chunk_count")
     def chunk_count(self, article: Article) -> int:
@@ -160,15 +159,9 @@ def _index_note(article: Article) -> str:
         # Published with a later date: indexed now, but the search keeps to published_q, so
         # the assistant cannot find it before that date.
         return _("Scheduled for %(date)s: the assistant can answer from it from then on.") % {
-            "date": _short(article.published_at)
+            "date": short_datetime(article.published_at)
         }
     return _(
         "The assistant can answer from it once it is indexed, usually within seconds: the "
         "Index column then says “up to date”."
     )
-
-
-def _short(value) -> str:
-    """A timestamp as 'Nov 30 2026, 14:05' in the current time zone; '—' when unset."""
-    short = pgettext("a short date and time in admin lists", "M j Y, H:i")
-    return date_format(localtime(value), short) if value else "—"

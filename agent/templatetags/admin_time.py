@@ -4,10 +4,9 @@ from datetime import datetime, timedelta
 
 from django import template
 from django.utils import timezone
-from django.utils.formats import date_format
-from django.utils.translation import pgettext
 
 from agent.charts import format_ms
+from docent.admin_dates import short_datetime
 
 register = template.Library()
 
@@ -32,7 +31,4 @@ def ms(value: float | None) -> str:
 @register.filter
 def admin_datetime(value: datetime | None) -> str:
     """A timestamp as the article list shows it: 'Dec 4 2026, 14:05' ('2026年12月4日 14:05')."""
-    if value is None:
-        return "—"
-    short = pgettext("a short date and time in admin lists", "M j Y, H:i")
-    return date_format(timezone.localtime(value), short)
+    return short_datetime(value)
