@@ -5,11 +5,13 @@ import re
 from django import template
 from django.utils.text import Truncator
 
+from agent.llm.offline_text import plain
+
 register = template.Library()
 
 GIST_CHARS = 280
-_LINK = re.compile(r"\[([^\]]*)\]\([^)\s]*\)")  # [title](url) reads as its title
-_MARKUP = re.compile(r"\*\*|`|^\s*#+\s+|^\s*(?:[-+*]|\d+[.)])\s+", re.MULTILINE)
+# What opens a line in Markdown: a heading's hashes, a list item's marker. plain() keeps them.
+_LINE_MARK = re.compile(r"^\s*(?:#+|[-+*]|\d+[.)])\s+", re.MULTILINE)
 
 
 @register.filter
@@ -18,5 +20,4 @@ def gist(value: object, limit: int = GIST_CHARS) -> str:
 
     Plain text: the caller escapes it (the `visitor` filter), as any text a model wrote.
     """
-    text = _MARKUP.sub("", _LINK.sub(r"\1", str(value or "")))
-    return Truncator(" ".join(text.split())).chars(limit)
+    return Truncator(plain(_LINE_MARK.sub("", str(value or "")))).chars(limit)
