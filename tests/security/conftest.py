@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 import redis
+from channels.db import database_sync_to_async
 from django.db import connection
 
 from testing_support.live_server import LiveServer, database_url, free_port
@@ -43,6 +44,36 @@ def scripted() -> Iterator[ScriptedOpenAIServer]:
 
 def model_env(scripted: ScriptedOpenAIServer) -> dict[str, str]:
     return {"OPENAI_BASE_URL": scripted.base_url, "OPENAI_API_KEY": "test-key"}
+
+
+BUDGET_LEFT = 3000  # the tokens the address has left today in `ask_near_the_budget`
+
+
+async def ask_near_the_budget(
+    serve: Callable, scripted: ScriptedOpenAIServer, name: str, reply, question: str
+) -> tuple[list[dict], int]:
+    """`question` over a WebSocket to a live server whose model sends `reply`, with
+    BUDGET_LEFT tokens left for the address (an answer reserves 200 before it starts).
+
+    Returns the turn's events and the tokens its saved record was charged; the server has
+    stopped by then, so the save has landed.
+    """
+    from agent.models import Turn
+    from tests.security.clients import ws_ask, ws_open
+
+    scripted.enqueue(reply)
+    server = serve(
+        name,
+        AGENT_TOKENS_PER_IP_PER_DAY=str(BUDGET_LEFT),
+        AGENT_TOKENS_PER_ANSWER="200",
+        **model_env(scripted),
+    )
+    socket = await ws_open(server)
+    events = await ws_ask(socket, question)
+    await socket.close()
+    server.stop()
+    saved = await database_sync_to_async(list)(Turn.objects.all())
+    return events, sum(turn.input_tokens + turn.output_tokens for turn in saved)
 
 
 @pytest.fixture

@@ -8,12 +8,9 @@ caps were overshot by as much on every turn an address started.
 """
 
 import pytest
-from channels.db import database_sync_to_async
 
-from agent.models import Turn
 from testing_support.model_server import raw_response
-from tests.security.clients import ws_ask, ws_open
-from tests.security.conftest import model_env
+from tests.security.conftest import BUDGET_LEFT, ask_near_the_budget
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -24,20 +21,10 @@ USAGE = {"prompt_tokens": 1000, "completion_tokens": 7000}  # what all that thin
 async def test_thinking_longer_than_the_budget_is_cut_while_it_streams(serve, scripted, field):
     thinking = [{field: "Let me think about this step by step. "} for _ in range(600)]
     reply = raw_response([*thinking, {"content": "The answer."}], usage=USAGE)
-    scripted.enqueue(reply)
-    server = serve(
-        f"reasoning-{field}",
-        AGENT_TOKENS_PER_IP_PER_DAY="3000",
-        AGENT_TOKENS_PER_ANSWER="200",
-        **model_env(scripted),
+    events, spent = await ask_near_the_budget(
+        serve, scripted, f"reasoning-{field}", reply, "think it through very carefully"
     )
-    socket = await ws_open(server)
-
-    events = await ws_ask(socket, "think it through very carefully")
-    await socket.close()
-    server.stop()  # the save has landed
 
     assert events[-1]["code"] == "rate_limited"
     assert not [event for event in events if event["type"] == "text"]  # thinking is not shown
-    saved = await database_sync_to_async(Turn.objects.get)()
-    assert 0 < saved.input_tokens + saved.output_tokens <= 3000
+    assert 0 < spent <= BUDGET_LEFT

@@ -7,12 +7,9 @@ address had left.
 """
 
 import pytest
-from channels.db import database_sync_to_async
 
-from agent.models import Turn
 from testing_support.model_server import ScriptedResponse, raw_response
-from tests.security.clients import ws_ask, ws_open
-from tests.security.conftest import model_env
+from tests.security.conftest import BUDGET_LEFT, ask_near_the_budget
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -38,20 +35,14 @@ def many_calls() -> ScriptedResponse:
 
 
 async def test_a_reply_of_many_calls_is_cut_where_the_budget_ends(serve, scripted):
-    scripted.enqueue(many_calls())
-    server = serve(
+    events, spent = await ask_near_the_budget(
+        serve,
+        scripted,
         "many-calls",
-        AGENT_TOKENS_PER_IP_PER_DAY="3000",
-        AGENT_TOKENS_PER_ANSWER="200",
-        **model_env(scripted),
+        many_calls(),
+        "list the articles for each of these 1,500 tags",
     )
-    socket = await ws_open(server)
-
-    events = await ws_ask(socket, "list the articles for each of these 1,500 tags")
-    await socket.close()
-    server.stop()  # the save has landed
 
     assert events[-1]["code"] == "rate_limited"
     assert not [event for event in events if event["type"] == "tool_start"]
-    saved = await database_sync_to_async(Turn.objects.get)()
-    assert 0 < saved.input_tokens + saved.output_tokens <= 3000
+    assert 0 < spent <= BUDGET_LEFT

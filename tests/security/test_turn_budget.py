@@ -14,7 +14,7 @@ from channels.db import database_sync_to_async
 from agent.models import Turn
 from testing_support.model_server import text_response, tool_call_response
 from tests.security.clients import ws_ask, ws_events, ws_first, ws_open
-from tests.security.conftest import model_env
+from tests.security.conftest import BUDGET_LEFT, ask_near_the_budget, model_env
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -80,23 +80,15 @@ async def test_stopping_each_answer_before_its_usage_arrives_does_not_make_it_fr
 
 async def test_an_answer_longer_than_the_budget_is_cut_where_the_budget_ends(serve, scripted):
     # About 3,400 tokens of answer (a token per three characters), and it says it spent 3,500.
-    scripted.enqueue(text_response(["word "] * 2000, usage=(1000, 2500)))
-    server = serve(
-        "long-answer",
-        AGENT_TOKENS_PER_IP_PER_DAY="3000",
-        AGENT_TOKENS_PER_ANSWER="200",
-        **model_env(scripted),
+    reply = text_response(["word "] * 2000, usage=(1000, 2500))
+    events, spent = await ask_near_the_budget(
+        serve, scripted, "long-answer", reply, "write me a book"
     )
-    socket = await ws_open(server)
-
-    events = await ws_ask(socket, "write me a book")
-    await socket.close()
-    server.stop()
 
     shown = "".join(event["content"] for event in events if event["type"] == "text")
     assert events[-1]["code"] == "rate_limited"
     assert 0 < len(shown) < 2000 * len("word ")
-    assert 0 < await saved_tokens() <= 3000
+    assert 0 < spent <= BUDGET_LEFT
 
 
 async def test_a_tool_argument_longer_than_the_budget_is_cut_while_it_streams(serve, scripted):
