@@ -44,6 +44,12 @@ _RUN_TOGETHER = re.compile(
     r"hasnt|havent|hadnt|whats|hows|wheres|whos|thats|theres|im|ive|youre|theyre)\b",
     re.IGNORECASE,
 )
+# How a reader asks, not what about: "Tell me about HNSW" is a question about HNSW. Kept, "tell"
+# weighed most (the blog writes it twice) and an article telling the model things outranked
+# the one on HNSW; "pls" counted as a word the blog does not know, as if off-topic.
+_FRAMING = frozenset(
+    "tell explain describe please pls plz kindly thanks thank thx hi hey hello".split()
+)
 
 
 @dataclass(frozen=True)
@@ -151,6 +157,7 @@ def query_terms(query: str) -> list[str]:
     """Search terms of a visitor's query: Latin words and CJK bigrams, deduplicated."""
     query = _POSSESSIVE.sub("", _RUN_TOGETHER.sub(" ", _CONTRACTION.sub(" ", query)))
     terms = [word.lower() for word in _LATIN_WORD.findall(query)]
+    terms = [word for word in terms if word not in _FRAMING]
     grams = [gram for run in _CJK_RUN.findall(query) for gram in _bigrams(run)]
     topical = [gram for gram in grams if not _CJK_QUERY_STOP.intersection(gram)]
     terms += topical if (terms or topical) else grams

@@ -38,6 +38,7 @@ from blog.relevance import (
     weighted_terms,
 )
 from blog.rendering import heading_anchor
+from blog.spelling import corrected
 from ops.tracing import embedding_span
 
 EXCERPT_MAX_CHARS = 600
@@ -160,9 +161,9 @@ def _search(
     bar = settings.SEARCH_MIN_RELEVANCE if min_relevance is None else min_relevance
     k = limit * settings.SEARCH_CANDIDATES_FACTOR
     embedded = _query_vector(query=query, embedder=embedder)  # before the statements: slow
-    terms = query_terms(query)
     if not vocabulary.built:
         vocabulary.current()  # once per process: the lists are per language
+    terms = corrected(query_terms(query), vocabulary.frequency)  # "diference" is "difference"
     languages = _languages(vocabulary)
     fetched = search_fetch.lists_fetch(
         lexical=" ".join(terms),

@@ -1,0 +1,112 @@
+"""A reader's typos, read as the words the blog writes.
+
+"whats teh diference between sse and websockets" has two words the blog never uses, so the
+relevance bar read it as a question about something the blog does not cover, and declined it.
+A typo is one edit (a letter dropped, added, changed, or two swapped) away from the word meant:
+
+- a word of five letters or more that the blog never uses and everyday English does not know
+  ("diference", "embeding") becomes the one-edit word the blog uses most ("difference");
+- a shorter word becomes a stop word only by two swapped letters ("teh", "adn", "hwo"), and
+  is then dropped like one: a short unknown word is far more often a name ("jit", "ttl") than
+  a slip, and one edit would turn half of them into a stop word.
+
+A word everyday English knows (the wordfreq list, blog.commonness) is left as written:
+"Jaeger" or "Claude" are names, and the bar must see them as words the blog never uses. Only
+the full-text terms are corrected; the embedding reads the question as written.
+"""
+
+from __future__ import annotations
+
+import functools
+import string
+
+from django.db import connection
+
+from blog.commonness import RARE, zipf
+
+MIN_LENGTH = 5  # a shorter unknown word is corrected only to a stop word, by a swap
+SHORT_RARE = 3.5  # a short word this rare may be a slip ("teh" 3.0, "the" 7.7)
+NAMED = 2.0  # zipf in the large list: a word at least this common is meant as written
+MIN_CHUNKS = 2  # the word meant appears in at least this many chunks
+STEMS_SQL = "SELECT word, ts_lexize('english_stem', word) FROM unnest(%s::text[]) AS word"
+
+
+def corrected(terms: list[str], frequency: dict[str, int]) -> list[str]:
+    """`terms` (query_terms output) with typos replaced, or dropped when they meant a stop word.
+
+    `frequency` is the vocabulary's document frequency per lexeme (blog.relevance). Costs one
+    query, only when a term looks like a typo.
+    """
+    suspects = [term for term in terms if _suspect(term)]
+    if not suspects:
+        return terms
+    candidates = {term: _variants(term) for term in suspects}
+    stems = _stems({*suspects, *(v for variants in candidates.values() for v in variants)})
+    fixes: dict[str, str] = {}
+    for term in suspects:
+        if _known(stems.get(term), frequency):
+            continue  # the blog writes it
+        fixes[term] = _best(term, candidates[term], stems, frequency)
+    result = [fixes.get(term, term) for term in terms]
+    return list(dict.fromkeys(term for term in result if term))
+
+
+def _suspect(term: str) -> bool:
+    if not (term.isascii() and term.isalpha() and len(term) >= 3):
+        return False
+    if len(term) < MIN_LENGTH:
+        return zipf(term) < SHORT_RARE  # "teh" is common enough on the web to be listed, just
+    # The large list knows the names and rare words the everyday one leaves out ("shard" 3.0,
+    # "pinecone" 2.1, "jwt" 2.0); a slip is rarer there ("diference" 1.6, "serach" 1.2).
+    return zipf(term) < RARE and _rare_word(term) < NAMED
+
+
+@functools.cache
+def _rare_word(word: str) -> float:
+    from wordfreq import zipf_frequency  # ~30 MB, read on the first typo only
+
+    return zipf_frequency(word, "en", wordlist="large")
+
+
+def _variants(word: str) -> list[str]:
+    """Words one edit away that keep the first letter: a reader rarely slips on it, and
+    without it "shard" was read as "hard"."""
+    if len(word) < MIN_LENGTH:  # "hte": a short word's swap may take the first letter
+        return _swaps([(word[:i], word[i:]) for i in range(len(word) + 1)])
+    splits = [(word[:i], word[i:]) for i in range(1, len(word) + 1)]
+    swaps = _swaps(splits)
+    letters = string.ascii_lowercase
+    deletes = [a + b[1:] for a, b in splits if b]
+    changes = [a + c + b[1:] for a, b in splits if b for c in letters if c != b[0]]
+    inserts = [a + c + b for a, b in splits for c in letters]
+    return list(dict.fromkeys(deletes + swaps + changes + inserts))
+
+
+def _swaps(splits: list[tuple[str, str]]) -> list[str]:
+    return [a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1 and b[0] != b[1]]
+
+
+def _stems(words: set[str]) -> dict[str, list[str] | None]:
+    """The English stemmer's lexemes per word: [] for a stop word."""
+    with connection.cursor() as cursor:
+        cursor.execute(STEMS_SQL, [sorted(words)])
+        return dict(cursor.fetchall())
+
+
+def _known(lexemes: list[str] | None, frequency: dict[str, int]) -> bool:
+    return bool(lexemes) and all(lexeme in frequency for lexeme in lexemes)
+
+
+def _best(
+    term: str, variants: list[str], stems: dict[str, list[str] | None], frequency: dict[str, int]
+) -> str:
+    """The word meant: "" for a stop word, the term itself when nothing is one edit away."""
+    if len(term) < MIN_LENGTH:
+        return "" if any(stems.get(v) == [] for v in variants) else term
+    scored = [
+        (frequency[lexemes[0]], zipf(variant), variant)
+        for variant in variants
+        if (lexemes := stems.get(variant)) and len(lexemes) == 1
+        and frequency.get(lexemes[0], 0) >= MIN_CHUNKS
+    ]  # fmt: skip
+    return max(scored)[2] if scored else term

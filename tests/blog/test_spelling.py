@@ -1,0 +1,79 @@
+import math
+
+import pytest
+
+from blog.chunking import query_terms
+from blog.relevance import vocabulary
+from blog.search import article_search
+from blog.spelling import corrected
+from tests.blog.test_search import VectorBook, add_chunk, demo_index, unit  # noqa: F401
+
+pytestmark = pytest.mark.django_db
+
+ARTICLE = (
+    "The difference between streaming and waiting is latency. Retrieval finds the passage; "
+    "the difference shows in the tokens. Streaming retrieval of tokens keeps latency low."
+)
+
+
+@pytest.fixture
+def frequency(make_article, add_chunk):  # noqa: F811
+    article = make_article(title="Streaming")
+    add_chunk(article, ARTICLE, unit((0, 1.0)))
+    add_chunk(article, ARTICLE, unit((0, 1.0)), ordinal=1)  # every word in two chunks
+    return vocabulary.current().frequency
+
+
+def test_a_slip_becomes_the_word_the_blog_writes(frequency):
+    assert corrected(["diference", "retreival", "tokns", "latancy"], frequency) == [
+        "difference",
+        "retrieval",
+        "tokens",
+        "latency",
+    ]
+
+
+def test_a_short_slip_of_a_stop_word_is_dropped_like_one(frequency):
+    assert corrected(["teh", "hte", "streaming"], frequency) == ["streaming"]
+
+
+def test_names_and_rare_words_stay_as_written(frequency):
+    """A name one edit from a blog word is still a word the blog never uses: the bar must
+    see it. "shard" is a word ("hard" is one edit away, by its first letter), "jit" a name
+    ("it" is one edit away), "jaeger" and "pinecone" are in the large word list."""
+    terms = ["shard", "jit", "ttl", "jaeger", "pinecone", "streaming"]
+
+    assert corrected(terms, frequency) == terms
+
+
+def test_a_question_with_typos_finds_what_it_finds_spelled_right(make_article, add_chunk):  # noqa: F811
+    article = make_article(title="Streaming")
+    add_chunk(article, ARTICLE, unit((0, 1.0)))
+    add_chunk(article, ARTICLE, unit((0, 1.0)), ordinal=1)
+    typed = "whats teh diference between streaming and retreival?"
+    spelled = "what's the difference between streaming and retrieval?"
+    near = unit((0, 0.88), (1, math.sqrt(1 - 0.88**2)))
+    book = VectorBook({typed: near, spelled: near})
+
+    (hit,) = article_search(query=typed, embedder=book, min_relevance=0)
+    (same,) = article_search(query=spelled, embedder=book, min_relevance=0)
+
+    assert (hit.known, hit.coverage) == (same.known, same.coverage) == (1.0, 1.0)
+    assert hit.relevance == pytest.approx(same.relevance)
+
+
+def test_how_a_reader_asks_is_not_what_they_ask_about():
+    assert query_terms("Tell me about HNSW pls") == ["me", "about", "hnsw"]
+    assert query_terms("Please explain RRF, thanks!") == ["rrf"]
+
+
+def test_the_demo_blog_answers_a_question_with_typos_and_a_chatty_frame(demo_index):  # noqa: F811
+    """Both were declined: "teh" and "diference" read as words the blog never uses, and
+    "tell" (twice in the blog) outranked "HNSW" in the prompts article."""
+    typed = article_search(
+        query="whats teh diference between sse and websockets", embedder=demo_index
+    )
+    chatty = article_search(query="tell me about the step limit pls", embedder=demo_index)
+
+    assert typed[0].url == "/articles/streaming-tokens-to-the-browser/"
+    assert chatty[0].url == "/articles/why-step-limits-matter/"
