@@ -13,6 +13,7 @@ import uuid
 
 from django.conf import settings
 
+from agent.ratelimit import address_bucket
 from agent.shared import Acquired, state
 
 logger = logging.getLogger(__name__)
@@ -21,9 +22,13 @@ WAIT_POLL = 0.05  # seconds between looks at a conversation whose turn is being 
 
 
 class TurnLease:
-    def __init__(self, *, conversation_id: str | None, session_key: str) -> None:
+    def __init__(
+        self, *, conversation_id: str | None, session_key: str, client_ip: str = ""
+    ) -> None:
         self.conversation = _conversation_key(conversation_id) if conversation_id else ""
         self.session = f"turns:s:{session_key}"
+        # The address's turns, all its sessions together: a session is a cookie, free to mint.
+        self.address = f"turns:ip:{address_bucket(client_ip)}" if client_ip else ""
         self.token = uuid.uuid4().hex
         self._heartbeat: asyncio.Task | None = None
 
@@ -32,7 +37,12 @@ class TurnLease:
         deadline = time.monotonic() + wait
         while True:
             result = await state().acquire(
-                self.conversation, self.session, self.token, settings.AGENT_TURNS_PER_SESSION
+                self.conversation,
+                self.session,
+                self.token,
+                settings.AGENT_TURNS_PER_SESSION,
+                self.address,
+                settings.AGENT_TURNS_PER_IP,
             )
             if result != Acquired.SAVING or time.monotonic() > deadline:
                 break
@@ -47,15 +57,18 @@ class TurnLease:
         await state().claim(self.conversation, self.token)
 
     async def saving(self, spent: list[tuple[str, int, int]] | None = None) -> None:
-        """The turn's last event is sent: free the session slot, keep the conversation saving,
-        and settle the budgets (`ratelimit.budget_settlement`), all in one round trip."""
-        await state().finish(self.conversation, self.session, self.token, spent or [])
+        """The turn's last event is sent: free the session's and the address's slots, keep the
+        conversation saving, and settle the budgets (`ratelimit.budget_settlement`), all in one
+        round trip."""
+        await state().finish(self.conversation, self.session, self.token, spent or [], self.address)
 
     async def release(self) -> None:
         if self._heartbeat is not None:
             self._heartbeat.cancel()
         try:
-            await state().update(self.conversation, self.session, self.token, "release")
+            await state().update(
+                self.conversation, self.session, self.token, "release", self.address
+            )
         except Exception:  # the hold then expires by itself
             logger.exception("releasing a turn lock failed")
 
@@ -64,7 +77,9 @@ class TurnLease:
         while True:
             await asyncio.sleep(interval)
             with contextlib.suppress(Exception):
-                await state().update(self.conversation, self.session, self.token, "renew")
+                await state().update(
+                    self.conversation, self.session, self.token, "renew", self.address
+                )
 
 
 async def conversation_wait_saved(conversation_id: str, wait: float = 5.0) -> None:

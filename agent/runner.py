@@ -95,8 +95,13 @@ class TurnRunner:
             metrics.refusal_count(reason=refusal.reason)
             await emit(_rate_limited(refusal))
             return
-        # One running turn per conversation, AGENT_TURNS_PER_SESSION per session, on every worker.
-        lease = TurnLease(conversation_id=conversation_id, session_key=visitor.session_key)
+        # One running turn per conversation, AGENT_TURNS_PER_SESSION per session and
+        # AGENT_TURNS_PER_IP per address, on every worker.
+        lease = TurnLease(
+            conversation_id=conversation_id,
+            session_key=visitor.session_key,
+            client_ip=visitor.client_ip,
+        )
         held = await lease.acquire()
         if held != Acquired.OK:
             metrics.turn_refused_count(reason="busy")
@@ -352,6 +357,9 @@ _BUSY = {
     Acquired.BUSY: "This conversation is answering in another tab. Wait, or press Stop there.",
     Acquired.SAVING: "The previous answer is still being saved. Ask again in a moment.",
     Acquired.SESSION_FULL: "Too many answers are running at once. Wait for one to finish.",
+    Acquired.ADDRESS_FULL: (
+        "Too many answers are running at once from your network. Wait for one to finish."
+    ),
 }
 
 

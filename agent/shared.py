@@ -6,7 +6,8 @@ give the same rules. Keys left by a crashed worker expire (locks: `AGENT_LEASE_S
 
 Turn locks: a conversation's lock is `running:<token>` while a turn runs, `saving:<token>`
 from its last event until its save lands, then gone. A second turn gets `busy` while it is
-running and waits while it is saving. A session holds at most `AGENT_TURNS_PER_SESSION` slots.
+running and waits while it is saving. A session holds at most `AGENT_TURNS_PER_SESSION` slots,
+and a client's address at most `AGENT_TURNS_PER_IP` (its sessions together).
 """
 
 import asyncio
@@ -67,21 +68,27 @@ for i, key in ipairs(KEYS) do
 end
 return 0
 """
-# KEYS: conversation lock ('' when none yet), session slots. ARGV: token, now_ms, ttl_ms, slots.
+# KEYS: conversation lock ('' when none yet), session slots, then (optionally) address slots.
+# ARGV: token, now_ms, ttl_ms, then one limit per slot key. Returns an `Acquired`.
 ACQUIRE = """
 local now, ttl = tonumber(ARGV[2]), tonumber(ARGV[3])
 if KEYS[1] ~= '' then
   local held = redis.call('GET', KEYS[1])
   if held then if string.sub(held, 1, 7) == 'saving:' then return 2 end return 1 end
 end
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
-if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[4]) then return 3 end
-redis.call('ZADD', KEYS[2], now + ttl, ARGV[1])
-redis.call('PEXPIRE', KEYS[2], ttl)
+for i = 2, #KEYS do
+  redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', now)
+  if redis.call('ZCARD', KEYS[i]) >= tonumber(ARGV[2 + i]) then return 1 + i end
+end
+for i = 2, #KEYS do
+  redis.call('ZADD', KEYS[i], now + ttl, ARGV[1])
+  redis.call('PEXPIRE', KEYS[i], ttl)
+end
 if KEYS[1] ~= '' then redis.call('SET', KEYS[1], 'running:' .. ARGV[1], 'PX', ttl) end
 return 0
 """
-# ARGV: token, now_ms, ttl_ms, phase ('renew' | 'saving' | 'release').
+# KEYS: conversation lock, then the slot keys. ARGV: token, now_ms, ttl_ms, phase
+# ('renew' | 'saving' | 'release').
 UPDATE = """
 local now, ttl, phase = tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
 local mine = false
@@ -91,28 +98,31 @@ if KEYS[1] ~= '' then
 end
 if phase == 'renew' then
   if mine then redis.call('PEXPIRE', KEYS[1], ttl) end
-  if redis.call('ZSCORE', KEYS[2], ARGV[1]) then
-    redis.call('ZADD', KEYS[2], now + ttl, ARGV[1])
-    redis.call('PEXPIRE', KEYS[2], ttl)
+  for i = 2, #KEYS do
+    if redis.call('ZSCORE', KEYS[i], ARGV[1]) then
+      redis.call('ZADD', KEYS[i], now + ttl, ARGV[1])
+      redis.call('PEXPIRE', KEYS[i], ttl)
+    end
   end
   return 0
 end
-redis.call('ZREM', KEYS[2], ARGV[1])
+for i = 2, #KEYS do redis.call('ZREM', KEYS[i], ARGV[1]) end
 if mine and phase == 'saving' then redis.call('SET', KEYS[1], 'saving:' .. ARGV[1], 'PX', ttl) end
 if mine and phase == 'release' then redis.call('DEL', KEYS[1]) end
 return 0
 """
 
-# A turn's end in one trip: settle its budgets (ADD), free its session slot, and mark its
-# conversation `saving` (UPDATE's 'saving' phase). KEYS: conversation lock, session slots,
-# budget keys. ARGV: token, ttl_ms, then (amount, ttl) per budget key.
+# A turn's end in one trip: settle its budgets (ADD), free its slots, and mark its
+# conversation `saving` (UPDATE's 'saving' phase). KEYS: conversation lock, the slot keys,
+# then the budget keys. ARGV: token, ttl_ms, how many slot keys, then (amount, ttl) per budget.
 FINISH = """
-local token, ttl = ARGV[1], tonumber(ARGV[2])
-for i = 3, #KEYS do
-  redis.call('INCRBY', KEYS[i], ARGV[2 * i - 3])
-  if redis.call('TTL', KEYS[i]) < 0 then redis.call('EXPIRE', KEYS[i], ARGV[2 * i - 2]) end
+local token, ttl, slots = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
+for i = 2 + slots, #KEYS do
+  local at = 2 * (i - 1 - slots) + 2
+  redis.call('INCRBY', KEYS[i], ARGV[at])
+  if redis.call('TTL', KEYS[i]) < 0 then redis.call('EXPIRE', KEYS[i], ARGV[at + 1]) end
 end
-redis.call('ZREM', KEYS[2], token)
+for i = 2, 1 + slots do redis.call('ZREM', KEYS[i], token) end
 if KEYS[1] ~= '' then
   local held = redis.call('GET', KEYS[1]) or ''
   if held == 'running:' .. token or held == 'saving:' .. token then
@@ -138,6 +148,7 @@ class Acquired(IntEnum):
     BUSY = 1  # the conversation has a turn running
     SAVING = 2  # the conversation's previous turn is being saved
     SESSION_FULL = 3  # the session runs AGENT_TURNS_PER_SESSION turns already
+    ADDRESS_FULL = 4  # the client's address runs AGENT_TURNS_PER_IP turns already
 
 
 POOL_SIZE = 100  # Redis connections per worker (redis-py's default)
@@ -212,22 +223,43 @@ class RedisState:
     async def add(self, amounts: list[tuple[str, int, int]]) -> None:
         await self._eval(ADD, [a[0] for a in amounts], _flat(a[1:] for a in amounts))
 
-    async def acquire(self, conversation: str, session: str, token: str, slots: int) -> Acquired:
-        args = [token, _now_ms(), _ttl_ms(), slots]
-        return Acquired(await self._eval(ACQUIRE, [conversation, session], args))
+    async def acquire(
+        self,
+        conversation: str,
+        session: str,
+        token: str,
+        slots: int,
+        address: str = "",
+        address_slots: int = 0,
+    ) -> Acquired:
+        """Take the conversation's lock and a slot of the session's (and of the address's,
+        when `address` is given), or none of them."""
+        keys = [conversation, session, *([address] if address else [])]
+        args = [token, _now_ms(), _ttl_ms(), slots, address_slots]
+        return Acquired(await self._eval(ACQUIRE, keys, args))
 
     async def claim(self, conversation: str, token: str) -> None:
         await self._client().set(conversation, f"running:{token}", px=_ttl_ms())
 
-    async def update(self, conversation: str, session: str, token: str, phase: str) -> None:
-        await self._eval(UPDATE, [conversation, session], [token, _now_ms(), _ttl_ms(), phase])
+    async def update(
+        self, conversation: str, session: str, token: str, phase: str, address: str = ""
+    ) -> None:
+        keys = [conversation, session, *([address] if address else [])]
+        await self._eval(UPDATE, keys, [token, _now_ms(), _ttl_ms(), phase])
 
     async def finish(
-        self, conversation: str, session: str, token: str, amounts: list[tuple[str, int, int]]
+        self,
+        conversation: str,
+        session: str,
+        token: str,
+        amounts: list[tuple[str, int, int]],
+        address: str = "",
     ) -> None:
         """`add(amounts)` and `update(..., "saving")` in one round trip."""
-        keys = [conversation, session, *(a[0] for a in amounts)]
-        await self._eval(FINISH, keys, [token, _ttl_ms(), *_flat(a[1:] for a in amounts)])
+        slots = [session, *([address] if address else [])]
+        keys = [conversation, *slots, *(a[0] for a in amounts)]
+        args = [token, _ttl_ms(), len(slots), *_flat(a[1:] for a in amounts)]
+        await self._eval(FINISH, keys, args)
 
     async def held(self, conversation: str) -> str:
         value = await self._client().get(conversation)
@@ -323,16 +355,30 @@ class LocalState:
         for key, by, ttl in amounts:
             self._incr(key, by, ttl)
 
-    async def acquire(self, conversation: str, session: str, token: str, slots: int) -> Acquired:
+    async def acquire(
+        self,
+        conversation: str,
+        session: str,
+        token: str,
+        slots: int,
+        address: str = "",
+        address_slots: int = 0,
+    ) -> Acquired:
         now = time.monotonic()
         held = self._lock(conversation)
         if held:
             return Acquired.SAVING if held.startswith("saving:") else Acquired.BUSY
-        running = {t: exp for t, exp in self.slots.get(session, {}).items() if exp > now}
-        if len(running) >= slots:
-            return Acquired.SESSION_FULL
-        running[token] = now + settings.AGENT_LEASE_SECONDS
-        self.slots[session] = running
+        limits = [(session, slots, Acquired.SESSION_FULL)]
+        if address:
+            limits.append((address, address_slots, Acquired.ADDRESS_FULL))
+        running = {}
+        for key, limit, full in limits:
+            running[key] = {t: exp for t, exp in self.slots.get(key, {}).items() if exp > now}
+            if len(running[key]) >= limit:
+                return full
+        for key, taken in running.items():
+            taken[token] = now + settings.AGENT_LEASE_SECONDS
+            self.slots[key] = taken
         if conversation:
             self.locks[conversation] = (f"running:{token}", now + settings.AGENT_LEASE_SECONDS)
         return Acquired.OK
@@ -340,31 +386,41 @@ class LocalState:
     async def claim(self, conversation: str, token: str) -> None:
         self.locks[conversation] = (f"running:{token}", time.monotonic() + _ttl_ms() / 1000)
 
-    async def update(self, conversation: str, session: str, token: str, phase: str) -> None:
+    async def update(
+        self, conversation: str, session: str, token: str, phase: str, address: str = ""
+    ) -> None:
         expires = time.monotonic() + settings.AGENT_LEASE_SECONDS
         mine = self._lock(conversation) in {f"running:{token}", f"saving:{token}"}
+        keys = [session, *([address] if address else [])]
         if phase == "renew":
             if mine:
                 self.locks[conversation] = (self.locks[conversation][0], expires)
-            if token in self.slots.get(session, {}):
-                self.slots[session][token] = expires
+            for key in keys:
+                if token in self.slots.get(key, {}):
+                    self.slots[key][token] = expires
             return
-        running = self.slots.get(session, {})
-        running.pop(token, None)
-        if not running:
-            # Every session that ever asked kept an empty entry until the process restarted:
-            # an address minting sessions grew it by about 43,000 a day (Redis drops the key).
-            self.slots.pop(session, None)
+        for key in keys:
+            running = self.slots.get(key, {})
+            running.pop(token, None)
+            if not running:
+                # Every session that ever asked kept an empty entry until the process
+                # restarted: an address minting sessions grew it by about 43,000 a day.
+                self.slots.pop(key, None)
         if mine and phase == "saving":
             self.locks[conversation] = (f"saving:{token}", expires)
         elif mine and phase == "release":
             del self.locks[conversation]
 
     async def finish(
-        self, conversation: str, session: str, token: str, amounts: list[tuple[str, int, int]]
+        self,
+        conversation: str,
+        session: str,
+        token: str,
+        amounts: list[tuple[str, int, int]],
+        address: str = "",
     ) -> None:
         await self.add(amounts)
-        await self.update(conversation, session, token, "saving")
+        await self.update(conversation, session, token, "saving", address)
 
     async def held(self, conversation: str) -> str:
         return self._lock(conversation).split(":", 1)[0]

@@ -189,6 +189,7 @@ def main() -> None:
             "AGENT_TOKENS_PER_DAY": "1000000000",
             "AGENT_TOKENS_PER_IP_PER_DAY": "1000000000",
             "AGENT_TURNS_PER_SESSION": "100000",  # the bench shares one session
+            "AGENT_TURNS_PER_IP": "100000",  # and one address
             "LOG_LEVEL": "WARNING",
         }
         with LocalCluster(database_url, tmp, extra=extra, workers=2) as cluster:

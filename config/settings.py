@@ -419,6 +419,8 @@ AGENT_TOKENS_PER_IP_PER_DAY = env.int("AGENT_TOKENS_PER_IP_PER_DAY", default=200
 AGENT_TOKENS_RESERVE = env.int("AGENT_TOKENS_RESERVE", default=4000)
 AGENT_TOKENS_PER_ANSWER = env.int("AGENT_TOKENS_PER_ANSWER", default=1000)
 AGENT_TURNS_PER_SESSION = env.int("AGENT_TURNS_PER_SESSION", default=2)
+# All of an address's sessions together: a session is only a cookie, and each had 2 of its own.
+AGENT_TURNS_PER_IP = env.int("AGENT_TURNS_PER_IP", default=6)
 # Bounded parsing of chat frames and JSON bodies (agent/frames.py).
 AGENT_MAX_FRAME_BYTES = env.int("AGENT_MAX_FRAME_BYTES", default=65536)
 AGENT_MAX_JSON_DEPTH = env.int("AGENT_MAX_JSON_DEPTH", default=8)

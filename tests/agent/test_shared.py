@@ -79,3 +79,16 @@ async def test_expired_budgets_are_swept_in_one_process():
         await local.hit([("rl:s:visitor", 10**6)], 60)
 
     assert list(local.counters) == ["tok:d:today"]
+
+
+async def test_an_address_holds_its_slots_over_all_its_sessions(state):
+    take = [await state.acquire("", f"sess{n}", f"t{n}", 2, "addr", 2) for n in range(3)]
+
+    assert take == [Acquired.OK, Acquired.OK, Acquired.ADDRESS_FULL]
+    await state.finish("", "sess0", "t0", [], "addr")  # a turn's end frees both of its slots
+    assert await state.acquire("", "sess2", "t2", 2, "addr", 2) == Acquired.OK
+    await state.update("", "sess1", "t1", "release", "addr")
+    assert await state.acquire("conv", "sess1", "t3", 2, "addr", 2) == Acquired.OK
+    # Refused by the address, the session took no slot and the conversation no lock.
+    assert await state.acquire("other", "sess9", "t4", 1, "addr", 2) == Acquired.ADDRESS_FULL
+    assert await state.acquire("other", "sess9", "t5", 1) == Acquired.OK
