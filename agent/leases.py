@@ -36,7 +36,25 @@ class TurnLease:
         """Take the hold; a previous turn still saving is waited for (up to `wait` seconds)."""
         deadline = time.monotonic() + wait
         while True:
-            result = await state().acquire(
+            result = await self._take()
+            if result != Acquired.SAVING or time.monotonic() > deadline:
+                break
+            await asyncio.sleep(WAIT_POLL)
+        if result == Acquired.OK:
+            self._heartbeat = asyncio.create_task(self._beat())
+        return result
+
+    async def _take(self) -> Acquired:
+        """One attempt; cancelled meanwhile (a socket closed right after its message), it waits
+        for the answer and lets go of what was taken.
+
+        The script runs in Redis whether or not its answer is read: the conversation's lock and
+        the slots it took stayed held, unrenewed, until AGENT_LEASE_SECONDS ran out (30 s of
+        "busy" for the visitor's next message in that conversation, and slots of its session
+        and address gone meanwhile).
+        """
+        taking = asyncio.ensure_future(
+            state().acquire(
                 self.conversation,
                 self.session,
                 self.token,
@@ -44,12 +62,14 @@ class TurnLease:
                 self.address,
                 settings.AGENT_TURNS_PER_IP,
             )
-            if result != Acquired.SAVING or time.monotonic() > deadline:
-                break
-            await asyncio.sleep(WAIT_POLL)
-        if result == Acquired.OK:
-            self._heartbeat = asyncio.create_task(self._beat())
-        return result
+        )
+        try:
+            return await asyncio.shield(taking)
+        except asyncio.CancelledError:
+            with contextlib.suppress(Exception):
+                if await taking == Acquired.OK:
+                    await self.release()
+            raise
 
     async def attach(self, conversation_id: str) -> None:
         """Hold a conversation this turn created (nobody else knows its id yet)."""
