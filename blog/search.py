@@ -281,10 +281,10 @@ def chunk_matching(*, terms: list[str], k: int, at_least_two: bool = False) -> Q
     matching = ranking
     if at_least_two:
         matching = SearchQuery(pairs, search_type="raw", config="english")
-    # Drafts have no chunks (unpublishing removes them), so the cap can ignore visibility:
-    # only articles scheduled for later are filtered out, in the outer query.
-    capped = Chunk.objects.filter(search_vector=matching).order_by().values("pk")
-    matches = Chunk.objects.filter(_PUBLISHED, pk__in=capped[: settings.SEARCH_TEXT_MAX_MATCHES])
+    # Visible chunks only, before the cap: a post scheduled for later has its chunks indexed,
+    # and enough of them took every place of the cap (blog.search_sql._TEXT_LIST).
+    capped = Chunk.objects.filter(_PUBLISHED, search_vector=matching).order_by().values("pk")
+    matches = Chunk.objects.filter(pk__in=capped[: settings.SEARCH_TEXT_MAX_MATCHES])
     return matches.annotate(
         rank=SearchRank(F("search_vector"), ranking, normalization=_RANK_NORMALIZATION)
     ).order_by("-rank", "id")[:k]

@@ -50,20 +50,20 @@ _QUERY_OF_LEXICAL = "(SELECT to_tsvector('english', %(lexical)s))"
 _COLUMNS = _COLUMNS_TEMPLATE.format(distance=_DISTANCE, query=_QUERY_OF_LEXEMES)
 _FROM = "blog_chunk JOIN blog_article ON blog_article.id = blog_chunk.article_id"
 # ts_rank normalization 1: rank / (1 + log(length)); see blog.search._RANK_NORMALIZATION.
-# The cap applies before visibility: drafts have no chunks, so only articles scheduled for
-# later are dropped after it (as in blog.search.chunk_matching). The capped rows are ranked
-# where they are, not looked up again by id, and sorted before their article is: only the
-# rows that reach the top k (and any hidden ones among them) are checked for visibility.
+# Visibility applies before the cap: a post scheduled for later has its chunks indexed, and
+# capped first, enough of them (a long post, or several, using the query's words) took every
+# place of the cap and the visible chunks were never ranked. The capped rows are ranked where
+# they are, not looked up again by id.
 _TEXT_LIST = """
     SELECT {columns}, blog_chunk.rank
     FROM (SELECT *,
                  ts_rank(search_vector, to_tsquery('english', %(ranking)s), 1) AS rank
-          FROM (SELECT * FROM blog_chunk
-                WHERE search_vector @@ to_tsquery('english', %({matching})s)
+          FROM (SELECT blog_chunk.* FROM blog_chunk
+                JOIN blog_article ON blog_article.id = blog_chunk.article_id
+                WHERE search_vector @@ to_tsquery('english', %({matching})s) AND {published}
                 LIMIT %(cap)s) AS capped
           ORDER BY rank DESC, id) AS blog_chunk
     JOIN blog_article ON blog_article.id = blog_chunk.article_id
-    WHERE {published}
     ORDER BY blog_chunk.rank DESC, blog_chunk.id LIMIT %(k)s"""
 _vector_types: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
@@ -138,7 +138,7 @@ def text_rows(
     """Chunks matching the `pairs` tsquery, and (only if those are fewer than `k`) `ranking`.
 
     Both are ranked by `ranking` (every term OR-ed) and capped at SEARCH_TEXT_MAX_MATCHES
-    matches before ranking. `matched` holds each chunk's lexemes among those of `lexical`
+    visible matches before ranking. `matched` holds each chunk's lexemes among those of `lexical`
     (computed here, so this half need not wait for the query's weights). Returns
     (two-term rows, any-term rows).
     """
