@@ -176,26 +176,47 @@ def admin_login_name(username: str) -> str:
     return unicodedata.normalize("NFKC", username).strip().casefold()[:150]
 
 
-async def admin_login_allow(*, client_ip: str, username: str, device: str = "") -> Refusal | None:
+async def admin_login_allow(
+    *, client_ip: str, username: str, device: str = "", attempt: str = ""
+) -> Refusal | None:
     """Count one admin sign-in attempt per address and per user name; refuse past
     ADMIN_LOGIN_ATTEMPTS in ADMIN_LOGIN_WINDOW seconds.
 
     Django's admin lets anyone try passwords as fast as they can post them. Per address stops
     one machine; per user name stops many machines taking turns at one account. `device` is
     the id of a browser that signed in as this user before: it counts on its own instead of
-    the user name, so a flood of guesses at the name does not lock its owner out.
+    the user name, so a flood of guesses at the name does not lock its owner out. `attempt`
+    names the count, for `admin_login_succeeded` to take back.
     """
     limit = settings.ADMIN_LOGIN_ATTEMPTS
-    name = admin_login_name(username)
-    per_name = f"rl:login:d:{name}:{device}" if device else f"rl:login:u:{name}"
+    keys = _admin_login_keys(client_ip=client_ip, username=username, device=device)
     over, wait = await state().hit(
-        [(f"rl:login:ip:{address_bucket(client_ip)}", limit), (per_name, limit)],
-        settings.ADMIN_LOGIN_WINDOW,
+        [(key, limit) for key in keys], settings.ADMIN_LOGIN_WINDOW, event=attempt
     )
     if over:
         retry_after = _seconds(wait)
         return Refusal(f"Too many sign-in attempts. Try again in {retry_after} s.", retry_after)
     return None
+
+
+async def admin_login_succeeded(
+    *, client_ip: str, username: str, device: str = "", attempt: str
+) -> None:
+    """Take back the count of an attempt that signed in: only failed ones count.
+
+    Counted first and taken back after, never counted after a failure: guesses sent at once
+    would all pass the check before the first of them failed. Counted as they were, an editor
+    who signed in ten times in a quarter of an hour (a session per browser, a few sign-outs)
+    was refused the eleventh, right password or not.
+    """
+    keys = _admin_login_keys(client_ip=client_ip, username=username, device=device)
+    await state().forget(keys, attempt)
+
+
+def _admin_login_keys(*, client_ip: str, username: str, device: str) -> list[str]:
+    name = admin_login_name(username)
+    per_name = f"rl:login:d:{name}:{device}" if device else f"rl:login:u:{name}"
+    return [f"rl:login:ip:{address_bucket(client_ip)}", per_name]
 
 
 def _seconds(wait: float) -> int:

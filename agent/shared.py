@@ -42,6 +42,13 @@ for i, key in ipairs(KEYS) do
 end
 return {0, 0}
 """
+# Take back one event HIT recorded (its member ARGV[1], of weight ARGV[2]) from every key.
+FORGET = """
+for _, key in ipairs(KEYS) do
+  for j = 1, tonumber(ARGV[2]) do redis.call('ZREM', key, ARGV[1] .. '-' .. j) end
+end
+return 0
+"""
 # Hold tokens on every budget: min(amount, the smallest room left), or all of `amount` when
 # ARGV[2] is 1 (a running turn asking for more must get all of it or stop). Room counts the
 # other turns' holds, so turns racing for the last tokens cannot all win them.
@@ -202,14 +209,21 @@ class RedisState:
             scripts[script] = client.register_script(script)
         return await scripts[script](keys=keys, args=args)
 
-    async def hit(self, counters: list[tuple[str, int]], window: float, weight: int = 1) -> Hit:
+    async def hit(
+        self, counters: list[tuple[str, int]], window: float, weight: int = 1, event: str = ""
+    ) -> Hit:
         """Record one event of `weight` on every (key, limit) unless one would then hold more
-        than `limit` in the last `window` s."""
+        than `limit` in the last `window` s; `event` names it for `forget`."""
         now = _now_ms()
-        args = [now, int(window * 1000), f"{now}-{uuid.uuid4().hex[:12]}", weight]
+        member = event or f"{now}-{uuid.uuid4().hex[:12]}"
+        args = [now, int(window * 1000), member, weight]
         keys = [key for key, _ in counters]
         over, wait_ms = await self._run(HIT, keys, [*args, *(c[1] for c in counters)])
         return Hit(int(over), int(wait_ms) / 1000)
+
+    async def forget(self, keys: list[str], event: str, weight: int = 1) -> None:
+        """Take back the event `hit` recorded as `event` (it was not one to count)."""
+        await self._eval(FORGET, keys, [event, weight])
 
     async def reserve(
         self, budgets: list[tuple[str, int, int]], amount: int, *, whole: bool = False
@@ -276,6 +290,7 @@ class LocalState:
         self._hits = 0
         self.locks: dict[str, tuple[str, float]] = {}
         self.slots: dict[str, dict[str, float]] = {}
+        self.events: dict[str, tuple[float, float]] = {}  # a named event's time and window
 
     async def ping(self) -> bool:
         return True  # nothing to reach
@@ -291,7 +306,9 @@ class LocalState:
         self.counters[key] = (value + by, expires)
         return value + by
 
-    async def hit(self, counters: list[tuple[str, int]], window: float, weight: int = 1) -> Hit:
+    async def hit(
+        self, counters: list[tuple[str, int]], window: float, weight: int = 1, event: str = ""
+    ) -> Hit:
         now = time.monotonic()
         self._sweep(now, window)
         for index, (key, limit) in enumerate(counters, 1):
@@ -306,7 +323,16 @@ class LocalState:
         for key, _ in counters:
             self.windows[key].extend([now] * weight)
             self.spans[key] = window
+        if event:
+            self.events[event] = (now, window)
         return Hit(0, 0.0)
+
+    async def forget(self, keys: list[str], event: str, weight: int = 1) -> None:
+        at, _window = self.events.pop(event, (None, 0.0))
+        for key in keys if at is not None else []:
+            for _ in range(weight):
+                if at in self.windows.get(key, ()):
+                    self.windows[key].remove(at)
 
     def _sweep(self, now: float, window: float) -> None:
         # Every visitor leaves a key; drop the idle ones now and then so the dict stays small.
@@ -322,6 +348,8 @@ class LocalState:
             for key in idle:
                 del self.windows[key]
                 self.spans.pop(key, None)
+            for event in [e for e, (at, span) in self.events.items() if at <= now - span]:
+                del self.events[event]
             # Token budgets too: Redis expires them, here every conversation left one behind
             # until the process restarted (ttl seven days, and no read ever removed it).
             clock = time.monotonic()

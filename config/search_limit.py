@@ -16,7 +16,13 @@ from django.shortcuts import render
 from django.utils import translation
 from django.utils.translation import gettext, ngettext
 
-from agent.ratelimit import Refusal, admin_login_allow, admin_login_name, search_allow
+from agent.ratelimit import (
+    Refusal,
+    admin_login_allow,
+    admin_login_name,
+    admin_login_succeeded,
+    search_allow,
+)
 from config.middleware import AsyncMiddleware
 from ops.metrics import refusal_count
 
@@ -45,24 +51,28 @@ class SearchRateLimit(AsyncMiddleware):
 
 
 class AdminLoginRateLimit(AsyncMiddleware):
-    """Each POST to the admin's sign-in page counts, per address and per user name (or per
-    known device of that user); a successful sign-in marks the browser as a known device."""
+    """Each failed POST to the admin's sign-in page counts, per address and per user name (or
+    per known device of that user); a successful sign-in marks the browser as a known device."""
 
     async def __call__(self, request: HttpRequest) -> HttpResponse:
         if request.method != "POST" or request.path != ADMIN_LOGIN_PATH:
             return await self.get_response(request)
         name = admin_login_name(_username(request))
-        refusal = await admin_login_allow(
-            client_ip=request.META.get("REMOTE_ADDR", ""),
-            username=name,
-            device=_device(request, name),
-        )
+        attempt = {
+            "client_ip": request.META.get("REMOTE_ADDR", ""),
+            "username": name,
+            "device": _device(request, name),
+            "attempt": secrets.token_hex(8),
+        }
+        refusal = await admin_login_allow(**attempt)
         if refusal is not None:
             refusal_count(reason="admin_login")
             return await sync_to_async(_sign_in_refused)(request, refusal)
         response = await self.get_response(request)
         if name and response.status_code == 302 and (await request.auser()).is_authenticated:
-            _remember_device(request, response, name)  # the redirect after a right password
+            # The redirect after a right password: a sign-in, not a guess, so it does not count.
+            await admin_login_succeeded(**attempt)
+            _remember_device(request, response, name)
         return response
 
 

@@ -92,3 +92,15 @@ async def test_an_address_holds_its_slots_over_all_its_sessions(state):
     # Refused by the address, the session took no slot and the conversation no lock.
     assert await state.acquire("other", "sess9", "t4", 1, "addr", 2) == Acquired.ADDRESS_FULL
     assert await state.acquire("other", "sess9", "t5", 1) == Acquired.OK
+
+
+async def test_a_named_event_can_be_taken_back_and_only_it(state):
+    counters = [("rl:login:ip", 2), ("rl:login:u", 2)]
+
+    assert (await state.hit(counters, 900, event="ok")).over == 0
+    await state.forget([key for key, _ in counters], "ok")  # it signed in: not a guess
+    hits = [await state.hit(counters, 900, event=f"guess{n}") for n in range(3)]
+    await state.forget([key for key, _ in counters], "never-recorded")
+
+    assert [hit.over for hit in hits] == [0, 0, 1]
+    assert (await state.hit(counters, 900)).over == 1

@@ -79,14 +79,14 @@ def test_a_flood_at_a_user_name_does_not_lock_out_a_browser_that_signed_in_befor
         with httpx.Client(base_url=server.url, follow_redirects=False) as botnet:
             flood = [
                 attempt(botnet, "Editor", "guess", **{"X-Forwarded-For": f"203.0.113.{n}"})
-                for n in range(1, 4)
+                for n in range(1, 5)
             ]
             stranger = attempt(botnet, "editor", "right-pw", **{"X-Forwarded-For": "192.0.2.1"})
         again = attempt(owner, "editor", "right-pw", **home)
 
     assert first.status_code == 302
-    # The owner's first sign-in counted for the name: two more guesses, then it is guarded.
-    assert [r.status_code for r in flood] == [200, 200, 429]
+    # The owner's sign-in did not count for the name: three guesses, then it is guarded.
+    assert [r.status_code for r in flood] == [200, 200, 200, 429]
     assert stranger.status_code == 429  # a browser without the note waits, right password or not
     assert again.status_code == 302  # the owner's browser signs in during the flood
     assert "admin_device" in first.cookies  # the signed note that made it a known device
@@ -112,3 +112,24 @@ def test_other_spellings_of_a_user_name_share_its_count(serve):
     assert [r.status_code for r in flood] == [200, 200, 200]  # the name's three guesses
     # Each spelling is the same account, so it waits out the flood like the plain name.
     assert [r.status_code for r in spelled] == [429, 429, 429]
+
+
+@pytest.mark.parametrize("shared", ["process", "redis"])
+def test_only_failed_sign_ins_count(serve, request, shared):
+    """Every POST counted, right passwords too: an editor who signed in a few times in a
+    quarter of an hour (a browser each, a sign-out or two) was refused the next sign-in."""
+    get_user_model().objects.create_user("editor", password="right-pw", is_staff=True)
+    env = {"REDIS_URL": request.getfixturevalue("redis_url")} if shared == "redis" else {}
+    server = serve(f"admin-successes-{shared}", ADMIN_LOGIN_ATTEMPTS="3", **env)
+
+    signed_in = []
+    for _ in range(6):  # a new browser each time: no device cookie, the user name's count
+        with httpx.Client(base_url=server.url, follow_redirects=False) as browser:
+            signed_in.append(attempt(browser, "editor", "right-pw").status_code)
+    with httpx.Client(base_url=server.url, follow_redirects=False) as guesser:
+        guesses = [attempt(guesser, "editor", f"guess-{n}").status_code for n in range(4)]
+        then_right = attempt(guesser, "editor", "right-pw")
+
+    assert signed_in == [302] * 6  # twice the limit, all signed in
+    assert guesses == [200, 200, 200, 429]  # the failures still count, from the same address
+    assert then_right.status_code == 429
