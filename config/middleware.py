@@ -183,7 +183,7 @@ class LanguageMiddleware(LocaleMiddleware):
 
     Django marks pages `Vary: Accept-Language` only, yet the cookie outranks that header: one
     request with `django_language=zh-hans` made a Chinese page that a shared cache stored for
-    every English reader (the site sets no such cookie, but anyone can send one).
+    every English reader (the header's language switch sets that cookie).
     """
 
     def process_response(self, request: HttpRequest, response: HttpResponse) -> HttpResponse:

@@ -19,6 +19,8 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/", api.urls),
     path("metrics", metrics, name="metrics"),
+    # Where django.conf.urls.i18n puts it; the header's switch posts here.
+    path("i18n/setlang/", docent_views.language_set, name="set_language"),
     # Browsers ask for /favicon.ico whatever the page links; send them to the real icon.
     path("favicon.ico", RedirectView.as_view(url=static("favicon.svg"), permanent=True)),
     path("", include("blog.urls")),

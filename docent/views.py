@@ -1,7 +1,11 @@
-"""/healthz and /readyz for the proxy, the process manager and Kubernetes probes."""
+"""/healthz and /readyz for the proxy, the process manager and Kubernetes probes; the language
+switch."""
 
-from django.http import HttpRequest, JsonResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseForbidden, JsonResponse
+from django.views.decorators.csrf import csrf_exempt
+from django.views.i18n import set_language
 
+from config.origins import origin_allowed
 from docent.health import readiness
 
 
@@ -15,3 +19,19 @@ async def readyz(request: HttpRequest) -> JsonResponse:
     checks = await readiness()
     ready = all(checks.values())
     return JsonResponse({"ready": ready, **checks}, status=200 if ready else 503)
+
+
+@csrf_exempt
+def language_set(request: HttpRequest) -> HttpResponse:
+    """Django's `set_language` for the header's English/中文 switch, which works without JS.
+
+    No CSRF token: the pages stay free of per-visitor tokens (and cookies a shared cache could
+    keep), and a forged post could only change a visitor's language. A browser's cross-site
+    post still says where it came from, so a foreign Origin is refused.
+    """
+    origin = request.headers.get("Origin")
+    host = request.get_host()
+    if origin and not origin_allowed(origin=origin, scheme=request.scheme, host=host):
+        refusal = "Cross-site language change refused."
+        return HttpResponseForbidden(refusal, content_type="text/plain")
+    return set_language(request)

@@ -156,11 +156,12 @@ def open_page(browser):
     contexts = []
     watches = []
 
-    def make(viewport: dict | None = None, locale: str = "en-US"):
+    def make(viewport: dict | None = None, locale: str = "en-US", **options):
         context = browser.new_context(
             viewport=viewport or DESKTOP,
             locale=locale,
             device_scale_factor=1 if viewport is None else 2,
+            **options,
         )
         context.set_default_timeout(10_000)
         contexts.append(context)
