@@ -57,6 +57,8 @@ def chat_strings() -> dict[str, str]:
         "you_asked": _("You asked:"),
         "no_answer": _("(no answer)"),
         "external_link": _("opens another site"),
+        # A restored source whose article has been unpublished since (shown as text).
+        "source_gone": _("(no longer available)"),
         "placeholder": _("Ask a question…"),
         "placeholder_article": _("Ask about this article…"),
         "suggest_article": _("Summarize this article"),

@@ -45,6 +45,9 @@ class CitationOut(Schema):
     url: str
     excerpt: str = ""
     section_url: str = ""
+    available: bool = Field(
+        default=True, description="False once the article is no longer published."
+    )
 
 
 class TurnOut(Schema):

@@ -44,6 +44,12 @@ def article_get_published(*, slug: str) -> Article:
     return articles.get(slug=slug)
 
 
+def article_urls_published(*, ids: set[int]) -> dict[int, str]:
+    """Of these article ids, the published ones, each with its address now."""
+    articles = Article.objects.published().filter(pk__in=ids).only("slug")
+    return {article.pk: article.get_absolute_url() for article in articles}
+
+
 def article_list_for_admin(*, articles: QuerySet[Article]) -> QuerySet[Article]:
     """The admin changelist's rows: chunk counts and index staleness annotated, bodies left in
     the database."""

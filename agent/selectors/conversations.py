@@ -6,6 +6,7 @@ from django.db.models import Prefetch
 
 from agent.models import Conversation, ToolCall, Turn
 from agent.tools import TOOLS
+from blog.selectors import article_urls_published
 
 _SUMMARIZE = {tool.name: tool.summarize for tool in TOOLS}
 
@@ -49,15 +50,32 @@ def conversation_restore(*, conversation: Conversation) -> dict:
             "result",
         ),
     )
-    turns = conversation.turns.order_by("index", "started_at").prefetch_related(calls)
+    turns = list(conversation.turns.order_by("index", "started_at").prefetch_related(calls))
+    cited = {c.get("article_id") for turn in turns for c in turn.citations or []}
+    urls = article_urls_published(ids={i for i in cited if isinstance(i, int)})
     return {
         "conversation_id": str(conversation.pk),
         "page": conversation.page,
-        "turns": [_turn_out(turn) for turn in turns],
+        "turns": [_turn_out(turn, urls) for turn in turns],
     }
 
 
-def _turn_out(turn: Turn) -> dict:
+def citation_now(*, citation: dict, urls: dict[int, str]) -> dict:
+    """A saved citation as it stands today: `available` is false once its article is no longer
+    published (the panel shows it as text, not a link to a 404), and a renamed article's
+    address is the new one.
+    """
+    url = urls.get(citation.get("article_id"))
+    if url is None:
+        return {**citation, "available": False}
+    old = citation.get("url", "")
+    section = citation.get("section_url", "")
+    if section and section.startswith(old):
+        section = url + section[len(old) :]
+    return {**citation, "url": url, "section_url": section, "available": True}
+
+
+def _turn_out(turn: Turn, urls: dict[int, str]) -> dict:
     return {
         "turn": turn.index,
         "user_message": turn.user_message,
@@ -65,7 +83,7 @@ def _turn_out(turn: Turn) -> dict:
         "status": turn.status,
         "error_code": turn.error_code,
         "steps": turn.step_count,
-        "citations": turn.citations,
+        "citations": [citation_now(citation=c, urls=urls) for c in turn.citations or []],
         "answered": turn.answered,
         "vote": turn.vote,
         "comment": turn.feedback_comment,

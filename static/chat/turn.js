@@ -35,6 +35,7 @@ export class Turn {
     this.number = null; // the server's turn index, from `start` or the transcript
     this.steps = new Map();
     this.sources = new Set();
+    this.gone = new Set(); // paths of cited articles no longer published (from the transcript)
     this.finished = false;
     this.renderPending = false;
     this.node = el("article", "chat-turn");
@@ -136,12 +137,23 @@ export class Turn {
     this.stepList.hidden = false;
   }
 
-  /** One source: a link to the section the passage came from, with its excerpt on hover/focus. */
+  /**
+   * One source: a link to the section the passage came from, with its excerpt on hover/focus.
+   * A restored source whose article is no longer published is its title as text, marked so.
+   */
   addSource(source) {
     const path = localPath(source.section_url || source.url);
     const key = String(source.article_id ?? source.url);
     if (!path || this.sources.has(key)) return;
     this.sources.add(key);
+    if (source.available === false) {
+      this.gone.add(new URL(path, location.origin).pathname);
+      const item = el("li", "chat-source chat-source--gone");
+      item.append(el("span", null, source.title || path), " ", el("span", "chat-source__gone", S.source_gone));
+      this.sourceList.appendChild(item);
+      this.sourceBox.hidden = false;
+      return;
+    }
     const item = el("li", "chat-source");
     const a = el("a", "chat-source__link", source.title || path);
     a.href = path;
@@ -168,6 +180,7 @@ export class Turn {
     }
     if (this.renderPending || this.text) this.render();
     this.dropSourceLine();
+    this.unlinkGone();
     this.finished = true;
     this.typing.hidden = true;
     this.node.classList.remove("is-streaming");
@@ -187,9 +200,20 @@ export class Turn {
     if (!this.sources.size || last?.tagName !== "P") return;
     const links = [...last.querySelectorAll("a")];
     const listed = new Set([...this.sourceList.querySelectorAll("a")].map((a) => a.pathname));
+    for (const path of this.gone) listed.add(path);
     if (!links.length || !links.every((a) => listed.has(a.pathname))) return;
     const rest = [...last.childNodes].filter((n) => n.nodeName !== "A").map((n) => n.textContent);
     if (/^\s*[^\s:：]{1,16}\s*[:：][\s,，、;；]*$/u.test(rest.join(""))) last.remove();
+  }
+
+  /** The answer's own links to an article that is gone become text: no trip to a 404. */
+  unlinkGone() {
+    for (const a of this.answer.querySelectorAll("a")) {
+      if (a.origin !== location.origin || !this.gone.has(a.pathname)) continue;
+      const text = el("span", "chat-link-gone", a.textContent);
+      text.title = S.source_gone;
+      a.replaceWith(text);
+    }
   }
 
   note(kind, message, articles) {

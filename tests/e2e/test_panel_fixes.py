@@ -11,6 +11,7 @@ from testing_support.model_server import text_response, tool_call_response
 from tests.e2e.conftest import CHROMIUM, screenshot
 from tests.e2e.sockets import CONVERSATION, ChatRoute
 from tests.e2e.test_chat_panel import (
+    LOOP,
     STEP_LIMITS,
     ask,
     conversation_id,
@@ -688,3 +689,54 @@ def test_the_send_button_is_unlit_while_the_box_is_blank(site, scripted, open_pa
     expect(send).to_have_attribute("aria-disabled", "true")
     assert float(send.evaluate("b => getComputedStyle(b).opacity")) < 0.5
     screenshot(page, "send-blank")
+
+
+def test_a_restored_source_whose_article_was_unpublished_is_text_not_a_dead_link(
+    site, open_page, articles
+):
+    """The transcript cites an article unpublished since (`available: false`, see
+    agent/selectors/conversations.py): its title stays, marked, and nothing links to a 404."""
+    kept, pulled = articles[STEP_LIMITS], articles[LOOP]
+    gone = f"/articles/{LOOP}/"
+    saved = {
+        "conversation_id": CONVERSATION,
+        "page": "",
+        "turns": [
+            {
+                "turn": 1,
+                "user_message": "How does the loop stop?",
+                "answer": f"See [the loop]({gone}) and [the limits](/articles/{STEP_LIMITS}/).",
+                "status": "done",
+                "error_code": "",
+                "steps": 2,
+                "citations": [
+                    {**citation, "url": f"/articles/{slug}/", "available": slug == STEP_LIMITS}
+                    for slug, citation in (
+                        (LOOP, {"article_id": pulled["id"], "title": pulled["title"]}),
+                        (STEP_LIMITS, {"article_id": kept["id"], "title": kept["title"]}),
+                    )
+                ],
+                "answered": True,
+                "vote": "",
+                "comment": "",
+                "tools": [],
+            }
+        ],
+    }
+    page = open_page()
+    page.add_init_script(f"localStorage.setItem('docent.chat.conversation', '{CONVERSATION}')")
+    page.route(f"**/api/conversations/{CONVERSATION}", lambda route: route.fulfill(json=saved))
+    page.goto(site + "/")
+    open_chat(page)
+
+    sources = page.locator(".chat-source")
+    expect(sources).to_have_count(2)
+    expect(sources.nth(0)).to_have_text(f"{pulled['title']} (no longer available)")
+    expect(sources.nth(0).locator("a")).to_have_count(0)
+    expect(sources.nth(1).locator("a")).to_have_attribute("href", f"/articles/{STEP_LIMITS}/")
+    answer = page.locator(".chat-answer")
+    expect(answer).to_have_text("See the loop and the limits.")
+    expect(answer.locator("a")).to_have_count(1)  # only the link to the published article
+    expect(answer.locator("a")).to_have_attribute("href", f"/articles/{STEP_LIMITS}/")
+    screenshot(page, "restored-source-gone")
+

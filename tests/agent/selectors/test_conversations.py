@@ -4,6 +4,7 @@ import pytest
 
 from agent.models import ToolCall
 from agent.selectors.conversations import conversation_restore
+from blog.models import Article
 from tests.agent.admin.factories import make_conversation, make_turn, search_hits
 
 pytestmark = pytest.mark.django_db
@@ -31,3 +32,40 @@ def test_each_step_is_restored_with_the_summary_it_showed_live():
         (False, True, "cancelled"),
         (False, False, ""),
     ]
+
+
+def test_a_source_unpublished_since_is_restored_as_unavailable_and_a_renamed_one_moves(
+    make_article,
+):
+    kept = make_article(title="Still here", slug="still-here")
+    pulled = make_article(title="Pulled", slug="pulled")
+    renamed = make_article(title="Renamed", slug="old-name")
+    conversation = make_conversation()
+    make_turn(
+        conversation,
+        citations=[
+            {"article_id": a.pk, "title": a.title, "url": f"/articles/{a.slug}/"}
+            for a in (kept, pulled)
+        ]
+        + [
+            {
+                "article_id": renamed.pk,
+                "title": "Renamed",
+                "url": "/articles/old-name/",
+                "section_url": "/articles/old-name/#setup",
+            }
+        ],
+    )
+    pulled.status = Article.Status.DRAFT
+    pulled.save()
+    renamed.slug = "new-name"
+    renamed.save()
+
+    citations = conversation_restore(conversation=conversation)["turns"][0]["citations"]
+
+    assert [(c["url"], c["available"]) for c in citations] == [
+        ("/articles/still-here/", True),
+        ("/articles/pulled/", False),  # the panel shows its title as text, not a link to a 404
+        ("/articles/new-name/", True),
+    ]
+    assert citations[2]["section_url"] == "/articles/new-name/#setup"
