@@ -740,3 +740,26 @@ def test_a_restored_source_whose_article_was_unpublished_is_text_not_a_dead_link
     expect(answer.locator("a")).to_have_attribute("href", f"/articles/{STEP_LIMITS}/")
     screenshot(page, "restored-source-gone")
 
+
+def test_at_375px_the_panels_header_keeps_its_subtitle_on_one_line(offline_site, open_page):
+    """With a conversation, "New chat" took the room and the subtitle wrapped as 'Answers only
+    from this' over a lone 'blog'; the offline badge left 'articles' alone the same way."""
+
+    def on_frame(socket, frame):
+        if frame["type"] == "message":
+            socket.answer("A short answer.")
+
+    page = open_page(viewport=NARROW)
+    ChatRoute(page, on_frame)
+    page.goto(offline_site + "/")
+    open_chat(page)
+    ask(page, "Hello?")
+    new_chat = page.get_by_role("button", name="New chat")
+    expect(new_chat).to_be_visible()  # its label is for screen readers here; the + shows
+
+    assert len(page.locator(".chat-panel__subtitle").evaluate(LINE_WIDTHS)) == 1
+    badge = page.locator("#chat-offline-badge span").evaluate(LINE_WIDTHS)
+    assert badge[-1] >= 0.5 * max(badge), badge
+    close = page.get_by_role("button", name="Close the chat").bounding_box()
+    assert new_chat.bounding_box()["width"] == close["width"]  # an icon button, as Close is
+    screenshot(page, "phone-375-header")
