@@ -164,3 +164,26 @@ def test_the_dashboards_figures_fit_their_cards_at_1280(live_server, showcase, b
     rows = page.evaluate("[...document.querySelectorAll('.dc-kpi')].map((c) => c.offsetTop)")
     assert sorted(rows.count(top) for top in set(rows)) == [4, 4]
     page.close()
+
+
+TEXT_LINES = """(sel) => [...document.querySelectorAll(sel)].map((node) => {
+  const range = document.createRange();
+  range.selectNodeContents(node);
+  return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size;
+})"""
+
+
+def test_the_dashboard_fits_a_phone_in_chinese(live_server, showcase, browser):
+    # At 375 px three cards a row broke "327.7 ms" after the number, and "7 天" after the 7.
+    page = browser.new_page(viewport={"width": 375, "height": 740}, locale="zh-CN")
+    log_in(page, live_server.url)
+    page.goto(f"{live_server.url}/admin/agent/conversation/dashboard/?days=30")
+    page.screenshot(path=str(SCREENSHOTS / "admin-dashboard-375-zh.png"), full_page=True)
+
+    assert page.locator(".dc-periods a").first.text_content().strip() == "7 天"
+    assert set(page.evaluate(TEXT_LINES, ".dc-periods a")) == {1}
+    for widest in ("381.3 ms", "1,234,567"):
+        page.evaluate(WRITE_VALUES, widest)
+        assert set(page.evaluate(ROW_LINES, ".dc-kpi__value")) == {1}, widest
+    assert page.evaluate("document.documentElement.scrollWidth") <= 375
+    page.close()
