@@ -110,7 +110,8 @@ class JobAdmin(BoundedLookups, ProcrastinateJobAdmin):
 
     @admin.display(description=_("task"))
     def short_task_name(self, instance: models.ProcrastinateJob) -> str:
-        return super().short_task_name(instance)
+        # The whole name: procrastinate's "a.spool_drain" read as a name cut off at the left.
+        return instance.task_name
 
     @admin.display(description=_("summary"))
     def summary(self, instance: models.ProcrastinateJob) -> str:
