@@ -196,9 +196,16 @@ def compose_summary(article: dict, lang: str) -> str:
         summary = _join(opening, language(" ".join(opening)))
     lines = [inert(summary)] if summary else []
     if leads:
-        lines.append("\n".join(f"- **{inert(head)}**: {inert(lead)}" for head, lead in leads))
+        lines.append(
+            "\n".join(f"- **{inert(head)}**{_colon(head)}{inert(lead)}" for head, lead in leads)
+        )
     lines.append(f"{SOURCE[lang]}{_link(article)}")
     return "\n\n".join(lines)
+
+
+def _colon(heading: str) -> str:
+    """After a Chinese heading the full-width colon, as Chinese writes it ("方案一：…")."""
+    return "：" if language(heading) == "zh" else ": "
 
 
 def _missing_names(question: str, sources: list[dict], excerpts: dict, own: str) -> list[str]:

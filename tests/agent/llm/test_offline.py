@@ -596,6 +596,24 @@ async def test_summarize_this_article_gives_the_summary_and_each_sections_lead()
 
 
 @pytest.mark.asyncio
+async def test_a_chinese_articles_summary_puts_a_full_width_colon_after_each_heading(monkeypatch):
+    article = {
+        **ZH_ARTICLE,
+        "article_id": 78,
+        "summary": "中文没有空格，全文检索要先切分。",
+        "body": "## 二元切分\n\n最朴素的办法是按字切成二元组。\n\n"
+        "## Vectors\n\nVectors need no split.",
+    }
+    monkeypatch.setitem(ARTICLES, 78, article)
+    page = {k: article[k] for k in ("article_id", "title", "url")}
+
+    result, _ = await ask("总结这篇文章", [], page=page)
+
+    assert "- **二元切分**：最朴素的办法是按字切成二元组。\n" in result.answer  # not "**: "
+    assert "- **Vectors**: Vectors need no split." in result.answer
+
+
+@pytest.mark.asyncio
 async def test_chinese_summary_request_on_a_page_uses_that_article():
     page = {k: INDEX_ARTICLE[k] for k in ("article_id", "title", "url")}
 
