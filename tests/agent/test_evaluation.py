@@ -209,6 +209,8 @@ def test_bench_eval_files_name_demo_articles_and_split_each_kind(name):
         ("answer_eval_fresh5.jsonl", "tune"),
         ("answer_eval_fresh6.jsonl", "test"),
         ("answer_eval_fresh7.jsonl", "test"),
+        # Typed as hurried readers type, typos included, written blind ("Eighteenth pass").
+        ("answer_eval_casual.jsonl", "test"),
     ],
 )
 def test_single_split_eval_files_name_demo_articles(name, split):
