@@ -19,7 +19,13 @@ from typing import Any
 from agent.llm.base import ModelTurn, TextDelta, ToolCall, Usage
 from agent.llm.offline_answer import compose_answer, compose_summary
 from agent.llm.offline_definitions import defined_subject
-from agent.llm.offline_overview import OVERVIEW_LIMIT, compose_overview, wants_overview
+from agent.llm.offline_overview import (
+    OVERVIEW_LIMIT,
+    WELCOME,
+    compose_overview,
+    thanks,
+    wants_overview,
+)
 from agent.llm.offline_parts import question_parts
 from agent.llm.offline_text import answer_language, language, terms
 from agent.prompts import PAGE_CONTEXT_PREFIX, READER_LANGUAGE_PREFIX, STEP_LIMIT_NUDGE
@@ -130,6 +136,8 @@ def plan(messages: list[dict], available: set[str]) -> tuple[list[ToolCall], str
     listed = [out for name, out in turn.results if name == LIST]
     if overview and listed:
         return [], compose_overview(listed[-1], turn.lang)
+    if thanks(turn.question) and not turn.results:
+        return [], WELCOME[turn.lang]
     if not turn.results:
         if summary and turn.page and DETAIL in available and _about_page(turn.question):
             return [turn.call(DETAIL, {"article_id": turn.page})], ""
@@ -215,7 +223,7 @@ def is_follow_up(turn: _Turn) -> bool:
     """A question that leans on the previous one: a pronoun, or almost no words of its own."""
     if not turn.earlier:
         return False
-    if defined_subject(turn.question) and not _FOLLOW_UP.search(turn.question):
+    if defined_subject(turn.question, bare=False) and not _FOLLOW_UP.search(turn.question):
         return False  # "How does HNSW work?" names what it asks about, however short
     if _FOLLOW_UP.search(turn.question):
         return True

@@ -31,13 +31,37 @@ _DEFINING_EN = r"(?:\s*\([^)]{1,40}\))?,?\s+(is|are|means|refers to|stands for|d
 _DEFINING_ZH = r"(?:\s*[（(][^)）]{1,40}[)）])?\s*(是|指|就是|即|意思是)"
 
 
-def defined_subject(question: str) -> str:
-    """The X of "what is X?" / "X 是什么？", lower-cased; "" for any other question."""
+# A message that is only a name ("hnsw", "RRF?", "向量检索？") asks what it is: a librarian
+# handed a note saying "HNSW" reads out what HNSW is, not a bullet that happens to use it.
+_BARE = re.compile(rf"^\s*{_SUBJECT}\s*[?？]?\s*$")
+BARE_WORDS = 3
+_QUESTION_WORDS = re.compile(
+    r"\b(what|who|why|how|when|where|which|whose|is|are|does|do|can|should|thanks?|ok|okay)\b|"
+    r"[吗呢么啥吧]|什么|怎么|为什|如何|哪",
+    re.IGNORECASE,
+)
+
+
+def defined_subject(question: str, *, bare: bool = True) -> str:
+    """The X of "what is X?" / "X 是什么？" / a bare "X?", lower-cased; "" for any other.
+
+    `bare=False` leaves out a message that is only a name: after an answer, "HNSW index" may
+    lean on the conversation as much as ask what it is.
+    """
     for pattern in _ASKS:
         match = pattern.match(question)
         if match:
             return match.group("subject").strip().lower()
+    named = _BARE.match(question) if bare else None
+    if named and _a_name(named.group("subject")):
+        return named.group("subject").strip().lower()
     return ""
+
+
+def _a_name(text: str) -> bool:
+    return (
+        len(text.split()) <= BARE_WORDS and not _QUESTION_WORDS.search(text) and bool(terms(text))
+    )
 
 
 def defines(text: str, subject: str) -> bool:

@@ -21,6 +21,8 @@ _GREETING = (
 _ABOUT_BLOG = (
     r"(what|which) (can|could|do) you (do|help( me)? with|answer|know( about)?|cover)"
     r"|(who|what) are you|how (can|do) (i|you) (use|ask|help)( (you|this|it))?|help( me)?"
+    # The assistant's own name (agent.prompts): the articles use it for their running example.
+    r"|(who|what)('s| is) docent|docent ?(是什么|是谁|是啥)|什么是 ?docent"
     r"|what('s| is)( this)? (blog|site) about|what (is|are) (on|in) (this|the) (blog|site)"
     r"|what('s| is) new( here| on (this|the) (blog|site))?|what topics( do you cover)?"
     r"|(list|show)( me)?( all| the)? (articles|posts)|(latest|newest|recent) (articles|posts)"
@@ -50,6 +52,25 @@ EMPTY = {
     "en": "Hello! I answer questions from this blog’s articles, but none is published yet.",
     "zh": "你好！我根据这个博客的文章回答问题，但目前还没有发表的文章。",
 }
+
+
+# A whole message of thanks ends the exchange; searching the blog for "thanks!" answered "I
+# couldn't find anything about that" to a reader being polite.
+_THANKS = re.compile(
+    r"\s*((ok|okay|great|cool|nice|perfect|awesome|got it|that helps|helpful)[\s,，!！.。]*)*"
+    r"(thanks|thank you|thank u|thx|ty|cheers|much appreciated|谢谢|多谢|感谢|谢啦|谢了)"
+    r"( (so|very) much| a lot| again|你|您|啦)*[\s,，!！.。~]*([:;]-?\)|🙏|👍)?\s*",
+    re.IGNORECASE,
+)
+WELCOME = {
+    "en": "You’re welcome! Ask me anything else the blog’s articles cover.",
+    "zh": "不客气！还有其他问题，随时问我这个博客的文章里写到的内容。",
+}
+
+
+def thanks(question: str) -> bool:
+    """True when the whole message thanks the assistant ("thanks!", "ok thank you", "谢谢")."""
+    return _THANKS.fullmatch(question) is not None
 
 
 def wants_overview(question: str) -> bool:

@@ -9,7 +9,7 @@ from agent.answered import is_decline
 from agent.exceptions import ToolNotFound
 from agent.llm.offline import DONT_KNOW, SEARCH_FAILED, OfflineModel
 from agent.llm.offline_answer import NO_FIGURE, NOT_MENTIONED
-from agent.llm.offline_overview import EMPTY, INTRO, OUTRO, UNLISTED
+from agent.llm.offline_overview import EMPTY, INTRO, OUTRO, UNLISTED, WELCOME
 from agent.loop import Limits, TurnResult, run_turn
 from agent.prompts import build_messages
 from agent.tool import Tool
@@ -1082,7 +1082,15 @@ async def ask_with_list(question: str, articles: list[dict] | None, hits: list[d
 
 @pytest.mark.asyncio
 @pytest.mark.parametrize(
-    "question", ["Hi!", "hello there, what can you do?", "你好", "这个博客讲什么？"]
+    "question",
+    [
+        "Hi!",
+        "hello there, what can you do?",
+        "你好",
+        "这个博客讲什么？",
+        "What is Docent?",
+        "Docent 是什么？",
+    ],
 )
 async def test_a_greeting_gets_the_newest_articles_not_a_failed_search(question):
     result = await ask_with_list(question, [INDEX_ARTICLE, COST_ARTICLE], [])
@@ -1119,6 +1127,29 @@ async def test_a_greeting_when_the_list_fails_does_not_claim_the_blog_is_empty()
 
 
 @pytest.mark.asyncio
+@pytest.mark.parametrize(
+    ("question", "lang"),
+    [("thanks!", "en"), ("ok, thank you so much :)", "en"), ("Great, thx", "en"), ("谢谢！", "zh")],
+)
+async def test_thanks_gets_a_welcome_not_a_search_that_finds_nothing(question, lang):
+    result = await ask_with_list(question, [INDEX_ARTICLE], [])
+
+    assert result.tool_calls == [] and result.answer == WELCOME[lang]
+    assert result.status == "done"
+
+
+@pytest.mark.asyncio
+async def test_a_question_that_also_thanks_is_searched():
+    result = await ask_with_list(
+        "Thanks! And how does HNSW recall change?",
+        [INDEX_ARTICLE],
+        [relevant_hit(INDEX_ARTICLE, 0.8)],
+    )
+
+    assert calls(result)[0][0] == "search_knowledge_base"
+
+
+@pytest.mark.asyncio
 async def test_a_question_about_a_topic_is_searched_even_when_it_starts_like_an_overview():
     result = await ask_with_list(
         "What's new in HNSW recall?", [INDEX_ARTICLE], [relevant_hit(INDEX_ARTICLE, 0.8)]
@@ -1137,8 +1168,9 @@ FUSION_ARTICLE = {
 
 
 @pytest.mark.asyncio
-@pytest.mark.parametrize("question", ["What is RRF?", "RRF 是什么？"])
+@pytest.mark.parametrize("question", ["What is RRF?", "RRF 是什么？", "RRF?", "rrf", "RRF？"])
 async def test_what_is_x_is_answered_by_the_sentence_that_defines_x(monkeypatch, question):
+    """A bare name asks what it is: "RRF?" quoted "RRF needs no tuning…" before."""
     monkeypatch.setitem(ARTICLES, 14, FUSION_ARTICLE)
 
     result, _ = await ask(question, [relevant_hit(FUSION_ARTICLE, 0.9)])
