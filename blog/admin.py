@@ -58,9 +58,9 @@ class ArticleAdmin(BoundedLookups, admin.ModelAdmin):
     fieldsets = [
         (None, {"fields": ["title", "slug", "summary", "body", "tags"]}),
         (_("Publishing"), {"fields": ["status", "published_at"]}),
-        (_("Search index"), {"fields": ["indexed_at"]}),
+        (_("Search index"), {"fields": ["indexed"]}),
     ]
-    readonly_fields = ["indexed_at"]
+    readonly_fields = ["indexed"]  # written as the list writes it, not Django's "Dec. 4, …, a.m."
     actions = ["reindex_selected"]
     # The body is where an author writes; it opened as small as the one-line summary.
     TEXTAREAS = {

@@ -6,7 +6,7 @@ from django import template
 from django.utils import timezone
 
 from agent.charts import format_ms
-from docent.admin_dates import short_datetime
+from docent.admin_dates import short_date, short_datetime
 
 register = template.Library()
 
@@ -32,3 +32,10 @@ def ms(value: float | None) -> str:
 def admin_datetime(value: datetime | None) -> str:
     """A timestamp as the article list shows it: 'Dec 4 2026, 14:05' ('2026年12月4日 14:05')."""
     return short_datetime(value)
+
+
+@register.filter
+def admin_date(value) -> str:
+    """A date as the lists write it: 'Dec 4 2026' ('2026年12月4日'); the dashboard's period read
+    "Nov. 5, 2026" beside lists reading "Dec 4 2026, 14:05"."""
+    return short_date(value)

@@ -1,4 +1,5 @@
 import re
+from datetime import UTC, datetime
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -48,6 +49,17 @@ def test_change_form_links_to_the_site(staff_client, make_article):
     html = staff_client.get(f"/admin/blog/article/{article.pk}/change/").content.decode()
 
     assert "View on site" in html
+
+
+def test_change_form_dates_the_index_as_the_list_does(staff_client, make_article):
+    article = make_article(title="Indexed", slug="indexed")
+    article.indexed_at = datetime(2026, 12, 4, 10, 21, tzinfo=UTC)
+    article.save(update_fields=["indexed_at"])
+
+    html = staff_client.get(f"/admin/blog/article/{article.pk}/change/").content.decode()
+
+    # Django's own form of a read-only date was "Dec. 4, 2026, 10:21 a.m." beside the list's.
+    assert "Dec 4 2026, 10:21" in html and "a.m." not in html
 
 
 def test_a_drafts_change_form_offers_a_preview_not_the_site(staff_client, make_article):

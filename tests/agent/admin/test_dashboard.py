@@ -71,6 +71,10 @@ def test_dashboard_page_shows_the_numbers(staff_client):
     html = response.content.decode()
     assert response.status_code == 200
     assert 'aria-current="page">7 days' in html
+    today = timezone.localdate()
+    since = today - timedelta(days=6)
+    # The period is dated as the lists date things ("Nov 14 2026"), not "Nov. 14, 2026".
+    assert f"{since:%b} {since.day} {since.year} – {today:%b} {today.day} {today.year}" in html
     kpis = {
         "Turns": "5",
         "Unanswered": "2",
