@@ -104,7 +104,9 @@ class TurnRunner:
         )
         held = await lease.acquire()
         if held != Acquired.OK:
-            metrics.turn_refused_count(reason="busy")
+            # The address cap apart: an office behind one address reaching it is worth seeing.
+            full = "address" if held == Acquired.ADDRESS_FULL else "busy"
+            metrics.turn_refused_count(reason=full)
             await emit(events.error(events.BUSY, _BUSY[held]))
             return
         try:

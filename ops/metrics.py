@@ -113,7 +113,8 @@ DRAINING = Gauge(
 TURNS_REFUSED = Counter(
     "docent_turns_refused",
     "Messages refused before a turn started, for reasons other than rate limits (draining: "
-    "the process is shutting down; busy: one turn per conversation or session; database: "
+    "the process is shutting down; busy: one turn per conversation or session; address: "
+    "AGENT_TURNS_PER_IP turns run from the client's address already; database: "
     "the session or the turn's row could not be written).",
     ["reason"],
 )

@@ -12,6 +12,7 @@ import redis
 
 from testing_support.model_server import text_response
 from testing_support.waits import wait_until
+from tests.ops.prom import scrape, value
 from tests.security.clients import ws_first, ws_open
 from tests.security.conftest import model_env
 
@@ -49,6 +50,10 @@ async def test_an_address_with_a_session_per_socket_runs_at_most_its_turns(serve
 
     assert kinds == ["busy", "busy", "start", "start", "start"]
     assert elsewhere == ["start"]  # another address has slots of its own
+    # Counted apart from a second tab's "busy": an office behind one address is worth seeing.
+    samples = scrape(server.url)
+    assert value(samples, "docent_turns_refused_total", reason="address") == 2
+    assert value(samples, "docent_turns_refused_total", reason="busy") == 0
     for socket in [*sockets, other]:
         await socket.close()
 
