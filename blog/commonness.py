@@ -21,7 +21,8 @@ RARE = 3.0
 COMMON = 5.0
 
 
-@functools.cache
+# Bounded: every word a visitor types is a key, and an unbounded cache grew with each new one.
+@functools.lru_cache(maxsize=100_000)
 def zipf(word: str) -> float:
     from wordfreq import zipf_frequency  # imported on first use: a web process may never search
 

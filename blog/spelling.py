@@ -13,6 +13,11 @@ A typo is one edit (a letter dropped, added, changed, or two swapped) away from 
 A word everyday English knows (the wordfreq list, blog.commonness) is left as written:
 "Jaeger" or "Claude" are names, and the bar must see them as words the blog never uses. Only
 the full-text terms are corrected; the embedding reads the question as written.
+
+Words are stemmed in Python by the Snowball English stemmer, the algorithm PostgreSQL's
+`english_stem` runs (a test checks they agree on the blog's words): stemming a word's few hundred
+variants in the database cost a round trip on every search naming a word the everyday list does
+not hold ("pgvector", "embeddings"), more than the search's own full-text half.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ from __future__ import annotations
 import functools
 import string
 
-from django.db import connection
+import snowballstemmer
 
 from blog.commonness import RARE, zipf
 
@@ -29,26 +34,26 @@ SHORT_RARE = 3.5  # a short word this rare may be a slip ("teh" 3.0, "the" 7.7)
 NAMED = 2.0  # zipf in the large list: a word at least this common is meant as written
 MIN_CHUNKS = 2  # the word meant appears in at least this many chunks
 MAX_SUSPECTS = 3  # words looked at per question: the rest are left as written
-STEMS_SQL = "SELECT word, ts_lexize('english_stem', word) FROM unnest(%s::text[]) AS word"
+# PostgreSQL's English stop words of three and four letters: what a short slip can mean.
+SHORT_STOP_WORDS = frozenset(
+    "you him his she her hers its they them what which who whom this that am are was were been "
+    "have has had does did the and but if for with from into down out off over then once here "
+    "when why how all any both each few more most some such nor not only own same than too very "
+    "can will just don now".split()
+)
 
 
 def corrected(terms: list[str], frequency: dict[str, int]) -> list[str]:
     """`terms` (query_terms output) with typos replaced, or dropped when they meant a stop word.
 
-    `frequency` is the vocabulary's document frequency per lexeme (blog.relevance). Costs one
-    query, only when a term looks like a typo.
+    `frequency` is the vocabulary's document frequency per lexeme (blog.relevance). No
+    database round trip; a few milliseconds only when a term looks like a typo.
     """
     # A question has a slip or two; a query of sixty made-up words cost 1.1 s of variants.
-    suspects = [term for term in terms if _suspect(term)][:MAX_SUSPECTS]
-    if not suspects:
+    unknown = [t for t in terms if _suspect(t) and stem(t) not in frequency][:MAX_SUSPECTS]
+    if not unknown:
         return terms
-    candidates = {term: _variants(term) for term in suspects}
-    stems = _stems({*suspects, *(v for variants in candidates.values() for v in variants)})
-    fixes: dict[str, str] = {}
-    for term in suspects:
-        if _known(stems.get(term), frequency):
-            continue  # the blog writes it
-        fixes[term] = _best(term, candidates[term], stems, frequency)
+    fixes = {term: _best(term, _variants(term), frequency) for term in unknown}
     result = [fixes.get(term, term) for term in terms]
     return list(dict.fromkeys(term for term in result if term))
 
@@ -63,7 +68,7 @@ def _suspect(term: str) -> bool:
     return zipf(term) < RARE and _rare_word(term) < NAMED
 
 
-@functools.cache
+@functools.lru_cache(maxsize=100_000)  # bounded: every unknown word a visitor types is a key
 def _rare_word(word: str) -> float:
     from wordfreq import zipf_frequency  # ~30 MB, read on the first typo only
 
@@ -88,27 +93,23 @@ def _swaps(splits: list[tuple[str, str]]) -> list[str]:
     return [a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1 and b[0] != b[1]]
 
 
-def _stems(words: set[str]) -> dict[str, list[str] | None]:
-    """The English stemmer's lexemes per word: [] for a stop word."""
-    with connection.cursor() as cursor:
-        cursor.execute(STEMS_SQL, [sorted(words)])
-        return dict(cursor.fetchall())
+@functools.cache
+def _stemmer():
+    return snowballstemmer.stemmer("english")
 
 
-def _known(lexemes: list[str] | None, frequency: dict[str, int]) -> bool:
-    return bool(lexemes) and all(lexeme in frequency for lexeme in lexemes)
+def stem(word: str) -> str:
+    """The English stemmer's lexeme for a lower-case word, as PostgreSQL's index spells it."""
+    return _stemmer().stemWord(word)
 
 
-def _best(
-    term: str, variants: list[str], stems: dict[str, list[str] | None], frequency: dict[str, int]
-) -> str:
+def _best(term: str, variants: list[str], frequency: dict[str, int]) -> str:
     """The word meant: "" for a stop word, the term itself when nothing is one edit away."""
     if len(term) < MIN_LENGTH:
-        return "" if any(stems.get(v) == [] for v in variants) else term
+        return "" if any(v in SHORT_STOP_WORDS for v in variants) else term
     scored = [
-        (frequency[lexemes[0]], zipf(variant), variant)
+        (frequency[lexeme], zipf(variant), variant)
         for variant in variants
-        if (lexemes := stems.get(variant)) and len(lexemes) == 1
-        and frequency.get(lexemes[0], 0) >= MIN_CHUNKS
-    ]  # fmt: skip
+        if frequency.get(lexeme := stem(variant), 0) >= MIN_CHUNKS
+    ]
     return max(scored)[2] if scored else term
