@@ -248,7 +248,7 @@ class RedisState:
     ) -> Acquired:
         """Take the conversation's lock and a slot of the session's (and of the address's,
         when `address` is given), or none of them."""
-        keys = [conversation, session, *([address] if address else [])]
+        keys = [conversation, *_slot_keys(session, address)]
         args = [token, _now_ms(), _ttl_ms(), slots, address_slots]
         return Acquired(await self._eval(ACQUIRE, keys, args))
 
@@ -258,7 +258,7 @@ class RedisState:
     async def update(
         self, conversation: str, session: str, token: str, phase: str, address: str = ""
     ) -> None:
-        keys = [conversation, session, *([address] if address else [])]
+        keys = [conversation, *_slot_keys(session, address)]
         await self._eval(UPDATE, keys, [token, _now_ms(), _ttl_ms(), phase])
 
     async def finish(
@@ -270,7 +270,7 @@ class RedisState:
         address: str = "",
     ) -> None:
         """`add(amounts)` and `update(..., "saving")` in one round trip."""
-        slots = [session, *([address] if address else [])]
+        slots = _slot_keys(session, address)
         keys = [conversation, *slots, *(a[0] for a in amounts)]
         args = [token, _ttl_ms(), len(slots), *_flat(a[1:] for a in amounts)]
         await self._eval(FINISH, keys, args)
@@ -419,7 +419,7 @@ class LocalState:
     ) -> None:
         expires = time.monotonic() + settings.AGENT_LEASE_SECONDS
         mine = self._lock(conversation) in {f"running:{token}", f"saving:{token}"}
-        keys = [session, *([address] if address else [])]
+        keys = _slot_keys(session, address)
         if phase == "renew":
             if mine:
                 self.locks[conversation] = (self.locks[conversation][0], expires)
@@ -456,6 +456,11 @@ class LocalState:
     def _lock(self, conversation: str) -> str:
         value, expires = self.locks.get(conversation, ("", 0.0))
         return value if expires > time.monotonic() else ""
+
+
+def _slot_keys(session: str, address: str) -> list[str]:
+    """The slot keys a turn holds: its session's, and its address's when it has one."""
+    return [session, address] if address else [session]
 
 
 def _flat(groups) -> list:
