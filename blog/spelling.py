@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import functools
 import string
+import threading
 
 import snowballstemmer
 
@@ -50,7 +51,9 @@ def corrected(terms: list[str], frequency: dict[str, int]) -> list[str]:
     database round trip; a few milliseconds only when a term looks like a typo.
     """
     # A question has a slip or two; a query of sixty made-up words cost 1.1 s of variants.
-    unknown = [t for t in terms if _suspect(t) and stem(t) not in frequency][:MAX_SUSPECTS]
+    unknown = [t for t in terms if _suspect(t) and stem(t) not in frequency and not _named(t)][
+        :MAX_SUSPECTS
+    ]
     if not unknown:
         return terms
     fixes = {term: _best(term, _variants(term), frequency) for term in unknown}
@@ -61,11 +64,15 @@ def corrected(terms: list[str], frequency: dict[str, int]) -> list[str]:
 def _suspect(term: str) -> bool:
     if not (term.isascii() and term.isalpha() and len(term) >= 3):
         return False
-    if len(term) < MIN_LENGTH:
-        return zipf(term) < SHORT_RARE  # "teh" is common enough on the web to be listed, just
-    # The large list knows the names and rare words the everyday one leaves out ("shard" 3.0,
-    # "pinecone" 2.1, "jwt" 2.0); a slip is rarer there ("diference" 1.6, "serach" 1.2).
-    return zipf(term) < RARE and _rare_word(term) < NAMED
+    # "teh" is common enough on the web to be in the everyday list, just.
+    return zipf(term) < (RARE if len(term) >= MIN_LENGTH else SHORT_RARE)
+
+
+def _named(term: str) -> bool:
+    """A listed name or rare word, meant as written. The large list knows those the everyday
+    one leaves out ("shard" 3.0, "pinecone" 2.1, "jwt" 2.0); a slip is rarer there
+    ("diference" 1.6, "serach" 1.2). Asked last: reading the list costs ~30 MB."""
+    return len(term) >= MIN_LENGTH and _rare_word(term) >= NAMED
 
 
 @functools.lru_cache(maxsize=100_000)  # bounded: every unknown word a visitor types is a key
@@ -93,14 +100,15 @@ def _swaps(splits: list[tuple[str, str]]) -> list[str]:
     return [a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1 and b[0] != b[1]]
 
 
-@functools.cache
-def _stemmer():
-    return snowballstemmer.stemmer("english")
+_local = threading.local()  # a Snowball stemmer keeps the word it works on: one per thread
 
 
 def stem(word: str) -> str:
     """The English stemmer's lexeme for a lower-case word, as PostgreSQL's index spells it."""
-    return _stemmer().stemWord(word)
+    stemmer = getattr(_local, "stemmer", None)
+    if stemmer is None:
+        stemmer = _local.stemmer = snowballstemmer.stemmer("english")
+    return stemmer.stemWord(word)
 
 
 def _best(term: str, variants: list[str], frequency: dict[str, int]) -> str:

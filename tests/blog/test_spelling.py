@@ -6,7 +6,7 @@ from django.db import connection
 from blog.chunking import query_terms
 from blog.relevance import vocabulary
 from blog.search import article_search
-from blog.spelling import SHORT_STOP_WORDS, corrected, stem
+from blog.spelling import SHORT_STOP_WORDS, _rare_word, corrected, stem
 from tests.blog.test_search import VectorBook, add_chunk, demo_index, unit  # noqa: F401
 
 pytestmark = pytest.mark.django_db
@@ -45,6 +45,17 @@ def test_names_and_rare_words_stay_as_written(frequency):
     terms = ["shard", "jit", "ttl", "jaeger", "pinecone", "streaming"]
 
     assert corrected(terms, frequency) == terms
+
+
+def test_a_word_the_blog_writes_is_not_looked_up_in_the_large_list():
+    """The large list costs ~30 MB to read: a blog's own names ("pgvector") must not read it."""
+    misses = _rare_word.cache_info().misses
+
+    assert corrected(["pgvector", "websockets"], {"pgvector": 3, "websocket": 2}) == [
+        "pgvector",
+        "websockets",
+    ]
+    assert _rare_word.cache_info().misses == misses
 
 
 def test_only_the_first_few_unknown_words_are_looked_at(frequency):
