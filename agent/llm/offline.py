@@ -280,10 +280,33 @@ def _hit_list(output: Any) -> list[dict]:
 
 
 def search_query(turn: _Turn) -> str:
-    """The question, preceded by the previous question when this one is a follow-up."""
+    """The question, preceded by the previous question when this one is a follow-up; for
+    "summarize the article about X", X alone."""
     if is_follow_up(turn):
         return f"{turn.earlier[-1]} {turn.question}"[-500:]
+    if _SUMMARY.search(turn.question):
+        return summary_topic(turn.question)[:500]
     return turn.question[:500]
+
+
+# Asking for a summary names what to summarise with words no article uses of its topic:
+# "summarize" alone is a word the demo blog never writes, so "summarize the article about step
+# limits" scored relevance 0.05 and was declined; "step limits" scores 0.96.
+_SUMMARY_WORDS = re.compile(r"\b\w*summar\w*|" + _SUMMARY.pattern, re.IGNORECASE)
+_ARTICLE_WORDS = re.compile(
+    r"\b(the|a|an|your|this|that|article|post|blog post|piece|write-?up|page|entry|about|on|"
+    r"of|for|me|give|please|pls|can you|could you|quick|short|brief)\b|"
+    r"关于|有关|那篇|这篇|一篇|文章|博文|一下|给我|请|帮我|简单|的",
+    re.IGNORECASE,
+)
+
+
+def summary_topic(question: str) -> str:
+    """What a summary request is about, its asking words removed; the question itself when
+    nothing is left ("summarize" alone goes by the page, or finds nothing)."""
+    topic = " ".join(_ARTICLE_WORDS.sub(" ", _SUMMARY_WORDS.sub(" ", question)).split())
+    topic = topic.strip(" ?？.。!！:：,，")
+    return topic if terms(topic) else question
 
 
 def choose_hits(question: str, hits: list[dict]) -> list[dict]:

@@ -58,12 +58,22 @@ def _is_name(token: str, *, chinese: bool, start: bool) -> bool:
     return token[0].isupper() and not start and token.lower() not in _ORDINARY
 
 
+# A dotted path of lower-case modules ending in a class name, as pasted from a traceback: an
+# article names the class alone. ("asyncio.shield" ends in a function, and stays whole.)
+_QUALIFIED = re.compile(
+    r"^(?:[a-z_][a-z0-9_]*\.)+([A-Z][a-z0-9]+[A-Z]\w*|[A-Z]\w*(?:Error|Exception))$"
+)
+
+
 def mentions(text: str, name: str) -> bool:
     """True when `text` (lower-cased) mentions `name` as a word or the start of one.
 
     "postgres" is found in "PostgreSQL" and "websockets" in "WebSocket"; a number only as a
     whole number ("10" is not in "100" or "0.10"), and "384-dim" by its number.
     """
+    qualified = _QUALIFIED.match(name)
+    if qualified and mentions(text, qualified.group(1)):
+        return True  # "django.core.exceptions.SynchronousOnlyOperation" by its class name
     name = name.lower()
     number = _NUMBER_UNIT.match(name)
     if number:

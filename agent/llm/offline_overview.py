@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from agent.llm.offline_text import inert, language, link_label, plain
+from agent.llm.offline_text import inert, language, link_label, plain, terms
 
 OVERVIEW_LIMIT = 5
 
@@ -73,9 +73,49 @@ def thanks(question: str) -> bool:
     return _THANKS.fullmatch(question) is not None
 
 
+# A question about the blog's shelves, phrased any way ("what articles do you have", "which
+# posts are here?", "你们都写了哪些文章"): a catalogue word, and nothing else a search could use.
+# "any articles on pgvector?" names a topic ("pgvector") and is searched.
+_CATALOGUE = re.compile(
+    r"\b(articles?|posts?|topics?|subjects?|blog|site|write-?ups?|pieces?|entries)\b"
+    r"|文章|博客|网站|主题|话题|博文",
+    re.IGNORECASE,
+)
+_CATALOGUE_WORDS = frozenset(
+    "articles article posts post topics topic subjects subject blog blogs site write writeup "
+    "writeups wrote written writing pieces piece entries entry list show give tell see find "
+    "read available kind kinds sort sorts type types got get have has already published "
+    "publish cover covers covered offer offers else other more new latest recent newest "
+    "everything anything please pls here currently far so".split()
+)
+_CATALOGUE_ZH = re.compile(
+    r"文章|博客|网站|主题|话题|博文|你们|你|我|这里|这儿|这个|都|有|哪些|什么|啥|写|讲|了|过|的|"
+    r"吗|呢|一下|列出|列|看看|看|给|所有|全部|最新|关于|些|里|是|可以|能|请|目前|现在|一共|多少|篇"
+)
+_LATIN = re.compile(r"[a-z0-9]+")
+# "how do I publish a post?" and "what is a blog?" ask about a thing, not the shelves.
+_NOT_CATALOGUE = re.compile(
+    r"\b(how|why|when|where)\b|\bwhat('s| is) an?\b|怎么|如何|为什么|为啥", re.IGNORECASE
+)
+
+
 def wants_overview(question: str) -> bool:
     """True when the whole message is a greeting, or asks what the assistant or blog offers."""
-    return bool(question.strip()) and _WHOLE.fullmatch(question) is not None
+    if not question.strip():
+        return False
+    return _WHOLE.fullmatch(question) is not None or _asks_catalogue(question)
+
+
+def _asks_catalogue(question: str) -> bool:
+    """A catalogue word and no word of a topic: every other word is a function word, a
+    catalogue verb ("have", "cover", "list") or, in Chinese, a phrase of asking."""
+    if not _CATALOGUE.search(question) or len(question) > 120 or _NOT_CATALOGUE.search(question):
+        return False
+    rest = _CATALOGUE_ZH.sub(" ", question.lower())
+    if language(rest) == "zh":
+        return False  # a Chinese character left over is a topic ("限流")
+    words = set(_LATIN.findall(rest)) - _CATALOGUE_WORDS
+    return not any(terms(word) for word in words)
 
 
 def compose_overview(articles: object, lang: str) -> str:

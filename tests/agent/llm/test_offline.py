@@ -596,6 +596,28 @@ async def test_summarize_this_article_gives_the_summary_and_each_sections_lead()
 
 
 @pytest.mark.asyncio
+@pytest.mark.parametrize(
+    ("question", "query"),
+    [
+        ("summarize the article about step limits", "step limits"),
+        ("Give me a quick summary of the RRF post", "RRF"),
+        ("tl;dr of the article on HNSW?", "HNSW"),
+        ("总结一下关于限流的那篇文章", "限流"),
+    ],
+)
+async def test_a_summary_of_a_named_article_searches_for_its_topic_alone(question, query):
+    """The asking words ("summarize", "the article about") are no article's topic: searched
+    with them, "summarize the article about step limits" scored relevance 0.05."""
+    result, _ = await ask(question, [relevant_hit(INDEX_ARTICLE, 0.9)])
+
+    assert calls(result) == [
+        ("search_knowledge_base", {"query": query, "limit": 5}),
+        ("get_article_detail", {"article_id": INDEX_ARTICLE["article_id"]}),
+    ]
+    assert result.answer.startswith("HNSW and IVFFlat trade build time, memory and recall")
+
+
+@pytest.mark.asyncio
 async def test_a_chinese_articles_summary_puts_a_full_width_colon_after_each_heading(monkeypatch):
     article = {
         **ZH_ARTICLE,
@@ -1090,6 +1112,11 @@ async def ask_with_list(question: str, articles: list[dict] | None, hits: list[d
         "这个博客讲什么？",
         "What is Docent?",
         "Docent 是什么？",
+        "what articles do you have",
+        "Which posts are on this blog?",
+        "What topics do you cover",
+        "你们有哪些文章？",
+        "博客里都写了什么？",
     ],
 )
 async def test_a_greeting_gets_the_newest_articles_not_a_failed_search(question):
@@ -1145,6 +1172,23 @@ async def test_a_question_that_also_thanks_is_searched():
         [INDEX_ARTICLE],
         [relevant_hit(INDEX_ARTICLE, 0.8)],
     )
+
+    assert calls(result)[0][0] == "search_knowledge_base"
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    "question",
+    [
+        "any articles on HNSW recall?",
+        "Which post explains HNSW?",
+        "关于 HNSW 的文章有哪些",
+        "how do I publish a post",
+        "what is a blog",
+    ],
+)
+async def test_a_question_naming_a_topic_beside_articles_is_searched(question):
+    result = await ask_with_list(question, [INDEX_ARTICLE], [relevant_hit(INDEX_ARTICLE, 0.8)])
 
     assert calls(result)[0][0] == "search_knowledge_base"
 

@@ -47,3 +47,19 @@ def test_a_decline_for_a_missing_name_counts_as_a_decline():
 
     for text in NOT_MENTIONED.values():
         assert is_decline(text.format(name="HTTP/2", title="Streaming tokens to the browser"))
+
+
+def test_a_class_pasted_with_its_module_path_is_found_by_its_class_name():
+    # A reader pastes a traceback's exception; the article names the class alone.
+    texts = ["Calling the ORM inside an async consumer raises SynchronousOnlyOperation."]
+    assert (
+        missing_names("django.core.exceptions.SynchronousOnlyOperation: how do I fix it?", texts)
+        == []
+    )
+    assert missing_names("Why builtins.ValueError?", ["raises valueerror"]) == []
+    # A function keeps its module ("shield" alone is an everyday word), and a class the
+    # article never names is still missing.
+    assert missing_names("Does asyncio.shield help?", ["shield the task"]) == ["asyncio.shield"]
+    assert missing_names("Why django.db.utils.OperationalError?", texts) == [
+        "django.db.utils.OperationalError"
+    ]
