@@ -67,6 +67,11 @@ _FOLLOW_UP = re.compile(
     r"\b(those|these|them|they|it|its|this|there|the two|the first|the second|the latter|"
     r"the former|either|both|the other|same)\b|^\s*(and|but|so|then|also|what about|"
     r"how about)\b|那些|这些|它们|它|哪个|哪一个|其中|上面|前者|后者|那个|这个|两者|两种|"
+    # A demonstrative with a measure word points back as "这个" does: "这条记录" (this record),
+    # "这一轮" (this turn), "分这么细" (split this finely), "那两路结果" (those two lists).
+    r"[这那](?:[种样么条篇次轮俩两位项步段]|一[种条篇次轮个项步])|"
+    # "that" with a particle is the object of a phrasal verb: "turn that off", "set that up".
+    r"\bthat (?:off|on|up|down|out|back|away|instead)\b|"
     # A leading 那 ("then") leans back before a pause, a function word or a clause ending in 呢
     # ("那单次模型调用呢？", "那在生产环境里…"); not as the first sound of 那不勒斯 (Naples).
     r"^\s*(那(?=[，,、\s就在要还是该怎为如]|[^？?。！!]*呢)|那么|如果|还|再|另外|而)|呢[？?]?\s*$|"

@@ -571,6 +571,29 @@ async def test_a_short_question_after_a_decline_searches_on_its_own(declined, qu
 
 
 @pytest.mark.asyncio
+@pytest.mark.parametrize(
+    "question",
+    [
+        "几次都不行的话这条记录是不是就没了",  # this record
+        "超时了这一轮就直接算失败？",  # this turn
+        "分这么细有啥用",  # split this finely
+        "那两路结果合起来的时候会不会出问题",  # those two lists
+        "can i turn that off only for the streaming route and leave normal pages alone?",
+    ],
+)
+async def test_a_demonstrative_with_a_measure_word_or_a_phrasal_that_leans_back(question):
+    """Written blind as second questions, each was searched alone and declined."""
+    history = [
+        {"role": "user", "content": "Which pgvector index types are there?"},
+        {"role": "assistant", "content": "HNSW and IVFFlat."},
+    ]
+
+    result, _ = await ask(question, [], history=history)
+
+    assert calls(result)[0][1]["query"] == f"Which pgvector index types are there? {question}"
+
+
+@pytest.mark.asyncio
 async def test_a_standalone_question_after_another_searches_on_its_own():
     history = [
         {"role": "user", "content": "Which pgvector index types are there?"},
