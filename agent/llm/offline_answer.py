@@ -85,6 +85,11 @@ NEAREST_FOR_PART = {
     "it may not answer that part exactly:",
     "zh": "关于“{part}”，我找到的最接近的内容来自{written}文章《{title}》，未必正好回答这一问：",
 }
+# A summary of an article in the other language, in the article's own words.
+SUMMARY_IN = {
+    "en": "“{title}” is written in {written}; its summary and sections, as it puts them:",
+    "zh": "《{title}》是{written}文章，以下是它的摘要和各节要点（原文）：",
+}
 PART_LABEL_CHARS = 80  # a part is quoted back whole up to this, else cut at a word
 LANGUAGE_NAMES = {"en": {"zh": "Chinese", "en": "English"}, "zh": {"en": "英文", "zh": "中文"}}
 # Sentences that lean on the one before; shown alone they would be out of context.
@@ -195,6 +200,12 @@ def compose_summary(article: dict, lang: str) -> str:
         opening = [fact.text for fact in article_facts(body)[:2] if fact.kind == "sentence"]
         summary = _join(opening, language(" ".join(opening)))
     lines = [inert(summary)] if summary else []
+    written = language(f"{article.get('title', '')} {summary}")
+    if written != lang:
+        # "tl;dr of the article on cancellation" reads a Chinese article: say so before
+        # quoting it, as a quoted passage in the other language is introduced.
+        names = LANGUAGE_NAMES[lang]
+        lines.insert(0, SUMMARY_IN[lang].format(written=names[written], title=_title(article)))
     if leads:
         lines.append(
             "\n".join(f"- **{inert(head)}**{_colon(head)}{inert(lead)}" for head, lead in leads)

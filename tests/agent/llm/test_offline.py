@@ -637,7 +637,7 @@ async def test_a_summary_of_a_named_article_searches_for_its_topic_alone(questio
         ("search_knowledge_base", {"query": query, "limit": 5}),
         ("get_article_detail", {"article_id": INDEX_ARTICLE["article_id"]}),
     ]
-    assert result.answer.startswith("HNSW and IVFFlat trade build time, memory and recall")
+    assert "HNSW and IVFFlat trade build time, memory and recall" in result.answer
 
 
 @pytest.mark.asyncio
@@ -665,8 +665,24 @@ async def test_chinese_summary_request_on_a_page_uses_that_article():
     result, _ = await ask("请概括一下这篇文章", [], page=page)
 
     assert calls(result) == [("get_article_detail", {"article_id": 11})]
-    assert result.answer.startswith("HNSW and IVFFlat trade build time")
+    # An English article, summarised for a Chinese question: said so first, then its words.
+    assert result.answer.startswith(
+        "《Choosing a pgvector index》是英文文章，以下是它的摘要和各节要点（原文）：\n\n"
+        "HNSW and IVFFlat trade build time"
+    )
     assert result.answer.endswith("来源：[Choosing a pgvector index](/articles/choosing-an-index/)")
+
+
+@pytest.mark.asyncio
+async def test_an_english_question_summarising_a_chinese_article_is_told_its_language():
+    page = {k: ZH_ARTICLE[k] for k in ("article_id", "title", "url")}
+
+    result, _ = await ask("Summarize this article", [], page=page)
+
+    assert result.answer.startswith(
+        "“向量检索入门” is written in Chinese; its summary and sections, as it puts them:"
+        "\n\n向量检索把文本变成向量。"
+    )
 
 
 @pytest.mark.asyncio
