@@ -55,8 +55,18 @@ SECOND_HIT_SHARE = 0.75
 _PAGE = re.compile(re.escape(PAGE_CONTEXT_PREFIX) + r'(\d+) "(.*)" \((\S+)\)')
 _READER = re.compile(re.escape(READER_LANGUAGE_PREFIX) + r"\w+ \(([\w-]+)\)")
 _SUMMARY = re.compile(
-    r"summari[sz]|summary|tl;?dr|sum (it )?up|overview|key points|main points|gist|"
-    r"总结|概括|摘要|概述|要点|讲了什么|说了什么|主要内容",
+    # Whole words: "gist" is inside "AppRegistryNotReady", which is no request for a summary.
+    r"\b(summari[sz]\w*|summary|tl;?dr|sum (it )?up|overview|key points|main points|gist)\b|"
+    r"总结|概括|摘要|概述|要点|讲了什么|说了什么|主要内容|"
+    # "What does the blog say about X?", "is there an article on X?", "有没有讲X的文章": the
+    # answer is that article, summed up, or that there is none.
+    r"^\W*(what|anything) (do|does|did) (the|this|your) (blog|site|articles?|posts?) "
+    r"(say|said|write|cover|have)\b|"
+    r"^\W*does (the|this|your) (blog|site) (say|write|have|cover|mention) (anything|something)?|"
+    r"^\W*(is there|are there|do you have|have you got|any) (an? |any )?(articles?|posts?|"
+    r"write-?ups?) (on|about|covering|regarding|that covers?|explaining)\b|"
+    r"^\W*(did|have) you (write|written) (anything |something )?(on|about)\b|"
+    r"有没有(?=[^？?]{1,20}(文章|博文))|的?(文章|博文)吗|博客(里|中)?(是)?怎么(说|讲)",
     re.IGNORECASE,
 )
 _THIS_PAGE = re.compile(
@@ -165,6 +175,8 @@ def plan(messages: list[dict], available: set[str]) -> tuple[list[ToolCall], str
     # part, and the whole question cleared it too, so it is read (README, "Fifteenth pass").
     part_hits = [_hit_list(output) for output in searched[1:]]
     chosen = with_part_tops(choose_hits(turn.question, hits), part_hits)
+    if summary:
+        chosen = titled_first(summary_topic(turn.question), chosen)
     if not details and DETAIL in available:
         ids = [hit["article_id"] for hit in chosen[: 1 if summary else MAX_READ]]
         return [turn.call(DETAIL, {"article_id": i}, n) for n, i in enumerate(ids)], ""
@@ -299,11 +311,21 @@ def search_query(turn: _Turn) -> str:
 # limits" scored relevance 0.05 and was declined; "step limits" scores 0.96.
 _SUMMARY_WORDS = re.compile(r"\b\w*summar\w*|" + _SUMMARY.pattern, re.IGNORECASE)
 _ARTICLE_WORDS = re.compile(
-    r"\b(the|a|an|your|this|that|article|post|blog post|piece|write-?up|page|entry|about|on|"
-    r"of|for|me|give|please|pls|can you|could you|quick|short|brief)\b|"
-    r"关于|有关|那篇|这篇|一篇|文章|博文|一下|给我|请|帮我|简单|的",
+    r"\b(the|a|an|your|this|that|articles?|posts?|blog posts?|pieces?|write-?ups?|page|entry|"
+    r"about|on|of|for|me|give|please|pls|can you|could you|quick|short|brief|blog|say|says|"
+    r"anything|something|there|any|covering|regarding|explaining)\b|"
+    r"关于|有关于|有关|相关|那篇|这篇|一篇|文章|博文|一下|给我|请|帮我|简单|的|有没有|讲|写|吗|博客|里",
     re.IGNORECASE,
 )
+
+
+def titled_first(topic: str, hits: list[dict]) -> list[dict]:
+    """The hits, the first whose title names the topic first: "any posts about streaming?"
+    means "Streaming tokens to the browser", though a Chinese article that mentions 流式 once
+    ranked above it on the word alone."""
+    wanted = terms(topic)
+    named = [hit for hit in hits if wanted and wanted <= terms(str(hit.get("title", "")))]
+    return [*named[:1], *(hit for hit in hits if hit not in named[:1])]
 
 
 def summary_topic(question: str) -> str:

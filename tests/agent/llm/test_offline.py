@@ -641,6 +641,55 @@ async def test_a_summary_of_a_named_article_searches_for_its_topic_alone(questio
 
 
 @pytest.mark.asyncio
+@pytest.mark.parametrize(
+    ("question", "query"),
+    [
+        ("What does the blog say about HNSW?", "HNSW"),
+        ("is there an article on HNSW recall", "HNSW recall"),
+        ("Did you write anything about HNSW?", "HNSW"),
+        ("any posts about HNSW?", "HNSW"),
+        ("有没有讲 HNSW 的文章", "HNSW"),
+    ],
+)
+async def test_asking_whether_the_blog_covers_a_topic_sums_up_its_article(question, query):
+    """Quoted like a question, "is there an article on rate limiting" answered with a
+    sentence on step limits; the answer is the article itself."""
+    result, _ = await ask(question, [relevant_hit(INDEX_ARTICLE, 0.9)])
+
+    assert calls(result)[0] == ("search_knowledge_base", {"query": query, "limit": 5})
+    assert "HNSW and IVFFlat trade build time, memory and recall" in result.answer
+
+
+@pytest.mark.asyncio
+async def test_asking_whether_the_blog_covers_a_topic_it_lacks_is_declined():
+    result, _ = await ask("Does the blog say anything about BM25?", [])
+
+    assert calls(result) == [("search_knowledge_base", {"query": "BM25", "limit": 5})]
+    assert result.answer == DONT_KNOW["en"]
+
+
+@pytest.mark.asyncio
+async def test_a_summary_sums_up_the_article_whose_title_names_the_topic(monkeypatch):
+    # A Chinese article mentioning the word once ranked above the one named for it.
+    monkeypatch.setitem(ARTICLES, 14, FUSION_ARTICLE)
+    hits = [relevant_hit(INDEX_ARTICLE, 0.9), relevant_hit(FUSION_ARTICLE, 0.85)]
+
+    result, _ = await ask("any posts about hybrid search?", hits)
+
+    assert ("get_article_detail", {"article_id": 14}) in calls(result)
+    assert result.answer.endswith("[Hybrid search](/articles/hybrid-search/)")
+
+
+@pytest.mark.asyncio
+async def test_a_word_holding_a_summary_word_is_no_summary_request():
+    question = "django.core.exceptions.AppRegistryNotReady: Apps aren't loaded yet."
+
+    result, _ = await ask(question, [])
+
+    assert calls(result)[0][1]["query"] == question  # "gist" inside "Registry" was cut out
+
+
+@pytest.mark.asyncio
 async def test_a_chinese_articles_summary_puts_a_full_width_colon_after_each_heading(monkeypatch):
     article = {
         **ZH_ARTICLE,
