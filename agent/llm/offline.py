@@ -25,6 +25,7 @@ from agent.llm.offline_overview import (
     compose_overview,
     thanks,
     wants_overview,
+    without_preamble,
 )
 from agent.llm.offline_parts import question_parts
 from agent.llm.offline_text import answer_language, language, terms
@@ -213,7 +214,7 @@ def _read(messages: list[dict]) -> _Turn:
     question = str(messages[last].get("content") or "") if last >= 0 else ""
     current = [m for m in messages[last + 1 :] if m.get("content") != STEP_LIMIT_NUDGE]
     return _Turn(
-        question=fullwidth_fold(question.strip()),
+        question=without_preamble(fullwidth_fold(question.strip())),
         earlier=[fullwidth_fold(str(messages[i].get("content") or "")) for i in users[:-1]],
         page=_page(messages),
         results=_tool_results(current),

@@ -141,3 +141,32 @@ def _line(article: dict) -> str:
     # was a live link to another site here, and nowhere else).
     summary = inert(plain(str(article.get("summary") or "")))
     return f"- {link}: {summary}" if summary else f"- {link}"
+
+
+# What a reader says before the question itself: "thanks! and what is HNSW?", "ok next
+# question: how does the step limit work?", "好的，另外问一下：…". Searched with the question,
+# "thanks" and "next question" were words of a topic ("what is RRF? thanks! and what is
+# HNSW?" was declined), and two words of its own made the question look like a follow-up.
+_PREAMBLE = re.compile(
+    r"^\s*(?:(?:(?:ok|okay|great|cool|nice|thanks|thank you|thank u|thx|ty|got it|i see|"
+    r"alright|all right|perfect|awesome|interesting|hmm+|ah|oh|hi|hello|hey)(?: there)?"
+    r"|好的|好|谢谢|多谢|明白了|懂了|了解|收到|嗯|哦|你好|您好)"
+    # Punctuation after it, or a word that goes on ("ok next question"); not "hello world".
+    r"(?:\s*[,，.。!！~]+\s*|\s+(?=(?:and|also|next|another|one more)\b)))+"
+    r"(?:(?:and|also)\s+)?"
+    r"(?:(?:(?:my )?(?:next|another|new|one more|a follow-?up|quick|second) question"
+    r"|下一个问题|还有一个问题|再问一下|另外问一下|另外|再问一个)[\s:：,，.。]*)?"
+    r"|^\s*(?:(?:my )?(?:next|another|new|one more|quick) question"
+    r"|下一个问题|还有一个问题|再问一个)[\s:：,，.。]+",
+    re.IGNORECASE,
+)
+
+
+def without_preamble(message: str) -> str:
+    """The question after any thanks, greeting or "next question:" before it; the whole
+    message when nothing follows (a message that only thanks is answered as thanks)."""
+    if thanks(message):
+        return message
+    match = _PREAMBLE.match(message)
+    rest = message[match.end() :].strip() if match else message
+    return rest or message

@@ -1254,6 +1254,34 @@ async def test_thanks_gets_a_welcome_not_a_search_that_finds_nothing(question, l
 
 
 @pytest.mark.asyncio
+@pytest.mark.parametrize(
+    ("message", "query"),
+    [
+        ("thanks! and what is HNSW?", "what is HNSW?"),
+        ("ok next question: how does HNSW recall change?", "how does HNSW recall change?"),
+        ("Hi! How does HNSW work?", "How does HNSW work?"),
+        ("好的，另外问一下：HNSW 是什么？", "HNSW 是什么？"),
+        # Not a preamble: no pause after the word.
+        ("hello world in HNSW", "hello world in HNSW"),
+    ],
+)
+async def test_thanks_or_next_question_before_a_question_is_not_searched(message, query):
+    """After "What is RRF?", "thanks! and what is HNSW?" was searched as a follow-up with
+    "thanks" as a topic word, and declined."""
+    history = [
+        {"role": "user", "content": "What is RRF?"},
+        {
+            "role": "assistant",
+            "content": "A merge. Source: [Hybrid search](/articles/hybrid-search/)",
+        },
+    ]
+
+    result, _ = await ask(message, [relevant_hit(INDEX_ARTICLE, 0.9)], history=history)
+
+    assert calls(result)[0][1]["query"] == query
+
+
+@pytest.mark.asyncio
 async def test_a_question_that_also_thanks_is_searched():
     result = await ask_with_list(
         "Thanks! And how does HNSW recall change?",
