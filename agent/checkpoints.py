@@ -21,6 +21,7 @@ from django.utils import timezone
 
 from agent.loop import TurnResult
 from agent.models import Conversation, Turn, WorkerLease
+from agent.small_talk import is_small_talk
 
 logger = logging.getLogger(__name__)
 
@@ -37,6 +38,7 @@ def turn_start(
         conversation=conversation,
         index=index,
         user_message=user_message.replace("\x00", "\ufffd"),
+        small_talk=is_small_talk(user_message),
         status=Turn.Status.RUNNING,
         page=page,
         started_at=timezone.now(),

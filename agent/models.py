@@ -68,6 +68,15 @@ class Turn(models.Model):
     # At least one valid citation and no decline (agent.answered). Finished turns that are not
     # answered are the editors' "write this next" list.
     answered = models.BooleanField(_("answered"), default=False, db_index=True)
+    # The visitor only greeted or thanked (agent.small_talk): neither answered nor missed, so
+    # the turn stays out of the unanswered backlog and count whatever the answer cited.
+    small_talk = models.BooleanField(
+        _("small talk"),
+        default=False,
+        help_text=_(
+            "The visitor only greeted, thanked or said goodbye; not counted as unanswered."
+        ),
+    )
     # Asked while some published article was not searchable yet (the first indexing, an edit,
     # a model switch): an unanswered question may then be the index's fault, not the blog's.
     index_incomplete = models.BooleanField(

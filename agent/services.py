@@ -17,6 +17,7 @@ from agent.answered import turn_answered
 from agent.completion import tool_call_row, turn_complete_running
 from agent.exceptions import BadRequest
 from agent.models import Conversation, ToolCall, Turn
+from agent.small_talk import is_small_talk
 from agent.text import text_scrub
 from ops.metrics import feedback_vote_count, turn_spool_rejected_count
 
@@ -131,6 +132,7 @@ def _turn_record_any(*, record: TurnRecord) -> bool:
         error=record.error,
         citations=record.citations,
         answered=record.answered,
+        small_talk=is_small_talk(record.user_message),
         index_incomplete=record.index_incomplete,
         page=record.page,
         started_at=datetime.fromisoformat(record.started_at),

@@ -11,13 +11,10 @@ from __future__ import annotations
 import re
 
 from agent.llm.offline_text import inert, language, link_label, plain, terms
+from agent.small_talk import GREETING, is_thanks
 
 OVERVIEW_LIMIT = 5
 
-_GREETING = (
-    r"(hi|hello|hey|hiya|howdy|yo|greetings|good (morning|afternoon|evening|day))( there)?"
-    r"|(你好|您好|嗨|哈喽|哈啰|早上好|下午好|晚上好)(呀|啊)?"
-)
 _ABOUT_BLOG = (
     r"(what|which) (can|could|do) you (do|help( me)? with|answer|know( about)?|cover)"
     r"|(who|what) are you|how (can|do) (i|you) (use|ask|help)( (you|this|it))?|help( me)?"
@@ -30,7 +27,7 @@ _ABOUT_BLOG = (
     r"|(这个)?(博客|网站)(讲|写|是|有)(些)?(什么|哪些)(内容|文章)?|有哪些文章|最新(的)?文章|有什么新(文章|内容)?"
 )
 _WHOLE = re.compile(
-    rf"\s*(({_GREETING})[\s,，!！.。]*)?(({_ABOUT_BLOG}))?\s*[?？!！.。~]*\s*", re.IGNORECASE
+    rf"\s*(({GREETING})[\s,，!！.。]*)?(({_ABOUT_BLOG}))?\s*[?？!！.。~]*\s*", re.IGNORECASE
 )
 
 INTRO = {
@@ -55,13 +52,7 @@ EMPTY = {
 
 
 # A whole message of thanks ends the exchange; searching the blog for "thanks!" answered "I
-# couldn't find anything about that" to a reader being polite.
-_THANKS = re.compile(
-    r"\s*((ok|okay|great|cool|nice|perfect|awesome|got it|that helps|helpful)[\s,，!！.。]*)*"
-    r"(thanks|thank you|thank u|thx|ty|cheers|much appreciated|谢谢|多谢|感谢|谢啦|谢了)"
-    r"( (so|very) much| a lot| again|你|您|啦)*[\s,，!！.。~]*([:;]-?\)|🙏|👍)?\s*",
-    re.IGNORECASE,
-)
+# couldn't find anything about that" to a reader being polite. The pattern is agent.small_talk's.
 WELCOME = {
     "en": "You’re welcome! Ask me anything else the blog’s articles cover.",
     "zh": "不客气！还有其他问题，随时问我这个博客的文章里写到的内容。",
@@ -70,7 +61,7 @@ WELCOME = {
 
 def thanks(question: str) -> bool:
     """True when the whole message thanks the assistant ("thanks!", "ok thank you", "谢谢")."""
-    return _THANKS.fullmatch(question) is not None
+    return is_thanks(question)
 
 
 # A question about the blog's shelves, phrased any way ("what articles do you have", "which

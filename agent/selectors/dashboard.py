@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from agent.answered import FINISHED
 from agent.models import ToolCall, Turn
+from agent.selectors.unanswered import UNANSWERED
 
 
 class PercentileCont(Aggregate):
@@ -125,10 +126,8 @@ def dashboard_metrics(*, days: int = 30, now: datetime | None = None) -> Dashboa
         turn_p50_ms=PercentileCont("duration_ms", 0.5),
         turn_p95_ms=PercentileCont("duration_ms", 0.95),
         ttft_p50_ms=PercentileCont("time_to_first_token_ms", 0.5),
-        unanswered=Count("pk", filter=Q(status__in=FINISHED, answered=False)),
-        unanswered_while_indexing=Count(
-            "pk", filter=Q(status__in=FINISHED, answered=False, index_incomplete=True)
-        ),
+        unanswered=Count("pk", filter=UNANSWERED),
+        unanswered_while_indexing=Count("pk", filter=UNANSWERED & Q(index_incomplete=True)),
         finished=Count("pk", filter=Q(status__in=FINISHED)),
         voted=Count("pk", filter=~Q(vote="")),
         downvoted=Count("pk", filter=Q(vote=Turn.Vote.DOWN)),

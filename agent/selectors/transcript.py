@@ -87,8 +87,12 @@ class TranscriptTurn:
 
     @property
     def unanswered(self) -> bool:
-        """Finished without an answer (declined or cited nothing): the admin flags it."""
-        return self.turn.status in FINISHED and not self.turn.answered
+        """Finished without an answer (declined or cited nothing): the admin flags it.
+
+        Small talk is never flagged: the visitor asked nothing (agent.selectors.UNANSWERED).
+        """
+        turn = self.turn
+        return turn.status in FINISHED and not turn.answered and not turn.small_talk
 
     @property
     def ending(self) -> str:
@@ -179,7 +183,8 @@ def conversation_transcript(*, conversation_id: UUID) -> Transcript | None:
 _TURN_FIELDS = (
     "index", "user_message", "answer", "status", "step_count", "model", "offline",
     "input_tokens", "output_tokens", "time_to_first_token_ms", "duration_ms",
-    "error_code", "error", "citations", "answered", "index_incomplete", "vote",
+    "error_code", "error", "citations", "answered", "small_talk", "index_incomplete",
+    "vote",
     "feedback_comment", "feedback_at", "page", "started_at", "trace_id",
 )  # fmt: skip
 _CALL_FIELDS = (

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from uuid import UUID
 
-from django.db.models import Exists, OuterRef, QuerySet
+from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from agent.answered import FINISHED
 from agent.models import ToolCall, Turn
@@ -16,11 +16,15 @@ from blog.models import Article
 
 SEARCH_TOOL = "search_knowledge_base"
 
+# The one rule for "the blog did not answer": finished, declined or cited nothing, and not
+# small talk (a visitor's "thanks!" or "hi" asked nothing, so nothing was missed).
+UNANSWERED = Q(status__in=FINISHED, answered=False, small_talk=False)
+
 
 def turn_unanswered(*, queryset: QuerySet[Turn] | None = None) -> QuerySet[Turn]:
     """Finished turns the blog did not answer: they declined or cited nothing (any model)."""
     queryset = Turn.objects.all() if queryset is None else queryset
-    return queryset.filter(status__in=FINISHED, answered=False)
+    return queryset.filter(UNANSWERED)
 
 
 def turn_downvoted(*, limit: int = 200) -> QuerySet[Turn]:

@@ -171,6 +171,18 @@ def test_a_turn_whose_start_was_never_recorded_is_still_saved_whole():
 
 
 @pytest.mark.django_db
+def test_small_talk_is_marked_when_the_turn_starts_and_when_saved_whole():
+    thanks, question = started_turn("Thanks a lot!"), started_turn("What is a mast?")
+    assert (thanks.small_talk, question.small_talk) == (True, False)
+
+    record = record_for(thanks)
+    Turn.objects.all().delete()  # its start was never recorded
+    turn_record(record=record)
+
+    assert Turn.objects.get().small_talk is True
+
+
+@pytest.mark.django_db
 def test_a_new_conversations_first_turn_is_recorded_in_one_short_transaction():
     with CaptureQueriesContext(connection) as queries:
         prepared = turn_prepare(message=ChatMessage(content="What is a mast?"), visitor=VISITOR)

@@ -219,6 +219,18 @@ def test_the_unanswered_figure_says_how_many_were_asked_while_indexing(staff_cli
     assert "declined, or cited no article; 1 asked while indexing" in html
 
 
+def test_small_talk_is_not_counted_as_unanswered(staff_client):
+    conversation = make_conversation()
+    now = timezone.now()
+    make_turn(conversation, index=1, user_message="thanks!", answered=False, small_talk=True,
+              index_incomplete=True, started_at=now)  # fmt: skip
+    make_turn(conversation, index=2, answered=False, started_at=now)
+
+    metrics = dashboard_metrics(days=7)
+
+    assert (metrics.turns, metrics.unanswered, metrics.unanswered_while_indexing) == (2, 1, 0)
+
+
 def test_a_dashboard_without_turns_says_how_to_get_some_instead_of_empty_charts(staff_client):
     # A first run showed five empty charts and "0 turns took 0 steps".
     html = staff_client.get("/admin/agent/conversation/dashboard/").content.decode()

@@ -169,6 +169,19 @@ def test_a_stopped_or_cut_off_turn_says_how_it_ended(staff_client):
     assert "被访客停止" in chinese and "服务器进程停止" in chinese
 
 
+def test_small_talk_is_marked_as_such_not_as_unanswered(staff_client):
+    conversation = make_conversation()
+    make_turn(conversation, index=1, user_message="thanks!", answer="You're welcome!",
+              answered=False, small_talk=True, tool_calls=[])  # fmt: skip
+    make_turn(conversation, index=2, user_message="Capital of France?", answered=False)
+    url = f"/admin/agent/conversation/{conversation.pk}/change/"
+
+    thanks, question = turn_sections(staff_client.get(url).content.decode())
+
+    assert 'data-testid="small-talk-1"' in thanks and "Not answered" not in thanks
+    assert "Not answered" in question and "small-talk" not in question
+
+
 def test_long_results_are_collapsed_short_ones_are_not(staff_client, conversation):
     page = staff_client.get(f"/admin/agent/conversation/{conversation.pk}/change/").content.decode()
 

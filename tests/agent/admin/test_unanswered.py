@@ -218,3 +218,19 @@ def test_a_down_voted_answer_shows_what_was_voted_down_as_plain_text(staff_clien
 
     assert "HNSW is a graph index. It has m links. Source: pgvector" in shown
     assert "**" not in shown and "](" not in shown
+
+
+def test_small_talk_is_neither_answered_nor_a_missed_question(staff_client):
+    # "thanks!" cites nothing under any model; it used to top the "write this next" list.
+    ask("thanks!", minutes=1, small_talk=True, answer="You're welcome!")
+    ask("你好", minutes=2, small_talk=True, answer="你好！")
+    ask("What is the capital of France?", minutes=3)
+
+    assert list(turn_unanswered().values_list("user_message", flat=True)) == [
+        "What is the capital of France?"
+    ]
+    assert [group.question for group in turn_unanswered_groups()] == [
+        "What is the capital of France?"
+    ]
+    page = staff_client.get("/admin/agent/conversation/unanswered/").content.decode()
+    assert "capital of France" in page and "thanks!" not in page

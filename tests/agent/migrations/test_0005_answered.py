@@ -18,15 +18,6 @@ def migrate(targets):
     return executor.loader.project_state(targets).apps
 
 
-@pytest.fixture
-def back_to_latest():
-    """Leave the schema at the latest migrations, whatever later migrations add."""
-    yield
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(executor.loader.graph.leaf_nodes())
-
-
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.usefixtures("back_to_latest")
 def test_old_rows_get_answered_from_citations_declines_and_no_answer():
