@@ -17,6 +17,7 @@ from django.utils.formats import date_format
 from django.utils.html import format_html
 from django.utils.timezone import localtime
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 from procrastinate.contrib.django import models
 from procrastinate.contrib.django.admin import ProcrastinateJobAdmin
 
@@ -24,24 +25,27 @@ from docent.admin_lookups import BoundedLookups
 
 ARGS_MAX_CHARS = 2000
 
+# Capitalised as the site's other statuses are ("Done", "Hit the step limit"): the list read
+# procrastinate's raw values, "succeeded" and "todo". A context keeps "Running" and "Cancelled"
+# apart from a turn's, which Chinese words differently.
 STATUSES = {
-    "todo": _("waiting"),
-    "doing": _("running"),
-    "succeeded": _("succeeded"),
-    "failed": _("failed"),
-    "cancelled": _("cancelled"),
-    "aborted": _("aborted"),
+    "todo": pgettext_lazy("job status", "Waiting"),
+    "doing": pgettext_lazy("job status", "Running"),
+    "succeeded": pgettext_lazy("job status", "Succeeded"),
+    "failed": pgettext_lazy("job status", "Failed"),
+    "cancelled": pgettext_lazy("job status", "Cancelled"),
+    "aborted": pgettext_lazy("job status", "Aborted"),
 }
 EVENTS = {
-    "deferred": _("queued"),
-    "started": _("started"),
-    "deferred_for_retry": _("queued for a retry"),
-    "failed": _("failed"),
-    "succeeded": _("succeeded"),
-    "cancelled": _("cancelled"),
-    "abort_requested": _("abort requested"),
-    "aborted": _("aborted"),
-    "scheduled": _("scheduled"),
+    "deferred": pgettext_lazy("job event", "Queued"),
+    "started": pgettext_lazy("job event", "Started"),
+    "deferred_for_retry": pgettext_lazy("job event", "Queued for a retry"),
+    "failed": pgettext_lazy("job event", "Failed"),
+    "succeeded": pgettext_lazy("job event", "Succeeded"),
+    "cancelled": pgettext_lazy("job event", "Cancelled"),
+    "abort_requested": pgettext_lazy("job event", "Abort requested"),
+    "aborted": pgettext_lazy("job event", "Aborted"),
+    "scheduled": pgettext_lazy("job event", "Scheduled"),
 }
 FIELDS = {
     models.ProcrastinateJob: {
@@ -103,10 +107,15 @@ class JobAdmin(BoundedLookups, ProcrastinateJobAdmin):
     class Media:
         css = {"all": ["admin/docent-admin.css"]}
 
-    @admin.display(description=_("status"))
+    @admin.display(description=_("status"), ordering="status")
     def pretty_status(self, instance: models.ProcrastinateJob) -> str:
-        # No emoji (procrastinate's ✅, 🚂): without an emoji font they drew an empty box.
-        return instance.get_status_display()
+        # No emoji (procrastinate's ✅, 🚂): without an emoji font they drew an empty box. A pill
+        # coloured by outcome, as a turn's status is, so a failed job stands out in a long list.
+        return format_html(
+            '<span class="dc-pill dc-pill--job-{}">{}</span>',
+            instance.status,
+            instance.get_status_display(),
+        )
 
     @admin.display(description=_("task"))
     def short_task_name(self, instance: models.ProcrastinateJob) -> str:

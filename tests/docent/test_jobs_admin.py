@@ -108,3 +108,14 @@ def test_the_job_list_names_each_task_in_full(staff_client, job_id):
     cell = listing.split('<td class="field-short_task_name">')[1].split("</td>")[0]
 
     assert cell == "agent.spool_drain"
+
+
+def test_a_job_s_status_reads_as_a_capitalised_pill_like_a_turn_s(staff_client, job_id):
+    # The list read procrastinate's raw values ("succeeded", "waiting") beside "Done" pills.
+    listing = staff_client.get("/admin/procrastinate/procrastinatejob/").content.decode()
+
+    assert '<span class="dc-pill dc-pill--job-succeeded">Succeeded</span>' in listing
+    choices = re.findall(r"\?status__exact=\w+\">([^<]+)</a>", listing)  # the status filter
+    assert choices == ["Waiting", "Running", "Succeeded", "Failed", "Cancelled", "Aborted"]
+    page = staff_client.get(f"/admin/procrastinate/procrastinatejob/{job_id}/change/")
+    assert "Queued · " in page.content.decode()  # an event's heading, no longer "queued · …"
