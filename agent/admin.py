@@ -16,9 +16,6 @@ from agent.models import Conversation, ToolCall, Turn
 from agent.templatetags.visitor_text import visitor_html
 from docent.admin_lookups import BoundedLookups
 
-STYLES = {"all": ["admin/docent-admin.css"]}
-
-
 # Short words for the pills; the full label stays in the tooltip.
 PILL_WORDS = {Turn.Status.MAX_STEPS: _("Step limit")}
 OUTCOMES = {  # a tool call's outcome: (pill tone, word)
@@ -130,9 +127,6 @@ class ConversationAdmin(ReadOnlyAdmin):
     search_fields = ["turns__user_message"]
     search_help_text = _("Searches what visitors asked and what the assistant answered.")
     list_per_page = 50
-
-    class Media:
-        css = STYLES
 
     def get_queryset(self, request):
         return selectors.conversation_list_annotate(queryset=super().get_queryset(request))
@@ -265,9 +259,6 @@ class TurnAdmin(ReadOnlyAdmin):
     ]  # fmt: skip
     inlines = [ToolCallInline]
 
-    class Media:
-        css = STYLES
-
     def get_queryset(self, request):
         return selectors.turn_list_annotate(queryset=super().get_queryset(request))
 
@@ -352,9 +343,6 @@ class ToolCallAdmin(ReadOnlyAdmin):
         "started_at", "duration", "arguments_json", "result_json",
     ]  # fmt: skip
     readonly_fields = ["in_transcript", "duration", "arguments_json", "result_json"]
-
-    class Media:
-        css = STYLES
 
     def get_queryset(self, request):
         return selectors.toolcall_list_annotate(queryset=super().get_queryset(request))

@@ -88,9 +88,6 @@ class ArticleAdmin(BoundedLookups, admin.ModelAdmin):
         # The changelist never needs bodies; chunk counts come in the same query.
         return article_list_for_admin(articles=super().get_queryset(request))
 
-    class Media:
-        css = {"all": ["admin/docent-admin.css"]}
-
     # The column of dates, not the status "Published" (both read "已发布" in Chinese).
     @admin.display(
         description=pgettext_lazy("a column of dates", "Published"), ordering="published_at"

@@ -104,9 +104,6 @@ class JobAdmin(BoundedLookups, ProcrastinateJobAdmin):
     fields = ["id", *ProcrastinateJobAdmin.fields[1:]]
     list_display = ["id", *ProcrastinateJobAdmin.list_display[1:]]
 
-    class Media:
-        css = {"all": ["admin/docent-admin.css"]}
-
     @admin.display(description=_("status"), ordering="status")
     def pretty_status(self, instance: models.ProcrastinateJob) -> str:
         # No emoji (procrastinate's ✅, 🚂): without an emoji font they drew an empty box. A pill
