@@ -47,3 +47,33 @@ def test_the_switch_works_without_javascript_on_a_phone(site, open_page):
     expect(page.locator("html")).to_have_attribute("lang", "zh-Hans")
     expect(page.get_by_role("button", name="English")).to_be_visible()
     screenshot(page, "language-phone-no-js")
+
+
+# The last character of each line a node's text is laid out in.
+LINE_ENDS = """(node) => {
+  const text = node.firstChild, ends = [];
+  let top = null;
+  for (let i = 0; i < text.length; i++) {
+    const range = document.createRange();
+    range.setStart(text, i);
+    range.setEnd(text, i + 1);
+    const rect = range.getClientRects()[0];
+    if (!rect || !rect.width) continue;
+    if (top !== null && rect.top > top + 2) ends.push(text.data[i - 1]);
+    top = rect.top;
+  }
+  return ends;
+}"""
+
+
+@pytest.mark.parametrize("viewport", [None, PHONE], ids=["desktop", "phone"])
+def test_the_chinese_welcome_breaks_after_punctuation_not_inside_a_word(site, open_page, viewport):
+    # At 1280 px it read "…博客没" / "有写到的内容…": a line break inside 没有.
+    page = open_page(viewport=viewport, locale="zh-CN")
+    page.goto(site + "/")
+    page.locator("#chat-launcher").click()
+    for selector in (".chat-empty__text", ".chat-empty__title"):
+        node = page.locator(selector)
+        expect(node).to_be_visible()
+        assert set(node.evaluate(LINE_ENDS)) <= {"，", "。", "；", "："}, selector
+    screenshot(page, f"welcome-zh-{'phone' if viewport else 'desktop'}")
