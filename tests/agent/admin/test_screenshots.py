@@ -160,3 +160,24 @@ def test_the_dashboard_fits_a_phone_in_chinese(live_server, showcase, browser):
         assert set(page.evaluate(ROW_LINES, ".dc-kpi__value")) == {1}, widest
     assert page.evaluate("document.documentElement.scrollWidth") <= 375
     page.close()
+
+
+@pytest.fixture
+def pasted_url(transactional_db):
+    from tests.agent.admin.factories import make_conversation, make_turn
+
+    make_turn(make_conversation(), index=1, user_message="https://example.com/" + "a" * 150)
+
+
+def test_a_pasted_url_as_a_question_does_not_push_the_columns_off_screen(
+    live_server, showcase, pasted_url, browser
+):
+    # 80 characters with no space could not wrap: vote, steps and duration went past 1280 px.
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    log_in(page, live_server.url)
+
+    for url in ("/admin/agent/turn/", "/admin/agent/conversation/"):
+        page.goto(live_server.url + url)
+        assert page.evaluate(FITS, ".results"), url
+    page.screenshot(path=str(SCREENSHOTS / "admin-turns-long-question-1280.png"))
+    page.close()
