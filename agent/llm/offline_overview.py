@@ -81,7 +81,7 @@ _CATALOGUE_WORDS = frozenset(
 )
 _CATALOGUE_ZH = re.compile(
     r"文章|博客|网站|主题|话题|博文|你们|你|我|这里|这儿|这个|都|有|哪些|什么|啥|写|讲|了|过|的|"
-    r"吗|呢|一下|列出|列|看看|看|给|所有|全部|最新|关于|些|里|是|可以|能|请|目前|现在|一共|多少|篇"
+    r"吗|呢|一下|列出|列|看看|看|给|所有|全部|最新|最近|新|关于|些|里|是|可以|能|请|目前|现在|一共|多少|篇"
 )
 _LATIN = re.compile(r"[a-z0-9]+")
 # "how do I publish a post?" and "what is a blog?" ask about a thing, not the shelves.

@@ -1205,6 +1205,11 @@ async def ask_with_list(question: str, articles: list[dict] | None, hits: list[d
         "What topics do you cover",
         "你们有哪些文章？",
         "博客里都写了什么？",
+        # The panel's own suggestions.
+        "博客最近有什么新文章？",
+        "这个博客都写了哪些主题？",
+        "What’s new on the blog?",
+        "What topics does this blog cover?",
     ],
 )
 async def test_a_greeting_gets_the_newest_articles_not_a_failed_search(question):
