@@ -50,6 +50,12 @@ _RUN_TOGETHER = re.compile(
 _FRAMING = frozenset(
     "tell explain describe please pls plz kindly thanks thank thx hi hey hello".split()
 )
+# The same for a Chinese question: "请问 HNSW 是什么？" searched 请问 ("may I ask") as a topic the
+# blog never writes, and was declined; "能不能简单介绍一下 RRF" likewise.
+_CJK_FRAMING = re.compile(
+    "请问|想问一下|想问|问一下|麻烦你|麻烦|能不能|能否|可不可以|帮我|帮忙|介绍一下|介绍|"
+    "讲一讲|讲讲|说一说|说说|解释一下|告诉我|谢谢|你好|您好"
+)
 
 
 @dataclass(frozen=True)
@@ -158,7 +164,8 @@ def query_terms(query: str) -> list[str]:
     query = _POSSESSIVE.sub("", _RUN_TOGETHER.sub(" ", _CONTRACTION.sub(" ", query)))
     terms = [word.lower() for word in _LATIN_WORD.findall(query)]
     terms = [word for word in terms if word not in _FRAMING]
-    grams = [gram for run in _CJK_RUN.findall(query) for gram in _bigrams(run)]
+    runs = _CJK_RUN.findall(_CJK_FRAMING.sub(" ", query))
+    grams = [gram for run in runs for gram in _bigrams(run)]
     topical = [gram for gram in grams if not _CJK_QUERY_STOP.intersection(gram)]
     terms += topical if (terms or topical) else grams
     return list(dict.fromkeys(terms))

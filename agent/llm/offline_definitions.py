@@ -17,7 +17,16 @@ _ASKS = (
         r"(?: mean| stand for| refer to| do)?\s*[?？.!]*\s*$",
         re.IGNORECASE,
     ),
-    re.compile(rf"^\s*(define|explain|describe) (?:an? |the )?{_SUBJECT}\s*[?？.!]*\s*$", re.I),
+    re.compile(
+        r"^\s*(?:(?:can|could|would) you |please )?(define|explain|describe|tell me about|"
+        rf"talk about) (?:an? |the )?{_SUBJECT}\s*[?？.!]*\s*$",
+        re.I,
+    ),
+    # "介绍一下 RRF", "能不能简单讲讲 HNSW", "解释一下 ef_search": asking to be told what it is.
+    re.compile(
+        r"^\s*(?:请|麻烦)?你?(?:能不能|能否|可以|可不可以)?(?:简单)?地?"
+        rf"(?:介绍|讲讲|讲一讲|说说|说一说|解释)(?:一下)?\s*{_SUBJECT}\s*(?:吧|吗)?\s*[?？。!！]*\s*$"
+    ),
     re.compile(rf"^\s*how (?:does|do) (?:an? |the )?{_SUBJECT} work\s*[?？.!]*\s*$", re.I),
     re.compile(
         rf"^\s*{_SUBJECT}\s*(?:是怎么|是如何|怎么|如何)(?:工作|运作|实现)的?\s*[?？。!！]*\s*$"

@@ -160,4 +160,9 @@ def without_preamble(message: str) -> str:
         return message
     match = _PREAMBLE.match(message)
     rest = message[match.end() :].strip() if match else message
+    rest = _MAY_I_ASK.sub("", rest, count=1).strip()
     return rest or message
+
+
+# "请问" ("may I ask") opens a Chinese question as "please" does an English one.
+_MAY_I_ASK = re.compile(r"^(?:我想问一下|我想问|想问一下|想问|问一下|请问)[\s,，:：]*")

@@ -159,6 +159,14 @@ def test_query_terms_drop_question_particles_but_keep_topical_bigrams():
     assert query_terms("什么") == ["什么"]  # nothing topical left: keep what there is
 
 
+def test_query_terms_drop_the_words_a_chinese_reader_asks_with():
+    # "请问" (may I ask) and "介绍一下" (introduce) name no topic; searched as terms the blog never
+    # writes, they sank "请问 HNSW 是什么？" under the relevance bar.
+    assert query_terms("请问 HNSW 是什么？") == ["hnsw"]
+    assert query_terms("能不能简单介绍一下 RRF") == ["rrf", "简单"]
+    assert query_terms("帮我讲讲限流") == ["限流"]
+
+
 def test_query_terms_drop_contractions_the_blog_never_spells():
     # "isn't" read as "isn" + "t" made a reader's question look off-topic to the relevance bar.
     assert query_terms("Why isn't the agent's stream working? I can't tell") == [

@@ -1333,7 +1333,14 @@ FUSION_ARTICLE = {
 
 
 @pytest.mark.asyncio
-@pytest.mark.parametrize("question", ["What is RRF?", "RRF 是什么？", "RRF?", "rrf", "RRF？"])
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What is RRF?", "RRF 是什么？", "RRF?", "rrf", "RRF？",
+        "tell me about RRF", "can you explain RRF?",
+        "你好，请问 RRF 是什么？", "能不能简单介绍一下 RRF", "讲讲 RRF 吧",
+    ],
+)  # fmt: skip
 async def test_what_is_x_is_answered_by_the_sentence_that_defines_x(monkeypatch, question):
     """A bare name asks what it is: "RRF?" quoted "RRF needs no tuning…" before."""
     monkeypatch.setitem(ARTICLES, 14, FUSION_ARTICLE)
