@@ -383,6 +383,12 @@ if AGENT_FRAMES_PER_MINUTE < 1:  # 0 would fail on the first frame instead of cl
 # Frames a chat socket may have waiting for its consumer; past it the connection is dropped
 # (docent/write_now.py): daphne's queue has no bound and autobahn reads as fast as it can.
 WEBSOCKET_QUEUED_FRAMES = env.int("WEBSOCKET_QUEUED_FRAMES", default=64)
+# Frames of any kind (a message's fragments, pings, pongs) a chat socket may send in any 60 s;
+# past it the connection is dropped (docent/write_now.py). The two limits above count whole
+# messages only. A browser sends one frame per message and a pong every 20 s.
+WEBSOCKET_FRAMES_PER_MINUTE = env.int("WEBSOCKET_FRAMES_PER_MINUTE", default=300)
+if WEBSOCKET_FRAMES_PER_MINUTE < 1:
+    raise ImproperlyConfigured("WEBSOCKET_FRAMES_PER_MINUTE must be at least 1.")
 AGENT_TOKENS_PER_CONVERSATION = env.int("AGENT_TOKENS_PER_CONVERSATION", default=60000)
 # Turns one conversation may hold. The offline model spends no tokens, so the token budget never
 # ended a conversation: one grown to 3,000 turns cost 2 CPU-seconds and 110 MB per transcript

@@ -12,10 +12,16 @@ order of the bytes and the handling of errors do not change.
 
 from __future__ import annotations
 
+import logging
+import time
+from collections import deque
+
 from daphne.ws_protocol import WebSocketProtocol
 from django.conf import settings
 from twisted.internet import tcp
 from twisted.protocols.policies import ProtocolWrapper
+
+logger = logging.getLogger(__name__)
 
 
 def transport_write_now(transport, data: bytes) -> bool:
@@ -68,7 +74,38 @@ class FrameWriter(WebSocketProtocol):
     is on: 3.5% of a web process's CPU while 300 answers stream (bench/chat_load.py
     --profile). Its plain write is done here as it does it; queued, chopped or logged
     writes still go through autobahn.
+
+    It also bounds what a client may send below the consumer: frames waiting for it
+    (`onMessage`), and frames of any kind on the wire (`onFrameBegin`).
     """
+
+    wire_frames: deque[float] | None = None
+
+    def onFrameBegin(self) -> None:
+        # The consumer counts messages, and daphne's queue holds messages: pings, pongs and a
+        # message's continuation frames reach neither. One socket sending empty continuations
+        # (6 bytes each, a message never finished) or pings (each answered with a pong) was
+        # never closed, and 24 MB of them took 18.6 CPU-seconds of the process's one event
+        # loop, every other visitor's answers waiting behind it (/healthz: 2.5 s).
+        if self.wire_flooding():
+            logger.warning(
+                "chat socket from %s dropped: over %d frames a minute on the wire",
+                getattr(self.transport.getPeer(), "host", "?"),
+                settings.WEBSOCKET_FRAMES_PER_MINUTE,
+            )
+            self.dropConnection(abort=True)  # closed: autobahn reads no further frame
+            return
+        super().onFrameBegin()
+
+    def wire_flooding(self) -> bool:
+        """True when this frame is one too many for the last 60 s (a moving window)."""
+        if self.wire_frames is None:
+            self.wire_frames = deque(maxlen=settings.WEBSOCKET_FRAMES_PER_MINUTE)
+        now = time.monotonic()
+        if len(self.wire_frames) == self.wire_frames.maxlen and now - self.wire_frames[0] < 60:
+            return True
+        self.wire_frames.append(now)
+        return False
 
     def onMessage(self, payload: bytes, isBinary: bool) -> None:
         # daphne queues every frame for the application without a bound, and autobahn reads

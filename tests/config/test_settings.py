@@ -41,6 +41,7 @@ def test_debug_off_requires_a_secret_key():
         "AGENT_FRAMES_PER_MINUTE",
         "AGENT_TURNS_PER_CONVERSATION",
         "AGENT_TRANSCRIPTS_PER_MINUTE_PER_IP",
+        "WEBSOCKET_FRAMES_PER_MINUTE",
     ],
 )
 def test_a_limit_below_one_is_one_clear_line(name):

@@ -1,6 +1,9 @@
 """What an attacker uses: real WebSocket and HTTP clients against a live server."""
 
+import base64
 import json
+import os
+import socket
 
 import httpx
 from channels.db import database_sync_to_async
@@ -152,3 +155,43 @@ def admin_signed_in(server: LiveServer, *, username: str, password: str) -> http
     answer = client.post("/admin/login/", data=form, headers=referer)
     assert answer.status_code == 302, answer.status_code
     return client
+
+
+def masked_text_frame(payload: bytes) -> bytes:
+    """A client's text frame as the wire carries it (masked, shorter than 126 bytes)."""
+    return masked_frame(payload)
+
+
+def masked_frame(payload: bytes = b"", *, opcode: int = 0x1, fin: bool = True) -> bytes:
+    """Any client frame (0x0 continuation, 0x1 text, 0x9 ping, 0xA pong), under 126 bytes."""
+    mask = os.urandom(4)
+    body = bytes(byte ^ mask[i % 4] for i, byte in enumerate(payload))
+    return bytes([(0x80 if fin else 0) | opcode, 0x80 | len(payload)]) + mask + body
+
+
+def ws_open_raw(port: int) -> socket.socket:
+    """The chat socket over a bare TCP connection, for frames no client library sends."""
+    raw = socket.create_connection(("127.0.0.1", port), timeout=60)
+    key = base64.b64encode(os.urandom(16)).decode()
+    raw.sendall(
+        (
+            f"GET /ws/chat/ HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
+            f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
+            f"Origin: http://127.0.0.1:{port}\r\n\r\n"
+        ).encode()
+    )
+    head = b""
+    while b"\r\n\r\n" not in head:
+        head += raw.recv(1)
+    assert head.startswith(b"HTTP/1.1 101"), head
+    return raw
+
+
+def frame_length(buffer: bytes) -> int:
+    """The length of the server frame at the start of `buffer` (huge until its header is in)."""
+    size = buffer[1] & 0x7F
+    if size == 126:
+        return 4 + int.from_bytes(buffer[2:4]) if len(buffer) >= 4 else 1 << 30
+    if size == 127:
+        return 10 + int.from_bytes(buffer[2:10]) if len(buffer) >= 10 else 1 << 30
+    return 2 + size

@@ -6,38 +6,15 @@ answer; one socket sending 8 MB of them grew the server by 250 MB and kept it bu
 seconds after the client had gone, whether the client read its answers or not.
 """
 
-import base64
-import os
 import socket
 
 import pytest
 
+from tests.security.clients import frame_length, masked_text_frame, ws_open_raw
+
 pytestmark = pytest.mark.django_db(transaction=True)
 
 FLOOD = 2000
-
-
-def masked_text_frame(payload: bytes) -> bytes:
-    mask = os.urandom(4)
-    body = bytes(byte ^ mask[i % 4] for i, byte in enumerate(payload))
-    return bytes([0x81, 0x80 | len(payload)]) + mask + body
-
-
-def open_socket(port: int) -> socket.socket:
-    raw = socket.create_connection(("127.0.0.1", port), timeout=60)
-    key = base64.b64encode(os.urandom(16)).decode()
-    raw.sendall(
-        (
-            f"GET /ws/chat/ HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
-            f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
-            f"Origin: http://127.0.0.1:{port}\r\n\r\n"
-        ).encode()
-    )
-    head = b""
-    while b"\r\n\r\n" not in head:
-        head += raw.recv(1)
-    assert head.startswith(b"HTTP/1.1 101"), head
-    return raw
 
 
 def server_frames(raw: socket.socket, wanted: int) -> tuple[list[int], bool]:
@@ -46,7 +23,7 @@ def server_frames(raw: socket.socket, wanted: int) -> tuple[list[int], bool]:
     buffer = b""
     opcodes: list[int] = []
     while opcodes.count(0x1) < wanted and 0x8 not in opcodes:
-        while len(buffer) < 2 or len(buffer) < _frame_length(buffer):
+        while len(buffer) < 2 or len(buffer) < frame_length(buffer):
             try:
                 chunk = raw.recv(65536)
             except ConnectionResetError:
@@ -54,23 +31,14 @@ def server_frames(raw: socket.socket, wanted: int) -> tuple[list[int], bool]:
             if not chunk:
                 return opcodes, True
             buffer += chunk
-        length = _frame_length(buffer)
+        length = frame_length(buffer)
         opcodes.append(buffer[0] & 0x0F)
         buffer = buffer[length:]
     return opcodes, 0x8 in opcodes
 
 
-def _frame_length(buffer: bytes) -> int:
-    size = buffer[1] & 0x7F
-    if size == 126:
-        return 4 + int.from_bytes(buffer[2:4]) if len(buffer) >= 4 else 1 << 30
-    if size == 127:
-        return 10 + int.from_bytes(buffer[2:10]) if len(buffer) >= 10 else 1 << 30
-    return 2 + size
-
-
 def flood(server, frames: int) -> tuple[list[int], bool]:
-    raw = open_socket(server.port)
+    raw = ws_open_raw(server.port)
     try:
         raw.sendall(masked_text_frame(b"{}") * frames)  # never read while sending
         return server_frames(raw, wanted=frames)
@@ -89,8 +57,13 @@ def test_a_socket_over_its_frame_rate_is_closed(serve):
 
 
 def test_a_socket_whose_frames_pile_up_unread_is_dropped(serve):
-    # The rate limit out of the way: frames arrive faster than the consumer takes them.
-    server = serve("frame-queue", AGENT_FRAMES_PER_MINUTE="1000000", WEBSOCKET_QUEUED_FRAMES="64")
+    # The rate limits out of the way: frames arrive faster than the consumer takes them.
+    server = serve(
+        "frame-queue",
+        AGENT_FRAMES_PER_MINUTE="1000000",
+        WEBSOCKET_FRAMES_PER_MINUTE="1000000",
+        WEBSOCKET_QUEUED_FRAMES="64",
+    )
 
     opcodes, ended = flood(server, 20 * FLOOD)
 
