@@ -31,6 +31,11 @@ import snowballstemmer
 from blog.commonness import RARE, zipf
 
 MIN_LENGTH = 5  # a shorter unknown word is corrected only to a stop word, by a swap
+# A longer word is no slip: the blog's longest words are class names of about 27 letters. A
+# word has about 54 variants per letter, each stemmed at its length, so the cost grows with the
+# square of it: one made-up word of 490 letters, a query weighing 4 of the address's 60
+# searches a minute, took 12 CPU-seconds (a chat message the same, searched with it).
+MAX_LENGTH = 32
 SHORT_RARE = 3.5  # a short word this rare may be a slip ("teh" 3.0, "the" 7.7)
 NAMED = 2.0  # zipf in the large list: a word at least this common is meant as written
 MIN_CHUNKS = 2  # the word meant appears in at least this many chunks
@@ -62,7 +67,7 @@ def corrected(terms: list[str], frequency: dict[str, int]) -> list[str]:
 
 
 def _suspect(term: str) -> bool:
-    if not (term.isascii() and term.isalpha() and len(term) >= 3):
+    if not (term.isascii() and term.isalpha() and 3 <= len(term) <= MAX_LENGTH):
         return False
     # "teh" is common enough on the web to be in the everyday list, just.
     return zipf(term) < (RARE if len(term) >= MIN_LENGTH else SHORT_RARE)
