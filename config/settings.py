@@ -434,6 +434,12 @@ AGENT_TURNS_PER_SESSION = env.int("AGENT_TURNS_PER_SESSION", default=2)
 AGENT_TURNS_PER_IP = env.int("AGENT_TURNS_PER_IP", default=6)
 # Bounded parsing of chat frames and JSON bodies (agent/frames.py).
 AGENT_MAX_FRAME_BYTES = env.int("AGENT_MAX_FRAME_BYTES", default=65536)
+# The largest WebSocket message daphne assembles (frame or message; past it the connection is
+# closed with 1009). A message up to it gets the consumer's `bad_request`; daphne's default was
+# 1 MB, held for as long as the client left the message unfinished.
+WEBSOCKET_MAX_MESSAGE_BYTES = env.int(
+    "WEBSOCKET_MAX_MESSAGE_BYTES", default=2 * AGENT_MAX_FRAME_BYTES
+)
 AGENT_MAX_JSON_DEPTH = env.int("AGENT_MAX_JSON_DEPTH", default=8)
 
 # Web processes of one site; more than one must share state (checked by `serve`).

@@ -103,3 +103,31 @@ def test_a_question_still_gets_its_answer_within_the_limit(serve):
     assert not ended
     assert opcodes.count(PONG) == 100
     assert TEXT in opcodes  # the answer's events
+
+
+def unfinished_message(size: int) -> bytes:
+    """The header of a text frame of `size` bytes that does not end its message."""
+    return bytes([TEXT, 0x80 | 127]) + size.to_bytes(8) + bytes(4)  # a zero mask
+
+
+def test_a_message_larger_than_the_chat_takes_is_not_held(serve):
+    # daphne assembled messages of up to 1 MB, sixteen times what the chat accepts, and kept
+    # an unfinished one for as long as the client answered pings: 55 sockets of one address
+    # holding 1 MB each grew the server by 54 MB.
+    server = serve("unfinished")
+    before = server.rss_bytes()
+    sockets = [ws_open_raw(server.port) for _ in range(40)]
+    try:
+        for raw in sockets:
+            try:
+                raw.sendall(unfinished_message(1_000_000) + b" " * 999_000)
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # refused while sending: what the answers below find
+        ended = [answers_until_closed(raw, seconds=5)[1] for raw in sockets]
+        grown = server.rss_bytes() - before
+    finally:
+        for raw in sockets:
+            raw.close()
+
+    assert all(ended)  # before: all 40 open, their megabytes kept
+    assert grown < 20_000_000

@@ -63,6 +63,11 @@ class Command(BaseCommand):
             # and daphne's own (a 403, 20 s by default). One setting for both.
             websocket_handshake_timeout=settings.HTTP_WEBSOCKET_ACCEPT_SECONDS,
             websocket_connect_timeout=settings.HTTP_WEBSOCKET_ACCEPT_SECONDS,
+            # A client may leave a message unfinished for as long as it answers pings, and
+            # autobahn keeps what it sent: 1 MB per socket by default, 16 times what the chat
+            # accepts (AGENT_MAX_FRAME_BYTES).
+            websocket_max_message_size=settings.WEBSOCKET_MAX_MESSAGE_BYTES,
+            websocket_max_frame_size=settings.WEBSOCKET_MAX_MESSAGE_BYTES,
             application_close_timeout=10,
             # No proxy options here: daphne would trust X-Forwarded-For from any peer. Client
             # addresses come from config/proxy.py, which trusts DJANGO_TRUSTED_PROXIES only.
