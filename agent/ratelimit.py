@@ -24,6 +24,8 @@ SEARCH_UNIT_TOKENS = 32  # a public search weighs one per this many query tokens
 # characters, and a tool's query is capped at 500. Past that, length costs tokens (budgeted).
 MESSAGE_EMBEDDED_CHARS = 500
 DAY = 24 * 3600
+# RFC 6052's well-known prefix: a translator's IPv6 name for an IPv4 host, the last 32 bits.
+NAT64_PREFIX = ipaddress.IPv6Network("64:ff9b::/96")
 # What the embedder's tokenizer (XLM-R's) makes of a query: an ASCII word in pieces of about
 # four letters (split where the case turns, "aBaB" is a piece per "Ba"), a number, and every
 # other visible character, a token each. Punctuation and single letters are a token apiece.
@@ -44,17 +46,31 @@ def address_bucket(client_ip: str) -> str:
     limits count the /64; an IPv4-mapped IPv6 address is its IPv4 address. So are the
     transition addresses that carry the client's IPv4 address: 6to4 gives its holder a /48
     (65,536 fresh /64s), and a Teredo /64 is its server's, shared by all of that server's clients.
+    Behind a NAT64 or SIIT translator every IPv4 visitor has an address in 64:ff9b::/96 (RFC
+    6052), all in one /64: one visitor's flood refused them all.
     """
     try:
         address = ipaddress.ip_address(client_ip)
     except ValueError:
         return client_ip
     if isinstance(address, ipaddress.IPv6Address):
-        embedded = address.ipv4_mapped or address.sixtofour or (address.teredo or (None, None))[1]
+        embedded = (
+            address.ipv4_mapped
+            or address.sixtofour
+            or (address.teredo or (None, None))[1]
+            or _translated(address)
+        )
         if embedded is not None:
             return str(embedded)
         return str(ipaddress.IPv6Network((address, 64), strict=False))
     return str(address)
+
+
+def _translated(address: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
+    """The IPv4 address a NAT64/SIIT translator wrote into the well-known prefix, if any."""
+    if address in NAT64_PREFIX:
+        return ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
+    return None
 
 
 def embedding_weight(text: str, limit: int) -> int:

@@ -144,6 +144,21 @@ async def test_ipv6_addresses_that_carry_an_ipv4_one_count_as_that_address(serve
     assert second == ["start"]  # another client of the same Teredo server
 
 
+async def test_ipv4_visitors_behind_a_nat64_translator_are_told_apart(serve):
+    # A NAT64 or SIIT translator in front of an IPv6-only site names every IPv4 visitor by an
+    # address in 64:ff9b::/96 (RFC 6052), the IPv4 one in its last 32 bits: all of them in one
+    # /64, so one visitor's flood used up the allowance of every IPv4 visitor of the site.
+    server = serve("xff-nat64", DJANGO_TRUSTED_PROXIES="1", AGENT_MESSAGES_PER_MINUTE_PER_IP="3")
+
+    flood = await starts(server, ["64:ff9b::cb00:7107"] * 4)  # 203.0.113.7
+    others = await starts(server, ["64:ff9b::c000:22d", "64:ff9b::c633:6409"])
+    itself = await starts(server, ["203.0.113.7"])  # the same visitor, not translated
+
+    assert flood == ["start"] * 3 + ["rate_limited"]
+    assert others == ["start", "start"]  # before: rate_limited, both
+    assert itself == ["rate_limited"]
+
+
 def teredo(server: str, client: str, port: int = 40000) -> str:
     """A Teredo address (RFC 4380): its server, and the client's address and port obscured."""
     import ipaddress
