@@ -17,6 +17,7 @@ from agent.routing import websocket_urlpatterns  # noqa: E402
 from config.concurrency import HttpConcurrencyLimit, chat_stream  # noqa: E402
 from config.origins import WebsocketOriginValidator  # noqa: E402
 from config.proxy import TrustedProxyMiddleware  # noqa: E402
+from config.request_rate import HttpRequestRate  # noqa: E402
 from config.static_files import StaticFilesHandler  # noqa: E402
 from config.websocket_limit import WebsocketConnectLimit  # noqa: E402
 from config.websocket_sessions import websocket_auth_stack  # noqa: E402
@@ -31,16 +32,20 @@ application = TrustedProxyMiddleware(
         {
             # Static files are served by the app itself so `make run` needs no proxy.
             "http": StaticFilesHandler(
-                HttpConcurrencyLimit(
+                HttpRequestRate(
                     HttpConcurrencyLimit(
-                        django_asgi_app,
-                        total=settings.HTTP_REQUESTS_IN_FLIGHT,
-                        per_client=settings.HTTP_REQUESTS_IN_FLIGHT_PER_IP,
+                        HttpConcurrencyLimit(
+                            django_asgi_app,
+                            total=settings.HTTP_REQUESTS_IN_FLIGHT,
+                            per_client=settings.HTTP_REQUESTS_IN_FLIGHT_PER_IP,
+                        ),
+                        total=settings.HTTP_CHAT_STREAMS_IN_FLIGHT,
+                        per_client=settings.HTTP_CHAT_STREAMS_IN_FLIGHT_PER_IP,
+                        counts=chat_stream,
+                        until_first_body=True,  # a stream holds its slot only until it starts
                     ),
-                    total=settings.HTTP_CHAT_STREAMS_IN_FLIGHT,
-                    per_client=settings.HTTP_CHAT_STREAMS_IN_FLIGHT_PER_IP,
-                    counts=chat_stream,
-                    until_first_body=True,  # a stream holds its slot only until it starts
+                    per_second=settings.HTTP_REQUESTS_PER_SECOND_PER_IP,
+                    burst=settings.HTTP_REQUEST_BURST_PER_IP,
                 )
             ),
             "websocket": WebsocketOriginValidator(

@@ -126,16 +126,27 @@ NGINX_CONN_MAX = 65_535
 
 
 def nginx_conf(
-    *, prefix: Path, web_ports: list[int], host: str, port: int, per_address: int | None = None
+    *,
+    prefix: Path,
+    web_ports: list[int],
+    host: str,
+    port: int,
+    per_address: int | None = None,
+    request_burst: int | None = None,
 ) -> str:
     """nginx in front of the web processes; `prefix` holds its pid and temporary files.
 
     `per_address`: open connections per visitor address (default HTTP_CONNECTIONS_PER_IP).
+    `request_burst`: requests a visitor address may send at once (HTTP_REQUEST_BURST_PER_IP),
+    refilled at HTTP_REQUESTS_PER_SECOND_PER_IP.
     """
     template = Engine(autoescape=False).from_string(NGINX_TEMPLATE.read_text())
     context = {
         # nginx refuses a limit_conn of 65,536 or more (the benches set 100,000,000 for "none").
         "per_address": min(per_address or settings.HTTP_CONNECTIONS_PER_IP, NGINX_CONN_MAX),
+        # nginx takes whole requests per minute ("600r/m"), so a rate under 1/s still works.
+        "requests_per_minute": max(1, round(settings.HTTP_REQUESTS_PER_SECOND_PER_IP * 60)),
+        "request_burst": request_burst or settings.HTTP_REQUEST_BURST_PER_IP,
         "prefix": str(prefix),
         "web_ports": web_ports,
         "host": host,

@@ -17,6 +17,7 @@ pytestmark = pytest.mark.skipif(
     not shutil.which("nginx", path="/usr/sbin:/usr/bin:/sbin"), reason="nginx is not installed"
 )
 PER_ADDRESS = 3
+REQUEST_BURST = 5
 
 
 class Holding(threading.Thread):
@@ -55,6 +56,7 @@ def proxy(tmp_path: Path):
             host="127.0.0.1",
             port=port,
             per_address=PER_ADDRESS,
+            request_burst=REQUEST_BURST,
         )
     )
     nginx = shutil.which("nginx", path="/usr/sbin:/usr/bin:/sbin")
@@ -142,3 +144,19 @@ def test_a_cap_beyond_nginxs_range_gives_a_configuration_nginx_accepts(tmp_path:
     command = [nginx, "-t", "-p", str(prefix), "-c", str(conf), "-e", "stderr"]
     checked = subprocess.run(command, capture_output=True, text=True)  # noqa: S603
     assert checked.returncode == 0, checked.stderr
+
+
+def test_one_visitor_address_past_its_request_burst_is_refused_by_the_proxy(proxy):
+    # Answered 429 by nginx itself: a flood of requests never reaches a web process.
+    port, _ = proxy
+
+    def asked(source: str) -> int:
+        with _request(port, source, "/ok") as connection:
+            return _status(connection)
+
+    statuses = [asked("127.0.0.4") for _ in range(3 * REQUEST_BURST)]
+
+    assert statuses[:REQUEST_BURST] == [200] * REQUEST_BURST
+    assert statuses[-REQUEST_BURST:] == [429] * REQUEST_BURST
+    assert asked("127.0.0.5") == 200  # another visitor
+    assert [asked("127.0.0.1") for _ in range(3 * REQUEST_BURST)] == [200] * (3 * REQUEST_BURST)

@@ -1,0 +1,106 @@
+"""A cap on how fast one address sends HTTP requests: past it, 429 before Django sees them.
+
+The caps in config.concurrency queue requests, never refuse them, and the probes are not
+counted there: 2,000 `GET /healthz` pipelined on one connection (94 kB sent) cost a web process
+6.4 CPU-seconds, about 3 ms each through Django, while every other visitor waited on the same
+event loop. Each address now has a bucket of `burst` requests that refills at `per_second`; a
+request that finds it empty is answered 429 with Retry-After here, for a few microseconds.
+
+Loopback is not counted: it is this machine (health checks, the benches, the tests' clients),
+as nginx's own limits do not count it. Static files are served before this cap (a page's CSS
+and scripts are not requests of the visitor's own). The buckets live in the process: with
+several web processes each sees its share of a visitor's requests, and nginx applies the same
+rate per visitor address in front of them (`make run WORKERS=N`).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import math
+import time
+
+from agent.ratelimit import address_bucket
+from ops import metrics
+
+# Buckets are dropped once full again (the address went quiet); a sweep runs every this many
+# requests, so memory follows the addresses active in the last few seconds.
+SWEEP_EVERY = 4096
+
+
+class HttpRequestRate:
+    """ASGI middleware: at most `burst` HTTP requests at once from one address, refilled at
+    `per_second`; the rest get 429."""
+
+    def __init__(self, application, *, per_second: float, burst: int) -> None:
+        self.application = application
+        self.per_second = per_second
+        self.burst = burst
+        self.buckets: dict[str, tuple[float, float]] = {}  # address -> (tokens, at)
+        self.seen = 0
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.application(scope, receive, send)
+        client = str((scope.get("client") or ("",))[0])
+        if not client or _loopback(client):
+            return await self.application(scope, receive, send)
+        wait = self.take(address_bucket(client), time.monotonic())
+        if wait is None:
+            return await self.application(scope, receive, send)
+        metrics.REFUSALS.labels(reason="http_rate").inc()
+        await _too_many(send, str(scope.get("path", "")), wait)
+
+    def take(self, key: str, now: float) -> float | None:
+        """Spend one request of `key`'s bucket: None when there was one, else the seconds
+        until there is."""
+        self.seen += 1
+        if self.seen % SWEEP_EVERY == 0:
+            self.sweep(now)
+        tokens, at = self.buckets.get(key, (float(self.burst), now))
+        tokens = min(float(self.burst), tokens + (now - at) * self.per_second)
+        if tokens < 1:
+            self.buckets[key] = (tokens, now)
+            return (1 - tokens) / self.per_second
+        self.buckets[key] = (tokens - 1, now)
+        return None
+
+    def sweep(self, now: float) -> None:
+        """Forget the addresses whose bucket has filled up again."""
+        full = [
+            key
+            for key, (tokens, at) in self.buckets.items()
+            if tokens + (now - at) * self.per_second >= self.burst
+        ]
+        for key in full:
+            del self.buckets[key]
+
+
+def _loopback(client: str) -> bool:
+    try:
+        return ipaddress.ip_address(client).is_loopback
+    except ValueError:
+        return False
+
+
+async def _too_many(send, path: str, wait: float) -> None:
+    retry = max(1, math.ceil(wait))
+    message = "Too many requests from your address. Try again in a moment."
+    if path.startswith("/api/"):
+        body, kind = json.dumps({"detail": message}).encode(), b"application/json"
+    else:
+        body, kind = message.encode(), b"text/plain; charset=utf-8"
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 429,
+            "headers": [
+                (b"content-type", kind),
+                (b"retry-after", str(retry).encode()),
+                (b"content-length", str(len(body)).encode()),
+                (b"cache-control", b"no-store"),
+                (b"x-content-type-options", b"nosniff"),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})

@@ -1,0 +1,37 @@
+"""The per-address request bucket: a burst, refilled at a steady rate, forgotten when full."""
+
+from config.request_rate import HttpRequestRate
+
+
+def bucket(per_second: float = 2.0, burst: int = 3) -> HttpRequestRate:
+    return HttpRequestRate(None, per_second=per_second, burst=burst)
+
+
+def test_a_burst_passes_then_the_next_waits_for_the_refill():
+    rate = bucket()
+
+    assert [rate.take("a", 0.0) for _ in range(3)] == [None, None, None]
+    assert rate.take("a", 0.0) == 0.5  # one request in half a second at 2 a second
+    assert rate.take("b", 0.0) is None  # another address has a bucket of its own
+    assert rate.take("a", 0.5) is None
+    assert rate.take("a", 0.5) is not None
+
+
+def test_a_refused_request_does_not_spend_a_token():
+    rate = bucket(per_second=1.0, burst=1)
+    rate.take("a", 0.0)
+
+    for _ in range(50):  # a flood: each refused, none pushing the wait further out
+        assert rate.take("a", 0.5) == 0.5
+    assert rate.take("a", 1.0) is None
+
+
+def test_a_sweep_forgets_the_addresses_whose_bucket_is_full_again():
+    rate = bucket()
+    rate.take("quiet", 0.0)
+    rate.take("busy", 0.0)
+    rate.take("busy", 10.0)
+
+    rate.sweep(10.0)
+
+    assert set(rate.buckets) == {"busy"}
