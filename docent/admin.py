@@ -24,6 +24,8 @@ from procrastinate.contrib.django.admin import ProcrastinateJobAdmin
 from docent.admin_lookups import BoundedLookups
 
 ARGS_MAX_CHARS = 2000
+# The list's arguments, one "name: value" line each; longer values are cut (the job page has all).
+ARGS_LIST_VALUE_CHARS = 60
 
 # Capitalised as the site's other statuses are ("Done", "Hit the step limit"): the list read
 # procrastinate's raw values, "succeeded" and "todo". A context keeps "Running" and "Cancelled"
@@ -95,6 +97,14 @@ queue_names_translate()
 admin.site.unregister(models.ProcrastinateJob)
 
 
+class LockFilter(admin.AllValuesFieldListFilter):
+    """The lock filter, whose choice for jobs without a lock read a bare "-"."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.empty_value_display = _("No lock")
+
+
 @admin.register(models.ProcrastinateJob)
 class JobAdmin(BoundedLookups, ProcrastinateJobAdmin):
     """procrastinate's job admin; its summary template is overridden in templates/procrastinate."""
@@ -102,7 +112,18 @@ class JobAdmin(BoundedLookups, ProcrastinateJobAdmin):
     actions = ["retry", "cancel", "abort"]
     # "pk" has no name to translate: the list and the job page read "PK" and "Pk".
     fields = ["id", *ProcrastinateJobAdmin.fields[1:]]
-    list_display = ["id", *ProcrastinateJobAdmin.list_display[1:]]
+    # The list's arguments as short "name: value" lines (job_arguments), not indented JSON: at
+    # 375 px the JSON column was squeezed to a few characters a line, 41,000 px of list.
+    list_display = ["id", "short_task_name", "arguments", "pretty_status", "summary"]
+    # No "queueing lock" filter: every article adds its own ("article-index-12"), so it grew
+    # with the blog. A search finds one article's jobs by that lock instead.
+    list_filter = [
+        "status", "queue_name", "task_name", ("lock", LockFilter), "scheduled_at", "priority",
+    ]  # fmt: skip
+    search_fields = ["queueing_lock", "task_name"]
+    search_help_text = _(
+        "Searches task names and queueing locks: article-index-12 finds article 12’s indexing."
+    )
 
     @admin.display(description=_("status"), ordering="status")
     def pretty_status(self, instance: models.ProcrastinateJob) -> str:
@@ -136,6 +157,10 @@ class JobAdmin(BoundedLookups, ProcrastinateJobAdmin):
         return super().abort(request, queryset)
 
     @admin.display(description=_("arguments"))
+    def arguments(self, instance: models.ProcrastinateJob) -> str:
+        return format_html('<pre class="dc-job-args">{}</pre>', job_arguments(instance.args))
+
+    @admin.display(description=_("arguments"))
     def pretty_args(self, instance: models.ProcrastinateJob) -> str:
         args = instance.args
         indent = 2 if len(args) > 1 or len(str(args)) > 30 else None
@@ -143,3 +168,14 @@ class JobAdmin(BoundedLookups, ProcrastinateJobAdmin):
         if len(text) > ARGS_MAX_CHARS:
             text = text[:ARGS_MAX_CHARS] + "…"
         return format_html('<pre class="dc-job-args">{}</pre>', text)
+
+
+def job_arguments(args: dict) -> str:
+    """A job's arguments as 'name: value' lines by name, each value as JSON, cut when long."""
+    lines = []
+    for name, value in sorted(args.items()):  # jsonb keeps keys shortest first
+        text = json.dumps(value, ensure_ascii=False)
+        if len(text) > ARGS_LIST_VALUE_CHARS:
+            text = text[:ARGS_LIST_VALUE_CHARS] + "…"
+        lines.append(f"{name}: {text}")
+    return "\n".join(lines)

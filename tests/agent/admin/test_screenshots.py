@@ -181,3 +181,36 @@ def test_a_pasted_url_as_a_question_does_not_push_the_columns_off_screen(
         assert page.evaluate(FITS, ".results"), url
     page.screenshot(path=str(SCREENSHOTS / "admin-turns-long-question-1280.png"))
     page.close()
+
+
+ROW_HEIGHTS = "[...document.querySelectorAll('#result_list tbody tr')].map((tr) => tr.offsetHeight)"
+
+
+@pytest.fixture
+def index_jobs(transactional_db):
+    from django.db import connection
+
+    # 30 article indexing jobs as blog.indexing queues them, through procrastinate's procedure.
+    rows = ",".join(
+        f"ROW('index', 'blog.article_index', 0, 'index', 'article-index-{n}',"
+        f' \'{{"article_id": {n}, "force": false}}\', NULL)::procrastinate_job_to_defer_v1'
+        for n in range(1, 31)
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT procrastinate_defer_jobs_v1(ARRAY[{rows}])")  # noqa: S608
+
+
+def test_the_job_list_on_a_phone_keeps_its_rows_short(live_server, showcase, index_jobs, browser):
+    # The arguments column was squeezed to a few characters a line: 250 px a row, 41,000 px for
+    # a page of jobs. Now the table scrolls sideways and a row is a few lines.
+    page = browser.new_page(viewport={"width": 375, "height": 740})
+    log_in(page, live_server.url)
+    page.goto(f"{live_server.url}/admin/procrastinate/procrastinatejob/")
+    page.screenshot(path=str(SCREENSHOTS / "admin-jobs-375.png"))
+
+    assert page.locator("#result_list tbody tr").count() == 30
+    heights = page.evaluate(ROW_HEIGHTS)
+    assert max(heights) <= 140, heights  # the summary's five lines; it was 250
+    assert page.locator("#result_list td.field-arguments").first.bounding_box()["width"] >= 150
+    assert page.evaluate("document.documentElement.scrollHeight") < 6000
+    page.close()
