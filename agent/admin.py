@@ -1,6 +1,7 @@
 """The reviewers' admin: conversations as transcripts, turns and tool calls, all read-only."""
 
 from django.contrib import admin
+from django.contrib.admin.utils import display_for_value
 from django.template.defaultfilters import linebreaksbr
 from django.urls import path, reverse
 from django.utils.formats import date_format
@@ -180,7 +181,8 @@ class ConversationAdmin(ReadOnlyAdmin):
     def steps(self, obj):
         return obj.step_total
 
-    @admin.display(description=_("Max steps"), ordering="step_max")
+    # "Max steps" read as the step limit; it is the most steps any one turn took.
+    @admin.display(description=_("Most steps in a turn"), ordering="step_max")
     def max_steps(self, obj):
         return obj.step_max
 
@@ -231,18 +233,30 @@ class FeedbackFilter(admin.SimpleListFilter):
         return selectors.turn_filter_feedback(queryset=queryset, feedback=self.value() or "")
 
 
+class AnsweredFilter(admin.SimpleListFilter):
+    # Django's yes/no on the field counted every "thanks!" among the turns not answered.
+    title = _("answered")
+    parameter_name = "answered"
+
+    def lookups(self, request, model_admin):
+        return [("yes", _("Yes")), ("no", _("No")), ("small_talk", _("Small talk"))]
+
+    def queryset(self, request, queryset):
+        return selectors.turn_filter_answered(queryset=queryset, answered=self.value() or "")
+
+
 @admin.register(Turn)
 class TurnAdmin(ReadOnlyAdmin):
     # What a reviewer scans for first (declined, down-voted) sits next to the status. The
     # turn's index, first-token time and model are on its page (the model is a filter too):
     # with them the list ran past 1280 px and hid the answered and vote columns.
     list_display = [
-        "started", "question", "status_pill", "answered", "vote", "steps", "tool_calls",
+        "started", "question", "status_pill", "answered_mark", "vote", "steps", "tool_calls",
         "tokens", "duration",
     ]  # fmt: skip
     list_display_links = ["started", "question"]
     list_filter = [
-        "status", "answered", "index_incomplete", FeedbackFilter, "offline", "model",
+        "status", AnsweredFilter, "index_incomplete", FeedbackFilter, "offline", "model",
         "started_at",
     ]  # fmt: skip
     search_fields = ["user_message", "answer"]
@@ -291,6 +305,13 @@ class TurnAdmin(ReadOnlyAdmin):
     @admin.display(description=_("Status"), ordering="status")
     def status_pill(self, obj):
         return status_pill(obj.status)
+
+    @admin.display(description=_("answered"), ordering="answered")
+    def answered_mark(self, obj):
+        # Small talk is neither answered nor missed: a ✗ put every "thanks!" among the declines.
+        if obj.small_talk:
+            return format_html('<span class="dc-pill dc-pill--skipped">{}</span>', _("Small talk"))
+        return display_for_value(obj.answered, "—", boolean=True)
 
     @admin.display(description=_("Steps"), ordering="step_count")
     def steps(self, obj):

@@ -123,6 +123,20 @@ FEEDBACK = {
 }
 
 
+# "No" leaves small talk out, as the Unanswered page does: a "thanks!" cites nothing and
+# declines nothing, and listed among the declines it read as a question the blog missed.
+ANSWERED = {
+    "yes": Q(answered=True),
+    "no": Q(answered=False, small_talk=False),
+    "small_talk": Q(small_talk=True),
+}
+
+
+def turn_filter_answered(*, queryset: QuerySet[Turn], answered: str) -> QuerySet[Turn]:
+    """Narrow turns to answered, not answered (small talk aside) or small talk (ANSWERED)."""
+    return queryset.filter(ANSWERED[answered]) if answered in ANSWERED else queryset
+
+
 def turn_filter_feedback(*, queryset: QuerySet[Turn], feedback: str) -> QuerySet[Turn]:
     """Narrow turns to one kind of visitor feedback (a key of FEEDBACK); others leave all."""
     return queryset.filter(FEEDBACK[feedback]) if feedback in FEEDBACK else queryset

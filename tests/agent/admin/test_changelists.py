@@ -221,3 +221,55 @@ def test_a_list_emptied_by_its_filters_says_so(staff_client, three_kinds):
     assert "No conversations match these filters or this search." in page
     assert "yet." not in page
     assert 'data-testid="changelist-empty"' not in full
+
+
+def test_the_conversation_list_names_its_most_steps_column(staff_client, three_kinds):
+    # "Max steps" read as the step limit; the column is the most steps any one turn took.
+    html = staff_client.get("/admin/agent/conversation/").content.decode()
+
+    assert "Most steps in a turn" in html and "Max steps" not in html
+
+
+@pytest.fixture
+def small_talk_and_a_decline():
+    conversation = make_conversation()
+    make_turn(conversation, user_message="thanks!", answer="You're welcome.", answered=False,
+              small_talk=True)  # fmt: skip
+    make_turn(conversation, user_message="What about Rust?", answer="", answered=False)
+    make_turn(conversation, user_message="What is HNSW?", answered=True)
+
+
+def answered_cell(html: str, question: str) -> str:
+    row = html.split(question)[1].split("</tr>")[0]
+    return row.split('<td class="field-answered_mark">')[1].split("</td>")[0]
+
+
+def test_a_small_talk_turn_is_neither_answered_nor_missed_in_the_turn_list(
+    staff_client, small_talk_and_a_decline
+):
+    # A "thanks!" showed the ✗ of a declined question.
+    html = staff_client.get("/admin/agent/turn/").content.decode()
+
+    assert (
+        answered_cell(html, "thanks!") == '<span class="dc-pill dc-pill--skipped">Small talk</span>'
+    )
+    assert 'alt="False"' in answered_cell(html, "What about Rust?")
+    assert 'alt="True"' in answered_cell(html, "What is HNSW?")
+
+
+@pytest.mark.parametrize(
+    ("answered", "questions"),
+    [
+        ("yes", ["What is HNSW?"]),
+        ("no", ["What about Rust?"]),  # small talk is not a question the blog missed
+        ("small_talk", ["thanks!"]),
+        ("", ["thanks!", "What about Rust?", "What is HNSW?"]),
+    ],
+)
+def test_the_turn_list_filters_small_talk_apart(
+    staff_client, small_talk_and_a_decline, answered, questions
+):
+    response = staff_client.get(f"/admin/agent/turn/?answered={answered}")
+
+    assert sorted(t.user_message for t in response.context["cl"].result_list) == sorted(questions)
+    assert "?answered=small_talk" in response.content.decode()

@@ -105,7 +105,7 @@ def test_changelists_fit_at_1280_without_clipping_or_tall_rows(
     page.goto(f"{live_server.url}/admin/agent/turn/")
     page.screenshot(path=str(SCREENSHOTS / "admin-turns-1280.png"))
     assert page.evaluate(FITS, ".results")
-    for column in ("answered", "vote", "duration"):
+    for column in ("answered_mark", "vote", "duration"):
         assert page.locator(f"#result_list td.field-{column}").first.is_visible()
 
     page.goto(f"{live_server.url}/admin/blog/article/")
