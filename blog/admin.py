@@ -5,15 +5,37 @@ from django.contrib import admin, messages
 from django.contrib.admin.widgets import AdminTextareaWidget
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext, pgettext_lazy
 
 from blog.indexing import articles_index_enqueue
 from blog.models import Article, Tag
-from blog.selectors import article_list_for_admin
+from blog.selectors import article_index_state, article_list_for_admin
 from blog.services import article_slug_from_title
 from docent.admin_dates import short_datetime
 from docent.admin_lookups import BoundedLookups
+
+# An article's place in the search index (article_index_state): the list's short word, and the
+# sentence its own page adds, since "Indexed at: —" alone left a new author guessing.
+INDEX_STATES = {
+    "draft": _("not indexed (draft)"),
+    "pending": _("pending"),
+    "outdated": _("outdated"),
+    "up_to_date": _("up to date"),
+}
+INDEX_NOTES = {
+    "draft": _("Drafts are not indexed: the assistant cannot answer from this article."),
+    "pending": _(
+        "Waiting to be indexed, usually for a few seconds; reload the page to see it done. "
+        "The assistant cannot answer from it yet."
+    ),
+    "outdated": _(
+        "The last change is being indexed, usually within seconds; until then the assistant "
+        "answers from the previous version."
+    ),
+    "up_to_date": _("The assistant answers from this version."),
+}
 
 
 @admin.register(Tag)
@@ -58,9 +80,10 @@ class ArticleAdmin(BoundedLookups, admin.ModelAdmin):
     fieldsets = [
         (None, {"fields": ["title", "slug", "summary", "body", "tags"]}),
         (_("Publishing"), {"fields": ["status", "published_at"]}),
-        (_("Search index"), {"fields": ["indexed"]}),
+        (_("Search index"), {"fields": ["index_status", "indexed"]}),
     ]
-    readonly_fields = ["indexed"]  # written as the list writes it, not Django's "Dec. 4, …, a.m."
+    # Dates written as the list writes them, not Django's "Dec. 4, …, a.m.".
+    readonly_fields = ["index_status", "indexed"]
     actions = ["reindex_selected"]
     # The body is where an author writes; it opened as small as the one-line summary.
     TEXTAREAS = {
@@ -109,12 +132,19 @@ class ArticleAdmin(BoundedLookups, admin.ModelAdmin):
 
     @admin.display(description=_("Index"))
     def index_state(self, article: Article) -> str:
-        if article.status != Article.Status.PUBLISHED:
-            return _("not indexed (draft)")
-        if article.indexed_at is None:
-            return _("pending")
-        # The gauges' and the panel's rule: an edit since, or vectors from another model.
-        return _("outdated") if article.index_stale else _("up to date")
+        return INDEX_STATES[article_index_state(article=article)]
+
+    @admin.display(description=_("Index"))
+    def index_status(self, article: Article) -> str:
+        if article.pk is None:  # the add form: nothing saved, nothing to index yet
+            return _("Indexed in the background once the article is saved as Published.")
+        state = article_index_state(article=article)
+        note = INDEX_NOTES[state]
+        if state != "draft" and not article.is_public:
+            note = _scheduled_note(article)
+        return format_html(
+            '<strong class="dc-index-state">{}</strong> · {}', INDEX_STATES[state], note
+        )
 
     # "Added successfully" alone left a new author asking when the assistant would know; the
     # note follows Django's own message (added after it).
@@ -148,17 +178,22 @@ class ArticleAdmin(BoundedLookups, admin.ModelAdmin):
 def _index_note(article: Article) -> str:
     """What happens next in the search index, for the message after a save."""
     if article.status != Article.Status.PUBLISHED:
+        # Said on every save of a draft, an unpublished article included: it left the site too.
         return _(
-            "Drafts are not searchable: set the status to Published for the assistant to "
-            "answer from it."
+            "A draft is not on the public site and the assistant does not answer from it: set "
+            "the status to Published for both."
         )
     if not article.is_public:
         # Published with a later date: indexed now, but the search keeps to published_q, so
         # the assistant cannot find it before that date.
-        return _("Scheduled for %(date)s: the assistant can answer from it from then on.") % {
-            "date": short_datetime(article.published_at)
-        }
+        return _scheduled_note(article)
     return _(
-        "The assistant can answer from it once it is indexed, usually within seconds: the "
-        "Index column then says “up to date”."
+        "The assistant can answer from it once it is indexed, usually within seconds: its "
+        "“Search index” section and the list’s Index column then say “up to date”."
     )
+
+
+def _scheduled_note(article: Article) -> str:
+    return _("Scheduled for %(date)s: the assistant can answer from it from then on.") % {
+        "date": short_datetime(article.published_at)
+    }

@@ -57,6 +57,17 @@ def article_list_for_admin(*, articles: QuerySet[Article]) -> QuerySet[Article]:
     return articles.annotate(chunk_count=Count("chunks"), index_stale=stale).defer("body")
 
 
+def article_index_state(*, article: Article) -> str:
+    """Where an article of article_list_for_admin stands in the search index: "draft",
+    "pending" (published, never indexed), "outdated" or "up_to_date"."""
+    if article.status != Article.Status.PUBLISHED:
+        return "draft"
+    if article.indexed_at is None:
+        return "pending"
+    # The gauges' and the panel's rule: an edit since, or vectors from another model.
+    return "outdated" if article.index_stale else "up_to_date"
+
+
 def article_get_visible(*, slug: str, user: User | AnonymousUser) -> Article:
     """The article a user may read: staff can preview drafts, everyone else sees published ones.
 

@@ -1,5 +1,5 @@
 import re
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -85,7 +85,7 @@ def test_the_article_form_gives_the_body_room_and_the_summary_three_lines(staff_
 
 @pytest.mark.parametrize(
     ("status", "note"),
-    [("draft", "Drafts are not searchable"), ("published", "once it is indexed")],
+    [("draft", "A draft is not on the public site"), ("published", "once it is indexed")],
 )
 def test_saving_an_article_says_when_the_assistant_can_answer_from_it(staff_client, status, note):
     # "The article … was added successfully." and nothing about the search index.
@@ -142,3 +142,43 @@ def test_the_slug_field_says_what_it_is_and_what_to_type_for_a_chinese_title(sta
     assert "(/articles/sourdough-basics/)" in html and "a Chinese title gives" in html
     chinese = staff_client.get("/admin/blog/article/add/", HTTP_ACCEPT_LANGUAGE="zh-CN")
     assert "中文标题" in chinese.content.decode()
+
+
+def index_section(html: str) -> str:
+    cell = html.split('<div class="readonly"><strong class="dc-index-state">')[1]
+    return re.sub(r"<[^>]+>", "", cell.split("</div>")[0])
+
+
+@pytest.mark.parametrize(
+    ("status", "indexed", "expected"),
+    [
+        ("draft", None, "not indexed (draft) · Drafts are not indexed"),
+        ("published", None, "pending · Waiting to be indexed"),
+        ("published", "before the edit", "outdated · The last change is being indexed"),
+        ("published", "after the edit", "up to date · The assistant answers from this version."),
+    ],
+)
+def test_the_article_page_says_where_it_stands_in_the_search_index(
+    staff_client, make_article, status, indexed, expected
+):
+    # The page showed "Indexed at: —" alone, and the note after a save pointed at a column of
+    # the list: an author editing the article could not tell whether the assistant knew it.
+    article = make_article(title="Zeppelins", status=status)
+    if indexed:
+        moment = article.updated_at + (timedelta(seconds=1 if indexed == "after the edit" else -1))
+        Article.objects.filter(pk=article.pk).update(indexed_at=moment, index_hash="h")
+    html = staff_client.get(f"/admin/blog/article/{article.pk}/change/").content.decode()
+
+    assert index_section(html).startswith(expected), index_section(html)
+
+
+def test_a_scheduled_article_s_page_says_the_assistant_waits_for_its_date(
+    staff_client, make_article
+):
+    article = make_article(title="Airships", published_at=datetime(2099, 1, 5, 9, 30, tzinfo=UTC))
+    Article.objects.filter(pk=article.pk).update(
+        indexed_at=article.updated_at + timedelta(seconds=1), index_hash="h"
+    )
+    html = staff_client.get(f"/admin/blog/article/{article.pk}/change/").content.decode()
+
+    assert index_section(html).startswith("up to date · Scheduled for Jan 5 2099")
