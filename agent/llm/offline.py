@@ -20,11 +20,14 @@ from agent.llm.base import ModelTurn, TextDelta, ToolCall, Usage
 from agent.llm.offline_answer import compose_answer, compose_summary
 from agent.llm.offline_definitions import defined_subject
 from agent.llm.offline_overview import (
+    NOTHING_BEFORE,
     OVERVIEW_LIMIT,
     WELCOME,
     compose_overview,
+    compose_rephrase,
     thanks,
     wants_overview,
+    wants_rephrase,
     without_preamble,
 )
 from agent.llm.offline_parts import question_parts
@@ -144,7 +147,12 @@ def plan(messages: list[dict], available: set[str]) -> tuple[list[ToolCall], str
     turn = _read(messages)
     searched = [out for name, out in turn.results if name == SEARCH]
     details = [out for name, out in turn.results if name == DETAIL]
-    summary = bool(_SUMMARY.search(turn.question))
+    rephrase = wants_rephrase(turn.question)
+    # "explain this more simply" with no answer before it, on an article page: the article's
+    # own summary is the simplest account of it a librarian can give.
+    summary = bool(_SUMMARY.search(turn.question)) or (
+        rephrase and not turn.earlier and turn.page is not None
+    )
     overview = wants_overview(turn.question) and LIST in available
     if overview and not turn.results:
         # More than are shown: the reader's language goes first (compose_overview).
@@ -154,6 +162,12 @@ def plan(messages: list[dict], available: set[str]) -> tuple[list[ToolCall], str
         return [], compose_overview(listed[-1], turn.lang)
     if thanks(turn.question) and not turn.results:
         return [], WELCOME[turn.lang]
+    if rephrase and not turn.results:
+        if turn.earlier:
+            return [], compose_rephrase(turn.previous_answer, turn.lang)
+        if turn.page is not None and DETAIL in available:
+            return [turn.call(DETAIL, {"article_id": turn.page})], ""
+        return [], NOTHING_BEFORE[turn.lang]
     if not turn.results:
         if summary and turn.page and DETAIL in available and _about_page(turn.question):
             return [turn.call(DETAIL, {"article_id": turn.page})], ""

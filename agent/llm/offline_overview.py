@@ -166,3 +166,55 @@ def without_preamble(message: str) -> str:
 
 # "请问" ("may I ask") opens a Chinese question as "please" does an English one.
 _MAY_I_ASK = re.compile(r"^(?:我想问一下|我想问|想问一下|想问|问一下|请问)[\s,，:：]*")
+
+
+# "explain that more simply", "I don't understand", "没看懂": the reader asks for the last answer
+# in other words, which an extractive librarian cannot give. Searched as a question it was
+# declined as if the blog had nothing; the honest reply says what it can do and where the
+# passage came from.
+_REPHRASE = re.compile(
+    r"\s*(?:sorry[,.!\s]*|hmm+[,.!\s]*)?(?:"
+    r"i (?:still )?(?:don'?t|do not|didn'?t) (?:understand|get it|follow)(?: (?:that|it|this))?"
+    r"|what do you mean|what does (?:that|this) mean"
+    r"|(?:can|could|would) you (?:please )?(?:explain|say|put|phrase) (?:that|it|this) "
+    r"(?:again|more simply|simpler|in simpler (?:terms|words)|differently|another way"
+    r"|in plain english)"
+    r"|(?:please )?(?:explain|say) (?:that|it|this) (?:again|more simply|simpler)"
+    r"|(?:can|could) you (?:please )?(?:elaborate|simplify)|(?:please )?(?:elaborate|simplify)"
+    r"|simpler(?: please)?|eli5|huh"
+    r"|没看懂|看不懂|不太懂|没太懂|不懂|听不懂|什么意思|啥意思|这是什么意思"
+    r"|(?:能不能|可以|能|请)?(?:说|讲|解释)得?(?:再)?(?:简单|通俗|明白|清楚)一?(?:点|些)"
+    r"|再(?:解释|说|讲)一(?:下|遍)"
+    r")[\s,，.。!！?？~]*(?:please|吗|呢|吧)?[\s.。!！?？]*",
+    re.IGNORECASE,
+)
+REPHRASE = {
+    "en": "I can only quote this blog’s articles, not put them in other words. {source}"
+    "Ask me about one part of it, and I’ll look for the passage that answers that.",
+    "zh": "我只能引用这个博客的文章原文，没法换一种说法。{source}"
+    "可以就其中某一点再问我，我去找回答那一点的段落。",
+}
+REPHRASE_SOURCE = {
+    "en": "The passage came from {links}; its own words around it may help. ",
+    "zh": "那段内容出自{links}，读读上下文也许会更清楚。",
+}
+# The same request as a conversation's first message, off an article page: nothing to explain.
+NOTHING_BEFORE = {
+    "en": "There’s no earlier answer here to explain. Ask me about anything this blog’s articles "
+    "cover, and I’ll quote the passage that answers it.",
+    "zh": "这里还没有可以解释的回答。"
+    "可以问我这个博客的文章里写到的任何内容，我会引用回答它的段落。",
+}
+_SOURCE_LINE = re.compile(r"^(?:Source: |来源：)(.+)$", re.MULTILINE)
+
+
+def wants_rephrase(question: str) -> bool:
+    """True when the whole message asks for the last answer again in other words."""
+    return len(question) <= 80 and _REPHRASE.fullmatch(question) is not None
+
+
+def compose_rephrase(previous_answer: str, lang: str) -> str:
+    """The honest reply to "explain that more simply", naming the previous answer's sources."""
+    found = _SOURCE_LINE.findall(previous_answer)
+    source = REPHRASE_SOURCE[lang].format(links=found[-1].strip()) if found else ""
+    return REPHRASE[lang].format(source=source)

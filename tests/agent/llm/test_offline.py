@@ -9,7 +9,15 @@ from agent.answered import is_decline
 from agent.exceptions import ToolNotFound
 from agent.llm.offline import DONT_KNOW, SEARCH_FAILED, OfflineModel
 from agent.llm.offline_answer import NO_FIGURE, NOT_MENTIONED
-from agent.llm.offline_overview import EMPTY, INTRO, OUTRO, UNLISTED, WELCOME
+from agent.llm.offline_overview import (
+    EMPTY,
+    INTRO,
+    NOTHING_BEFORE,
+    OUTRO,
+    REPHRASE,
+    UNLISTED,
+    WELCOME,
+)
 from agent.loop import Limits, TurnResult, run_turn
 from agent.prompts import build_messages
 from agent.tool import Tool
@@ -1671,3 +1679,50 @@ async def test_the_offline_model_plans_off_the_event_loop(monkeypatch):
 
     assert result.status == "done" and len(threads) == 3
     assert threading.current_thread() not in threads
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    ("message", "lang"),
+    [("can you explain that more simply?", "en"), ("I don't understand", "en"), ("没看懂", "zh")],
+)
+async def test_asked_to_say_it_again_more_simply_it_says_what_it_can_and_where_from(message, lang):
+    """Searched as a question, "explain that more simply" was declined as if the blog had
+    nothing on it."""
+    history = [
+        {"role": "user", "content": "What is RRF?"},
+        {
+            "role": "assistant",
+            "content": "A merge.\n\nSource: [Hybrid search](/articles/hybrid-search/)",
+        },
+    ]
+
+    result, _ = await ask(message, [relevant_hit(INDEX_ARTICLE, 0.9)], history=history)
+
+    assert result.tool_calls == [] and result.citations == []
+    assert result.answer.startswith(REPHRASE[lang].split("{")[0])
+    assert "[Hybrid search](/articles/hybrid-search/)" in result.answer
+
+
+@pytest.mark.asyncio
+async def test_asked_to_say_it_more_simply_first_thing_on_an_article_page_it_sums_the_page_up():
+    page = {k: INDEX_ARTICLE[k] for k in ("article_id", "title", "url")}
+
+    result, _ = await ask("can you explain this more simply?", [], page=page)
+
+    assert calls(result) == [("get_article_detail", {"article_id": 11})]
+    assert result.answer.startswith("HNSW and IVFFlat trade build time")
+
+
+@pytest.mark.asyncio
+async def test_asked_to_say_it_more_simply_with_nothing_before_it_says_so():
+    result, _ = await ask("can you explain that more simply?", [relevant_hit(INDEX_ARTICLE, 0.9)])
+
+    assert result.answer == NOTHING_BEFORE["en"] and result.tool_calls == []
+
+
+@pytest.mark.asyncio
+async def test_not_understanding_a_named_thing_is_a_question_about_it():
+    result, _ = await ask("I don't understand RRF", [relevant_hit(INDEX_ARTICLE, 0.9)])
+
+    assert calls(result)[0][0] == "search_knowledge_base"
