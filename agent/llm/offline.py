@@ -160,14 +160,8 @@ def plan(messages: list[dict], available: set[str]) -> tuple[list[ToolCall], str
     listed = [out for name, out in turn.results if name == LIST]
     if overview and listed:
         return [], compose_overview(listed[-1], turn.lang)
-    if thanks(turn.question) and not turn.results:
-        return [], WELCOME[turn.lang]
-    if rephrase and not turn.results:
-        if turn.earlier:
-            return [], compose_rephrase(turn.previous_answer, turn.lang)
-        if turn.page is not None and DETAIL in available:
-            return [turn.call(DETAIL, {"article_id": turn.page})], ""
-        return [], NOTHING_BEFORE[turn.lang]
+    if not turn.results and (thanks(turn.question) or rephrase):
+        return _no_question(turn, available)
     if not turn.results:
         if summary and turn.page and DETAIL in available and _about_page(turn.question):
             return [turn.call(DETAIL, {"article_id": turn.page})], ""
@@ -216,6 +210,18 @@ def plan(messages: list[dict], available: set[str]) -> tuple[list[ToolCall], str
         parts=answered_parts(turn.question, chosen, part_hits),
     )
     return [], answer or DONT_KNOW[turn.lang]
+
+
+def _no_question(turn: _Turn, available: set[str]) -> tuple[list[ToolCall], str]:
+    """A message that asks nothing to search for: thanks, or "say that again more simply"
+    (after an answer: where it came from; first thing on an article page: the page's summary)."""
+    if thanks(turn.question):
+        return [], WELCOME[turn.lang]
+    if turn.earlier:
+        return [], compose_rephrase(turn.previous_answer, turn.lang)
+    if turn.page is not None and DETAIL in available:
+        return [turn.call(DETAIL, {"article_id": turn.page})], ""
+    return [], NOTHING_BEFORE[turn.lang]
 
 
 def _read(messages: list[dict]) -> _Turn:
