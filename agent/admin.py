@@ -311,6 +311,8 @@ class TurnAdmin(ReadOnlyAdmin):
         # Small talk is neither answered nor missed: a ✗ put every "thanks!" among the declines.
         if obj.small_talk:
             return format_html('<span class="dc-pill dc-pill--skipped">{}</span>', _("Small talk"))
+        if obj.status == Turn.Status.RUNNING:
+            return "—"  # not decided yet: a ✗ read as a decline while the answer streamed
         return display_for_value(obj.answered, "—", boolean=True)
 
     @admin.display(description=_("Steps"), ordering="step_count")

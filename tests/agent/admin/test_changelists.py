@@ -257,6 +257,16 @@ def test_a_small_talk_turn_is_neither_answered_nor_missed_in_the_turn_list(
     assert 'alt="True"' in answered_cell(html, "What is HNSW?")
 
 
+def test_a_running_turn_is_not_marked_unanswered_in_the_turn_list(staff_client):
+    conversation = make_conversation()
+    make_turn(conversation, user_message="Still streaming?", status=Turn.Status.RUNNING,
+              answered=False)  # fmt: skip
+
+    html = staff_client.get("/admin/agent/turn/").content.decode()
+
+    assert answered_cell(html, "Still streaming?") == "—"
+
+
 @pytest.mark.parametrize(
     ("answered", "questions"),
     [
