@@ -29,8 +29,10 @@ _EMOJI = r"([:;]-?\)|🙏|👍)?"
 THANKS = re.compile(
     rf"\s*({_ACKNOWLEDGE}[\s,，!！.。]*)*{_THANKS}[\s,，!！.。~]*{_EMOJI}\s*", re.IGNORECASE
 )
+# What may open a message before its question ("thanks! and what is HNSW?"; agent.llm).
+PLEASANTRY = rf"{GREETING}|{_ACKNOWLEDGE}|{_THANKS}"
 # Any run of greetings, acknowledgements, thanks and goodbyes, and nothing else.
-_PHRASE = rf"({GREETING}|{_ACKNOWLEDGE}|{_THANKS}|{_GOODBYE})"
+_PHRASE = rf"({PLEASANTRY}|{_GOODBYE})"
 _SMALL_TALK = re.compile(
     rf"\s*{_PHRASE}({_PUNCTUATION}{_PHRASE})*{_PUNCTUATION}{_EMOJI}\s*", re.IGNORECASE
 )

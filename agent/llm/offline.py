@@ -25,7 +25,6 @@ from agent.llm.offline_overview import (
     WELCOME,
     compose_overview,
     compose_rephrase,
-    thanks,
     wants_overview,
     wants_rephrase,
     without_preamble,
@@ -33,6 +32,7 @@ from agent.llm.offline_overview import (
 from agent.llm.offline_parts import question_parts
 from agent.llm.offline_text import answer_language, language, terms
 from agent.prompts import PAGE_CONTEXT_PREFIX, READER_LANGUAGE_PREFIX, STEP_LIMIT_NUDGE
+from agent.small_talk import is_thanks
 from blog.language import fullwidth_fold
 
 SEARCH = "search_knowledge_base"
@@ -160,7 +160,7 @@ def plan(messages: list[dict], available: set[str]) -> tuple[list[ToolCall], str
     listed = [out for name, out in turn.results if name == LIST]
     if overview and listed:
         return [], compose_overview(listed[-1], turn.lang)
-    if not turn.results and (thanks(turn.question) or rephrase):
+    if not turn.results and (is_thanks(turn.question) or rephrase):
         return _no_question(turn, available)
     if not turn.results:
         if summary and turn.page and DETAIL in available and _about_page(turn.question):
@@ -215,7 +215,7 @@ def plan(messages: list[dict], available: set[str]) -> tuple[list[ToolCall], str
 def _no_question(turn: _Turn, available: set[str]) -> tuple[list[ToolCall], str]:
     """A message that asks nothing to search for: thanks, or "say that again more simply"
     (after an answer: where it came from; first thing on an article page: the page's summary)."""
-    if thanks(turn.question):
+    if is_thanks(turn.question):
         return [], WELCOME[turn.lang]
     if turn.earlier:
         return [], compose_rephrase(turn.previous_answer, turn.lang)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from agent.llm.offline_text import inert, language, link_label, plain, terms
-from agent.small_talk import GREETING, is_thanks
+from agent.small_talk import GREETING, PLEASANTRY, is_thanks
 
 OVERVIEW_LIMIT = 5
 
@@ -51,17 +51,12 @@ EMPTY = {
 }
 
 
-# A whole message of thanks ends the exchange; searching the blog for "thanks!" answered "I
-# couldn't find anything about that" to a reader being polite. The pattern is agent.small_talk's.
+# A whole message of thanks (agent.small_talk.is_thanks) ends the exchange; searching the blog
+# for "thanks!" answered "I couldn't find anything about that" to a reader being polite.
 WELCOME = {
     "en": "You’re welcome! Ask me anything else the blog’s articles cover.",
     "zh": "不客气！还有其他问题，随时问我这个博客的文章里写到的内容。",
 }
-
-
-def thanks(question: str) -> bool:
-    """True when the whole message thanks the assistant ("thanks!", "ok thank you", "谢谢")."""
-    return is_thanks(question)
 
 
 # A question about the blog's shelves, phrased any way ("what articles do you have", "which
@@ -139,9 +134,9 @@ def _line(article: dict) -> str:
 # "thanks" and "next question" were words of a topic ("what is RRF? thanks! and what is
 # HNSW?" was declined), and two words of its own made the question look like a follow-up.
 _PREAMBLE = re.compile(
-    r"^\s*(?:(?:(?:ok|okay|great|cool|nice|thanks|thank you|thank u|thx|ty|got it|i see|"
-    r"alright|all right|perfect|awesome|interesting|hmm+|ah|oh|hi|hello|hey)(?: there)?"
-    r"|好的|好|谢谢|多谢|明白了|懂了|了解|收到|嗯|哦|你好|您好)"
+    # Small talk's greetings, acknowledgements and thanks, and a few words of listening.
+    rf"^\s*(?:(?:{PLEASANTRY}|i see|alright|all right|interesting|hmm+|ah|oh"
+    r"|好的|好|明白了|懂了|了解|收到|嗯|哦)"
     # Punctuation after it, or a word that goes on ("ok next question"); not "hello world".
     r"(?:\s*[,，.。!！~]+\s*|\s+(?=(?:and|also|next|another|one more)\b)))+"
     r"(?:(?:and|also)\s+)?"
@@ -156,7 +151,7 @@ _PREAMBLE = re.compile(
 def without_preamble(message: str) -> str:
     """The question after any thanks, greeting or "next question:" before it; the whole
     message when nothing follows (a message that only thanks is answered as thanks)."""
-    if thanks(message):
+    if is_thanks(message):
         return message
     match = _PREAMBLE.match(message)
     rest = message[match.end() :].strip() if match else message
