@@ -21,7 +21,7 @@ import math
 import time
 
 from agent.ratelimit import address_bucket
-from ops import metrics
+from ops.metrics import refusal_count
 
 # Buckets are dropped once full again (the address went quiet); a sweep runs every this many
 # requests, so memory follows the addresses active in the last few seconds.
@@ -48,7 +48,7 @@ class HttpRequestRate:
         wait = self.take(address_bucket(client), time.monotonic())
         if wait is None:
             return await self.application(scope, receive, send)
-        metrics.REFUSALS.labels(reason="http_rate").inc()
+        refusal_count(reason="http_rate")
         await _too_many(send, str(scope.get("path", "")), wait)
 
     def take(self, key: str, now: float) -> float | None:

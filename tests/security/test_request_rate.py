@@ -11,6 +11,8 @@ import socket
 import httpx
 import pytest
 
+from tests.ops.prom import scrape, value
+
 pytestmark = pytest.mark.django_db(transaction=True)
 
 FLOODER = "203.0.113.9"  # behind the trusted proxy
@@ -60,3 +62,7 @@ def test_an_address_past_its_burst_is_refused_and_others_are_not(serve):
     assert page.status_code == 429 and page.headers["Content-Type"].startswith("text/plain")
     assert other.status_code == 200  # another address has a bucket of its own
     assert machine == [200] * (BURST + 10)  # loopback (probes, benches) is not counted
+    refused = REQUESTS - statuses.count(200) + 2  # the flood's, the API call's and the page's
+    assert (
+        value(scrape(server.url), "docent_rate_limit_refusals_total", reason="http_rate") == refused
+    )
