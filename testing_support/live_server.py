@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import http.client
 import os
+import random
 import secrets
 import socket
 import subprocess
@@ -166,9 +167,38 @@ class LiveServer:
 
 
 def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+    """A port that is free now and that no other test process will be handed before our
+    server binds it.
+
+    `bind(("", 0))` draws from the kernel's ephemeral range, and so does every other test
+    process's scripted model server: a port probed and released here could be given to one of
+    them before daphne bound it (a /metrics scrape once got "no route GET /metrics"). So the
+    port comes from below that range, from a block of this xdist worker's own, at a random
+    place in it (two runs on one machine rarely meet), and is never handed out twice.
+    """
+    block = _PORT_BLOCK * _worker_index()
+    for _ in range(_PORT_BLOCK):
+        port = _PORT_BASE + block + _random.randrange(_PORT_BLOCK)
+        if port in _handed_out:
+            continue
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        _handed_out.add(port)
+        return port
+    raise RuntimeError(f"no free port in {_PORT_BASE + block}..{_PORT_BASE + block + _PORT_BLOCK}")
+
+
+_PORT_BASE, _PORT_BLOCK = 12000, 1200  # 16 workers end at 31200, below 32768 (Linux's default)
+_handed_out: set[int] = set()
+_random = random.Random()  # noqa: S311 - spreading ports, not a secret
+
+
+def _worker_index() -> int:
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")  # "gw3"; unset outside xdist
+    return int(worker.removeprefix("gw") or 0) % 16
 
 
 def database_url(name: str) -> str:

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from docent.cluster import free_port, nginx_conf, nginx_prepare
+from docent.cluster import nginx_conf, nginx_prepare
+from testing_support.live_server import free_port
 
 pytestmark = pytest.mark.skipif(
     not shutil.which("nginx", path="/usr/sbin:/usr/bin:/sbin"), reason="nginx is not installed"
