@@ -372,7 +372,11 @@ def _fuse(lists: list[_Ranked], prepared: _Query) -> list["_Candidate"]:
             best[article_id] = row
         similarity[article_id] = max(similarity.get(article_id, -1.0), 1.0 - row["distance"])
         matched.setdefault(article_id, set()).update(row["matched"])
-        texts.setdefault(article_id, []).append(row["text"])
+        # The title and headings are indexed with the text (blog.chunking.embedding_text), so a
+        # same-language question matches them; a translation must be able to as well.
+        texts.setdefault(article_id, []).append(
+            f"{row['article__title']}\n{row['heading_path']}\n{row['text']}"
+        )
     alpha = settings.SEARCH_FUSION_ALPHA
     found = [{row["article_id"] for row in rows} for rows, _ in lists]
     fused = {

@@ -120,3 +120,28 @@ def test_an_english_question_the_chinese_articles_do_not_answer_still_finds_noth
     book = VectorBook({question: unit((0, 1.0))})
 
     assert article_search(query=question, embedder=book) == []
+
+
+def test_a_translation_in_the_article_s_title_covers_the_question_s_term(
+    make_article, add_chunk, settings
+):
+    """Titles and headings are indexed with the text, so a same-language question matches
+    them; "限流" found "rate limit" in the article's text only, and its title is where it is."""
+    settings.SEARCH_GLOSSARY = True
+    english = add_chunk(
+        make_article(title="Rate limits for public chatbots", slug="limits"),
+        "Count each visitor's requests per minute and refuse the rest.",
+        unit((0, 1.0)),
+    )
+    english.heading_path, english.language = "Two identities", "en"
+    english.save()
+    board = make_article(title="看板", slug="board-zh")
+    chinese = add_chunk(board, "延迟看板只看 p95。", unit((2, 1.0)))
+    chinese.language = "zh"
+    chinese.save()
+    question = "聊天机器人怎么做限流？"
+    book = VectorBook({question: unit((0, 0.8), (1, 0.6))})
+
+    hits = {h.url: h for h in article_search(query=question, embedder=book, min_relevance=0)}
+
+    assert hits["/articles/limits/"].coverage > 0
