@@ -23,6 +23,7 @@ from agent.llm.offline_overview import (
     NOTHING_BEFORE,
     OVERVIEW_LIMIT,
     WELCOME,
+    about_assistant,
     compose_overview,
     compose_rephrase,
     wants_overview,
@@ -153,6 +154,8 @@ def plan(messages: list[dict], available: set[str]) -> tuple[list[ToolCall], str
     summary = bool(_SUMMARY.search(turn.question)) or (
         rephrase and not turn.earlier and turn.page is not None
     )
+    if not turn.results and (reply := about_assistant(turn.question, turn.lang)):
+        return [], reply
     overview = wants_overview(turn.question) and LIST in available
     if overview and not turn.results:
         # More than are shown: the reader's language goes first (compose_overview).
