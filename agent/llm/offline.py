@@ -24,6 +24,7 @@ from agent.llm.offline_overview import (
     OVERVIEW_LIMIT,
     WELCOME,
     about_assistant,
+    asks_how_many,
     compose_overview,
     compose_rephrase,
     wants_overview,
@@ -54,6 +55,7 @@ SEARCH_FAILED = {
 }
 _FOUND_NOTHING = {*DONT_KNOW.values(), *SEARCH_FAILED.values()}
 MAX_READ = 3  # articles read in full per question
+LIST_LIMIT = 4 * OVERVIEW_LIMIT  # listed for an overview: the reader's language goes first
 # A lower hit is read too when its relevance is at least this share of the top hit's.
 SECOND_HIT_SHARE = 0.75
 
@@ -159,10 +161,11 @@ def plan(messages: list[dict], available: set[str]) -> tuple[list[ToolCall], str
     overview = wants_overview(turn.question) and LIST in available
     if overview and not turn.results:
         # More than are shown: the reader's language goes first (compose_overview).
-        return [turn.call(LIST, {"limit": 4 * OVERVIEW_LIMIT})], ""
+        return [turn.call(LIST, {"limit": LIST_LIMIT})], ""
     listed = [out for name, out in turn.results if name == LIST]
     if overview and listed:
-        return [], compose_overview(listed[-1], turn.lang)
+        count = asks_how_many(turn.question)
+        return [], compose_overview(listed[-1], turn.lang, requested=LIST_LIMIT, count=count)
     if not turn.results and (is_thanks(turn.question) or rephrase):
         return _no_question(turn, available)
     if not turn.results:

@@ -25,6 +25,12 @@ _ABOUT_BLOG = (
     r"|(list|show)( me)?( all| the)? (articles|posts)|(latest|newest|recent) (articles|posts)"
     r"|你(能|会|可以)(做|干|回答)(什么|些什么|哪些)|你是谁|怎么用|帮助"
     r"|(这个)?(博客|网站)(讲|写|是|有)(些)?(什么|哪些)(内容|文章)?|有哪些文章|最新(的)?文章|有什么新(文章|内容)?"
+    # "summarize this blog in one sentence" was read as a summary of an article about "in one
+    # sentence", and summed up a random one.
+    r"|(summari[sz]e|sum up|describe|give me an overview of|(an )?overview of|tl;?dr( of)?)"
+    r"( for me)? (this|the|your) (blog|site|website)( for me)?"
+    r"( in (one|a|two|three|a few) (sentences?|lines?|words|paragraphs?))?( for me)?"
+    r"|(总结|概括|介绍)(一下)?(这个|你们的?)?(博客|网站)"
 )
 _WHOLE = re.compile(
     rf"\s*(({GREETING})[\s,，!！.。]*)?(({_ABOUT_BLOG}))?\s*[?？!！.。~]*\s*", re.IGNORECASE
@@ -48,6 +54,24 @@ UNLISTED = {
 EMPTY = {
     "en": "Hello! I answer questions from this blog’s articles, but none is published yet.",
     "zh": "你好！我根据这个博客的文章回答问题，但目前还没有发表的文章。",
+}
+
+
+_HOW_MANY = re.compile(
+    r"\bhow many (articles|posts|blog posts|pieces|entries|write-?ups)\b"
+    r"|(多少|几)篇|多少(文章|博文)",
+    re.IGNORECASE,
+)
+# The greeting's place, when the reader asked how many articles there are.
+COUNT = {
+    "en": "The blog has {n} published articles. I answer questions from them and cite the ones "
+    "I quote. The newest:",
+    "zh": "博客共发表了 {n} 篇文章，我根据它们回答问题，并注明引用的文章。最新的几篇：",
+}
+COUNT_AT_LEAST = {
+    "en": "The blog has at least {n} published articles. I answer questions from them and cite "
+    "the ones I quote. The newest:",
+    "zh": "博客至少发表了 {n} 篇文章，我根据它们回答问题，并注明引用的文章。最新的几篇：",
 }
 
 
@@ -81,7 +105,7 @@ _CATALOGUE_ZH = re.compile(
 _LATIN = re.compile(r"[a-z0-9]+")
 # "how do I publish a post?" and "what is a blog?" ask about a thing, not the shelves.
 _NOT_CATALOGUE = re.compile(
-    r"\b(how|why|when|where)\b|\bwhat('s| is) an?\b|怎么|如何|为什么|为啥", re.IGNORECASE
+    r"\b(how(?! many)|why|when|where)\b|\bwhat('s| is) an?\b|怎么|如何|为什么|为啥", re.IGNORECASE
 )
 
 
@@ -154,21 +178,34 @@ def _asks_catalogue(question: str) -> bool:
     return not any(terms(word) for word in words)
 
 
-def compose_overview(articles: object, lang: str) -> str:
+def asks_how_many(question: str) -> bool:
+    """ "How many articles are there?", "有多少篇文章": the overview, with the count."""
+    return _HOW_MANY.search(question) is not None
+
+
+def compose_overview(
+    articles: object, lang: str, *, requested: int = 0, count: bool = False
+) -> str:
     """A greeting, then the newest articles, each linked with its summary.
 
     Articles in the reader's language come first, newest first; then the others. `articles`
-    is the list tool's output: anything but a list is its error.
+    is the list tool's output: anything but a list is its error. With `count`, the greeting
+    says how many are published: exactly when fewer than `requested` came back, else "at
+    least" that many (the list tool returns 20 at most).
     """
     if not isinstance(articles, list):
         return UNLISTED[lang]
     listed = [a for a in articles if isinstance(a, dict) and a.get("url")]
+    total = len(listed)
     listed.sort(key=lambda a: language(str(a.get("title", ""))) != lang)
     listed = listed[:OVERVIEW_LIMIT]
     if not listed:
         return EMPTY[lang]
+    intro = INTRO[lang]
+    if count:
+        intro = (COUNT_AT_LEAST if total >= requested else COUNT)[lang].format(n=total)
     lines = [_line(article) for article in listed]
-    return f"{INTRO[lang]}\n\n" + "\n".join(lines) + f"\n\n{OUTRO[lang]}"
+    return f"{intro}\n\n" + "\n".join(lines) + f"\n\n{OUTRO[lang]}"
 
 
 def _line(article: dict) -> str:

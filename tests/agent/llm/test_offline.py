@@ -11,6 +11,8 @@ from agent.llm.offline import DONT_KNOW, SEARCH_FAILED, OfflineModel
 from agent.llm.offline_answer import NO_FIGURE, NOT_MENTIONED
 from agent.llm.offline_overview import (
     ABOUT_MODEL,
+    COUNT,
+    COUNT_AT_LEAST,
     EMPTY,
     INTRO,
     NOTHING_BEFORE,
@@ -1264,6 +1266,11 @@ async def ask_with_list(question: str, articles: list[dict] | None, hits: list[d
         "这个博客都写了哪些主题？",
         "What’s new on the blog?",
         "What topics does this blog cover?",
+        # Summed up an article about "in one sentence" before.
+        "summarize this blog in one sentence",
+        "Give me an overview of the site",
+        "总结一下这个博客",
+        "how many articles are there?",
     ],
 )
 async def test_a_greeting_gets_the_newest_articles_not_a_failed_search(question):
@@ -1275,6 +1282,34 @@ async def test_a_greeting_gets_the_newest_articles_not_a_failed_search(question)
     )
     assert [c["article_id"] for c in result.citations] == [11, 12]
     assert DONT_KNOW["en"] not in result.answer and DONT_KNOW["zh"] not in result.answer
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    ("question", "lang"), [("How many articles are there?", "en"), ("有多少篇文章？", "zh")]
+)
+async def test_how_many_articles_is_answered_with_the_count(question, lang):
+    result = await ask_with_list(question, [INDEX_ARTICLE, COST_ARTICLE], [])
+
+    assert result.answer.startswith(COUNT[lang].format(n=2))
+
+
+@pytest.mark.asyncio
+async def test_a_full_list_gives_the_count_as_a_lower_bound():
+    many = [{**INDEX_ARTICLE, "article_id": i, "url": f"/articles/a-{i}/"} for i in range(20)]
+
+    result = await ask_with_list("how many posts do you have?", many, [])
+
+    assert result.answer.startswith(COUNT_AT_LEAST["en"].format(n=20))
+
+
+@pytest.mark.asyncio
+async def test_how_many_articles_about_a_topic_is_searched():
+    result = await ask_with_list(
+        "how many articles cover HNSW?", [INDEX_ARTICLE], [relevant_hit(INDEX_ARTICLE, 0.8)]
+    )
+
+    assert calls(result)[0][0] == "search_knowledge_base"
 
 
 @pytest.mark.asyncio
