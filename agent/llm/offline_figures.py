@@ -15,6 +15,11 @@ _ASKS = re.compile(
     r"\b(default|maximum|minimum|max|min) (value|number|size|setting)\b|"
     r"\b(?:largest|biggest|smallest|highest|lowest|greatest)\s+(?:number|count|size|value|amount)\b|"
     r"\bwhat(?:'s| is| are)? (?:the |its |their )?(default|timeout|limit|threshold)\b|"
+    # "What's the step limit?" asks for its value; "what is a step limit?" what one is (the
+    # definite article, a noun or two, then a word for an amount).
+    r"\bwhat(?:'s| is| are| was) (?:the|its|their|your|docent's) (?:[\w-]+ ){1,2}"
+    r"(?:limits?|caps?|budgets?|timeouts?|thresholds?|size|maximum|minimum|allowance|quota|"
+    r"dimensions?|default)\s*[?？.!]*\s*$|"
     r"\b(?:set|default(?:s|ed)?) to what\b|\bwhat (?:is|are) (?:it|they) set to\b|"
     r"多少|几个|几次|几秒|几毫秒|几分钟|几倍|几条|几篇|几步|多久|多长|多大|多快|多高|多低|多频繁|"
     r"默认值|数值|百分之几|几成|默认(是|为|设|设置)(多少|几)",
@@ -80,6 +85,8 @@ _NOT_A_FIGURE = re.compile(
     r"(?!\s*(?:%|ms\b|µs\b|s\b|sec|second|minute|hour|day|token|request|message|call|step|"
     r"worker|row|chunk|item|time|char|word|byte|[kmg]b\b))"
     r"|\b(?:19|20)\d\d\b"
+    # Items already named, counted again: "the other two", "these three", "both".
+    r"|\b(?:the other|the|these|those|all)\s+(?:two|three|four)\b"
 )
 
 

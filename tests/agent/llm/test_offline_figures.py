@@ -21,6 +21,13 @@ from agent.llm.offline_figures import asks_for_figure, gives_figure
         ("pgvector 0.8 added iterative scans", "Which pgvector version added them?", True),
         ("Since Channels 4 Daphne is separate", "Which Redis version does it need?", False),
         ("Requires Python 3.12", "什么版本的 Python 才行？", True),
+        # Items already named, counted again, are no figure.
+        (
+            "They keep the first group happy and the other two cheap.",
+            "What's the rate limit?",
+            False,
+        ),
+        ("Allowance: 30 questions per 10 minutes", "What's the per-IP limit?", True),
     ],
 )
 def test_a_fact_gives_the_figure_the_question_asks_for(text, question, gives):
@@ -31,3 +38,20 @@ def test_a_fact_gives_the_figure_the_question_asks_for(text, question, gives):
 def test_superlatives_ask_for_a_figure():
     assert asks_for_figure("What is the largest number of dimensions a column can store?")
     assert not asks_for_figure("Why is the largest article split into chunks?")
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["What's the step limit?", "what is the daily token budget?", "What's the rate limit?",
+     "what is the chunk size", "What is Docent's tool timeout?"],
+)  # fmt: skip
+def test_the_value_of_a_named_limit_is_a_figure(question):
+    # "A step limit is also a sensor." answered "what's the step limit?" as a definition.
+    assert asks_for_figure(question)
+
+
+@pytest.mark.parametrize(
+    "question", ["What is a step limit?", "what are token budgets?", "what is a rate limit"]
+)
+def test_what_a_limit_is_is_no_figure(question):
+    assert not asks_for_figure(question)
