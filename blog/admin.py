@@ -4,6 +4,7 @@ from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.widgets import AdminTextareaWidget
 from django.db.models import QuerySet
+from django.forms import Script
 from django.http import HttpRequest
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
@@ -85,6 +86,10 @@ class ArticleAdmin(BoundedLookups, admin.ModelAdmin):
     # Dates written as the list writes them, not Django's "Dec. 4, …, a.m.".
     readonly_fields = ["index_status", "indexed"]
     actions = ["reindex_selected"]
+
+    class Media:
+        js = [Script("admin/docent-article-slug.js", type="module")]
+
     # The body is where an author writes; it opened as small as the one-line summary.
     TEXTAREAS = {
         "summary": {"rows": 3, "class": "vLargeTextField dc-article-summary"},
@@ -102,9 +107,11 @@ class ArticleAdmin(BoundedLookups, admin.ModelAdmin):
             field.required = False
             field.help_text = _(
                 "The end of the article’s address (/articles/sourdough-basics/): Latin "
-                "letters, digits and hyphens. Left empty, it is made from the title; a Chinese "
-                "title gives “article”, so type a readable one."
+                "letters, digits and hyphens. Left empty, it is made from the title when you "
+                "save, Chinese spelled in pinyin (文本嵌入 gives wen-ben-qian-ru). It stays "
+                "the same when the title changes later."
             )
+            field.widget.attrs["placeholder"] = _("made from the title when you save")
         return field
 
     def get_queryset(self, request):

@@ -1,6 +1,7 @@
 """Writes for the blog."""
 
 import datetime as dt
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -82,9 +83,15 @@ def tag_get_or_create(*, name: str) -> Tag:
 def article_slug_from_title(*, title: str, exclude_pk: int | None = None) -> str:
     """A free slug for an article whose author left it empty.
 
-    The admin's slug script keeps ASCII only, so a Chinese title gave an empty slug and the form
-    refused with "This field is required". The URL pattern takes ASCII slugs only, so such a
-    title becomes "article", numbered when taken.
+    The URL pattern takes ASCII slugs only, and Django's slugify drops Chinese characters, so
+    a Chinese title became "article", "article-2", ...: addresses that said nothing and that
+    depended on the order articles were written in. Chinese is spelled in pinyin instead
+    ("文本嵌入入门" -> "wen-ben-qian-ru-ru-men"), which a Chinese reader reads as the title
+    and which is the same whenever the title is. pypinyin (MIT, pure Python, no dependencies)
+    knows the readings of phrases ("银行" is "yin-hang", not "yin-xing"); its dictionaries
+    take about 40 MB and load on the first Chinese title only. The slug is made once, when the
+    field is empty: an article's existing address never changes with its title or a new
+    pypinyin.
 
     Args:
         title: the article's title.
@@ -92,7 +99,7 @@ def article_slug_from_title(*, title: str, exclude_pk: int | None = None) -> str
     Returns:
         The slug, unique among articles, at most 200 characters.
     """
-    base = slugify(title)[:190].strip("-") or "article"
+    base = _slug_cut(slugify(_pinyin(title)), SLUG_FROM_TITLE_MAX) or "article"
     taken = set(
         Article.objects.filter(slug__startswith=base)
         .exclude(pk=exclude_pk)
@@ -103,3 +110,23 @@ def article_slug_from_title(*, title: str, exclude_pk: int | None = None) -> str
         number += 1
         slug = f"{base}-{number}"
     return slug
+
+
+# A slug made from a long title is cut at a word, so no syllable is left half spelled.
+SLUG_FROM_TITLE_MAX = 100
+_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+
+
+def _pinyin(text: str) -> str:
+    """The text with each Chinese character spelled in toneless pinyin, words apart."""
+    if not _HAN.search(text):
+        return text
+    from pypinyin import Style, lazy_pinyin  # its dictionaries load here, on first use
+
+    return " ".join(lazy_pinyin(text, style=Style.NORMAL, v_to_u=True, errors="default"))
+
+
+def _slug_cut(slug: str, limit: int) -> str:
+    if len(slug) <= limit:
+        return slug
+    return slug[: limit + 1].rsplit("-", 1)[0].strip("-")

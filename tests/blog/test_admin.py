@@ -120,28 +120,49 @@ def test_saving_a_scheduled_article_says_the_assistant_waits_for_its_date(staff_
     assert "定于 2099年1月5日 09:30 发布" in page
 
 
-def test_a_chinese_title_with_no_slug_saves_under_a_free_slug(staff_client, make_article):
-    # The slug script keeps ASCII only: "酸面包入门" left the slug empty and the form answered
-    # "This field is required", with nothing saying what a slug is or what to type.
-    make_article(title="Article", slug="article")
+def test_a_chinese_title_with_no_slug_is_spelled_in_pinyin(staff_client, make_article):
+    # The slug script keeps ASCII only, and the server gave such a title "article", then
+    # "article-2", ...: addresses that said nothing about the article.
     form = {"title": "酸面包入门", "slug": "", "summary": "", "tags": [],
             "body": "## 面团\n\n面粉和水。", "status": "draft"}  # fmt: skip
 
     response = staff_client.post("/admin/blog/article/add/", form, follow=True)
 
     assert "was added successfully" in response.content.decode()
-    assert Article.objects.get(title="酸面包入门").slug == "article-2"
+    article = Article.objects.get(title="酸面包入门")
+    assert article.slug == "suan-mian-bao-ru-men"
+    # The same title again is numbered; a mixed one keeps its Latin words, phrases read right.
+    staff_client.post("/admin/blog/article/add/", form)
+    assert Article.objects.filter(slug="suan-mian-bao-ru-men-2").exists()
+    staff_client.post("/admin/blog/article/add/", {**form, "title": "Django 与银行"})
+    assert Article.objects.filter(slug="django-yu-yin-hang").exists()
     form.update(title="Sourdough basics", slug="")  # an ASCII title still gives its own words
     staff_client.post("/admin/blog/article/add/", form)
     assert Article.objects.filter(slug="sourdough-basics").exists()
+    # A saved address stays: a new title does not move the article.
+    edit = {**form, "title": "全麦酸面包", "slug": article.slug}
+    staff_client.post(f"/admin/blog/article/{article.pk}/change/", edit)
+    assert Article.objects.get(pk=article.pk).slug == "suan-mian-bao-ru-men"
+
+
+def test_a_long_title_s_slug_is_cut_at_a_word():
+    from blog.services import article_slug_from_title
+
+    slug = article_slug_from_title(title="长城" * 40)
+
+    assert len(slug) <= 100 and slug.endswith("-cheng"), slug
 
 
 def test_the_slug_field_says_what_it_is_and_what_to_type_for_a_chinese_title(staff_client):
     html = staff_client.get("/admin/blog/article/add/").content.decode()
 
-    assert "(/articles/sourdough-basics/)" in html and "a Chinese title gives" in html
+    assert "(/articles/sourdough-basics/)" in html and "Chinese spelled in pinyin" in html
+    assert 'placeholder="made from the title when you save"' in html
+    # The script that keeps Django's ASCII-only slug script from writing "django" for
+    # "Django 入门" (the server spells the whole title instead).
+    assert re.search(r'src="/static/admin/docent-article-slug.js"[^>]*type="module"', html)
     chinese = staff_client.get("/admin/blog/article/add/", HTTP_ACCEPT_LANGUAGE="zh-CN")
-    assert "中文标题" in chinese.content.decode()
+    assert "中文按拼音拼写" in chinese.content.decode()
 
 
 def index_section(html: str) -> str:
