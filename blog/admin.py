@@ -163,7 +163,17 @@ class ArticleAdmin(BoundedLookups, admin.ModelAdmin):
     def response_change(self, request, obj):
         response = super().response_change(request, obj)
         self.message_user(request, _index_note(obj), messages.INFO)
+        if getattr(obj, "unpublished_from", None):
+            # Article.save cleared the date; say which it was, since the form no longer shows it.
+            self.message_user(request, _unpublished_note(obj.unpublished_from), messages.INFO)
         return response
+
+    def save_model(self, request, obj, form, change):
+        was_public_from = form.initial.get("published_at") if change else None
+        was_published = form.initial.get("status") == Article.Status.PUBLISHED
+        super().save_model(request, obj, form, change)
+        if was_published and obj.status == Article.Status.DRAFT:
+            obj.unpublished_from = was_public_from
 
     @admin.action(description=_("Reindex selected articles"))
     def reindex_selected(self, request: HttpRequest, queryset: QuerySet[Article]) -> None:
@@ -204,3 +214,10 @@ def _scheduled_note(article: Article) -> str:
     return _("Scheduled for %(date)s: the assistant can answer from it from then on.") % {
         "date": short_datetime(article.published_at)
     }
+
+
+def _unpublished_note(date) -> str:
+    return _(
+        "Its publication date, %(date)s, was cleared: published again, it is dated from then. "
+        "To keep the old date, type it back in when you publish."
+    ) % {"date": short_datetime(date)}

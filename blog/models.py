@@ -63,7 +63,10 @@ class Article(models.Model):
         null=True,
         blank=True,
         db_index=True,
-        help_text=_("Set automatically when first published."),
+        help_text=_(
+            "Left empty, it is the moment you save as Published; a later date schedules the "
+            "article. A draft has none: going back to draft clears it."
+        ),
     )
     created_at = models.DateTimeField(_("created at"), auto_now_add=True)
     updated_at = models.DateTimeField(_("updated at"), auto_now=True)
@@ -86,6 +89,12 @@ class Article(models.Model):
         # Publishing without a date means "now"; keeps the public filter simple.
         if self.status == self.Status.PUBLISHED and self.published_at is None:
             self.published_at = timezone.now()
+        # A draft has no publication date. An unpublished article kept its first one: the
+        # admin's list said "Published Dec 4" beside "Draft", and publishing again brought it
+        # back under that old date, below articles written since. Now it is dated when it
+        # goes out again (the author may type the old date back in to keep it).
+        if self.status == self.Status.DRAFT:
+            self.published_at = None
         super().save(*args, **kwargs)
 
     def get_absolute_url(self) -> str:

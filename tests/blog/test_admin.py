@@ -203,3 +203,30 @@ def test_a_scheduled_article_s_page_says_the_assistant_waits_for_its_date(
     html = staff_client.get(f"/admin/blog/article/{article.pk}/change/").content.decode()
 
     assert index_section(html).startswith("up to date · Scheduled for Jan 5 2099")
+
+
+def test_unpublishing_clears_the_date_and_publishing_again_dates_it_anew(staff_client):
+    # A draft kept its first publication date: the list read "Published Dec 4" beside "Draft",
+    # and publishing again put it back under that old date, below everything written since.
+    form = {"title": "Zeppelins", "slug": "zeppelins", "summary": "", "tags": [],
+            "body": "Moored to masts.", "status": "published",
+            "published_at_0": "2026-01-05", "published_at_1": "09:30:00"}  # fmt: skip
+    staff_client.post("/admin/blog/article/add/", form)
+    article = Article.objects.get(slug="zeppelins")
+    url = f"/admin/blog/article/{article.pk}/change/"
+
+    page = staff_client.post(url, {**form, "status": "draft"}, follow=True).content.decode()
+
+    article.refresh_from_db()
+    assert article.published_at is None
+    assert "Its publication date, Jan 5 2026, 09:30, was cleared" in page
+    listing = staff_client.get("/admin/blog/article/").content.decode()
+    assert re.search(r'<td class="field-published">—</td>', listing), listing
+    staff_client.post(url, {**form, "status": "published", "published_at_0": "",
+                            "published_at_1": ""})  # fmt: skip
+    article.refresh_from_db()
+    assert article.published_at > datetime.now(UTC) - timedelta(minutes=1)
+    # A draft saved again (not unpublished now) gets no such note.
+    staff_client.post(url, {**form, "status": "draft"}, follow=True)  # its messages read
+    page = staff_client.post(url, {**form, "status": "draft"}, follow=True).content.decode()
+    assert "was cleared" not in page

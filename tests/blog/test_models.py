@@ -35,3 +35,14 @@ def test_articles_tags_and_chunks_share_the_rule(three, settings):
         )
     visible = Chunk.objects.filter(published_q("article__")).values_list("text", flat=True)
     assert list(visible) == ["Live"]
+
+
+def test_a_draft_has_no_publication_date(make_article):
+    article = make_article(title="Withdrawn")
+    assert article.published_at is not None
+
+    article.status = Article.Status.DRAFT
+    article.save()
+
+    article.refresh_from_db()
+    assert article.published_at is None and not article.is_public
