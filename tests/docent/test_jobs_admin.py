@@ -167,3 +167,29 @@ def test_the_chinese_filter_headings_have_no_stray_space(staff_client, job_id):
 
     assert "按计划执行时间" in filter_titles(listing)
     assert [title for title in filter_titles(listing) if " " in title] == []
+
+
+def test_the_scheduled_for_filter_offers_times_from_now_not_past_ranges(staff_client, job_id):
+    # Django's date filter offered "Past 7 days" and "This month" for a time set only when a
+    # job must wait (a retry's back-off): ranges that ended now, for jobs waiting for later.
+    url = "/admin/procrastinate/procrastinatejob/"
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "INSERT INTO procrastinate_jobs (queue_name, task_name, args, status, scheduled_at)"
+            " SELECT 'index', 'blog.article_index', '{}', 'todo', now() + make_interval(mins => m)"
+            " FROM unnest(ARRAY[5, 300, -5]) AS m RETURNING id"
+        )
+        soon, later, due = [row[0] for row in cursor.fetchall()]
+    listing = staff_client.get(url).content.decode()
+
+    choices = re.findall(r'\?scheduled=\w+">([^<]+)</a>', listing)
+    assert choices == ["Not scheduled: runs when a worker is free", "Within the next hour",
+                       "Later than an hour from now", "Already due"]  # fmt: skip
+    assert "Past 7 days" not in listing and "This year" not in listing
+    expected = {"none": [job_id], "hour": [soon], "later": [later], "due": [due]}
+    for value, ids in expected.items():
+        page = staff_client.get(url, {"scheduled": value}).content.decode()
+        shown = [
+            int(pk) for pk in re.findall(r'<th class="field-id"><a href="[^"]*/(\d+)/change/', page)
+        ]
+        assert shown == ids, value
