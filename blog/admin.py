@@ -3,17 +3,23 @@
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.widgets import AdminTextareaWidget
+from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django.forms import Script
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
+from django.urls import path
+from django.utils.cache import patch_cache_control
+from django.utils.decorators import method_decorator
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext, pgettext_lazy
+from django.views.decorators.http import require_POST
 
 from blog.indexing import articles_index_enqueue
 from blog.models import Article, Tag
-from blog.selectors import article_index_state, article_list_for_admin
+from blog.selectors import article_index_state, article_list_for_admin, article_preview_build
 from blog.services import article_slug_from_title
+from blog.views import article_page_render
 from docent.admin_dates import short_datetime
 from docent.admin_lookups import BoundedLookups
 
@@ -113,6 +119,34 @@ class ArticleAdmin(BoundedLookups, admin.ModelAdmin):
             )
             field.widget.attrs["placeholder"] = _("made from the title when you save")
         return field
+
+    def get_urls(self):
+        preview = self.admin_site.admin_view(self.preview_view)  # staff only, CSRF-checked
+        return [path("preview/", preview, name="blog_article_preview"), *super().get_urls()]
+
+    @method_decorator(require_POST)
+    def preview_view(self, request: HttpRequest) -> HttpResponse:
+        """The article form's content as its page on the site, before (or without) a save.
+
+        The form's Preview button posts the form here, into a tab of its own; the page is the
+        public one (blog.views.article_page_render: its template, renderer and sanitiser).
+        """
+        if not (self.has_add_permission(request) or self.has_change_permission(request)):
+            raise PermissionDenied
+        form = self.get_form(request)(request.POST)
+        form.is_valid()  # a slug already taken, say, must not keep the author from a preview
+        cleaned = getattr(form, "cleaned_data", {})
+        article, tags = article_preview_build(
+            title=request.POST.get("title", ""),
+            summary=request.POST.get("summary", ""),
+            body=request.POST.get("body", ""),
+            status=cleaned.get("status") or Article.Status.DRAFT,
+            published_at=cleaned.get("published_at"),
+            tags=cleaned.get("tags") or [],
+        )
+        response = article_page_render(request, article=article, tags=tags, preview=True)
+        patch_cache_control(response, private=True, no_store=True)
+        return response
 
     def get_queryset(self, request):
         # The changelist never needs bodies; chunk counts come in the same query.

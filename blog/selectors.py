@@ -1,5 +1,8 @@
 """Reads for the blog. Visibility rules live here, so no page can forget them."""
 
+import datetime as dt
+from collections.abc import Iterable
+
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import (
@@ -14,6 +17,7 @@ from django.db.models import (
     QuerySet,
 )
 from django.http import Http404
+from django.utils import timezone
 
 from blog.models import Article, Chunk, Tag, published_q
 
@@ -66,6 +70,32 @@ def article_index_state(*, article: Article) -> str:
         return "pending"
     # The gauges' and the panel's rule: an edit since, or vectors from another model.
     return "outdated" if article.index_stale else "up_to_date"
+
+
+def article_preview_build(
+    *,
+    title: str,
+    summary: str,
+    body: str,
+    status: str,
+    published_at: dt.datetime | None,
+    tags: Iterable[Tag],
+) -> tuple[Article, list[Tag]]:
+    """An unsaved article as the admin's form holds it, and its tags, to render as its page.
+
+    Returns:
+        The article (never saved: it has no id) and its tags by name, as the page lists them.
+    """
+    if status == Article.Status.PUBLISHED and published_at is None:
+        published_at = timezone.now()  # what Article.save will write
+    article = Article(
+        title=title,
+        summary=summary,
+        body=body,
+        status=status,
+        published_at=published_at if status == Article.Status.PUBLISHED else None,
+    )
+    return article, sorted(tags, key=lambda tag: tag.name)
 
 
 def article_get_visible(*, slug: str, user: User | AnonymousUser) -> Article:

@@ -1,5 +1,7 @@
 """Blog pages. Thin: each view asks a selector and renders a template."""
 
+from collections.abc import Iterable
+
 from django.conf import settings
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
@@ -7,6 +9,7 @@ from django.shortcuts import render
 from django.utils.cache import patch_cache_control
 
 from blog import selectors
+from blog.models import Article, Tag
 from blog.rendering import markdown_to_html
 
 
@@ -23,16 +26,25 @@ def article_list(request: HttpRequest) -> HttpResponse:
 
 def article_detail(request: HttpRequest, slug: str) -> HttpResponse:
     article = selectors.article_get_visible(slug=slug, user=request.user)
-    response = render(
-        request,
-        "blog/article_detail.html",
-        {"article": article, "body_html": markdown_to_html(article.body)},
-    )
+    response = article_page_render(request, article=article, tags=article.tags.all())
     if not article.is_public:
         # A staff preview of a draft: the same URL is a 404 for everyone else, so no shared
         # cache (a CDN, a proxy) may keep this answer and hand the draft to the next visitor.
         patch_cache_control(response, private=True, no_store=True)
     return response
+
+
+def article_page_render(
+    request: HttpRequest, *, article: Article, tags: Iterable[Tag], preview: bool = False
+) -> HttpResponse:
+    """An article's page; the admin's preview renders an unsaved one with the same template."""
+    context = {
+        "article": article,
+        "tags": tags,
+        "body_html": markdown_to_html(article.body),
+        "preview": preview,
+    }
+    return render(request, "blog/article_detail.html", context)
 
 
 def tag_detail(request: HttpRequest, slug: str) -> HttpResponse:

@@ -230,3 +230,40 @@ def test_unpublishing_clears_the_date_and_publishing_again_dates_it_anew(staff_c
     staff_client.post(url, {**form, "status": "draft"}, follow=True)  # its messages read
     page = staff_client.post(url, {**form, "status": "draft"}, follow=True).content.decode()
     assert "was cleared" not in page
+
+
+PREVIEW = "/admin/blog/article/preview/"
+
+
+def test_the_add_form_previews_the_body_as_the_site_renders_it_without_saving(staff_client):
+    # There was no way to see the Markdown rendered before saving (and so publishing it).
+    add = staff_client.get("/admin/blog/article/add/").content.decode()
+    assert re.search(r'<button type="submit" class="button dc-preview-button" '
+                     r'formaction="/admin/blog/article/preview/" formtarget="docent-preview"',
+                     add)  # fmt: skip
+    form = {"title": "Zeppelins", "slug": "", "summary": "Big ones.", "tags": [],
+            "body": "## Masts\n\nMoored **fast**.\n\n<script>alert(1)</script>",
+            "status": "draft"}  # fmt: skip
+
+    page = staff_client.post(PREVIEW, form)
+
+    html = page.content.decode()
+    assert page.status_code == 200 and "no-store" in page["Cache-Control"]
+    assert '<h2 id="sec-masts">Masts</h2>' in html and "<strong>fast</strong>" in html
+    assert "<script>alert" not in html and "nothing is saved" in html
+    assert 'id="chat-launcher"' not in html  # no assistant for an article not yet written
+    assert not Article.objects.exists()
+
+
+def test_the_preview_is_for_staff_with_a_csrf_token_only(staff_client):
+    from django.test import Client
+
+    assert staff_client.get(PREVIEW).status_code == 405
+    anonymous = Client()
+    assert anonymous.post(PREVIEW, {"body": "x"}).status_code == 302  # to the login
+    reader = Client()
+    reader.force_login(get_user_model().objects.create_user("reader", password="pw"))
+    assert reader.post(PREVIEW, {"body": "x"}).status_code == 302
+    strict = Client(enforce_csrf_checks=True)
+    strict.force_login(get_user_model().objects.create_superuser("ed", password="pw"))
+    assert strict.post(PREVIEW, {"body": "x"}).status_code == 403
