@@ -10,7 +10,7 @@ const HAN = /[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]/;
 if ($ && title && slug && !slug.value) {
   // Bound after Django's own handlers (prepopulate_init.js ran before this module), so this
   // runs after it has filled the field in.
-  $(title).on("keyup change focus", () => {
+  $(title).on("input keyup change focus", () => {
     if (!$(slug).data("_changed") && HAN.test(title.value)) {
       slug.value = "";
     }
