@@ -6,8 +6,8 @@ from django.contrib.admin.widgets import AdminTextareaWidget
 from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django.forms import Script
-from django.http import HttpRequest, HttpResponse
-from django.urls import path
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.urls import path, reverse
 from django.utils.cache import patch_cache_control
 from django.utils.decorators import method_decorator
 from django.utils.html import format_html
@@ -30,11 +30,12 @@ INDEX_STATES = {
     "pending": _("pending"),
     "outdated": _("outdated"),
     "up_to_date": _("up to date"),
+    "failed": _("failed"),
 }
 INDEX_NOTES = {
     "draft": _("Drafts are not indexed: the assistant cannot answer from this article."),
     "pending": _(
-        "Waiting to be indexed, usually for a few seconds; reload the page to see it done. "
+        "Waiting to be indexed, usually for a few seconds; this line says when it is done. "
         "The assistant cannot answer from it yet."
     ),
     "outdated": _(
@@ -42,7 +43,14 @@ INDEX_NOTES = {
         "answers from the previous version."
     ),
     "up_to_date": _("The assistant answers from this version."),
+    "failed": _(
+        "Indexing failed, retries included; the assistant answers from the previous version, "
+        "if any. It is tried again within ten minutes, or now with the list’s action "
+        "“Reindex selected articles”."
+    ),
 }
+# The states that change only when the author does something: the page stops asking.
+INDEX_FINAL = {"draft", "up_to_date", "failed"}
 
 
 @admin.register(Tag)
@@ -94,7 +102,10 @@ class ArticleAdmin(BoundedLookups, admin.ModelAdmin):
     actions = ["reindex_selected"]
 
     class Media:
-        js = [Script("admin/docent-article-slug.js", type="module")]
+        js = [
+            Script("admin/docent-article-slug.js", type="module"),
+            Script("admin/docent-index-state.js", type="module"),
+        ]
 
     # The body is where an author writes; it opened as small as the one-line summary.
     TEXTAREAS = {
@@ -122,7 +133,12 @@ class ArticleAdmin(BoundedLookups, admin.ModelAdmin):
 
     def get_urls(self):
         preview = self.admin_site.admin_view(self.preview_view)  # staff only, CSRF-checked
-        return [path("preview/", preview, name="blog_article_preview"), *super().get_urls()]
+        state = self.admin_site.admin_view(self.index_state_view)
+        return [
+            path("preview/", preview, name="blog_article_preview"),
+            path("<path:object_id>/index-state/", state, name="blog_article_index_state"),
+            *super().get_urls(),
+        ]
 
     @method_decorator(require_POST)
     def preview_view(self, request: HttpRequest) -> HttpResponse:
@@ -179,13 +195,40 @@ class ArticleAdmin(BoundedLookups, admin.ModelAdmin):
     def index_status(self, article: Article) -> str:
         if article.pk is None:  # the add form: nothing saved, nothing to index yet
             return _("Indexed in the background once the article is saved as Published.")
-        state = article_index_state(article=article)
+        # docent-index-state.js asks index_state_view again while the state is not final.
+        state = article_index_state(article=article, detail=True)
+        return format_html(
+            '<span class="dc-index" data-state="{}" data-final="{}" data-url="{}">{}</span>',
+            state,
+            "true" if state in INDEX_FINAL else "false",
+            reverse("admin:blog_article_index_state", args=[article.pk]),
+            self._index_status_text(article, state),
+        )
+
+    def _index_status_text(self, article: Article, state: str) -> str:
         note = INDEX_NOTES[state]
-        if state != "draft" and not article.is_public:
+        if state not in ("draft", "failed") and not article.is_public:
             note = _scheduled_note(article)
         return format_html(
             '<strong class="dc-index-state">{}</strong> · {}', INDEX_STATES[state], note
         )
+
+    def index_state_view(self, request: HttpRequest, object_id: str) -> JsonResponse:
+        """The article page's "Search index" line, for its script to update without a reload."""
+        article = self.get_object(request, object_id)
+        if article is None or not self.has_view_or_change_permission(request, article):
+            raise PermissionDenied
+        state = article_index_state(article=article, detail=True)
+        response = JsonResponse(
+            {
+                "state": state,
+                "final": state in INDEX_FINAL,
+                "html": self._index_status_text(article, state),
+                "indexed": self.indexed(article),
+            }
+        )
+        patch_cache_control(response, private=True, no_store=True)
+        return response
 
     # "Added successfully" alone left a new author asking when the assistant would know; the
     # note follows Django's own message (added after it).

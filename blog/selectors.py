@@ -18,6 +18,7 @@ from django.db.models import (
 )
 from django.http import Http404
 from django.utils import timezone
+from procrastinate.contrib.django.models import ProcrastinateJob
 
 from blog.models import Article, Chunk, Tag, published_q
 
@@ -61,15 +62,29 @@ def article_list_for_admin(*, articles: QuerySet[Article]) -> QuerySet[Article]:
     return articles.annotate(chunk_count=Count("chunks"), index_stale=stale).defer("body")
 
 
-def article_index_state(*, article: Article) -> str:
+def article_index_state(*, article: Article, detail: bool = False) -> str:
     """Where an article of article_list_for_admin stands in the search index: "draft",
-    "pending" (published, never indexed), "outdated" or "up_to_date"."""
+    "pending" (published, never indexed), "outdated" or "up_to_date"; with `detail` (one
+    article's page, not a list) also "failed", when its last indexing job gave up."""
     if article.status != Article.Status.PUBLISHED:
         return "draft"
-    if article.indexed_at is None:
-        return "pending"
+    if article.indexed_at is None or article.index_stale:
+        if detail and _index_job_failed(article_id=article.pk):
+            return "failed"
+        return "pending" if article.indexed_at is None else "outdated"
     # The gauges' and the panel's rule: an edit since, or vectors from another model.
-    return "outdated" if article.index_stale else "up_to_date"
+    return "up_to_date"
+
+
+def _index_job_failed(*, article_id: int) -> bool:
+    """Whether the article's newest indexing job failed (after all its retries)."""
+    newest = (
+        ProcrastinateJob.objects.filter(task_name="blog.article_index", args__article_id=article_id)
+        .order_by("-id")
+        .values_list("status", flat=True)
+        .first()
+    )
+    return newest == "failed"
 
 
 def article_preview_build(

@@ -166,7 +166,7 @@ def test_the_slug_field_says_what_it_is_and_what_to_type_for_a_chinese_title(sta
 
 
 def index_section(html: str) -> str:
-    cell = html.split('<div class="readonly"><strong class="dc-index-state">')[1]
+    cell = html.split('<strong class="dc-index-state">')[1]
     return re.sub(r"<[^>]+>", "", cell.split("</div>")[0])
 
 
@@ -267,3 +267,50 @@ def test_the_preview_is_for_staff_with_a_csrf_token_only(staff_client):
     strict = Client(enforce_csrf_checks=True)
     strict.force_login(get_user_model().objects.create_superuser("ed", password="pw"))
     assert strict.post(PREVIEW, {"body": "x"}).status_code == 403
+
+
+def test_the_index_line_updates_itself_until_its_state_is_final(staff_client, make_article):
+    # The page said "reload the page to see it done": nothing updated it after a save.
+    article = make_article(title="Zeppelins")
+    url = f"/admin/blog/article/{article.pk}/index-state/"
+    html = staff_client.get(f"/admin/blog/article/{article.pk}/change/").content.decode()
+    assert f'data-state="pending" data-final="false" data-url="{url}"' in html
+    assert re.search(r'src="/static/admin/docent-index-state.js"[^>]*type="module"', html)
+
+    pending = staff_client.get(url).json()
+    assert pending["state"] == "pending" and pending["final"] is False
+    assert "this line says when it is done" in pending["html"] and pending["indexed"] == "—"
+
+    Article.objects.filter(pk=article.pk).update(
+        indexed_at=datetime(2099, 1, 5, 9, 30, tzinfo=UTC), index_hash="h"
+    )
+    done = staff_client.get(url).json()
+    assert done["state"] == "up_to_date" and done["final"] is True
+    assert done["html"].startswith('<strong class="dc-index-state">up to date</strong>')
+    assert done["indexed"] == "Jan 5 2099, 09:30"
+
+
+def test_an_article_whose_indexing_job_failed_says_so_and_is_final(staff_client, make_article):
+    from django.db import connection
+
+    article = make_article(title="Zeppelins")
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "INSERT INTO procrastinate_jobs (queue_name, task_name, args, status)"
+            " VALUES ('index', 'blog.article_index', %s, 'failed')",
+            [f'{{"article_id": {article.pk}, "force": false}}'],
+        )
+    state = staff_client.get(f"/admin/blog/article/{article.pk}/index-state/").json()
+
+    assert state["state"] == "failed" and state["final"] is True
+    assert "Reindex selected articles" in state["html"]
+
+
+def test_the_index_state_is_for_staff_only(staff_client, make_article):
+    from django.test import Client
+
+    article = make_article(title="Zeppelins")
+    url = f"/admin/blog/article/{article.pk}/index-state/"
+
+    assert Client().get(url).status_code == 302  # to the login
+    assert staff_client.get("/admin/blog/article/999999/index-state/").status_code == 403
