@@ -117,6 +117,10 @@ class ArticleAdmin(BoundedLookups, admin.ModelAdmin):
         if db_field.name in self.TEXTAREAS:
             kwargs["widget"] = AdminTextareaWidget(attrs=self.TEXTAREAS[db_field.name])
         field = super().formfield_for_dbfield(db_field, request, **kwargs)
+        if db_field.name == "tags":
+            # Django's "Hold down Control, or Command on a Mac, to select more than one" is for
+            # a plain list; the two boxes of filter_horizontal say how they work themselves.
+            field.help_text = ""
         if db_field.name == "title":
             field.widget.attrs["class"] = "vTextField dc-article-title"
         if db_field.name == "slug":

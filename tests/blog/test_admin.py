@@ -314,3 +314,10 @@ def test_the_index_state_is_for_staff_only(staff_client, make_article):
 
     assert Client().get(url).status_code == 302  # to the login
     assert staff_client.get("/admin/blog/article/999999/index-state/").status_code == 403
+
+
+def test_the_tag_boxes_do_not_tell_the_author_to_hold_down_control(staff_client):
+    # Django's hint for a plain multiple select, under the two boxes that need no such thing.
+    html = staff_client.get("/admin/blog/article/add/").content.decode()
+
+    assert "Hold down" not in html and 'id="id_tags"' in html
