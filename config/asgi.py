@@ -30,9 +30,10 @@ websocket_routes = [*websocket_urlpatterns, re_path(r"", WebsocketDenier.as_asgi
 application = TrustedProxyMiddleware(
     ProtocolTypeRouter(
         {
-            # Static files are served by the app itself so `make run` needs no proxy.
-            "http": StaticFilesHandler(
-                HttpRequestRate(
+            # Static files are served by the app itself so `make run` needs no proxy; they count
+            # against the request cap too, at a fraction of a request each.
+            "http": HttpRequestRate(
+                StaticFilesHandler(
                     HttpConcurrencyLimit(
                         HttpConcurrencyLimit(
                             django_asgi_app,
@@ -43,10 +44,11 @@ application = TrustedProxyMiddleware(
                         per_client=settings.HTTP_CHAT_STREAMS_IN_FLIGHT_PER_IP,
                         counts=chat_stream,
                         until_first_body=True,  # a stream holds its slot only until it starts
-                    ),
-                    per_second=settings.HTTP_REQUESTS_PER_SECOND_PER_IP,
-                    burst=settings.HTTP_REQUEST_BURST_PER_IP,
-                )
+                    )
+                ),
+                per_second=settings.HTTP_REQUESTS_PER_SECOND_PER_IP,
+                burst=settings.HTTP_REQUEST_BURST_PER_IP,
+                static=(settings.STATIC_URL, settings.HTTP_STATIC_REQUEST_WEIGHT),
             ),
             "websocket": WebsocketOriginValidator(
                 WebsocketConnectLimit(websocket_auth_stack(URLRouter(websocket_routes)))

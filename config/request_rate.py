@@ -7,8 +7,10 @@ event loop. Each address now has a bucket of `burst` requests that refills at `p
 request that finds it empty is answered 429 with Retry-After here, for a few microseconds.
 
 Loopback is not counted: it is this machine (health checks, the benches, the tests' clients),
-as nginx's own limits do not count it. Static files are served before this cap (a page's CSS
-and scripts are not requests of the visitor's own). The buckets live in the process: with
+as nginx's own limits do not count it. A static file served by the app takes a fraction of a
+request (`static`): a page's CSS and scripts cost a few requests, not one each, yet uncounted
+they were a way round the cap, 2,000 pipelined `GET /static/chat.css` costing 2.7 CPU-seconds
+(and `/static/..%2fx`, a WARNING line each). The buckets live in the process: with
 several web processes each sees its share of a visitor's requests, and nginx applies the same
 rate per visitor address in front of them (`make run WORKERS=N`).
 """
@@ -32,10 +34,19 @@ class HttpRequestRate:
     """ASGI middleware: at most `burst` HTTP requests at once from one address, refilled at
     `per_second`; the rest get 429."""
 
-    def __init__(self, application, *, per_second: float, burst: int) -> None:
+    def __init__(
+        self,
+        application,
+        *,
+        per_second: float,
+        burst: int,
+        static: tuple[str, float] = ("", 1.0),
+    ) -> None:
         self.application = application
         self.per_second = per_second
         self.burst = burst
+        # (URL prefix, weight): what a static file takes from the bucket; "" counts it in full.
+        self.static_prefix, self.static_weight = static
         self.buckets: dict[str, tuple[float, float]] = {}  # address -> (tokens, at)
         self.seen = 0
 
@@ -45,24 +56,27 @@ class HttpRequestRate:
         client = str((scope.get("client") or ("",))[0])
         if not client or _loopback(client):
             return await self.application(scope, receive, send)
-        wait = self.take(address_bucket(client), time.monotonic())
+        path = str(scope.get("path", ""))
+        static = bool(self.static_prefix) and path.startswith(self.static_prefix)
+        weight = self.static_weight if static else 1.0
+        wait = self.take(address_bucket(client), time.monotonic(), weight)
         if wait is None:
             return await self.application(scope, receive, send)
         refusal_count(reason="http_rate")
-        await _too_many(send, str(scope.get("path", "")), wait)
+        await _too_many(send, path, wait)
 
-    def take(self, key: str, now: float) -> float | None:
-        """Spend one request of `key`'s bucket: None when there was one, else the seconds
-        until there is."""
+    def take(self, key: str, now: float, weight: float = 1.0) -> float | None:
+        """Spend `weight` (a request, or a static file's share) of `key`'s bucket: None when
+        there was that much, else the seconds until there is."""
         self.seen += 1
         if self.seen % SWEEP_EVERY == 0:
             self.sweep(now)
         tokens, at = self.buckets.get(key, (float(self.burst), now))
         tokens = min(float(self.burst), tokens + (now - at) * self.per_second)
-        if tokens < 1:
+        if tokens < weight:
             self.buckets[key] = (tokens, now)
-            return (1 - tokens) / self.per_second
-        self.buckets[key] = (tokens - 1, now)
+            return (weight - tokens) / self.per_second
+        self.buckets[key] = (tokens - weight, now)
         return None
 
     def sweep(self, now: float) -> None:

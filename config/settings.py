@@ -204,11 +204,14 @@ HTTP_LISTEN_BACKLOG = env.int("HTTP_LISTEN_BACKLOG", default=1024)
 # 502 or tries the other process, which is as busy. A process starved of CPU took 13 s at 2,000
 # streams (bench/chat_load.py); a browser waits as long as it takes.
 HTTP_WEBSOCKET_ACCEPT_SECONDS = env.float("HTTP_WEBSOCKET_ACCEPT_SECONDS", default=60.0)
-# HTTP requests per client address (pages, API calls, probes; loopback and static files not
-# counted): a bucket of this many, refilled at this rate; past it 429 before Django
-# (config/request_rate.py). nginx applies the same rate per visitor address in the cluster.
+# HTTP requests per client address (pages, API calls, probes; loopback not counted): a bucket of
+# this many, refilled at this rate; past it 429 before Django (config/request_rate.py). nginx
+# applies the same rate per visitor address in the cluster, and serves /static/ itself there.
 HTTP_REQUESTS_PER_SECOND_PER_IP = env.float("HTTP_REQUESTS_PER_SECOND_PER_IP", default=10.0)
 HTTP_REQUEST_BURST_PER_IP = env.int("HTTP_REQUEST_BURST_PER_IP", default=100)
+# What a static file served by the app (`make run`) takes from that bucket: a page's CSS, scripts
+# and icon (about 14 files) cost a few requests, not 14, and a flood of them is still a flood.
+HTTP_STATIC_REQUEST_WEIGHT = env.float("HTTP_STATIC_REQUEST_WEIGHT", default=0.25)
 # Plain HTTP requests running at once (each a thread with a database connection), per process
 # and per client address; more wait their turn (config/concurrency.py).
 HTTP_REQUESTS_IN_FLIGHT = env.int("HTTP_REQUESTS_IN_FLIGHT", default=32)

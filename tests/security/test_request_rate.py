@@ -66,3 +66,30 @@ def test_an_address_past_its_burst_is_refused_and_others_are_not(serve):
     assert (
         value(scrape(server.url), "docent_rate_limit_refusals_total", reason="http_rate") == refused
     )
+
+
+def test_static_files_count_at_a_fraction_of_a_request(serve):
+    # Served before the cap, static files were never counted: 2,000 pipelined
+    # `GET /static/chat.css` cost a web process 2.7 CPU-seconds, and `/static/..%2fx` wrote a
+    # WARNING line each. A static file now takes a quarter of a request from the bucket.
+    server = serve(
+        "request-rate-static",
+        DJANGO_TRUSTED_PROXIES="1",
+        HTTP_REQUEST_BURST_PER_IP=str(BURST),
+        HTTP_REQUESTS_PER_SECOND_PER_IP="0.5",
+    )
+
+    statuses = pipelined_statuses(server.port, FLOODER, "/static/chat.css", REQUESTS)
+    probes = pipelined_statuses(server.port, "203.0.113.10", "/static/..%2fconfig/x.py", REQUESTS)
+    # A page and its assets, from an address of its own, all within the burst.
+    visitor = "198.51.100.7"
+    assets = ["/", "/static/site.css", "/static/chat.css", "/static/favicon.svg"]
+    assets += [f"/static/chat/{name}.js" for name in ("panel", "connection", "markdown", "util")]
+    page = [pipelined_statuses(server.port, visitor, path, 1)[0] for path in assets]
+
+    served = statuses.count(200)
+    assert len(statuses) == REQUESTS
+    assert 4 * BURST <= served <= 4 * BURST + 4  # the burst at a quarter each, and the refill
+    assert statuses.count(429) == REQUESTS - served
+    assert probes.count(400) <= 4 * BURST + 4 and probes.count(429) >= REQUESTS - 4 * BURST - 4
+    assert page == [200] * len(assets)
