@@ -39,6 +39,23 @@ class Refusal:
     reason: str = ""  # which limit: session, ip, *_budget (the refusals metric's label)
 
 
+def network_bucket(client_ip: str) -> str:
+    """The /48 a native IPv6 visitor's /64 lies in, or "" (IPv4, or IPv6 carrying IPv4).
+
+    A home or office connection is routinely given a /56 or a /48: 256 to 65,536 /64s, each a
+    fresh allowance of every per-address limit. Ten of them spent the whole site's daily token
+    budget (AGENT_TOKENS_PER_DAY is ten addresses' worth), for everyone. The /48 is counted
+    too, at several addresses' worth (AGENT_*_PER_NETWORK): enough for an office of visitors.
+    """
+    try:
+        address = ipaddress.ip_address(client_ip)
+    except ValueError:
+        return ""
+    if not isinstance(address, ipaddress.IPv6Address) or ":" not in address_bucket(client_ip):
+        return ""
+    return str(ipaddress.IPv6Network((address, 48), strict=False))
+
+
 def address_bucket(client_ip: str) -> str:
     """The key one visitor's address counts under.
 
@@ -103,20 +120,20 @@ async def message_allow(*, session_key: str, client_ip: str, content: str = "") 
     embeds): with the offline model a 4,000-character Chinese message took 1.5 CPU-seconds
     against 0.08 for a question, so thirty a minute from one address kept a core busy.
     """
+    network = network_bucket(client_ip)
     client_ip = address_bucket(client_ip)
     limits = (settings.AGENT_MESSAGES_PER_MINUTE, settings.AGENT_MESSAGES_PER_MINUTE_PER_IP)
     weight = embedding_weight(content[:MESSAGE_EMBEDDED_CHARS], min(limits))
-    over, wait = await state().hit(
-        [(f"rl:s:{session_key}", limits[0]), (f"rl:ip:{client_ip}", limits[1])],
-        WINDOW,
-        weight,
-    )
+    counters = [(f"rl:s:{session_key}", limits[0]), (f"rl:ip:{client_ip}", limits[1])]
+    if network:
+        counters.append((f"rl:net:{network}", settings.AGENT_MESSAGES_PER_MINUTE_PER_NETWORK))
+    over, wait = await state().hit(counters, WINDOW, weight)
     if over:
         retry_after = _seconds(wait)
         return Refusal(
             f"Too many messages. Please wait {retry_after} s before asking again.",
             retry_after,
-            ("session", "ip")[over - 1],
+            ("session", "ip", "network")[over - 1],
         )
     return None
 
@@ -342,6 +359,7 @@ def _today() -> str:
 def _budgets(
     *, conversation_id: str | None, client_ip: str, day: str = ""
 ) -> list[tuple[str, int, int, Refusal]]:
+    network = network_bucket(client_ip)
     client_ip = address_bucket(client_ip)
     day = day or _today()
     tomorrow = int(DAY - time.time() % DAY)
@@ -367,6 +385,22 @@ def _budgets(
             Refusal(
                 "You have used today’s budget. Please come back tomorrow.", tomorrow, "ip_budget"
             ),
+        ),
+        *(
+            [
+                (
+                    f"tok:net:{network}:{day}",
+                    settings.AGENT_TOKENS_PER_NETWORK_PER_DAY,
+                    2 * DAY,
+                    Refusal(
+                        "Your network has used today’s budget. Please come back tomorrow.",
+                        tomorrow,
+                        "network_budget",
+                    ),
+                )
+            ]
+            if network
+            else []
         ),
         (
             f"tok:d:{day}",

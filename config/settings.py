@@ -381,6 +381,11 @@ AGENT_FEEDBACK_PER_MINUTE_PER_IP = env.int("AGENT_FEEDBACK_PER_MINUTE_PER_IP", d
 AGENT_HISTORY_CHARS = env.int("AGENT_HISTORY_CHARS", default=12000)
 AGENT_MESSAGES_PER_MINUTE = env.int("AGENT_MESSAGES_PER_MINUTE", default=10)
 AGENT_MESSAGES_PER_MINUTE_PER_IP = env.int("AGENT_MESSAGES_PER_MINUTE_PER_IP", default=30)
+# An IPv6 /48 (one home or office connection: 65,536 /64s, each counted as an address) is
+# counted as well, at four addresses' worth (agent.ratelimit.network_bucket).
+AGENT_MESSAGES_PER_MINUTE_PER_NETWORK = env.int(
+    "AGENT_MESSAGES_PER_MINUTE_PER_NETWORK", default=4 * AGENT_MESSAGES_PER_MINUTE_PER_IP
+)
 # New chat sockets per client address in any 60 s (config/websocket_limit.py).
 AGENT_SOCKETS_PER_MINUTE_PER_IP = env.int("AGENT_SOCKETS_PER_MINUTE_PER_IP", default=60)
 # Frames one chat socket may send in any 60 s; past it the socket is closed (1008): daphne
@@ -432,6 +437,9 @@ TASK_JOBS_KEEP_HOURS = env.int("TASK_JOBS_KEEP_HOURS", default=72)
 AGENT_TEXT_FRAME_MS = env.float("AGENT_TEXT_FRAME_MS", default=50.0)
 AGENT_TEXT_FRAME_CHARS = env.int("AGENT_TEXT_FRAME_CHARS", default=1024)
 AGENT_TOKENS_PER_IP_PER_DAY = env.int("AGENT_TOKENS_PER_IP_PER_DAY", default=200000)
+AGENT_TOKENS_PER_NETWORK_PER_DAY = env.int(
+    "AGENT_TOKENS_PER_NETWORK_PER_DAY", default=4 * AGENT_TOKENS_PER_IP_PER_DAY
+)
 # Tokens held back when a turn starts (settled to the real figure when it ends), so concurrent
 # turns cannot all pass a budget check and then overspend it together. Before each model call
 # the turn holds more, enough for its prompt and an answer of AGENT_TOKENS_PER_ANSWER, or stops.

@@ -95,3 +95,24 @@ async def test_a_turn_running_at_midnight_settles_on_the_day_it_began(settings):
             days[key.rsplit(":", 1)[1]] = days.get(key.rsplit(":", 1)[1], []) + [value[0]]
     assert days == {began: [150, 150]}  # the address's and the site's, on that day only
     state_reset()
+
+
+async def test_the_64s_of_one_ipv6_48_share_a_daily_budget(settings):
+    """Each /64 is an address with a budget of its own, and one connection is often given a
+    /48 of them: ten spent the whole site's day. The /48 has a budget too."""
+    state_reset()
+    settings.REDIS_URL = ""
+    settings.AGENT_TOKENS_PER_IP_PER_DAY = 10**9
+    settings.AGENT_TOKENS_PER_NETWORK_PER_DAY = 6000
+    settings.AGENT_TOKENS_RESERVE = 4000
+
+    first = await ratelimit.budget_reserve(conversation_id=None, client_ip="2001:db8:9:1::1")
+    await ratelimit.budget_settle(budget=first, conversation_id="c-1", tokens=6000)
+    same_48 = await ratelimit.budget_reserve(conversation_id=None, client_ip="2001:db8:9:2::1")
+    other_48 = await ratelimit.budget_reserve(conversation_id=None, client_ip="2001:db8:a:1::1")
+    ipv4 = await ratelimit.budget_reserve(conversation_id=None, client_ip="192.0.2.9")
+
+    assert isinstance(same_48, ratelimit.Refusal) and same_48.reason == "network_budget"
+    assert isinstance(other_48, ratelimit.TurnBudget) and isinstance(ipv4, ratelimit.TurnBudget)
+    assert not [key for key in state().counters if key.startswith("tok:net:192")]
+    state_reset()

@@ -127,6 +127,24 @@ async def test_an_ipv6_visitor_cannot_dodge_the_ip_limit_by_walking_its_own_slas
     assert ipv4 == ["start"] * 3 + ["rate_limited"]
 
 
+async def test_an_ipv6_visitor_cannot_multiply_its_allowance_across_the_64s_of_its_48(serve):
+    # A connection routinely gets a /56 or a /48: each of its /64s was a fresh allowance.
+    server = serve(
+        "xff-ipv6-48",
+        DJANGO_TRUSTED_PROXIES="1",
+        AGENT_MESSAGES_PER_MINUTE_PER_IP="3",
+        AGENT_MESSAGES_PER_MINUTE_PER_NETWORK="5",
+    )
+
+    walked = await starts(server, [f"2001:db8:7:{i:x}::1" for i in range(1, 8)])
+    other = await starts(server, ["2001:db8:8:1::1"])  # another /48: another connection
+    ipv4 = await starts(server, ["192.0.2.8"] * 4)  # IPv4 has no network count of its own
+
+    assert walked == ["start"] * 5 + ["rate_limited"] * 2
+    assert other == ["start"]
+    assert ipv4 == ["start"] * 3 + ["rate_limited"]
+
+
 async def test_ipv6_addresses_that_carry_an_ipv4_one_count_as_that_address(serve):
     # 6to4 (2002::/16) gives the holder of one IPv4 address a whole /48 (65,536 /64s), each a
     # fresh allowance when counted by its /64. Teredo (2001::/32) puts its server, not the
