@@ -24,6 +24,18 @@ def test_the_login_page_says_how_to_create_the_first_account_until_one_exists(cl
     assert COMMAND not in page and 'id="login-form"' in page
 
 
+def test_the_hint_is_not_shown_to_the_network_with_debug_off(client, settings):
+    # A visitor from elsewhere learnt the site was a fresh install with no account yet.
+    settings.DEBUG = False
+    settings.ALLOWED_HOSTS = ["testserver"]
+
+    remote = client.get("/admin/login/", REMOTE_ADDR="203.0.113.9").content.decode()
+    local = client.get("/admin/login/").content.decode()  # 127.0.0.1: the operator
+
+    assert COMMAND not in remote and 'id="login-form"' in remote
+    assert COMMAND in local
+
+
 def test_start_up_prints_the_createsuperuser_hint_only_while_no_account_exists():
     # Every restart printed "Create an admin account" long after one had been created.
     from docent.startup import serve_ready_lines
