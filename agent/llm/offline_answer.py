@@ -13,7 +13,7 @@ from collections import Counter
 
 from agent.answered import is_decline
 from agent.llm.offline_definitions import defined_subject, defines, names
-from agent.llm.offline_figures import asks_for_figure, gives_figure
+from agent.llm.offline_figures import asks_for_figure, counted_thing, gives_figure
 from agent.llm.offline_names import missing_names
 from agent.llm.offline_second import TWO_PART_FLOOR, Second, names_it, second_article
 from agent.llm.offline_text import (
@@ -60,6 +60,7 @@ SOURCE = {"en": "Source: ", "zh": "来源："}
 # A fact that gives the asked-for figure replaces the picked ones only when it is nearly as
 # much about the question; a figure from a weaker fact is some other figure.
 FIGURE_FLOOR = 0.7
+COUNTED_FIGURE_FLOOR = 0.4
 NO_FIGURE = {
     "en": "This blog’s articles don’t give that figure. The nearest is “{title}”, which "
     "discusses the topic without stating it.",
@@ -454,10 +455,13 @@ def _figure_instead(
     strength = [sum(wanted[t] for t in terms_i) for terms_i in shared]
     quoted = {n for n, _ in picked}
     best = max(sum(wanted[t] for t in _shared(fact, wanted)) for _, fact in picked)
+    # A fact must name what "how many X" counts to give its figure (gives_figure): that says
+    # it is about the question, so a weaker one may answer.
+    floor = COUNTED_FIGURE_FLOOR if counted_thing(question) else FIGURE_FLOOR
     candidates = [
         i
         for i, (n, fact) in enumerate(pool)
-        if n in quoted and strength[i] >= FIGURE_FLOOR * best and gives_figure(fact.text, question)
+        if n in quoted and strength[i] >= floor * best and gives_figure(fact.text, question)
     ]
     if not candidates:
         return []

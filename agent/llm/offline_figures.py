@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from agent.llm.offline_text import language, terms
+
 _ASKS = re.compile(
     r"\bhow (many|much|long|big|large|small|fast|quick(ly)?|slow|often|far|high|low)\b|"
     r"\bwhat (number|value|size|percentage|share|fraction|ratio)\b|"
@@ -125,6 +127,12 @@ def gives_figure(text: str, question: str) -> bool:
     """
     if _ASKS_VERSION.search(question):
         return _gives_version(text, question)
+    counted = counted_thing(question)
+    # (A fact in another language writes the counted thing in its own words.)
+    if counted and language(text) == language(question) and not terms(counted) <= terms(text):
+        # "How much maintenance_work_mem…?" was answered by "m (default 16)…", "how many tokens
+        # per day?" by "60 questions per day": figures of something else.
+        return False
     text = _NOT_A_FIGURE.sub(" ", text)
     period = _period(question)
     if period and not re.search(_PERIOD_WORDS[period], text, re.IGNORECASE):
@@ -134,6 +142,25 @@ def gives_figure(text: str, question: str) -> bool:
     if _ASKS_SHARE.search(question):
         return bool(_SHARE.search(text))
     return bool(_ANY.search(text))
+
+
+# "how many questions", "how much memory": what the figure counts. Not "how much does it
+# cost" or "how many of them": a verb or a function word after it names nothing.
+_COUNTED = re.compile(r"\bhow (?:many|much) ([A-Za-z][\w.-]*)", re.IGNORECASE)
+_NOT_COUNTED = frozenset(
+    "do does did is are was were can could should would will has have had of the a an more "
+    "less time times".split()
+)
+
+
+def counted_thing(question: str) -> str:
+    """What "how many X" / "how much X" counts ("questions", "maintenance_work_mem"), or ""."""
+    found = _COUNTED.search(question)
+    word = found.group(1).lower() if found else ""
+    # "how much slower", "how much faster": a comparison, not a thing counted.
+    if not word or word in _NOT_COUNTED or (word.endswith("er") and len(word) > 4):
+        return ""
+    return found.group(1)
 
 
 def _period(question: str) -> str | None:

@@ -85,6 +85,11 @@ def mentions(text: str, name: str) -> bool:
         return True
     if name.endswith("s") and len(name) > 3 and mentions(text, name[:-1]):
         return True
+    # "tsvector/GIN", "SSE/WebSocket": two names asked together, each mentioned on its own
+    # ("HTTP/2" is one name: a side with a digit keeps it whole).
+    sides = name.split("/")
+    if len(sides) > 1 and all(len(side) >= 2 and not _DIGIT.search(side) for side in sides):
+        return all(mentions(text, side) for side in sides)
     parts = [part for part in name.split("-") if _DIGIT.search(part)]
     return "-" in name and bool(parts) and all(mentions(text, part) for part in parts)
 

@@ -55,3 +55,13 @@ def test_the_value_of_a_named_limit_is_a_figure(question):
 )
 def test_what_a_limit_is_is_no_figure(question):
     assert not asks_for_figure(question)
+
+
+def test_a_figure_must_count_what_how_many_asks_about():
+    links = "- m (default 16): the maximum number of links per node per layer."
+
+    assert not gives_figure(links, "How much maintenance_work_mem does the HNSW build need?")
+    assert gives_figure(links, "How many links per node does HNSW keep by default?")
+    assert not gives_figure("60 questions per day", "how many tokens per day can a session use?")
+    # "how much does it cost" names nothing counted: any figure may answer.
+    assert gives_figure("It costs 4,000 tokens.", "How much does a second question cost?")

@@ -63,3 +63,12 @@ def test_a_class_pasted_with_its_module_path_is_found_by_its_class_name():
     assert missing_names("Why django.db.utils.OperationalError?", texts) == [
         "django.db.utils.OperationalError"
     ]
+
+
+def test_names_asked_together_with_a_slash_are_each_found_on_their_own():
+    text = "同样一套 tsvector 加 gin 索引的方案，搬到中文内容上几乎完全失效。"
+
+    assert missing_names("How do you set up the tsvector/GIN side for Chinese?", [text]) == []
+    assert missing_names("Is tsvector/RUM better here?", [text]) == ["tsvector/RUM"]
+    # A side with a digit keeps the name whole: HTTP/2 is one protocol, not "HTTP" and "2".
+    assert missing_names("Does it need HTTP/2?", ["plain http works, 2 ways"]) == ["HTTP/2"]
