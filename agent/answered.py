@@ -68,6 +68,14 @@ def _opening(text: str) -> str:
     return opening
 
 
-def turn_answered(*, status: str, answer: str, citations: list) -> bool:
-    """A finished turn that cites at least one article and does not decline."""
-    return status in FINISHED and bool(citations) and not is_decline(answer)
+def turn_answered(
+    *, status: str, answer: str, citations: list, declined: bool | None = None
+) -> bool:
+    """A finished turn that cites at least one article and does not decline.
+
+    `declined` is the model's own word when it has one (the offline model); else the answer's
+    opening is read (is_decline).
+    """
+    if declined is None:
+        declined = is_decline(answer)
+    return status in FINISHED and bool(citations) and not declined

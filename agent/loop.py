@@ -99,6 +99,7 @@ class TurnResult:
     error: str = ""
     first_token_at: float | None = None
     answered: bool = False
+    declined: bool | None = None  # the final model call's own word on it (ModelTurn.declined)
     # The current step's deltas, until the step ends and joins them into `answer`.
     streaming: list[str] = field(default_factory=list)
 
@@ -175,6 +176,7 @@ async def run_turn(
             turn = await _model_step(model, convo, schemas, emit, spending, hooks)
             if not turn.tool_calls:
                 _append(convo, result, {"role": "assistant", "content": turn.text})
+                result.declined = turn.declined
                 return await _finish(result, "done", emit, conversation_id)
             if step == limits.max_steps:
                 break
@@ -193,6 +195,7 @@ async def run_turn(
         nudge = {"role": "user", "content": STEP_LIMIT_NUDGE}
         turn = await _model_step(model, [*convo, nudge], None, emit, spending, hooks)
         _append(convo, result, {"role": "assistant", "content": turn.text})
+        result.declined = turn.declined
         return await _finish(result, "max_steps", emit, conversation_id)
     except asyncio.CancelledError:
         result.status, result.error_code = "cancelled", events.CANCELLED
@@ -432,7 +435,9 @@ async def _finish(
     for cited in result.citations:
         await emit(events.citation(**cited))
     result.status = status
-    result.answered = turn_answered(status=status, answer=result.answer, citations=result.citations)
+    result.answered = turn_answered(
+        status=status, answer=result.answer, citations=result.citations, declined=result.declined
+    )
     await emit(events.done(conversation_id, result.steps, result.usage.as_dict(), result.answered))
     return result
 

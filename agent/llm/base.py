@@ -75,6 +75,9 @@ class ModelTurn:
     usage: Usage | None = None
     # The model that answered, when the server says (traces); not part of what was said.
     model: str = field(default="", compare=False)
+    # Whether this text declines, when the model knows (the offline model quotes articles,
+    # and a quote may open with "…就找不到"); None: the text is read (agent.answered).
+    declined: bool | None = field(default=None, compare=False)
 
 
 @runtime_checkable

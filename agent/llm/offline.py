@@ -99,6 +99,8 @@ _FOLLOW_UP = re.compile(
     re.IGNORECASE,
 )
 FOLLOW_UP_TERMS = 2  # a question with this few words of its own leans on the one before
+# The line an answer ends each article's quotes with ("Source: [Title](/articles/…/)").
+_SOURCE_LINE = re.compile(r"^(Source: |来源：)\[", re.MULTILINE)
 
 
 class OfflineModel:
@@ -117,7 +119,11 @@ class OfflineModel:
         calls, answer = await asyncio.to_thread(plan, messages, names)
         for piece in _pieces(answer):
             yield TextDelta(piece)
-        yield ModelTurn(text=answer, tool_calls=calls, usage=Usage())
+        # An answer quoting articles ends each one's quotes with its source; a decline cites
+        # nothing. A quote may open with words that read as a decline ("…关键词检索就找不到。"):
+        # the model says it answered. Anything else (greetings, the overview) is read as text.
+        declined = False if not calls and _SOURCE_LINE.search(answer) else None
+        yield ModelTurn(text=answer, tool_calls=calls, usage=Usage(), declined=declined)
 
 
 @dataclass

@@ -1807,3 +1807,27 @@ async def test_not_understanding_a_named_thing_is_a_question_about_it():
     result, _ = await ask("I don't understand RRF", [relevant_hit(INDEX_ARTICLE, 0.9)])
 
     assert calls(result)[0][0] == "search_knowledge_base"
+
+
+KEYWORDS_ZH_ARTICLE = {
+    "article_id": 61,
+    "title": "文本嵌入入门",
+    "url": "/articles/embeddings-zh/",
+    "body": "关键词检索只认字面，用户换了说法，关键词检索就找不到。"
+    "嵌入把意思相近的文字放在向量空间里相近的位置。",
+}
+
+
+@pytest.mark.asyncio
+async def test_a_quote_that_opens_like_a_decline_is_still_an_answer(monkeypatch):
+    # "…关键词检索就找不到。" opened a cited answer, and the turn was recorded as declined:
+    # it joined the unanswered backlog and counted against the answer rate.
+    monkeypatch.setitem(ARTICLES, 61, KEYWORDS_ZH_ARTICLE)
+
+    result, sent = await ask(
+        "为什么换了说法关键词检索就找不到？", [relevant_hit(KEYWORDS_ZH_ARTICLE, 0.9)]
+    )
+
+    assert result.answer.startswith("关键词检索只认字面")
+    assert is_decline(result.answer)  # read as text alone, it would count as a decline
+    assert result.answered is True and sent[-1]["answered"] is True
