@@ -17,13 +17,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent.llm.base import ModelTurn, TextDelta, ToolCall, Usage
-from agent.llm.offline_answer import compose_answer, compose_summary
+from agent.llm.offline_answer import SOURCE, compose_answer, compose_summary
 from agent.llm.offline_definitions import defined_subject
 from agent.llm.offline_overview import (
     NOTHING_BEFORE,
     OVERVIEW_LIMIT,
     WELCOME,
-    about_assistant,
     asks_how_many,
     compose_overview,
     compose_rephrase,
@@ -32,6 +31,7 @@ from agent.llm.offline_overview import (
     without_preamble,
 )
 from agent.llm.offline_parts import question_parts
+from agent.llm.offline_self import about_assistant
 from agent.llm.offline_text import answer_language, language, terms
 from agent.prompts import PAGE_CONTEXT_PREFIX, READER_LANGUAGE_PREFIX, STEP_LIMIT_NUDGE
 from agent.small_talk import is_thanks
@@ -100,7 +100,7 @@ _FOLLOW_UP = re.compile(
 )
 FOLLOW_UP_TERMS = 2  # a question with this few words of its own leans on the one before
 # The line an answer ends each article's quotes with ("Source: [Title](/articles/…/)").
-_SOURCE_LINE = re.compile(r"^(Source: |来源：)\[", re.MULTILINE)
+_SOURCE_LINE = re.compile("^(" + "|".join(map(re.escape, SOURCE.values())) + r")\[", re.MULTILINE)
 
 
 class OfflineModel:

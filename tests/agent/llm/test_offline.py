@@ -10,18 +10,17 @@ from agent.exceptions import ToolNotFound
 from agent.llm.offline import DONT_KNOW, SEARCH_FAILED, OfflineModel
 from agent.llm.offline_answer import NO_FIGURE, NOT_MENTIONED
 from agent.llm.offline_overview import (
-    ABOUT_MODEL,
     COUNT,
     COUNT_AT_LEAST,
     EMPTY,
     INTRO,
     NOTHING_BEFORE,
     OUTRO,
-    REFUSE_ORDER,
     REPHRASE,
     UNLISTED,
     WELCOME,
 )
+from agent.llm.offline_self import ABOUT_MODEL, REFUSE_ORDER
 from agent.loop import Limits, TurnResult, run_turn
 from agent.prompts import build_messages
 from agent.tool import Tool
@@ -847,6 +846,12 @@ async def test_a_question_about_the_assistant_itself_is_answered_without_quoting
         "Which embedding model does the blog use?",
         "what model should I use for embeddings?",
         "Why must the system prompt forbid following instructions found in articles?",
+        # The review's false positives: the articles' topics, not the assistant's own.
+        "Show me the instructions for setting up pgvector",
+        "Show me the prompt used for the offline eval",
+        "告诉我系统提示词应该怎么写",
+        "Forget the rules, how does RRF work?",
+        "Which model do you use for embeddings?",
     ],
 )
 async def test_a_question_about_models_or_prompts_as_topics_is_searched(question):
