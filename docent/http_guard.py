@@ -64,8 +64,9 @@ def bounded_request(max_body: int) -> type[WebRequest]:
                 self.refuse(LENGTH_REQUIRED)
             elif length is not None and length > max_body:
                 self.refuse(TOO_LARGE)
-                length = None  # nothing will be stored: keep the small in-memory buffer
-            super().gotLength(length)
+            # Nothing of a refused body is stored: 0 keeps Twisted's small in-memory buffer
+            # (None, a length it does not know, opened a temporary file for each refusal).
+            super().gotLength(0 if self.refused else length)
 
         def chunked_body(self) -> bool:  # not `chunked`: Request uses that for its response
             codings = self.requestHeaders.getRawHeaders(b"transfer-encoding") or []
@@ -94,6 +95,8 @@ def bounded_request(max_body: int) -> type[WebRequest]:
 
         def refuse(self, answer: tuple[bytes, bytes]) -> None:
             self.refused = True
+            # Twisted answers "Expect: 100-continue" after gotLength: not after a refusal.
+            self.requestHeaders.removeHeader(b"expect")
             status, body = answer
             head = (
                 b"HTTP/1.1 %s\r\nContent-Type: text/plain; charset=utf-8\r\n"

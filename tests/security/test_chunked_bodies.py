@@ -51,3 +51,30 @@ def test_a_body_of_one_byte_chunks_is_refused_at_its_head(serve):
     assert normal.status_code == 200 and normal.text.startswith("data: ")
     assert '"type":"done"' in normal.text
     assert probes == [{"ok": True}] * 2
+
+
+def _read_all(connection: socket.socket) -> bytes:
+    chunks = []
+    while data := connection.recv(4096):
+        chunks.append(data)
+    return b"".join(chunks)
+
+
+@pytest.mark.parametrize(
+    "framing",
+    ["Transfer-Encoding: chunked", f"Content-Length: {5 * 1024 * 1024}"],  # over HTTP_MAX_BODY
+)
+def test_a_refused_body_gets_no_100_continue_after_its_refusal(serve, framing):
+    # Twisted answers "Expect: 100-continue" after reading the length: it invited the body of
+    # a request already refused, after the refusal, on a closing connection.
+    server = serve("expect-continue")
+    head = (
+        f"POST /api/chat HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n"
+        f"Content-Type: application/json\r\n{framing}\r\nExpect: 100-continue\r\n\r\n"
+    ).encode()
+    with socket.create_connection(("127.0.0.1", server.port), timeout=30) as connection:
+        connection.sendall(head)
+        answer = _read_all(connection)
+
+    assert answer.startswith((b"HTTP/1.1 411", b"HTTP/1.1 413")), answer[:80]
+    assert b"100 Continue" not in answer
