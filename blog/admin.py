@@ -50,7 +50,7 @@ INDEX_NOTES = {
     ),
 }
 # The states that change only when the author does something: the page stops asking.
-INDEX_FINAL = {"draft", "up_to_date", "failed"}
+INDEX_FINAL = {"draft", "up_to_date"}  # "failed" is retried within ten minutes: still asked
 
 
 @admin.register(Tag)

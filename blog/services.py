@@ -129,4 +129,5 @@ def _pinyin(text: str) -> str:
 def _slug_cut(slug: str, limit: int) -> str:
     if len(slug) <= limit:
         return slug
-    return slug[: limit + 1].rsplit("-", 1)[0].strip("-")
+    cut = slug[: limit + 1].rsplit("-", 1)[0].strip("-")
+    return cut if len(cut) <= limit else slug[:limit].strip("-")  # one word longer than all

@@ -133,7 +133,7 @@ class ScheduledForFilter(admin.SimpleListFilter):
             "none": {"scheduled_at__isnull": True},
             "hour": {"scheduled_at__gt": now, "scheduled_at__lte": hour},
             "later": {"scheduled_at__gt": hour},
-            "due": {"scheduled_at__lte": now},
+            "due": {"scheduled_at__lte": now, "status": "todo"},  # not those done since
         }
         return queryset.filter(**ranges[self.value()]) if self.value() in ranges else queryset
 

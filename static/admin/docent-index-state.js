@@ -1,7 +1,8 @@
 // The article page's "Search index" line, kept current: indexing takes seconds after a save,
 // and the page said "reload the page to see it done". It asks again while the state may still
-// change (pending, outdated), and stops at a final one (up to date, failed, draft), or after
-// ten minutes, when the periodic reconciliation would be the next to change anything.
+// change (pending, outdated, failed: retried within ten minutes), and stops at a final one (up
+// to date, draft), or after ten minutes, when the periodic reconciliation would be the next to
+// change anything.
 const DELAYS_MS = [1000, 2000, 3000, 5000];
 const GIVE_UP_MS = 10 * 60 * 1000;
 
