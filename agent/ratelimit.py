@@ -386,22 +386,21 @@ def _budgets(
                 "You have used today’s budget. Please come back tomorrow.", tomorrow, "ip_budget"
             ),
         ),
-        *(
-            [
-                (
-                    f"tok:net:{network}:{day}",
-                    settings.AGENT_TOKENS_PER_NETWORK_PER_DAY,
-                    2 * DAY,
-                    Refusal(
-                        "Your network has used today’s budget. Please come back tomorrow.",
-                        tomorrow,
-                        "network_budget",
-                    ),
-                )
-            ]
-            if network
-            else []
-        ),
+    ]
+    if network:
+        budgets.append(
+            (
+                f"tok:net:{network}:{day}",
+                settings.AGENT_TOKENS_PER_NETWORK_PER_DAY,
+                2 * DAY,
+                Refusal(
+                    "Your network has used today’s budget. Please come back tomorrow.",
+                    tomorrow,
+                    "network_budget",
+                ),
+            )
+        )
+    budgets += [
         (
             f"tok:d:{day}",
             settings.AGENT_TOKENS_PER_DAY,
