@@ -1,5 +1,7 @@
 """The authors' admin: write, tag, publish; see how each article sits in the search index."""
 
+import datetime as dt
+
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.widgets import AdminTextareaWidget
@@ -7,7 +9,7 @@ from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django.forms import Script
 from django.http import HttpRequest, HttpResponse, JsonResponse
-from django.urls import path, reverse
+from django.urls import URLPattern, path, reverse
 from django.utils.cache import patch_cache_control
 from django.utils.decorators import method_decorator
 from django.utils.html import format_html
@@ -135,7 +137,7 @@ class ArticleAdmin(BoundedLookups, admin.ModelAdmin):
             field.widget.attrs["placeholder"] = _("made from the title when you save")
         return field
 
-    def get_urls(self):
+    def get_urls(self) -> list[URLPattern]:
         preview = self.admin_site.admin_view(self.preview_view)  # staff only, CSRF-checked
         state = self.admin_site.admin_view(self.index_state_view)
         return [
@@ -249,7 +251,9 @@ class ArticleAdmin(BoundedLookups, admin.ModelAdmin):
             self.message_user(request, _unpublished_note(obj.unpublished_from), messages.INFO)
         return response
 
-    def save_model(self, request, obj, form, change):
+    def save_model(
+        self, request: HttpRequest, obj: Article, form: forms.ModelForm, change: bool
+    ) -> None:
         was_public_from = form.initial.get("published_at") if change else None
         was_published = form.initial.get("status") == Article.Status.PUBLISHED
         super().save_model(request, obj, form, change)
@@ -297,7 +301,7 @@ def _scheduled_note(article: Article) -> str:
     }
 
 
-def _unpublished_note(date) -> str:
+def _unpublished_note(date: dt.datetime) -> str:
     return _(
         "Its publication date, %(date)s, was cleared: published again, it is dated from then. "
         "To keep the old date, type it back in when you publish."

@@ -86,6 +86,14 @@ class Article(models.Model):
         return self.title
 
     def save(self, *args, **kwargs) -> None:
+        self.publication_date_settle()
+        super().save(*args, **kwargs)
+
+    def get_absolute_url(self) -> str:
+        return reverse("blog:article", kwargs={"slug": self.slug})
+
+    def publication_date_settle(self) -> None:
+        """The date a save gives the article (the admin's preview shows it before a save)."""
         # Publishing without a date means "now"; keeps the public filter simple.
         if self.status == self.Status.PUBLISHED and self.published_at is None:
             self.published_at = timezone.now()
@@ -95,10 +103,6 @@ class Article(models.Model):
         # goes out again (the author may type the old date back in to keep it).
         if self.status == self.Status.DRAFT:
             self.published_at = None
-        super().save(*args, **kwargs)
-
-    def get_absolute_url(self) -> str:
-        return reverse("blog:article", kwargs={"slug": self.slug})
 
     @property
     def is_public(self) -> bool:

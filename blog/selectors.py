@@ -17,7 +17,6 @@ from django.db.models import (
     QuerySet,
 )
 from django.http import Http404
-from django.utils import timezone
 from procrastinate.contrib.django.models import ProcrastinateJob
 
 from blog.models import Article, Chunk, Tag, published_q
@@ -101,15 +100,10 @@ def article_preview_build(
     Returns:
         The article (never saved: it has no id) and its tags by name, as the page lists them.
     """
-    if status == Article.Status.PUBLISHED and published_at is None:
-        published_at = timezone.now()  # what Article.save will write
     article = Article(
-        title=title,
-        summary=summary,
-        body=body,
-        status=status,
-        published_at=published_at if status == Article.Status.PUBLISHED else None,
+        title=title, summary=summary, body=body, status=status, published_at=published_at
     )
+    article.publication_date_settle()  # the date a save would give it
     return article, sorted(tags, key=lambda tag: tag.name)
 
 

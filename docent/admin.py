@@ -14,6 +14,8 @@ import json
 
 from django.apps import apps
 from django.contrib import admin
+from django.db.models import QuerySet
+from django.http import HttpRequest
 from django.utils import timezone
 from django.utils.formats import date_format
 from django.utils.html import format_html
@@ -118,7 +120,7 @@ class ScheduledForFilter(admin.SimpleListFilter):
     title = _("scheduled for")
     parameter_name = "scheduled"
 
-    def lookups(self, request, model_admin):
+    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list[tuple[str, str]]:
         return [
             ("none", _("Not scheduled: runs when a worker is free")),
             ("hour", _("Within the next hour")),
@@ -126,7 +128,7 @@ class ScheduledForFilter(admin.SimpleListFilter):
             ("due", _("Already due")),
         ]
 
-    def queryset(self, request, queryset):
+    def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
         now = timezone.now()
         hour = now + dt.timedelta(hours=1)
         ranges = {

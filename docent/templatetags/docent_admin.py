@@ -10,7 +10,7 @@ register = template.Library()
 
 
 @register.simple_tag(takes_context=True)
-def admin_account_missing(context) -> bool:
+def admin_account_missing(context: template.Context) -> bool:
     """True until someone can log into the admin: a first run has no account, and the login
     page is where a new user finds that out (the command is printed only at start-up).
 

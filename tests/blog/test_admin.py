@@ -268,6 +268,10 @@ def test_the_preview_is_for_staff_with_a_csrf_token_only(staff_client):
     strict = Client(enforce_csrf_checks=True)
     strict.force_login(get_user_model().objects.create_superuser("ed", password="pw"))
     assert strict.post(PREVIEW, {"body": "x"}).status_code == 403
+    # Staff, but not allowed to write articles (a moderator of conversations, say).
+    moderator = Client()
+    moderator.force_login(get_user_model().objects.create_user("mod", password="pw", is_staff=True))
+    assert moderator.post(PREVIEW, {"body": "x"}).status_code == 403
 
 
 def test_the_index_line_updates_itself_until_its_state_is_final(staff_client, make_article):
@@ -326,6 +330,9 @@ def test_the_index_state_is_for_staff_only(staff_client, make_article):
 
     assert Client().get(url).status_code == 302  # to the login
     assert staff_client.get("/admin/blog/article/999999/index-state/").status_code == 403
+    moderator = Client()  # staff without the blog's permissions
+    moderator.force_login(get_user_model().objects.create_user("mod", password="pw", is_staff=True))
+    assert moderator.get(url).status_code == 403
 
 
 def test_the_tag_boxes_do_not_tell_the_author_to_hold_down_control(staff_client):
