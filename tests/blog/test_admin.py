@@ -340,3 +340,33 @@ def test_the_tag_boxes_do_not_tell_the_author_to_hold_down_control(staff_client)
     html = staff_client.get("/admin/blog/article/add/").content.decode()
 
     assert "Hold down" not in html and 'id="id_tags"' in html
+
+
+def test_the_published_filter_offers_times_from_now_and_scheduled_posts(staff_client, make_article):
+    # Django's date filter offered ranges ending now: a post scheduled for next week was under
+    # none of them.
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    now = timezone.now()
+    made = {
+        "scheduled": make_article(title="Next week", published_at=now + timedelta(days=7)),
+        "week": make_article(title="Yesterday", published_at=now - timedelta(days=1)),
+        "month": make_article(title="Two weeks ago", published_at=now - timedelta(days=14)),
+        "earlier": make_article(title="Last year", published_at=now - timedelta(days=365)),
+        "none": make_article(title="A draft", status=Article.Status.DRAFT),
+    }
+    url = "/admin/blog/article/"
+
+    listing = staff_client.get(url).content.decode()
+    assert re.findall(r'\?when=\w+">([^<]+)</a>', listing) == [
+        "Scheduled for later", "In the past 7 days", "In the past 30 days", "Earlier",
+        "Not yet (drafts)",
+    ]  # fmt: skip
+    assert "Past 7 days" not in listing
+    for value, article in made.items():
+        page = staff_client.get(url, {"when": value}).content.decode()
+        titles = re.findall(r'<th class="field-title"><a [^>]*>([^<]+)</a>', page)
+        expected = [article.title] if value != "month" else ["Yesterday", "Two weeks ago"]
+        assert sorted(titles) == sorted(expected), value
