@@ -20,7 +20,12 @@ from django.views.decorators.http import require_POST
 
 from blog.indexing import articles_index_enqueue
 from blog.models import Article, Tag
-from blog.selectors import article_index_state, article_list_for_admin, article_preview_build
+from blog.selectors import (
+    article_index_state,
+    article_list_for_admin,
+    article_preview_build,
+    article_titled,
+)
 from blog.services import article_slug_from_title
 from blog.views import article_page_render
 from docent.admin_dates import short_datetime
@@ -272,18 +277,36 @@ class ArticleAdmin(BoundedLookups, admin.ModelAdmin):
 
     # "Added successfully" alone left a new author asking when the assistant would know; the
     # note follows Django's own message (added after it).
-    def response_add(self, request, obj, post_url_continue=None):
+    def response_add(
+        self, request: HttpRequest, obj: Article, post_url_continue: str | None = None
+    ) -> HttpResponse:
         response = super().response_add(request, obj, post_url_continue)
         self.message_user(request, _index_note(obj), messages.INFO)
+        self._warn_same_title(request, obj)
         return response
 
-    def response_change(self, request, obj):
+    def response_change(self, request: HttpRequest, obj: Article) -> HttpResponse:
         response = super().response_change(request, obj)
         self.message_user(request, _index_note(obj), messages.INFO)
+        self._warn_same_title(request, obj)
         if getattr(obj, "unpublished_from", None):
             # Article.save cleared the date; say which it was, since the form no longer shows it.
             self.message_user(request, _unpublished_note(obj.unpublished_from), messages.INFO)
         return response
+
+    def _warn_same_title(self, request: HttpRequest, obj: Article) -> None:
+        # Two articles of one title read as one in the list, the search results and the
+        # assistant's citations; nothing told the author (a walk through the admin left three).
+        others = article_titled(title=obj.title, exclude_pk=obj.pk)
+        if others:
+            message = ngettext(
+                "Another article has the same title (%(slugs)s): readers will not tell them "
+                "apart in the list, in search results or in the assistant’s citations.",
+                "%(count)d other articles have the same title (%(slugs)s): readers will not "
+                "tell them apart in the list, in search results or in the assistant’s citations.",
+                len(others),
+            ) % {"count": len(others), "slugs": ", ".join(others[:5])}
+            self.message_user(request, message, messages.WARNING)
 
     def save_model(
         self, request: HttpRequest, obj: Article, form: forms.ModelForm, change: bool

@@ -86,6 +86,12 @@ def _index_job_failed(*, article_id: int) -> bool:
     return newest == "failed"
 
 
+def article_titled(*, title: str, exclude_pk: int | None = None) -> list[str]:
+    """The slugs of the other articles with this title (case and spacing aside)."""
+    others = Article.objects.filter(title__iexact=" ".join(title.split()))
+    return list(others.exclude(pk=exclude_pk).order_by("pk").values_list("slug", flat=True)[:50])
+
+
 def article_preview_build(
     *,
     title: str,

@@ -370,3 +370,24 @@ def test_the_published_filter_offers_times_from_now_and_scheduled_posts(staff_cl
         titles = re.findall(r'<th class="field-title"><a [^>]*>([^<]+)</a>', page)
         expected = [article.title] if value != "month" else ["Yesterday", "Two weeks ago"]
         assert sorted(titles) == sorted(expected), value
+
+
+def test_saving_an_article_with_another_s_title_warns_the_author(staff_client, make_article):
+    # A walk through the admin left three "Django 入门指南": nothing said so.
+    make_article(title="Django 入门指南", slug="django-ru-men-zhi-nan")
+    form = {
+        "title": "Django  入门指南",
+        "slug": "",
+        "summary": "",
+        "body": "正文",
+        "status": "draft",
+        "published_at_0": "",
+        "published_at_1": "",
+    }
+
+    response = staff_client.post("/admin/blog/article/add/", form, follow=True)
+    shown = [str(message) for message in response.context["messages"]]
+
+    assert any("same title (django-ru-men-zhi-nan)" in text for text in shown), shown
+    other = staff_client.post("/admin/blog/article/add/", {**form, "title": "Another"}, follow=True)
+    assert not any("same title" in str(m) for m in other.context["messages"])
