@@ -12,6 +12,9 @@ import re
 from agent.llm.offline_text import language, terms
 
 _ASKS = re.compile(
+    # "Is counting how many messages each visitor sends enough?", "no matter how long it
+    # takes": a clause inside a yes/no question, not a figure asked for.
+    r"(?<!\bcounting )(?<!\blimiting )(?<!\bcapping )(?<!\bmatter )(?<!\bregardless of )"
     r"\bhow (many|much|long|big|large|small|fast|quick(ly)?|slow|often|far|high|low)\b|"
     r"\bwhat (number|value|size|percentage|share|fraction|ratio)\b|"
     r"\b(default|maximum|minimum|max|min) (value|number|size|setting)\b|"

@@ -65,3 +65,16 @@ def test_a_figure_must_count_what_how_many_asks_about():
     assert not gives_figure("60 questions per day", "how many tokens per day can a session use?")
     # "how much does it cost" names nothing counted: any figure may answer.
     assert gives_figure("It costs 4,000 tokens.", "How much does a second question cost?")
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Is counting how many messages each visitor sends enough to keep the bill down?",
+        "Does the loop stop no matter how long a tool takes?",
+        "Is limiting how many tools run at once worth it?",
+    ],
+)
+def test_how_many_inside_a_yes_no_question_asks_no_figure(question):
+    assert not asks_for_figure(question)
+    assert asks_for_figure("I want to know how many messages a visitor may send")
