@@ -626,7 +626,10 @@ def test_at_375px_a_wrapped_welcome_or_suggestion_leaves_no_word_alone(site, ope
         if len(widths) > 1:
             wrapped.append((node.text_content(), widths))
     assert wrapped, "nothing wraps at 375 px: the test no longer shows the case"
-    assert [(text, w) for text, w in wrapped if w[-1] < 0.5 * max(w)] == []
+    # A lone word is a sliver of a line ('我。' was an eighth); keep-all breaking the welcome at
+    # its comma leaves "都可以问我。" under a line of twice its width, a phrase, and exactly half
+    # failed a bar of 0.5 by rounding (113.90166 against 113.90167) in one clean run of four.
+    assert [(text, w) for text, w in wrapped if w[-1] < 0.4 * max(w)] == []
     screenshot(page, "phone-375-zh-welcome")
 
 
