@@ -10,7 +10,6 @@ from django.db.models import QuerySet
 from django.forms import Script
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.urls import URLPattern, path, reverse
-from django.utils import timezone
 from django.utils.cache import patch_cache_control
 from django.utils.decorators import method_decorator
 from django.utils.html import format_html
@@ -28,7 +27,7 @@ from blog.selectors import (
 )
 from blog.services import article_slug_from_title
 from blog.views import article_page_render
-from docent.admin_dates import short_datetime
+from docent.admin_dates import FromNowFilter, short_datetime
 from docent.admin_lookups import BoundedLookups
 
 # An article's place in the search index (article_index_state): the list's short word, and the
@@ -61,37 +60,29 @@ INDEX_NOTES = {
 INDEX_FINAL = {"draft", "up_to_date"}  # "failed" is retried within ten minutes: still asked
 
 
-class PublishedWhenFilter(admin.SimpleListFilter):
-    """When an article goes or went out, seen from now.
-
-    Django's date filter offered "Today", "Past 7 days", "This month" and "This year": ranges
-    that end now, so an article scheduled for next week was under none of them, and a draft
-    (no date) only under "No date".
-    """
+class PublishedWhenFilter(FromNowFilter):
+    """When an article goes or went out: a scheduled post is under "Scheduled for later", a
+    draft (no date) under "Not yet"."""
 
     title = _("published")
     parameter_name = "when"
+    options = [
+        ("scheduled", _("Scheduled for later")),
+        ("week", _("In the past 7 days")),
+        ("month", _("In the past 30 days")),
+        ("earlier", _("Earlier")),
+        ("none", _("Not yet (drafts)")),
+    ]
 
-    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list[tuple[str, str]]:
-        return [
-            ("scheduled", _("Scheduled for later")),
-            ("week", _("In the past 7 days")),
-            ("month", _("In the past 30 days")),
-            ("earlier", _("Earlier")),
-            ("none", _("Not yet (drafts)")),
-        ]
-
-    def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
-        now = timezone.now()
+    def ranges(self, now: dt.datetime) -> dict[str, dict]:
         week, month = now - dt.timedelta(days=7), now - dt.timedelta(days=30)
-        ranges = {
+        return {
             "scheduled": {"published_at__gt": now},
             "week": {"published_at__gt": week, "published_at__lte": now},
             "month": {"published_at__gt": month, "published_at__lte": now},
             "earlier": {"published_at__lte": month},
             "none": {"published_at__isnull": True},
         }
-        return queryset.filter(**ranges[self.value()]) if self.value() in ranges else queryset
 
 
 @admin.register(Tag)

@@ -14,9 +14,6 @@ import json
 
 from django.apps import apps
 from django.contrib import admin
-from django.db.models import QuerySet
-from django.http import HttpRequest
-from django.utils import timezone
 from django.utils.formats import date_format
 from django.utils.html import format_html
 from django.utils.timezone import localtime
@@ -25,6 +22,7 @@ from django.utils.translation import pgettext_lazy
 from procrastinate.contrib.django import models
 from procrastinate.contrib.django.admin import ProcrastinateJobAdmin
 
+from docent.admin_dates import FromNowFilter
 from docent.admin_lookups import BoundedLookups
 
 ARGS_MAX_CHARS = 2000
@@ -109,35 +107,27 @@ class LockFilter(admin.AllValuesFieldListFilter):
         self.empty_value_display = _("No lock")
 
 
-class ScheduledForFilter(admin.SimpleListFilter):
-    """When a job may run, seen from now.
-
-    Django's date filter offered "Today", "Past 7 days", "This month" and "This year": ranges
-    up to now, while a job gets a time only when it must wait (a retry's back-off, a job
-    deferred for later), so what a reader asks is which jobs wait, and for how long still.
-    """
+class ScheduledForFilter(FromNowFilter):
+    """When a job may run: a job gets a time only when it must wait (a retry's back-off, a job
+    deferred for later), so what a reader asks is which jobs wait, and for how long still."""
 
     title = _("scheduled for")
     parameter_name = "scheduled"
+    options = [
+        ("none", _("Not scheduled: runs when a worker is free")),
+        ("hour", _("Within the next hour")),
+        ("later", _("Later than an hour from now")),
+        ("due", _("Already due")),
+    ]
 
-    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list[tuple[str, str]]:
-        return [
-            ("none", _("Not scheduled: runs when a worker is free")),
-            ("hour", _("Within the next hour")),
-            ("later", _("Later than an hour from now")),
-            ("due", _("Already due")),
-        ]
-
-    def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
-        now = timezone.now()
+    def ranges(self, now: dt.datetime) -> dict[str, dict]:
         hour = now + dt.timedelta(hours=1)
-        ranges = {
+        return {
             "none": {"scheduled_at__isnull": True},
             "hour": {"scheduled_at__gt": now, "scheduled_at__lte": hour},
             "later": {"scheduled_at__gt": hour},
             "due": {"scheduled_at__lte": now, "status": "todo"},  # not those done since
         }
-        return queryset.filter(**ranges[self.value()]) if self.value() in ranges else queryset
 
 
 @admin.register(models.ProcrastinateJob)
