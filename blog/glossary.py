@@ -14,15 +14,13 @@ target words in an article's text by their common inflections.
 
 from __future__ import annotations
 
-import re
 import threading
 from dataclasses import dataclass
 from pathlib import Path
 
 from django.db import connection
 
-GLOSSARY_FILE = Path(__file__).with_name("glossary.txt")
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+from blog.glossary_file import GLOSSARY_FILE, bigrams, parse
 
 
 @dataclass(frozen=True)
@@ -51,7 +49,7 @@ class Bridge:
     def known(self, frequency: dict[str, int]) -> bool:
         """Does the blog use a translation of the sources anywhere?"""
         if self.chinese:
-            return any(all(gram in frequency for gram in _bigrams(t)) for t in self.chinese)
+            return any(all(gram in frequency for gram in bigrams(t)) for t in self.chinese)
         return bool(self.english_lexemes) and self.english_lexemes <= frequency.keys()
 
 
@@ -66,7 +64,7 @@ class Glossary:
     def entries(self) -> list[Entry]:
         with self._lock:
             if self._entries is None:
-                self._entries = _stemmed(_parsed(self._path.read_text(encoding="utf-8")))
+                self._entries = _stemmed(parse(self._path.read_text(encoding="utf-8")))
             return self._entries
 
     def bridges(self, question: str, lexemes: set[str], language: str) -> list[Bridge]:
@@ -115,7 +113,7 @@ def _word_char(text: str, index: int) -> bool:
 def _from_chinese(entry: Entry, question: str, lexemes: set[str]) -> Bridge | None:
     for term in entry.chinese:
         if term in question:
-            sources = frozenset(g for g in _bigrams(term) if g in lexemes)
+            sources = frozenset(g for g in bigrams(term) if g in lexemes)
             if sources and entry.english:
                 return Bridge(
                     sources=sources,
@@ -145,18 +143,6 @@ def bridged_known(bridges: list[Bridge], frequency: dict[str, int]) -> set[str]:
     return {lexeme for b in bridges if b.known(frequency) for lexeme in b.sources}
 
 
-def _parsed(source: str) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
-    parsed = []
-    for line in source.splitlines():
-        if not line.strip() or line.lstrip().startswith("#") or "=" not in line:
-            continue
-        english, chinese = (side.strip() for side in line.split("=", 1))
-        # One character ("表", "长") is too common a substring to stand for an idea.
-        terms = tuple(t.strip() for t in chinese.split("|") if len(_bigrams(t.strip())) >= 1)
-        parsed.append((tuple(english.lower().split()), terms))
-    return parsed
-
-
 def _stemmed(parsed: list[tuple[tuple[str, ...], tuple[str, ...]]]) -> list[Entry]:
     phrases = [" ".join(english) for english, _ in parsed]
     with connection.cursor() as cursor:
@@ -170,13 +156,6 @@ def _stemmed(parsed: list[tuple[tuple[str, ...], tuple[str, ...]]]) -> list[Entr
         Entry(english=english, chinese=chinese, lexemes=frozenset(lexemes))
         for (english, chinese), lexemes in zip(parsed, stems, strict=True)
     ]
-
-
-def _bigrams(term: str) -> list[str]:
-    chars = [ch for ch in term if _CJK.match(ch)]
-    if len(chars) < 2:
-        return []
-    return ["".join(chars[i : i + 2]) for i in range(len(chars) - 1)]
 
 
 def _inflections(word: str) -> frozenset[str]:

@@ -12,6 +12,7 @@ import re
 from collections import Counter
 
 from agent.answered import is_decline
+from agent.llm.offline_bridge import question_terms
 from agent.llm.offline_definitions import defined_subject, defines, names
 from agent.llm.offline_figures import asks_for_figure, counted_thing, gives_figure
 from agent.llm.offline_names import missing_names
@@ -244,7 +245,7 @@ def _id(source: dict) -> object:
 def _weights(question: str, context: str, facts: list[Fact]) -> dict[str, float]:
     """Each wanted term's weight: 1/df for the question's, half that for the context's."""
     frequency = Counter(term for fact in facts for term in _fact_terms(fact))
-    asked = terms(question)
+    asked = question_terms(question)
     weights = {term: 1 / frequency[term] for term in asked if frequency[term]}
     for term in terms(context) - asked:
         if frequency[term]:
@@ -291,14 +292,14 @@ def _pick(
     Every fact must share a word with `asked` (the question itself: an earlier question
     only helps to rank).
     """
-    shared = [_shared(fact, wanted) for _, fact in pool]
-    asked = {t for t in wanted if t in terms(question)} if asked is None else asked
+    shared = _across([_shared(fact, wanted) for _, fact in pool], pool, sources, question)
+    asked = {t for t in wanted if t in question_terms(question)} if asked is None else asked
     subject = defined_subject(question)
     boost = [
         _boost(n, fact, shared[i], excerpts, sources, subject) for i, (n, fact) in enumerate(pool)
     ]
     two_part = bool(_TWO_PART.search(question))
-    words = terms(question) | asked
+    words = question_terms(question) | asked
     # A two-part question's articles each answer one part, so no one fact can show that a
     # lower article answers better: it keeps the search's best first.
     rivals = set() if two_part else _rivals(pool, shared, asked, sources, language(question))
@@ -352,6 +353,20 @@ def _pick(
         picked.append(best)
         covered |= shared[best]
     return _with_context(pool, picked, shared, compares=compares(question))
+
+
+def _across(
+    shared: list[set[str]], pool: list[tuple[int, Fact]], sources: list[dict], question: str
+) -> list[set[str]]:
+    """A fact in the other language shares a word with the question through a translation
+    (offline_bridge) only when it shares two: "Two index types ship with pgvector." is no
+    answer to "哪种索引更准确？" for holding "index". With fewer it shares none, and the
+    search's own passage is quoted as the nearest found, as before there were translations."""
+    own, lang = terms(question), language(question)
+    return [
+        set() if _other_language(sources[n], lang) and len(words) < 2 and not words & own else words
+        for words, (n, _) in zip(shared, pool, strict=True)
+    ]
 
 
 def _definition_first(

@@ -1716,6 +1716,57 @@ async def test_a_top_article_in_the_other_language_is_not_outweighed_by_shared_w
     assert result.citations[0]["article_id"] == 42
 
 
+FAILURES_ARTICLE = {
+    "article_id": 43,
+    "title": "Anatomy of a loop",
+    "url": "/articles/anatomy/",
+    "body": "Every assistant runs on a small loop.\n\n"
+    "When a tool call fails, the loop returns the error text as the tool result and goes on.\n",
+}
+SAVING_ZH = {
+    "article_id": 44,
+    "title": "保存",
+    "url": "/articles/saving-zh/",
+    "body": "一轮结束时要保存问题和回答。三次都失败怎么办？记下来，稍后再试。\n",
+}
+
+
+@pytest.mark.asyncio
+async def test_a_chinese_question_quotes_the_english_fact_its_translated_words_match(monkeypatch):
+    # "工具调用" / "失败" / "循环" are "tool call" / "fail" / "loop" in the glossary: the English
+    # top hit's fact shares four of them and answers. Without the translations the top hit
+    # shared no word, and the Chinese article sharing "失败" and "怎么办" took the lead with a
+    # question of its own ("三次都失败怎么办？").
+    for article in (FAILURES_ARTICLE, SAVING_ZH):
+        monkeypatch.setitem(ARTICLES, article["article_id"], article)
+    hits = [lang_hit(FAILURES_ARTICLE, 0.9, "en"), lang_hit(SAVING_ZH, 0.7, "zh")]
+
+    result, _ = await ask("工具调用失败了，循环会怎么办？", hits)
+
+    assert [c["article_id"] for c in result.citations] == [43]
+    assert result.answer.startswith("When a tool call fails, the loop returns the error text")
+
+
+@pytest.mark.asyncio
+async def test_an_english_question_quotes_the_chinese_fact_its_translated_words_match(
+    monkeypatch,
+):
+    # "step limit" is "步数上限" in the glossary: the Chinese fact holding it is quoted, not
+    # the article's opening sentence as the nearest passage.
+    article = {
+        "article_id": 45,
+        "title": "智能体的限制",
+        "url": "/articles/limits-zh/",
+        "body": "智能体需要边界。\n\n步数上限是每轮最多 5 次模型调用，用完就停。\n",
+    }
+    monkeypatch.setitem(ARTICLES, 45, article)
+
+    result, _ = await ask("What is the step limit?", [lang_hit(article, 0.9, "zh")])
+
+    assert result.answer.startswith("步数上限是每轮最多 5 次模型调用")
+    assert "nearest" not in result.answer
+
+
 REASONED_ARTICLE = {
     **LIMITS_ARTICLE,
     "article_id": 71,
