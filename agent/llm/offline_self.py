@@ -1,4 +1,5 @@
-"""Questions about the assistant itself: which model runs it, or an order to drop its rules.
+"""Questions about the assistant itself (which model runs it, an order to drop its rules) and
+about who writes the blog.
 
 The articles write about models, prompts and instructions as their own topics, so a search
 quoted them as if they answered: "what model are you" got a passage on closing a model
@@ -41,6 +42,26 @@ _ORDER = re.compile(
     r"|.{0,12}(告诉我|输出|打印|显示|泄露|给我看)你的(系统)?(提示词|指令|规则)",
     re.IGNORECASE,
 )
+# Who writes the blog: the articles never say, and "who wrote this blog?" was taken for a
+# request for the blog's contents (its words are the catalogue's) and got the newest articles.
+_AUTHOR = re.compile(
+    r"\bwho('s| is)? (wrote|writes|runs|made|created|maintains|owns|is behind|writing)"
+    r" (this|the|these|your)( \w+)? (blog|site|website|articles?|posts?)\b"
+    r"|\b(who('s| is| are)|name of) the (author|writer|owner)s?\b(?!\s+of\b)"
+    r"|\b(contact|reach|email) (the )?(author|writer|owner|blogger)s?\b"
+    r"|\b(author|writer|owner)s? of (this|the) (blog|site|website|articles?|posts?)\b"
+    # A Chinese question names the blog ("RRF 论文的作者是谁" asks about the paper), unless
+    # it is the whole message.
+    r"|(博客|网站|本站|这些文章|这里的文章).{0,8}(作者|谁写|谁做|谁建|谁维护|谁在写)"
+    r"|作者.{0,6}联系方式|联系(一下)?(作者|博主)|博主是谁|^\s*(请问)?(作者|博主)是谁[？?。!！]*\s*$",
+    re.IGNORECASE,
+)
+ABOUT_AUTHOR = {
+    "en": "The articles don’t say who writes this blog, and I only know what they say. "
+    "Ask me about anything they cover.",
+    "zh": "这个博客的文章没有写明作者是谁，我也只知道文章里写的内容。"
+    "可以问我文章里写到的任何内容。",
+}
 ABOUT_MODEL = {
     "en": "I’m this blog’s offline assistant: no language model runs here. I find the passages "
     "in the blog’s articles that answer a question, quote them, and link every article I "
@@ -59,6 +80,8 @@ def about_assistant(question: str, lang: str) -> str | None:
     """The reply to a question about the assistant itself, or None for any other message."""
     if _ORDER.match(question):
         return REFUSE_ORDER[lang]
+    if len(question) <= 120 and _AUTHOR.search(question):
+        return ABOUT_AUTHOR[lang]
     asked = _WHICH_MODEL.search(question) if len(question) <= 120 else None
     if asked and not _FOR_A_TASK.search(question[asked.end() :]):
         return ABOUT_MODEL[lang]
