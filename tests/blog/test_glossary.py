@@ -81,6 +81,28 @@ def test_every_line_of_the_shipped_glossary_is_an_entry_with_both_sides():
     ]
 
 
+@pytest.mark.parametrize(
+    ("question", "lexeme", "english"),
+    [
+        ("工具结果要按什么顺序追加？", "追加", "Append the results in call order."),
+        ("步数用完以后的兜底回答是什么？", "兜底", "The fallback is one last call."),
+        ("重启以后记录会丢失吗？", "丢失", "Nothing is lost on a restart."),
+    ],
+)
+def test_the_shipped_glossary_bridges_the_articles_own_key_words(question, lexeme, english):
+    # Key words of the demo articles that had no line: a Chinese question using them shared
+    # nothing with the English article that answers it.
+    bridges = glossary.bridges(question, {lexeme}, "zh")
+
+    assert any(bridge.holds(ArticleText(english)) for bridge in bridges)
+
+
+def test_the_shipped_glossary_bridges_an_english_key_word_to_the_chinese_articles():
+    (bridge,) = glossary.bridges("Which rows are skipped?", {"skip"}, "en")
+
+    assert bridge.holds(ArticleText("冲突的记录会被跳过。"))
+
+
 def _spool_blog(make_article, add_chunk):
     near = unit((0, 0.80), (1, math.sqrt(1 - 0.80**2)))
     for slug, title, text, vector in [
