@@ -95,6 +95,8 @@ _NUMBER_WORDS = dict(
 )
 
 
+_PERIODIC = {"daily": "day", "hourly": "hour", "weekly": "week", "monthly": "month"}
+
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")
 
 
@@ -106,9 +108,13 @@ def terms(text: str) -> set[str]:
     lowered = text.lower().replace("\u2019", "'")
     lowered = _POSSESSIVE.sub("", _CONTRACTION.sub(" ", lowered))
     lowered = _THOUSANDS.sub("", lowered)  # "10,500" is one number, not "10" and "500"
+    words = _WORD.findall(lowered)
+    # "Per-session daily budget" answers "how many tokens does a session get per day?": a
+    # hyphenated word is also its parts, and "daily" is the "day" a question counts by.
+    words += [part for word in words if "-" in word for part in word.split("-")]
     found = {
-        _NUMBER_WORDS.get(w) or _stem(w)
-        for w in _WORD.findall(lowered)
+        _NUMBER_WORDS.get(w) or _PERIODIC.get(w) or _stem(w)
+        for w in words
         if (len(w) > 1 or w in _NAMED_LETTERS) and w not in _STOPWORDS
     }
     for run in CJK_RUN.findall(lowered):

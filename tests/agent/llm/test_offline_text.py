@@ -12,6 +12,15 @@ def test_contractions_carry_no_topic_and_a_possessive_keeps_its_noun():
     }
 
 
+def test_a_hyphenated_word_is_also_its_parts_and_daily_counts_by_day():
+    # "how many tokens does a session get per day?" shared only "token" with the fact that
+    # answers it, and a weaker fact naming "day" was quoted instead.
+    fact = terms("Per-session daily budget: 40,000 tokens.")
+
+    assert {"per-session", "session", "day", "token"} <= fact
+    assert {"session", "day", "token"} <= terms("How many tokens does a session get per day?")
+
+
 def test_how_a_question_is_framed_is_not_what_it_is_about():
     # "Streaming is the difference, and it is mostly plumbing." answered "what's the
     # difference between SSE and WebSockets?" on the word "difference" alone.
