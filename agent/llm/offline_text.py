@@ -29,7 +29,9 @@ _STOPWORDS = frozenset(
     "is it in on of to or by as at be if so my me i we us should does doesn't don't it's "
     "them they it's also just only very really still yet each other else while "
     # How a question is framed, not what it is about ("what's the difference between…").
-    "difference differences different between instead rather".split()
+    "difference differences different between instead rather "
+    # A phrasal verb's particle: "cut off" matched "back off".
+    "off up out down over".split()
 )
 _CJK_STOP = frozenset(
     "什么 怎么 如何 为什 哪些 一个 这个 那个 是否 可以 文章 这篇 本文 请问 一下 的是 是什 "

@@ -21,6 +21,12 @@ def test_a_hyphenated_word_is_also_its_parts_and_daily_counts_by_day():
     assert {"session", "day", "token"} <= terms("How many tokens does a session get per day?")
 
 
+def test_a_phrasal_verb_s_particle_is_not_a_topic():
+    # "before it's cut off" matched "Clients … back off instead of hammering the endpoint".
+    assert terms("before it's cut off") == {"before", "cut"}
+    assert not terms("back off") & terms("cut off")
+
+
 def test_how_a_question_is_framed_is_not_what_it_is_about():
     # "Streaming is the difference, and it is mostly plumbing." answered "what's the
     # difference between SSE and WebSockets?" on the word "difference" alone.
