@@ -14,7 +14,12 @@ from collections import Counter
 from agent.answered import is_decline
 from agent.llm.offline_bridge import question_terms
 from agent.llm.offline_definitions import defined_subject, defines, names
-from agent.llm.offline_figures import asks_for_figure, counted_thing, gives_figure
+from agent.llm.offline_figures import (
+    asks_for_figure,
+    counted_per_period,
+    counted_thing,
+    gives_figure,
+)
 from agent.llm.offline_names import missing_names
 from agent.llm.offline_second import TWO_PART_FLOOR, Second, names_it, second_article
 from agent.llm.offline_text import (
@@ -62,6 +67,7 @@ SOURCE = {"en": "Source: ", "zh": "来源："}
 # much about the question; a figure from a weaker fact is some other figure.
 FIGURE_FLOOR = 0.7
 COUNTED_FIGURE_FLOOR = 0.4
+PER_PERIOD_FIGURE_FLOOR = 0.2  # tuning halves: the same at 0.2 and 0.3
 NO_FIGURE = {
     "en": "This blog’s articles don’t give that figure. The nearest is “{title}”, which "
     "discusses the topic without stating it.",
@@ -472,7 +478,12 @@ def _figure_instead(
     best = max(sum(wanted[t] for t in _shared(fact, wanted)) for _, fact in picked)
     # A fact must name what "how many X" counts to give its figure (gives_figure): that says
     # it is about the question, so a weaker one may answer.
-    floor = COUNTED_FIGURE_FLOOR if counted_thing(question) else FIGURE_FLOOR
+    counted = counted_thing(question)
+    floor = COUNTED_FIGURE_FLOOR if counted else FIGURE_FLOOR
+    if counted and counted_per_period(question):
+        # "How many questions per minute?": "6 questions per minute" names both, a figure of
+        # the very kind asked, however few of the question's other words it shares.
+        floor = PER_PERIOD_FIGURE_FLOOR
     candidates = [
         i
         for i, (n, fact) in enumerate(pool)

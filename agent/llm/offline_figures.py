@@ -166,6 +166,11 @@ def counted_thing(question: str) -> str:
     return found.group(1)
 
 
+def counted_per_period(question: str) -> bool:
+    """ "How many questions per minute?": a figure that names both is the answer's own kind."""
+    return _period(question) is not None
+
+
 def _period(question: str) -> str | None:
     """The period of a count asked per period ("per minute" -> "minute"), if any."""
     found = _PERIOD.search(question)

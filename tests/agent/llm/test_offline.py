@@ -1774,6 +1774,32 @@ async def test_an_english_question_quotes_the_chinese_fact_its_translated_words_
     assert "nearest" not in result.answer
 
 
+@pytest.mark.asyncio
+async def test_a_count_per_period_is_answered_by_the_row_that_names_both(monkeypatch):
+    # The sentence sharing most words ("visitors ask … questions") gives no count per minute;
+    # the row giving one shares only "questions" and "minute", and fell under the floor.
+    article = {
+        "article_id": 46,
+        "title": "Limits",
+        "url": "/articles/limits/",
+        "body": "Most visitors ask two or three questions and leave.\n\n"
+        "A fixed window resets every minute. A sliding minute smooths the boundary. Each "
+        "minute has its own counter, and a late minute still counts.\n\n"
+        "| Limit | Key | Allowance |\n|---|---|---|\n"
+        "| Burst | session | 6 questions per minute |\n"
+        "| Daily | session | 60 questions per day |\n",
+    }
+    monkeypatch.setitem(ARTICLES, 46, article)
+
+    result, _ = await ask(
+        "How many questions can one visitor ask within a single minute?",
+        [relevant_hit(article, 0.9)],
+    )
+
+    assert "6 questions per minute" in result.answer
+    assert "60 questions per day" not in result.answer
+
+
 REASONED_ARTICLE = {
     **LIMITS_ARTICLE,
     "article_id": 71,
