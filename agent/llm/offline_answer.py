@@ -18,6 +18,7 @@ from agent.llm.offline_figures import (
     asks_for_figure,
     counted_per_period,
     counted_thing,
+    frame_terms,
     gives_figure,
 )
 from agent.llm.offline_names import missing_names
@@ -251,7 +252,7 @@ def _id(source: dict) -> object:
 def _weights(question: str, context: str, facts: list[Fact]) -> dict[str, float]:
     """Each wanted term's weight: 1/df for the question's, half that for the context's."""
     frequency = Counter(term for fact in facts for term in _fact_terms(fact))
-    asked = question_terms(question)
+    asked = question_terms(question) - frame_terms(question)
     weights = {term: 1 / frequency[term] for term in asked if frequency[term]}
     for term in terms(context) - asked:
         if frequency[term]:

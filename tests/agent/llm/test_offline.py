@@ -1139,6 +1139,33 @@ async def test_a_count_per_period_is_answered_by_the_fact_naming_that_period(
     assert other not in result.answer
 
 
+STARTER_ARTICLE = {
+    "article_id": 53,
+    "title": "Sourdough starters",
+    "url": "/articles/sourdough-starters/",
+    "body": "A starter is flour and water that wild yeast ferments.\n\n## Feeding schedule\n\n"
+    "Feed the starter every 12 hours at a 1:1:1 ratio of starter, flour and water by weight.\n\n"
+    "## Signs of trouble\n\nA grey liquid called hooch means the starter is hungry; feed it "
+    "more often.\n",
+}
+
+
+@pytest.mark.asyncio
+async def test_how_often_is_answered_by_the_frequency_not_by_the_word_often(monkeypatch):
+    # A new author's first question about their own article: "often" was a wanted word, so
+    # "feed it more often" led and "every 12 hours" looked too weak beside it to give the
+    # figure; the answer said the blog does not give it.
+    monkeypatch.setitem(ARTICLES, 53, STARTER_ARTICLE)
+
+    result, sent = await ask(
+        "How often should I feed a sourdough starter?", [relevant_hit(STARTER_ARTICLE, 0.9)]
+    )
+
+    assert "Feed the starter every 12 hours" in result.answer
+    assert [c["article_id"] for c in result.citations] == [53]
+    assert sent[-1]["answered"] is True
+
+
 RELEASES_ARTICLE = {
     "article_id": 52,
     "title": "Index scans",

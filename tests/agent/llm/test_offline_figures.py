@@ -2,7 +2,7 @@
 
 import pytest
 
-from agent.llm.offline_figures import asks_for_figure, gives_figure
+from agent.llm.offline_figures import asks_for_figure, frame_terms, gives_figure
 
 
 @pytest.mark.parametrize(
@@ -78,3 +78,10 @@ def test_a_figure_must_count_what_how_many_asks_about():
 def test_how_many_inside_a_yes_no_question_asks_no_figure(question):
     assert not asks_for_figure(question)
     assert asks_for_figure("I want to know how many messages a visitor may send")
+
+
+def test_the_words_of_how_often_frame_a_figure_they_are_not_its_topic():
+    assert frame_terms("How often should I feed the starter?") == {"often"}
+    assert frame_terms("How long does the first token take?") == {"long"}
+    # Not a figure asked for: the word stays a word of the question.
+    assert frame_terms("Does it work no matter how long the article is?") == set()
