@@ -6,12 +6,14 @@ from django.views.generic import RedirectView
 
 from config.api import api
 from docent import views as docent_views
+from docent.admin_order import apps_in_order
 from ops.views import metrics
 
 # The admin is Docent's back office: authors write there, admins review conversations.
 admin.site.site_header = _("Docent admin")
 admin.site.site_title = _("Docent admin")
 admin.site.index_title = _("Articles and conversations")
+admin.site.get_app_list = apps_in_order(admin.site.get_app_list)
 
 urlpatterns = [
     path("healthz", docent_views.healthz, name="healthz"),
