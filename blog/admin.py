@@ -217,6 +217,11 @@ class ArticleAdmin(BoundedLookups, admin.ModelAdmin):
 
     @admin.display(description=_("Indexed at"), ordering="indexed_at")
     def indexed(self, article: Article) -> str:
+        # A draft's chunks go with the job its save queued, which clears the date only then;
+        # "draft" is a final state the page does not ask again about, so until a reload it read
+        # "not indexed (draft)" above the old "Indexed at: Dec 4 2026, 19:57".
+        if article.status != Article.Status.PUBLISHED:
+            return short_datetime(None)
         return short_datetime(article.indexed_at)
 
     @admin.display(description=_("Chunks"), ordering="chunk_count")

@@ -233,6 +233,29 @@ def test_unpublishing_clears_the_date_and_publishing_again_dates_it_anew(staff_c
     assert "was cleared" not in page
 
 
+def test_an_unpublished_article_shows_no_indexing_date_beside_not_indexed(staff_client):
+    # The job that drops a draft's chunks (and clears its date) runs after the save: the page
+    # read "not indexed (draft)" above "Indexed at: <the old date>" until a reload.
+    form = {"title": "Zeppelins", "slug": "zeppelins", "summary": "", "tags": [],
+            "body": "Moored to masts.", "status": "published",
+            "published_at_0": "", "published_at_1": ""}  # fmt: skip
+    staff_client.post("/admin/blog/article/add/", form)
+    article = Article.objects.get(slug="zeppelins")
+    Article.objects.filter(pk=article.pk).update(
+        indexed_at=datetime(2026, 12, 4, 19, 57, tzinfo=UTC), index_hash="h"
+    )
+    url = f"/admin/blog/article/{article.pk}/change/"
+
+    draft = {**form, "status": "draft", "_continue": "1"}  # back on the article's own page
+    page = staff_client.post(url, draft, follow=True).content.decode()
+
+    assert index_section(page).startswith("not indexed (draft)")
+    indexed = page.split('class="form-row field-indexed')[1].split("</div>\n")[0]
+    assert re.sub(r"<[^>]+>|\s+", " ", indexed).split("Indexed at:")[1].strip() == "—"
+    state = f"/admin/blog/article/{article.pk}/index-state/"
+    assert staff_client.get(state).json()["indexed"] == "—"
+
+
 PREVIEW = "/admin/blog/article/preview/"
 
 
