@@ -26,6 +26,8 @@ from docent.admin_dates import FromNowFilter
 from docent.admin_lookups import BoundedLookups
 
 ARGS_MAX_CHARS = 2000
+# The queue of the periodic checks (agent.tasks, docent.tasks); indexing has its own, "index".
+ROUTINE_QUEUE = "maintenance"
 # The list's arguments, one "name: value" line each; longer values are cut (the job page has all).
 ARGS_LIST_VALUE_CHARS = 60
 
@@ -130,6 +132,39 @@ class ScheduledForFilter(FromNowFilter):
         }
 
 
+class RoutineFilter(admin.SimpleListFilter):
+    """The periodic checks that succeeded, hidden unless asked for.
+
+    Turn recovery every 15 s and the spool and stalled checks every minute leave about 8,600
+    succeeded jobs a day, kept TASK_JOBS_KEEP_HOURS (72): the list opened on pages of
+    "agent.turns_recover" and an admin looking for an article's indexing, or a failure, had to
+    know to filter them out. A routine job that failed or still waits is always listed.
+    """
+
+    title = _("routine checks")
+    parameter_name = "routine"
+
+    def lookups(self, request, model_admin) -> list[tuple[str, str]]:
+        return [("show", _("All"))]
+
+    def choices(self, changelist):
+        yield {
+            "selected": self.value() is None,
+            "query_string": changelist.get_query_string(remove=[self.parameter_name]),
+            "display": _("Hide those that succeeded"),
+        }
+        yield {
+            "selected": self.value() == "show",
+            "query_string": changelist.get_query_string({self.parameter_name: "show"}),
+            "display": _("All"),
+        }
+
+    def queryset(self, request, queryset):
+        if self.value() == "show":
+            return queryset
+        return queryset.exclude(queue_name=ROUTINE_QUEUE, status="succeeded")
+
+
 @admin.register(models.ProcrastinateJob)
 class JobAdmin(BoundedLookups, ProcrastinateJobAdmin):
     """procrastinate's job admin; its summary template is overridden in templates/procrastinate."""
@@ -143,7 +178,8 @@ class JobAdmin(BoundedLookups, ProcrastinateJobAdmin):
     # No "queueing lock" filter: every article adds its own ("article-index-12"), so it grew
     # with the blog. A search finds one article's jobs by that lock instead.
     list_filter = [
-        "status", "queue_name", "task_name", ("lock", LockFilter), ScheduledForFilter, "priority",
+        RoutineFilter, "status", "queue_name", "task_name", ("lock", LockFilter),
+        ScheduledForFilter, "priority",
     ]  # fmt: skip
     search_fields = ["queueing_lock", "task_name"]
     search_help_text = _(

@@ -7,6 +7,8 @@ from django.db import connection
 
 pytestmark = pytest.mark.django_db
 
+# The list with the routine checks that succeeded, like the fixture's job (hidden by default).
+LIST = "/admin/procrastinate/procrastinatejob/?routine=show"
 STYLE_ATTRIBUTE = re.compile(r"<[^>]*\sstyle\s*=", re.IGNORECASE)
 
 
@@ -29,7 +31,7 @@ def job_id() -> int:
 
 def test_the_job_list_and_a_job_page_have_no_inline_styles(staff_client, job_id):
     for url in (
-        "/admin/procrastinate/procrastinatejob/",
+        LIST,
         f"/admin/procrastinate/procrastinatejob/{job_id}/change/",
     ):
         response = staff_client.get(url)
@@ -40,14 +42,14 @@ def test_the_job_list_and_a_job_page_have_no_inline_styles(staff_client, job_id)
         # Their replacements are in the site's stylesheet, which the page links.
         assert "admin/docent-admin.css" in html
 
-    listing = staff_client.get("/admin/procrastinate/procrastinatejob/").content.decode()
+    listing = staff_client.get(LIST).content.decode()
     assert '<pre class="dc-job-args">timestamp: 1796180520</pre>' in listing
     assert '<ul class="dc-job-summary">' in listing and "<strong>Attempts:</strong> 2" in listing
 
 
 def test_a_job_event_of_seconds_ago_says_just_now(staff_client, job_id):
     # timesince counts whole minutes: the job deferred a moment ago read "0 minutes ago".
-    listing = staff_client.get("/admin/procrastinate/procrastinatejob/").content.decode()
+    listing = staff_client.get(LIST).content.decode()
     summary = listing.split('<ul class="dc-job-summary">')[1].split("</ul>")[0]
 
     assert "just now</strong>" in summary, summary
@@ -67,7 +69,7 @@ def test_the_job_pages_are_chinese_in_the_chinese_admin(staff_client, job_id):
                "Scheduled", "Args", "Summary", "Lock", "Priority", " ago", "Deferred"]  # fmt: skip
     pages = {
         "/admin/": "后台任务",
-        "/admin/procrastinate/procrastinatejob/": "重试所选的失败或执行中的任务",
+        LIST: "重试所选的失败或执行中的任务",
         f"/admin/procrastinate/procrastinatejob/{job_id}/change/": "尝试次数",
     }
     for url, expected in pages.items():
@@ -82,7 +84,7 @@ def test_the_job_pages_are_chinese_in_the_chinese_admin(staff_client, job_id):
 
 
 def test_a_job_s_status_filter_and_summary_read_in_chinese(staff_client, job_id):
-    url = "/admin/procrastinate/procrastinatejob/"
+    url = LIST
     text = visible_text(
         staff_client.get(url, headers={"accept-language": "zh-CN"}).content.decode()
     )
@@ -104,7 +106,7 @@ def test_a_job_s_events_are_headed_by_what_happened_and_when(staff_client, job_i
 
 def test_the_job_list_names_each_task_in_full(staff_client, job_id):
     # procrastinate abbreviates the modules: "a.spool_drain" looked like a name cut off.
-    listing = staff_client.get("/admin/procrastinate/procrastinatejob/").content.decode()
+    listing = staff_client.get(LIST).content.decode()
     cell = listing.split('<td class="field-short_task_name">')[1].split("</td>")[0]
 
     assert cell == "agent.spool_drain"
@@ -112,10 +114,11 @@ def test_the_job_list_names_each_task_in_full(staff_client, job_id):
 
 def test_a_job_s_status_reads_as_a_capitalised_pill_like_a_turn_s(staff_client, job_id):
     # The list read procrastinate's raw values ("succeeded", "waiting") beside "Done" pills.
-    listing = staff_client.get("/admin/procrastinate/procrastinatejob/").content.decode()
+    listing = staff_client.get(LIST).content.decode()
 
     assert '<span class="dc-pill dc-pill--job-succeeded">Succeeded</span>' in listing
-    choices = re.findall(r"\?status__exact=\w+\">([^<]+)</a>", listing)  # the status filter
+    # The status filter's choices.
+    choices = re.findall(r"(?:\?|&amp;)status__exact=\w+\">([^<]+)</a>", listing)
     assert choices == ["Waiting", "Running", "Succeeded", "Failed", "Cancelled", "Aborted"]
     page = staff_client.get(f"/admin/procrastinate/procrastinatejob/{job_id}/change/")
     assert "Queued · " in page.content.decode()  # an event's heading, no longer "queued · …"
@@ -129,7 +132,7 @@ def test_the_list_shows_arguments_as_short_name_value_lines(staff_client, job_id
             "UPDATE procrastinate_jobs SET args = %s WHERE id = %s",
             ['{"article_id": 12, "force": false, "note": "' + "x" * 100 + '"}', job_id],
         )
-    listing = staff_client.get("/admin/procrastinate/procrastinatejob/").content.decode()
+    listing = staff_client.get(LIST).content.decode()
     cell = listing.split('<td class="field-arguments">')[1].split("</td>")[0]
 
     assert cell.startswith('<pre class="dc-job-args">article_id: 12\nforce: false\nnote: &quot;x')
@@ -147,13 +150,13 @@ def filter_titles(html: str) -> list[str]:
 
 def test_the_job_filters_are_bounded_and_name_a_missing_lock(staff_client, job_id):
     # "By queueing lock" listed every article-index-N (one per article): it grew with the blog.
-    listing = staff_client.get("/admin/procrastinate/procrastinatejob/").content.decode()
+    listing = staff_client.get(LIST).content.decode()
 
     assert "By queueing lock" not in filter_titles(listing)
     assert "By lock" in filter_titles(listing)
     # The lock filter's choice for jobs without one read a bare "-".
-    assert re.search(r'\?lock__isnull=True">No lock</a>', listing), listing
-    found = staff_client.get("/admin/procrastinate/procrastinatejob/?q=spool-drain")
+    assert re.search(r'\?lock__isnull=True[^"]*">No lock</a>', listing), listing
+    found = staff_client.get(LIST + "&q=spool-drain")
     assert '<td class="field-short_task_name">agent.spool_drain' in found.content.decode()
     missed = staff_client.get("/admin/procrastinate/procrastinatejob/?q=article-index-99")
     assert '<td class="field-short_task_name">' not in missed.content.decode()
@@ -161,9 +164,7 @@ def test_the_job_filters_are_bounded_and_name_a_missing_lock(staff_client, job_i
 
 def test_the_chinese_filter_headings_have_no_stray_space(staff_client, job_id):
     # Django's Chinese " 以 %(filter_title)s" read "以 计划执行时间".
-    listing = staff_client.get(
-        "/admin/procrastinate/procrastinatejob/", headers={"accept-language": "zh-CN"}
-    ).content.decode()
+    listing = staff_client.get(LIST, headers={"accept-language": "zh-CN"}).content.decode()
 
     assert "按计划执行时间" in filter_titles(listing)
     assert [title for title in filter_titles(listing) if " " in title] == []
@@ -180,16 +181,38 @@ def test_the_scheduled_for_filter_offers_times_from_now_not_past_ranges(staff_cl
             " FROM unnest(ARRAY[5, 300, -5]) AS m RETURNING id"
         )
         soon, later, due = [row[0] for row in cursor.fetchall()]
-    listing = staff_client.get(url).content.decode()
+    listing = staff_client.get(LIST).content.decode()
 
-    choices = re.findall(r'\?scheduled=\w+">([^<]+)</a>', listing)
+    choices = re.findall(r'(?:\?|&amp;)scheduled=\w+">([^<]+)</a>', listing)
     assert choices == ["Not scheduled: runs when a worker is free", "Within the next hour",
                        "Later than an hour from now", "Already due"]  # fmt: skip
     assert "Past 7 days" not in listing and "This year" not in listing
     expected = {"none": [job_id], "hour": [soon], "later": [later], "due": [due]}
     for value, ids in expected.items():
-        page = staff_client.get(url, {"scheduled": value}).content.decode()
+        page = staff_client.get(url, {"scheduled": value, "routine": "show"}).content.decode()
         shown = [
             int(pk) for pk in re.findall(r'<th class="field-id"><a href="[^"]*/(\d+)/change/', page)
         ]
         assert shown == ids, value
+
+
+def test_the_list_opens_without_the_routine_checks_that_succeeded(staff_client, job_id):
+    # The periodic checks leave ~8,600 succeeded jobs a day, kept 72 hours: the list opened on
+    # pages of them, and an article's indexing or a failure was somewhere behind.
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "INSERT INTO procrastinate_jobs (queue_name, task_name, args, status) VALUES"
+            " ('index', 'blog.article_index', '{\"article_id\": 7}', 'succeeded'),"
+            " ('maintenance', 'docent.jobs_prune', '{}', 'failed') RETURNING id"
+        )
+        indexed, failed = [row[0] for row in cursor.fetchall()]
+
+    def listed(url: str) -> list[int]:
+        page = staff_client.get(url).content.decode()
+        found = re.findall(r'<th class="field-id"><a href="[^"]*/(\d+)/change/', page)
+        return sorted(int(pk) for pk in found)
+
+    assert listed("/admin/procrastinate/procrastinatejob/") == [indexed, failed]
+    assert listed(LIST) == sorted([job_id, indexed, failed])
+    chinese = staff_client.get("/admin/procrastinate/procrastinatejob/", HTTP_ACCEPT_LANGUAGE="zh")
+    assert "按例行检查" in filter_titles(chinese.content.decode())
