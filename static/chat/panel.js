@@ -405,6 +405,7 @@ class Panel {
     this.input.addEventListener("input", () => this.composer.changed());
     document.addEventListener("keydown", (event) => this.shortcut(event));
     this.log.addEventListener("scroll", () => (this.stick = this.nearBottom()), { passive: true });
+    this.log.addEventListener("click", (event) => this.followed(event));
     window.addEventListener("online", () => this.connection.reconnectNow());
     document.addEventListener("visibilitychange", () => {
       if (document.visibilityState !== "visible") return;
@@ -423,6 +424,16 @@ class Panel {
         this.open(true);
       });
     }
+  }
+
+  /** A link of this site followed from the sheet that covers a phone's screen closes it: the
+   * open state is kept per tab, so a cited article opened under the sheet again and the reader
+   * saw the chat, not what they tapped (a section of the page on screen scrolled out of sight). */
+  followed(event) {
+    const link = event.target.closest("a[href]");
+    if (!link || link.origin !== location.origin || link.target === "_blank") return;
+    if (event.button !== 0 || event.ctrlKey || event.metaKey || event.shiftKey || event.altKey) return;
+    if (this.sheet.covering) this.close();
   }
 
   /** Escape closes; Ctrl/Cmd+K opens (or focuses) the chat from anywhere on the page. */

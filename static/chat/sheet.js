@@ -17,9 +17,13 @@ export class Sheet {
   /** Modal while it covers the page: Tab and a screen reader stay in the panel, since what
    * they would reach behind it cannot be seen. Beside the page (wider screens) it is not. */
   update() {
-    const covering = !this.panel.hidden && this.phone.matches;
+    const covering = this.covering;
     this.panel.setAttribute("aria-modal", String(covering));
     for (const node of this.behind()) node.inert = covering;
+  }
+
+  get covering() {
+    return !this.panel.hidden && this.phone.matches;
   }
 
   behind() {

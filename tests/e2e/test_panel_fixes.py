@@ -766,3 +766,33 @@ def test_at_375px_the_panels_header_keeps_its_subtitle_on_one_line(offline_site,
     close = page.get_by_role("button", name="Close the chat").bounding_box()
     assert new_chat.bounding_box()["width"] == close["width"]  # an icon button, as Close is
     screenshot(page, "phone-375-header")
+
+
+@pytest.mark.parametrize(("viewport", "stays_open"), [(NARROW, False), (None, True)])
+def test_a_source_followed_on_a_phone_shows_the_article_not_the_sheet_again(
+    site, scripted, open_page, articles, viewport, stays_open
+):
+    # The panel is kept open per tab: on a phone, whose sheet covers the screen, the cited
+    # article opened under the sheet again and the reader saw the chat, not what they tapped.
+    # Beside the page (wider screens) it stays open, the conversation next to the article.
+    title = articles[STEP_LIMITS]["title"]
+    scripted.enqueue(*search_then(f"Cap the steps.\n\nSource: [{title}](/articles/{STEP_LIMITS}/)"))
+    page = open_page(viewport=viewport)
+    page.goto(site + "/")
+    open_chat(page)
+    ask(page, "Why cap the steps?")
+    wait_answered(page)
+
+    page.locator(".chat-sources a").click()
+    page.wait_for_url(re.compile(rf"/articles/{STEP_LIMITS}/#"))
+    # The panel's script has run (it shows the launcher): open or not, the panel is settled.
+    page.wait_for_function("!document.getElementById('chat-launcher').hidden")
+
+    panel = page.locator("#chat-panel")
+    if stays_open:
+        expect(panel).to_be_visible()
+        return
+    expect(panel).to_be_hidden()
+    expect(page.get_by_role("heading", level=1)).to_have_text(title)
+    page.locator("#chat-launcher").click()  # the conversation is still there
+    expect(page.locator(".chat-answer")).to_have_text("Cap the steps.")
