@@ -764,7 +764,9 @@ def test_at_375px_the_panels_header_keeps_its_subtitle_on_one_line(offline_site,
     badge = page.locator("#chat-offline-badge span").evaluate(LINE_WIDTHS)
     assert badge[-1] >= 0.5 * max(badge), badge
     close = page.get_by_role("button", name="Close the chat").bounding_box()
-    assert new_chat.bounding_box()["width"] == close["width"]  # an icon button, as Close is
+    # An icon button, as Close is; to a hundredth of a pixel (one run measured 35.98819 and
+    # 35.98816 for the same CSS width: layout rounding, not a difference).
+    assert new_chat.bounding_box()["width"] == pytest.approx(close["width"], abs=0.01)
     screenshot(page, "phone-375-header")
 
 
