@@ -1,4 +1,5 @@
 import datetime as dt
+import re
 
 import pytest
 from django.utils import timezone
@@ -82,6 +83,27 @@ def test_tag_page_lists_its_articles(client, make_article):
 
     assert "Tagged" in html
     assert "Untagged" not in html
+
+
+def test_an_older_page_of_articles_says_which_page_it_is_instead_of_the_hero(
+    client, make_article, settings
+):
+    # Page 2 opened on the same hero and tag cloud as page 1, which fill a phone's first
+    # screen: "Older →" seemed to do nothing, and both pages had one title.
+    settings.BLOG_PAGE_SIZE = 1
+    for n in range(2):
+        make_article(title=f"Essay {n}", slug=f"essay-{n}")
+    hero = "Building assistants that only say what they can show"
+
+    first = client.get("/").content.decode()
+    second = client.get("/?page=2").content.decode()
+    chinese = client.get("/?page=2", HTTP_ACCEPT_LANGUAGE="zh-CN").content.decode()
+
+    assert hero in first and "<title>Docent</title>" in first
+    assert hero not in second and 'class="tag-cloud"' not in second
+    assert re.search(r"<h1>\s*Page 2 of 2\s*</h1>", second), second
+    assert "<title>Page 2 of 2 · Docent</title>" in second
+    assert "<h1>第 2 页，共 2 页</h1>" in chinese
 
 
 def test_unknown_slug_gets_the_styled_404(client):
