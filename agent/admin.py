@@ -373,7 +373,12 @@ class ToolCallAdmin(ReadOnlyAdmin):
     # One line, cut with an ellipsis; the whole JSON is on the call's page and in the transcript.
     @admin.display(description=_("Arguments"))
     def arguments_short(self, obj):
-        text = f"“{obj.arguments_query}”" if obj.arguments_query else obj.arguments_text or ""
+        if obj.arguments_query:
+            text = f"“{obj.arguments_query}”"
+        elif obj.arguments_article_title:
+            text = f"“{obj.arguments_article_title}” (#{obj.arguments_article})"
+        else:
+            text = obj.arguments_text or ""
         return format_html('<code class="dc-args" title="{}">{}</code>', text, visitor_html(text))
 
     @admin.display(description=_("Outcome"), ordering="ok")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.db.models import (
     Aggregate,
+    Case,
     Count,
     Exists,
     F,
@@ -15,11 +16,13 @@ from django.db.models import (
     Subquery,
     Sum,
     TextField,
+    When,
 )
 from django.db.models.fields.json import KT
 from django.db.models.functions import Cast, Coalesce, Left
 
 from agent.models import Conversation, ToolCall, Turn
+from blog.models import Article
 
 
 def conversation_list_annotate(*, queryset: QuerySet[Conversation]) -> QuerySet[Conversation]:
@@ -99,12 +102,30 @@ ARGUMENTS_PREVIEW_CHARS = 120
 def toolcall_list_annotate(*, queryset: QuerySet[ToolCall]) -> QuerySet[ToolCall]:
     """Defer arguments and results; bring the conversation id along for links, and the start
     of the arguments as JSON text (the list said which tool ran, never what it was asked)."""
-    return queryset.defer("arguments", "result").annotate(
-        conversation_pk=F("turn__conversation_id"),
-        turn_index=F("turn__index"),
-        arguments_text=Left(Cast("arguments", TextField()), ARGUMENTS_PREVIEW_CHARS),
-        # A search's query alone: in the JSON it came after '"limit": 5', past the cut.
-        arguments_query=Left(KT("arguments__query"), ARGUMENTS_PREVIEW_CHARS),
+    return (
+        queryset.defer("arguments", "result")
+        .annotate(
+            conversation_pk=F("turn__conversation_id"),
+            turn_index=F("turn__index"),
+            arguments_text=Left(Cast("arguments", TextField()), ARGUMENTS_PREVIEW_CHARS),
+            # A search's query alone: in the JSON it came after '"limit": 5', past the cut.
+            arguments_query=Left(KT("arguments__query"), ARGUMENTS_PREVIEW_CHARS),
+        )
+        .annotate(
+            # The article a call names by id: '{"article_id": 16}' told a reviewer nothing.
+            arguments_article=Case(
+                # The model's own argument: cast only what is a number, or the whole list fails.
+                When(
+                    arguments__article_id__regex=r"^[0-9]{1,9}$",
+                    then=Cast(KT("arguments__article_id"), IntegerField()),
+                ),
+            ),
+        )
+        .annotate(
+            arguments_article_title=Subquery(
+                Article.objects.filter(pk=OuterRef("arguments_article")).values("title")[:1]
+            ),
+        )
     )
 
 

@@ -7,6 +7,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from agent.models import Conversation, Turn
+from blog.models import Article
 from tests.agent.admin.factories import (
     make_busy_conversation,
     make_conversation,
@@ -129,6 +130,23 @@ def test_the_tool_call_list_shows_what_each_call_was_asked(staff_client):
     assert "<bdi>“sourdough hydration”</bdi>" in page  # the query, not '{"limit": 5, "que…'
     assert "&quot;article_id&quot;: 7" in page
     assert "x" * 200 not in page  # a long argument is cut in SQL, not shipped whole
+
+
+def test_the_tool_call_list_names_the_article_a_call_read(staff_client):
+    # get_article_detail's row read '{"article_id": 16}': which article took a lookup.
+    article = Article.objects.create(title="Sourdough starters", slug="sourdough", body="x")
+    conversation = make_conversation()
+    make_turn(conversation, tool_calls=[
+        {"name": "get_article_detail", "arguments": {"article_id": article.pk}},
+        {"name": "get_article_detail", "arguments": {"article_id": 987654}},  # none has it
+        {"name": "get_article_detail", "arguments": {"article_id": "twelve"}},  # the model's
+    ])  # fmt: skip
+
+    page = staff_client.get("/admin/agent/toolcall/").content.decode()
+
+    assert f"<bdi>“Sourdough starters” (#{article.pk})</bdi>" in page
+    assert "&quot;article_id&quot;: 987654" in page  # no title to give: the JSON, as before
+    assert "&quot;article_id&quot;: &quot;twelve&quot;" in page
 
 
 def test_changelists_defer_the_heavy_columns(staff_client, three_kinds):
