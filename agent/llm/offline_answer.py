@@ -12,7 +12,7 @@ import re
 from collections import Counter
 
 from agent.answered import is_decline
-from agent.llm.offline_bridge import question_terms
+from agent.llm.offline_bridge import question_terms, translations
 from agent.llm.offline_definitions import defined_subject, defines, names
 from agent.llm.offline_figures import (
     asks_for_figure,
@@ -365,13 +365,18 @@ def _pick(
 def _across(
     shared: list[set[str]], pool: list[tuple[int, Fact]], sources: list[dict], question: str
 ) -> list[set[str]]:
-    """A fact in the other language shares a word with the question through a translation
-    (offline_bridge) only when it shares two: "Two index types ship with pgvector." is no
-    answer to "哪种索引更准确？" for holding "index". With fewer it shares none, and the
-    search's own passage is quoted as the nearest found, as before there were translations."""
-    own, lang = terms(question), language(question)
+    """A fact in the other language shares words with the question through translations
+    (offline_bridge) only when they translate two of its words: "Two index types ship with
+    pgvector." is no answer to "哪种索引更准确？" for holding "index", nor "第一个聊天机器人…" to
+    "Which chatbot is more accurate?" for the four bigrams of "chatbot". With fewer it shares
+    none, and the search's own passage is quoted as the nearest found."""
+    own, lang, origin = terms(question), language(question), translations(question)
     return [
-        set() if _other_language(sources[n], lang) and len(words) < 2 and not words & own else words
+        words
+        if not _other_language(sources[n], lang)
+        or words & own
+        or len({source for word in words for source in origin.get(word, (word,))}) >= 2
+        else set()
         for words, (n, _) in zip(shared, pool, strict=True)
     ]
 

@@ -19,25 +19,41 @@ from blog.glossary_file import glossary_pairs
 
 @cache
 def _entries() -> tuple[tuple[frozenset[str], tuple[str, ...], frozenset[str]], ...]:
-    """Each glossary line as (English terms, Chinese strings, Chinese terms)."""
+    """Each glossary line as (English terms, Chinese strings, Chinese terms).
+
+    A line with an English word `terms` reads as no topic ("time out", "by hand") is left out:
+    its other words alone ("time") do not name its idea.
+    """
     entries = []
     for english, chinese in glossary_pairs():
         english_terms = frozenset(terms(" ".join(english)))
         chinese_terms = frozenset(t for term in chinese for t in terms(term))
-        if english_terms and chinese_terms:
+        if len(english_terms) == len(set(english)) and chinese_terms:
             entries.append((english_terms, chinese, chinese_terms))
     return tuple(entries)
 
 
-def translated_terms(question: str) -> frozenset[str]:
-    """The terms of the question's glossary words as the other language writes them."""
+def translations(question: str) -> dict[str, tuple[str, ...]]:
+    """Each term of the question's glossary words as the other language writes them, with the
+    question's words it translates: "上限" gives "cap", "limit" and "maximum", each from one
+    word of the question; "chatbot" gives four Chinese bigrams, all from one word too, and
+    "step limit" gives "步数", "上限"… from two."""
     if language(question) == "zh":
         return _from_chinese(question)
     asked = terms(question)
-    return frozenset().union(*(zh for en, _, zh in _entries() if en <= asked))
+    found: dict[str, tuple[str, ...]] = {}
+    for english, _, chinese in _entries():
+        if english <= asked:
+            found.update(dict.fromkeys(chinese - found.keys(), tuple(sorted(english))))
+    return found
 
 
-def _from_chinese(question: str) -> frozenset[str]:
+def translated_terms(question: str) -> frozenset[str]:
+    """The terms of the question's glossary words as the other language writes them."""
+    return frozenset(translations(question))
+
+
+def _from_chinese(question: str) -> dict[str, tuple[str, ...]]:
     """For each Chinese term the question holds, the entries that say the least in English:
     "循环" alone is "loop", not also "agent loop" (whose line lists it as a short form)."""
     fewest: dict[str, list[frozenset[str]]] = {}
@@ -50,7 +66,7 @@ def _from_chinese(question: str) -> frozenset[str]:
                 fewest[term] = [english]
             elif len(english) == len(known[0]) and english not in known:
                 known.append(english)
-    return frozenset().union(*(e for found in fewest.values() for e in found))
+    return {word: (term,) for term, found in fewest.items() for e in found for word in e}
 
 
 def question_terms(question: str) -> set[str]:

@@ -44,16 +44,22 @@ _ORDER = re.compile(
 )
 # Who writes the blog: the articles never say, and "who wrote this blog?" was taken for a
 # request for the blog's contents (its words are the catalogue's) and got the newest articles.
+_END = r"(?=\s*(here|on this (blog|site))?\s*([?.!。？！,，]|$))"  # the clause ends with the noun
+# A Chinese question about the author names the blog, and not a field or table of one.
+_NOT_A_FIELD = r"(?!\s*(字段|表|信息|数据|列))"
 _AUTHOR = re.compile(
-    r"\bwho('s| is)? (wrote|writes|runs|made|created|maintains|owns|is behind|writing)"
-    r" (this|the|these|your)( \w+)? (blog|site|website|articles?|posts?)\b"
-    r"|\b(who('s| is| are)|name of) the (author|writer|owner)s?\b(?!\s+of\b)"
-    r"|\b(contact|reach|email) (the )?(author|writer|owner|blogger)s?\b"
-    r"|\b(author|writer|owner)s? of (this|the) (blog|site|website|articles?|posts?)\b"
-    # A Chinese question names the blog ("RRF 论文的作者是谁" asks about the paper), unless
-    # it is the whole message.
-    r"|(博客|网站|本站|这些文章|这里的文章).{0,8}(作者|谁写|谁做|谁建|谁维护|谁在写)"
-    r"|作者.{0,6}联系方式|联系(一下)?(作者|博主)|博主是谁|^\s*(请问)?(作者|博主)是谁[？?。!！]*\s*$",
+    r"\bwho('s| is)? (wrote|writes|runs|made|built|created|developed|maintains|is behind|"
+    rf"writing) (this|the|these|your)( \w+)? (blog|site|website|articles?|posts?){_END}"
+    rf"|\b(who('s| is| are)|name of) the (author|writer|blogger)s?{_END}"
+    rf"|\bthe (author|blogger)'s name{_END}"
+    rf"|\b(contact|reach|email|get in touch with) (the )?(author|writer|blogger)s?{_END}"
+    rf"|\b(author|writer)s? of (this|the) (blog|site|website|articles?|posts?){_END}"
+    # "RRF 论文的作者是谁" asks about the paper: a Chinese question names the blog, unless the
+    # author is the whole message.
+    rf"|(博客|网站|本站|这些文章|这里的文章|这篇文章).{{0,8}}(作者|谁写|谁做|谁建|谁维护|谁在写){_NOT_A_FIELD}"
+    r"|谁写的(这些|这个|这篇)?(文章|博客)|博主是谁|联系(一下)?(作者|博主)"
+    r"|作者(有没有|的)?联系方式(吗)?(?=\s*([？?。!！]|$))"
+    r"|^\s*(请问)?(作者|博主)是谁[？?。!！]*\s*$",
     re.IGNORECASE,
 )
 ABOUT_AUTHOR = {

@@ -1,6 +1,6 @@
 """The question's words in the blog's other language, from the glossary (offline_bridge)."""
 
-from agent.llm.offline_bridge import question_terms, translated_terms
+from agent.llm.offline_bridge import question_terms, translated_terms, translations
 
 
 def test_a_chinese_question_gets_the_english_words_of_its_glossary_terms():
@@ -27,3 +27,16 @@ def test_words_without_a_glossary_line_translate_to_nothing():
 
 def test_question_terms_hold_the_question_and_its_translations():
     assert {"conversation", "对话", "会话"} <= question_terms("Where is the conversation saved?")
+
+
+def test_a_line_with_a_word_that_names_no_topic_is_left_out():
+    # "time out" is read as "time" alone ("out" names no topic): "超时" is "timeout" and
+    # "deadline", never the "time" of "The first time a tool runs".
+    assert "time" not in translated_terms("工具超时以后会怎样？")
+
+
+def test_each_translation_knows_the_question_words_it_stands_for():
+    found = translations("Which chatbot is more accurate?")
+
+    assert {"聊天", "机器"} <= found.keys()
+    assert {found["聊天"], found["机器"]} == {("chatbot",)}
