@@ -1,9 +1,10 @@
 """Visitor input at the edge: bounded JSON parsing and text PostgreSQL can store.
 
 Every chat frame (WebSocket) and JSON body (the API) is parsed here: a size cap, then
-`json.loads` (its recursion error caught), a depth cap, and every string checked for what a
-turn could never save (lone UTF-16 surrogates, NUL). A refusal is a `FrameError` whose text is
-shown to the visitor. Model and tool output is scrubbed instead (`text_scrub`, agent/text.py).
+`json.loads` (its recursion error caught), a cap on depth and on the number of values, and
+every string checked for what a turn could never save (lone UTF-16 surrogates, NUL). A refusal
+is a `FrameError` whose text is shown to the visitor. Model and tool output is scrubbed
+instead (`text_scrub`, agent/text.py).
 """
 
 import json
@@ -22,10 +23,12 @@ class FrameError(ValueError):
 
 
 def json_parse(raw: str | bytes, *, max_bytes: int | None = None, max_depth: int | None = None):
-    """Parse JSON within the size and depth limits, refusing invalid text anywhere in it.
+    """Parse JSON within the size, depth and value-count limits, refusing invalid text anywhere
+    in it.
 
     Raises:
-        FrameError: too large, too deep, not JSON, or a string with NUL or a lone surrogate.
+        FrameError: too large, too deep, too many values, not JSON, or a string with NUL or a
+            lone surrogate.
     """
     max_bytes = max_bytes or settings.AGENT_MAX_FRAME_BYTES
     max_depth = max_depth or settings.AGENT_MAX_JSON_DEPTH
@@ -49,8 +52,7 @@ def json_parse(raw: str | bytes, *, max_bytes: int | None = None, max_depth: int
         raise too_deep from None
     except ValueError:
         raise FrameError("The request is not valid JSON.") from None
-    if _depth(value) > max_depth:
-        raise too_deep
+    _shape_check(value, max_depth=max_depth, too_deep=too_deep)
     text_check(value)
     return value
 
@@ -87,14 +89,26 @@ def _invalid_text(where: str) -> str:
     )
 
 
-def _depth(value: Any) -> int:
-    # Iterative, so measuring never recurses either.
-    deepest, stack = 0, [(value, 1)]
+def _shape_check(value: Any, *, max_depth: int, too_deep: FrameError) -> None:
+    """Refuse a value nested past `max_depth` or holding more than AGENT_MAX_JSON_VALUES values.
+
+    A frame needs a handful of values, yet 64 kB of `[[],[],…]` holds 21,000: walking them all
+    (a tuple per value, then the text check) cost 46 ms of the event loop per frame, and ten
+    sockets of one address sending their allowed frames kept a process busy for 45 s, its
+    /healthz waiting 4 s. A container's size is checked before its values are queued, so the
+    walk stops within the cap. Iterative, so it never recurses either.
+    """
+    max_values = settings.AGENT_MAX_JSON_VALUES
+    seen, stack = 1, [(value, 1)]
     while stack:
         item, depth = stack.pop()
         if isinstance(item, dict):
-            item = list(item.values())
-        if isinstance(item, list):
-            deepest = max(deepest, depth)
-            stack.extend((child, depth + 1) for child in item)
-    return deepest
+            item = item.values()
+        elif not isinstance(item, list):
+            continue
+        if depth > max_depth:
+            raise too_deep
+        seen += len(item)
+        if seen > max_values:
+            raise FrameError(f"The JSON holds more than {max_values:,} values.")
+        stack.extend((child, depth + 1) for child in item)

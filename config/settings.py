@@ -457,6 +457,9 @@ WEBSOCKET_MAX_MESSAGE_BYTES = env.int(
     "WEBSOCKET_MAX_MESSAGE_BYTES", default=2 * AGENT_MAX_FRAME_BYTES
 )
 AGENT_MAX_JSON_DEPTH = env.int("AGENT_MAX_JSON_DEPTH", default=8)
+# Values in one frame or body, containers and keys' values all counted: a chat frame has about
+# eight; 64 kB of `[[],[],…]` had 21,000, and checking them cost 46 ms of the event loop.
+AGENT_MAX_JSON_VALUES = env.int("AGENT_MAX_JSON_VALUES", default=256)
 
 # Web processes of one site; more than one must share state (checked by `serve`).
 WORKERS = env.int("WORKERS", default=1)
