@@ -160,21 +160,27 @@ async def feedback_allow(*, session_key: str, client_ip: str) -> Refusal | None:
 
 
 async def search_allow(*, client_ip: str, query: str = "") -> Refusal | None:
-    """Count one public search against SEARCH_REQUESTS_PER_MINUTE_PER_IP; refuse when over.
+    """Count one search against SEARCH_REQUESTS_PER_MINUTE_PER_IP (and an IPv6 visitor's /48
+    against SEARCH_REQUESTS_PER_MINUTE_PER_NETWORK); refuse when over.
 
     A search weighs one per SEARCH_UNIT_TOKENS of its query: embedding a 500-character
     Chinese query took 1.3 CPU-seconds against 0.04 for a short question, so sixty long
     ones a minute, all allowed by count, kept more than one core busy for one address.
+    Counted by the /64 alone, each of a /48's 65,536 /64s had that allowance afresh.
     """
     limit = settings.SEARCH_REQUESTS_PER_MINUTE_PER_IP
     weight = embedding_weight(query, limit)
-    return await _per_minute(
-        f"rl:search:{address_bucket(client_ip)}",
-        limit,
-        "Too many searches. Please wait {retry_after} s.",
-        "search",
-        weight,
-    )
+    counters = [(f"rl:search:{address_bucket(client_ip)}", limit)]
+    network = network_bucket(client_ip)
+    if network:
+        counters.append(
+            (f"rl:search:net:{network}", settings.SEARCH_REQUESTS_PER_MINUTE_PER_NETWORK)
+        )
+    over, wait = await state().hit(counters, WINDOW, weight)
+    if over:
+        retry_after = _seconds(wait)
+        return Refusal(f"Too many searches. Please wait {retry_after} s.", retry_after, "search")
+    return None
 
 
 async def transcript_allow(*, client_ip: str) -> Refusal | None:

@@ -223,6 +223,10 @@ HTTP_CHAT_STREAMS_IN_FLIGHT = env.int("HTTP_CHAT_STREAMS_IN_FLIGHT", default=16)
 HTTP_CHAT_STREAMS_IN_FLIGHT_PER_IP = env.int("HTTP_CHAT_STREAMS_IN_FLIGHT_PER_IP", default=4)
 # Calls of the public search API per client address per minute (config/search_limit.py).
 SEARCH_REQUESTS_PER_MINUTE_PER_IP = env.int("SEARCH_REQUESTS_PER_MINUTE_PER_IP", default=60)
+# And per IPv6 /48, all its /64s together (four addresses' worth), as messages are counted.
+SEARCH_REQUESTS_PER_MINUTE_PER_NETWORK = env.int(
+    "SEARCH_REQUESTS_PER_MINUTE_PER_NETWORK", default=4 * SEARCH_REQUESTS_PER_MINUTE_PER_IP
+)
 # Admin sign-in attempts per address and per user name in a moving window (then 429).
 ADMIN_LOGIN_ATTEMPTS = env.int("ADMIN_LOGIN_ATTEMPTS", default=10)
 ADMIN_LOGIN_WINDOW = env.int("ADMIN_LOGIN_WINDOW", default=900)  # seconds
