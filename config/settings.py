@@ -392,7 +392,7 @@ AGENT_MESSAGES_PER_MINUTE_PER_NETWORK = env.int(
 )
 # New chat sockets per client address in any 60 s (config/websocket_limit.py).
 AGENT_SOCKETS_PER_MINUTE_PER_IP = env.int("AGENT_SOCKETS_PER_MINUTE_PER_IP", default=60)
-# Frames one chat socket may send in any 60 s; past it the socket is closed (1008): daphne
+# Frames one chat socket may send in any 60 s; past it the socket is closed (4008): daphne
 # queues a socket's frames for the consumer without a bound.
 AGENT_FRAMES_PER_MINUTE = env.int("AGENT_FRAMES_PER_MINUTE", default=120)
 if AGENT_FRAMES_PER_MINUTE < 1:  # 0 would fail on the first frame instead of closing the socket

@@ -9,8 +9,9 @@ seconds after the client had gone, whether the client read its answers or not.
 import socket
 
 import pytest
+from websockets.exceptions import ConnectionClosed
 
-from tests.security.clients import frame_length, masked_text_frame, ws_open_raw
+from tests.security.clients import frame_length, masked_text_frame, ws_first, ws_open, ws_open_raw
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -69,3 +70,22 @@ def test_a_socket_whose_frames_pile_up_unread_is_dropped(serve):
 
     assert ended
     assert opcodes.count(0x1) < 20 * FLOOD
+
+
+async def test_the_frame_rate_close_says_why_and_logs_no_traceback(serve):
+    # autobahn sends no protocol close code but 1000 for an application: asked for 1008, it
+    # raised in the consumer, daphne logged a traceback at ERROR and the client read 1011.
+    server = serve("frame-rate-close", AGENT_FRAMES_PER_MINUTE="3")
+    chat = await ws_open(server)
+    answered = 0
+
+    with pytest.raises(ConnectionClosed) as closed:
+        for _ in range(4):
+            await chat.send("{}")
+            assert (await ws_first(chat))["code"] == "bad_request"
+            answered += 1
+
+    assert answered == 3
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 4008  # before: 1011
+    assert "over 3 frames a minute" in server.output()
+    assert "Traceback" not in server.output()
