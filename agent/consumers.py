@@ -13,7 +13,7 @@ from django.conf import settings
 from django.db import DatabaseError
 from django.utils import translation
 
-from agent import events
+from agent import events, ratelimit
 from agent.coalesce import TextFrames, text_frames
 from agent.exceptions import BadRequest
 from agent.feedback import feedback_submit
@@ -65,12 +65,9 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             self.counted = False
 
     async def receive(self, text_data=None, bytes_data=None, **kwargs) -> None:
-        if self.flooding():
-            logger.warning(
-                "chat socket from %s closed: over %d frames a minute",
-                self.client_ip(),
-                settings.AGENT_FRAMES_PER_MINUTE,
-            )
+        over = await self.frames_over()
+        if over:
+            logger.warning("chat socket from %s closed: %s", self.client_ip(), over)
             await self.close(code=POLICY_VIOLATION)
             await self.disconnect(POLICY_VIOLATION)
             raise StopConsumer  # the frames still queued behind this one are dropped with it
@@ -134,6 +131,16 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             self.turn = asyncio.create_task(
                 runner.run(message=message, visitor=visitor, emit=self.frames)
             )
+
+    async def frames_over(self) -> str:
+        """Why this frame is one too many, or "": the socket's own moving window first (no
+        round trip), then its address's, all of its sockets together."""
+        if self.flooding():
+            return f"over {settings.AGENT_FRAMES_PER_MINUTE} frames a minute"
+        if not await ratelimit.frame_allow(client_ip=self.client_ip()):
+            limit = settings.AGENT_FRAMES_PER_MINUTE_PER_IP
+            return f"its address is over {limit} frames a minute"
+        return ""
 
     def flooding(self) -> bool:
         """True when this frame is one too many for the last 60 s (a moving window)."""

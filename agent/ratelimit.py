@@ -205,6 +205,20 @@ async def socket_allow(*, client_ip: str) -> bool:
     return not (await state().hit([(key, limit)], WINDOW)).over
 
 
+async def frame_allow(*, client_ip: str) -> bool:
+    """Count one chat frame against AGENT_FRAMES_PER_MINUTE_PER_IP, all the address's sockets
+    together.
+
+    Each socket has its own AGENT_FRAMES_PER_MINUTE, and an address may hold 100 sockets: 60
+    sockets of one address, each within its own allowance, sent 7,200 frames of 64 kB that
+    cost 49.9 CPU-seconds of the process's one event loop (/healthz waited up to 8 s). A
+    browser sends a frame per question, vote or Stop, which have lower limits of their own.
+    """
+    key = f"rl:frames:{address_bucket(client_ip)}"
+    limit = settings.AGENT_FRAMES_PER_MINUTE_PER_IP
+    return not (await state().hit([(key, limit)], WINDOW)).over
+
+
 def admin_login_name(username: str) -> str:
     """The form a user name is counted under (and a known device remembers).
 

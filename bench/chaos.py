@@ -185,6 +185,7 @@ def main() -> None:
             "AGENT_MESSAGES_PER_MINUTE": "100000",
             "AGENT_MESSAGES_PER_MINUTE_PER_IP": "100000",
             "AGENT_SOCKETS_PER_MINUTE_PER_IP": "100000",
+            "AGENT_FRAMES_PER_MINUTE_PER_IP": "100000000",
             "SEARCH_REQUESTS_PER_MINUTE_PER_IP": "100000",  # the model's searches count too
             "AGENT_TOKENS_PER_DAY": "1000000000",
             "AGENT_TOKENS_PER_IP_PER_DAY": "1000000000",

@@ -397,6 +397,11 @@ AGENT_SOCKETS_PER_MINUTE_PER_IP = env.int("AGENT_SOCKETS_PER_MINUTE_PER_IP", def
 AGENT_FRAMES_PER_MINUTE = env.int("AGENT_FRAMES_PER_MINUTE", default=120)
 if AGENT_FRAMES_PER_MINUTE < 1:  # 0 would fail on the first frame instead of closing the socket
     raise ImproperlyConfigured("AGENT_FRAMES_PER_MINUTE must be at least 1.")
+# And all the chat sockets of one address together (up to HTTP_CONNECTIONS_PER_IP of them):
+# counted per socket alone, an address had 100 times the socket's allowance.
+AGENT_FRAMES_PER_MINUTE_PER_IP = env.int("AGENT_FRAMES_PER_MINUTE_PER_IP", default=240)
+if AGENT_FRAMES_PER_MINUTE_PER_IP < 1:
+    raise ImproperlyConfigured("AGENT_FRAMES_PER_MINUTE_PER_IP must be at least 1.")
 # Frames a chat socket may have waiting for its consumer; past it the connection is dropped
 # (docent/write_now.py): daphne's queue has no bound and autobahn reads as fast as it can.
 WEBSOCKET_QUEUED_FRAMES = env.int("WEBSOCKET_QUEUED_FRAMES", default=64)

@@ -39,6 +39,7 @@ def test_debug_off_requires_a_secret_key():
     "name",
     [
         "AGENT_FRAMES_PER_MINUTE",
+        "AGENT_FRAMES_PER_MINUTE_PER_IP",
         "AGENT_TURNS_PER_CONVERSATION",
         "AGENT_TRANSCRIPTS_PER_MINUTE_PER_IP",
         "WEBSOCKET_FRAMES_PER_MINUTE",
