@@ -26,10 +26,10 @@ MESSAGE_EMBEDDED_CHARS = 500
 DAY = 24 * 3600
 # RFC 6052's well-known prefix: a translator's IPv6 name for an IPv4 host, the last 32 bits.
 NAT64_PREFIX = ipaddress.IPv6Network("64:ff9b::/96")
+USERNAME_MAX_LENGTH = 150  # django.contrib.auth's User.username, and its sign-in form's
 # What the embedder's tokenizer (XLM-R's) makes of a query: an ASCII word in pieces of about
 # four letters (split where the case turns, "aBaB" is a piece per "Ba"), a number, and every
 # other visible character, a token each. Punctuation and single letters are a token apiece.
-USERNAME_MAX_LENGTH = 150  # django.contrib.auth's User.username, and its sign-in form's
 _QUERY_PIECE = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+|\S")
 
 
@@ -170,18 +170,14 @@ async def search_allow(*, client_ip: str, query: str = "") -> Refusal | None:
     Counted by the /64 alone, each of a /48's 65,536 /64s had that allowance afresh.
     """
     limit = settings.SEARCH_REQUESTS_PER_MINUTE_PER_IP
-    weight = embedding_weight(query, limit)
-    counters = [(f"rl:search:{address_bucket(client_ip)}", limit)]
-    network = network_bucket(client_ip)
-    if network:
-        counters.append(
-            (f"rl:search:net:{network}", settings.SEARCH_REQUESTS_PER_MINUTE_PER_NETWORK)
-        )
-    over, wait = await state().hit(counters, WINDOW, weight)
-    if over:
-        retry_after = _seconds(wait)
-        return Refusal(f"Too many searches. Please wait {retry_after} s.", retry_after, "search")
-    return None
+    return await _per_minute(
+        address_counters(
+            "rl:search", client_ip, limit, settings.SEARCH_REQUESTS_PER_MINUTE_PER_NETWORK
+        ),
+        "Too many searches. Please wait {retry_after} s.",
+        "search",
+        embedding_weight(query, limit),
+    )
 
 
 async def transcript_allow(*, client_ip: str) -> Refusal | None:
@@ -192,8 +188,12 @@ async def transcript_allow(*, client_ip: str) -> Refusal | None:
     stream of the process back. The panel reads a transcript once per page load.
     """
     return await _per_minute(
-        f"rl:transcript:{address_bucket(client_ip)}",
-        settings.AGENT_TRANSCRIPTS_PER_MINUTE_PER_IP,
+        [
+            (
+                f"rl:transcript:{address_bucket(client_ip)}",
+                settings.AGENT_TRANSCRIPTS_PER_MINUTE_PER_IP,
+            )
+        ],
         "Too many transcript reads. Please wait {retry_after} s.",
         "transcript",
     )
@@ -286,10 +286,22 @@ def _seconds(wait: float) -> int:
     return max(1, math.ceil(wait))
 
 
+def address_counters(
+    prefix: str, client_ip: str, limit: int, network_limit: int
+) -> list[tuple[str, int]]:
+    """The counter of a client's address, and of its IPv6 /48 when it has one: counted by
+    the /64 alone, each of a /48's 65,536 /64s had the allowance afresh."""
+    counters = [(f"{prefix}:{address_bucket(client_ip)}", limit)]
+    network = network_bucket(client_ip)
+    if network:
+        counters.append((f"{prefix}:net:{network}", network_limit))
+    return counters
+
+
 async def _per_minute(
-    key: str, limit: int, message: str, reason: str, weight: int = 1
+    counters: list[tuple[str, int]], message: str, reason: str, weight: int = 1
 ) -> Refusal | None:
-    over, wait = await state().hit([(key, limit)], WINDOW, weight)
+    over, wait = await state().hit(counters, WINDOW, weight)
     if over:
         retry_after = _seconds(wait)
         return Refusal(message.format(retry_after=retry_after), retry_after, reason)

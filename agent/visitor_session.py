@@ -53,9 +53,10 @@ async def _new_session_allowed(client_ip: str) -> bool:
     # before the limits are checked) would only fill the table: cookie-less clients wrote one
     # per refused request. An IPv6 /48 likewise, as its messages are counted: by the /64
     # alone, ten /64s of one /48 wrote 300 rows in a minute the /48 could send 120 messages.
-    address = ratelimit.address_bucket(client_ip)
-    counters = [(f"rl:new:{address}", settings.AGENT_MESSAGES_PER_MINUTE_PER_IP)]
-    network = ratelimit.network_bucket(client_ip)
-    if network:
-        counters.append((f"rl:new:net:{network}", settings.AGENT_MESSAGES_PER_MINUTE_PER_NETWORK))
+    counters = ratelimit.address_counters(
+        "rl:new",
+        client_ip,
+        settings.AGENT_MESSAGES_PER_MINUTE_PER_IP,
+        settings.AGENT_MESSAGES_PER_MINUTE_PER_NETWORK,
+    )
     return not (await state().hit(counters, ratelimit.WINDOW)).over
