@@ -26,10 +26,10 @@ from ops.metrics import OPEN_SOCKETS, turn_refused_count
 logger = logging.getLogger(__name__)
 
 TERMINAL = {"done", "error"}
-# The close code of the frame rate limit: 1008 (policy violation) in the range RFC 6455 leaves
-# to applications. autobahn sends no protocol code but 1000 for an application: asked for
-# 1008, it raised, daphne logged "Exception inside application" with a traceback at ERROR for
-# every socket closed this way, and the client read 1011 (internal error).
+# The close code of the frame rate limit: 1008 (policy violation), moved into the range RFC
+# 6455 leaves to applications. autobahn sends no protocol code but 1000 for an application:
+# asked for 1008, it raised, daphne logged "Exception inside application" with a traceback at
+# ERROR for every socket closed this way, and the client read 1011 (internal error).
 POLICY_VIOLATION = 4008
 
 

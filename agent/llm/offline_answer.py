@@ -300,13 +300,14 @@ def _pick(
     only helps to rank).
     """
     shared = _across([_shared(fact, wanted) for _, fact in pool], pool, sources, question)
-    asked = {t for t in wanted if t in question_terms(question)} if asked is None else asked
+    said = question_terms(question)
+    asked = {t for t in wanted if t in said} if asked is None else asked
     subject = defined_subject(question)
     boost = [
         _boost(n, fact, shared[i], excerpts, sources, subject) for i, (n, fact) in enumerate(pool)
     ]
     two_part = bool(_TWO_PART.search(question))
-    words = question_terms(question) | asked
+    words = said | asked
     # A two-part question's articles each answer one part, so no one fact can show that a
     # lower article answers better: it keeps the search's best first.
     rivals = set() if two_part else _rivals(pool, shared, asked, sources, language(question))

@@ -11,7 +11,9 @@ question and be picked on its merits.
 
 from __future__ import annotations
 
-from functools import cache
+from collections.abc import Mapping
+from functools import cache, lru_cache
+from types import MappingProxyType
 
 from agent.llm.offline_text import language, terms
 from blog.glossary_file import glossary_pairs
@@ -28,24 +30,27 @@ def _entries() -> tuple[tuple[frozenset[str], tuple[str, ...], frozenset[str]], 
     for english, chinese in glossary_pairs():
         english_terms = frozenset(terms(" ".join(english)))
         chinese_terms = frozenset(t for term in chinese for t in terms(term))
-        if len(english_terms) == len(set(english)) and chinese_terms:
+        if all(terms(word) for word in english) and chinese_terms:
             entries.append((english_terms, chinese, chinese_terms))
     return tuple(entries)
 
 
-def translations(question: str) -> dict[str, tuple[str, ...]]:
+# An answer asks several times (the weights, the pick, the match across languages); bounded, as
+# every question a visitor types is a key.
+@lru_cache(maxsize=1024)
+def translations(question: str) -> Mapping[str, tuple[str, ...]]:
     """Each term of the question's glossary words as the other language writes them, with the
     question's words it translates: "上限" gives "cap", "limit" and "maximum", each from one
     word of the question; "chatbot" gives four Chinese bigrams, all from one word too, and
     "step limit" gives "步数", "上限"… from two."""
     if language(question) == "zh":
-        return _from_chinese(question)
+        return MappingProxyType(_from_chinese(question))
     asked = terms(question)
     found: dict[str, tuple[str, ...]] = {}
     for english, _, chinese in _entries():
         if english <= asked:
             found.update(dict.fromkeys(chinese - found.keys(), tuple(sorted(english))))
-    return found
+    return MappingProxyType(found)
 
 
 def translated_terms(question: str) -> frozenset[str]:
