@@ -43,6 +43,7 @@ class EvalItem:
     expected: tuple[str, ...]
     require_all: bool = False
     facts: tuple[str, ...] = ()
+    page: str = ""  # the slug of the article on screen when the question is asked
 
     @property
     def in_scope(self) -> bool:
@@ -97,6 +98,7 @@ def items_load(path: Path) -> list[EvalItem]:
                     expected=tuple(row.get("expected") or ()),
                     require_all=bool(row.get("require_all")),
                     facts=tuple(row.get("facts") or ()),
+                    page=str(row.get("page") or ""),
                 )
             )
         except (ValueError, KeyError, TypeError) as exc:
@@ -141,7 +143,7 @@ async def _ask(runner, item: EvalItem, session_key: str) -> Outcome:
         async def emit(event: dict, sink: list[dict] = events) -> None:
             sink.append(event)
 
-        message = ChatMessage(content=text, conversation_id=conversation_id)
+        message = ChatMessage(content=text, conversation_id=conversation_id, page=item.page)
         await runner.run(message=message, visitor=visitor, emit=emit)
         start = next((e for e in events if e["type"] == "start"), None)
         if start is None:

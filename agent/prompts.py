@@ -39,7 +39,9 @@ def page_context(page: dict) -> str:
     """Return the system line naming the article the visitor is reading."""
     return (
         f'{PAGE_CONTEXT_PREFIX}{page["article_id"]} "{page["title"]}" ({page["url"]}). '
-        '"this article" refers to it.'
+        '"this article", "here" and "the author" refer to it. When a question about it finds '
+        "nothing relevant in a search, read it with get_article_detail before saying the blog "
+        "has no answer, and quote only what it says."
     )
 
 

@@ -30,9 +30,10 @@ from agent.llm.offline_overview import (
     wants_rephrase,
     without_preamble,
 )
+from agent.llm.offline_page import PAGE_MISSING, page_names_missing, points_at_page
 from agent.llm.offline_parts import question_parts
 from agent.llm.offline_self import about_assistant
-from agent.llm.offline_text import answer_language, language, terms
+from agent.llm.offline_text import answer_language, inert, language, terms
 from agent.prompts import PAGE_CONTEXT_PREFIX, READER_LANGUAGE_PREFIX, STEP_LIMIT_NUDGE
 from agent.small_talk import is_thanks
 from blog.language import fullwidth_fold
@@ -190,7 +191,10 @@ def plan(messages: list[dict], available: set[str]) -> tuple[list[ToolCall], str
     if searched and not _relevant(turn.question, hits):
         # A part alone may clear the bar with its fewer words; answering it was measured to
         # answer out-of-scope questions (README, "Eleventh pass").
-        return [], DONT_KNOW[turn.lang]
+        if _points_at_page(turn) and DETAIL in available and not articles:
+            return [turn.call(DETAIL, {"article_id": turn.page})], ""
+        page = next((a for a in articles if a.get("article_id") == turn.page), None)
+        return [], (page and _page_answer(turn, page)) or DONT_KNOW[turn.lang]
     # Each part's search may put first an article the whole question's search ranked under
     # the bar: its words were outweighed by the other part's. It cleared the bar for its own
     # part, and the whole question cleared it too, so it is read (README, "Fifteenth pass").
@@ -222,6 +226,29 @@ def plan(messages: list[dict], available: set[str]) -> tuple[list[ToolCall], str
         parts=answered_parts(turn.question, chosen, part_hits),
     )
     return [], answer or DONT_KNOW[turn.lang]
+
+
+def _points_at_page(turn: _Turn) -> bool:
+    return turn.page is not None and points_at_page(turn.question)
+
+
+def _page_answer(turn: _Turn, page: dict) -> str:
+    """The article on screen quoted for a question pointing at it that the search could not
+    place (offline_page), or a decline saying what the page lacks; "" when it has nothing to
+    quote."""
+    text = f"{page.get('title', '')} {page.get('summary', '')} {page.get('body', '')}"
+    missing = page_names_missing(turn.question, text)
+    if missing:
+        return PAGE_MISSING[turn.lang].format(name=inert(missing[0]))
+    answer = compose_answer(
+        question=turn.question,
+        context="",
+        sources=[{**page, "language": language(str(page.get("body") or ""))}],
+        excerpts={},
+        lang=turn.lang,
+        own=turn.system,
+    )
+    return answer
 
 
 def _no_question(turn: _Turn, available: set[str]) -> tuple[list[ToolCall], str]:

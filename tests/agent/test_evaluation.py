@@ -211,6 +211,10 @@ def test_bench_eval_files_name_demo_articles_and_split_each_kind(name):
         ("answer_eval_fresh7.jsonl", "test"),
         # Typed as hurried readers type, typos included, written blind ("Eighteenth pass").
         ("answer_eval_casual.jsonl", "test"),
+        # Asked on an article page, written blind: one tuned on, one held out ("Twenty-second
+        # pass").
+        ("answer_eval_pages.jsonl", "tune"),
+        ("answer_eval_pages2.jsonl", "test"),
     ],
 )
 def test_single_split_eval_files_name_demo_articles(name, split):
@@ -227,6 +231,8 @@ def test_single_split_eval_files_name_demo_articles(name, split):
         assert set(item.expected) <= slugs, item.id
         assert item.in_scope == (item.kind != "out"), item.id
         assert item.require_all == (item.kind == "two"), item.id
+        assert not item.page or item.page in slugs, item.id
+        assert (item.kind == "page") <= (item.page in item.expected), item.id
 
 
 def test_the_two_article_eval_file_names_two_demo_articles_per_question():
@@ -242,3 +248,32 @@ def test_the_two_article_eval_file_names_two_demo_articles_per_question():
     for item in items:
         assert item.kind == "two" and item.require_all and len(item.expected) == 2, item.id
         assert set(item.expected) <= slugs, item.id
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_question_asked_on_an_article_page_is_asked_with_that_page(tmp_path, make_article):
+    """ "Summarize this article" means nothing without the page it was asked on."""
+    from blog.indexing import chunk_reindex
+
+    article = make_article(
+        title="Step limits",
+        slug="step-limits",
+        summary="Why an agent needs a hard cap on model calls.",
+        body="## Why cap model calls\n\nA hard cap of five stops runaway agent loops.",
+    )
+    chunk_reindex(article=article)
+    row = {
+        "id": "p1",
+        "kind": "page",
+        "question": "Summarize this article",
+        "expected": ["step-limits"],
+    }
+    rows = [row, {**row, "id": "p2", "page": "step-limits"}]
+    out = tmp_path / "out.json"
+
+    call_command("eval_answers", str(_write(tmp_path, rows)), "--offline", "--json", str(out))
+
+    by_id = {o["id"]: o for o in json.loads(out.read_text(encoding="utf-8"))["outcomes"]}
+    assert items_load(_write(tmp_path, rows))[1].page == "step-limits"
+    assert not by_id["p1"]["answered"]
+    assert by_id["p2"]["answered"] and by_id["p2"]["cited"] == ["step-limits"]

@@ -19,7 +19,9 @@ def test_page_context_names_the_article_on_screen():
     assert messages[1] == {
         "role": "system",
         "content": 'The visitor is reading article #7 "Why step limits matter" '
-        '(/articles/step-limits/). "this article" refers to it.',
+        '(/articles/step-limits/). "this article", "here" and "the author" refer to it. When a '
+        "question about it finds nothing relevant in a search, read it with get_article_detail "
+        "before saying the blog has no answer, and quote only what it says.",
     }
 
 

@@ -20,6 +20,7 @@ from agent.llm.offline_overview import (
     UNLISTED,
     WELCOME,
 )
+from agent.llm.offline_page import PAGE_MISSING
 from agent.llm.offline_self import ABOUT_AUTHOR, ABOUT_MODEL, REFUSE_ORDER
 from agent.loop import Limits, TurnResult, run_turn
 from agent.prompts import build_messages
@@ -256,6 +257,36 @@ async def test_zongjie_on_an_article_page_reads_that_article_first():
     result, _ = await ask("总结一下这篇文章", [], page=page)
     assert calls(result) == [("get_article_detail", {"article_id": 9})]
     assert result.answer.startswith("向量检索把文本变成向量。")
+
+
+@pytest.mark.asyncio
+async def test_a_question_pointing_at_the_page_is_answered_from_it_when_the_search_finds_nothing():
+    """ "Why count model calls here?" has too few of the blog's words to clear the search's bar;
+    the reader points at the article on screen, and it answers."""
+    page = {k: LIMITS_ARTICLE[k] for k in ("article_id", "title", "url")}
+    question = "why does it say here to count model calls and not tool calls?"
+
+    result, _ = await ask(question, [], page=page)
+
+    assert [name for name, _ in calls(result)] == ["search_knowledge_base", "get_article_detail"]
+    assert "Count model calls, not tool calls, when you enforce the cap." in result.answer
+    assert result.citations == [page]
+    # Without the page, or without pointing at it, the same search finds nothing to quote.
+    assert (await ask(question, []))[0].answer == DONT_KNOW["en"]
+    unpointed = "why count model calls and not tool calls?"
+    assert (await ask(unpointed, [], page=page))[0].answer == DONT_KNOW["en"]
+
+
+@pytest.mark.asyncio
+async def test_a_question_pointing_at_the_page_about_a_thing_it_never_names_is_declined():
+    page = {k: LIMITS_ARTICLE[k] for k in ("article_id", "title", "url")}
+
+    result, _ = await ask("does this post trace the model calls with opentelemetry?", [], page=page)
+
+    assert result.answer == PAGE_MISSING["en"].format(name="opentelemetry")
+    assert is_decline(result.answer) and result.citations == []
+    result, _ = await ask("这里的模型调用用 Grafana 看吗？", [], page=page)
+    assert result.answer == PAGE_MISSING["zh"].format(name="Grafana")
 
 
 async def test_a_sentence_introducing_a_dropped_code_block_is_left_out(monkeypatch):
