@@ -229,7 +229,9 @@ def plan(messages: list[dict], available: set[str]) -> tuple[list[ToolCall], str
 
 
 def _points_at_page(turn: _Turn) -> bool:
-    return turn.page is not None and points_at_page(turn.question)
+    """A question that points at the page, or says too little to be about anything else
+    ("where does the 60 come from?", "why 5 and not 10?")."""
+    return turn.page is not None and (points_at_page(turn.question) or _says_little(turn.question))
 
 
 def _page_answer(turn: _Turn, page: dict) -> str:
@@ -308,9 +310,12 @@ def is_follow_up(turn: _Turn) -> bool:
         # "HNSW index" after a declined "sourdough recipe?" is a new topic: searched together,
         # the two found nothing again. Only a word that leans back ("那…呢") still leans.
         return False
-    own = terms(turn.question)
-    chinese = language(turn.question) == "zh"  # two-character terms: twice as many per idea
-    return len(own) <= (2 * FOLLOW_UP_TERMS if chinese else FOLLOW_UP_TERMS)
+    return _says_little(turn.question)
+
+
+def _says_little(question: str) -> bool:
+    chinese = language(question) == "zh"  # two-character terms: twice as many per idea
+    return len(terms(question)) <= (2 * FOLLOW_UP_TERMS if chinese else FOLLOW_UP_TERMS)
 
 
 def _searches(turn: _Turn, summary: bool) -> list[ToolCall]:

@@ -278,6 +278,17 @@ async def test_a_question_pointing_at_the_page_is_answered_from_it_when_the_sear
 
 
 @pytest.mark.asyncio
+async def test_a_question_too_short_to_be_about_anything_else_is_about_the_page():
+    page = {k: LIMITS_ARTICLE[k] for k in ("article_id", "title", "url")}
+
+    result, _ = await ask("how many calls at most?", [], page=page)
+
+    assert "Docent caps each turn at 5 model calls" in result.answer
+    assert result.citations == [page]
+    assert (await ask("how many calls at most?", []))[0].answer == DONT_KNOW["en"]
+
+
+@pytest.mark.asyncio
 async def test_a_question_pointing_at_the_page_about_a_thing_it_never_names_is_declined():
     page = {k: LIMITS_ARTICLE[k] for k in ("article_id", "title", "url")}
 
