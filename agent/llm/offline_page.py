@@ -24,8 +24,9 @@ from blog.commonness import zipf
 _POINTS = re.compile(
     r"\b(here|herein|this (article|post|page|piece|blog ?post|one)|the (article|post|page|"
     r"author|writer)|(in|on|from) this|(this|that|these|those) \w+ (here|above|mentioned)|"
-    r"mentioned|you (say|said|mention|wrote)|(they|the author) (say|said|mean|use|chose|"
-    r"picked|went|land|pick|use[ds]?|do|did))\b|"
+    r"mentioned|you (say|said|mention|wrote)|(this|it) (talks|says|mentions|describes|explains|"
+    r"covers|shows|discusses|suggests|recommends)|(they|the author)( actually| really| just)? "
+    r"(say|said|mean|use|chose|picked|went|go|land|pick|use[ds]?|do|did))\b|"
     r"这里|这儿|此处|文中|本文|这篇|文章里|文章中|上面|前面(说|提|讲)|作者|该文|文里|里面说|这一节|这段",
     re.IGNORECASE,
 )
