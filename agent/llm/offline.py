@@ -191,10 +191,7 @@ def plan(messages: list[dict], available: set[str]) -> tuple[list[ToolCall], str
     if searched and not _relevant(turn.question, hits):
         # A part alone may clear the bar with its fewer words; answering it was measured to
         # answer out-of-scope questions (README, "Eleventh pass").
-        if _points_at_page(turn) and DETAIL in available and not articles:
-            return [turn.call(DETAIL, {"article_id": turn.page})], ""
-        page = next((a for a in articles if a.get("article_id") == turn.page), None)
-        return [], (page and _page_answer(turn, page)) or DONT_KNOW[turn.lang]
+        return _unplaced(turn, articles, available)
     # Each part's search may put first an article the whole question's search ranked under
     # the bar: its words were outweighed by the other part's. It cleared the bar for its own
     # part, and the whole question cleared it too, so it is read (README, "Fifteenth pass").
@@ -202,6 +199,8 @@ def plan(messages: list[dict], available: set[str]) -> tuple[list[ToolCall], str
     chosen = with_part_tops(choose_hits(turn.question, hits), part_hits)
     if summary:
         chosen = titled_first(summary_topic(turn.question), chosen)
+    elif _points_at_page(turn):
+        chosen = _page_first(turn, chosen)
     if not details and DETAIL in available:
         ids = [hit["article_id"] for hit in chosen[: 1 if summary else MAX_READ]]
         return [turn.call(DETAIL, {"article_id": i}, n) for n, i in enumerate(ids)], ""
@@ -209,13 +208,7 @@ def plan(messages: list[dict], available: set[str]) -> tuple[list[ToolCall], str
         return [], compose_summary(articles[0], turn.lang)
     # A failed detail (or no detail tool) leaves the search excerpt to quote from.
     read = {a["article_id"]: a for a in articles}
-    sources = [
-        {
-            **(read.get(h["article_id"]) or {**h, "body": h.get("excerpt", "")}),
-            "language": h.get("language"),
-        }
-        for h in chosen
-    ]
+    sources = [_source(hit, read.get(hit["article_id"])) for hit in chosen]
     answer = compose_answer(
         question=turn.question,
         context=turn.earlier[-1] if is_follow_up(turn) else "",
@@ -228,6 +221,38 @@ def plan(messages: list[dict], available: set[str]) -> tuple[list[ToolCall], str
     return [], answer or DONT_KNOW[turn.lang]
 
 
+def _source(hit: dict, article: dict | None) -> dict:
+    """The article read for a hit, or the hit's excerpt when it could not be read; in the
+    hit's language, or its text's (the page on screen is read first without a search hit)."""
+    source = article or {**hit, "body": hit.get("excerpt", "")}
+    return {**source, "language": hit.get("language") or language(str(source.get("body")))}
+
+
+def _unplaced(turn: _Turn, articles: list[dict], available: set[str]) -> tuple[list[ToolCall], str]:
+    """A question the search could not place: when it points at the page, a librarian looks at
+    the article on screen before saying the blog has no answer (offline_page)."""
+    if _points_at_page(turn) and DETAIL in available and not articles:
+        return [turn.call(DETAIL, {"article_id": turn.page})], ""
+    page = next((a for a in articles if a.get("article_id") == turn.page), None)
+    return [], (page and _page_answer(turn, page)) or DONT_KNOW[turn.lang]
+
+
+def _page_first(turn: _Turn, chosen: list[dict]) -> list[dict]:
+    """The article on screen read first, for a question pointing at it: "这里的上限是按工具调用
+    次数算的吗？" on the step-limits page went to the loop article, whose table also names the
+    cap. Another article still leads when it answers better (offline_answer._lead_article)."""
+    match = _PAGE.search(turn.system)
+    if not match:
+        return chosen
+    page = next((h for h in chosen if h["article_id"] == turn.page), None) or {
+        "article_id": turn.page,
+        "title": match.group(2),
+        "url": match.group(3),
+        "excerpt": "",
+    }
+    return [page, *(h for h in chosen if h["article_id"] != turn.page)][:MAX_READ]
+
+
 def _points_at_page(turn: _Turn) -> bool:
     """A question that points at the page, or says too little to be about anything else
     ("where does the 60 come from?", "why 5 and not 10?")."""
@@ -238,11 +263,10 @@ def _page_answer(turn: _Turn, page: dict) -> str:
     """The article on screen quoted for a question pointing at it that the search could not
     place (offline_page), or a decline saying what the page lacks; "" when it has nothing to
     quote."""
-    text = f"{page.get('title', '')} {page.get('summary', '')} {page.get('body', '')}"
-    missing = page_names_missing(turn.question, text)
+    missing = page_names_missing(turn.question, _article_text(page))
     if missing:
         return PAGE_MISSING[turn.lang].format(name=inert(missing[0]))
-    answer = compose_answer(
+    return compose_answer(
         question=turn.question,
         context="",
         sources=[{**page, "language": language(str(page.get("body") or ""))}],
@@ -250,7 +274,10 @@ def _page_answer(turn: _Turn, page: dict) -> str:
         lang=turn.lang,
         own=turn.system,
     )
-    return answer
+
+
+def _article_text(article: dict) -> str:
+    return f"{article.get('title', '')} {article.get('summary', '')} {article.get('body', '')}"
 
 
 def _no_question(turn: _Turn, available: set[str]) -> tuple[list[ToolCall], str]:

@@ -278,6 +278,28 @@ async def test_a_question_pointing_at_the_page_is_answered_from_it_when_the_sear
 
 
 @pytest.mark.asyncio
+async def test_a_question_pointing_at_the_page_reads_the_page_first(monkeypatch):
+    page = {k: LIMITS_ARTICLE[k] for k in ("article_id", "title", "url")}
+    loop_article = {
+        **ZH_ARTICLE,
+        "article_id": 77,
+        "title": "Anatomy of the agent loop",
+        "url": "/articles/anatomy-of-the-agent-loop/",
+        "body": "The loop counts tool calls and model calls in its records.",
+    }
+    monkeypatch.setitem(ARTICLES, 77, loop_article)
+
+    question = "what does it say here: count model calls or tool calls?"
+    result, _ = await ask(question, [hit(loop_article)], page=page)
+    unpointed, _ = await ask("count model calls or tool calls?", [hit(loop_article)], page=page)
+
+    assert calls(result)[1] == ("get_article_detail", {"article_id": 5})
+    assert result.citations[0] == page
+    assert "Count model calls, not tool calls" in result.answer
+    assert unpointed.citations[0]["article_id"] == 77
+
+
+@pytest.mark.asyncio
 async def test_a_question_too_short_to_be_about_anything_else_is_about_the_page():
     page = {k: LIMITS_ARTICLE[k] for k in ("article_id", "title", "url")}
 
