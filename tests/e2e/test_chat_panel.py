@@ -425,6 +425,29 @@ def test_chinese_visitors_get_a_chinese_panel(site, scripted, open_page, article
     screenshot(page, "zh-phone")
 
 
+def test_offline_a_question_leaning_on_the_article_on_screen_is_answered_from_it(
+    offline_site, open_page, articles
+):
+    """Asked alone, "where does the 60 come from?" says too little for the search's bar; asked on the RRF
+    article, the assistant reads that article and quotes it."""
+    slug = "hybrid-search-with-rrf"
+    page = open_page()
+    page.goto(f"{offline_site}/articles/{slug}/")
+    open_chat(page)
+
+    ask(page, "where does the 60 come from?")
+    wait_answered(page)
+
+    turn = page.locator(".chat-turn").last
+    labels = turn.locator(".chat-step__label")
+    expect(labels.first).to_contain_text("Searched for “where does the 60 come from?”")
+    expect(labels.last).to_have_text(f"Read “{articles[slug]['title']}”")
+    expect(turn.locator(".chat-answer")).to_contain_text("k = 60")
+    expect(turn.locator(".chat-sources a")).to_have_attribute(
+        "href", re.compile(rf"^/articles/{slug}/")
+    )
+
+
 def test_offline_mode_answers_from_the_demo_articles(offline_site, open_page, articles):
     article = articles[STEP_LIMITS]
     page = open_page()
