@@ -428,8 +428,8 @@ def test_chinese_visitors_get_a_chinese_panel(site, scripted, open_page, article
 def test_offline_a_question_leaning_on_the_article_on_screen_is_answered_from_it(
     offline_site, open_page, articles
 ):
-    """Asked alone, "where does the 60 come from?" says too little for the search's bar; asked on the RRF
-    article, the assistant reads that article and quotes it."""
+    """Asked alone, "where does the 60 come from?" says too little for the search's bar;
+    asked on the RRF article, the assistant reads that article and quotes it."""
     slug = "hybrid-search-with-rrf"
     page = open_page()
     page.goto(f"{offline_site}/articles/{slug}/")
