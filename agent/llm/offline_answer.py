@@ -16,6 +16,7 @@ from agent.llm.offline_bridge import question_terms, translations
 from agent.llm.offline_definitions import defined_subject, defines, names
 from agent.llm.offline_figures import (
     asks_for_figure,
+    asks_price,
     counted_per_period,
     counted_thing,
     frame_terms,
@@ -147,8 +148,9 @@ def compose_answer(
     if picked and asks and not _has_figure(picked, question):
         instead = _figure_instead(pool, picked, wanted, question)
         # A follow-up ("and how much looser is it?") has too few words of its own to judge
-        # that the figure is missing: it keeps what it picked.
-        if not instead and not context:
+        # that the figure is missing: it keeps what it picked, unless it names a price ("what
+        # does that work out to in dollars?"), which no other figure gives.
+        if not instead and (not context or asks_price(question)):
             return NO_FIGURE[lang].format(title=_title(sources[0]))
         picked = instead or picked
     if picked and not context and _WHY.search(question):
@@ -156,6 +158,8 @@ def compose_answer(
     if not picked and context:  # a follow-up whose own words miss: the top article, in context
         top = [(n, fact) for n, fact in pool if n == 0]
         picked = _pick(top, wanted, question, excerpts, sources, asked=set(wanted))
+        if picked and asks_price(question) and not _has_figure(picked, question):
+            return NO_FIGURE[lang].format(title=_title(sources[0]))
     # Whether a word could match goes by the question's language; `lang` only frames.
     blind = not picked and bool(sources) and _other_language(sources[0], language(question))
     if blind:

@@ -56,6 +56,18 @@ _PERIOD_WORDS = {
     "week": r"week|每周|一周",
 }
 _ZH_UNIT = {"秒": "second", "分钟": "minute", "小时": "hour", "天": "day", "周": "week"}
+# Money is asked for by its name, or as what an amount of tokens costs: "what does a million
+# tokens cost?" wants a price, and "40,000 tokens per session" is no price. ("What does a
+# runaway cost?" is answered in model calls, and stays any figure.)
+_ASKS_MONEY = re.compile(
+    r"\b(dollars?|usd|euros?|cents|money|prices?|pricing|invoice|api fees)\b|\$|"
+    r"\b(million|thousand|[\d,.]+\s*[km]?)\s+tokens?\b[^?.!？。]{0,40}\bcost|"
+    r"多少钱|美元|人民币|块钱|价格|费用是多少|花多少钱",
+    re.IGNORECASE,
+)
+_MONEY = re.compile(
+    r"[$€£¥]\s?\d|\d\s*(dollars?|usd|euros?|cents)\b|\d\s*(美元|元|块钱)", re.IGNORECASE
+)
 _ASKS_SHARE = re.compile(r"\b(percent(age)?|share|fraction)\b|%|百分", re.IGNORECASE)
 
 # "one" is left out: far more often "one visitor" than a count.
@@ -131,20 +143,28 @@ def frame_terms(question: str) -> set[str]:
 
 
 def asks_for_figure(question: str) -> bool:
-    """True for "how many…", "what is the default…", "which version…", "多少…", "多久…"."""
-    return bool(_ASKS.search(question) or _ASKS_VERSION.search(question))
+    """True for "how many…", "what is the default…", "which version…", "多少…", "多久…", and
+    for a price."""
+    return bool(_ASKS.search(question) or _ASKS_VERSION.search(question) or asks_price(question))
+
+
+def asks_price(question: str) -> bool:
+    """True for "how many dollars…", "what does a million tokens cost?", "多少钱"."""
+    return bool(_ASKS_MONEY.search(question))
 
 
 def gives_figure(text: str, question: str) -> bool:
     """True when `text` holds the kind of figure `question` asks for.
 
-    A duration for "how long", a share for "what percentage", otherwise any number (digits or
-    a number word, in either language). Versions and years are not figures, except for
-    "which version…", which only a version of the thing named answers. A count asked per
-    period ("how many per minute") needs a fact that names the period.
+    A price for a price, a duration for "how long", a share for "what percentage", otherwise
+    any number (digits or a number word, in either language). Versions and years are not
+    figures, except for "which version…", which only a version of the thing named answers. A
+    count asked per period ("how many per minute") needs a fact that names the period.
     """
     if _ASKS_VERSION.search(question):
         return _gives_version(text, question)
+    if asks_price(question):
+        return bool(_MONEY.search(text))
     counted = counted_thing(question)
     # (A fact in another language writes the counted thing in its own words.)
     if counted and language(text) == language(question) and not terms(counted) <= terms(text):

@@ -278,6 +278,23 @@ async def test_a_question_pointing_at_the_page_is_answered_from_it_when_the_sear
 
 
 @pytest.mark.asyncio
+async def test_a_follow_up_asking_for_a_price_is_not_answered_with_another_figure():
+    history = [
+        {"role": "user", "content": "How many model calls does Docent allow per turn?"},
+        {"role": "assistant", "content": "Docent caps each turn at 5 model calls."},
+    ]
+
+    result, _ = await ask(
+        "what does that work out to in dollars?",
+        [relevant_hit(LIMITS_ARTICLE, 0.9)],
+        history=history,
+    )
+
+    assert result.answer == NO_FIGURE["en"].format(title=LIMITS_ARTICLE["title"])
+    assert result.citations == []
+
+
+@pytest.mark.asyncio
 async def test_a_question_pointing_at_the_page_reads_the_page_first(monkeypatch):
     page = {k: LIMITS_ARTICLE[k] for k in ("article_id", "title", "url")}
     loop_article = {

@@ -85,3 +85,26 @@ def test_the_words_of_how_often_frame_a_figure_they_are_not_its_topic():
     assert frame_terms("How long does the first token take?") == {"long"}
     # Not a figure asked for: the word stays a word of the question.
     assert frame_terms("Does it work no matter how long the article is?") == set()
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "how much does 3 million tokens a day actually cost us, roughly?",
+        "What does a million tokens cost with the model this blog runs on?",
+        "what does that work out to in dollars per visitor?",
+        "跑一个月大概要花多少钱？",
+    ],
+)
+def test_a_price_asked_for_is_given_only_by_a_price(question):
+    """A token budget ("40,000 tokens") was quoted for what the tokens cost."""
+    assert asks_for_figure(question)
+    assert not gives_figure("Per-session daily budget: 40,000 tokens.", question)
+    assert gives_figure("A million input tokens cost $0.15 at list price.", question)
+    assert gives_figure("每月大约 30 元。", question)
+
+
+def test_what_something_costs_in_model_calls_is_no_price():
+    question = "How does the cost per answer of a tool-driven agent compare with a plain model?"
+    assert gives_figure("Usually two to four model calls plus tool time.", question)
+    assert not asks_for_figure(question)
