@@ -7,18 +7,20 @@ from collections.abc import Callable, Sequence
 
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
+from django.utils.translation import gettext as _
 
 # Room around the plot for the axis labels, in viewBox units.
 LEFT, RIGHT, TOP, BOTTOM = 48, 28, 26, 30
 
 
 def format_ms(value: float | None) -> str:
-    """Return a duration for people: '—', '38.5 ms' or '1.24 s'."""
+    """Return a duration for people: '—', '38.5 ms' or '1.24 s' ('38.5 毫秒', '1.24 秒')."""
+    # The chat panel's units (the same messages): the Chinese admin read "ms" beside "毫秒".
     if value is None:
         return "—"
     if value < 1000:
-        return f"{value:.1f}".removesuffix(".0") + " ms"
-    return f"{value / 1000:.2f} s"
+        return _("%(ms)s ms") % {"ms": f"{value:.1f}".removesuffix(".0")}
+    return _("%(seconds)s s") % {"seconds": f"{value / 1000:.2f}"}
 
 
 def format_count(value: float | None) -> str:

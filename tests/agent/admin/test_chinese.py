@@ -131,3 +131,30 @@ def test_what_just_happened_says_just_now_not_0_minutes_ago(
 
     assert asked in text and voted in text
     assert minutes not in text
+
+
+@pytest.mark.parametrize(
+    ("headers", "units", "other"),
+    [
+        (CHINESE, ["毫秒", "秒"], r"\d (ms|s)\b"),
+        ({"accept-language": "en"}, ["ms", "s"], "毫秒|\\d 秒"),
+    ],
+)
+def test_durations_read_in_the_pages_language(staff_client, asked, headers, units, other):
+    # The Chinese admin showed "900 ms" while the chat panel and the field names said "毫秒".
+    slow = asked.turns.get(index=2)
+    slow.duration_ms = 1500
+    slow.save(update_fields=["duration_ms"])
+    for url in [
+        "/admin/agent/conversation/dashboard/",
+        f"/admin/agent/conversation/{asked.pk}/change/",
+        "/admin/agent/turn/",
+        "/admin/agent/toolcall/",
+        f"/admin/agent/turn/{slow.pk}/change/",
+    ]:
+        response = staff_client.get(url, headers=headers)
+        text = visible_text(response.content.decode())
+        assert re.search(rf"\d {units[0]}", text), url
+        assert not re.search(other, text), (url, re.search(other, text))
+    transcript = staff_client.get(f"/admin/agent/conversation/{asked.pk}/change/", headers=headers)
+    assert re.search(rf"1\.50 {units[1]}\b", visible_text(transcript.content.decode()))
