@@ -155,7 +155,9 @@ def test_the_dashboard_fits_a_phone_in_chinese(live_server, showcase, browser):
 
     assert page.locator(".dc-periods a").first.text_content().strip() == "7 天"
     assert set(page.evaluate(TEXT_LINES, ".dc-periods a")) == {1}
-    for widest in ("381.3 ms", "1,234,567"):
+    # Durations read "毫秒" in Chinese now; "100.1 毫" and "秒" took two lines.
+    assert "毫秒" in page.locator(".dc-kpis").text_content()
+    for widest in ("381.3 毫秒", "1,234,567"):
         page.evaluate(WRITE_VALUES, widest)
         assert set(page.evaluate(ROW_LINES, ".dc-kpi__value")) == {1}, widest
     assert page.evaluate("document.documentElement.scrollWidth") <= 375
