@@ -7,6 +7,8 @@ each view also asks the model admin for view permission on conversations.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from datetime import date, datetime, time
+from urllib.parse import urlencode
 from uuid import UUID
 
 from django.contrib.admin import AdminSite, ModelAdmin
@@ -16,6 +18,7 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.template.response import TemplateResponse
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.formats import date_format
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext, pgettext
@@ -175,6 +178,7 @@ def dashboard(request: HttpRequest, *, model_admin: ModelAdmin) -> HttpResponse:
     metrics = selectors.dashboard_metrics(days=days)
     tokens = sum(row.tokens_in + row.tokens_out for row in metrics.days)
     count, ms = charts.format_count, charts.format_ms
+    lists = _period_lists(metrics.since)
     kpis = [
         (
             _("Turns"),
@@ -183,28 +187,37 @@ def dashboard(request: HttpRequest, *, model_admin: ModelAdmin) -> HttpResponse:
                 "in %(count)s conversation", "in %(count)s conversations", metrics.conversations
             )
             % {"count": count(metrics.conversations)},
+            lists["turns"],
         ),
-        (_("Unanswered"), count(metrics.unanswered), _unanswered_hint(metrics)),
+        (
+            _("Unanswered"),
+            count(metrics.unanswered),
+            _unanswered_hint(metrics),
+            lists["unanswered"],
+        ),
         (
             _("Vote rate"),
             charts.format_percent(metrics.vote_rate),
             _("%(voted)s of %(finished)s answers voted on")
             % {"voted": metrics.voted, "finished": metrics.finished},
+            None,
         ),
         (
             _("Down-vote rate"),
             charts.format_percent(metrics.downvote_rate),
             _("%(down)s of %(voted)s votes") % {"down": metrics.downvoted, "voted": metrics.voted},
+            lists["voted_down"],
         ),
-        (_("Median turn"), ms(metrics.turn_p50_ms), f"p95 {ms(metrics.turn_p95_ms)}"),
-        (_("Median first token"), ms(metrics.ttft_p50_ms), _("time to first token")),
+        (_("Median turn"), ms(metrics.turn_p50_ms), f"p95 {ms(metrics.turn_p95_ms)}", None),
+        (_("Median first token"), ms(metrics.ttft_p50_ms), _("time to first token"), None),
         (
             _("Tool error rate"),
             charts.format_percent(metrics.tool_error_rate),
             _("%(errors)s of %(calls)s executed calls")
             % {"errors": metrics.tool_errors, "calls": metrics.tool_calls},
+            lists["tool_errors"],
         ),
-        (_("Tokens"), count(tokens), _tokens_hint(metrics, tokens)),
+        (_("Tokens"), count(tokens), _tokens_hint(metrics, tokens), None),
     ]
     tools = [
         {
@@ -242,6 +255,20 @@ def _unanswered_hint(metrics: selectors.Dashboard) -> str:
             "count": charts.format_count(metrics.unanswered_while_indexing)
         }
     return _("declined, or cited no article")
+
+
+def _period_lists(since: date) -> dict[str, str]:
+    """The admin lists behind the dashboard's figures, filtered to its period."""
+    # A figure such as "Unanswered 4" was a dead end: which four meant searching the lists.
+    start = timezone.make_aware(datetime.combine(since, time.min)).isoformat(sep=" ")
+    turns = reverse("admin:agent_turn_changelist")
+    calls = reverse("admin:agent_toolcall_changelist")
+    return {
+        "turns": f"{turns}?{urlencode({'started_at__gte': start})}",
+        "unanswered": f"{turns}?{urlencode({'answered': 'no', 'started_at__gte': start})}",
+        "voted_down": f"{turns}?{urlencode({'feedback': 'down', 'started_at__gte': start})}",
+        "tool_errors": f"{calls}?{urlencode({'outcome': 'error', 'started_at__gte': start})}",
+    }
 
 
 def _tokens_hint(metrics: selectors.Dashboard, tokens: int) -> str:

@@ -22,6 +22,7 @@ from django.db.models.fields.json import KT
 from django.db.models.functions import Cast, Coalesce, Left
 
 from agent.models import Conversation, ToolCall, Turn
+from agent.selectors.unanswered import UNANSWERED
 from blog.models import Article
 
 
@@ -144,11 +145,12 @@ FEEDBACK = {
 }
 
 
-# "No" leaves small talk out, as the Unanswered page does: a "thanks!" cites nothing and
-# declines nothing, and listed among the declines it read as a question the blog missed.
+# "No" is the Unanswered page's and the dashboard's rule: small talk is left out (a "thanks!"
+# cites nothing and declines nothing, and read as a question the blog missed), and so are
+# turns still running or cut off (the dashboard's "Unanswered 2" opened a list of 4).
 ANSWERED = {
     "yes": Q(answered=True),
-    "no": Q(answered=False, small_talk=False),
+    "no": UNANSWERED,
     "small_talk": Q(small_talk=True),
 }
 
