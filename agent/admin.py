@@ -5,7 +5,7 @@ from django.contrib.admin.utils import display_for_value
 from django.template.defaultfilters import linebreaksbr
 from django.urls import path, reverse
 from django.utils.formats import date_format
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
 from django.utils.text import Truncator
 from django.utils.timezone import localtime
 from django.utils.translation import gettext_lazy as _
@@ -245,6 +245,11 @@ class AnsweredFilter(admin.SimpleListFilter):
         return selectors.turn_filter_answered(queryset=queryset, answered=self.value() or "")
 
 
+def _local(url) -> bool:
+    # A citation's link is the blog's own path; anything else is not made a link.
+    return isinstance(url, str) and url.startswith("/") and not url.startswith("//")
+
+
 @admin.register(Turn)
 class TurnAdmin(ReadOnlyAdmin):
     # What a reviewer scans for first (declined, down-voted) sits next to the status. The
@@ -263,13 +268,14 @@ class TurnAdmin(ReadOnlyAdmin):
     ordering = ["-started_at"]
     fields = [
         "in_transcript", "conversation", "index", "started_at", "status", "step_count",
-        "question_text", "answer_text", "citations", "answered", "index_incomplete", "vote",
+        "question_text", "answer_text", "sources", "answered", "index_incomplete", "vote",
         "comment_text",
         "feedback_at", "error_code", "error", "model",
         "offline", "input_tokens", "output_tokens", "first_token", "duration", "page",
     ]  # fmt: skip
     readonly_fields = [
-        "in_transcript", "question_text", "answer_text", "comment_text", "first_token", "duration",
+        "in_transcript", "question_text", "answer_text", "sources", "comment_text", "first_token",
+        "duration",
     ]  # fmt: skip
     inlines = [ToolCallInline]
 
@@ -297,6 +303,17 @@ class TurnAdmin(ReadOnlyAdmin):
     @admin.display(description=_("Answer"))
     def answer_text(self, obj):
         return visitor_html(linebreaksbr(obj.answer))
+
+    # The cited articles as links, not the stored JSON ('[{"url": ..., "excerpt": ...}]').
+    @admin.display(description=_("citations"))
+    def sources(self, obj):
+        cited = [
+            (c["url"], c.get("title") or c["url"])
+            for c in obj.citations
+            if isinstance(c, dict) and _local(c.get("url"))
+        ]
+        empty = self.get_empty_value_display()
+        return format_html_join("", '<div><a href="{}">{}</a></div>', cited) or empty
 
     @admin.display(description=_("Feedback comment"))
     def comment_text(self, obj):

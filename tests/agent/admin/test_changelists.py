@@ -217,6 +217,27 @@ def test_the_turn_and_tool_call_pages_show_durations_as_people_read_them(staff_c
     assert "55.3 ms" in call_page and "55.311" not in call_page
 
 
+def test_the_turn_page_links_its_citations_instead_of_showing_their_json(staff_client):
+    # The page showed '[{"url": "/articles/…", "title": …, "excerpt": "…300 characters…"}]'.
+    citations = [
+        {
+            "article_id": 3,
+            "title": "HNSW <indexes>",
+            "url": "/articles/hnsw/",
+            "excerpt": "x" * 300,
+        },
+        {"article_id": 4, "title": "Elsewhere", "url": "javascript:alert(1)", "excerpt": "y"},
+    ]
+    turn = make_turn(make_conversation(), citations=citations)
+    page = staff_client.get(f"/admin/agent/turn/{turn.pk}/change/").content.decode()
+    assert '<div><a href="/articles/hnsw/">HNSW &lt;indexes&gt;</a></div>' in page
+    assert "x" * 300 not in page and "javascript:" not in page and '"article_id"' not in page
+
+    bare = make_turn(make_conversation(), citations=[])
+    page = staff_client.get(f"/admin/agent/turn/{bare.pk}/change/").content.decode()
+    assert "[]" not in page.split("field-sources")[1].split("</div>")[0]
+
+
 @pytest.mark.parametrize(
     ("url", "name"),
     [("/admin/agent/conversation/", "conversations"), ("/admin/agent/turn/", "turns"),
