@@ -139,6 +139,7 @@ class _Turn:
     index: int = 0
     system: str = ""  # the system messages: the assistant's own name and the page on screen
     previous_answer: str = ""  # the assistant's last answer before this question
+    leans_on: str = ""  # the earlier question a follow-up leans on: the last one answered
     reader: str = ""  # the language the visitor reads the site in ("zh-hans"), if known
 
     @property
@@ -211,7 +212,7 @@ def plan(messages: list[dict], available: set[str]) -> tuple[list[ToolCall], str
     sources = [_source(hit, read.get(hit["article_id"])) for hit in chosen]
     answer = compose_answer(
         question=turn.question,
-        context=turn.earlier[-1] if is_follow_up(turn) else "",
+        context=turn.leans_on if is_follow_up(turn) else "",
         sources=sources,
         excerpts={h["article_id"]: h.get("excerpt", "") for h in chosen},
         lang=turn.lang,
@@ -314,6 +315,7 @@ def _read(messages: list[dict]) -> _Turn:
             if m.get("role") == "system" and not _READER.match(str(m.get("content") or ""))
         ),
         reader=_reader(messages),
+        leans_on=_answered_question(messages, users),
         previous_answer=next(
             (
                 str(m.get("content") or "")
@@ -323,6 +325,23 @@ def _read(messages: list[dict]) -> _Turn:
             "",
         ),
     )
+
+
+def _answered_question(messages: list[dict], users: list[int]) -> str:
+    """The latest earlier question the blog answered, else the one just before this.
+
+    "And how do I set it?" after a declined "capital of France?" was searched with France and
+    declined again; "it" is the step limit asked about (and answered) before that.
+    """
+    for start, end in reversed(list(zip(users[:-1], users[1:], strict=True))):
+        answers = [
+            str(m.get("content") or "").strip()
+            for m in messages[start + 1 : end]
+            if m.get("role") == "assistant" and m.get("content")
+        ]
+        if answers and answers[-1] not in _FOUND_NOTHING:
+            return fullwidth_fold(str(messages[start].get("content") or ""))
+    return fullwidth_fold(str(messages[users[-2]].get("content") or "")) if len(users) > 1 else ""
 
 
 def is_follow_up(turn: _Turn) -> bool:
@@ -392,7 +411,7 @@ def search_query(turn: _Turn) -> str:
     """The question, preceded by the previous question when this one is a follow-up; for
     "summarize the article about X", X alone."""
     if is_follow_up(turn):
-        return f"{turn.earlier[-1]} {turn.question}"[-500:]
+        return f"{turn.leans_on} {turn.question}"[-500:]
     if _SUMMARY.search(turn.question):
         return summary_topic(turn.question)[:500]
     return turn.question[:500]

@@ -22,6 +22,7 @@ from agent.llm.offline_overview import (
 )
 from agent.llm.offline_page import PAGE_MISSING
 from agent.llm.offline_self import ABOUT_AUTHOR, ABOUT_MODEL, REFUSE_ORDER
+from agent.llm.offline_text import language
 from agent.loop import Limits, TurnResult, run_turn
 from agent.prompts import build_messages
 from agent.tool import Tool
@@ -660,6 +661,32 @@ async def test_a_short_question_after_a_decline_searches_on_its_own(declined, qu
     result, _ = await ask(question, [], history=history)
 
     assert calls(result)[0][1]["query"] == query
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    ("question", "follow_up", "query"),
+    [("Which pgvector index types are there?", "And which of those builds faster?",
+      "Which pgvector index types are there? And which of those builds faster?"),
+     ("pgvector 有哪些索引类型？", "那哪个建得更快？",
+      "pgvector 有哪些索引类型？ 那哪个建得更快？")],
+)  # fmt: skip
+async def test_a_follow_up_after_a_decline_leans_on_the_question_answered_before(
+    question, follow_up, query
+):
+    # "And how do I set it?" after a declined "What is the capital of France?" was searched as
+    # "What is the capital of France? And how do I set it?" and declined again.
+    history = [
+        {"role": "user", "content": question},
+        {"role": "assistant", "content": "HNSW and IVFFlat."},
+        {"role": "user", "content": "What is the capital of France?"},
+        {"role": "assistant", "content": DONT_KNOW[language(follow_up)]},
+    ]
+
+    result, _ = await ask(follow_up, [relevant_hit(INDEX_ARTICLE, 0.8)], history=history)
+
+    assert calls(result)[0][1]["query"] == query
+    assert result.citations
 
 
 @pytest.mark.asyncio
