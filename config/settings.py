@@ -155,6 +155,8 @@ AUTH_PASSWORD_VALIDATORS = [
 LANGUAGE_CODE = "en"
 LANGUAGES = [("en", "English"), ("zh-hans", "简体中文")]
 LOCALE_PATHS = [BASE_DIR / "locale"]
+# English timestamps in the 24-hour form the admin's lists use (docent/formats/en/formats.py).
+FORMAT_MODULE_PATH = ["docent.formats"]
 # The header's English/中文 switch remembers the choice for a year (Django's default: the session).
 LANGUAGE_COOKIE_AGE = 365 * 24 * 3600
 LANGUAGE_COOKIE_HTTPONLY = True

@@ -322,3 +322,21 @@ def test_the_turn_list_filters_small_talk_apart(
 
     assert sorted(t.user_message for t in response.context["cl"].result_list) == sorted(questions)
     assert "?answered=small_talk" in response.content.decode()
+
+
+def test_a_turns_and_a_tool_calls_own_page_date_them_as_the_lists_do(staff_client):
+    # "Started at: Dec. 4, 2026, 10:46 p.m." under a list and a transcript reading "Dec 4, 22:46".
+    started = datetime(2026, 11, 20, 22, 46, tzinfo=UTC)
+    turn = make_turn(make_conversation(), started_at=started, vote="down", feedback_at=started,
+                     tool_calls=[{}])  # fmt: skip
+    for url in (
+        f"/admin/agent/turn/{turn.pk}/change/",
+        f"/admin/agent/toolcall/{turn.tool_calls.get().pk}/change/",
+    ):
+        page = staff_client.get(url).content.decode()
+        assert "Nov 20 2026, 22:46" in page, url
+        assert "p.m." not in page and "Nov. 20" not in page, url
+    chinese = staff_client.get(
+        f"/admin/agent/turn/{turn.pk}/change/", headers={"accept-language": "zh-CN"}
+    )
+    assert "2026年11月20日 22:46" in chinese.content.decode()
