@@ -50,3 +50,18 @@ def test_the_page_takes_its_width_back_when_the_panel_closes(site, open_page):
     assert main.bounding_box()["x"] < centred
     page.locator("#chat-close").click()
     assert main.bounding_box()["x"] == centred
+
+
+def test_on_a_tablet_the_page_scrolls_its_end_above_the_open_panel(site, open_page):
+    # 768 px leave no room beside the panel: "Older →" stayed under it however far one scrolled.
+    page = open_page({"width": 768, "height": 1024})
+    page.goto(site + "/")
+    open_chat(page)
+    page.mouse.wheel(0, 20_000)
+    older = page.get_by_role("link", name=re.compile("Older"))
+    expect(older).to_be_in_viewport()
+    screenshot(page, "older-above-panel-768")
+
+    assert not _overlaps(older.bounding_box(), page.locator("#chat-panel").bounding_box())
+    older.click()
+    page.wait_for_url(re.compile(r"\?page=2$"))
