@@ -65,3 +65,17 @@ def test_on_a_tablet_the_page_scrolls_its_end_above_the_open_panel(site, open_pa
     assert not _overlaps(older.bounding_box(), page.locator("#chat-panel").bounding_box())
     older.click()
     page.wait_for_url(re.compile(r"\?page=2$"))
+
+
+def test_on_a_short_laptop_screen_the_open_panel_leaves_the_header_free(site, open_page):
+    # At 1280 × 720 the panel reaches up to 20 px from the top, over the header's right end:
+    # the English/中文 switch sat under it.
+    page = open_page({"width": 1280, "height": 720})
+    page.goto(site + "/")
+    open_chat(page)
+    panel = page.locator("#chat-panel").bounding_box()
+    assert panel["y"] < 61  # the panel does reach the header's height
+    switch = page.locator(".lang-switch")
+    assert not _overlaps(switch.bounding_box(), panel)
+    page.get_by_role("button", name="中文").click()
+    expect(page.locator("html")).to_have_attribute("lang", "zh-Hans")
