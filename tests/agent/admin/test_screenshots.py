@@ -168,6 +168,10 @@ def test_the_dashboard_fits_a_phone_in_chinese(live_server, showcase, browser):
         ".dc-card--wide .dc-chart__axis')].map((t) => t.getBoundingClientRect().height)"
     )
     assert heights and min(heights) >= 8, heights
+    # The tools table opens on its tool names, and a latency keeps one line ("8.5 毫秒").
+    left = page.locator(".dc-table tbody a").first.evaluate("(a) => a.getBoundingClientRect().left")
+    assert left >= 0
+    assert set(page.evaluate(TEXT_LINES, ".dc-table td.dc-num")) == {1}
     page.close()
 
 
