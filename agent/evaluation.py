@@ -106,6 +106,18 @@ def items_load(path: Path) -> list[EvalItem]:
     return items
 
 
+def items_on_missing_pages(items: list[EvalItem]) -> list[str]:
+    """Ids of the items asked on a page that is not a published article. Asked there, the
+    turn is refused before it starts, and an out-of-scope row would score as declined."""
+    from blog.models import Article
+
+    pages = {item.page for item in items if item.page}
+    published = set(
+        Article.objects.published().filter(slug__in=pages).values_list("slug", flat=True)
+    )
+    return [item.id for item in items if item.page and item.page not in published]
+
+
 def items_select(items: list[EvalItem], split: str) -> list[EvalItem]:
     return items if split == "all" else [item for item in items if item.split == split]
 

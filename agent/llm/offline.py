@@ -30,10 +30,10 @@ from agent.llm.offline_overview import (
     wants_rephrase,
     without_preamble,
 )
-from agent.llm.offline_page import PAGE_MISSING, page_names_missing, points_at_page
+from agent.llm.offline_page import page_answer, page_first, points_at_page
 from agent.llm.offline_parts import question_parts
 from agent.llm.offline_self import about_assistant
-from agent.llm.offline_text import answer_language, inert, language, terms
+from agent.llm.offline_text import answer_language, language, terms
 from agent.prompts import PAGE_CONTEXT_PREFIX, READER_LANGUAGE_PREFIX, STEP_LIMIT_NUDGE
 from agent.small_talk import is_thanks
 from blog.language import fullwidth_fold
@@ -135,6 +135,7 @@ class _Turn:
     earlier: list[str]
     page: int | None
     results: list[tuple[str, Any]] = field(default_factory=list)
+    page_hit: dict | None = None  # the page on screen as a search hit: id, title, url
     step: int = 1
     index: int = 0
     system: str = ""  # the system messages: the assistant's own name and the page on screen
@@ -192,7 +193,7 @@ def plan(messages: list[dict], available: set[str]) -> tuple[list[ToolCall], str
     if searched and not _relevant(turn.question, hits):
         # A part alone may clear the bar with its fewer words; answering it was measured to
         # answer out-of-scope questions (README, "Eleventh pass").
-        return _unplaced(turn, articles, available)
+        return _unplaced(turn, details, articles, available)
     # Each part's search may put first an article the whole question's search ranked under
     # the bar: its words were outweighed by the other part's. It cleared the bar for its own
     # part, and the whole question cleared it too, so it is read (README, "Fifteenth pass").
@@ -200,8 +201,10 @@ def plan(messages: list[dict], available: set[str]) -> tuple[list[ToolCall], str
     chosen = with_part_tops(choose_hits(turn.question, hits), part_hits)
     if summary:
         chosen = titled_first(summary_topic(turn.question), chosen)
-    elif _points_at_page(turn):
-        chosen = _page_first(turn, chosen)
+    elif turn.page_hit and points_at_page(turn.question):
+        # "这里的上限是按工具调用次数算的吗？" on the step-limits page led with the loop article,
+        # whose table names the cap too. Another article still leads when it answers better.
+        chosen = page_first(chosen, turn.page_hit, MAX_READ)
     if not details and DETAIL in available:
         ids = [hit["article_id"] for hit in chosen[: 1 if summary else MAX_READ]]
         return [turn.call(DETAIL, {"article_id": i}, n) for n, i in enumerate(ids)], ""
@@ -229,56 +232,25 @@ def _source(hit: dict, article: dict | None) -> dict:
     return {**source, "language": hit.get("language") or language(str(source.get("body")))}
 
 
-def _unplaced(turn: _Turn, articles: list[dict], available: set[str]) -> tuple[list[ToolCall], str]:
-    """A question the search could not place: when it points at the page, a librarian looks at
-    the article on screen before saying the blog has no answer (offline_page)."""
-    if _points_at_page(turn) and DETAIL in available and not articles:
+def _unplaced(
+    turn: _Turn, details: list[Any], articles: list[dict], available: set[str]
+) -> tuple[list[ToolCall], str]:
+    """A question the search could not place: when it leans on the page, a librarian looks at
+    the article on screen before saying the blog has no answer (offline_page). Read once: a
+    page that could not be read is not asked for again."""
+    if _leans_on_page(turn) and DETAIL in available and not details:
         return [turn.call(DETAIL, {"article_id": turn.page})], ""
     page = next((a for a in articles if a.get("article_id") == turn.page), None)
-    return [], (page and _page_answer(turn, page)) or DONT_KNOW[turn.lang]
+    if page is None:
+        return [], DONT_KNOW[turn.lang]
+    answer = page_answer(question=turn.question, page=page, lang=turn.lang, own=turn.system)
+    return [], answer or DONT_KNOW[turn.lang]
 
 
-def _page_first(turn: _Turn, chosen: list[dict]) -> list[dict]:
-    """The article on screen read first, for a question pointing at it: "这里的上限是按工具调用
-    次数算的吗？" on the step-limits page went to the loop article, whose table also names the
-    cap. Another article still leads when it answers better (offline_answer._lead_article)."""
-    match = _PAGE.search(turn.system)
-    if not match:
-        return chosen
-    page = next((h for h in chosen if h["article_id"] == turn.page), None) or {
-        "article_id": turn.page,
-        "title": match.group(2),
-        "url": match.group(3),
-        "excerpt": "",
-    }
-    return [page, *(h for h in chosen if h["article_id"] != turn.page)][:MAX_READ]
-
-
-def _points_at_page(turn: _Turn) -> bool:
-    """A question that points at the page, or says too little to be about anything else
-    ("where does the 60 come from?", "why 5 and not 10?")."""
+def _leans_on_page(turn: _Turn) -> bool:
+    """A question on an article page that points at it, or says too little to be about
+    anything else ("where does the 60 come from?", "why 5 and not 10?")."""
     return turn.page is not None and (points_at_page(turn.question) or _says_little(turn.question))
-
-
-def _page_answer(turn: _Turn, page: dict) -> str:
-    """The article on screen quoted for a question pointing at it that the search could not
-    place (offline_page), or a decline saying what the page lacks; "" when it has nothing to
-    quote."""
-    missing = page_names_missing(turn.question, _article_text(page))
-    if missing:
-        return PAGE_MISSING[turn.lang].format(name=inert(missing[0]))
-    return compose_answer(
-        question=turn.question,
-        context="",
-        sources=[{**page, "language": language(str(page.get("body") or ""))}],
-        excerpts={},
-        lang=turn.lang,
-        own=turn.system,
-    )
-
-
-def _article_text(article: dict) -> str:
-    return f"{article.get('title', '')} {article.get('summary', '')} {article.get('body', '')}"
 
 
 def _no_question(turn: _Turn, available: set[str]) -> tuple[list[ToolCall], str]:
@@ -300,12 +272,14 @@ def _read(messages: list[dict]) -> _Turn:
         if m.get("role") == "user" and m.get("content") != STEP_LIMIT_NUDGE
     ]
     last = users[-1] if users else -1
+    page = _page(messages)
     question = str(messages[last].get("content") or "") if last >= 0 else ""
     current = [m for m in messages[last + 1 :] if m.get("content") != STEP_LIMIT_NUDGE]
     return _Turn(
         question=without_preamble(fullwidth_fold(question.strip())),
         earlier=[fullwidth_fold(str(messages[i].get("content") or "")) for i in users[:-1]],
-        page=_page(messages),
+        page=page["article_id"] if page else None,
+        page_hit=page,
         results=_tool_results(current),
         step=sum(1 for m in current if m.get("role") == "assistant") + 1,
         index=last,
@@ -530,13 +504,14 @@ def _reader(messages: list[dict]) -> str:
     return ""
 
 
-def _page(messages: list[dict]) -> int | None:
-    """The article id from the page-context system line, if any."""
+def _page(messages: list[dict]) -> dict | None:
+    """The page on screen from the page-context system line, as a search hit, if any."""
     for m in messages:
         if m.get("role") == "system":
             match = _PAGE.search(str(m.get("content") or ""))
             if match:
-                return int(match.group(1))
+                article_id, title, url = match.groups()
+                return {"article_id": int(article_id), "title": title, "url": url, "excerpt": ""}
     return None
 
 

@@ -28,6 +28,7 @@ from agent.llm.offline_text import (
     UNIT_MARK,
     Fact,
     article_facts,
+    article_text,
     inert,
     language,
     link_label,
@@ -238,10 +239,7 @@ def _missing_names(question: str, sources: list[dict], excerpts: dict, own: str)
     The search's passages count too: a long body reaches the model truncated. So does `own`:
     "Does Docent answer from memory?" names the assistant, not a topic.
     """
-    texts = [
-        f"{source.get('title', '')} {source.get('summary', '')} {source.get('body', '')}"
-        for source in sources
-    ]
+    texts = [article_text(source) for source in sources]
     return missing_names(question, [*texts, *(str(e) for e in excerpts.values()), own])
 
 

@@ -56,10 +56,27 @@ _PERIOD_WORDS = {
     "week": r"week|每周|一周",
 }
 _ZH_UNIT = {"秒": "second", "分钟": "minute", "小时": "hour", "天": "day", "周": "week"}
-# Money is asked for by its name, or as what an amount of tokens costs: "what does a million
-# tokens cost?" wants a price, and "40,000 tokens per session" is no price. ("What does a
-# runaway cost?" is answered in model calls, and stays any figure.)
-_ASKS_MONEY = re.compile(
+# A price is asked for by an amount of money ("how many dollars", "in dollars, roughly?",
+# "多少钱"), or as what an amount of tokens costs ("what does a million tokens cost?"): a token
+# budget ("40,000 tokens per session") is no price. A question that names money without asking
+# an amount ("is the cap there to save money?") asks no figure; "what does a runaway cost?" is
+# answered in model calls, and "8k tokens cost in latency" in time.
+_PRICE_WORD = re.compile(
+    # (Not 花费 or 费用: "一个问题花费多少 token？" asks for tokens.)
+    r"\b(dollars?|usd|euros?|cents|money|prices?|pricing|api fees)\b|\$|钱|美元|人民币|价格",
+    re.IGNORECASE,
+)
+_AMOUNT = re.compile(
+    r"\bhow (much|many)\b|\bwhat (does|did|do|would|will)\b.{0,60}\bcost|\broughly\b|"
+    r"\bwork(s)? out to\b|多少|几",
+    re.IGNORECASE,
+)
+_TOKENS_COST = re.compile(
+    r"\b(million|thousand|[\d,.]+\s*[km]?)\s+tokens?\b[^?.!？。]{0,40}\bcost"
+    r"(?![^?.!？。]*\bin (latency|time|seconds|ms|calls|steps)\b)",
+    re.IGNORECASE,
+)
+_MONEY = re.compile(
     r"\b(dollars?|usd|euros?|cents|money|prices?|pricing|invoice|api fees)\b|\$|"
     r"\b(million|thousand|[\d,.]+\s*[km]?)\s+tokens?\b[^?.!？。]{0,40}\bcost|"
     r"多少钱|美元|人民币|块钱|价格|费用是多少|花多少钱",
@@ -150,7 +167,9 @@ def asks_for_figure(question: str) -> bool:
 
 def asks_price(question: str) -> bool:
     """True for "how many dollars…", "what does a million tokens cost?", "多少钱"."""
-    return bool(_ASKS_MONEY.search(question))
+    if _TOKENS_COST.search(question):
+        return True
+    return bool(_PRICE_WORD.search(question) and _AMOUNT.search(question))
 
 
 def gives_figure(text: str, question: str) -> bool:

@@ -16,31 +16,33 @@ from __future__ import annotations
 
 import re
 
+from agent.llm.offline_answer import compose_answer
 from agent.llm.offline_names import mentions, missing_names
-from blog.commonness import zipf
+from agent.llm.offline_text import article_text, inert, language
+from blog.commonness import RARE, zipf
+from blog.spelling import MIN_CHUNKS, corrected, stem
 
-# Words that point at what is on screen. "it" and "this" alone are too common to count: "is it
-# safe to…", "how does this work with HNSW" point at nothing in particular.
+# Words that point at what is on screen. "it", "this" and "the post" alone are too common to
+# count: "is it safe to…", "how does this work with HNSW", "in this case", "the POST endpoint".
 _POINTS = re.compile(
-    r"\b(here|herein|this (article|post|page|piece|blog ?post|one)|the (article|post|page|"
-    r"author|writer)|(in|on|from) this|(this|that|these|those) \w+ (here|above|mentioned)|"
-    r"mentioned|you (say|said|mention|wrote)|(this|it) (talks|says|mentions|describes|explains|"
-    r"covers|shows|discusses|suggests|recommends)|(they|the author)( actually| really| just)? "
-    r"(say|said|mean|use|chose|picked|went|go|land|pick|use[ds]?|do|did))\b|"
-    r"这里|这儿|此处|文中|本文|这篇|文章里|文章中|上面|前面(说|提|讲)|作者|该文|文里|里面说|这一节|这段",
+    r"\b(here|herein|this (article|post|page|piece|blog ?post|one|section)|the (article|author|"
+    r"writer)|(in|on|from) this (article|post|page|piece|one|section|part)|"
+    r"(this|that|these|those) \w+ (here|above|mentioned)|mentioned|you (say|said|mention|wrote)|"
+    r"(this|it) (talks|says|mentions|describes|explains|covers|shows|discusses|suggests|"
+    r"recommends)|(they|the author)( actually| really| just)? (say|said|mean|chose|picked|"
+    r"pick|land|landed|use[ds]?|(go|went) with))\b|"
+    r"这里|这儿|此处|文中|本文|此文|上文|这篇|该文|文里|文章里|文章中|作者|博主|里面说|"
+    r"(上面|前面)(说|提|讲|写)|这一?[节段](话|代码|里|文字)?(?!时间)|这个例子",
     re.IGNORECASE,
 )
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_-]*[A-Za-z0-9]")
+_TEXT_WORD = re.compile(r"[a-z][a-z0-9_]*")
 # The search found nothing either, so the decline speaks of the blog as well as the page.
 PAGE_MISSING = {
     "en": "The article on this page doesn’t mention “{name}”, and I found nothing else in "
     "this blog’s articles about it.",
     "zh": "这篇文章没有提到“{name}”，博客的其他文章里也没有找到相关内容。",
 }
-_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_-]*[A-Za-z0-9]")
-# A word rarer than this in everyday English names a thing ("httpx", "opentelemetry", "trio");
-# "typos" (3.0) and "stash" (3.5) are a reader's own words for what the page says.
-RARE_WORD = 3.0
-TYPO_PREFIX = 4  # "reciprocol" is the page's "reciprocal": a shared start this long forgives it
 
 
 def points_at_page(question: str) -> bool:
@@ -48,34 +50,49 @@ def points_at_page(question: str) -> bool:
     return bool(_POINTS.search(question))
 
 
+def page_answer(*, question: str, page: dict, lang: str, own: str) -> str:
+    """The page's facts that answer the question, or a decline naming what the page never
+    mentions; "" when it has nothing to quote. `own` is what the system messages say: the
+    assistant's name is no topic the page must mention."""
+    missing = page_names_missing(question, f"{article_text(page)} {own}")
+    if missing:
+        return PAGE_MISSING[lang].format(name=inert(missing[0]))
+    return compose_answer(
+        question=question,
+        context="",
+        sources=[{**page, "language": language(str(page.get("body") or ""))}],
+        excerpts={},
+        lang=lang,
+        own=own,
+    )
+
+
+def page_first(hits: list[dict], page: dict, limit: int) -> list[dict]:
+    """`hits` with the page on screen first (its own hit when the search returned one)."""
+    own = next((hit for hit in hits if hit["article_id"] == page["article_id"]), page)
+    return [own, *(hit for hit in hits if hit["article_id"] != page["article_id"])][:limit]
+
+
 def page_names_missing(question: str, page_text: str) -> list[str]:
-    """The question's names and rare words that the page never uses, as asked."""
+    """The question's names and rare words that the page never uses, as asked.
+
+    A word counts as used in any of its forms ("retries" for "retry") or mistyped by one edit
+    ("reciprocol"); a hyphenated one when each of its parts is ("re-embed").
+    """
     text = page_text.lower()
     missing = missing_names(question, [text])
-    words = set(re.findall(r"[a-z][a-z0-9_-]*", text))
+    named = {name.lower() for name in missing}
+    # Every word of the page counts as seen often enough to be the word a typo meant (the
+    # spelling fix asks that of the blog's chunks, and the page is one text).
+    stems = dict.fromkeys((stem(word) for word in _TEXT_WORD.findall(text)), MIN_CHUNKS)
     for word in _WORD.findall(question):
-        lower = word.lower()
-        if lower in {m.lower() for m in missing} or zipf(lower) >= RARE_WORD:
-            continue
-        if not mentions(text, lower) and not _misspelt(lower, words):
+        parts = word.lower().split("-")
+        if word.lower() not in named and not all(_used(part, text, stems) for part in parts):
             missing.append(word)
     return missing
 
 
-def _misspelt(word: str, words: set[str]) -> bool:
-    if len(word) <= TYPO_PREFIX:
-        return False
-    return any(w[:TYPO_PREFIX] == word[:TYPO_PREFIX] and _near(w, word) for w in words)
-
-
-def _near(a: str, b: str) -> bool:
-    """Edit distance at most 2 between two words of similar length (cheap: words are short)."""
-    if abs(len(a) - len(b)) > 2:
-        return False
-    previous = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        current = [i]
-        for j, cb in enumerate(b, 1):
-            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
-        previous = current
-    return previous[-1] <= 2
+def _used(word: str, text: str, stems: dict[str, int]) -> bool:
+    if not word or zipf(word) >= RARE or mentions(text, word) or stem(word) in stems:
+        return True
+    return corrected([word], stems) != [word]  # one edit from a word the page uses

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from agent.llm.offline_names import mentions, named_terms
+from agent.llm.offline_text import article_text
 
 TWO_PART_FLOOR = 0.2  # the second article's best fact against the first's, in question words
 
@@ -72,4 +73,4 @@ def _naming(question: str, sources: list[dict]) -> Second:
 
 
 def _text(source: dict) -> str:
-    return f"{source.get('title', '')} {source.get('summary', '')} {source.get('body', '')}".lower()
+    return article_text(source).lower()

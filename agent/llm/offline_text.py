@@ -170,6 +170,11 @@ def link_label(text: str) -> str:
     return inert(text).replace("[", "(").replace("]", ")")
 
 
+def article_text(article: dict) -> str:
+    """An article's title, summary and body as one text (a search hit has no summary)."""
+    return f"{article.get('title', '')} {article.get('summary', '')} {article.get('body', '')}"
+
+
 def plain(text: str) -> str:
     """Inline Markdown removed: links keep their text, emphasis and code marks go."""
     codes: list[str] = []

@@ -277,3 +277,12 @@ def test_a_question_asked_on_an_article_page_is_asked_with_that_page(tmp_path, m
     assert items_load(_write(tmp_path, rows))[1].page == "step-limits"
     assert not by_id["p1"]["answered"]
     assert by_id["p2"]["answered"] and by_id["p2"]["cited"] == ["step-limits"]
+
+
+@pytest.mark.django_db
+def test_eval_answers_refuses_a_question_asked_on_a_page_that_is_not_published(tmp_path):
+    """Refused before it starts, such a turn scored as a decline."""
+    row = {"id": "o9", "kind": "out", "page": "no-such-article", "question": "Why?", "expected": []}
+
+    with pytest.raises(CommandError, match=r"not published: \['o9'\]"):
+        call_command("eval_answers", str(_write(tmp_path, [row])))

@@ -6,6 +6,7 @@ from tqdm import tqdm
 from agent.evaluation import (
     EvalFileError,
     items_load,
+    items_on_missing_pages,
     items_select,
     outcomes_json,
     report,
@@ -35,6 +36,8 @@ class Command(BaseCommand):
             raise CommandError(str(exc)) from None
         if not items:
             raise CommandError(f"{file} has no questions in the {split!r} split.")
+        if missing := items_on_missing_pages(items):
+            raise CommandError(f"{file}: asked on a page that is not published: {missing}")
         with tqdm(total=len(items), desc="questions", unit="q", file=self.stderr) as bar:
             outcomes = run_blocking(
                 items, offline=offline, progress=lambda done, total: bar.update(1)

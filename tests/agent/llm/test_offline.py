@@ -318,6 +318,36 @@ async def test_a_question_pointing_at_the_page_reads_the_page_first(monkeypatch)
 
 
 @pytest.mark.asyncio
+async def test_a_page_that_cannot_be_read_is_asked_for_once():
+    """Unpublished mid-turn, the page's read failed and was asked for again to the step limit."""
+    gone = {"article_id": 999, "title": "Gone", "url": "/articles/gone/"}
+
+    result, _ = await ask("why does it say here to count model calls?", [], page=gone)
+
+    assert [name for name, _ in calls(result)] == ["search_knowledge_base", "get_article_detail"]
+    assert result.answer == DONT_KNOW["en"] and result.status == "done"
+
+
+@pytest.mark.asyncio
+async def test_a_chinese_question_pointing_at_a_chinese_page_quotes_it():
+    page = {k: ZH_ARTICLE[k] for k in ("article_id", "title", "url")}
+
+    result, _ = await ask("文中说的混合检索用了什么？", [], page=page)
+
+    assert "混合检索同时使用关键词和向量。" in result.answer
+    assert result.citations == [page]
+
+
+@pytest.mark.asyncio
+async def test_the_assistants_own_name_is_no_thing_the_page_must_mention():
+    page = {k: ZH_ARTICLE[k] for k in ("article_id", "title", "url")}  # never says "Docent"
+
+    result, _ = await ask("Docent 文中说的混合检索用了什么？", [], page=page)
+
+    assert "混合检索同时使用关键词和向量。" in result.answer
+
+
+@pytest.mark.asyncio
 async def test_a_question_too_short_to_be_about_anything_else_is_about_the_page():
     page = {k: LIMITS_ARTICLE[k] for k in ("article_id", "title", "url")}
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from agent.llm.offline_figures import asks_for_figure, frame_terms, gives_figure
+from agent.llm.offline_figures import asks_for_figure, asks_price, frame_terms, gives_figure
 
 
 @pytest.mark.parametrize(
@@ -108,3 +108,18 @@ def test_what_something_costs_in_model_calls_is_no_price():
     question = "How does the cost per answer of a tool-driven agent compare with a plain model?"
     assert gives_figure("Usually two to four model calls plus tool time.", question)
     assert not asks_for_figure(question)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Why cap model calls, is it to save money?",
+        "Does the article discuss pricing?",
+        "价格会影响选择吗？",
+        "what does 8k tokens of context cost in latency?",
+        "一个问题大概花费多少 token？",
+        "How do the step cap and the token budget together bound what one question can cost?",
+    ],
+)
+def test_naming_money_or_cost_without_asking_an_amount_of_it_asks_no_price(question):
+    assert not asks_price(question)
