@@ -268,3 +268,15 @@ def test_a_question_with_no_word_the_index_can_read_finds_nothing(make_article, 
     assert article_search(query="\u202e" * 10, embedder=book) == []
     (hit,) = article_search(query="😀", embedder=book, min_relevance=0)
     assert hit.known == 0.0 and hit.similarity == pytest.approx(1.0)
+
+
+def test_a_number_alone_names_nothing_the_blog_knows():
+    """ "谢谢 9" searched as "9" matched every chunk holding a 9, and quoted one at 0.96."""
+    vocab = _vocab({"9": 3, "60": 2, "rrf": 4})
+
+    _, number = weighted_terms(["9"], vocab)
+    _, numbers = weighted_terms(["9", "60"], vocab)
+    _, with_a_word = weighted_terms(["rrf", "60"], vocab)
+
+    assert number == numbers == 0.0
+    assert with_a_word == 1.0
