@@ -278,10 +278,13 @@ LOGGING = {
         },
         "json": {"()": "ops.logs.JsonFormatter"},
     },
+    # A refused suspicious request is one WARNING line, not a traceback per request.
+    "filters": {"suspicious": {"()": "ops.logs.SuspiciousRequestFilter"}},
     "handlers": {
         "console": {
             "class": "logging.StreamHandler",
             "formatter": "json" if LOG_FORMAT == "json" else "plain",
+            "filters": ["suspicious"],
         }
     },
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
