@@ -134,13 +134,10 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
 
     async def frames_over(self) -> str:
         """Why this frame is one too many, or "": the socket's own moving window first (no
-        round trip), then its address's, all of its sockets together."""
+        round trip), then its address's and its /48's, all of their sockets together."""
         if self.flooding():
             return f"over {settings.AGENT_FRAMES_PER_MINUTE} frames a minute"
-        if not await ratelimit.frame_allow(client_ip=self.client_ip()):
-            limit = settings.AGENT_FRAMES_PER_MINUTE_PER_IP
-            return f"its address is over {limit} frames a minute"
-        return ""
+        return await ratelimit.frame_over(client_ip=self.client_ip())
 
     def flooding(self) -> bool:
         """True when this frame is one too many for the last 60 s (a moving window)."""

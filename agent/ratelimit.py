@@ -144,15 +144,17 @@ async def feedback_allow(*, session_key: str, client_ip: str) -> Refusal | None:
     AGENT_FEEDBACK_PER_MINUTE_PER_IP; refuse when over.
 
     Per session alone, one address with many sessions (each with a turn of its own) could
-    write about thirty times the session limit a minute.
+    write about thirty times the session limit a minute; per address alone, each /64 of an
+    IPv6 /48 had the address's allowance afresh.
     """
-    over, wait = await state().hit(
-        [
-            (f"rl:fb:{session_key}", settings.AGENT_FEEDBACK_PER_MINUTE),
-            (f"rl:fb:ip:{address_bucket(client_ip)}", settings.AGENT_FEEDBACK_PER_MINUTE_PER_IP),
-        ],
-        WINDOW,
+    counters = [(f"rl:fb:{session_key}", settings.AGENT_FEEDBACK_PER_MINUTE)]
+    counters += address_counters(
+        "rl:fb:ip",
+        client_ip,
+        settings.AGENT_FEEDBACK_PER_MINUTE_PER_IP,
+        settings.AGENT_FEEDBACK_PER_MINUTE_PER_NETWORK,
     )
+    over, wait = await state().hit(counters, WINDOW)
     if over:
         retry_after = _seconds(wait)
         message = f"Too many votes. Please wait {retry_after} s before voting again."
@@ -185,39 +187,49 @@ async def transcript_allow(*, client_ip: str) -> Refusal | None:
 
     A read loads every turn of the conversation with its tool results (about 60 ms of CPU at
     the AGENT_TURNS_PER_CONVERSATION cap of 100); reads looped from one address held every
-    stream of the process back. The panel reads a transcript once per page load.
+    stream of the process back. The panel reads a transcript once per page load. One
+    session's cookie reads from any address, so each /64 of a /48 read afresh: its /48 counts.
     """
     return await _per_minute(
-        [
-            (
-                f"rl:transcript:{address_bucket(client_ip)}",
-                settings.AGENT_TRANSCRIPTS_PER_MINUTE_PER_IP,
-            )
-        ],
+        address_counters(
+            "rl:transcript",
+            client_ip,
+            settings.AGENT_TRANSCRIPTS_PER_MINUTE_PER_IP,
+            settings.AGENT_TRANSCRIPTS_PER_MINUTE_PER_NETWORK,
+        ),
         "Too many transcript reads. Please wait {retry_after} s.",
         "transcript",
     )
 
 
 async def socket_allow(*, client_ip: str) -> bool:
-    """Count one new chat socket against the address's AGENT_SOCKETS_PER_MINUTE_PER_IP."""
-    key = f"rl:ws:{address_bucket(client_ip)}"
-    limit = settings.AGENT_SOCKETS_PER_MINUTE_PER_IP
-    return not (await state().hit([(key, limit)], WINDOW)).over
+    """Count one new chat socket against the address's AGENT_SOCKETS_PER_MINUTE_PER_IP (and
+    an IPv6 visitor's /48 against AGENT_SOCKETS_PER_MINUTE_PER_NETWORK)."""
+    counters = address_counters(
+        "rl:ws",
+        client_ip,
+        settings.AGENT_SOCKETS_PER_MINUTE_PER_IP,
+        settings.AGENT_SOCKETS_PER_MINUTE_PER_NETWORK,
+    )
+    return not (await state().hit(counters, WINDOW)).over
 
 
-async def frame_allow(*, client_ip: str) -> bool:
+async def frame_over(*, client_ip: str) -> str:
     """Count one chat frame against AGENT_FRAMES_PER_MINUTE_PER_IP, all the address's sockets
-    together.
+    together: "" when allowed, else which allowance it is one too many for.
 
     Each socket has its own AGENT_FRAMES_PER_MINUTE, and an address may hold 100 sockets: 60
     sockets of one address, each within its own allowance, sent 7,200 frames of 64 kB that
     cost 49.9 CPU-seconds of the process's one event loop (/healthz waited up to 8 s). A
     browser sends a frame per question, vote or Stop, which have lower limits of their own.
+    An IPv6 visitor's /48 shares AGENT_FRAMES_PER_MINUTE_PER_NETWORK: by the /64 alone, each of
+    its 65,536 /64s had the allowance afresh.
     """
-    key = f"rl:frames:{address_bucket(client_ip)}"
-    limit = settings.AGENT_FRAMES_PER_MINUTE_PER_IP
-    return not (await state().hit([(key, limit)], WINDOW)).over
+    limits = (settings.AGENT_FRAMES_PER_MINUTE_PER_IP, settings.AGENT_FRAMES_PER_MINUTE_PER_NETWORK)
+    over = (await state().hit(address_counters("rl:frames", client_ip, *limits), WINDOW)).over
+    if not over:
+        return ""
+    return f"its {('address', 'network')[over - 1]} is over {limits[over - 1]} frames a minute"
 
 
 def admin_login_name(username: str) -> str:

@@ -387,6 +387,11 @@ AGENT_FEEDBACK_COMMENT_CHARS = env.int("AGENT_FEEDBACK_COMMENT_CHARS", default=1
 AGENT_FEEDBACK_PER_MINUTE = env.int("AGENT_FEEDBACK_PER_MINUTE", default=30)  # votes per session
 # Votes per address (the /64 for IPv6): many sessions on one address share it.
 AGENT_FEEDBACK_PER_MINUTE_PER_IP = env.int("AGENT_FEEDBACK_PER_MINUTE_PER_IP", default=60)
+# Each per-address limit below counts an IPv6 /48 as well, at four addresses' worth (*_PER_NETWORK):
+# counted by the /64 alone, each of a /48's 65,536 /64s had the allowance afresh.
+AGENT_FEEDBACK_PER_MINUTE_PER_NETWORK = env.int(
+    "AGENT_FEEDBACK_PER_MINUTE_PER_NETWORK", default=4 * AGENT_FEEDBACK_PER_MINUTE_PER_IP
+)
 AGENT_HISTORY_CHARS = env.int("AGENT_HISTORY_CHARS", default=12000)
 AGENT_MESSAGES_PER_MINUTE = env.int("AGENT_MESSAGES_PER_MINUTE", default=10)
 AGENT_MESSAGES_PER_MINUTE_PER_IP = env.int("AGENT_MESSAGES_PER_MINUTE_PER_IP", default=30)
@@ -397,6 +402,9 @@ AGENT_MESSAGES_PER_MINUTE_PER_NETWORK = env.int(
 )
 # New chat sockets per client address in any 60 s (config/websocket_limit.py).
 AGENT_SOCKETS_PER_MINUTE_PER_IP = env.int("AGENT_SOCKETS_PER_MINUTE_PER_IP", default=60)
+AGENT_SOCKETS_PER_MINUTE_PER_NETWORK = env.int(
+    "AGENT_SOCKETS_PER_MINUTE_PER_NETWORK", default=4 * AGENT_SOCKETS_PER_MINUTE_PER_IP
+)
 # Frames one chat socket may send in any 60 s; past it the socket is closed (4008): daphne
 # queues a socket's frames for the consumer without a bound.
 AGENT_FRAMES_PER_MINUTE = env.int("AGENT_FRAMES_PER_MINUTE", default=120)
@@ -407,6 +415,9 @@ if AGENT_FRAMES_PER_MINUTE < 1:  # 0 would fail on the first frame instead of cl
 AGENT_FRAMES_PER_MINUTE_PER_IP = env.int("AGENT_FRAMES_PER_MINUTE_PER_IP", default=240)
 if AGENT_FRAMES_PER_MINUTE_PER_IP < 1:
     raise ImproperlyConfigured("AGENT_FRAMES_PER_MINUTE_PER_IP must be at least 1.")
+AGENT_FRAMES_PER_MINUTE_PER_NETWORK = env.int(
+    "AGENT_FRAMES_PER_MINUTE_PER_NETWORK", default=4 * AGENT_FRAMES_PER_MINUTE_PER_IP
+)
 # Frames a chat socket may have waiting for its consumer; past it the connection is dropped
 # (docent/write_now.py): daphne's queue has no bound and autobahn reads as fast as it can.
 WEBSOCKET_QUEUED_FRAMES = env.int("WEBSOCKET_QUEUED_FRAMES", default=64)
@@ -424,6 +435,9 @@ AGENT_TURNS_PER_CONVERSATION = env.int("AGENT_TURNS_PER_CONVERSATION", default=1
 # Transcript reads (GET /api/conversations/<id>) per client address per minute: the panel reads
 # one per page load; each read of a full conversation costs about 60 ms of CPU.
 AGENT_TRANSCRIPTS_PER_MINUTE_PER_IP = env.int("AGENT_TRANSCRIPTS_PER_MINUTE_PER_IP", default=120)
+AGENT_TRANSCRIPTS_PER_MINUTE_PER_NETWORK = env.int(
+    "AGENT_TRANSCRIPTS_PER_MINUTE_PER_NETWORK", default=4 * AGENT_TRANSCRIPTS_PER_MINUTE_PER_IP
+)
 # 0 would refuse every follow-up (turns) or every reload's transcript (reads): a broken panel.
 if AGENT_TURNS_PER_CONVERSATION < 1:
     raise ImproperlyConfigured("AGENT_TURNS_PER_CONVERSATION must be at least 1.")
