@@ -142,12 +142,16 @@ def _restore_owned(conversation_id: uuid.UUID, session_key: str) -> dict | None:
 
 @router.post(
     "/conversations/{conversation_id}/turns/{turn}/feedback",
-    response={200: FeedbackOut, 400: ErrorOut, 404: ErrorOut},
+    response={200: FeedbackOut, 400: ErrorOut, 404: ErrorOut, 429: ErrorOut},
     summary="Vote on one of your answers (the owner's session only)",
     description='One vote per answer; a new vote replaces it and `"none"` clears it.',
 )
 async def turn_feedback(
-    request: HttpRequest, conversation_id: uuid.UUID, turn: int, payload: FeedbackIn
+    request: HttpRequest,
+    conversation_id: uuid.UUID,
+    turn: int,
+    payload: FeedbackIn,
+    response: HttpResponse,
 ):
     frame = {"conversation_id": conversation_id, "turn": turn, **payload.dict()}
     session_key = request.session.session_key or ""
@@ -156,6 +160,11 @@ async def turn_feedback(
     )
     if event["type"] == "feedback_saved":
         return event
+    if event["code"] == events.RATE_LIMITED:
+        # A 429 with Retry-After, as the other limits answer: a 400 told a client its vote was
+        # malformed, so it neither waited nor retried.
+        response["Retry-After"] = str(event["retry_after"])
+        return Status(429, {"detail": event["message"]})
     status = 404 if event["message"] == FEEDBACK_NOT_FOUND else 400
     return Status(status, {"detail": event["message"]})
 

@@ -1,7 +1,9 @@
 """Votes are writes: one socket sent 2,000 in 14 s, each an UPDATE, with no limit at all."""
 
 import json
+import uuid
 
+import httpx
 import pytest
 
 from tests.security.clients import same_minute, sse_post, ws_ask, ws_first, ws_open
@@ -57,3 +59,20 @@ async def test_many_sessions_on_one_address_share_its_vote_limit(serve):
         await socket.close()
 
     assert kinds == ["feedback_saved"] * 6 + ["rate_limited"] * 3
+
+
+def test_a_refused_vote_over_the_rest_route_is_a_429_with_retry_after(serve):
+    # It was a 400 without Retry-After: "your vote is malformed", so a client neither waited
+    # nor tried again, while the same refusal over SSE and the socket says rate_limited.
+    server = serve("votes-rest", AGENT_FEEDBACK_PER_MINUTE="2")
+    path = f"/api/conversations/{uuid.uuid4()}/turns/1/feedback"
+    cookies = {"sessionid": "b" * 32}
+
+    with httpx.Client(base_url=server.url, timeout=30, cookies=cookies) as client:
+        answers = [
+            client.post(path, json={"vote": "up"}, headers={"Origin": server.url}) for _ in range(3)
+        ]
+
+    assert [answer.status_code for answer in answers] == [404, 404, 429]  # before: 404, 404, 400
+    assert answers[-1].json()["detail"].startswith("Too many votes")
+    assert 1 <= int(answers[-1].headers["Retry-After"]) <= 60
