@@ -49,6 +49,10 @@ application = TrustedProxyMiddleware(
                 per_second=settings.HTTP_REQUESTS_PER_SECOND_PER_IP,
                 burst=settings.HTTP_REQUEST_BURST_PER_IP,
                 static=(settings.STATIC_URL, settings.HTTP_STATIC_REQUEST_WEIGHT),
+                network=(
+                    settings.HTTP_REQUESTS_PER_SECOND_PER_NETWORK,
+                    settings.HTTP_REQUEST_BURST_PER_NETWORK,
+                ),
             ),
             "websocket": WebsocketOriginValidator(
                 WebsocketConnectLimit(websocket_auth_stack(URLRouter(websocket_routes)))

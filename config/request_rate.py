@@ -13,6 +13,10 @@ they were a way round the cap, 2,000 pipelined `GET /static/chat.css` costing 2.
 (and `/static/..%2fx`, a WARNING line each). The buckets live in the process: with
 several web processes each sees its share of a visitor's requests, and nginx applies the same
 rate per visitor address in front of them (`make run WORKERS=N`).
+
+An IPv6 visitor's /48 has a bucket of its own too (`network`, four addresses' worth by default):
+counted by the /64 alone, each of a /48's 65,536 /64s had a full bucket, and 40 /64s of one
+/48 had 40 bursts passed at once.
 """
 
 from __future__ import annotations
@@ -22,12 +26,13 @@ import json
 import math
 import time
 
-from agent.ratelimit import address_bucket
+from agent.ratelimit import address_bucket, network_bucket
 from ops.metrics import refusal_count
 
 # Buckets are dropped once full again (the address went quiet); a sweep runs every this many
 # requests, so memory follows the addresses active in the last few seconds.
 SWEEP_EVERY = 4096
+NETWORK = "net:"  # the prefix of a /48's bucket
 
 
 class HttpRequestRate:
@@ -41,10 +46,13 @@ class HttpRequestRate:
         per_second: float,
         burst: int,
         static: tuple[str, float] = ("", 1.0),
+        network: tuple[float, int] | None = None,
     ) -> None:
         self.application = application
         self.per_second = per_second
         self.burst = burst
+        # (per second, burst) of an IPv6 /48's own bucket; None: four addresses' worth.
+        self.network = network or (4 * per_second, 4 * burst)
         # (URL prefix, weight): what a static file takes from the bucket; "" counts it in full.
         self.static_prefix, self.static_weight = static
         self.buckets: dict[str, tuple[float, float]] = {}  # address -> (tokens, at)
@@ -59,33 +67,42 @@ class HttpRequestRate:
         path = str(scope.get("path", ""))
         static = bool(self.static_prefix) and path.startswith(self.static_prefix)
         weight = self.static_weight if static else 1.0
-        wait = self.take(address_bucket(client), time.monotonic(), weight)
+        now = time.monotonic()
+        wait = self.take(address_bucket(client), now, weight, network=network_bucket(client))
         if wait is None:
             return await self.application(scope, receive, send)
         refusal_count(reason="http_rate")
         await _too_many(send, path, wait)
 
-    def take(self, key: str, now: float, weight: float = 1.0) -> float | None:
-        """Spend `weight` (a request, or a static file's share) of `key`'s bucket: None when
-        there was that much, else the seconds until there is."""
+    def take(self, key: str, now: float, weight: float = 1.0, *, network: str = "") -> float | None:
+        """Spend `weight` (a request, or a static file's share) of `key`'s bucket, and of its
+        `network`'s (an IPv6 /48) when it has one: None when both had that much, else the
+        seconds until they have. A refused request spends from neither."""
         self.seen += 1
         if self.seen % SWEEP_EVERY == 0:
             self.sweep(now)
-        tokens, at = self.buckets.get(key, (float(self.burst), now))
-        tokens = min(float(self.burst), tokens + (now - at) * self.per_second)
-        if tokens < weight:
-            self.buckets[key] = (tokens, now)
-            return (weight - tokens) / self.per_second
-        self.buckets[key] = (tokens - weight, now)
-        return None
+        keys = [key, NETWORK + network] if network else [key]
+        levels = [(name, self._level(name, now)) for name in keys]
+        waits = [
+            (weight - tokens) / self._limits(name)[0] for name, tokens in levels if tokens < weight
+        ]
+        spent = 0.0 if waits else weight
+        for name, tokens in levels:
+            self.buckets[name] = (tokens - spent, now)
+        return max(waits) if waits else None
+
+    def _level(self, key: str, now: float) -> float:
+        """The tokens `key`'s bucket holds at `now`, refilled since it was last touched."""
+        per_second, burst = self._limits(key)
+        tokens, at = self.buckets.get(key, (float(burst), now))
+        return min(float(burst), tokens + (now - at) * per_second)
+
+    def _limits(self, key: str) -> tuple[float, int]:
+        return self.network if key.startswith(NETWORK) else (self.per_second, self.burst)
 
     def sweep(self, now: float) -> None:
         """Forget the addresses whose bucket has filled up again."""
-        full = [
-            key
-            for key, (tokens, at) in self.buckets.items()
-            if tokens + (now - at) * self.per_second >= self.burst
-        ]
+        full = [key for key in self.buckets if self._level(key, now) >= self._limits(key)[1]]
         for key in full:
             del self.buckets[key]
 

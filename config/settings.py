@@ -211,6 +211,13 @@ HTTP_WEBSOCKET_ACCEPT_SECONDS = env.float("HTTP_WEBSOCKET_ACCEPT_SECONDS", defau
 # applies the same rate per visitor address in the cluster, and serves /static/ itself there.
 HTTP_REQUESTS_PER_SECOND_PER_IP = env.float("HTTP_REQUESTS_PER_SECOND_PER_IP", default=10.0)
 HTTP_REQUEST_BURST_PER_IP = env.int("HTTP_REQUEST_BURST_PER_IP", default=100)
+# The same per IPv6 /48, all its /64s together (four addresses' worth).
+HTTP_REQUESTS_PER_SECOND_PER_NETWORK = env.float(
+    "HTTP_REQUESTS_PER_SECOND_PER_NETWORK", default=4 * HTTP_REQUESTS_PER_SECOND_PER_IP
+)
+HTTP_REQUEST_BURST_PER_NETWORK = env.int(
+    "HTTP_REQUEST_BURST_PER_NETWORK", default=4 * HTTP_REQUEST_BURST_PER_IP
+)
 # What a static file served by the app (`make run`) takes from that bucket: a page's CSS, scripts
 # and icon (about 14 files) cost a few requests, not 14, and a flood of them is still a flood.
 HTTP_STATIC_REQUEST_WEIGHT = env.float("HTTP_STATIC_REQUEST_WEIGHT", default=0.25)

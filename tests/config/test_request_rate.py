@@ -35,3 +35,12 @@ def test_a_sweep_forgets_the_addresses_whose_bucket_is_full_again():
     rate.sweep(10.0)
 
     assert set(rate.buckets) == {"busy"}
+
+
+def test_an_ipv6_48_has_a_bucket_of_its_own_and_a_refusal_spends_neither():
+    rate = HttpRequestRate(None, per_second=1.0, burst=2, network=(1.0, 3))
+
+    taken = [rate.take(f"a{i}", 0.0, network="2001:db8::/48") for i in range(4)]
+    assert taken == [None, None, None, 1.0]  # three from three /64s, then the /48 is empty
+    assert rate.buckets["a3"] == (2.0, 0.0)  # the refused request took nothing from its /64
+    assert rate.take("a0", 1.0, network="2001:db8::/48") is None
