@@ -13,7 +13,7 @@ import uuid
 
 from django.conf import settings
 
-from agent.ratelimit import address_bucket
+from agent.ratelimit import address_bucket, network_bucket
 from agent.shared import Acquired, state
 
 logger = logging.getLogger(__name__)
@@ -29,6 +29,9 @@ class TurnLease:
         self.session = f"turns:s:{session_key}"
         # The address's turns, all its sessions together: a session is a cookie, free to mint.
         self.address = f"turns:ip:{address_bucket(client_ip)}" if client_ip else ""
+        # And its IPv6 /48's: by the /64 alone, each of a /48's 65,536 /64s had the slots afresh.
+        network = network_bucket(client_ip) if client_ip else ""
+        self.network = f"turns:net:{network}" if network else ""
         self.token = uuid.uuid4().hex
         self._heartbeat: asyncio.Task | None = None
 
@@ -61,6 +64,8 @@ class TurnLease:
                 settings.AGENT_TURNS_PER_SESSION,
                 self.address,
                 settings.AGENT_TURNS_PER_IP,
+                self.network,
+                settings.AGENT_TURNS_PER_NETWORK,
             )
         )
         try:
@@ -80,14 +85,16 @@ class TurnLease:
         """The turn's last event is sent: free the session's and the address's slots, keep the
         conversation saving, and settle the budgets (`ratelimit.budget_settlement`), all in one
         round trip."""
-        await state().finish(self.conversation, self.session, self.token, spent or [], self.address)
+        await state().finish(
+            self.conversation, self.session, self.token, spent or [], self.address, self.network
+        )
 
     async def release(self) -> None:
         if self._heartbeat is not None:
             self._heartbeat.cancel()
         try:
             await state().update(
-                self.conversation, self.session, self.token, "release", self.address
+                self.conversation, self.session, self.token, "release", self.address, self.network
             )
         except Exception:  # the hold then expires by itself
             logger.exception("releasing a turn lock failed")
@@ -98,7 +105,7 @@ class TurnLease:
             await asyncio.sleep(interval)
             with contextlib.suppress(Exception):
                 await state().update(
-                    self.conversation, self.session, self.token, "renew", self.address
+                    self.conversation, self.session, self.token, "renew", self.address, self.network
                 )
 
 

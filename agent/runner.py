@@ -95,8 +95,8 @@ class TurnRunner:
             metrics.refusal_count(reason=refusal.reason)
             await emit(_rate_limited(refusal))
             return
-        # One running turn per conversation, AGENT_TURNS_PER_SESSION per session and
-        # AGENT_TURNS_PER_IP per address, on every worker.
+        # One running turn per conversation, AGENT_TURNS_PER_SESSION per session,
+        # AGENT_TURNS_PER_IP per address and AGENT_TURNS_PER_NETWORK per /48, on every worker.
         lease = TurnLease(
             conversation_id=conversation_id,
             session_key=visitor.session_key,
@@ -105,7 +105,7 @@ class TurnRunner:
         held = await lease.acquire()
         if held != Acquired.OK:
             # The address cap apart: an office behind one address reaching it is worth seeing.
-            full = "address" if held == Acquired.ADDRESS_FULL else "busy"
+            full = "address" if held in (Acquired.ADDRESS_FULL, Acquired.NETWORK_FULL) else "busy"
             metrics.turn_refused_count(reason=full)
             await emit(events.error(events.BUSY, _BUSY[held]))
             return
@@ -355,13 +355,13 @@ class TurnRunner:
         await self.saver.drain(timeout=timeout)
 
 
+_NETWORK_BUSY = "Too many answers are running at once from your network. Wait for one to finish."
 _BUSY = {
     Acquired.BUSY: "This conversation is answering in another tab. Wait, or press Stop there.",
     Acquired.SAVING: "The previous answer is still being saved. Ask again in a moment.",
     Acquired.SESSION_FULL: "Too many answers are running at once. Wait for one to finish.",
-    Acquired.ADDRESS_FULL: (
-        "Too many answers are running at once from your network. Wait for one to finish."
-    ),
+    Acquired.ADDRESS_FULL: _NETWORK_BUSY,
+    Acquired.NETWORK_FULL: _NETWORK_BUSY,  # its IPv6 /48's turns, all its /64s together
 }
 
 

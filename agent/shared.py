@@ -7,7 +7,8 @@ give the same rules. Keys left by a crashed worker expire (locks: `AGENT_LEASE_S
 Turn locks: a conversation's lock is `running:<token>` while a turn runs, `saving:<token>`
 from its last event until its save lands, then gone. A second turn gets `busy` while it is
 running and waits while it is saving. A session holds at most `AGENT_TURNS_PER_SESSION` slots,
-and a client's address at most `AGENT_TURNS_PER_IP` (its sessions together).
+and a client's address at most `AGENT_TURNS_PER_IP` (its sessions together), and an IPv6
+visitor's /48 at most `AGENT_TURNS_PER_NETWORK` (its /64s together).
 """
 
 import asyncio
@@ -75,7 +76,8 @@ for i, key in ipairs(KEYS) do
 end
 return 0
 """
-# KEYS: conversation lock ('' when none yet), session slots, then (optionally) address slots.
+# KEYS: conversation lock ('' when none yet), session slots, then (optionally) address slots
+# and network slots.
 # ARGV: token, now_ms, ttl_ms, then one limit per slot key. Returns an `Acquired`.
 ACQUIRE = """
 local now, ttl = tonumber(ARGV[2]), tonumber(ARGV[3])
@@ -156,6 +158,7 @@ class Acquired(IntEnum):
     SAVING = 2  # the conversation's previous turn is being saved
     SESSION_FULL = 3  # the session runs AGENT_TURNS_PER_SESSION turns already
     ADDRESS_FULL = 4  # the client's address runs AGENT_TURNS_PER_IP turns already
+    NETWORK_FULL = 5  # the client's IPv6 /48 runs AGENT_TURNS_PER_NETWORK turns already
 
 
 POOL_SIZE = 100  # Redis connections per worker (redis-py's default)
@@ -245,20 +248,28 @@ class RedisState:
         slots: int,
         address: str = "",
         address_slots: int = 0,
+        network: str = "",
+        network_slots: int = 0,
     ) -> Acquired:
-        """Take the conversation's lock and a slot of the session's (and of the address's,
-        when `address` is given), or none of them."""
-        keys = [conversation, *_slot_keys(session, address)]
-        args = [token, _now_ms(), _ttl_ms(), slots, address_slots]
+        """Take the conversation's lock and a slot of the session's (and of the address's and
+        the network's, when given), or none of them."""
+        keys = [conversation, *_slot_keys(session, address, network)]
+        args = [token, _now_ms(), _ttl_ms(), slots, address_slots, network_slots]
         return Acquired(await self._eval(ACQUIRE, keys, args))
 
     async def claim(self, conversation: str, token: str) -> None:
         await self._client().set(conversation, f"running:{token}", px=_ttl_ms())
 
     async def update(
-        self, conversation: str, session: str, token: str, phase: str, address: str = ""
+        self,
+        conversation: str,
+        session: str,
+        token: str,
+        phase: str,
+        address: str = "",
+        network: str = "",
     ) -> None:
-        keys = [conversation, *_slot_keys(session, address)]
+        keys = [conversation, *_slot_keys(session, address, network)]
         await self._eval(UPDATE, keys, [token, _now_ms(), _ttl_ms(), phase])
 
     async def finish(
@@ -268,9 +279,10 @@ class RedisState:
         token: str,
         amounts: list[tuple[str, int, int]],
         address: str = "",
+        network: str = "",
     ) -> None:
         """`add(amounts)` and `update(..., "saving")` in one round trip."""
-        slots = _slot_keys(session, address)
+        slots = _slot_keys(session, address, network)
         keys = [conversation, *slots, *(a[0] for a in amounts)]
         args = [token, _ttl_ms(), len(slots), *_flat(a[1:] for a in amounts)]
         await self._eval(FINISH, keys, args)
@@ -391,6 +403,8 @@ class LocalState:
         slots: int,
         address: str = "",
         address_slots: int = 0,
+        network: str = "",
+        network_slots: int = 0,
     ) -> Acquired:
         now = time.monotonic()
         held = self._lock(conversation)
@@ -399,6 +413,8 @@ class LocalState:
         limits = [(session, slots, Acquired.SESSION_FULL)]
         if address:
             limits.append((address, address_slots, Acquired.ADDRESS_FULL))
+        if network:
+            limits.append((network, network_slots, Acquired.NETWORK_FULL))
         running = {}
         for key, limit, full in limits:
             running[key] = {t: exp for t, exp in self.slots.get(key, {}).items() if exp > now}
@@ -415,11 +431,17 @@ class LocalState:
         self.locks[conversation] = (f"running:{token}", time.monotonic() + _ttl_ms() / 1000)
 
     async def update(
-        self, conversation: str, session: str, token: str, phase: str, address: str = ""
+        self,
+        conversation: str,
+        session: str,
+        token: str,
+        phase: str,
+        address: str = "",
+        network: str = "",
     ) -> None:
         expires = time.monotonic() + settings.AGENT_LEASE_SECONDS
         mine = self._lock(conversation) in {f"running:{token}", f"saving:{token}"}
-        keys = _slot_keys(session, address)
+        keys = _slot_keys(session, address, network)
         if phase == "renew":
             if mine:
                 self.locks[conversation] = (self.locks[conversation][0], expires)
@@ -446,9 +468,10 @@ class LocalState:
         token: str,
         amounts: list[tuple[str, int, int]],
         address: str = "",
+        network: str = "",
     ) -> None:
         await self.add(amounts)
-        await self.update(conversation, session, token, "saving", address)
+        await self.update(conversation, session, token, "saving", address, network)
 
     async def held(self, conversation: str) -> str:
         return self._lock(conversation).split(":", 1)[0]
@@ -458,9 +481,10 @@ class LocalState:
         return value if expires > time.monotonic() else ""
 
 
-def _slot_keys(session: str, address: str) -> list[str]:
-    """The slot keys a turn holds: its session's, and its address's when it has one."""
-    return [session, address] if address else [session]
+def _slot_keys(session: str, address: str, network: str = "") -> list[str]:
+    """The slot keys a turn holds: its session's, and its address's and network's when it has
+    them (a network only with an address)."""
+    return [session, *(key for key in (address, network) if key)]
 
 
 def _flat(groups) -> list:

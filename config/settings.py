@@ -483,6 +483,8 @@ AGENT_TOKENS_PER_ANSWER = env.int("AGENT_TOKENS_PER_ANSWER", default=1000)
 AGENT_TURNS_PER_SESSION = env.int("AGENT_TURNS_PER_SESSION", default=2)
 # All of an address's sessions together: a session is only a cookie, and each had 2 of its own.
 AGENT_TURNS_PER_IP = env.int("AGENT_TURNS_PER_IP", default=6)
+# And per IPv6 /48, all its /64s together (four addresses' worth).
+AGENT_TURNS_PER_NETWORK = env.int("AGENT_TURNS_PER_NETWORK", default=4 * AGENT_TURNS_PER_IP)
 # Bounded parsing of chat frames and JSON bodies (agent/frames.py).
 AGENT_MAX_FRAME_BYTES = env.int("AGENT_MAX_FRAME_BYTES", default=65536)
 # The largest WebSocket message daphne assembles (frame or message; past it the connection is
