@@ -23,6 +23,7 @@ many visitors on its connections and limits them itself.
 """
 
 import logging
+import time
 from collections import Counter
 from collections.abc import Callable
 
@@ -34,6 +35,10 @@ from twisted.protocols.policies import ProtocolWrapper, WrappingFactory
 from docent.write_now import FrameWriter, WriteNowWrapper
 
 logger = logging.getLogger(__name__)
+
+# A client at its connection cap is said to be refused once per this many seconds, with how
+# many were refused meanwhile: a line per refusal let one client write 3,900 lines a second.
+REFUSALS_LOGGED_EVERY = 60.0
 
 TOO_LARGE = (b"413 Content Too Large", b"The request body is larger than this server accepts.\n")
 LENGTH_REQUIRED = (b"411 Length Required", b"Send the request body with a Content-Length.\n")
@@ -189,12 +194,14 @@ class PeerLimitedFactory(WrappingFactory):
         self.exempt = exempt
         self.request_factory = bounded_request(max_body)
         self.open: Counter[str] = Counter()
+        # peer -> (refusals not yet logged, when its last line was written)
+        self.refused: dict[str, tuple[int, float]] = {}
 
     def buildProtocol(self, addr) -> ProtocolWrapper | None:
         host = str(getattr(addr, "host", ""))
         peer = _peer(host)
         if self.open[peer] >= self.per_peer and not self.exempt(host):
-            logger.warning("refused a connection: %s already has %d open", peer, self.open[peer])
+            self.refusal_log(peer)
             return None  # Twisted closes the connection at once
         protocol = super().buildProtocol(addr)
         protocol.wrappedProtocol.requestFactory = self.request_factory
@@ -204,6 +211,26 @@ class PeerLimitedFactory(WrappingFactory):
         protocol.docent_body_seconds = 0 if self.exempt(host) else self.body_seconds
         self.open[peer] += 1
         return protocol
+
+    def refusal_log(self, peer: str) -> None:
+        """One WARNING line per peer per REFUSALS_LOGGED_EVERY, saying how many were refused.
+
+        A refused connection costs the client one handshake and wrote a line each: one client
+        holding its cap and reconnecting in a loop wrote 3,000 lines in 0.8 s.
+        """
+        count, logged = self.refused.get(peer, (0, float("-inf")))
+        now = time.monotonic()
+        if now - logged < REFUSALS_LOGGED_EVERY:
+            self.refused[peer] = (count + 1, logged)
+            return
+        logger.warning(
+            "refused %d connection%s: %s already has %d open",
+            count + 1,
+            "" if count == 0 else "s",
+            peer,
+            self.open[peer],
+        )
+        self.refused[peer] = (0, now)
 
     def registerProtocol(self, protocol: ProtocolWrapper) -> None:
         super().registerProtocol(protocol)  # connected: the first head's deadline starts
@@ -216,6 +243,13 @@ class PeerLimitedFactory(WrappingFactory):
         self.open[peer] -= 1
         if self.open[peer] <= 0:
             del self.open[peer]
+            self.refusals_flush(peer)
+
+    def refusals_flush(self, peer: str) -> None:
+        """The peer has gone: say how many refusals were not logged yet, and forget it."""
+        count, _ = self.refused.pop(peer, (0, 0.0))
+        if count:
+            logger.warning("refused %d more connections from %s", count, peer)
 
 
 def _peer(host: str) -> str:
