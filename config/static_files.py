@@ -48,10 +48,18 @@ class StaticFilesHandler(ASGIStaticFilesHandler):
             return await sync_to_async(self.serve, thread_sensitive=False)(request)
         except Http404:
             return HttpResponseNotFound(b"Not found.\n", content_type="text/plain")
-        except SuspiciousOperation as exc:
-            # One line, not a traceback: a scanner sends these by the thousand.
-            logger.warning("refused a static path: %s", exc)
+        except SuspiciousOperation:
+            # One line, not a traceback: a scanner sends these by the thousand. The path is
+            # escaped, as Django escapes its own lines, and cut: the exception's text quoted it
+            # raw, so a "%0a" in the URL wrote a forged line of the client's into the log (and
+            # the text named the server's directories).
+            logger.warning("refused a static path: %s", _escaped(request.path))
             return HttpResponseBadRequest(b"Bad request.\n", content_type="text/plain")
+
+
+def _escaped(path: str, limit: int = 300) -> str:
+    """`path` with control characters and non-ASCII as backslash escapes, at most `limit`."""
+    return path[:limit].encode("unicode_escape").decode("ascii")
 
 
 def _no_response(request: HttpRequest) -> None:

@@ -46,3 +46,18 @@ def test_paths_outside_the_static_root_are_refused_without_a_server_error(serve)
     assert still_served[0] == 200
     assert "Exception inside application" not in server.output()
     assert "Traceback" not in server.output()
+
+
+def test_a_refused_static_path_cannot_write_a_line_of_its_own_into_the_log(serve):
+    # The refusal quoted the exception's text, the path raw: "%0a" in the URL began a new log
+    # line that said what the client liked (and the text named the server's directories).
+    server = serve("static-forged-line")
+
+    status, _ = raw_get(server.port, "/static/..%2f%0a2026-12-04%2000:00:00,000%20ERROR%20forged")
+    lines = server.output().splitlines()
+
+    assert status == 400
+    assert not [line for line in lines if line.startswith("2026-12-04 00:00:00,000 ERROR")]
+    refused = [line for line in lines if "refused a static path" in line]
+    assert refused and refused[0].endswith(r"/static/../\n2026-12-04 00:00:00,000 ERROR forged")
+    assert str(server.log_path.parents[1]) not in refused[0]  # the server's own directories
