@@ -39,9 +39,11 @@ application = TrustedProxyMiddleware(
                             django_asgi_app,
                             total=settings.HTTP_REQUESTS_IN_FLIGHT,
                             per_client=settings.HTTP_REQUESTS_IN_FLIGHT_PER_IP,
+                            per_network=settings.HTTP_REQUESTS_IN_FLIGHT_PER_NETWORK,
                         ),
                         total=settings.HTTP_CHAT_STREAMS_IN_FLIGHT,
                         per_client=settings.HTTP_CHAT_STREAMS_IN_FLIGHT_PER_IP,
+                        per_network=settings.HTTP_CHAT_STREAMS_IN_FLIGHT_PER_NETWORK,
                         counts=chat_stream,
                         until_first_body=True,  # a stream holds its slot only until it starts
                     )

@@ -15,6 +15,10 @@ waiting.
 Each request's sync code runs in a thread of its own, so a connection kept for reuse
 (CONN_MAX_AGE) was never reused: it stayed open, in a reference cycle, until a full garbage
 collection. `connections_close_after_request` closes it when the request finishes.
+
+An IPv6 visitor's /48 has a share of its own (`per_network`, four addresses' worth by default):
+by the /64 alone, four /64s of one /48 filled four addresses' shares at once, and enough of
+them every slot of the process, which the per-address share exists to prevent.
 """
 
 import asyncio
@@ -23,7 +27,7 @@ from dataclasses import dataclass, field
 
 from django.db import DatabaseError, connections
 
-from agent.ratelimit import address_bucket
+from agent.ratelimit import address_bucket, network_bucket
 
 CHAT_STREAM = "/api/chat"
 # The probes: /healthz touches nothing, /readyz shares one check in flight (docent/health.py).
@@ -59,28 +63,29 @@ class HttpConcurrencyLimit:
         per_client: int,
         counts: Callable[[str], bool] = plain_request,
         until_first_body: bool = False,
+        per_network: int | None = None,
     ) -> None:
         self.application = application
         self.counts = counts
         self.total = asyncio.Semaphore(total)
         self.per_client = per_client
+        self.per_network = per_network or 4 * per_client
         self.until_first_body = until_first_body
         self.gates: dict[str, _Gate] = {}
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http" or not self.counts(str(scope.get("path"))):
             return await self.application(scope, receive, send)
-        client = address_bucket(str((scope.get("client") or ("",))[0]))
-        gate = self.gates.setdefault(client, _Gate(asyncio.Semaphore(self.per_client)))
-        gate.users += 1
-        held = False
+        address = str((scope.get("client") or ("",))[0])
+        network = network_bucket(address)
+        gates = [self._gate(address_bucket(address), self.per_client)]
+        if network:
+            gates.append(self._gate(f"net:{network}", self.per_network))
+        taken: list[asyncio.Semaphore] = []
 
         def give_back() -> None:
-            nonlocal held
-            if held:
-                held = False
-                self.total.release()
-                gate.slots.release()
+            while taken:
+                taken.pop().release()
 
         async def sending(message: dict) -> None:
             if message["type"] == "http.response.body":
@@ -88,22 +93,25 @@ class HttpConcurrencyLimit:
             await send(message)
 
         try:
-            # The client's own slot first, so its queued requests hold none of the shared ones.
-            await gate.slots.acquire()
-            try:
-                await self.total.acquire()
-            except BaseException:  # cancelled while queued
-                gate.slots.release()
-                raise
-            held = True
+            # The client's own slot first, then its network's, so its queued requests hold
+            # none of the shared ones; always in that order, so two never wait on each other.
+            for slots in [*(gate.slots for _, gate in gates), self.total]:
+                await slots.acquire()
+                taken.append(slots)
             return await self.application(
                 scope, receive, sending if self.until_first_body else send
             )
         finally:
             give_back()
-            gate.users -= 1
-            if gate.users == 0:
-                del self.gates[client]
+            for key, gate in gates:
+                gate.users -= 1
+                if gate.users == 0:
+                    del self.gates[key]
+
+    def _gate(self, key: str, slots: int) -> tuple[str, _Gate]:
+        gate = self.gates.setdefault(key, _Gate(asyncio.Semaphore(slots)))
+        gate.users += 1
+        return key, gate
 
 
 def connections_close_after_request(**_kwargs) -> None:

@@ -225,11 +225,17 @@ HTTP_STATIC_REQUEST_WEIGHT = env.float("HTTP_STATIC_REQUEST_WEIGHT", default=0.2
 # and per client address; more wait their turn (config/concurrency.py).
 HTTP_REQUESTS_IN_FLIGHT = env.int("HTTP_REQUESTS_IN_FLIGHT", default=32)
 HTTP_REQUESTS_IN_FLIGHT_PER_IP = env.int("HTTP_REQUESTS_IN_FLIGHT_PER_IP", default=8)
+HTTP_REQUESTS_IN_FLIGHT_PER_NETWORK = env.int(  # an IPv6 /48, all its /64s together
+    "HTTP_REQUESTS_IN_FLIGHT_PER_NETWORK", default=4 * HTTP_REQUESTS_IN_FLIGHT_PER_IP
+)
 # Chat streams over SSE (`POST /api/chat`) starting at once per process: each holds a request
 # thread's database connection until its first event, then gives its slot back and streams with
 # none (config/concurrency.py, agent/api.py); more wait. The WebSocket's turns are not counted.
 HTTP_CHAT_STREAMS_IN_FLIGHT = env.int("HTTP_CHAT_STREAMS_IN_FLIGHT", default=16)
 HTTP_CHAT_STREAMS_IN_FLIGHT_PER_IP = env.int("HTTP_CHAT_STREAMS_IN_FLIGHT_PER_IP", default=4)
+HTTP_CHAT_STREAMS_IN_FLIGHT_PER_NETWORK = env.int(
+    "HTTP_CHAT_STREAMS_IN_FLIGHT_PER_NETWORK", default=4 * HTTP_CHAT_STREAMS_IN_FLIGHT_PER_IP
+)
 # Calls of the public search API per client address per minute (config/search_limit.py).
 SEARCH_REQUESTS_PER_MINUTE_PER_IP = env.int("SEARCH_REQUESTS_PER_MINUTE_PER_IP", default=60)
 # And per IPv6 /48, all its /64s together (four addresses' worth), as messages are counted.
