@@ -1,4 +1,4 @@
-"""Template helpers for articles in their own language."""
+"""Template helpers: an article's own language, and its date in the reader's."""
 
 from django import template
 from django.utils import translation
@@ -31,9 +31,7 @@ def html_lang_filter(code: str) -> str:
 
 @register.filter
 def article_date(article: Article) -> str:
-    """The publication date, written in the article's language."""
+    """The publication date, in the language the reader chose (not the article's)."""
     if not article.published_at:
         return ""
-    code = _code(article)
-    with translation.override(code):
-        return date_format(article.published_at, _DATE.get(code, "j F Y"))
+    return date_format(article.published_at, _DATE.get(translation.get_language(), "j F Y"))
