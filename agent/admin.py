@@ -6,6 +6,7 @@ from django.template.defaultfilters import linebreaksbr
 from django.urls import path, reverse
 from django.utils.formats import date_format
 from django.utils.html import format_html, format_html_join
+from django.utils.safestring import mark_safe
 from django.utils.text import Truncator
 from django.utils.timezone import localtime
 from django.utils.translation import gettext_lazy as _
@@ -300,9 +301,14 @@ class TurnAdmin(ReadOnlyAdmin):
     def question_text(self, obj):
         return visitor_html(linebreaksbr(obj.user_message))
 
+    # Rendered as the transcript renders it: the raw Markdown ('## …', '**m**') read as noise.
     @admin.display(description=_("Answer"))
     def answer_text(self, obj):
-        return visitor_html(linebreaksbr(obj.answer))
+        if not obj.answer:
+            return self.get_empty_value_display()
+        # Sanitized by nh3 (blog.rendering); visitor_html then shows its bidi controls.
+        html = mark_safe(selectors.turn_answer_html(answer=obj.answer))  # noqa: S308
+        return format_html('<div class="dc-bubble dc-answer">{}</div>', visitor_html(html))
 
     # The cited articles as links, not the stored JSON ('[{"url": ..., "excerpt": ...}]').
     @admin.display(description=_("citations"))

@@ -33,6 +33,7 @@ from agent.selectors.transcript import (
     conversation_export,
     conversation_transcript,
     json_text,
+    turn_answer_html,
 )
 from agent.selectors.unanswered import (
     UnansweredGroup,
@@ -66,6 +67,7 @@ __all__ = [
     "turn_filter_feedback",
     "turn_list_annotate",
     "turn_downvoted",
+    "turn_answer_html",
     "turn_models",
     "turn_unanswered",
     "turn_unanswered_groups",

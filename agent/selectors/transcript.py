@@ -20,6 +20,12 @@ from blog.rendering import answer_to_html
 LONG_RESULT_CHARS = 360
 
 
+def turn_answer_html(*, answer: str) -> str:
+    """An answer's Markdown as reviewers read it: sanitized as articles are, its links shown
+    as the chat panel shows them (the label is the panel's own string)."""
+    return answer_to_html(answer, external_label=gettext("opens another site"))
+
+
 def json_text(value: Any) -> str:
     """Return a JSON value as indented text; a plain string stays as it is."""
     if isinstance(value, str):
@@ -129,9 +135,7 @@ class TranscriptTurn:
 
     @cached_property
     def answer_html(self) -> str:
-        # The model writes Markdown; sanitized as articles are, its links shown as the panel
-        # shows them (the label is the panel's own string).
-        return answer_to_html(self.turn.answer, external_label=gettext("opens another site"))
+        return turn_answer_html(answer=self.turn.answer)
 
 
 @dataclass(frozen=True)

@@ -238,6 +238,29 @@ def test_the_turn_page_links_its_citations_instead_of_showing_their_json(staff_c
     assert "[]" not in page.split("field-sources")[1].split("</div>")[0]
 
 
+def test_the_turn_page_renders_the_answer_as_the_transcript_does(staff_client):
+    # The turn's page showed "## Tuning HNSW", "- **`m`**: …" as typed; the transcript renders it.
+    answer = (
+        "## Tuning HNSW\n\n- **`m`**: links per node\n\n"
+        "See [the README](https://github.com/pgvector/pgvector). <b>raw</b> <img src=x onerror=y>"
+    )
+    turn = make_turn(make_conversation(), answer=answer)
+
+    def bubble(url):
+        page = staff_client.get(url).content.decode()
+        return page.split('<div class="dc-bubble dc-answer">')[1].split("</div>")[0]
+
+    shown = bubble(f"/admin/agent/turn/{turn.pk}/change/")
+    assert shown == bubble(f"/admin/agent/conversation/{turn.conversation_id}/change/")
+    assert ">Tuning HNSW</h2>" in shown and "<strong><code>m</code></strong>" in shown
+    assert 'class="dc-external"' in shown and "##" not in shown and "**" not in shown
+    assert "<b>" not in shown and "<img" not in shown and "&lt;b&gt;raw&lt;/b&gt;" in shown
+
+    empty = make_turn(make_conversation(), answer="")
+    page = staff_client.get(f"/admin/agent/turn/{empty.pk}/change/").content.decode()
+    assert "dc-answer" not in page
+
+
 @pytest.mark.parametrize(
     ("url", "name"),
     [("/admin/agent/conversation/", "conversations"), ("/admin/agent/turn/", "turns"),

@@ -227,3 +227,37 @@ def test_the_job_list_on_a_phone_keeps_its_rows_short(live_server, showcase, ind
     assert page.locator("#result_list td.field-arguments").first.bounding_box()["width"] >= 150
     assert page.evaluate("document.documentElement.scrollHeight") < 6000
     page.close()
+
+
+@pytest.fixture
+def markdown_turn(transactional_db):
+    from tests.agent.admin.factories import make_conversation, make_turn
+
+    return make_turn(make_conversation(), answer="## Tuning HNSW\n\n- **m**: links\n- ef: list")
+
+
+# An answer's first heading and list item: background, bullet, size.
+ANSWER_LOOKS = """(sel) => {
+  const h = getComputedStyle(document.querySelector(sel + " h2"));
+  const li = getComputedStyle(document.querySelector(sel + " li"));
+  return [h.backgroundColor, li.listStyleType, h.fontSize];
+}"""
+
+
+def test_the_turn_page_shows_the_answer_as_the_transcript_does(
+    live_server, showcase, markdown_turn, browser
+):
+    # Inside the admin's form an answer's "## heading" became a blue title bar and its list
+    # lost its bullets; they read as in the transcript.
+    turn = markdown_turn
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    log_in(page, live_server.url)
+
+    page.goto(f"{live_server.url}/admin/agent/conversation/{turn.conversation_id}/change/")
+    in_transcript = page.evaluate(ANSWER_LOOKS, f"#turn-{turn.index} .dc-answer")
+    page.goto(f"{live_server.url}/admin/agent/turn/{turn.pk}/change/")
+    on_its_page = page.evaluate(ANSWER_LOOKS, ".field-answer_text .dc-answer")
+    page.locator(".field-answer_text").screenshot(path=str(SCREENSHOTS / "admin-turn-answer.png"))
+
+    assert on_its_page == in_transcript == ["rgba(0, 0, 0, 0)", "disc", "16px"]
+    page.close()
