@@ -5,6 +5,11 @@ from datetime import timedelta
 
 from django.contrib.auth import get_user_model
 from django.db import connection
+from django.db.models import BigIntegerField, OuterRef, QuerySet, Subquery
+from django.db.models.fields.json import KT
+from django.db.models.functions import Cast
+
+from blog.models import Article
 
 
 def admin_account_missing() -> bool:
@@ -53,3 +58,14 @@ def queue_state(*, heartbeat_seconds: float) -> QueueState:
         cursor.execute(_WORKERS_SQL, [timedelta(seconds=heartbeat_seconds)])
         (workers,) = cursor.fetchone()
     return QueueState(jobs=jobs, oldest_waiting=oldest, workers_alive=workers)
+
+
+def job_list_annotate(*, queryset: QuerySet) -> QuerySet:
+    """Jobs with `article_title`: the title of the article an `article_id` argument names.
+
+    None when the job names no article, or names one deleted since (one subquery, not a query
+    per row).
+    """
+    article_id = Cast(KT("args__article_id"), BigIntegerField())
+    title = Article.objects.filter(pk=OuterRef("article_id")).values("title")[:1]
+    return queryset.alias(article_id=article_id).annotate(article_title=Subquery(title))

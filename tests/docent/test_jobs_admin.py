@@ -4,6 +4,7 @@ import re
 
 import pytest
 from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 pytestmark = pytest.mark.django_db
 
@@ -134,9 +135,10 @@ def test_the_list_shows_arguments_as_short_name_value_lines(staff_client, job_id
         )
     listing = staff_client.get(LIST).content.decode()
     cell = listing.split('<td class="field-arguments">')[1].split("</td>")[0]
+    args = cell.split('<pre class="dc-job-args">')[1]
 
-    assert cell.startswith('<pre class="dc-job-args">article_id: 12\nforce: false\nnote: &quot;x')
-    assert cell.endswith("x…</pre>") and len(cell) < 140
+    assert args.startswith("force: false\nnote: &quot;x")  # the article is named above them
+    assert args.endswith("x…</pre>") and len(args) < 100
     page = staff_client.get(f"/admin/procrastinate/procrastinatejob/{job_id}/change/")
     assert "&quot;article_id&quot;: 12" in page.content.decode()
 
@@ -216,3 +218,51 @@ def test_the_list_opens_without_the_routine_checks_that_succeeded(staff_client, 
     assert listed(LIST) == sorted([job_id, indexed, failed])
     chinese = staff_client.get("/admin/procrastinate/procrastinatejob/", HTTP_ACCEPT_LANGUAGE="zh")
     assert "按例行检查" in filter_titles(chinese.content.decode())
+
+
+def _index_jobs(*article_ids: int) -> None:
+    # As blog.indexing queues them, through procrastinate's own procedure.
+    rows = ",".join(
+        f"ROW('index', 'blog.article_index', 0, 'index', 'article-index-{n}',"
+        f' \'{{"article_id": {n}, "force": false}}\', NULL)::procrastinate_job_to_defer_v1'
+        for n in article_ids
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT procrastinate_defer_jobs_v1(ARRAY[{rows}])")  # noqa: S608
+
+
+def test_an_indexing_job_names_its_article_or_says_it_was_deleted(staff_client, make_article):
+    # The list read "article_id: 15": which article, and did it still exist?
+    kept = make_article(title="pgvector <and> HNSW")
+    gone = make_article(title="A short-lived note")
+    gone_id = gone.pk
+    gone.delete()
+    _index_jobs(kept.pk, gone_id)
+
+    listing = staff_client.get(LIST + "&task_name=blog.article_index").content.decode()
+    cells = re.findall(r'<td class="field-arguments">(.*?)</td>', listing, flags=re.S)
+    chinese = staff_client.get(LIST, headers={"accept-language": "zh-CN"}).content.decode()
+
+    link = f'<a href="/admin/blog/article/{kept.pk}/change/">pgvector &lt;and&gt; HNSW</a>'
+    assert sorted(cell.split("<pre")[0] for cell in cells) == sorted(
+        [
+            f'<div class="dc-job-article">{link}</div>',
+            f'<div class="dc-job-article dc-muted">Article {gone_id}, deleted since</div>',
+        ]
+    )
+    assert "article_id" not in "".join(cells)
+    assert f"文章 {gone_id}，已被删除" in chinese
+    job = re.search(r"procrastinatejob/(\d+)/change/", listing).group(1)
+    page = staff_client.get(f"/admin/procrastinate/procrastinatejob/{job}/change/").content
+    assert "Article:" in page.decode() and "dc-job-article" in page.decode()  # on its page too
+
+
+def test_the_job_list_reads_its_articles_in_one_query(staff_client, make_article):
+    def queries(count: int) -> int:
+        ids = [make_article(title=f"Post {n}", slug=f"post-{count}-{n}").pk for n in range(count)]
+        _index_jobs(*ids)
+        with CaptureQueriesContext(connection) as captured:
+            assert staff_client.get(LIST).status_code == 200
+        return len(captured)
+
+    assert queries(1) == queries(5)
