@@ -18,6 +18,8 @@ from agent.models import Conversation, ToolCall, Turn
 from agent.templatetags.visitor_text import visitor_html
 from docent.admin_lookups import BoundedLookups
 
+# How much of a visitor's feedback comment the turn list shows; the turn's page has it all.
+COMMENT_LIST_CHARS = 60
 # Short words for the pills; the full label stays in the tooltip.
 PILL_WORDS = {Turn.Status.MAX_STEPS: _("Step limit")}
 OUTCOMES = {  # a tool call's outcome: (pill tone, word)
@@ -257,7 +259,7 @@ class TurnAdmin(ReadOnlyAdmin):
     # turn's index, first-token time and model are on its page (the model is a filter too):
     # with them the list ran past 1280 px and hid the answered and vote columns.
     list_display = [
-        "started", "question", "status_pill", "answered_mark", "vote", "steps", "tool_calls",
+        "started", "question", "status_pill", "answered_mark", "feedback", "steps", "tool_calls",
         "tokens", "duration",
     ]  # fmt: skip
     list_display_links = ["started", "question"]
@@ -320,6 +322,17 @@ class TurnAdmin(ReadOnlyAdmin):
         ]
         empty = self.get_empty_value_display()
         return format_html_join("", '<div><a href="{}">{}</a></div>', cited) or empty
+
+    # The vote alone ("Thumbs down") left out why: the visitor's comment, cut short here, whole
+    # on the turn's page.
+    @admin.display(description=_("feedback"), ordering="vote")
+    def feedback(self, obj):
+        if not obj.feedback_comment:
+            return obj.get_vote_display() or self.get_empty_value_display()
+        comment = visitor_html(Truncator(obj.feedback_comment).chars(COMMENT_LIST_CHARS))
+        return format_html(
+            '{}<div class="dc-vote-comment">“{}”</div>', obj.get_vote_display(), comment
+        )
 
     @admin.display(description=_("Feedback comment"))
     def comment_text(self, obj):

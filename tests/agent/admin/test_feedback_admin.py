@@ -1,5 +1,6 @@
 """Visitor feedback in the admin: the transcript, the turn filter and the review backlog."""
 
+import re
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -31,6 +32,29 @@ def test_transcript_shows_the_vote_and_the_comment(staff_client, voted):
     assert 'data-testid="vote-2">Thumbs down<' in html
     assert 'data-testid="vote-3"' not in html
     assert 'data-testid="feedback-2"><bdi>It quoted the wrong table.</bdi><' in html
+
+
+def test_the_turn_list_shows_the_comment_under_the_vote(staff_client, voted):
+    # The list read "Thumbs down" and nothing of why; the comment was only on the turn's page.
+    comment = "Wrong <b>table</b>. " + "It should say HNSW. " * 10
+    long = make_turn(voted, index=4, vote="down", feedback_comment=comment,
+                     started_at=T0 + timedelta(minutes=3))  # fmt: skip
+    make_turn(voted, index=5, feedback_comment="No vote, only words",
+              started_at=T0 + timedelta(minutes=4))  # fmt: skip
+
+    html = staff_client.get("/admin/agent/turn/").content.decode()
+    cells = re.findall(r'<td class="field-feedback">(.*?)</td>', html, flags=re.S)
+
+    assert cells[:4] == [
+        '<div class="dc-vote-comment">“<bdi>No vote, only words</bdi>”</div>',
+        'Thumbs down<div class="dc-vote-comment">“<bdi>Wrong &lt;b&gt;table&lt;/b&gt;. It should'
+        " say HNSW. It should say HNSW.…</bdi>”</div>",
+        "-",
+        'Thumbs down<div class="dc-vote-comment">“<bdi>It quoted the wrong table.</bdi>”</div>',
+    ]
+    assert cells[4] == "Thumbs up"
+    page = staff_client.get(f"/admin/agent/turn/{long.pk}/change/").content.decode()
+    assert "It should say HNSW. " * 9 in page  # the whole comment on the turn's page
 
 
 def test_turns_filter_on_the_vote(staff_client, voted):

@@ -105,7 +105,7 @@ def test_changelists_fit_at_1280_without_clipping_or_tall_rows(
     page.goto(f"{live_server.url}/admin/agent/turn/")
     page.screenshot(path=str(SCREENSHOTS / "admin-turns-1280.png"))
     assert page.evaluate(FITS, ".results")
-    for column in ("answered_mark", "vote", "duration"):
+    for column in ("answered_mark", "feedback", "duration"):
         assert page.locator(f"#result_list td.field-{column}").first.is_visible()
 
     page.goto(f"{live_server.url}/admin/blog/article/")
@@ -260,4 +260,29 @@ def test_the_turn_page_shows_the_answer_as_the_transcript_does(
     page.locator(".field-answer_text").screenshot(path=str(SCREENSHOTS / "admin-turn-answer.png"))
 
     assert on_its_page == in_transcript == ["rgba(0, 0, 0, 0)", "disc", "16px"]
+    page.close()
+
+
+@pytest.fixture
+def commented_turn(transactional_db):
+    from tests.agent.admin.factories import make_conversation, make_turn
+
+    comment = "It only repeated the introduction; I asked which values of m to use. " * 3
+    make_turn(make_conversation(), index=1, vote="down", feedback_comment=comment,
+              user_message="How do I tune an HNSW index for 100k chunks?")  # fmt: skip
+
+
+def test_a_vote_s_comment_shows_in_the_turn_list_and_the_columns_still_fit(
+    live_server, showcase, commented_turn, browser
+):
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    log_in(page, live_server.url)
+    page.goto(f"{live_server.url}/admin/agent/turn/")
+    row = page.locator("#result_list tbody tr", has=page.locator(".dc-vote-comment"))
+    row.screenshot(path=str(SCREENSHOTS / "admin-turns-comment-1280.png"))
+    comment = row.locator(".dc-vote-comment")
+
+    assert comment.inner_text().startswith("“It only repeated the introduction;")
+    assert page.evaluate(FITS, ".results")  # duration is still in view
+    assert comment.bounding_box()["height"] < 6 * 18  # cut short: a few lines, not a paragraph
     page.close()
