@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.db import connection, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from blog.chunking import (
@@ -356,6 +357,22 @@ def article_index_run(*, article_id: int, force: bool = False) -> ArticleIndexRe
     if article is None:  # a deleted article's chunks went with it (cascade)
         return None
     return chunk_reindex(article=article, force=force)
+
+
+def article_index_needed(*, article: Article) -> bool:
+    """Whether a save of this article needs a reindex job.
+
+    Always when it is published (its text may have changed). A draft's job only removes what
+    is indexed of it, so a draft with no chunks and no index hash needs none: saving a new
+    draft, then publishing it, queued two jobs, the first with nothing to do. Read after the
+    save's UPDATE, which holds the article's row lock: a job still embedding its published
+    version cannot write chunks after this read (_chunks_replace locks the row and refuses a
+    draft), so a draft found with nothing indexed stays that way.
+    """
+    if article.status == Article.Status.PUBLISHED:
+        return True
+    indexed = Q(chunks__isnull=False) | ~Q(index_hash="")
+    return Article.objects.filter(indexed, pk=article.pk).exists()
 
 
 def article_index_enqueue(*, article_id: int, force: bool = False) -> bool:

@@ -21,7 +21,7 @@ RETRY = RetryStrategy(max_attempts=6, exponential_wait=1)
 
 @app.task(name="blog.article_index", queue="index", retry=RETRY)
 def article_index(*, article_id: int, force: bool = False) -> None:
-    """Reindex one article (queued by every save)."""
+    """Reindex one article (queued by its saves: blog.signals)."""
     try:
         indexing.article_index_run(article_id=article_id, force=force)
     except Exception:

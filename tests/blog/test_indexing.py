@@ -167,6 +167,39 @@ def test_saving_queues_one_job_in_the_saves_own_transaction(make_article, task_q
 
 
 @pytest.mark.django_db(transaction=True)
+def test_saving_a_draft_then_publishing_it_queues_one_job_and_misses_no_reindex(
+    make_article, run_jobs, task_queue
+):
+    # A new draft's save queued a job with nothing to remove; it ran, and publishing queued a
+    # second. Now only saves with something to index or to remove queue one.
+    def index_jobs() -> list[dict]:
+        return [j for j in task_queue.jobs.values() if j["task_name"] == "blog.article_index"]
+
+    article = make_article(title="Airships", body=BODY, status=Article.Status.DRAFT)
+    run_jobs()
+    assert index_jobs() == []
+
+    article.status = Article.Status.PUBLISHED
+    article.save()
+    run_jobs()
+    assert len(index_jobs()) == 1 and Chunk.objects.filter(article=article).count() == 3
+
+    article.body = "Helium lifts the envelope."  # an edit after publishing is indexed
+    article.save()
+    run_jobs()
+    assert len(index_jobs()) == 2
+    assert [h.title for h in article_search_text(query="helium", limit=5)] == ["Airships"]
+
+    article.status = Article.Status.DRAFT  # unpublished: its chunks must go
+    article.save()
+    run_jobs()
+    assert len(index_jobs()) == 3 and not Chunk.objects.exists()
+
+    article.save()  # a draft again, nothing indexed: nothing to do
+    assert len(index_jobs()) == 3
+
+
+@pytest.mark.django_db(transaction=True)
 def test_a_queued_job_indexes_the_article(make_article, run_jobs):
     article = make_article(title="Airships", body=BODY)
 
