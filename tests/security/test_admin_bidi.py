@@ -87,7 +87,7 @@ def test_bidi_controls_in_visitor_text_do_not_reorder_the_admin(serve):
     pages = [
         ("/admin/agent/conversation/", 1),
         (f"/admin/agent/conversation/{turn.conversation_id}/change/", 3),
-        ("/admin/agent/turn/", 1),
+        ("/admin/agent/turn/", 2),  # the question, and the comment under its vote
         (f"/admin/agent/turn/{turn.pk}/change/", 2),
         ("/admin/agent/toolcall/", 1),
         (f"/admin/agent/toolcall/{call.pk}/change/", 1),
