@@ -334,6 +334,8 @@ def is_follow_up(turn: _Turn) -> bool:
 
 
 def _says_little(question: str) -> bool:
+    """Too few words of its own to be about anything alone: it leans on the question before it,
+    or on the page it is asked on."""
     chinese = language(question) == "zh"  # two-character terms: twice as many per idea
     return len(terms(question)) <= (2 * FOLLOW_UP_TERMS if chinese else FOLLOW_UP_TERMS)
 
