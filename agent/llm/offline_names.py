@@ -20,6 +20,29 @@ _ORDINARY = frozenset("i english chinese".split())
 _DIGIT = re.compile(r"\d")
 # "120ms", "4kb", "10k": the number is the name, the unit is spelled either way.
 _NUMBER_UNIT = re.compile(r"^(\d[\d,.]*)(?:ms|s|kb|mb|gb|k|m|x)$")
+# "2nd", "3rd": a position, which an article writes as a word ("the second search").
+_ORDINAL = re.compile(r"^(\d+)(?:st|nd|rd|th)$")
+# Small numbers as articles spell them: "three searches", "三次搜索", "the second search".
+_NUMBER_WORDS = {
+    n: (en, ordinal, zh)
+    for n, (en, ordinal, zh) in enumerate(
+        [
+            ("zero", "zeroth", "零"),
+            ("one", "first", "一"),
+            ("two", "second", "二两"),
+            ("three", "third", "三"),
+            ("four", "fourth", "四"),
+            ("five", "fifth", "五"),
+            ("six", "sixth", "六"),
+            ("seven", "seventh", "七"),
+            ("eight", "eighth", "八"),
+            ("nine", "ninth", "九"),
+            ("ten", "tenth", "十"),
+            ("eleven", "eleventh", ""),
+            ("twelve", "twelfth", ""),
+        ]
+    )
+}
 
 
 def named_terms(question: str) -> list[str]:
@@ -75,12 +98,14 @@ def mentions(text: str, name: str) -> bool:
     if qualified and mentions(text, qualified.group(1)):
         return True  # "django.core.exceptions.SynchronousOnlyOperation" by its class name
     name = name.lower()
-    number = _NUMBER_UNIT.match(name)
+    number = _NUMBER_UNIT.match(name) or _ORDINAL.match(name)
     if number:
         name = number.group(1)
     name = name.replace(",", "")
     if re.fullmatch(r"[\d.]+", name):
-        return bool(re.search(rf"(?<![\w.]){re.escape(name)}(?!\d|[.,]\d)", text))
+        return bool(re.search(rf"(?<![\w.]){re.escape(name)}(?!\d|[.,]\d)", text)) or (
+            _spelled(text, name)
+        )
     if re.search(rf"(?<![a-z0-9]){re.escape(name)}", text):
         return True
     if name.endswith("s") and len(name) > 3 and mentions(text, name[:-1]):
@@ -92,6 +117,22 @@ def mentions(text: str, name: str) -> bool:
         return all(mentions(text, side) for side in sides)
     parts = [part for part in name.split("-") if _DIGIT.search(part)]
     return "-" in name and bool(parts) and all(mentions(text, part) for part in parts)
+
+
+_MEASURE = "[个次步条种篇轮秒分天倍层块项点位]|分钟|小时"
+
+
+def _spelled(text: str, number: str) -> bool:
+    """Does `text` write a small whole number out ("three", "third", "三")?"""
+    words = _NUMBER_WORDS.get(int(number)) if number.isdigit() else None
+    if not words:
+        return False
+    english, ordinal, chinese = words
+    if re.search(rf"\b(?:{english}|{ordinal})\b", text):
+        return True
+    # A Chinese numeral counts before a measure word or as an ordinal ("三次", "第二"), not
+    # inside a word ("一样", "统一").
+    return any(re.search(rf"第{ch}|{ch}(?:{_MEASURE})", text) for ch in chinese)
 
 
 def missing_names(question: str, texts: list[str]) -> list[str]:

@@ -72,3 +72,13 @@ def test_names_asked_together_with_a_slash_are_each_found_on_their_own():
     assert missing_names("Is tsvector/RUM better here?", [text]) == ["tsvector/RUM"]
     # A side with a digit keeps the name whole: HTTP/2 is one protocol, not "HTTP" and "2".
     assert missing_names("Does it need HTTP/2?", ["plain http works, 2 ways"]) == ["HTTP/2"]
+
+
+def test_a_small_number_or_position_is_mentioned_when_an_article_spells_it_out():
+    # "3 searches" and "the 2nd one" are written "three searches" and "the second search"; in
+    # Chinese "三次" or "第二". A numeral inside a word ("一样", "统一") is no number.
+    texts = ["When a model asks for three searches, the second search may finish first."]
+    assert missing_names("If it asks for 3 searches and the 2nd one finishes first?", texts) == []
+    assert missing_names("Does the 4th one wait?", texts) == ["4th"]
+    assert missing_names("搜了 3 次以后第 2 个先回来怎么办？", ["模型连续搜索三次，第二个结果先返回。"]) == []
+    assert missing_names("两种写法一样吗，要 1 个还是 2 个？", ["两种写法一样，统一处理。"]) == ["1"]
