@@ -123,3 +123,11 @@ def test_what_something_costs_in_model_calls_is_no_price():
 )
 def test_naming_money_or_cost_without_asking_an_amount_of_it_asks_no_price(question):
     assert not asks_price(question)
+
+
+def test_a_few_said_in_passing_asks_for_no_figure():
+    # "开了好几个 worker" (several workers) and "十几次" (a dozen or so times) tell the situation;
+    # "几个" alone asks how many.
+    assert not asks_for_figure("上线以后开了好几个 worker 进程，channel layer 应该换成什么？")
+    assert not asks_for_figure("同一个词被搜了十几次，是哪里出了问题？")
+    assert asks_for_figure("上线以后应该开几个 worker 进程？")
