@@ -29,6 +29,35 @@ def zipf(word: str) -> float:
     return zipf_frequency(word, "en", wordlist="small")
 
 
+# Endings and prefixes that make a rarer word of an everyday one: the small list holds "replay"
+# and "segment" but not "replaying", "segmenter" or "recomputed".
+_SUFFIXES = (
+    ("ing", ("", "e")), ("ed", ("", "e")), ("es", ("", "e")), ("s", ("",)), ("ers", ("", "e")),
+    ("er", ("", "e")), ("ly", ("",)), ("ation", ("e", "ate")), ("ness", ("",)),
+)  # fmt: skip
+_PREFIXES = ("re", "un", "pre", "de", "non", "over", "under")
+
+
+def everyday(word: str) -> float:
+    """The zipf of `word` or of the everyday word it is made from, whichever is higher."""
+    best = zipf(word)
+    for base in _bases(word):
+        best = max(best, zipf(base))
+    return best
+
+
+def _bases(word: str) -> list[str]:
+    found = []
+    for suffix, endings in _SUFFIXES:
+        stem = word[: -len(suffix)]
+        if word.endswith(suffix) and len(stem) >= 3:
+            found += [stem + ending for ending in endings]
+            if len(stem) >= 4 and stem[-1] == stem[-2]:
+                found.append(stem[:-1])  # "trimmed" -> "trim"
+    found += [word[len(prefix) :] for prefix in _PREFIXES if word.startswith(prefix)]
+    return [base for base in found if len(base) >= 3]
+
+
 def warm() -> None:
     """Read the word list now, so the first search after a start does not wait for it."""
     zipf("warm")

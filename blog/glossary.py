@@ -67,6 +67,13 @@ class Glossary:
                 self._entries = _stemmed(parse(self._path.read_text(encoding="utf-8")))
             return self._entries
 
+    def english_lexemes(self) -> frozenset[str]:
+        """Every English lexeme the glossary translates, once a search has read the file (it
+        stems through PostgreSQL, so a caller with no connection to spare gets none before)."""
+        with self._lock:
+            entries = self._entries or []
+        return frozenset(lexeme for entry in entries if entry.chinese for lexeme in entry.lexemes)
+
     def bridges(self, question: str, lexemes: set[str], language: str) -> list[Bridge]:
         """The glossary entries the question uses, as bridges into the other language."""
         if language == "zh":

@@ -158,6 +158,7 @@ class Vocabulary:
         self._lock = threading.Lock()
         self._key: tuple | None = None
         self.frequency: dict[str, int] = {}
+        self.lexicon: list[str] = []  # the lexemes, sorted: a word's start is looked up in it
         self.chunks = 0
         self.languages: tuple[str, ...] = ()
 
@@ -198,6 +199,7 @@ class Vocabulary:
             cursor.execute(f"SELECT DISTINCT blog_chunk.language {visible} ORDER BY 1")  # noqa: S608
             languages = tuple(row[0] for row in cursor.fetchall())
         self.frequency, self.chunks, self.languages = frequency, chunks, languages
+        self.lexicon = sorted(frequency)
         self._key = key
 
     def idf(self, lexeme: str) -> float:

@@ -28,6 +28,7 @@ from blog.embeddings import Embedder, embedder_get, embedding_dimensions_check
 from blog.glossary import Bridge, bridged_coverage, bridged_known, glossary
 from blog.language import fullwidth_fold
 from blog.models import Chunk, published_q
+from blog.rare_words import in_vocabulary, unused_words
 from blog.relevance import (
     Evidence,
     Vocabulary,
@@ -72,6 +73,9 @@ class SearchHit:
     margin: float  # similarity lead over the next article in its language (0 if behind)
     score: float  # the fused rank (RRF) that orders the hits
     section_url: str = ""  # the url with the anchor of the excerpt's section, when it has one
+    # The query's rare words that no article uses in any form ("tiktoken"): the question turns
+    # on something the blog does not cover, however well the rest of it matches (blog.rare_words).
+    unknown_words: tuple[str, ...] = ()
 
     def as_dict(self) -> dict:
         """JSON-ready dict."""
@@ -89,6 +93,8 @@ class SearchHit:
             "language": self.language,
             "excerpt": self.excerpt,
             "relevance": round(self.relevance, 2),
+            # Only when there are some: most questions use no word the blog lacks.
+            **({"unknown_words": list(self.unknown_words)} if self.unknown_words else {}),
         }
 
 
@@ -207,7 +213,15 @@ def _search(
     candidates = sorted(_fuse(lists, prepared), key=lambda c: (-c.relevance, -c.score))
     kept = [c for c in candidates if c.relevance >= bar][:limit]
     # Only the hits returned get their URL and excerpt (a blog-wide candidate set can be 100).
-    return [_hit(c, rank=rank) for rank, c in enumerate(kept, start=1)]
+    unknown = _unknown_words(query, vocab) if kept else ()
+    return [_hit(c, rank=rank, unknown=unknown) for rank, c in enumerate(kept, start=1)]
+
+
+def _unknown_words(query: str, vocab: Vocabulary) -> tuple[str, ...]:
+    """The query's rare words the blog never uses, in either language (the glossary's English
+    words count: "spool" is 暂存 in a Chinese article). The glossary was read for the bridges."""
+    used = in_vocabulary(vocab.frequency, vocab.lexicon, glossary.english_lexemes())
+    return tuple(unused_words(query, used))
 
 
 def _text_sees(prepared: _Query) -> frozenset[str] | None:
@@ -452,7 +466,7 @@ class _Candidate:
     relevance: float
 
 
-def _hit(candidate: _Candidate, *, rank: int) -> SearchHit:
+def _hit(candidate: _Candidate, *, rank: int, unknown: tuple[str, ...] = ()) -> SearchHit:
     row, evidence = candidate.row, candidate.evidence
     url = article_url(row["article__slug"])
     return SearchHit(
@@ -470,6 +484,7 @@ def _hit(candidate: _Candidate, *, rank: int) -> SearchHit:
         margin=round(evidence.margin, 4),
         score=round(float(candidate.score), 6),
         section_url=_section_url(url, row.get("heading_path") or ""),
+        unknown_words=unknown,
     )
 
 

@@ -22,7 +22,7 @@ from agent.llm.offline_figures import (
     frame_terms,
     gives_figure,
 )
-from agent.llm.offline_names import missing_names
+from agent.llm.offline_names import mentions, missing_names
 from agent.llm.offline_second import TWO_PART_FLOOR, Second, names_it, second_article
 from agent.llm.offline_text import (
     UNIT_MARK,
@@ -122,19 +122,22 @@ def compose_answer(
     lang: str,
     own: str = "",
     parts: list[tuple[str, int]] | None = None,
+    unknown: tuple[str, ...] = (),
 ) -> str:
     """Quote the best facts of `sources` (articles with a body), citing each one quoted.
 
     `own` is what the system messages say (the assistant's name, the page on screen): a name
     from there is not a topic the articles must mention. `parts` pairs each part of a question
-    asked in two with the source that answers it (offline_parts). Returns "" when no source
+    asked in two with the source that answers it (offline_parts). `unknown` are the
+    question's rare words no article of the blog uses (the search's `unknown_words`: "tiktoken"):
+    like a name no article read mentions, one declines the question. Returns "" when no source
     has anything to quote.
     """
     if parts:
         answer = _by_parts(parts, sources, excerpts, lang, own)
         if answer:
             return answer
-    missing = _missing_names(question, sources, excerpts, own)
+    missing = [*_missing_names(question, sources, excerpts, own), *_unknown(unknown, own)]
     if missing and sources:
         return NOT_MENTIONED[lang].format(name=inert(missing[0]), title=_title(sources[0]))
     read = _definition_first(question, [(source, _facts(source)) for source in sources])
@@ -241,6 +244,11 @@ def _missing_names(question: str, sources: list[dict], excerpts: dict, own: str)
     """
     texts = [article_text(source) for source in sources]
     return missing_names(question, [*texts, *(str(e) for e in excerpts.values()), own])
+
+
+def _unknown(words: tuple[str, ...], own: str) -> list[str]:
+    """The search's unknown words, less those the system messages use ("Docent")."""
+    return [word for word in words if not mentions(own.lower(), word)]
 
 
 def _facts(source: dict) -> list[Fact]:

@@ -15,12 +15,13 @@ mention, or a word rare in everyday English that it does not use, declines the q
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from agent.llm.offline_answer import compose_answer
 from agent.llm.offline_names import mentions, missing_names
 from agent.llm.offline_text import article_text, inert, language
-from blog.commonness import RARE, zipf
-from blog.spelling import MIN_CHUNKS, corrected, stem
+from blog.rare_words import one_edit, unused_words
+from blog.spelling import stem
 
 # Words that point at what is on screen. "it", "this" and "the post" alone are too common to
 # count: "is it safe to…", "how does this work with HNSW", "in this case", "the POST endpoint".
@@ -35,9 +36,8 @@ _POINTS = re.compile(
     r"(上面|前面)(说|提|讲|写)|这一?[节段](话|代码|里|文字)?(?!时间)|这个例子",
     re.IGNORECASE,
 )
-_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_-]*[A-Za-z0-9]")
-_TEXT_WORD = re.compile(r"[a-z][a-z0-9_]*")
 # The search found nothing either, so the decline speaks of the blog as well as the page.
+_TEXT_WORD = re.compile(r"[a-z][a-z0-9_]*")
 PAGE_MISSING = {
     "en": "The article on this page doesn’t mention “{name}”, and I found nothing else in "
     "this blog’s articles about it.",
@@ -82,17 +82,18 @@ def page_names_missing(question: str, page_text: str) -> list[str]:
     text = page_text.lower()
     missing = missing_names(question, [text])
     named = {name.lower() for name in missing}
-    # Every word of the page counts as seen often enough to be the word a typo meant (the
-    # spelling fix asks that of the blog's chunks, and the page is one text).
-    stems = dict.fromkeys((stem(word) for word in _TEXT_WORD.findall(text)), MIN_CHUNKS)
-    for word in _WORD.findall(question):
-        parts = word.lower().split("-")
-        if word.lower() not in named and not all(_used(part, text, stems) for part in parts):
-            missing.append(word)
-    return missing
+    unused = unused_words(question, in_text(text))
+    return missing + [word for word in unused if word.lower() not in named]
 
 
-def _used(word: str, text: str, stems: dict[str, int]) -> bool:
-    if not word or zipf(word) >= RARE or mentions(text, word) or stem(word) in stems:
-        return True
-    return corrected([word], stems) != [word]  # one edit from a word the page uses
+def in_text(text: str) -> Callable[[str], bool]:
+    """`used` (blog.rare_words) for the page on screen: the word in any form, or one edit
+    from one of its words (lower case)."""
+    stems = {stem(word) for word in _TEXT_WORD.findall(text)}
+
+    def used(word: str) -> bool:
+        if mentions(text, word) or stem(word) in stems:
+            return True
+        return any(stem(variant) in stems for variant in one_edit(word))
+
+    return used

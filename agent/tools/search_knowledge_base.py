@@ -74,7 +74,9 @@ search_knowledge_base = Tool(
     description=(
         "Search the blog's published articles and return the most relevant excerpts, best "
         "first, each with its article_id, title, url, language and a relevance from 0 to 1. "
-        "Use it first for any question about what the blog says. The blog is written in "
+        "Use it first for any question about what the blog says. A hit may list unknown_words: "
+        "words of the query that no article uses; a question that turns on one of them is not "
+        "covered, however close the excerpts look. The blog is written in "
         "English and Chinese: when a search finds nothing relevant, search again with the key "
         "terms translated into the other language before concluding. "
         f'Returns "{NO_RESULTS}" when nothing in the blog is relevant enough to quote; then '

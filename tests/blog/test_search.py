@@ -356,3 +356,21 @@ def test_hit_urls_are_what_reverse_gives_under_any_script_prefix():
                 article_url("向量")
         finally:
             set_script_prefix("/")
+
+
+def test_a_hit_names_the_query_words_no_article_uses(demo_index):
+    # "tiktoken" is written nowhere in the blog: the question turns on something it does not
+    # cover, however well "count", "tokens" and "budget" match the rate-limit article.
+    question = "How should I count tokens with tiktoken before checking the token budget?"
+    hits = article_search(query=question, limit=3, embedder=demo_index, min_relevance=0.0)
+    plain = article_search(
+        query="How should I count tokens before checking the token budget?",
+        limit=3,
+        embedder=demo_index,
+        min_relevance=0.0,
+    )
+
+    assert hits and all(hit.unknown_words == ("tiktoken",) for hit in hits)
+    assert hits[0].as_tool()["unknown_words"] == ["tiktoken"]
+    assert plain and all(hit.unknown_words == () for hit in plain)
+    assert "unknown_words" not in plain[0].as_tool()

@@ -2108,3 +2108,20 @@ async def test_a_quote_that_opens_like_a_decline_is_still_an_answer(monkeypatch)
     assert result.answer.startswith("关键词检索只认字面")
     assert is_decline(result.answer)  # read as text alone, it would count as a decline
     assert result.answered is True and sent[-1]["answered"] is True
+
+
+@pytest.mark.asyncio
+async def test_a_question_turning_on_a_word_the_blog_never_uses_is_a_decline(monkeypatch):
+    # The search says the blog never writes "halfvec" (the hit's unknown_words): the article
+    # on SSE connections matches the question's other words, and quoting it would not answer.
+    monkeypatch.setitem(ARTICLES, 26, STREAM_ARTICLE)
+    hit_ = {**relevant_hit(STREAM_ARTICLE, 0.9), "unknown_words": ["halfvec"]}
+
+    result, sent = await ask("Can idle SSE connections be stored as halfvec?", [hit_])
+    plain, _ = await ask("Why are idle SSE connections closed after 60 seconds?", [hit_])
+
+    assert result.answer == NOT_MENTIONED["en"].format(name="halfvec", title="Streaming over SSE")
+    assert sent[-1]["answered"] is False
+    # A word of the search that this question does not use (a follow-up's search carries the
+    # earlier question's words) declines nothing.
+    assert "closed by proxies after 60 seconds" in plain.answer
