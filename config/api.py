@@ -62,6 +62,6 @@ def http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
 def invalid(request: HttpRequest, exc: ValidationError) -> HttpResponse:
     # The chat speaks its own protocol over SSE, as over the WebSocket: a malformed field is a
     # `bad_request` event there, not a 422 of pydantic's details. Every other route keeps 422.
-    if request.path == CHAT_STREAM:
+    if request.path_info == CHAT_STREAM:
         return invalid_chat_request(exc.errors)
     return api.create_response(request, {"detail": exc.errors}, status=422)

@@ -82,7 +82,7 @@ class ChatOriginMiddleware(AsyncMiddleware):
     """
 
     async def __call__(self, request: HttpRequest) -> HttpResponse:
-        if request.path.startswith(API_PREFIX) and request.method not in SAFE_METHODS:
+        if request.path_info.startswith(API_PREFIX) and request.method not in SAFE_METHODS:
             refusal = chat_request_refusal(request)
             if refusal:
                 return JsonResponse({"detail": refusal}, status=403)
@@ -101,7 +101,7 @@ class ApiMethodsMiddleware(AsyncMiddleware):
     """
 
     async def __call__(self, request: HttpRequest) -> HttpResponse:
-        if not request.path.startswith(API_PREFIX) or request.method != "HEAD":
+        if not request.path_info.startswith(API_PREFIX) or request.method != "HEAD":
             return await self._answer(request)
         request.method = "GET"  # every route is declared without HEAD: run it as the GET
         try:
@@ -112,7 +112,7 @@ class ApiMethodsMiddleware(AsyncMiddleware):
 
     async def _answer(self, request: HttpRequest) -> HttpResponse:
         response = await self.get_response(request)
-        if not request.path.startswith(API_PREFIX) or response.status_code not in {200, 405}:
+        if not request.path_info.startswith(API_PREFIX) or response.status_code not in {200, 405}:
             return response
         # A ninja route answers a method it lacks with 405 and its methods, without running;
         # the docs and schema views answer any method, as GET.

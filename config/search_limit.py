@@ -26,6 +26,7 @@ from agent.ratelimit import (
 from config.middleware import AsyncMiddleware
 from ops.metrics import refusal_count
 
+# Matched against `request.path_info`, the path the URL resolver routes by.
 SEARCH_PATH = "/api/search"
 ADMIN_LOGIN_PATH = "/admin/login/"
 # A browser that signed in as a user carries a signed note of it (a "device cookie"): its
@@ -39,7 +40,7 @@ class SearchRateLimit(AsyncMiddleware):
     async def __call__(self, request: HttpRequest) -> HttpResponse:
         # GET and HEAD run the search (a HEAD is served as the GET); OPTIONS and the methods
         # the route refuses embed nothing, so they do not spend the address's allowance.
-        if request.path == SEARCH_PATH and request.method in {"GET", "HEAD"}:
+        if request.path_info == SEARCH_PATH and request.method in {"GET", "HEAD"}:
             refusal = await search_allow(
                 client_ip=request.META.get("REMOTE_ADDR", ""),
                 query=str(request.GET.get("q", ""))[:10_000],  # longer is refused (422) later
@@ -55,7 +56,7 @@ class AdminLoginRateLimit(AsyncMiddleware):
     per known device of that user); a successful sign-in marks the browser as a known device."""
 
     async def __call__(self, request: HttpRequest) -> HttpResponse:
-        if request.method != "POST" or request.path != ADMIN_LOGIN_PATH:
+        if request.method != "POST" or request.path_info != ADMIN_LOGIN_PATH:
             return await self.get_response(request)
         name = admin_login_name(_username(request))
         attempt = {
