@@ -190,6 +190,10 @@ CHAT_ALLOWED_ORIGINS = env.list("DJANGO_CHAT_ALLOWED_ORIGINS", default=[])
 # Refused at the socket by daphne (docent/http_guard.py): more open connections from one address
 # (trusted proxies exempt), and request bodies over this size (413, before they are stored).
 HTTP_CONNECTIONS_PER_IP = env.int("HTTP_CONNECTIONS_PER_IP", default=100)
+# And an IPv6 /48's, all its /64s together (each /64 counts as one address above).
+HTTP_CONNECTIONS_PER_NETWORK = env.int(
+    "HTTP_CONNECTIONS_PER_NETWORK", default=4 * HTTP_CONNECTIONS_PER_IP
+)
 HTTP_MAX_BODY_BYTES = env.int("HTTP_MAX_BODY_BYTES", default=4 * 1024 * 1024)
 # Seconds a client has to send a request's line and headers (slowloris trickles them).
 HTTP_HEAD_SECONDS = env.float("HTTP_HEAD_SECONDS", default=20.0)

@@ -20,6 +20,11 @@ the site sends one: browsers and nginx, which buffers bodies, send a Content-Len
 
 Trusted proxies (DJANGO_TRUSTED_PROXIES) are exempt from the per-address cap: nginx carries
 many visitors on its connections and limits them itself.
+
+An IPv6 visitor's /48 has a cap of its own (`per_network`, four addresses' worth by default), as
+it has for every other limit: counted by the /64 alone, 1,200 idle connections from twelve /64s
+of one /48 used up a web process's 1,024 file descriptors and every other visitor's connection
+was dropped at once, `/healthz` included, and a connect loop every 20 s kept it so.
 """
 
 import logging
@@ -39,6 +44,7 @@ logger = logging.getLogger(__name__)
 # A client at its connection cap is said to be refused once per this many seconds, with how
 # many were refused meanwhile: a line per refusal let one client write 3,900 lines a second.
 REFUSALS_LOGGED_EVERY = 60.0
+NETWORK = "net:"  # the prefix of an IPv6 /48's count, beside its /64s' (agent.ratelimit)
 
 TOO_LARGE = (b"413 Content Too Large", b"The request body is larger than this server accepts.\n")
 LENGTH_REQUIRED = (b"411 Length Required", b"Send the request body with a Content-Length.\n")
@@ -186,22 +192,26 @@ class PeerLimitedFactory(WrappingFactory):
         exempt: Callable[[str], bool],
         head_seconds: float = 0,
         body_seconds: float = 0,
+        per_network: int | None = None,
     ) -> None:
         super().__init__(wrapped)
         self.head_seconds = head_seconds
         self.body_seconds = body_seconds
         self.per_peer = per_peer
+        # An IPv6 /48's connections, all its /64s together; None: four addresses' worth.
+        self.per_network = 4 * per_peer if per_network is None else per_network
         self.exempt = exempt
         self.request_factory = bounded_request(max_body)
-        self.open: Counter[str] = Counter()
+        self.open: Counter[str] = Counter()  # peers' (/64s') and /48s' open connections
         # peer -> (refusals not yet logged, when its last line was written)
         self.refused: dict[str, tuple[int, float]] = {}
 
     def buildProtocol(self, addr) -> ProtocolWrapper | None:
         host = str(getattr(addr, "host", ""))
-        peer = _peer(host)
-        if self.open[peer] >= self.per_peer and not self.exempt(host):
-            self.refusal_log(peer)
+        peer, network = _peer(host), _network(host)
+        full = self._full(peer, network)
+        if full and not self.exempt(host):
+            self.refusal_log(full)
             return None  # Twisted closes the connection at once
         protocol = super().buildProtocol(addr)
         protocol.wrappedProtocol.requestFactory = self.request_factory
@@ -210,7 +220,17 @@ class PeerLimitedFactory(WrappingFactory):
         protocol.docent_head_seconds = 0 if self.exempt(host) else self.head_seconds
         protocol.docent_body_seconds = 0 if self.exempt(host) else self.body_seconds
         self.open[peer] += 1
+        if network:
+            self.open[network] += 1
         return protocol
+
+    def _full(self, peer: str, network: str) -> str:
+        """The key (the peer's, or its /48's) at its cap, or "" when there is room."""
+        if self.open[peer] >= self.per_peer:
+            return peer
+        if network and self.open[network] >= self.per_network:
+            return network
+        return ""
 
     def refusal_log(self, peer: str) -> None:
         """One WARNING line per peer per REFUSALS_LOGGED_EVERY, saying how many were refused.
@@ -227,7 +247,7 @@ class PeerLimitedFactory(WrappingFactory):
             "refused %d connection%s: %s already has %d open",
             count + 1,
             "" if count == 0 else "s",
-            peer,
+            peer.removeprefix(NETWORK),
             self.open[peer],
         )
         self.refused[peer] = (0, now)
@@ -239,17 +259,19 @@ class PeerLimitedFactory(WrappingFactory):
     def unregisterProtocol(self, protocol: ProtocolWrapper) -> None:
         deadline_end(protocol)
         super().unregisterProtocol(protocol)
-        peer = _peer(str(getattr(protocol.getPeer(), "host", "")))
-        self.open[peer] -= 1
-        if self.open[peer] <= 0:
-            del self.open[peer]
-            self.refusals_flush(peer)
+        host = str(getattr(protocol.getPeer(), "host", ""))
+        peer, network = _peer(host), _network(host)
+        for key in (peer, network) if network else (peer,):
+            self.open[key] -= 1
+            if self.open[key] <= 0:
+                del self.open[key]
+                self.refusals_flush(key)
 
     def refusals_flush(self, peer: str) -> None:
         """The peer has gone: say how many refusals were not logged yet, and forget it."""
         count, _ = self.refused.pop(peer, (0, 0.0))
         if count:
-            logger.warning("refused %d more connections from %s", count, peer)
+            logger.warning("refused %d more connections from %s", count, peer.removeprefix(NETWORK))
 
 
 def _peer(host: str) -> str:
@@ -259,6 +281,14 @@ def _peer(host: str) -> str:
     from agent.ratelimit import address_bucket  # Django is set up before daphne listens
 
     return address_bucket(host)
+
+
+def _network(host: str) -> str:
+    """The key of the IPv6 /48 a client connects from, or "" (IPv4, or IPv6 carrying IPv4)."""
+    from agent.ratelimit import network_bucket
+
+    network = network_bucket(host)
+    return NETWORK + network if network else ""
 
 
 class GuardedServer(Server):
@@ -277,10 +307,12 @@ class GuardedServer(Server):
         exempt: Callable[[str], bool],
         head_seconds: float = 0,
         body_seconds: float = 0,
+        per_network: int | None = None,
         **kwargs,
     ):
         self.guard = {
             "per_peer": per_peer,
+            "per_network": per_network,
             "max_body": max_body,
             "exempt": exempt,
             "head_seconds": head_seconds,

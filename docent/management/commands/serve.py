@@ -47,6 +47,7 @@ class Command(BaseCommand):
         # stopped by its exit handler, so nothing is left running.
         DocentServer(
             per_peer=settings.HTTP_CONNECTIONS_PER_IP,
+            per_network=settings.HTTP_CONNECTIONS_PER_NETWORK,
             max_body=settings.HTTP_MAX_BODY_BYTES,
             head_seconds=settings.HTTP_HEAD_SECONDS,
             body_seconds=settings.HTTP_BODY_SECONDS,
