@@ -26,40 +26,41 @@ from config.websocket_sessions import websocket_auth_stack  # noqa: E402
 # "No route found", daphne answered 500 and logged a traceback for every probe.
 websocket_routes = [*websocket_urlpatterns, re_path(r"", WebsocketDenier.as_asgi())]
 
-# Client address and scheme are settled first (trusted proxies only), for every protocol.
-application = TrustedProxyMiddleware(
+# The address's request bucket, which a WebSocket handshake spends from as a request does; daphne's
+# socket reads it too (docent/http_guard.py), to close a new connection that could only be refused.
+request_rate = HttpRequestRate(
     ProtocolTypeRouter(
         {
             # Static files are served by the app itself so `make run` needs no proxy; they count
             # against the request cap too, at a fraction of a request each.
-            "http": HttpRequestRate(
-                StaticFilesHandler(
+            "http": StaticFilesHandler(
+                HttpConcurrencyLimit(
                     HttpConcurrencyLimit(
-                        HttpConcurrencyLimit(
-                            django_asgi_app,
-                            total=settings.HTTP_REQUESTS_IN_FLIGHT,
-                            per_client=settings.HTTP_REQUESTS_IN_FLIGHT_PER_IP,
-                            per_network=settings.HTTP_REQUESTS_IN_FLIGHT_PER_NETWORK,
-                        ),
-                        total=settings.HTTP_CHAT_STREAMS_IN_FLIGHT,
-                        per_client=settings.HTTP_CHAT_STREAMS_IN_FLIGHT_PER_IP,
-                        per_network=settings.HTTP_CHAT_STREAMS_IN_FLIGHT_PER_NETWORK,
-                        counts=chat_stream,
-                        until_first_body=True,  # a stream holds its slot only until it starts
-                    )
-                ),
-                per_second=settings.HTTP_REQUESTS_PER_SECOND_PER_IP,
-                burst=settings.HTTP_REQUEST_BURST_PER_IP,
-                static=(settings.STATIC_URL, settings.HTTP_STATIC_REQUEST_WEIGHT),
-                network=(
-                    settings.HTTP_REQUESTS_PER_SECOND_PER_NETWORK,
-                    settings.HTTP_REQUEST_BURST_PER_NETWORK,
-                ),
+                        django_asgi_app,
+                        total=settings.HTTP_REQUESTS_IN_FLIGHT,
+                        per_client=settings.HTTP_REQUESTS_IN_FLIGHT_PER_IP,
+                        per_network=settings.HTTP_REQUESTS_IN_FLIGHT_PER_NETWORK,
+                    ),
+                    total=settings.HTTP_CHAT_STREAMS_IN_FLIGHT,
+                    per_client=settings.HTTP_CHAT_STREAMS_IN_FLIGHT_PER_IP,
+                    per_network=settings.HTTP_CHAT_STREAMS_IN_FLIGHT_PER_NETWORK,
+                    counts=chat_stream,
+                    until_first_body=True,  # a stream holds its slot only until it starts
+                )
             ),
             "websocket": WebsocketOriginValidator(
                 WebsocketConnectLimit(websocket_auth_stack(URLRouter(websocket_routes)))
             ),
         }
     ),
-    settings.TRUSTED_PROXIES,
+    per_second=settings.HTTP_REQUESTS_PER_SECOND_PER_IP,
+    burst=settings.HTTP_REQUEST_BURST_PER_IP,
+    static=(settings.STATIC_URL, settings.HTTP_STATIC_REQUEST_WEIGHT),
+    network=(
+        settings.HTTP_REQUESTS_PER_SECOND_PER_NETWORK,
+        settings.HTTP_REQUEST_BURST_PER_NETWORK,
+    ),
 )
+
+# Client address and scheme are settled first (trusted proxies only), for every protocol.
+application = TrustedProxyMiddleware(request_rate, settings.TRUSTED_PROXIES)

@@ -14,6 +14,19 @@ they were a way round the cap, 2,000 pipelined `GET /static/chat.css` costing 2.
 several web processes each sees its share of a visitor's requests, and nginx applies the same
 rate per visitor address in front of them (`make run WORKERS=N`).
 
+A WebSocket handshake takes a request from the same bucket: it is an HTTP request, and refused
+ones (a foreign Origin, an address past AGENT_SOCKETS_PER_MINUTE_PER_IP) were counted nowhere,
+so 2,000 of them from one client cost 3.3 CPU-seconds, as fast as it could send them. Past the
+bucket a handshake is refused (403, as daphne answers any refused handshake) right here.
+
+A refusal here still costs its connection: a client that opens a new one per request (as each
+refused handshake must) paid about 1 ms of the event loop per refusal, Twisted's accept, parse
+and the ASGI call, as fast as it could connect. Once an address has been refused, its new
+connections are closed at daphne's socket as they are accepted (`exhausted`, asked by
+docent/http_guard.py), for 0.09 ms each, until its bucket holds REOPEN_SHARE of its burst
+again (a second at the defaults): closed only while the bucket was below one request, the
+connections accepted at each refill, fifty at a time, still got their 429s.
+
 An IPv6 visitor's /48 has a bucket of its own too (`network`, four addresses' worth by default):
 counted by the /64 alone, each of a /48's 65,536 /64s had a full bucket, and 40 /64s of one
 /48 had 40 bursts passed at once.
@@ -33,11 +46,14 @@ from ops.metrics import refusal_count
 # requests, so memory follows the addresses active in the last few seconds.
 SWEEP_EVERY = 4096
 NETWORK = "net:"  # the prefix of a /48's bucket
+# Once refused, an address's new connections are closed at the socket until its bucket holds
+# this share of its burst again (at least one request).
+REOPEN_SHARE = 0.1
 
 
 class HttpRequestRate:
-    """ASGI middleware: at most `burst` HTTP requests at once from one address, refilled at
-    `per_second`; the rest get 429."""
+    """ASGI middleware: at most `burst` HTTP requests (WebSocket handshakes included) at once
+    from one address, refilled at `per_second`; the rest get 429 (a handshake, 403)."""
 
     def __init__(
         self,
@@ -56,10 +72,11 @@ class HttpRequestRate:
         # (URL prefix, weight): what a static file takes from the bucket; "" counts it in full.
         self.static_prefix, self.static_weight = static
         self.buckets: dict[str, tuple[float, float]] = {}  # address -> (tokens, at)
+        self.shut: set[str] = set()  # refused since their bucket last held REOPEN_SHARE
         self.seen = 0
 
     async def __call__(self, scope, receive, send):
-        if scope["type"] != "http":
+        if scope["type"] not in {"http", "websocket"}:
             return await self.application(scope, receive, send)
         client = str((scope.get("client") or ("",))[0])
         if not client or _loopback(client):
@@ -72,7 +89,27 @@ class HttpRequestRate:
         if wait is None:
             return await self.application(scope, receive, send)
         refusal_count(reason="http_rate")
-        await _too_many(send, path, wait)
+        if scope["type"] == "websocket":
+            await _socket_refused(receive, send)
+        else:
+            await _too_many(send, path, wait)
+
+    def exhausted(self, client: str) -> bool:
+        """Whether a new connection from `client` is to be closed as it is accepted: its
+        bucket (or its /48's) was refused a request and has not refilled to REOPEN_SHARE of
+        its burst since. Loopback never is."""
+        if not client or _loopback(client):
+            return False
+        now = time.monotonic()
+        network = network_bucket(client)
+        keys = [address_bucket(client), *([NETWORK + network] if network else [])]
+        for key in keys:
+            if key in self.shut and self._level(key, now) >= self._reopen(key):
+                self.shut.discard(key)
+        return any(key in self.shut for key in keys)
+
+    def _reopen(self, key: str) -> float:
+        return max(1.0, REOPEN_SHARE * self._limits(key)[1])
 
     def take(self, key: str, now: float, weight: float = 1.0, *, network: str = "") -> float | None:
         """Spend `weight` (a request, or a static file's share) of `key`'s bucket, and of its
@@ -89,6 +126,8 @@ class HttpRequestRate:
         spent = 0.0 if waits else weight
         for name, tokens in levels:
             self.buckets[name] = (tokens - spent, now)
+            if tokens < weight:
+                self.shut.add(name)
         return max(waits) if waits else None
 
     def _level(self, key: str, now: float) -> float:
@@ -105,6 +144,7 @@ class HttpRequestRate:
         full = [key for key in self.buckets if self._level(key, now) >= self._limits(key)[1]]
         for key in full:
             del self.buckets[key]
+            self.shut.discard(key)
 
 
 def _loopback(client: str) -> bool:
@@ -112,6 +152,12 @@ def _loopback(client: str) -> bool:
         return ipaddress.ip_address(client).is_loopback
     except ValueError:
         return False
+
+
+async def _socket_refused(receive, send) -> None:
+    """Refuse a WebSocket handshake: daphne answers a close before the accept with 403."""
+    if (await receive())["type"] == "websocket.connect":
+        await send({"type": "websocket.close"})
 
 
 async def _too_many(send, path: str, wait: float) -> None:

@@ -38,6 +38,7 @@ from twisted.internet import reactor
 from twisted.protocols.policies import ProtocolWrapper, WrappingFactory
 
 from docent.write_now import FrameWriter, WriteNowWrapper
+from ops.metrics import refusal_count
 
 logger = logging.getLogger(__name__)
 
@@ -193,8 +194,12 @@ class PeerLimitedFactory(WrappingFactory):
         head_seconds: float = 0,
         body_seconds: float = 0,
         per_network: int | None = None,
+        over_rate: Callable[[str], bool] = lambda host: False,
     ) -> None:
         super().__init__(wrapped)
+        # Whether an address's request bucket is empty (config/request_rate.py): a new
+        # connection from it could only carry refusals, each costing a millisecond of parsing.
+        self.over_rate = over_rate
         self.head_seconds = head_seconds
         self.body_seconds = body_seconds
         self.per_peer = per_peer
@@ -213,6 +218,9 @@ class PeerLimitedFactory(WrappingFactory):
         if full and not self.exempt(host):
             self.refusal_log(full)
             return None  # Twisted closes the connection at once
+        if self.over_rate(host) and not self.exempt(host):
+            refusal_count(reason="http_rate")  # as its requests' 429s are: counted, not logged
+            return None
         protocol = super().buildProtocol(addr)
         protocol.wrappedProtocol.requestFactory = self.request_factory
         # A trusted proxy sends whole heads and keeps idle connections for reuse; nginx has
@@ -308,11 +316,13 @@ class GuardedServer(Server):
         head_seconds: float = 0,
         body_seconds: float = 0,
         per_network: int | None = None,
+        over_rate: Callable[[str], bool] = lambda host: False,
         **kwargs,
     ):
         self.guard = {
             "per_peer": per_peer,
             "per_network": per_network,
+            "over_rate": over_rate,
             "max_body": max_body,
             "exempt": exempt,
             "head_seconds": head_seconds,

@@ -44,3 +44,26 @@ def test_an_ipv6_48_has_a_bucket_of_its_own_and_a_refusal_spends_neither():
     assert taken == [None, None, None, 1.0]  # three from three /64s, then the /48 is empty
     assert rate.buckets["a3"] == (2.0, 0.0)  # the refused request took nothing from its /64
     assert rate.take("a0", 1.0, network="2001:db8::/48") is None
+
+
+def test_a_refused_address_is_shut_at_the_socket_until_a_tenth_of_its_burst_is_back(
+    monkeypatch,
+):
+    clock = [100.0]
+    monkeypatch.setattr("config.request_rate.time.monotonic", lambda: clock[0])
+    rate = HttpRequestRate(None, per_second=10.0, burst=100)
+
+    for _ in range(100):
+        rate.take("203.0.113.9", clock[0])
+    open_while_full = rate.exhausted("203.0.113.9")  # empty, but never refused yet
+    refused = rate.take("203.0.113.9", clock[0])
+    shut = rate.exhausted("203.0.113.9")
+    clock[0] += 0.5  # five requests back: still shut, though one could pass
+    half_way = rate.exhausted("203.0.113.9")
+    clock[0] += 0.6  # more than ten back
+    reopened = rate.exhausted("203.0.113.9")
+
+    assert open_while_full is False and refused is not None
+    assert shut and half_way
+    assert reopened is False and rate.shut == set()
+    assert rate.exhausted("127.0.0.1") is False  # loopback is never counted

@@ -195,3 +195,20 @@ def frame_length(buffer: bytes) -> int:
     if size == 127:
         return 10 + int.from_bytes(buffer[2:10]) if len(buffer) >= 10 else 1 << 30
     return 2 + size
+
+
+IP_FREEBIND = 15  # linux/in.h: bind an address no interface holds (routed here, not assigned)
+
+
+def connect_from(address: str, port: int) -> socket.socket | None:
+    """A TCP connection to ::1 from `address` (in conftest's routed_network), or None."""
+    sock = socket.socket(socket.AF_INET6)
+    sock.setsockopt(socket.IPPROTO_IP, IP_FREEBIND, 1)
+    sock.bind((address, 0))
+    sock.settimeout(5)
+    try:
+        sock.connect(("::1", port))
+    except OSError:
+        sock.close()
+        return None
+    return sock

@@ -6,6 +6,7 @@ redis-server on a free port in a temp dir (for the rules that must hold across w
 
 import shutil
 import subprocess
+import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
@@ -106,3 +107,42 @@ def redis_url(tmp_path: Path) -> Iterator[str]:
         client.close()
         process.terminate()
         process.wait(timeout=10)
+
+
+ROUTED_NETWORK = "2001:db8:7::/48"  # documentation addresses, routed here by `routed_network`
+
+
+@pytest.fixture
+def routed_network() -> Iterator[str]:
+    """ROUTED_NETWORK routed to loopback for the test's length, so a socket can connect from
+    any address in it (clients.connect_from) and a server sees real IPv6 peers of one /48.
+    Root only: skipped elsewhere."""
+    ip = shutil.which("ip")
+    if not sys.platform.startswith("linux") or ip is None:
+        pytest.skip("needs Linux's ip(8) to route a test /48 to loopback")
+    route = [ip, "-6", "route", "add", "local", ROUTED_NETWORK, "dev", "lo"]
+    added = subprocess.run(route, capture_output=True, text=True, check=False)  # noqa: S603
+    if added.returncode != 0 and "File exists" not in added.stderr:
+        pytest.skip(f"cannot route {ROUTED_NETWORK} to loopback: {added.stderr.strip()}")
+    try:
+        yield ROUTED_NETWORK
+    finally:
+        if added.returncode == 0:
+            route[3] = "del"
+            subprocess.run(route, capture_output=True, check=False)  # noqa: S603
+
+
+@pytest.fixture
+def serve_any(tmp_path: Path) -> Iterator[Callable[..., LiveServer]]:
+    """Like `serve`, listening on every address (IPv6 too) instead of 127.0.0.1 alone."""
+    with ExitStack() as stack:
+
+        def start(name: str, **env: str) -> LiveServer:
+            url = database_url(connection.settings_dict["NAME"])
+            command = [sys.executable, "manage.py", "serve", "--no-prepare", "--host", "::"]
+            command += ["--port", "{port}"]
+            spool = tmp_path / f"spool-{name}"
+            server = LiveServer(f"security-{name}", url, env, spool, command=command)
+            return stack.enter_context(server)
+
+        yield start

@@ -10,54 +10,16 @@ The live test connects from real addresses of a /48: the documentation prefix ro
 machine for the test (root only; `IP_FREEBIND` lets a socket take any address in it).
 """
 
-import shutil
 import socket
-import subprocess
-import sys
-from collections.abc import Iterator
 
 import httpx
 import pytest
-from django.db import connection
 
-from testing_support.live_server import LiveServer, database_url
+from tests.security.clients import connect_from
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 PER_IP, PER_NETWORK = 5, 8
-NETWORK = "2001:db8:7::/48"
-IP_FREEBIND = 15  # linux/in.h: bind an address no interface holds (yet)
-
-
-@pytest.fixture
-def routed_network() -> Iterator[str]:
-    """NETWORK routed to loopback for the test's length, so its addresses can connect here."""
-    ip = shutil.which("ip")
-    if not sys.platform.startswith("linux") or ip is None:
-        pytest.skip("needs Linux's ip(8) to route a test /48 to loopback")
-    route = [ip, "-6", "route", "add", "local", NETWORK, "dev", "lo"]
-    added = subprocess.run(route, capture_output=True, text=True, check=False)  # noqa: S603
-    if added.returncode != 0 and "File exists" not in added.stderr:
-        pytest.skip(f"cannot route {NETWORK} to loopback (root only): {added.stderr.strip()}")
-    try:
-        yield NETWORK
-    finally:
-        if added.returncode == 0:
-            route[3] = "del"
-            subprocess.run(route, capture_output=True, check=False)  # noqa: S603
-
-
-def connect_from(address: str, port: int) -> socket.socket | None:
-    sock = socket.socket(socket.AF_INET6)
-    sock.setsockopt(socket.IPPROTO_IP, IP_FREEBIND, 1)
-    sock.bind((address, 0))
-    sock.settimeout(5)
-    try:
-        sock.connect(("::1", port))
-    except OSError:
-        sock.close()
-        return None
-    return sock
 
 
 def still_open(sock: socket.socket) -> bool:
@@ -71,26 +33,24 @@ def still_open(sock: socket.socket) -> bool:
         return False
 
 
-def test_the_64s_of_one_48_share_its_open_connections(routed_network, tmp_path):
-    # `serve` listens on 127.0.0.1 alone; this server listens on every address (IPv6 too).
-    env = {"HTTP_CONNECTIONS_PER_IP": str(PER_IP), "HTTP_CONNECTIONS_PER_NETWORK": str(PER_NETWORK)}
-    url = database_url(connection.settings_dict["NAME"])
-    command = [sys.executable, "manage.py", "serve", "--no-prepare", "--host", "::"]
-    with LiveServer(
-        "security-network-connections", url, env, tmp_path, command=[*command, "--port", "{port}"]
-    ) as server:
-        sockets = [
-            connect_from(f"2001:db8:7:{net:x}::{n:x}", server.port)
-            for net in range(1, 5)  # four /64s of the /48, PER_IP connections each
-            for n in range(1, PER_IP + 1)
-        ]
-        held = [sock for sock in sockets if sock is not None and still_open(sock)]
-        another_64 = connect_from("2001:db8:7:ff::1", server.port)
-        refused = another_64 is None or not still_open(another_64)
-        healthz = httpx.get(server.url + "/healthz", timeout=10)  # an IPv4 visitor
-        for sock in [*held, another_64]:
-            if sock is not None:
-                sock.close()
+def test_the_64s_of_one_48_share_its_open_connections(serve_any, routed_network):
+    server = serve_any(
+        "network-connections",
+        HTTP_CONNECTIONS_PER_IP=str(PER_IP),
+        HTTP_CONNECTIONS_PER_NETWORK=str(PER_NETWORK),
+    )
+    sockets = [
+        connect_from(f"2001:db8:7:{net:x}::{n:x}", server.port)
+        for net in range(1, 5)  # four /64s of the /48, PER_IP connections each
+        for n in range(1, PER_IP + 1)
+    ]
+    held = [sock for sock in sockets if sock is not None and still_open(sock)]
+    another_64 = connect_from("2001:db8:7:ff::1", server.port)
+    refused = another_64 is None or not still_open(another_64)
+    healthz = httpx.get(server.url + "/healthz", timeout=10)  # an IPv4 visitor
+    for sock in [*held, another_64]:
+        if sock is not None:
+            sock.close()
 
     assert len(held) == PER_NETWORK  # before: 19 or 20, PER_IP for each /64
     assert refused

@@ -28,7 +28,7 @@ class Command(BaseCommand):
             startup.release_wait(timeout=120, say=self.stdout.write)
         else:
             startup.release(say=self.stdout.write)
-        from config.asgi import application
+        from config.asgi import application, request_rate
         from docent.lifecycle import DocentServer, on_shutdown_drain, on_startup
 
         on_startup(worker=settings.TASK_WORKER_IN_PROCESS)
@@ -48,6 +48,7 @@ class Command(BaseCommand):
         DocentServer(
             per_peer=settings.HTTP_CONNECTIONS_PER_IP,
             per_network=settings.HTTP_CONNECTIONS_PER_NETWORK,
+            over_rate=request_rate.exhausted,
             max_body=settings.HTTP_MAX_BODY_BYTES,
             head_seconds=settings.HTTP_HEAD_SECONDS,
             body_seconds=settings.HTTP_BODY_SECONDS,
