@@ -171,6 +171,10 @@ def compose_answer(
         # the same language, an article sharing no word with the question does not answer it.
         passage = _facts({"body": excerpts.get(_id(sources[0]), "")})
         picked = [(0, fact) for fact in _standalone(passage)][:2]
+        if picked and asks and not _has_figure(picked, question):
+            # "…比 zhparser 慢多少？" quoted a passage on how English text is stemmed: a
+            # passage standing in for an answer must at least give the figure asked for.
+            return NO_FIGURE[lang].format(title=_title(sources[0]))
     groups = []
     for n, source in enumerate(sources):
         facts = sorted((fact for m, fact in picked if m == n), key=lambda fact: fact.order)

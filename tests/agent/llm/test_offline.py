@@ -2125,3 +2125,16 @@ async def test_a_question_turning_on_a_word_the_blog_never_uses_is_a_decline(mon
     # A word of the search that this question does not use (a follow-up's search carries the
     # earlier question's words) declines nothing.
     assert "closed by proxies after 60 seconds" in plain.answer
+
+
+@pytest.mark.asyncio
+async def test_a_passage_standing_in_for_a_figure_must_give_one():
+    # Asked in Chinese how much slower something is, the English article's passage on the
+    # topic gives no number: quoted as the nearest thing found, it would read like an answer.
+    excerpt = "Pick HNSW when queries must stay accurate as rows are added."
+    english = {**relevant_hit(INDEX_ARTICLE, 0.7, excerpt=excerpt), "language": "en"}
+
+    result, sent = await ask("这种索引比全表扫描快多少倍？", [english])
+
+    assert result.answer == NO_FIGURE["zh"].format(title="Choosing a pgvector index")
+    assert sent[-1]["answered"] is False
