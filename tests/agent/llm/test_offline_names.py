@@ -80,5 +80,8 @@ def test_a_small_number_or_position_is_mentioned_when_an_article_spells_it_out()
     texts = ["When a model asks for three searches, the second search may finish first."]
     assert missing_names("If it asks for 3 searches and the 2nd one finishes first?", texts) == []
     assert missing_names("Does the 4th one wait?", texts) == ["4th"]
-    assert missing_names("搜了 3 次以后第 2 个先回来怎么办？", ["模型连续搜索三次，第二个结果先返回。"]) == []
-    assert missing_names("两种写法一样吗，要 1 个还是 2 个？", ["两种写法一样，统一处理。"]) == ["1"]
+    chinese = ["模型连续搜索三次，第二个结果先返回。"]
+    assert missing_names("搜了 3 次以后第 2 个先回来怎么办？", chinese) == []
+    assert missing_names("两种写法一样吗，要 1 个还是 2 个？", ["两种写法一样，统一处理。"]) == [
+        "1"
+    ]
