@@ -28,6 +28,9 @@ class SearchHitOut(Schema):
     known: float = Field(description="IDF-weighted share of the query's terms the blog uses.")
     margin: float = Field(description="Similarity lead over the next article in its language.")
     score: float = Field(description="Fused rank (RRF) that orders the hits; higher is better.")
+    unknown_words: list[str] = Field(
+        description="Rare words of the query that no article uses in any form ('tiktoken')."
+    )
 
 
 class ArticleOut(Schema):

@@ -49,6 +49,9 @@ def test_search_hides_hits_below_the_relevance_bar_unless_all_is_asked(client, a
     assert hidden == []
     assert {hit["title"] for hit in everything} == {"Airships", "Boats"}
     assert all(hit["relevance"] < 0.5 and hit["known"] < 0.5 for hit in everything)
+    # The rare word the blog never writes ("helm" and "rollout" are everyday English), with
+    # every hit: the question turns on it.
+    assert [hit["unknown_words"] for hit in everything] == [["kubernetes"]] * 2
 
 
 def test_search_validates_its_parameters(client):
