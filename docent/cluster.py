@@ -149,8 +149,8 @@ def nginx_conf(
         "request_burst": request_burst or settings.HTTP_REQUEST_BURST_PER_IP,
         "prefix": str(prefix),
         "web_ports": web_ports,
-        "host": host,
-        "port": port,
+        # An IPv6 address is bracketed: `listen ::1:8000` is refused ("invalid port").
+        "listen": f"[{host}]:{port}" if ":" in host else f"{host}:{port}",
         "static_root": str(settings.STATIC_ROOT),
     }
     return template.render(Context(context))

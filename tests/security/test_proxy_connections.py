@@ -129,22 +129,32 @@ def test_the_machine_itself_is_not_counted(proxy):
 
 
 def test_a_cap_beyond_nginxs_range_gives_a_configuration_nginx_accepts(tmp_path: Path):
+    checked = _nginx_test(
+        tmp_path,
+        host="127.0.0.1",
+        per_address=100_000_000,  # what the benches' live servers set for "no cap"
+    )
+    assert checked.returncode == 0, checked.stderr
+
+
+@pytest.mark.parametrize("host", ["::1", "::", "0.0.0.0"])  # noqa: S104 - only nginx -t
+def test_any_host_gives_a_configuration_nginx_accepts(tmp_path: Path, host: str):
+    # HOST=:: wrote `listen :::8000`, which nginx refuses: the cluster could not serve IPv6.
+    checked = _nginx_test(tmp_path, host=host)
+    assert checked.returncode == 0, checked.stderr
+
+
+def _nginx_test(tmp_path: Path, *, host: str, **limits: int) -> subprocess.CompletedProcess:
+    """`nginx -t` of the cluster's configuration, listening on `host`."""
     prefix = tmp_path / "nginx"
     nginx_prepare(prefix)
     conf = prefix / "nginx.conf"
     conf.write_text(
-        nginx_conf(
-            prefix=prefix,
-            web_ports=[free_port()],
-            host="127.0.0.1",
-            port=free_port(),
-            per_address=100_000_000,  # what the benches' live servers set for "no cap"
-        )
+        nginx_conf(prefix=prefix, web_ports=[free_port()], host=host, port=free_port(), **limits)
     )
     nginx = shutil.which("nginx", path="/usr/sbin:/usr/bin:/sbin")
     command = [nginx, "-t", "-p", str(prefix), "-c", str(conf), "-e", "stderr"]
-    checked = subprocess.run(command, capture_output=True, text=True)  # noqa: S603
-    assert checked.returncode == 0, checked.stderr
+    return subprocess.run(command, capture_output=True, text=True)  # noqa: S603
 
 
 def test_one_visitor_address_past_its_request_burst_is_refused_by_the_proxy(proxy):
