@@ -133,27 +133,46 @@ def nginx_conf(
     port: int,
     per_address: int | None = None,
     request_burst: int | None = None,
+    per_network: int | None = None,
+    network_burst: int | None = None,
 ) -> str:
     """nginx in front of the web processes; `prefix` holds its pid and temporary files.
 
     `per_address`: open connections per visitor address (default HTTP_CONNECTIONS_PER_IP).
     `request_burst`: requests a visitor address may send at once (HTTP_REQUEST_BURST_PER_IP),
-    refilled at HTTP_REQUESTS_PER_SECOND_PER_IP.
+    refilled at HTTP_REQUESTS_PER_SECOND_PER_IP. `per_network` and `network_burst`: the same
+    for an IPv6 /48 (HTTP_CONNECTIONS_PER_NETWORK, HTTP_REQUEST_BURST_PER_NETWORK).
     """
-    template = Engine(autoescape=False).from_string(NGINX_TEMPLATE.read_text())
     context = {
         # nginx refuses a limit_conn of 65,536 or more (the benches set 100,000,000 for "none").
         "per_address": min(per_address or settings.HTTP_CONNECTIONS_PER_IP, NGINX_CONN_MAX),
-        # nginx takes whole requests per minute ("600r/m"), so a rate under 1/s still works.
-        "requests_per_minute": max(1, round(settings.HTTP_REQUESTS_PER_SECOND_PER_IP * 60)),
+        "per_network": min(per_network or settings.HTTP_CONNECTIONS_PER_NETWORK, NGINX_CONN_MAX),
+        "requests_per_minute": _per_minute(settings.HTTP_REQUESTS_PER_SECOND_PER_IP),
+        "network_requests_per_minute": _per_minute(settings.HTTP_REQUESTS_PER_SECOND_PER_NETWORK),
         "request_burst": request_burst or settings.HTTP_REQUEST_BURST_PER_IP,
+        "network_burst": network_burst or settings.HTTP_REQUEST_BURST_PER_NETWORK,
         "prefix": str(prefix),
         "web_ports": web_ports,
         # An IPv6 address is bracketed: `listen ::1:8000` is refused ("invalid port").
         "listen": f"[{host}]:{port}" if ":" in host else f"{host}:{port}",
         "static_root": str(settings.STATIC_ROOT),
     }
-    return template.render(Context(context))
+    return _nginx_template(NGINX_TEMPLATE.name).render(Context(context))
+
+
+def nginx_visitor_maps() -> str:
+    """The `map` blocks that set $visitor_address and $visitor_network, the keys of nginx's
+    per-visitor limits (the IPv6 prefix a visitor counts under, as the web processes count it)."""
+    return _nginx_template("nginx_visitors.conf").render(Context({}))
+
+
+def _nginx_template(name: str):
+    return Engine(dirs=[str(NGINX_TEMPLATE.parent)], autoescape=False).get_template(name)
+
+
+def _per_minute(per_second: float) -> int:
+    # nginx takes whole requests per minute ("600r/m"), so a rate under 1/s still works.
+    return max(1, round(per_second * 60))
 
 
 def nginx_prepare(prefix: Path) -> None:

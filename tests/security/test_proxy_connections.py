@@ -7,6 +7,8 @@ import socket
 import subprocess
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -45,26 +47,29 @@ class Holding(threading.Thread):
 
 @pytest.fixture
 def proxy(tmp_path: Path):
+    with running_proxy(
+        tmp_path, host="127.0.0.1", per_address=PER_ADDRESS, request_burst=REQUEST_BURST
+    ) as started:
+        yield started
+
+
+@contextmanager
+def running_proxy(tmp_path: Path, *, host: str, **limits: int) -> Iterator[tuple[int, Holding]]:
+    """The cluster's nginx on `host`, in front of a stand-in web process; its port and the
+    stand-in."""
     upstream = Holding()
     upstream.start()
     prefix, port = tmp_path / "nginx", free_port()
     nginx_prepare(prefix)
     conf = prefix / "nginx.conf"
     conf.write_text(
-        nginx_conf(
-            prefix=prefix,
-            web_ports=[upstream.port],
-            host="127.0.0.1",
-            port=port,
-            per_address=PER_ADDRESS,
-            request_burst=REQUEST_BURST,
-        )
+        nginx_conf(prefix=prefix, web_ports=[upstream.port], host=host, port=port, **limits)
     )
     nginx = shutil.which("nginx", path="/usr/sbin:/usr/bin:/sbin")
     command = [nginx, "-p", str(prefix), "-c", str(conf), "-e", "stderr", "-g", "daemon off;"]
     process = subprocess.Popen(command)  # noqa: S603
     try:
-        _wait_listening(port)
+        _wait_listening(host, port)
         yield port, upstream
     finally:
         process.terminate()
@@ -74,17 +79,17 @@ def proxy(tmp_path: Path):
             held.close()
 
 
-def _wait_listening(port: int) -> None:
+def _wait_listening(host: str, port: int) -> None:
     for _ in range(200):
         try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            socket.create_connection((host, port), timeout=1).close()
             return
         except OSError:
             time.sleep(0.05)
     raise RuntimeError("nginx did not start")
 
 
-def _held(upstream: Holding, count: int) -> None:
+def held_wait(upstream: Holding, count: int) -> None:
     """Wait until the stand-in holds `count` requests: nginx counts each by then."""
     for _ in range(600):
         if len(upstream.held) >= count:
@@ -99,7 +104,7 @@ def _request(port: int, source: str, path: str) -> socket.socket:
     return connection
 
 
-def _status(connection: socket.socket) -> int:
+def status_read(connection: socket.socket) -> int:
     connection.settimeout(30)
     return int(connection.recv(4096).split(b" ")[1])
 
@@ -107,13 +112,13 @@ def _status(connection: socket.socket) -> int:
 def test_one_visitor_address_cannot_hold_more_than_its_share_through_the_proxy(proxy):
     port, upstream = proxy
     held = [_request(port, "127.0.0.2", "/hold") for _ in range(PER_ADDRESS)]
-    _held(upstream, PER_ADDRESS)
+    held_wait(upstream, PER_ADDRESS)
 
     over = _request(port, "127.0.0.2", "/ok")
     other_visitor = _request(port, "127.0.0.3", "/ok")
 
-    assert _status(over) == 429
-    assert _status(other_visitor) == 200
+    assert status_read(over) == 429
+    assert status_read(other_visitor) == 200
     for connection in (*held, over, other_visitor):
         connection.close()
 
@@ -121,9 +126,9 @@ def test_one_visitor_address_cannot_hold_more_than_its_share_through_the_proxy(p
 def test_the_machine_itself_is_not_counted(proxy):
     port, upstream = proxy
     held = [_request(port, "127.0.0.1", "/hold") for _ in range(PER_ADDRESS + 2)]
-    _held(upstream, PER_ADDRESS + 2)
+    held_wait(upstream, PER_ADDRESS + 2)
 
-    assert _status(_request(port, "127.0.0.1", "/ok")) == 200
+    assert status_read(_request(port, "127.0.0.1", "/ok")) == 200
     for connection in held:
         connection.close()
 
@@ -163,7 +168,7 @@ def test_one_visitor_address_past_its_request_burst_is_refused_by_the_proxy(prox
 
     def asked(source: str) -> int:
         with _request(port, source, "/ok") as connection:
-            return _status(connection)
+            return status_read(connection)
 
     statuses = [asked("127.0.0.4") for _ in range(3 * REQUEST_BURST)]
 
