@@ -7,6 +7,7 @@ from collections import deque
 from contextlib import suppress
 from types import SimpleNamespace
 
+from autobahn.exception import Disconnected
 from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
@@ -31,6 +32,9 @@ TERMINAL = {"done", "error"}
 # asked for 1008, it raised, daphne logged "Exception inside application" with a traceback at
 # ERROR for every socket closed this way, and the client read 1011 (internal error).
 POLICY_VIOLATION = 4008
+# What the consumer's `disconnect` is told when the visitor's close frame was heard by autobahn
+# but its disconnect had not reached us yet: RFC 6455's "closed abnormally" (no code known).
+GONE = 1006
 
 
 class ChatConsumer(AsyncJsonWebsocketConsumer):
@@ -63,6 +67,16 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         if self.counted:
             OPEN_SOCKETS.dec()
             self.counted = False
+
+    async def websocket_receive(self, message: dict) -> None:
+        try:
+            await super().websocket_receive(message)
+        except VisitorGone:
+            # The visitor closed the socket while one of its frames was answered (a bad frame,
+            # a vote, Stop), its disconnect still behind our unsent frames on a slow link. The
+            # turn is cancelled and saved as on that disconnect, and the socket ends quietly.
+            await self.disconnect(GONE)
+            raise StopConsumer from None
 
     async def receive(self, text_data=None, bytes_data=None, **kwargs) -> None:
         over = await self.frames_over()
@@ -151,11 +165,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
     async def emit(self, event: dict) -> None:
         if event["type"] in TERMINAL:
             self.answering = False
-        try:
-            await self.send_json(event)
-        except Exception as exc:
-            # daphne raises when the socket closed before its disconnect reached us (a reload).
-            raise VisitorGone(str(exc)) from exc
+        await self.send_json(event)  # VisitorGone once the visitor has left (`send`)
 
     async def stop(self) -> None:
         if not self.answering:
@@ -209,3 +219,18 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
     async def send_json(self, content: dict, close: bool = False) -> None:
         # Channels' default goes through json.dumps: this is one orjson call per frame.
         await self.send(text_data=events.encode(content).decode(), close=close)
+
+    async def send(self, text_data=None, bytes_data=None, close=False) -> None:
+        """Send a frame; VisitorGone when the visitor has closed the socket already.
+
+        autobahn refuses a send ("Attempt to send on a closed protocol") from the moment the
+        visitor's close frame arrives, and daphne passes the disconnect on only once our unsent
+        frames are out: on a slow link, seconds later. Escaping a handler, `Disconnected` was
+        logged by daphne as "Exception inside application" with a traceback at ERROR, and the
+        consumer ended without cancelling its turn (which went on answering nobody unless its
+        own next frame was refused the same way).
+        """
+        try:
+            await super().send(text_data=text_data, bytes_data=bytes_data, close=close)
+        except Disconnected as exc:
+            raise VisitorGone(str(exc)) from exc

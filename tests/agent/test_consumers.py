@@ -473,6 +473,50 @@ async def test_leaving_mid_answer_is_cancelled_whichever_comes_first(scripted, f
     assert "chat turn failed" not in caplog.text  # not an error on anyone's dashboard
 
 
+@pytest.mark.parametrize(
+    "frame",
+    [
+        b"\x00",  # binary
+        "{",  # malformed
+        '{"type": "shout"}',  # unknown
+        '{"type": "message", "content": "And another"}',  # busy
+        '{"type": "stop"}',
+        '{"type": "feedback", "conversation_id": "%s", "turn": 1, "vote": "up"}',
+    ],
+    ids=["binary", "malformed", "unknown", "busy", "stop", "vote"],
+)
+async def test_a_frame_answered_after_the_visitor_left_ends_the_socket_quietly(
+    scripted, frame: str | bytes, caplog
+):
+    # Each of these is answered by the consumer itself, not by the turn: the refused send
+    # escaped as autobahn's Disconnected (a traceback in daphne's log, the turn not cancelled).
+    # tests/security/test_closed_mid_answer.py makes the same refusal happen on a real daphne.
+    scripted.enqueue(text_response(["Short."]), text_response(["word "] * LONG_WORDS, delay=0.02))
+    gone = asyncio.Event()
+    socket = _app_whose_sends_fail_when(gone)
+    assert (await socket.connect(timeout=10))[0]
+    conversation_id = (await ask(socket, "Short?"))[0]["conversation_id"]
+    await socket.send_json_to(
+        {"type": "message", "content": "Talk a lot", "conversation_id": conversation_id}
+    )
+    await socket.receive_json_from(timeout=10)  # start
+    await socket.receive_json_from(timeout=10)  # some text
+
+    gone.set()
+    if isinstance(frame, bytes):
+        await socket.send_to(bytes_data=frame)
+    else:
+        await socket.send_to(text_data=frame.replace("%s", conversation_id))
+    await socket.wait(timeout=CANCEL_WAIT)  # the consumer ended by itself, raising nothing
+
+    assert await scripted.wait_disconnected(timeout=CANCEL_WAIT)
+    first, second = await saved_turns()
+    assert (first.status, second.status) == ("done", "cancelled")
+    assert second.answer.startswith("word ")
+    assert first.vote == ("up" if "feedback" in str(frame) else "")
+    assert not [record for record in caplog.records if record.levelname == "ERROR"]
+
+
 async def test_chat_sockets_need_no_channel_layer(scripted, settings):
     # Nothing sends to a chat socket from outside: an unreachable Redis channel layer
     # (nothing listens on port 1) must not touch a chat turn.

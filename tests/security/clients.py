@@ -169,9 +169,16 @@ def masked_frame(payload: bytes = b"", *, opcode: int = 0x1, fin: bool = True) -
     return bytes([(0x80 if fin else 0) | opcode, 0x80 | len(payload)]) + mask + body
 
 
-def ws_open_raw(port: int) -> socket.socket:
-    """The chat socket over a bare TCP connection, for frames no client library sends."""
-    raw = socket.create_connection(("127.0.0.1", port), timeout=60)
+def ws_open_raw(port: int, *, receive_buffer: int = 0) -> socket.socket:
+    """The chat socket over a bare TCP connection, for frames no client library sends.
+
+    `receive_buffer`: the kernel's buffer for what the server sends, in bytes (a slow link;
+    0: the kernel's own, which grows as needed)."""
+    raw = socket.socket()
+    if receive_buffer:  # before connecting: the window is agreed in the handshake
+        raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_buffer)
+    raw.settimeout(60)
+    raw.connect(("127.0.0.1", port))
     key = base64.b64encode(os.urandom(16)).decode()
     raw.sendall(
         (
