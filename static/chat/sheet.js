@@ -1,7 +1,9 @@
-/* On a phone the open panel covers the whole screen: the page behind it is out of reach. */
+/* On a phone or a small tablet the open panel covers the whole screen: the page behind it is
+   out of reach. */
 
-// The width at which chat.css turns the panel into a full-screen sheet; keep the two equal.
-const PHONE = "(max-width: 520px)";
+// The width up to which chat.css makes the panel a full-screen sheet (no readable column fits
+// beside it); keep the two equal.
+const PHONE = "(max-width: 731px)";
 
 export class Sheet {
   /** `panel` is the dialog; `root` holds it and the launcher (which the sheet covers too). */

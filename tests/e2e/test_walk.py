@@ -52,19 +52,50 @@ def test_the_page_takes_its_width_back_when_the_panel_closes(site, open_page):
     assert main.bounding_box()["x"] == centred
 
 
-def test_on_a_tablet_the_page_scrolls_its_end_above_the_open_panel(site, open_page):
-    # 768 px leave no room beside the panel: "Older →" stayed under it however far one scrolled.
-    page = open_page({"width": 768, "height": 1024})
-    page.goto(site + "/")
-    open_chat(page)
-    page.mouse.wheel(0, 20_000)
-    older = page.get_by_role("link", name=re.compile("Older"))
-    expect(older).to_be_in_viewport()
-    screenshot(page, "older-above-panel-768")
+COVERED = """(panel) => {
+  // Lines of the article's text the open panel lies on (a paragraph's box, clipped to the screen).
+  const p = panel.getBoundingClientRect();
+  return [...document.querySelectorAll('.prose p, .prose li')].filter((node) => {
+    const r = node.getBoundingClientRect();
+    if (r.bottom <= 0 || r.top >= innerHeight) return false;
+    return r.right > p.left && r.left < p.right && r.bottom > p.top && r.top < p.bottom;
+  }).length;
+}"""
 
-    assert not _overlaps(older.bounding_box(), page.locator("#chat-panel").bounding_box())
-    older.click()
-    page.wait_for_url(re.compile(r"\?page=2$"))
+
+@pytest.mark.parametrize("width", [768, 900])
+def test_on_a_tablet_the_open_panel_sits_beside_the_article_not_on_it(site, open_page, width):
+    # From 521 to 960 px the panel floated over the right half of every line it reached.
+    page = open_page({"width": width, "height": 1024})
+    page.goto(site + "/articles/why-step-limits-matter/")
+    open_chat(page)
+    screenshot(page, f"article-beside-panel-{width}")
+    panel = page.locator("#chat-panel")
+    assert panel.evaluate(COVERED) == 0
+    page.mouse.wheel(0, 1500)  # further down the article too
+    page.wait_for_timeout(200)
+    assert panel.evaluate(COVERED) == 0
+    assert panel.get_attribute("aria-modal") == "false"  # the page stays within reach
+    back = page.locator(".article__footer a")  # "← All articles", the article's last line
+    back.scroll_into_view_if_needed()
+    assert not _overlaps(back.bounding_box(), panel.bounding_box())
+    # A column that still reads as one: at least a phone's.
+    assert page.locator(".prose").bounding_box()["width"] >= 330
+
+
+def test_on_a_small_tablet_the_open_panel_is_the_full_screen_sheet(site, open_page):
+    # At 600 px no readable column fits beside the panel: a phone's sheet, not a card on the text.
+    page = open_page({"width": 600, "height": 900})
+    page.goto(site + "/articles/why-step-limits-matter/")
+    open_chat(page)
+    panel = page.locator("#chat-panel")
+    panel.evaluate("(n) => Promise.all(n.getAnimations().map((a) => a.finished))")  # it slides in
+    assert panel.bounding_box() == {"x": 0, "y": 0, "width": 600, "height": 900}
+    expect(panel).to_have_attribute("aria-modal", "true")
+    assert page.locator("#content").evaluate("(n) => n.closest('[inert]') !== null")
+    page.keyboard.press("Escape")
+    expect(panel).to_be_hidden()
+    expect(page.locator("#content")).not_to_have_attribute("inert", "")
 
 
 def test_on_a_short_laptop_screen_the_open_panel_leaves_the_header_free(site, open_page):
