@@ -7,7 +7,9 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.e2e.conftest import CHROMIUM, DESKTOP, screenshot
-from tests.e2e.test_chat_panel import open_chat
+from tests.e2e.sockets import ChatRoute
+from tests.e2e.test_chat_panel import ask, open_chat
+from tests.e2e.test_panel_fixes import LINE_WIDTHS
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db]
 
@@ -81,6 +83,22 @@ def test_on_a_tablet_the_open_panel_sits_beside_the_article_not_on_it(site, open
     assert not _overlaps(back.bounding_box(), panel.bounding_box())
     # A column that still reads as one: at least a phone's.
     assert page.locator(".prose").bounding_box()["width"] >= 330
+
+
+def test_beside_a_tablets_column_the_narrow_panel_shows_new_chat_as_its_icon(
+    offline_site, open_page
+):
+    # The panel is 20rem there: "New chat" with its label squeezed the subtitle to three lines.
+    page = open_page({"width": 768, "height": 1024})
+    ChatRoute(page, lambda socket, frame: frame["type"] == "message" and socket.answer("Yes."))
+    page.goto(offline_site + "/")
+    open_chat(page)
+    ask(page, "Hello?")
+    new_chat = page.get_by_role("button", name="New chat")
+    expect(new_chat).to_be_visible()
+    close = page.get_by_role("button", name="Close the chat").bounding_box()
+    assert new_chat.bounding_box()["width"] == pytest.approx(close["width"], abs=0.01)
+    assert len(page.locator(".chat-panel__subtitle").evaluate(LINE_WIDTHS)) <= 2
 
 
 def test_on_a_small_tablet_the_open_panel_is_the_full_screen_sheet(site, open_page):
