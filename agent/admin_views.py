@@ -120,6 +120,10 @@ def _charts(metrics: selectors.Dashboard) -> dict:
         "since": _day(metrics.since),
         "until": _day(metrics.until),
     }
+    tokens = [
+        (_("Input"), [row.tokens_in for row in metrics.days], "input"),
+        (_("Output"), [row.tokens_out for row in metrics.days], "output"),
+    ]
     return {
         "turns_chart": charts.bar_chart(
             chart_id="turns-per-day",
@@ -131,6 +135,7 @@ def _charts(metrics: selectors.Dashboard) -> dict:
             points=[(label, row.turns) for label, row in zip(days, metrics.days, strict=True)],
             count_text=_turns_text,
             width=WIDE,
+            end_axis=True,
         ),
         "outcomes_chart": charts.hbar_chart(
             chart_id="outcomes",
@@ -156,14 +161,13 @@ def _charts(metrics: selectors.Dashboard) -> dict:
             title=_("Tokens per day"),
             desc=_("Input and output tokens per day, %(period)s.") % {"period": period},
             labels=days,
-            series=[
-                (_("Input"), [row.tokens_in for row in metrics.days], "input"),
-                (_("Output"), [row.tokens_out for row in metrics.days], "output"),
-            ],
+            series=tokens,
             width=WIDE,
             fmt=charts.format_compact,
             floor=1000,
+            end_axis=True,
         ),
+        "tokens_legend": charts.legend(tokens),
     }
 
 

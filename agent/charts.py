@@ -76,16 +76,42 @@ def _frame(chart_id: str, title: str, desc: str, width: int, height: int, body: 
     )
 
 
-def _grid(top: float, width: int, height: int, fmt: Callable[[float], str]) -> SafeString:
+def _grid(
+    top: float, width: int, height: int, fmt: Callable[[float], str], end_axis: bool = False
+) -> SafeString:
     plot_h = height - TOP - BOTTOM
     lines = []
     for fraction in (0, 0.5, 1):
         y = TOP + plot_h * (1 - fraction)
         lines.append((LEFT, y, width - RIGHT, y, LEFT - 6, y + 4, fmt(top * fraction)))
-    return _join(
+    grid = _join(
         '<line class="dc-chart__grid" x1="{}" y1="{}" x2="{}" y2="{}" stroke="#ccc"/>'
         '<text class="dc-chart__axis" x="{}" y="{}" text-anchor="end">{}</text>',
         lines,
+    )
+    if not end_axis:
+        return grid
+    # The scale again at the right end, for a phone, whose chart scrolls and opens on its
+    # newest days with the left axis out of view (the admin's CSS shows it there only).
+    ends = [(width - RIGHT + 3, y, label) for _x1, y, *_rest, label in lines]
+    return format_html(
+        "{}{}",
+        grid,
+        _join('<text class="dc-chart__axis dc-chart__axis--end" x="{}" y="{}">{}</text>', ends),
+    )
+
+
+def legend(series: Sequence[tuple[str, Sequence[float], str]]) -> SafeString:
+    """Return a line chart's legend as HTML, to stand above the chart: outside the SVG it stays
+    in view when the chart scrolls sideways on a phone (it was scrolled out with the left edge)."""
+    return format_html(
+        '<ul class="dc-legend">{}</ul>',
+        format_html_join(
+            "",
+            '<li class="dc-tone--{}">'
+            '<span class="dc-legend__swatch" aria-hidden="true"></span>{}</li>',
+            [(tone, name) for name, _values, tone in series],
+        ),
     )
 
 
@@ -111,6 +137,7 @@ def bar_chart(
     height: int = 220,
     gap: float = 0.25,
     fmt: Callable[[float], str] = format_count,
+    end_axis: bool = False,
 ) -> SafeString:
     """Return a vertical bar chart of counts; gap=0 makes it a histogram.
 
@@ -129,7 +156,7 @@ def bar_chart(
         bars.append((x, TOP + plot_h - bar_h, max(slot * (1 - gap) - 1, 1), bar_h, tip))
     body = format_html(
         "{}{}{}",
-        _grid(top, width, height, fmt),
+        _grid(top, width, height, fmt, end_axis),
         _join(
             '<rect class="dc-chart__bar" x="{}" y="{}" width="{}" height="{}" '
             'fill="#417690"><title>{}</title></rect>',
@@ -200,35 +227,32 @@ def line_chart(
     height: int = 220,
     fmt: Callable[[float], str] = format_count,
     floor: float = 1.0,
+    end_axis: bool = False,
 ) -> SafeString:
-    """Return a small line chart: one polyline per (name, values, tone) series, with a legend.
+    """Return a small line chart: one polyline per (name, values, tone) series; its legend is
+    `legend(series)`, placed above it.
 
     `floor` is the least the axis reaches, so a quiet week does not label its grid "1, 0, 0".
+    `end_axis` labels the scale at the right end too.
     """
     peak = max((max(values, default=0) for _, values, _ in series), default=0)
     top = _nice_ceiling(max(peak, floor))
     plot_w, plot_h = width - LEFT - RIGHT, height - TOP - BOTTOM
     step = plot_w / max(len(labels) - 1, 1)
     xs = [LEFT + i * step for i in range(len(labels))]
-    lines, legend = [], []
-    for n, (name, values, tone) in enumerate(series):
+    lines = []
+    for name, values, tone in series:
         coords = " ".join(
             f"{x:.1f},{TOP + plot_h * (1 - v / top):.1f}" for x, v in zip(xs, values, strict=True)
         )
         lines.append((tone, coords, name))
-        legend.append((tone, LEFT + n * 110, 6, 14, 8, name))
     body = format_html(
-        "{}{}{}{}",
-        _grid(top, width, height, fmt),
+        "{}{}{}",
+        _grid(top, width, height, fmt, end_axis),
         _join(
             '<polyline class="dc-chart__line dc-tone--{}" points="{}" fill="none" '
             'stroke="#417690" stroke-width="2"><title>{}</title></polyline>',
             lines,
-        ),
-        _join(
-            '<g class="dc-tone--{}"><rect class="dc-chart__swatch" x="{}" y="{}" width="{}" '
-            'height="{}" fill="#417690"/><text class="dc-chart__axis" x="{}" y="{}">{}</text></g>',
-            [(t, x, y, w, h, x + 20, y + 8, name) for t, x, y, w, h, name in legend],
         ),
         _x_labels(labels, xs, height),
     )

@@ -175,6 +175,50 @@ def test_the_dashboard_fits_a_phone_in_chinese(live_server, showcase, browser):
     page.close()
 
 
+IN_VIEW = """(sel) => [...document.querySelectorAll(sel)].map((node) => {
+  // Whether the node shows: inside the box of every scrolling ancestor and of the screen.
+  const r = node.getBoundingClientRect();
+  if (!r.width || getComputedStyle(node).display === 'none') return false;
+  for (let box = node.parentElement; box; box = box.parentElement) {
+    if (getComputedStyle(box).overflowX === 'visible') continue;
+    const b = box.getBoundingClientRect();
+    if (r.left < b.left - 0.5 || r.right > b.right + 0.5) return false;
+  }
+  return r.left >= 0 && r.right <= innerWidth;
+})"""
+
+
+def test_on_a_phone_the_day_charts_keep_their_legend_and_scale_in_view(
+    live_server, showcase, browser
+):
+    # The day-by-day charts scroll sideways on a phone and open on their newest days: the
+    # tokens chart's legend (which line is input, which output) and both charts' scale sat at
+    # the left end, scrolled out of view.
+    page = browser.new_page(viewport={"width": 375, "height": 740})
+    log_in(page, live_server.url)
+    page.goto(f"{live_server.url}/admin/agent/conversation/dashboard/?days=30")
+    card = page.locator("section[aria-labelledby=tokens-heading]")
+    card.screenshot(path=str(SCREENSHOTS / "admin-dashboard-375-tokens.png"))
+
+    assert page.evaluate(IN_VIEW, "section[aria-labelledby=tokens-heading] .dc-legend li") == [
+        True,
+        True,
+    ]
+    assert card.locator(".dc-legend").inner_text().split() == ["Input", "Output"]
+    for chart in ("turns-per-day", "tokens-per-day"):
+        scale = f"svg:has(#{chart}-title) .dc-chart__axis:not([text-anchor=middle])"
+        shown = [
+            label
+            for label, visible in zip(
+                page.locator(scale).all_text_contents(), page.evaluate(IN_VIEW, scale), strict=True
+            )
+            if visible
+        ]
+        assert len(shown) == 3, (chart, shown)  # 0, the middle line and the top, once each
+    assert page.evaluate("document.documentElement.scrollWidth") <= 375
+    page.close()
+
+
 @pytest.fixture
 def pasted_url(transactional_db):
     from tests.agent.admin.factories import make_conversation, make_turn
