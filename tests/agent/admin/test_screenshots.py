@@ -330,3 +330,34 @@ def test_a_vote_s_comment_shows_in_the_turn_list_and_the_columns_still_fit(
     assert page.evaluate(FITS, ".results")  # duration is still in view
     assert comment.bounding_box()["height"] < 6 * 18  # cut short: a few lines, not a paragraph
     page.close()
+
+
+@pytest.fixture
+def long_turn(transactional_db):
+    from tests.agent.admin.factories import make_conversation, make_turn
+
+    calls = [{"step": s, "ok": s % 3 != 0, "error": "" if s % 3 else "boom"} for s in range(1, 41)]
+    make_turn(make_conversation(), index=1, status="interrupted", step_count=12,
+              input_tokens=58_000, output_tokens=3_410, duration_ms=184_000, vote="down",
+              feedback_comment="See https://docs.example.com/pgvector/hnsw-tuning-parameters",
+              user_message="Which of these is slow?", tool_calls=calls)  # fmt: skip
+
+
+@pytest.mark.parametrize("order", ["", "?o=8", "?o=-7"])
+def test_the_turn_list_fits_1280_with_room_for_a_long_row_and_a_sorted_column(
+    live_server, showcase, long_turn, browser, order
+):
+    # The list fitted 1280 px with 0 px to spare: a link in a vote's comment, "Interrupted",
+    # "40 · 13 failed" or sorting by tokens (its header grows the sort arrows) each pushed
+    # tokens and duration past the right edge.
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    log_in(page, live_server.url)
+    page.goto(f"{live_server.url}/admin/agent/turn/{order}")
+    page.screenshot(path=str(SCREENSHOTS / f"admin-turns-long-1280{order.replace('?', '-')}.png"))
+
+    assert page.evaluate(FITS, ".results")
+    duration = page.locator("#result_list td.field-duration").first.bounding_box()
+    assert duration["x"] + duration["width"] <= 1280
+    # Django's sidebar, narrower, still shows each name on one line.
+    assert set(page.evaluate(TEXT_LINES, "#nav-sidebar th[scope=row] a")) == {1}
+    page.close()
