@@ -154,7 +154,7 @@ def test_dates_follow_the_language_the_reader_chose_not_the_articles(
     make_article(title="文本嵌入入门", slug="zh", summary="把文字变成向量。", published_at=when)
     make_article(title="Embeddings primer", slug="en", published_at=when)
     client.cookies[settings.LANGUAGE_COOKIE_NAME] = ui
-    time = re.compile(r'<time datetime="[^"]+" lang="([^"]+)">([^<]+)</time>')
+    time = re.compile(r'<time datetime="[^"]+" data-local-date lang="([^"]+)">([^<]+)</time>')
 
     for path in ("/articles/zh/", "/articles/en/"):
         assert time.findall(client.get(path).content.decode()) == [(lang, date)], (ui, path)

@@ -128,3 +128,23 @@ def test_on_a_short_laptop_screen_the_open_panel_leaves_the_header_free(site, op
     assert not _overlaps(switch.bounding_box(), panel)
     page.get_by_role("button", name="中文").click()
     expect(page.locator("html")).to_have_attribute("lang", "zh-Hans")
+
+
+@pytest.mark.parametrize(
+    ("zone", "locale", "expected"),
+    [
+        ("Pacific/Honolulu", "en-US", "30 June 2026"),  # 09:00 UTC is 11 p.m. the day before
+        ("UTC", "en-US", "1 July 2026"),
+        ("Asia/Shanghai", "zh-CN", "2026年7月1日"),
+        ("Pacific/Honolulu", "zh-CN", "2026年6月30日"),
+    ],
+)
+def test_publication_dates_are_the_readers_own_day(site, open_page, zone, locale, expected):
+    # why-step-limits-matter was published at 09:00 UTC on 1 July 2026: the server wrote
+    # "1 July 2026" for every reader, a day off in Honolulu.
+    page = open_page(timezone_id=zone, locale=locale)
+    page.goto(site + "/articles/why-step-limits-matter/")
+    expect(page.locator(".article__header time")).to_have_text(expected)
+    page.goto(site + "/tags/limits/")
+    card = page.locator(".card", has=page.locator('a[href="/articles/why-step-limits-matter/"]'))
+    expect(card.locator("time")).to_have_text(expected)
