@@ -6,6 +6,8 @@ const ITEM = /^\s{0,3}([-*+]|\d{1,9}[.)])\s+(.*)$/;
 const HEADING = /^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$/;
 const QUOTE = /^\s{0,3}>\s?(.*)$/;
 const RULE = /^\s{0,3}([-*_])(\s*\1){2,}\s*$/;
+// A table's delimiter row, under its header row: "|---|:--:|" or "--- | ---".
+const TABLE_RULE = /^\s{0,3}\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$/;
 const INLINE = new RegExp(
   [
     "(`+)([^`]|[^`][\\s\\S]*?[^`])\\1(?!`)", // 1,2 code
@@ -99,6 +101,14 @@ function renderBlocks(source, onCode) {
       i = renderList(blocks, lines, i);
       continue;
     }
+    if (line.includes("|") && TABLE_RULE.test(lines[i + 1] ?? "") && lines[i + 1].includes("|")) {
+      const head = cells(line);
+      if (head.length === cells(lines[i + 1]).length) {
+        flush();
+        i = renderTable(blocks, lines, i, head);
+        continue;
+      }
+    }
     if (QUOTE.test(line)) {
       flush();
       const quoted = [];
@@ -154,6 +164,47 @@ function renderList(parent, lines, start) {
     i++;
   }
   parent.appendChild(list);
+  return i;
+}
+
+/** A row's cells: "| a | b |" and "a | b" alike; a "\|" is a pipe inside a cell. */
+function cells(line) {
+  let row = line.trim();
+  if (row.startsWith("|")) row = row.slice(1);
+  if (row.endsWith("|") && !row.endsWith("\\|")) row = row.slice(0, -1);
+  return row.split(/(?<!\\)\|/).map((cell) => cell.trim().replace(/\\\|/g, "|"));
+}
+
+// Models compare things in tables ("HNSW vs IVFFlat"): shown as pipes and dashes, they were
+// unreadable in the panel though the admin's transcript rendered them.
+function renderTable(parent, lines, start, head) {
+  const align = cells(lines[start + 1]).map((rule) => {
+    if (rule.endsWith(":")) return rule.startsWith(":") ? "center" : "right";
+    return "";
+  });
+  const row = (values, tag) => {
+    const tr = el("tr");
+    head.forEach((_, k) => {
+      const cell = el(tag, align[k] ? `chat-align-${align[k]}` : null);
+      appendInline(cell, values[k] ?? "", 0);
+      tr.appendChild(cell);
+    });
+    return tr;
+  };
+  const table = el("table");
+  const thead = el("thead");
+  thead.appendChild(row(head, "th"));
+  const tbody = el("tbody");
+  let i = start + 2;
+  while (i < lines.length && lines[i].trim() && lines[i].includes("|") && !FENCE.test(lines[i])) {
+    tbody.appendChild(row(cells(lines[i]), "td"));
+    i++;
+  }
+  table.append(thead, tbody);
+  // A wide table scrolls inside the answer, not the whole panel.
+  const wrapper = el("div", "chat-table");
+  wrapper.appendChild(table);
+  parent.appendChild(wrapper);
   return i;
 }
 

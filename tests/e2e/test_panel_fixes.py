@@ -139,6 +139,36 @@ def test_headings_in_answers_render_as_headings(site, scripted, open_page):
     expect(page.locator(".chat-answer strong")).to_have_count(0)
 
 
+def test_a_table_in_an_answer_renders_as_a_table(site, scripted, open_page):
+    # Models compare in tables; the panel showed "| index | build |" and "|---|---:|" as text.
+    answer = (
+        "Compared:\n"
+        "| index | build time | `a\\|b` |\n"
+        "|:---|---:|:---:|\n"
+        "| **HNSW** | slow | 1 |\n"
+        "| IVFFlat | fast |\n\n"
+        "That is all."
+    )
+    scripted.enqueue(text_response(words(answer)))
+    page = open_page(NARROW)
+    page.goto(site + "/")
+    open_chat(page)
+    ask(page, "Which index builds faster?")
+    wait_answered(page)
+
+    table = page.locator(".chat-answer table")
+    expect(table.locator("th")).to_have_text(["index", "build time", "a|b"])
+    expect(table.locator("tbody tr")).to_have_count(2)
+    expect(table.locator("tbody tr").first.locator("td")).to_have_text(["HNSW", "slow", "1"])
+    expect(table.locator("tbody tr").first.locator("strong")).to_have_text("HNSW")
+    expect(table.locator("tbody tr").last.locator("td")).to_have_text(["IVFFlat", "fast", ""])
+    assert table.locator("td").nth(1).evaluate("(n) => getComputedStyle(n).textAlign") == "right"
+    expect(page.locator(".chat-answer p")).to_have_text(["Compared:", "That is all."])
+    assert "|" not in page.locator(".chat-answer p").all_inner_texts()[0]
+    # A table wider than the phone's panel scrolls inside the answer, not the page.
+    assert page.evaluate("document.documentElement.scrollWidth") <= NARROW["width"]
+
+
 def test_double_underscores_inside_a_word_are_a_name_not_bold(site, scripted, open_page):
     # The panel made "a__Evil__b" (a name the offline model echoes back) bold where the
     # admin, reading Markdown as CommonMark does, showed it as typed; and a lone "my__var" got a
