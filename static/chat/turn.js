@@ -4,6 +4,10 @@ import { errorMessage, Step } from "./steps.js";
 import { S } from "./strings.js";
 import { copyText, el, localPath, shorten } from "./util.js";
 
+// What a sources line holds besides its links: a label, then joiners only ("Sources: A, B",
+// "Sources: A and B.", "来源：A 和 B。"); with "and" or the full stop, it stayed in the answer.
+const SOURCE_LINE = /^\s*[^\s:：]{1,16}\s*[:：](?:[\s,，、;；.。]|and|&|和|与|及)*$/u;
+
 let previewIds = 0;
 
 /** A small button that copies `text()` and says so for a moment. */
@@ -203,7 +207,7 @@ export class Turn {
     for (const path of this.gone) listed.add(path);
     if (!links.length || !links.every((a) => listed.has(a.pathname))) return;
     const rest = [...last.childNodes].filter((n) => n.nodeName !== "A").map((n) => n.textContent);
-    if (/^\s*[^\s:：]{1,16}\s*[:：][\s,，、;；]*$/u.test(rest.join(""))) last.remove();
+    if (SOURCE_LINE.test(rest.join(""))) last.remove();
   }
 
   /** The answer's own links to an article that is gone become text: no trip to a 404. */

@@ -93,6 +93,35 @@ def test_sources_once_with_a_passage_preview_and_a_section_link(
     assert heading.evaluate("n => /^H[1-6]$/.test(n.tagName)")
 
 
+@pytest.mark.parametrize(
+    "line", ["Sources: [{a}]({u}) and [{b}]({v}).", "来源：[{a}]({u}) 和 [{b}]({v})。"]
+)
+def test_a_sources_line_joined_by_and_is_not_repeated_above_the_box(
+    site, scripted, open_page, articles, line
+):
+    # "Sources: [A](…) and [B](…)." stayed in the answer, right above the box listing A and B.
+    a, b = articles[STEP_LIMITS]["title"], articles[LOOP]["title"]
+    ids = json.dumps({"article_id": articles[LOOP]["id"]})
+    line = line.format(a=a, b=b, u=f"/articles/{STEP_LIMITS}/", v=f"/articles/{LOOP}/")
+    scripted.enqueue(
+        tool_call_response(
+            [
+                ("call_s", "search_knowledge_base", json.dumps({"query": "step limits"})),
+                ("call_d", "get_article_detail", ids),
+            ]
+        ),
+        text_response(words(f"Cap the steps.\n\n{line}")),
+    )
+    page = open_page()
+    page.goto(site + "/")
+    open_chat(page)
+    ask(page, "Why cap the steps?")
+    wait_answered(page)
+
+    expect(page.locator(".chat-sources a")).to_have_count(2)
+    expect(page.locator(".chat-answer")).to_have_text("Cap the steps.")
+
+
 def test_copy_buttons_for_the_answer_and_each_code_block(site, scripted, open_page):
     code = "AGENT_MAX_STEPS=5\nmake run"
     answer = f"Set it like this:\n\n```sh\n{code}\n```\n\nThen restart."
