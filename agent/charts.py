@@ -14,13 +14,20 @@ LEFT, RIGHT, TOP, BOTTOM = 48, 28, 26, 30
 
 
 def format_ms(value: float | None) -> str:
-    """Return a duration for people: '—', '38.5 ms' or '1.24 s' ('38.5 毫秒', '1.24 秒')."""
+    """Return a duration for people: '—', '38.5 ms', '1.24 s', '18.4 s' or '3 min 4 s'
+    ('38.5 毫秒', '1.24 秒', '3 分 4 秒')."""
     # The chat panel's units (the same messages): the Chinese admin read "ms" beside "毫秒".
     if value is None:
         return "—"
     if value < 1000:
         return _("%(ms)s ms") % {"ms": f"{value:.1f}".removesuffix(".0")}
-    return _("%(seconds)s s") % {"seconds": f"{value / 1000:.2f}"}
+    if value < 10_000:
+        return _("%(seconds)s s") % {"seconds": f"{value / 1000:.2f}"}
+    if value < 60_000:
+        return _("%(seconds)s s") % {"seconds": f"{value / 1000:.1f}"}
+    # "184.00 s" had to be worked out; a turn that long was stuck somewhere.
+    minutes, seconds = divmod(round(value / 1000), 60)
+    return _("%(minutes)s min %(seconds)s s") % {"minutes": f"{minutes:,}", "seconds": seconds}
 
 
 def format_count(value: float | None) -> str:

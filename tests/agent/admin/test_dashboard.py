@@ -3,7 +3,7 @@ from datetime import UTC, datetime, timedelta
 from html import unescape as html_unescape
 
 import pytest
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from agent import charts
 from agent.selectors import dashboard_metrics
@@ -136,6 +136,10 @@ def test_number_formats():
     assert charts.format_ms(38.0) == "38 ms"
     assert charts.format_ms(38.5) == "38.5 ms"
     assert charts.format_ms(3600) == "3.60 s"
+    assert charts.format_ms(18_440) == "18.4 s"
+    assert charts.format_ms(184_000) == "3 min 4 s"
+    with translation.override("zh-hans"):
+        assert charts.format_ms(184_000) == "3 分 4 秒"
     assert charts.format_percent(0.125) == "12.5%"
     assert charts.format_count(12345) == "12,345"
 
