@@ -32,6 +32,9 @@ def test_transcript_shows_the_vote_and_the_comment(staff_client, voted):
     assert 'data-testid="vote-2">Thumbs down<' in html
     assert 'data-testid="vote-3"' not in html
     assert 'data-testid="feedback-2"><bdi>It quoted the wrong table.</bdi><' in html
+    # The comment is about the answer, so it follows it (it sat between the question and step 1).
+    turn = html[html.index('id="turn-2"') : html.index('id="turn-3"')]
+    assert turn.index("dc-event--answer") < turn.index('data-testid="feedback-2"')
 
 
 def test_the_turn_list_shows_the_comment_under_the_vote(staff_client, voted):
