@@ -22,7 +22,7 @@ from agent.llm.offline_figures import (
     frame_terms,
     gives_figure,
 )
-from agent.llm.offline_names import mentions, missing_names
+from agent.llm.offline_names import mentions, missing_names, named_terms
 from agent.llm.offline_second import TWO_PART_FLOOR, Second, names_it, second_article
 from agent.llm.offline_text import (
     UNIT_MARK,
@@ -157,6 +157,10 @@ def compose_answer(
         if not instead and (not context or asks_price(question)):
             return NO_FIGURE[lang].format(title=_title(sources[0]))
         picked = instead or picked
+    elif picked and asks and not _assigned(picked, question):
+        # A figure, but not the setting's: "what's ef_search set to by default?" had "fewer than
+        # ten results" quoted, and "hnsw.ef_search (default 40)" is the one asked for.
+        picked = _figure_instead(pool, picked, wanted, question, assigned_only=True) or picked
     if picked and not context and _WHY.search(question):
         picked = _with_thesis(picked, sources, question)
     if not picked and context:  # a follow-up whose own words miss: the top article, in context
@@ -487,11 +491,13 @@ def _figure_instead(
     picked: list[tuple[int, Fact]],
     wanted: dict[str, float],
     question: str,
+    assigned_only: bool = False,
 ) -> list[tuple[int, Fact]]:
     """The strongest fact of the quoted articles that gives the figure, if it is strong enough.
 
     Returns [] when no fact about the question gives it: the articles discuss the topic but
-    do not answer the question.
+    do not answer the question. `assigned_only`: only a fact giving a setting the question
+    names its value ("k = 60").
     """
     shared = [_shared(fact, wanted) for _, fact in pool]
     strength = [sum(wanted[t] for t in terms_i) for terms_i in shared]
@@ -505,15 +511,52 @@ def _figure_instead(
         # "How many questions per minute?": "6 questions per minute" names both, a figure of
         # the very kind asked, however few of the question's other words it shares.
         floor = PER_PERIOD_FIGURE_FLOOR
+    # "公式里的 k 一般取多少？" asks for k's value, and "The constant k = 60 …" gives it however few
+    # of the question's other words ("merge", "result", through the glossary) it shares.
+    names = _parameters(question)
     candidates = [
         i
         for i, (n, fact) in enumerate(pool)
-        if n in quoted and strength[i] >= floor * best and gives_figure(fact.text, question)
+        if n in quoted
+        and (_assigns(fact.text, names) or (strength[i] >= floor * best and not assigned_only))
+        and gives_figure(fact.text, question)
     ]
     if not candidates:
         return []
-    top = max(candidates, key=lambda i: strength[i])
+    top = max(candidates, key=lambda i: (_assigns(pool[i][1].text, names), strength[i]))
     return _with_context(pool, [top], shared, compares=False)
+
+
+_PARAMETER = re.compile(r"[A-Za-z][A-Za-z0-9_.]*")
+
+
+def _parameters(question: str) -> list[str]:
+    """The settings a figure question names ("k", "ef_search", "hnsw.ef_search", "m"):
+    identifiers, not numbers or words with capitals ("RRF", "Postgres")."""
+    return [
+        name
+        for name in named_terms(question) + re.findall(r"(?<![\w.'’])[a-z](?![\w.'’])", question)
+        if _PARAMETER.fullmatch(name) and (len(name) == 1 or "_" in name or "." in name)
+    ]
+
+
+def _assigns(text: str, names: list[str]) -> bool:
+    """Does `text` give one of `names` a number ("k = 60", "hnsw.ef_search (default 40)",
+    "ef_search of 40", "m 设为 16")?"""
+    return any(
+        re.search(
+            rf"(?<!\w){re.escape(name)}[`*]*\s*(?:=|:|is|of|to|defaults to|\(default|"
+            rf"默认(?:是|为)?|设为|设成|取|为)\s*\d",
+            text,
+        )
+        for name in names
+    )
+
+
+def _assigned(picked: list[tuple[int, Fact]], question: str) -> bool:
+    """Do the picked facts give the value of the setting the question names (if it names one)?"""
+    names = _parameters(question)
+    return not names or any(_assigns(fact.text, names) for _, fact in picked)
 
 
 def _rivals(

@@ -2138,3 +2138,36 @@ async def test_a_passage_standing_in_for_a_figure_must_give_one():
 
     assert result.answer == NO_FIGURE["zh"].format(title="Choosing a pgvector index")
     assert sent[-1]["answered"] is False
+
+
+SETTINGS_ARTICLE = {
+    "article_id": 31,
+    "title": "Fusing two result lists",
+    "url": "/articles/fusing/",
+    "body": "## Fusion\n\nThe search merges the keyword results and the vector results into one "
+    "list, and the merged list is what the reader sees.\n\nThe constant k = 60 comes from the "
+    "original paper and has stayed the default.\n\n## Settings\n\n"
+    "- **`hnsw.ef_search`** (default 40): the candidate list at query time.\n"
+    "- A filter can leave far fewer than ten results.\n",
+}
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # The question shares "merged", "keyword", "vector" and "results" with the first
+        # sentence, and only "k" with the one that gives k's value.
+        ("When the keyword and vector results are merged, how much is k?", "The constant k = 60"),
+        # "fewer than ten results" is a figure, but not the setting's.
+        ("What's ef_search set to by default?", "hnsw.ef_search (default 40)"),
+    ],
+)
+async def test_a_question_asking_a_settings_value_is_answered_by_the_fact_giving_it(
+    monkeypatch, question, expected
+):
+    monkeypatch.setitem(ARTICLES, 31, SETTINGS_ARTICLE)
+
+    result, _ = await ask(question, [{**relevant_hit(SETTINGS_ARTICLE, 0.9), "language": "en"}])
+
+    assert expected in result.answer and result.answered
