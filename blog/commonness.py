@@ -38,24 +38,34 @@ _SUFFIXES = (
 _PREFIXES = ("re", "un", "pre", "de", "non", "over", "under")
 
 
+# A base of four letters or more: "redis" is not "dis", "cors" not "cor". A noun made with
+# "-er" from a common word ("segmenter") keeps it; "docker" is no everyday "dock".
+MIN_BASE = 4
+AGENT_NOUN_BASE = 4.0
+
+
 def everyday(word: str) -> float:
     """The zipf of `word` or of the everyday word it is made from, whichever is higher."""
     best = zipf(word)
-    for base in _bases(word):
-        best = max(best, zipf(base))
+    for base, floor in _bases(word):
+        frequency = zipf(base)
+        if frequency >= floor:
+            best = max(best, frequency)
     return best
 
 
-def _bases(word: str) -> list[str]:
+def _bases(word: str) -> list[tuple[str, float]]:
+    """Words `word` may be made from, each with the zipf it needs to count."""
     found = []
     for suffix, endings in _SUFFIXES:
         stem = word[: -len(suffix)]
         if word.endswith(suffix) and len(stem) >= 3:
-            found += [stem + ending for ending in endings]
+            floor = AGENT_NOUN_BASE if suffix in ("er", "ers") else 0.0
+            found += [(stem + ending, floor) for ending in endings]
             if len(stem) >= 4 and stem[-1] == stem[-2]:
-                found.append(stem[:-1])  # "trimmed" -> "trim"
-    found += [word[len(prefix) :] for prefix in _PREFIXES if word.startswith(prefix)]
-    return [base for base in found if len(base) >= 3]
+                found.append((stem[:-1], floor))  # "trimmed" -> "trim"
+    found += [(word[len(prefix) :], 0.0) for prefix in _PREFIXES if word.startswith(prefix)]
+    return [(base, floor) for base, floor in found if len(base) >= MIN_BASE]
 
 
 def warm() -> None:

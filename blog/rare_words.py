@@ -28,20 +28,26 @@ from blog.spelling import MAX_LENGTH, MIN_CHUNKS, stem
 # "shouldn't" is a contraction.
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_.-]*[A-Za-z0-9](?:['’][a-z]{1,2}\b)?")
 _PLAIN = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)*")
-MAX_WORDS = 4  # rare words looked at per question; each costs a few hundred stems
+MAX_WORDS = 8  # rare words looked at per question
 MIN_PREFIX = 5  # a shorter start ("cach", "rera") begins too many words
+# A shorter word is taken as written, as blog.spelling does: one edit from "jwt" is "jet", from
+# "gcp" "gap"; a short unknown word is far more often a name than a slip.
+MIN_SLIP = 5
+MAX_SLIPS = 4  # words whose slips are sought per question: a few hundred stems each
 
 
 def rare_words(question: str) -> list[str]:
-    """The question's words rarer than Zipf 3.0 in everyday English in all their forms."""
-    found: list[str] = []
+    """The question's words rarer than Zipf 3.0 in everyday English in all their forms, each
+    once (whatever its case), possessives read as the word ("tiktoken's"), at most MAX_WORDS."""
+    found: dict[str, str] = {}
     for word in _WORD.findall(question):
-        if not _PLAIN.fullmatch(word) or len(word) > MAX_LENGTH:
+        word = re.sub(r"['’]s$", "", word)
+        if not _PLAIN.fullmatch(word) or len(word) > MAX_LENGTH or word.lower() in found:
             continue
         parts = [part for part in word.lower().split("-") if part]
-        if any(everyday(part) < RARE for part in parts) and word not in found:
-            found.append(word)
-    return found[:MAX_WORDS]
+        if any(everyday(part) < RARE for part in parts):
+            found[word.lower()] = word
+    return list(found.values())[:MAX_WORDS]
 
 
 def unused_words(question: str, used: Callable[[str], bool]) -> list[str]:
@@ -64,11 +70,16 @@ def in_vocabulary(
     article), or is one edit from one that is in at least MIN_CHUNKS chunks (a slip:
     "seperate", "eror")."""
 
+    sought = [0]
+
     def used(word: str) -> bool:
         if stem(word) in frequency or stem(word) in translated:
             return True
-        if any(frequency.get(stem(variant), 0) >= MIN_CHUNKS for variant in one_edit(word)):
-            return True
+        if len(word) >= MIN_SLIP and sought[0] < MAX_SLIPS:
+            sought[0] += 1
+            variants = one_edit(word)
+            if any(frequency.get(stem(variant), 0) >= MIN_CHUNKS for variant in variants):
+                return True
         # The start of a longer name ("InMemory" of "InMemoryChannelLayer"), as `mentions`
         # finds a name in an article's text.
         if len(word) < MIN_PREFIX:

@@ -19,6 +19,7 @@ from typing import Any
 from agent.llm.base import ModelTurn, TextDelta, ToolCall, Usage
 from agent.llm.offline_answer import SOURCE, compose_answer, compose_summary
 from agent.llm.offline_definitions import defined_subject
+from agent.llm.offline_names import mentions
 from agent.llm.offline_overview import (
     NOTHING_BEFORE,
     OVERVIEW_LIMIT,
@@ -221,7 +222,7 @@ def plan(messages: list[dict], available: set[str]) -> tuple[list[ToolCall], str
         lang=turn.lang,
         own=turn.system,
         parts=answered_parts(turn.question, chosen, part_hits),
-        unknown=_unknown_words(turn.question, chosen),
+        unknown=_unknown_words(turn.question, hits),
     )
     return [], answer or DONT_KNOW[turn.lang]
 
@@ -230,7 +231,8 @@ def _unknown_words(question: str, hits: list[dict]) -> tuple[str, ...]:
     """The search's words the blog never uses ("tiktoken"), those of this question only: a
     follow-up's search carries the earlier question's words too."""
     words = hits[0].get("unknown_words") if hits else None
-    return tuple(w for w in words or () if isinstance(w, str) and w.lower() in question.lower())
+    asked = question.lower()
+    return tuple(w for w in words or () if isinstance(w, str) and mentions(asked, w.lower()))
 
 
 def _source(hit: dict, article: dict | None) -> dict:

@@ -134,7 +134,7 @@ def compose_answer(
     has anything to quote.
     """
     if parts:
-        answer = _by_parts(parts, sources, excerpts, lang, own)
+        answer = _by_parts(parts, sources, excerpts, lang, own, unknown)
         if answer:
             return answer
     missing = [*_missing_names(question, sources, excerpts, own), *_unknown(unknown, own)]
@@ -196,7 +196,12 @@ def compose_answer(
 
 
 def _by_parts(
-    parts: list[tuple[str, int]], sources: list[dict], excerpts: dict, lang: str, own: str
+    parts: list[tuple[str, int]],
+    sources: list[dict],
+    excerpts: dict,
+    lang: str,
+    own: str,
+    unknown: tuple[str, ...] = (),
 ) -> str:
     """Each part answered from its own article, the answered parts first.
 
@@ -207,7 +212,14 @@ def _by_parts(
     said, unsaid = [], []
     for text, n in parts:
         answer = compose_answer(
-            question=text, context="", sources=[sources[n]], excerpts=excerpts, lang=lang, own=own
+            question=text,
+            context="",
+            sources=[sources[n]],
+            excerpts=excerpts,
+            lang=lang,
+            own=own,
+            # The part that asks about the word the blog lacks is declined, the other answered.
+            unknown=tuple(word for word in unknown if mentions(text.lower(), word.lower())),
         )
         blind = _nearest_label(sources[n], lang)
         if answer.startswith(blind):  # quoted blind: say which part it stands in for
@@ -491,6 +503,7 @@ def _figure_instead(
     picked: list[tuple[int, Fact]],
     wanted: dict[str, float],
     question: str,
+    *,
     assigned_only: bool = False,
 ) -> list[tuple[int, Fact]]:
     """The strongest fact of the quoted articles that gives the figure, if it is strong enough.
@@ -528,28 +541,37 @@ def _figure_instead(
 
 
 _PARAMETER = re.compile(r"[A-Za-z][A-Za-z0-9_.]*")
+_NOT_PARAMETERS = frozenset("a i".split())  # "what is a good k?", "should i…"
+MAX_PARAMETERS = 4
 
 
 def _parameters(question: str) -> list[str]:
-    """The settings a figure question names ("k", "ef_search", "hnsw.ef_search", "m"):
-    identifiers, not numbers or words with capitals ("RRF", "Postgres")."""
-    return [
-        name
-        for name in named_terms(question) + re.findall(r"(?<![\w.'’])[a-z](?![\w.'’])", question)
+    """The settings a figure question names, lower case ("k", "m", "ef_search",
+    "hnsw.ef_search"): identifiers and single letters standing alone, at most four."""
+    found = named_terms(question) + re.findall(
+        r"(?<![A-Za-z0-9_.'’-])[A-Za-z](?![A-Za-z0-9_.'’-])", question
+    )
+    names = [
+        name.lower()
+        for name in found
         if _PARAMETER.fullmatch(name) and (len(name) == 1 or "_" in name or "." in name)
     ]
+    return [n for n in dict.fromkeys(names) if n not in _NOT_PARAMETERS][:MAX_PARAMETERS]
 
 
 def _assigns(text: str, names: list[str]) -> bool:
     """Does `text` give one of `names` a number ("k = 60", "hnsw.ef_search (default 40)",
-    "ef_search of 40", "m 设为 16")?"""
-    return any(
+    "ef_search of 40", "常数k=60", "m 设为 16")?"""
+    if not names:
+        return False
+    alternatives = "|".join(re.escape(name) for name in names)
+    return bool(
         re.search(
-            rf"(?<!\w){re.escape(name)}[`*]*\s*(?:=|:|is|of|to|defaults to|\(default|"
-            rf"默认(?:是|为)?|设为|设成|取|为)\s*\d",
+            rf"(?<![A-Za-z0-9_-])(?:{alternatives})(?![A-Za-z0-9_])[`*]*\s*(?:=|:|is|of|to|"
+            rf"defaults to|\(default:?|默认(?:值)?(?:是|为)?|设为|设成|取|为)\s*\d",
             text,
+            re.IGNORECASE,
         )
-        for name in names
     )
 
 

@@ -26,10 +26,13 @@ _ASKS = re.compile(
     r"(?:limits?|caps?|budgets?|timeouts?|thresholds?|size|maximum|minimum|allowance|quota|"
     r"dimensions?|default)\s*[?？.!]*\s*$|"
     r"\b(?:set|default(?:s|ed)?) to what\b|\bwhat (?:is|are) (?:it|they) set to\b|"
-    # "What's ef_search set to by default?", "what is m by default?"
-    r"\bwhat(?:'s| is| are| was)(?: the)? [\w.`-]+(?: [\w.`-]+)? (?:set to|by default)\b|"
-    # ("好几个 worker", "十几次": a few, said in passing, not a number asked for.)
-    r"多少|(?<![好十])几(?:个|次|秒|毫秒|分钟|倍|条|篇|步)|多久|多长|多大|多快|多高|多低|多频繁|"
+    # "What's ef_search set to by default?", "what is m by default?": a setting's name (an
+    # identifier or one letter), not "what is logged by default?".
+    r"\bwhat(?:['’]s| is| are| was)(?: the)? `?(?:[a-z]|[a-z]\w*[_.][\w.]+)`? "
+    r"(?:set to|by default)\b|"
+    # ("好几个 worker", "十几次", "这几个参数", "哪几个", "没几个人": a few, or which ones, not a
+    # number asked for.)
+    r"多少|(?<![好十这那哪没])几(?:个|次|秒|毫秒|分钟|倍|条|篇|步)|多久|多长|多大|多快|多高|多低|多频繁|"
     r"默认值|数值|百分之几|几成|默认(是|为|设|设置)(多少|几)",
     re.IGNORECASE,
 )

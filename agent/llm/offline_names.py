@@ -98,7 +98,12 @@ def mentions(text: str, name: str) -> bool:
     if qualified and mentions(text, qualified.group(1)):
         return True  # "django.core.exceptions.SynchronousOnlyOperation" by its class name
     name = name.lower()
-    number = _NUMBER_UNIT.match(name) or _ORDINAL.match(name)
+    ordinal = _ORDINAL.match(name)
+    if ordinal:  # "2nd": "2nd", "second" or 第二, not any 2 ("HTTP/2")
+        return bool(re.search(rf"(?<![\w.]){re.escape(name)}\b", text)) or _spelled(
+            text, ordinal.group(1), ordinal=True
+        )
+    number = _NUMBER_UNIT.match(name)
     if number:
         name = number.group(1)
     name = name.replace(",", "")
@@ -119,20 +124,26 @@ def mentions(text: str, name: str) -> bool:
     return "-" in name and bool(parts) and all(mentions(text, part) for part in parts)
 
 
-_MEASURE = "[个次步条种篇轮秒分天倍层块项点位]|分钟|小时"
+_MEASURE = "[个次步条种篇轮秒天倍层块项点位]|分钟|小时"
+_NUMERAL = "零一二两三四五六七八九十百千万"
 
 
-def _spelled(text: str, number: str) -> bool:
-    """Does `text` write a small whole number out ("three", "third", "三")?"""
-    words = _NUMBER_WORDS.get(int(number)) if number.isdigit() else None
-    if not words:
+def _spelled(text: str, number: str, *, ordinal: bool = False) -> bool:
+    """Does `text` write a small whole number out ("three", "third", "三次", "第三")?
+
+    Not 1: "one", "first" and 一个 (the indefinite article) are everywhere. A Chinese numeral
+    counts before a measure word or after 第, and not inside a larger number ("十三次", "二十个")
+    or a word ("一样", "十分重要", "三分之一").
+    """
+    words = _NUMBER_WORDS.get(int(number)) if len(number) <= 2 and number.isdigit() else None
+    if not words or int(number) < 2:
         return False
-    english, ordinal, chinese = words
-    if re.search(rf"\b(?:{english}|{ordinal})\b", text):
+    english, ordinal_word, chinese = words
+    spelled = ordinal_word if ordinal else f"{english}|{ordinal_word}"
+    if re.search(rf"\b(?:{spelled})\b", text):
         return True
-    # A Chinese numeral counts before a measure word or as an ordinal ("三次", "第二"), not
-    # inside a word ("一样", "统一").
-    return any(re.search(rf"第{ch}|{ch}(?:{_MEASURE})", text) for ch in chinese)
+    after = "" if ordinal else rf"|(?<![{_NUMERAL}第]){{ch}}(?:{_MEASURE})"
+    return any(re.search(rf"第{ch}(?![{_NUMERAL}])" + after.format(ch=ch), text) for ch in chinese)
 
 
 def missing_names(question: str, texts: list[str]) -> list[str]:

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from agent.llm.offline_answer import compose_answer
 from agent.llm.offline_names import mentions, missing_names
 from agent.llm.offline_text import article_text, inert, language
-from blog.rare_words import one_edit, unused_words
+from blog.rare_words import MIN_SLIP, one_edit, unused_words
 from blog.spelling import stem
 
 # Words that point at what is on screen. "it", "this" and "the post" alone are too common to
@@ -36,8 +36,8 @@ _POINTS = re.compile(
     r"(上面|前面)(说|提|讲|写)|这一?[节段](话|代码|里|文字)?(?!时间)|这个例子",
     re.IGNORECASE,
 )
-# The search found nothing either, so the decline speaks of the blog as well as the page.
 _TEXT_WORD = re.compile(r"[a-z][a-z0-9_]*")
+# The search found nothing either, so the decline speaks of the blog as well as the page.
 PAGE_MISSING = {
     "en": "The article on this page doesn’t mention “{name}”, and I found nothing else in "
     "this blog’s articles about it.",
@@ -94,6 +94,6 @@ def in_text(text: str) -> Callable[[str], bool]:
     def used(word: str) -> bool:
         if mentions(text, word) or stem(word) in stems:
             return True
-        return any(stem(variant) in stems for variant in one_edit(word))
+        return len(word) >= MIN_SLIP and any(stem(variant) in stems for variant in one_edit(word))
 
     return used

@@ -39,8 +39,8 @@ _LEANS = re.compile(
 # has no subject of its own. Searched alone it matched a sentence about data in another article
 # ("若要设阈值，应当用自己的数据实测") and was answered from it.
 _EVIDENCE_TAIL = re.compile(
-    r"^(?:那|请问|另外|以及)?(?:有没有|有无|是否有|能不能给|能否给|可以给|能给|给)(?:个|一些|点|些)?"
-    r"(?:具体|实测|实际|真实|详细|准确)?的?"
+    r"^(?:那|请问|另外|以及)?(?:有没有|有无|是否有|能不能给|能否给|可以给|能给|给|有)(?:个|一些|点|些)?"
+    r"(?:具体|实测|实际|真实|详细|准确|示例)?的?"
     r"(?:数字|数据|数值|例子|示例|代码|测试|对比|出处|来源|参考|资料|案例|benchmark|基准)"
     r"[吗呢吧啊]?\s*[?？。！!]*$|"
     r"^(?:and |so |but )?(?:are there |is there |got |do you have |have you got )?any "
@@ -58,8 +58,10 @@ def question_parts(question: str) -> list[str]:
     text = question.strip()
     for split in (_by_question_marks, _by_conjunction, _respectively):
         parts = [part.strip(" ,，。") for part in split(text)]
+        # A tail asking for evidence rides with what it asks it of; the rest may still split.
+        parts = parts[:1] + [part for part in parts[1:] if not _EVIDENCE_TAIL.match(part)]
         if len(parts) >= 2 and all(_substantial(part) for part in parts):
-            if any(_leans_back(part) or _EVIDENCE_TAIL.match(part) for part in parts[1:]):
+            if any(_leans_back(part) for part in parts[1:]):
                 return []
             # A third part rides with the second: each part's answer must cover what it asks.
             return [*parts[: MAX_PARTS - 1], " ".join(parts[MAX_PARTS - 1 :])]

@@ -39,3 +39,19 @@ def test_a_slip_of_a_blog_word_the_start_of_a_name_and_a_translation_count_as_us
 def test_a_hyphenated_word_is_used_when_its_rare_parts_are():
     assert unused_words("Is a tiktoken-style count enough?", used()) == ["tiktoken-style"]
     assert unused_words("Is a cross-encoder better?", used()) == ["cross-encoder"]
+
+
+def test_a_possessive_is_the_word_each_word_counts_once_and_short_bases_are_no_words():
+    # "redis" is not "dis", "docker" no everyday "dock"; "tiktoken's" is "tiktoken".
+    assert rare_words("How is tiktoken's encoding chosen for Lua or lua or LUA?") == [
+        "tiktoken",
+        "Lua",
+    ]
+    assert rare_words("Can redis or docker or cors help?") == ["redis", "docker", "cors"]
+
+
+def test_a_short_word_is_taken_as_written_not_as_a_slip():
+    # One edit from "jwt" is "jet", from "gcp" "gap": short unknown words are names.
+    vocabulary = {stem(word): 3 for word in ("jet", "gap")}
+    used_here = in_vocabulary(vocabulary, sorted(vocabulary))
+    assert unused_words("Does it use jwt on gcp?", used_here) == ["jwt", "gcp"]

@@ -190,6 +190,7 @@ def test_hybrid_search_fuses_both_rankings_by_reciprocal_rank(make_article, add_
         "margin",
         "score",
         "section_url",
+        "unknown_words",
     }
 
 

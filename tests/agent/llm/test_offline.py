@@ -2171,3 +2171,28 @@ async def test_a_question_asking_a_settings_value_is_answered_by_the_fact_giving
     result, _ = await ask(question, [{**relevant_hit(SETTINGS_ARTICLE, 0.9), "language": "en"}])
 
     assert expected in result.answer and result.answered
+
+
+@pytest.mark.asyncio
+async def test_the_part_of_a_two_part_question_turning_on_an_unknown_word_is_the_part_declined():
+    # Each part is answered from its own article: the part about "tiktoken" (a word no article
+    # uses, which the whole question's search reports) is declined by name, not answered with
+    # the budget article's nearest sentence.
+    question = "Which index has the best recall, and how do I count the budget with tiktoken?"
+    words = {"unknown_words": ["tiktoken"]}
+    search = searched_by_part(
+        {
+            "best recall, and": [
+                {**relevant_hit(INDEX_ARTICLE, 0.9), **words},
+                {**relevant_hit(COST_ARTICLE, 0.8), **words},
+            ],
+            "best recall": [relevant_hit(INDEX_ARTICLE, 0.9)],
+            "budget with tiktoken": [{**relevant_hit(COST_ARTICLE, 0.8), **words}],
+        }
+    )
+
+    result, _ = await ask(question, search)
+
+    assert "Recall: 0.99" in result.answer
+    declined = NOT_MENTIONED["en"].format(name="tiktoken", title="What a chat turn costs")
+    assert declined in result.answer and "20,000 tokens" not in result.answer

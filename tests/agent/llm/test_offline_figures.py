@@ -130,10 +130,15 @@ def test_a_few_said_in_passing_asks_for_no_figure():
     # "几个" alone asks how many.
     assert not asks_for_figure("上线以后开了好几个 worker 进程，channel layer 应该换成什么？")
     assert not asks_for_figure("同一个词被搜了十几次，是哪里出了问题？")
+    assert not asks_for_figure("这几个参数分别是什么意思？")
+    assert not asks_for_figure("哪几个参数最重要？")
     assert asks_for_figure("上线以后应该开几个 worker 进程？")
 
 
 def test_what_a_setting_is_set_to_asks_for_its_value():
     assert asks_for_figure("What's ef_search set to by default?")
     assert asks_for_figure("what is m by default?")
+    assert asks_for_figure("What’s hnsw.ef_search set to?")
     assert not asks_for_figure("What is ef_search?")
+    assert not asks_for_figure("What is logged by default?")
+    assert not asks_for_figure("What's enabled by default?")

@@ -85,3 +85,12 @@ def test_a_small_number_or_position_is_mentioned_when_an_article_spells_it_out()
     assert missing_names("两种写法一样吗，要 1 个还是 2 个？", ["两种写法一样，统一处理。"]) == [
         "1"
     ]
+    # Not inside a larger number or a word, not 1 ("one", 一个 are everywhere), and an ordinal
+    # only as an ordinal: "HTTP/2" does not mention "the 2nd one".
+    assert missing_names("要 3 次还是 10 次？", ["重试十三次，三分之一，这一点十分重要"]) == [
+        "3",
+        "10",
+    ]
+    assert missing_names("k 取 1 吗？", ["这是一个常见的例子"]) == ["1"]
+    assert missing_names("Does the 2nd one wait?", ["HTTP/2 is used"]) == ["2nd"]
+    assert missing_names("Is 99999999999999999999 enough?", ["ninety"]) == ["99999999999999999999"]
