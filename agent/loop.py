@@ -20,7 +20,7 @@ from pydantic import ValidationError
 from agent import events
 from agent.answered import turn_answered
 from agent.exceptions import ModelError, TokenBudgetSpent, ToolFailure, ToolNotFound
-from agent.llm.base import ChatModel, ModelTurn, TextDelta, ToolCall, Usage
+from agent.llm.base import ChatModel, ModelTurn, Retried, TextDelta, ToolCall, Usage
 from agent.prompts import STEP_LIMIT_NUDGE
 from agent.text import text_scrub
 from agent.tool import Tool
@@ -115,8 +115,9 @@ class ModelCall:
     step: int
     messages: list[dict]
     turn: ModelTurn | None = None
-    # What the budget was charged for a call that reported no usage (Stop, a cut stream), for
-    # observers to count: not for one the endpoint refused before answering.
+    # What the budget was charged beyond the endpoint's report, for observers to count: a call
+    # that reported no usage (Stop, a cut stream; not one the endpoint refused before
+    # answering), and the attempts abandoned to a silence before the one that answered.
     estimated: Usage | None = None
 
 
@@ -277,12 +278,20 @@ async def _model_stream(
     pieces: list[str] = []
     result.streaming = pieces
     ascii_chars = other_chars = 0  # the answer and tool arguments so far (tokens_estimate)
+    retried = 0  # attempts the endpoint worked on and the adapter gave up (Retried)
     failed = False
     try:
         async with contextlib.aclosing(model.stream(call.messages, schemas)) as stream:
             async for item in stream:
                 if isinstance(item, ModelTurn):
                     turn = item
+                    continue
+                if isinstance(item, Retried):
+                    # Each attempt is a prompt paid for: the next one is sent only when the
+                    # budget covers it too, after those abandoned (this one included).
+                    sent = result.usage.total + prompt * (2 + retried)
+                    await spending.cover(sent + spending.answer_tokens)
+                    retried += 1
                     continue
                 if not item.text:
                     continue
@@ -291,7 +300,7 @@ async def _model_stream(
                 other_chars += len(item.text) - ascii_part
                 # A long answer, or a long tool argument (never shown, as costly), asks for
                 # another answer's worth of tokens, or is cut here.
-                spent = result.usage.total + prompt + ascii_chars // 3 + other_chars
+                spent = result.usage.total + prompt * (1 + retried) + ascii_chars // 3 + other_chars
                 if spending.budget is not None and spent > spending.granted:
                     await spending.cover(spent + spending.answer_tokens)
                 if isinstance(item, TextDelta):
@@ -305,16 +314,23 @@ async def _model_stream(
     finally:  # also when cancelled: a stopped turn keeps the text it showed
         result.answer += "".join(pieces)
         result.streaming = []
+        # The attempts abandoned to a silence are in no usage report: each is its prompt.
+        abandoned = Usage(prompt * retried, 0)
         if turn is None or turn.usage is None:
             # No usage came (Stop, a cut or failed stream, a server that does not report it):
             # the endpoint was still paid, so the estimate is charged, never nothing.
             estimate = Usage(prompt, ascii_chars // 3 + other_chars)
-            result.usage = result.usage + estimate
+            result.usage = result.usage + estimate + abandoned
             # Observers count it as spent too, unless the endpoint failed before answering (an
             # HTTP error: nothing to bill) or the model is the offline one (it spends nothing).
             # A visitor's Stop, even before the first token, was read and paid for.
             if not model.offline and (ascii_chars or other_chars or not failed):
-                call.estimated = estimate
+                call.estimated = estimate + abandoned
+            elif retried:
+                call.estimated = abandoned
+        elif retried:  # the report covers the attempt that answered, not those before it
+            result.usage = result.usage + abandoned
+            call.estimated = abandoned
     if turn is None:
         raise ModelError("The model ended its response without a result.", "no_result")
     result.usage = result.usage + turn.usage

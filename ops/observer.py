@@ -249,7 +249,9 @@ class _ModelScope:
         turn = self.call.turn
         # A stopped or cut stream reports no usage, but the endpoint was paid: the estimate
         # the budget was charged counts, so stopping every answer cannot hide the spending.
-        usage = turn.usage if turn is not None and turn.usage is not None else self.call.estimated
+        # Attempts abandoned to a silence and retried are estimated beside a report (Retried).
+        reported = turn.usage if turn is not None else None
+        usage = reported + self.call.estimated if reported is not None else self.call.estimated
         if usage is not None:
             metrics.child(metrics.TOKENS, "input").inc(usage.input_tokens)
             metrics.child(metrics.TOKENS, "output").inc(usage.output_tokens)

@@ -66,6 +66,14 @@ class ReasoningDelta:
     text: str
 
 
+@dataclass(frozen=True, slots=True)
+class Retried:
+    """The endpoint took the call and went quiet past the timeout before streaming anything,
+    and the adapter is about to ask it again. The abandoned attempt had the whole prompt and
+    was working on it (a model thinking without streaming its thoughts): it was paid for, so
+    the loop counts its prompt, and holds the next attempt's, before the call is sent again."""
+
+
 @dataclass(slots=True)
 class ModelTurn:
     """The complete result of one model call, yielded last by `ChatModel.stream`."""
@@ -89,7 +97,7 @@ class ChatModel(Protocol):
 
     def stream(
         self, messages: list[dict], tools: list[dict] | None
-    ) -> AsyncIterator[TextDelta | ArgumentsDelta | ReasoningDelta | ModelTurn]:
-        """Yield TextDelta (and, optionally, ArgumentsDelta and ReasoningDelta) many times, then
-        exactly one ModelTurn last."""
+    ) -> AsyncIterator[TextDelta | ArgumentsDelta | ReasoningDelta | Retried | ModelTurn]:
+        """Yield TextDelta (and, optionally, ArgumentsDelta, ReasoningDelta and Retried) many
+        times, then exactly one ModelTurn last."""
         ...

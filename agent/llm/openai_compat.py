@@ -15,7 +15,15 @@ import openai
 import orjson
 
 from agent.exceptions import ModelError
-from agent.llm.base import ArgumentsDelta, ModelTurn, ReasoningDelta, TextDelta, ToolCall, Usage
+from agent.llm.base import (
+    ArgumentsDelta,
+    ModelTurn,
+    ReasoningDelta,
+    Retried,
+    TextDelta,
+    ToolCall,
+    Usage,
+)
 from agent.llm.idle import IdleTimeout
 from agent.llm.pacing import ReadPacer
 from agent.text import text_scrub
@@ -77,9 +85,9 @@ class OpenAICompatModel:
 
     async def stream(
         self, messages: list[dict], tools: list[dict] | None
-    ) -> AsyncIterator[TextDelta | ArgumentsDelta | ReasoningDelta | ModelTurn]:
-        """Yield text, argument and reasoning deltas, then one ModelTurn; raise ModelError on
-        endpoint failure."""
+    ) -> AsyncIterator[TextDelta | ArgumentsDelta | ReasoningDelta | Retried | ModelTurn]:
+        """Yield text, argument and reasoning deltas (and Retried before asking a silent
+        endpoint again), then one ModelTurn; raise ModelError on endpoint failure."""
         request: dict[str, Any] = {
             "model": self.name,
             "messages": messages,
@@ -123,6 +131,10 @@ class OpenAICompatModel:
                 attempt += 1
                 model_retry_count(reason="timeout")
                 logger.warning("model call timed out, retry %d", attempt)
+                # The endpoint had the prompt and was working on it: that attempt was paid for.
+                # Counted as one call, a question that kept the model thinking past the timeout
+                # cost three prompts (and their thinking) and was charged one.
+                yield Retried()
             except (openai.OpenAIError, ValueError) as exc:  # ValueError: malformed JSON chunk
                 logger.warning("model call failed: %r", exc)
                 raise ModelError(_visitor_message(exc), failure_reason(exc)) from exc

@@ -1,0 +1,80 @@
+"""A model call asked again after the endpoint went quiet is paid for twice, and counted twice.
+
+The adapter retries a call whose endpoint sent nothing for AGENT_MODEL_TIMEOUT (a model that
+thinks without streaming its thoughts, as OpenAI's reasoning models do, an overloaded local
+server). The endpoint had the whole prompt by then, and had been working on it: each attempt
+it abandoned was billed. The turn was charged one call: a question that kept the model
+thinking past the timeout cost three prompts and was counted as one, and with the usage the
+last attempt reported the first two counted for nothing at all.
+"""
+
+import json
+
+import pytest
+from channels.db import database_sync_to_async
+
+from agent.loop import tokens_estimate
+from agent.models import Turn
+from testing_support.model_server import text_response
+from tests.security.clients import ws_ask, ws_open
+from tests.security.conftest import model_env
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+REPORTED = (1000, 5)  # what the attempt that answered reported
+
+
+def prompt_tokens(request: dict) -> int:
+    """The loop's estimate of one attempt's prompt, from what the endpoint received."""
+    messages = json.dumps(request["messages"], ensure_ascii=False)
+    tools = json.dumps(request.get("tools") or [], ensure_ascii=False)
+    return tokens_estimate(messages) + tokens_estimate(tools)
+
+
+async def charged(serve, scripted, name: str, **env: str) -> tuple[list[dict], int]:
+    server = serve(
+        name,
+        **model_env(scripted),
+        AGENT_MODEL_TIMEOUT="0.5",
+        AGENT_MODEL_MAX_RETRIES="2",
+        **env,
+    )
+    socket = await ws_open(server)
+    events = await ws_ask(socket, "Think very carefully: why cap the agent's steps?")
+    await socket.close()
+    server.stop()  # the save has landed
+    saved = await database_sync_to_async(list)(Turn.objects.all())
+    return events, sum(turn.input_tokens + turn.output_tokens for turn in saved)
+
+
+async def test_each_attempt_cut_by_the_timeout_is_charged_its_prompt(serve, scripted):
+    silent = text_response(["never"], hang_after=0)  # the endpoint thinks, and says nothing
+    scripted.enqueue(silent, text_response(["never"], hang_after=0))
+    scripted.enqueue(text_response(["Steps are capped."], usage=REPORTED))
+
+    events, spent = await charged(serve, scripted, "retry-charged")
+
+    assert events[-1]["type"] == "done", events[-1]
+    assert len(scripted.requests) == 3  # two abandoned attempts, then the answer
+    abandoned = sum(prompt_tokens(request) for request in scripted.requests[:2])
+    # Before: 1,005, the answering attempt's report alone.
+    assert spent >= sum(REPORTED) + abandoned
+
+
+async def test_retries_stop_where_the_budget_ends(serve, scripted):
+    for _ in range(3):
+        scripted.enqueue(text_response(["never"], hang_after=0))
+    events, spent = await charged(
+        serve,
+        scripted,
+        "retry-budget",
+        AGENT_TOKENS_PER_IP_PER_DAY="3000",
+        AGENT_TOKENS_PER_ANSWER="200",
+    )
+    prompt = prompt_tokens(scripted.requests[0])
+    assert 2 * prompt + 200 <= 3000 < 3 * prompt + 200  # room for two attempts, not three
+
+    # Before: three attempts sent, the turn charged one prompt and ended model_error.
+    assert events[-1]["code"] == "rate_limited", events[-1]
+    assert len(scripted.requests) == 2
+    assert 2 * prompt <= spent <= 3000
