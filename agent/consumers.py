@@ -190,7 +190,12 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
                 await self.turn
 
     async def send_error(self, code: str, message: str) -> None:
-        await self.send_json(events.error(code, message))
+        event = events.error(code, message)
+        if self.answering:
+            # The refusal of the frame just read, not the end of the answer streaming: a client
+            # reads an `error` as its turn's end, and the rest of the answer reached nobody.
+            event["refused"] = True
+        await self.send_json(event)
 
     async def session_key(self) -> str:
         # The session row is written on the first message, not when the page or socket opens.

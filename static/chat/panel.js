@@ -88,6 +88,8 @@ class Panel {
       this.feedbackFailed(event);
       return;
     }
+    // So is any other frame refused while an answer streams (a second question): the answer goes on.
+    if (event.type === "error" && event.refused === true) return;
     const turn = this.turn;
     if (!turn || turn.finished) {
       // An error with no answer in flight answers a feedback frame (a server that does not mark it).
