@@ -2,7 +2,7 @@ from typing import Literal
 from uuid import UUID
 
 from ninja import Schema
-from pydantic import Field
+from pydantic import Field, StrictInt
 
 
 class ChatIn(Schema):
@@ -14,7 +14,9 @@ class ChatIn(Schema):
         default=None, description="Continue this conversation (message), or the voted one."
     )
     page: str | None = Field(default=None, description="Slug of the article on screen.")
-    turn: int | None = Field(default=None, description="The answer's turn number (feedback).")
+    # Strict, as the WebSocket reads it: pydantic took `true`, "1" and 1.0 for turn 1, and the
+    # vote landed on an answer the client never named.
+    turn: StrictInt | None = Field(default=None, description="The answer's turn number (feedback).")
     vote: str | None = Field(default=None, description='"up", "down" or "none" (feedback).')
     comment: str | None = Field(default=None, description="Optional comment (feedback).")
 
