@@ -99,10 +99,11 @@ def mentions(text: str, name: str) -> bool:
         return True  # "django.core.exceptions.SynchronousOnlyOperation" by its class name
     name = name.lower()
     ordinal = _ORDINAL.match(name)
-    if ordinal:  # "2nd": "2nd", "second" or 第二, not any 2 ("HTTP/2")
-        return bool(re.search(rf"(?<![\w.]){re.escape(name)}\b", text)) or _spelled(
-            text, ordinal.group(1), ordinal=True
-        )
+    if ordinal:  # "3rd": "3rd", "third", 第三, or a rank written as the number ("rank: 3");
+        # not a version ("HTTP/2")
+        number = ordinal.group(1)
+        bare = rf"(?<![\w./]){number}(?:st|nd|rd|th)?(?!\d|[.,]\d|/)"
+        return bool(re.search(bare, text)) or _spelled(text, number, ordinal=True)
     number = _NUMBER_UNIT.match(name)
     if number:
         name = number.group(1)

@@ -93,4 +93,5 @@ def test_a_small_number_or_position_is_mentioned_when_an_article_spells_it_out()
     ]
     assert missing_names("k 取 1 吗？", ["这是一个常见的例子"]) == ["1"]
     assert missing_names("Does the 2nd one wait?", ["HTTP/2 is used"]) == ["2nd"]
+    assert missing_names("What if it is 3rd in the list?", ["Keyword rank: 3"]) == []
     assert missing_names("Is 99999999999999999999 enough?", ["ninety"]) == ["99999999999999999999"]
