@@ -60,19 +60,21 @@ class Glossary:
         self._path = path
         self._lock = threading.Lock()
         self._entries: list[Entry] | None = None
+        self._english: frozenset[str] = frozenset()
 
     def entries(self) -> list[Entry]:
         with self._lock:
             if self._entries is None:
                 self._entries = _stemmed(parse(self._path.read_text(encoding="utf-8")))
+                self._english = frozenset(
+                    lexeme for entry in self._entries if entry.chinese for lexeme in entry.lexemes
+                )
             return self._entries
 
     def english_lexemes(self) -> frozenset[str]:
-        """Every English lexeme the glossary translates, once a search has read the file (it
-        stems through PostgreSQL, so a caller with no connection to spare gets none before)."""
-        with self._lock:
-            entries = self._entries or []
-        return frozenset(lexeme for entry in entries if entry.chinese for lexeme in entry.lexemes)
+        """Every English lexeme the glossary translates (read with the file, once)."""
+        self.entries()
+        return self._english
 
     def bridges(self, question: str, lexemes: set[str], language: str) -> list[Bridge]:
         """The glossary entries the question uses, as bridges into the other language."""

@@ -21,7 +21,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 
 from blog.commonness import RARE, everyday
-from blog.spelling import MAX_LENGTH, MIN_CHUNKS, stem
+from blog.spelling import MAX_LENGTH, MIN_CHUNKS, MIN_LENGTH, stem, variants
 
 # A word, hyphenated or not, with what follows it: an identifier ("ef_search", "asyncio.gather",
 # "pg_trgm") or a word with digits is a name (offline_names), checked against the articles read;
@@ -30,9 +30,8 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_.-]*[A-Za-z0-9](?:['’][a-z]{1,2}\b)?")
 _PLAIN = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)*")
 MAX_WORDS = 8  # rare words looked at per question
 MIN_PREFIX = 5  # a shorter start ("cach", "rera") begins too many words
-# A shorter word is taken as written, as blog.spelling does: one edit from "jwt" is "jet", from
-# "gcp" "gap"; a short unknown word is far more often a name than a slip.
-MIN_SLIP = 5
+# A word shorter than spelling.MIN_LENGTH is taken as written, as blog.spelling does: one edit
+# from "jwt" is "jet", from "gcp" "gap"; a short unknown word is far more often a name.
 MAX_SLIPS = 4  # words whose slips are sought per question: a few hundred stems each
 
 
@@ -75,10 +74,9 @@ def in_vocabulary(
     def used(word: str) -> bool:
         if stem(word) in frequency or stem(word) in translated:
             return True
-        if len(word) >= MIN_SLIP and sought[0] < MAX_SLIPS:
+        if len(word) >= MIN_LENGTH and sought[0] < MAX_SLIPS:
             sought[0] += 1
-            variants = one_edit(word)
-            if any(frequency.get(stem(variant), 0) >= MIN_CHUNKS for variant in variants):
+            if any(frequency.get(stem(variant), 0) >= MIN_CHUNKS for variant in variants(word)):
                 return True
         # The start of a longer name ("InMemory" of "InMemoryChannelLayer"), as `mentions`
         # finds a name in an article's text.
@@ -88,14 +86,3 @@ def in_vocabulary(
         return at < len(lexicon) and lexicon[at].startswith(word)
 
     return used
-
-
-def one_edit(word: str) -> list[str]:
-    """Words one edit from `word` that keep its first letter (a reader rarely slips on it)."""
-    letters = "abcdefghijklmnopqrstuvwxyz"
-    splits = [(word[:i], word[i:]) for i in range(1, len(word) + 1)]
-    deletes = [a + b[1:] for a, b in splits if b]
-    swaps = [a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1 and b[0] != b[1]]
-    changes = [a + c + b[1:] for a, b in splits if b for c in letters if c != b[0]]
-    inserts = [a + c + b for a, b in splits for c in letters]
-    return [v for v in dict.fromkeys(deletes + swaps + changes + inserts) if len(v) >= 3]

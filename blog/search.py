@@ -219,7 +219,7 @@ def _search(
 
 def _unknown_words(query: str, vocab: Vocabulary) -> tuple[str, ...]:
     """The query's rare words the blog never uses, in either language (the glossary's English
-    words count: "spool" is 暂存 in a Chinese article). The glossary was read for the bridges."""
+    words count: "spool" is 暂存 in a Chinese article)."""
     used = in_vocabulary(vocab.frequency, vocab.lexicon, glossary.english_lexemes())
     return tuple(unused_words(query, used))
 

@@ -61,7 +61,7 @@ def corrected(terms: list[str], frequency: dict[str, int]) -> list[str]:
     ]
     if not unknown:
         return terms
-    fixes = {term: _best(term, _variants(term), frequency) for term in unknown}
+    fixes = {term: _best(term, variants(term), frequency) for term in unknown}
     result = [fixes.get(term, term) for term in terms]
     return list(dict.fromkeys(term for term in result if term))
 
@@ -87,7 +87,7 @@ def _rare_word(word: str) -> float:
     return zipf_frequency(word, "en", wordlist="large")
 
 
-def _variants(word: str) -> list[str]:
+def variants(word: str) -> list[str]:
     """Words one edit away that keep the first letter: a reader rarely slips on it, and
     without it "shard" was read as "hard"."""
     if len(word) < MIN_LENGTH:  # "hte": a short word's swap may take the first letter

@@ -222,12 +222,12 @@ def plan(messages: list[dict], available: set[str]) -> tuple[list[ToolCall], str
         lang=turn.lang,
         own=turn.system,
         parts=answered_parts(turn.question, chosen, part_hits),
-        unknown=_unknown_words(turn.question, hits),
+        unknown=_asked_unknown(turn.question, hits),
     )
     return [], answer or DONT_KNOW[turn.lang]
 
 
-def _unknown_words(question: str, hits: list[dict]) -> tuple[str, ...]:
+def _asked_unknown(question: str, hits: list[dict]) -> tuple[str, ...]:
     """The search's words the blog never uses ("tiktoken"), those of this question only: a
     follow-up's search carries the earlier question's words too."""
     words = hits[0].get("unknown_words") if hits else None

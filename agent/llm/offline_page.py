@@ -20,8 +20,8 @@ from collections.abc import Callable
 from agent.llm.offline_answer import compose_answer
 from agent.llm.offline_names import mentions, missing_names
 from agent.llm.offline_text import article_text, inert, language
-from blog.rare_words import MIN_SLIP, one_edit, unused_words
-from blog.spelling import stem
+from blog.rare_words import unused_words
+from blog.spelling import MIN_LENGTH, stem, variants
 
 # Words that point at what is on screen. "it", "this" and "the post" alone are too common to
 # count: "is it safe to…", "how does this work with HNSW", "in this case", "the POST endpoint".
@@ -94,6 +94,6 @@ def in_text(text: str) -> Callable[[str], bool]:
     def used(word: str) -> bool:
         if mentions(text, word) or stem(word) in stems:
             return True
-        return len(word) >= MIN_SLIP and any(stem(variant) in stems for variant in one_edit(word))
+        return len(word) >= MIN_LENGTH and any(stem(v) in stems for v in variants(word))
 
     return used
