@@ -160,7 +160,12 @@ def compose_answer(
     elif picked and asks and not _assigned(picked, question):
         # A figure, but not the setting's: "what's ef_search set to by default?" had "fewer than
         # ten results" quoted, and "hnsw.ef_search (default 40)" is the one asked for.
-        picked = _figure_instead(pool, picked, wanted, question, assigned_only=True) or picked
+        instead = _figure_instead(pool, picked, wanted, question, assigned_only=True)
+        if not instead and not context and _ASKS_DEFAULT.search(question):
+            # "If I don't pass a lists value, what default does pgvector use?" was answered with
+            # other settings' defaults ("probes (default 1)"): no fact gives this one's.
+            return NO_FIGURE[lang].format(title=_title(sources[0]))
+        picked = instead or picked
     if picked and not context and _WHY.search(question):
         picked = _with_thesis(picked, sources, question)
     if not picked and context:  # a follow-up whose own words miss: the top article, in context
@@ -543,6 +548,20 @@ def _figure_instead(
 _PARAMETER = re.compile(r"[A-Za-z][A-Za-z0-9_.]*")
 _NOT_PARAMETERS = frozenset("a i".split())  # "what is a good k?", "should i…"
 MAX_PARAMETERS = 4
+# A plain word named as a setting: "a lists value", "the probes setting", "lists 参数".
+_CALLED_SETTING = re.compile(
+    r"\b([A-Za-z][A-Za-z0-9_.]*)\s+(?:value|setting|parameter|option)s?\b|"
+    r"(?<![A-Za-z0-9_.])([A-Za-z][A-Za-z0-9_.]*)\s*(?:参数|的值)",
+    re.IGNORECASE,
+)
+# Words that stand before "value" without naming a setting ("the default value", "a good one").
+_NOT_SETTINGS = frozenset(
+    "a an the this that its their what which default good best right recommended typical "
+    "reasonable sensible same new old initial starting final max maximum min minimum exact "
+    "actual return config configuration some any different higher lower larger smaller "
+    "bigger return_value".split()
+)
+_ASKS_DEFAULT = re.compile(r"\bdefaults?\b|默认", re.IGNORECASE)
 
 
 def _parameters(question: str) -> list[str]:
@@ -556,6 +575,8 @@ def _parameters(question: str) -> list[str]:
         for name in found
         if _PARAMETER.fullmatch(name) and (len(name) == 1 or "_" in name or "." in name)
     ]
+    called = (a or b for a, b in _CALLED_SETTING.findall(question))
+    names += [name.lower() for name in called if name.lower() not in _NOT_SETTINGS]
     return [n for n in dict.fromkeys(names) if n not in _NOT_PARAMETERS][:MAX_PARAMETERS]
 
 
@@ -565,14 +586,12 @@ def _assigns(text: str, names: list[str]) -> bool:
     if not names:
         return False
     alternatives = "|".join(re.escape(name) for name in names)
-    return bool(
-        re.search(
-            rf"(?<![A-Za-z0-9_-])(?:{alternatives})(?![A-Za-z0-9_])[`*]*\s*(?:=|:|is|of|to|"
-            rf"defaults to|\(default:?|默认(?:值)?(?:是|为)?|设为|设成|取|为)\s*\d",
-            text,
-            re.IGNORECASE,
-        )
-    )
+    name = rf"(?<![A-Za-z0-9_-])(?:{alternatives})(?![A-Za-z0-9_])[`*]*"
+    verb = r"(?:=|:|is|of|to|defaults to|\(default:?|默认(?:值)?(?:是|为)?|设为|设成|取|为)"
+    given = rf"{name}\s*{verb}\s*\d"
+    # "the nearest ivfflat.probes buckets (default 1)": a default may follow one more word.
+    after_a_word = rf"{name}\s+[A-Za-z]+\s*\(default:?\s*\d"
+    return bool(re.search(f"{given}|{after_a_word}", text, re.IGNORECASE))
 
 
 def _assigned(picked: list[tuple[int, Fact]], question: str) -> bool:

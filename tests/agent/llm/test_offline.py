@@ -2148,7 +2148,9 @@ SETTINGS_ARTICLE = {
     "list, and the merged list is what the reader sees.\n\nThe constant k = 60 comes from the "
     "original paper and has stayed the default.\n\n## Settings\n\n"
     "- **`hnsw.ef_search`** (default 40): the candidate list at query time.\n"
-    "- A filter can leave far fewer than ten results.\n",
+    "- A filter can leave far fewer than ten results.\n"
+    "- IVFFlat sorts vectors into lists buckets and reads the nearest ivfflat.probes buckets "
+    "(default 1).\n",
 }
 
 
@@ -2161,6 +2163,8 @@ SETTINGS_ARTICLE = {
         ("When the keyword and vector results are merged, how much is k?", "The constant k = 60"),
         # "fewer than ten results" is a figure, but not the setting's.
         ("What's ef_search set to by default?", "hnsw.ef_search (default 40)"),
+        # A plain word named as a setting; its default follows one more word.
+        ("What is the default probes setting for IVFFlat?", "ivfflat.probes buckets (default 1)"),
     ],
 )
 async def test_a_question_asking_a_settings_value_is_answered_by_the_fact_giving_it(
@@ -2171,6 +2175,28 @@ async def test_a_question_asking_a_settings_value_is_answered_by_the_fact_giving
     result, _ = await ask(question, [{**relevant_hit(SETTINGS_ARTICLE, 0.9), "language": "en"}])
 
     assert expected in result.answer and result.answered
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    "question",
+    [
+        "If I don't pass a lists value when creating an IVFFlat index, what default is used?",
+        "IVFFlat 的 lists 参数默认是多少？",
+    ],
+)
+async def test_a_settings_default_no_fact_gives_is_declined_not_answered_with_anothers(
+    monkeypatch, question
+):
+    # The article gives the defaults of ef_search and probes, and "ten results": none is the
+    # default of `lists`, which it names without a value.
+    monkeypatch.setitem(ARTICLES, 31, SETTINGS_ARTICLE)
+
+    result, _ = await ask(question, [{**relevant_hit(SETTINGS_ARTICLE, 0.9), "language": "en"}])
+
+    assert not result.answered
+    language = "zh" if "参数" in question else "en"
+    assert result.answer == NO_FIGURE[language].format(title=SETTINGS_ARTICLE["title"])
 
 
 @pytest.mark.asyncio
