@@ -18,6 +18,7 @@ from agent import events, ratelimit, selectors
 from agent.coalesce import text_frames
 from agent.exceptions import BadRequest
 from agent.feedback import feedback_submit
+from agent.frames import CONVERSATION_ID_INVALID
 from agent.leases import conversation_wait_saved
 from agent.runner import ChatMessage, Visitor, message_parse, runner
 from agent.schemas import ChatIn, ConversationOut, ErrorOut, FeedbackIn, FeedbackOut
@@ -33,7 +34,7 @@ router = Router(tags=["chat"])
 TERMINAL = {"done", "error"}
 # What the WebSocket says for the same field (agent.turns.message_parse).
 FIELD_MESSAGES = {
-    "conversation_id": "conversation_id is not a valid id. Start a new chat.",
+    "conversation_id": CONVERSATION_ID_INVALID,
     "content": "The message must be text.",
     "page": "page must be an article slug.",
 }

@@ -11,6 +11,7 @@ from django.conf import settings
 
 from agent import events, ratelimit, services
 from agent.exceptions import BadRequest
+from agent.frames import FrameError, conversation_id_parse
 from agent.runner import runner
 from ops.metrics import refusal_count
 
@@ -31,10 +32,12 @@ def feedback_parse(frame: dict[str, Any]) -> Feedback:
     Raises:
         BadRequest: a malformed id or turn, an unknown vote, an over-long comment.
     """
-    try:
-        conversation_id = uuid.UUID(str(frame.get("conversation_id")))
-    except ValueError:
-        raise BadRequest("conversation_id is not a valid id.") from None
+    try:  # a vote names its conversation: null is no more an id here than 0 is
+        conversation_id = conversation_id_parse(frame.get("conversation_id"))
+    except FrameError:
+        conversation_id = None
+    if conversation_id is None:
+        raise BadRequest("conversation_id is not a valid id.")
     turn = frame.get("turn")
     if isinstance(turn, bool) or not isinstance(turn, int) or turn < 1:
         raise BadRequest("turn must be the answer’s turn number (1 or more).")

@@ -8,6 +8,7 @@ instead (`text_scrub`, agent/text.py).
 """
 
 import json
+import uuid
 from typing import Any
 
 from django.conf import settings
@@ -15,7 +16,20 @@ from django.conf import settings
 from agent.schemas import ChatIn
 from agent.text import INVALID, text_scrub
 
-__all__ = ["FrameError", "json_parse", "text_check", "text_scrub"]
+__all__ = [
+    "CONVERSATION_ID_INVALID",
+    "FrameError",
+    "conversation_id_parse",
+    "json_parse",
+    "text_check",
+    "text_scrub",
+]
+
+# Said for a conversation id that is present and not one, on the socket and over SSE alike.
+CONVERSATION_ID_INVALID = (
+    "conversation_id is not a valid id. Send a conversation's id (a UUID), "
+    "or leave it out (or null) to start a new chat."
+)
 
 
 class FrameError(ValueError):
@@ -55,6 +69,27 @@ def json_parse(raw: str | bytes, *, max_bytes: int | None = None, max_depth: int
     _shape_check(value, max_depth=max_depth, too_deep=too_deep)
     text_check(value)
     return value
+
+
+def conversation_id_parse(value: Any) -> uuid.UUID | None:
+    """A frame's `conversation_id`: None when absent or null (a new conversation), else its UUID.
+
+    Only null means "none". `0`, `false` and `""` were read as falsy and started a new
+    conversation in silence, so a client with a broken id lost its history without a word,
+    and each such message was a fresh conversation (with a fresh budget). A number is not an
+    id either, though its digits may spell one: SSE's schema refuses it, so the socket does.
+
+    Raises:
+        FrameError: anything else than null, a UUID or a string spelling one.
+    """
+    if value is None or isinstance(value, uuid.UUID):  # SSE's schema has parsed it already
+        return value
+    if not isinstance(value, str):
+        raise FrameError(CONVERSATION_ID_INVALID)
+    try:
+        return uuid.UUID(value)
+    except ValueError:
+        raise FrameError(CONVERSATION_ID_INVALID) from None
 
 
 # The protocol's own field names (chat frames, votes: ChatIn's): only these are named in a

@@ -16,7 +16,7 @@ from django.db import transaction
 from agent import selectors, services
 from agent.checkpoints import turn_start
 from agent.exceptions import BadRequest, ConversationFull
-from agent.frames import FrameError, text_check, text_scrub
+from agent.frames import FrameError, conversation_id_parse, text_check, text_scrub
 from agent.llm.base import ChatModel
 from agent.loop import ToolRecord, TurnResult
 from agent.ratelimit import TurnBudget
@@ -105,12 +105,10 @@ def message_parse(frame: Any) -> ChatMessage:
         raise BadRequest(
             f"The message is {len(content):,} characters long; the limit is {limit:,}."
         )
-    conversation_id = frame.get("conversation_id") or None
-    if conversation_id is not None:
-        try:
-            conversation_id = uuid.UUID(str(conversation_id))
-        except ValueError:
-            raise BadRequest("conversation_id is not a valid id. Start a new chat.") from None
+    try:
+        conversation_id = conversation_id_parse(frame.get("conversation_id"))
+    except FrameError as exc:
+        raise BadRequest(str(exc)) from None
     page = frame.get("page") or ""
     if not isinstance(page, str) or len(page) > 200:
         raise BadRequest("page must be an article slug.")
