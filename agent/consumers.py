@@ -35,6 +35,7 @@ POLICY_VIOLATION = 4008
 # What the consumer's `disconnect` is told when the visitor's close frame was heard by autobahn
 # but its disconnect had not reached us yet: RFC 6455's "closed abnormally" (no code known).
 GONE = 1006
+NOTHING_TO_STOP = "Nothing to stop: no answer is running."
 
 
 class ChatConsumer(AsyncJsonWebsocketConsumer):
@@ -169,6 +170,9 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
 
     async def stop(self) -> None:
         if not self.answering:
+            # Answered, or a client waiting for `cancelled` waits for ever; marked refused, as
+            # the answer may have just ended: a client must not read this as a next one's end.
+            await self.send_json(events.refused(events.BAD_REQUEST, NOTHING_TO_STOP))
             return
         await self.cancel_turn()
         self.answering = False
@@ -190,12 +194,10 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
                 await self.turn
 
     async def send_error(self, code: str, message: str) -> None:
-        event = events.error(code, message)
-        if self.answering:
-            # The refusal of the frame just read, not the end of the answer streaming: a client
-            # reads an `error` as its turn's end, and the rest of the answer reached nobody.
-            event["refused"] = True
-        await self.send_json(event)
+        # While an answer streams, the refusal of the frame just read is not that answer's
+        # end: a client reads an `error` as its turn's end, and the rest reached nobody.
+        refusal = events.refused if self.answering else events.error
+        await self.send_json(refusal(code, message))
 
     async def session_key(self) -> str:
         # The session row is written on the first message, not when the page or socket opens.

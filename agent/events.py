@@ -106,6 +106,12 @@ def error(code: str, message: str, articles: list[dict] | None = None, **extra: 
     return {"type": "error", "code": code, "message": message, "articles": articles or [], **extra}
 
 
+def refused(code: str, message: str) -> dict:
+    """An `error` answering one frame (a second question, a bad frame, a Stop with nothing to
+    stop), not ending a turn: marked so a client does not read it as an answer's end."""
+    return {**error(code, message), "refused": True}
+
+
 def encode(event: dict) -> bytes:
     """One event as compact UTF-8 JSON; orjson, as the encoding is most of a frame's CPU."""
     try:

@@ -857,3 +857,39 @@ def test_a_source_followed_on_a_phone_shows_the_article_not_the_sheet_again(
     expect(page.get_by_role("heading", level=1)).to_have_text(title)
     page.locator("#chat-launcher").click()  # the conversation is still there
     expect(page.locator(".chat-answer")).to_have_text("Cap the steps.")
+
+
+def test_stop_as_the_answer_ends_keeps_the_answer_whole(site, open_page):
+    """Stop pressed as `done` was on its way: the server, with nothing left to stop, answers
+    the Stop with a `bad_request` marked refused; the answer stays whole and unwarned, and the
+    next question is answered."""
+    questions = []
+
+    def on_frame(socket, frame):
+        if frame["type"] == "message":
+            questions.append(frame["content"])
+            socket.start(turn=len(questions))
+            socket.text(f"Answer {len(questions)}.")
+            if len(questions) > 1:
+                socket.done()
+        elif frame["type"] == "stop":
+            socket.done()  # the answer ended before the Stop arrived
+            socket.error("bad_request", "Nothing to stop: no answer is running.", refused=True)
+
+    page = open_page()
+    ChatRoute(page, on_frame)
+    page.goto(site + "/")
+    open_chat(page)
+    ask(page, "First")
+    expect(page.locator(".chat-answer")).to_have_text("Answer 1.")
+    page.get_by_role("button", name="Stop").click()
+    wait_answered(page)
+
+    first = page.locator(".chat-turn").first
+    expect(first.locator(".chat-answer")).to_have_text("Answer 1.")
+    expect(first.locator(".chat-note")).to_have_count(0)  # neither "Stopped." nor a warning
+    expect(first.get_by_role("button", name="Helpful", exact=True)).to_be_visible()
+    ask(page, "Second")
+    wait_answered(page)
+    expect(page.locator(".chat-turn").nth(1).locator(".chat-answer")).to_have_text("Answer 2.")
+    expect(page.locator(".chat-note")).to_have_count(0)
