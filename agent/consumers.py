@@ -17,7 +17,7 @@ from django.utils import translation
 from agent import events, ratelimit
 from agent.coalesce import TextFrames, text_frames
 from agent.exceptions import BadRequest
-from agent.feedback import feedback_submit
+from agent.feedback import FeedbackQueue
 from agent.frames import FrameError, json_parse
 from agent.loop import VisitorGone
 from agent.runner import Visitor, message_parse, runner
@@ -60,6 +60,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
 
     async def connect(self) -> None:
         self.frame_times: deque[float] = deque(maxlen=settings.AGENT_FRAMES_PER_MINUTE)
+        self.votes = FeedbackQueue(reply=self.vote_answer, limit=settings.WEBSOCKET_QUEUED_FRAMES)
         await self.accept()
         OPEN_SOCKETS.inc()
         self.counted = True
@@ -110,10 +111,8 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             known = getattr(self, "_session_key", None) or session_key_known(
                 self.scope.get("cookies", {}).get(settings.SESSION_COOKIE_NAME)
             )
-            saved = await feedback_submit(
-                frame=content, session_key=known, client_ip=self.client_ip()
-            )
-            await self.send_json(saved)
+            # Saved beside the frames, not before the next one is read (a Stop right after).
+            await self.votes.put(frame=content, session_key=known, client_ip=self.client_ip())
         elif kind != "message":
             await self.send_error(
                 events.BAD_REQUEST,
@@ -167,6 +166,13 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         if event["type"] in TERMINAL:
             self.answering = False
         await self.send_json(event)  # VisitorGone once the visitor has left (`send`)
+
+    async def vote_answer(self, event: dict) -> None:
+        """Answer a vote, from its own task; the visitor may have left meanwhile."""
+        try:
+            await self.send_json(event)
+        except VisitorGone:  # as in websocket_receive: the turn is cancelled and saved
+            await self.disconnect(GONE)
 
     async def stop(self) -> None:
         if not self.answering:

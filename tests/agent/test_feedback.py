@@ -49,6 +49,24 @@ async def test_websocket_vote_can_be_changed_and_cleared(scripted):
     await socket.disconnect()
 
 
+async def test_websocket_votes_sent_at_once_are_saved_and_answered_in_order(scripted):
+    # Each vote is saved in a task of its own (agent.feedback.FeedbackQueue): one after
+    # another, so the last one sent is the one that stands.
+    scripted.enqueue(text_response(["An answer."]))
+    socket = await connect()
+    conversation_id = (await ask(socket, "A question"))[0]["conversation_id"]
+    votes = ["up", "down", "none", "down", "up", "down"]
+    for index, vote in enumerate(votes):
+        frame = {"conversation_id": conversation_id, "turn": 1, "vote": vote}
+        await socket.send_json_to({"type": "feedback", **frame, "comment": str(index)})
+
+    answers = [await socket.receive_json_from(timeout=10) for _ in votes]
+
+    assert answers == [{"type": "feedback_saved", "turn": 1}] * len(votes)
+    assert await vote_of(conversation_id) == ("down", "5")
+    await socket.disconnect()
+
+
 async def test_websocket_refuses_another_sessions_turn_like_an_unknown_one(scripted):
     scripted.enqueue(text_response(["An answer."]))
     owner = await connect()
