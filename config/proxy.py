@@ -16,6 +16,7 @@ import ipaddress
 from dataclasses import dataclass
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 UNTRUSTED_FORWARD = "docent.untrusted_forward"  # scope key: see TrustedProxyMiddleware.rewrite
 FORWARDED = (b"x-forwarded-for", b"x-forwarded-proto", b"x-forwarded-port", b"x-forwarded-host")
 # Headers a proxy or tunnel adds besides X-Forwarded-* (which TrustedProxyMiddleware judges): a
@@ -156,11 +157,24 @@ class TrustedProxyMiddleware:
 
 
 def client_is_loopback(address: str) -> bool:
+    """Whether a client's address is this machine's, however a dual-stack socket spells it."""
     parsed = _address(address)
-    return parsed is not None and parsed.is_loopback
+    return parsed is not None and address_unmapped(parsed).is_loopback
 
 
-def _address(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+def address_unmapped(address: IPAddress) -> IPAddress:
+    """An IPv4-mapped IPv6 address (`::ffff:127.0.0.1`) as the IPv4 address it is.
+
+    A server listening on `::` (HOST=::) sees every IPv4 client so, and Python 3.12 says
+    `::ffff:127.0.0.1` is not loopback: `curl 127.0.0.1` was a stranger to every exemption
+    for this machine (the request bucket, /metrics, the debug pages).
+    """
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        return address.ipv4_mapped
+    return address
+
+
+def _address(text: str) -> IPAddress | None:
     text = text.strip()
     if text.startswith("[") and "]" in text:  # [v6]:port
         text = text[1 : text.index("]")]
@@ -172,7 +186,6 @@ def _address(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
         return None
 
 
-def _within(address, networks) -> bool:
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        address = address.ipv4_mapped
+def _within(address: IPAddress, networks: tuple[Network, ...]) -> bool:
+    address = address_unmapped(address)
     return any(address.version == net.version and address in net for net in networks)

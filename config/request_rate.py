@@ -34,12 +34,12 @@ counted by the /64 alone, each of a /48's 65,536 /64s had a full bucket, and 40 
 
 from __future__ import annotations
 
-import ipaddress
 import json
 import math
 import time
 
 from agent.ratelimit import address_bucket, network_bucket
+from config.proxy import client_is_loopback
 from ops.metrics import refusal_count
 
 # Buckets are dropped once full again (the address went quiet); a sweep runs every this many
@@ -79,7 +79,7 @@ class HttpRequestRate:
         if scope["type"] not in {"http", "websocket"}:
             return await self.application(scope, receive, send)
         client = str((scope.get("client") or ("",))[0])
-        if not client or _loopback(client):
+        if not client or client_is_loopback(client):
             return await self.application(scope, receive, send)
         path = str(scope.get("path", ""))
         static = bool(self.static_prefix) and path.startswith(self.static_prefix)
@@ -98,7 +98,7 @@ class HttpRequestRate:
         """Whether a new connection from `client` is to be closed as it is accepted: its
         bucket (or its /48's) was refused a request and has not refilled to REOPEN_SHARE of
         its burst since. Loopback never is."""
-        if not client or _loopback(client):
+        if not client or client_is_loopback(client):
             return False
         now = time.monotonic()
         network = network_bucket(client)
@@ -145,13 +145,6 @@ class HttpRequestRate:
         for key in full:
             del self.buckets[key]
             self.shut.discard(key)
-
-
-def _loopback(client: str) -> bool:
-    try:
-        return ipaddress.ip_address(client).is_loopback
-    except ValueError:
-        return False
 
 
 async def _socket_refused(receive, send) -> None:

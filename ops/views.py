@@ -8,7 +8,7 @@ from django.http import HttpRequest, HttpResponse
 from django.views.decorators.http import require_GET
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
-from config.proxy import PROXY_HEADERS, UNTRUSTED_FORWARD
+from config.proxy import PROXY_HEADERS, UNTRUSTED_FORWARD, address_unmapped
 from ops import multiproc
 from ops.collectors import DatabaseCollector
 
@@ -47,8 +47,8 @@ def metrics_allowed(request: HttpRequest) -> bool:
 
 
 def _trusted(address: str) -> bool:
-    try:
-        ip = ipaddress.ip_address(address.strip("[]"))
+    try:  # a server on `::` sees an IPv4 scraper as ::ffff:a.b.c.d: judged as a.b.c.d
+        ip = address_unmapped(ipaddress.ip_address(address.strip("[]")))
     except ValueError:
         return False
     allowed = settings.METRICS_ALLOWED_NETWORKS

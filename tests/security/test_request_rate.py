@@ -154,7 +154,7 @@ def test_an_address_with_an_empty_bucket_has_its_new_connections_closed(serve_an
                 answers.append(connection.recv(64).split(b"\r\n", 1)[0])
             except OSError:
                 answers.append(b"")
-    metrics = scrape(f"http://[::1]:{server.port}")  # 127.0.0.1 reads as ::ffff:127.0.0.1 here
+    metrics = scrape(server.url)  # 127.0.0.1, ::ffff:127.0.0.1 on this socket: loopback too
     another = httpx.get(server.url + "/healthz", timeout=10)
 
     assert answers[:5] == [b"HTTP/1.1 200 OK"] * 5
