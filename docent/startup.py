@@ -20,6 +20,8 @@ logger = logging.getLogger(__name__)
 
 # The PostgreSQL advisory lock that serialises release steps (any constant shared by them).
 RELEASE_LOCK = 0x646F63656E74  # "docent"
+# Below this many open files, a web process may run out under load (each visitor's socket is one).
+OPEN_FILES_ENOUGH = 4096
 
 
 def release(*, say: Callable[[str], None]) -> None:
@@ -178,6 +180,45 @@ def _shown_path(path: Path) -> str:
         return str(path.resolve().relative_to(Path(settings.BASE_DIR).resolve()))
     except ValueError:
         return str(path)
+
+
+def open_files_raise() -> tuple[int, int]:
+    """Raise this process's soft limit on open files to its hard limit: (before, after).
+
+    Linux starts a process at a soft limit of 1,024 whatever its hard limit (often 524,288):
+    a web process holding that many sockets, database connections and files could accept no
+    more (EMFILE), and every new visitor, `/healthz` included, waited in the listen queue.
+    """
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    # Linux refuses an infinite limit on open files; its ceiling is fs.nr_open.
+    wanted = _nr_open() if hard == resource.RLIM_INFINITY else hard
+    if soft == resource.RLIM_INFINITY or soft >= wanted:
+        return soft, soft
+    try:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+    except (ValueError, OSError) as exc:
+        logger.warning("could not raise the open files limit from %d to %d: %s", soft, wanted, exc)
+        return soft, soft
+    return soft, wanted
+
+
+def open_files_line(before: int, after: int) -> str:
+    """What start-up says of the open files limit; a low one is worth an operator's look."""
+    line = f"Open files: up to {after:,} per process"
+    if after > before:
+        line += f" (raised from {before:,})"
+    if after < OPEN_FILES_ENOUGH:
+        line += "; the hard limit is low for a web process (raise it: ulimit -Hn, LimitNOFILE)"
+    return line
+
+
+def _nr_open() -> int:
+    try:
+        return int(Path("/proc/sys/fs/nr_open").read_text())
+    except (OSError, ValueError):
+        return 1 << 20  # Linux's default
 
 
 def quiet_daphne() -> None:

@@ -24,6 +24,8 @@ class Command(BaseCommand):
 
     def handle(self, *args, host: str, port: int, no_prepare: bool, **options) -> None:
         self.check_debug(host)
+        # Each open connection is a file: at the default 1,024 a busy process refused the rest.
+        self.stdout.write(startup.open_files_line(*startup.open_files_raise()))
         if no_prepare:
             startup.release_wait(timeout=120, say=self.stdout.write)
         else:
