@@ -43,7 +43,8 @@ class ScriptedResponse:
     `delay` comes before each content or tool-call chunk (the others go out with their
     neighbour), the first one after `phase + first_delay`; `gate` (an asyncio.Event of the
     server's loop) holds the first chunk until set. `hang_after` stops after that many chunks
-    until the client leaves, `drop_after` cuts the connection there (a crash).
+    until the client leaves, `drop_after` cuts the connection there (a crash); `hang_up`
+    cuts it once the request is read, before any answer (an endpoint that died on it).
     """
 
     status: int = 200
@@ -56,6 +57,7 @@ class ScriptedResponse:
     gate: asyncio.Event | None = None
     hang_after: int | None = None
     drop_after: int | None = None
+    hang_up: bool = False
 
 
 @dataclass(frozen=True)
@@ -349,6 +351,9 @@ class ScriptedOpenAIServer:
         else:
             await _send_json(writer, 500, {"error": {"message": "scripted server: queue empty"}})
             return True
+        if response.hang_up:
+            writer.transport.abort()
+            return False
         if response.status != 200:
             await _send_json(writer, response.status, response.error_body, response.headers)
             return True

@@ -69,8 +69,9 @@ class ReasoningDelta:
 @dataclass(frozen=True, slots=True)
 class Retried:
     """The endpoint took the call and went quiet past the timeout before streaming anything,
-    and the adapter is about to ask it again. The abandoned attempt had the whole prompt and
-    was working on it (a model thinking without streaming its thoughts): it was paid for, so
+    or the connection dropped once the request was sent, and the adapter is about to ask it
+    again. The abandoned attempt had the whole prompt and may have worked on it (a model
+    thinking without streaming its thoughts, a server that crashed on it): it was paid for, so
     the loop counts its prompt, and holds the next attempt's, before the call is sent again."""
 
 

@@ -6,6 +6,7 @@ import asyncio
 import email.utils
 import json
 import logging
+import socket
 import time
 import uuid
 from collections.abc import AsyncIterator
@@ -122,6 +123,11 @@ class OpenAICompatModel:
                 delay = self._delay(exc, attempt)
                 model_retry_count(reason=reason)
                 logger.warning("model call failed (%s), retry %d in %.2fs", exc, attempt, delay)
+                if isinstance(exc, openai.APIConnectionError) and request_sent(exc):
+                    # Dropped once the request was out: the endpoint may have had the whole
+                    # prompt and worked on it, as with a silent one (a crash, a proxy's cut).
+                    # Uncounted, each drop was a prompt sent for free.
+                    yield Retried()
                 await asyncio.sleep(delay)
             except TimeoutError as exc:  # IdleTimeout: the endpoint went quiet
                 if yielded or attempt >= self.max_retries:
@@ -458,6 +464,34 @@ def _visitor_message(exc: Exception) -> str:
     if isinstance(exc, openai.APIStatusError):
         return f"The language model returned an error (HTTP {exc.status_code})."
     return "The language model returned an invalid response."
+
+
+# Failures that happen before a request leaves, by their class's name (neither client is
+# imported here): aiohttp's connect failures, and httpcore's (the layer that knows the phase;
+# the SDK's aiohttp transport calls any aiohttp connection error httpx's ConnectTimeout, a
+# server that hung up on a sent request included).
+_UNSENT = {
+    "aiohttp": frozenset({"ClientConnectorError", "ConnectionTimeoutError"}),
+    "httpcore": frozenset({"ConnectError", "ConnectTimeout", "PoolTimeout"}),
+}
+
+
+def request_sent(exc: BaseException) -> bool:
+    """Whether a failed call may have reached the endpoint: anything but a failure to connect
+    (refused, unresolved, timed out, no connection free). In doubt it counts as sent: the
+    budget errs on the side that cannot be spent for free."""
+    seen: BaseException | None = exc
+    for _ in range(16):  # an exception's chain, not a cycle
+        if seen is None:
+            return True
+        if isinstance(seen, ConnectionRefusedError | socket.gaierror):
+            return False
+        module = type(seen).__module__.split(".")[0].rstrip("0123456789")  # httpcore2 too
+        names = {kind.__name__ for kind in type(seen).__mro__}
+        if names & _UNSENT.get(module, frozenset()):
+            return False
+        seen = seen.__cause__ or seen.__context__
+    return True
 
 
 def _refused(exc: BaseException) -> bool:

@@ -6,6 +6,9 @@ server). The endpoint had the whole prompt by then, and had been working on it: 
 it abandoned was billed. The turn was charged one call: a question that kept the model
 thinking past the timeout cost three prompts and was counted as one, and with the usage the
 last attempt reported the first two counted for nothing at all.
+
+So is a call whose connection dropped once the request was sent (an endpoint that crashed or
+restarted on it, a proxy's cut): the adapter asked again, for free, as often as it retries.
 """
 
 import json
@@ -15,7 +18,7 @@ from channels.db import database_sync_to_async
 
 from agent.loop import tokens_estimate
 from agent.models import Turn
-from testing_support.model_server import text_response
+from testing_support.model_server import ScriptedResponse, text_response
 from tests.security.clients import ws_ask, ws_open
 from tests.security.conftest import model_env
 
@@ -68,6 +71,41 @@ async def test_retries_stop_where_the_budget_ends(serve, scripted):
         serve,
         scripted,
         "retry-budget",
+        AGENT_TOKENS_PER_IP_PER_DAY="3000",
+        AGENT_TOKENS_PER_ANSWER="200",
+    )
+    prompt = prompt_tokens(scripted.requests[0])
+    assert 2 * prompt + 200 <= 3000 < 3 * prompt + 200  # room for two attempts, not three
+
+    # Before: three attempts sent, the turn charged one prompt and ended model_error.
+    assert events[-1]["code"] == "rate_limited", events[-1]
+    assert len(scripted.requests) == 2
+    assert 2 * prompt <= spent <= 3000
+
+
+def hung_up() -> ScriptedResponse:
+    """The endpoint reads the whole request, then drops the connection without a word."""
+    return ScriptedResponse(hang_up=True)
+
+
+async def test_each_attempt_dropped_after_sending_is_charged_its_prompt(serve, scripted):
+    scripted.enqueue(hung_up(), hung_up(), text_response(["Steps are capped."], usage=REPORTED))
+
+    events, spent = await charged(serve, scripted, "retry-dropped-charged")
+
+    assert events[-1]["type"] == "done", events[-1]
+    assert len(scripted.requests) == 3  # two dropped, then the answer
+    abandoned = sum(prompt_tokens(request) for request in scripted.requests[:2])
+    # Before: 1,005, the answering attempt's report alone.
+    assert spent >= sum(REPORTED) + abandoned
+
+
+async def test_retries_after_drops_stop_where_the_budget_ends(serve, scripted):
+    scripted.enqueue(hung_up(), hung_up(), hung_up())
+    events, spent = await charged(
+        serve,
+        scripted,
+        "retry-dropped-budget",
         AGENT_TOKENS_PER_IP_PER_DAY="3000",
         AGENT_TOKENS_PER_ANSWER="200",
     )

@@ -2,15 +2,17 @@
 
 import asyncio
 import contextlib
+import socket
 import time
 
 import pytest
 
 from agent.exceptions import ModelError
-from agent.llm.base import ArgumentsDelta, ModelTurn, TextDelta, ToolCall, Usage
+from agent.llm.base import ArgumentsDelta, ModelTurn, Retried, TextDelta, ToolCall, Usage
 from agent.llm.openai_compat import OpenAICompatModel
 from testing_support.model_server import (
     ScriptedOpenAIServer,
+    ScriptedResponse,
     error_response,
     text_response,
     tool_call_response,
@@ -335,6 +337,41 @@ async def test_an_endpoint_that_sends_nothing_is_retried_then_times_out(server):
         await chat.aclose()
 
     assert len(server.requests) == 2
+
+
+@pytest.mark.parametrize("http", ["aiohttp", "httpx"])
+async def test_a_connection_dropped_after_the_request_is_retried_as_a_paid_attempt(server, http):
+    # The endpoint read the whole request, then hung up: it may have worked on the prompt.
+    server.enqueue(ScriptedResponse(hang_up=True), text_response(["fine"]))
+    chat = OpenAICompatModel(base_url=server.base_url, api_key="", model="m", http=http)
+    chat.retry_base_delay = 0.01
+    try:
+        items = [item async for item in chat.stream(MESSAGES, None)]
+    finally:
+        await chat.aclose()
+
+    assert len(server.requests) == 2
+    assert [type(item) for item in items] == [Retried, TextDelta, ModelTurn]
+
+
+@pytest.mark.parametrize("http", ["aiohttp", "httpx"])
+async def test_a_refused_connection_is_retried_unpaid(http):
+    with socket.socket() as unused:  # a port with nothing listening: nothing was sent
+        unused.bind(("127.0.0.1", 0))
+        port = unused.getsockname()[1]
+    chat = OpenAICompatModel(
+        base_url=f"http://127.0.0.1:{port}/v1", api_key="", model="m", http=http
+    )
+    chat.retry_base_delay = 0.01
+    items = []
+    try:
+        with pytest.raises(ModelError, match="could not be reached"):
+            async for item in chat.stream(MESSAGES, None):
+                items.append(item)
+    finally:
+        await chat.aclose()
+
+    assert items == []  # three attempts, none charged
 
 
 async def test_a_slow_steady_stream_longer_than_the_timeout_is_not_cut(server):
