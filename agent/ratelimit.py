@@ -257,16 +257,15 @@ async def admin_login_allow(
     ADMIN_LOGIN_ATTEMPTS in ADMIN_LOGIN_WINDOW seconds.
 
     Django's admin lets anyone try passwords as fast as they can post them. Per address stops
-    one machine; per user name stops many machines taking turns at one account. `device` is
+    one machine (and an IPv6 /48 its /64s: each wrong password costs a password hash, about half
+    a CPU-second, and a /48's 65,536 /64s each had the allowance at fresh user names); per user
+    name stops many machines taking turns at one account. `device` is
     the id of a browser that signed in as this user before: it counts on its own instead of
     the user name, so a flood of guesses at the name does not lock its owner out. `attempt`
     names the count, for `admin_login_succeeded` to take back.
     """
-    limit = settings.ADMIN_LOGIN_ATTEMPTS
-    keys = _admin_login_keys(client_ip=client_ip, username=username, device=device)
-    over, wait = await state().hit(
-        [(key, limit) for key in keys], settings.ADMIN_LOGIN_WINDOW, event=attempt
-    )
+    counters = _admin_login_counters(client_ip=client_ip, username=username, device=device)
+    over, wait = await state().hit(counters, settings.ADMIN_LOGIN_WINDOW, event=attempt)
     if over:
         retry_after = _seconds(wait)
         return Refusal(f"Too many sign-in attempts. Try again in {retry_after} s.", retry_after)
@@ -283,14 +282,18 @@ async def admin_login_succeeded(
     who signed in ten times in a quarter of an hour (a session per browser, a few sign-outs)
     was refused the eleventh, right password or not.
     """
-    keys = _admin_login_keys(client_ip=client_ip, username=username, device=device)
-    await state().forget(keys, attempt)
+    counters = _admin_login_counters(client_ip=client_ip, username=username, device=device)
+    await state().forget([key for key, _limit in counters], attempt)
 
 
-def _admin_login_keys(*, client_ip: str, username: str, device: str) -> list[str]:
+def _admin_login_counters(*, client_ip: str, username: str, device: str) -> list[tuple[str, int]]:
     name = admin_login_name(username)
     per_name = f"rl:login:d:{name}:{device}" if device else f"rl:login:u:{name}"
-    return [f"rl:login:ip:{address_bucket(client_ip)}", per_name]
+    limit = settings.ADMIN_LOGIN_ATTEMPTS
+    per_address = address_counters(
+        "rl:login:ip", client_ip, limit, settings.ADMIN_LOGIN_ATTEMPTS_PER_NETWORK
+    )
+    return [*per_address, (per_name, limit)]
 
 
 def _seconds(wait: float) -> int:

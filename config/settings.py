@@ -249,6 +249,11 @@ SEARCH_REQUESTS_PER_MINUTE_PER_NETWORK = env.int(
 # Admin sign-in attempts per address and per user name in a moving window (then 429).
 ADMIN_LOGIN_ATTEMPTS = env.int("ADMIN_LOGIN_ATTEMPTS", default=10)
 ADMIN_LOGIN_WINDOW = env.int("ADMIN_LOGIN_WINDOW", default=900)  # seconds
+# And per IPv6 /48, all its /64s together (four addresses' worth): a wrong password costs a
+# password hash, and each of a /48's /64s had the whole allowance at fresh user names.
+ADMIN_LOGIN_ATTEMPTS_PER_NETWORK = env.int(
+    "ADMIN_LOGIN_ATTEMPTS_PER_NETWORK", default=4 * ADMIN_LOGIN_ATTEMPTS
+)
 
 # Sessions keep the key a page minted until the first chat message writes the row.
 SESSION_ENGINE = "config.sessions"
