@@ -13,6 +13,10 @@ body had no deadline either once a complete head was in (a byte every few second
 megabyte held the connection, and its temp file, for days): it must arrive within
 `body_seconds` of the head.
 
+A form body is passed on as it came: Twisted parsed every urlencoded or multipart POST body
+into arguments daphne never reads, on the reactor thread, for any path (2 CPU-seconds for 4 MB
+of `a&a&…`, every visitor waiting).
+
 A chunked request body is refused at its head (411 Length Required): Twisted decodes a chunk in
 about 5 µs of Python, so a body of one-byte chunks cost 6 CPU-seconds per MB of body (measured
 on this machine; one request to the 4 MB limit, 23 s, in slices of 50 ms per read). No client of
@@ -66,6 +70,14 @@ def bounded_request(max_body: int) -> type[WebRequest]:
         received = 0
         refused = False
         head_done = False
+
+        def __init__(self, *args, **kwargs) -> None:
+            # Twisted parses a urlencoded or multipart POST body into `request.args` on the
+            # reactor thread before daphne sees the request, and daphne never reads `args`: 4 MB
+            # of `a&a&…` cost 2 CPU-seconds there, for any path and before the request cap
+            # counted it. Django parses the forms it needs, in the view's thread, within its
+            # field caps.
+            super().__init__(*args, parsePOSTFormSubmission=False, **kwargs)
 
         def gotLength(self, length: int | None) -> None:
             self.head_done = True  # Twisted calls this once the headers are all in
