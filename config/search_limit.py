@@ -58,6 +58,12 @@ class AdminLoginRateLimit(AsyncMiddleware):
     async def __call__(self, request: HttpRequest) -> HttpResponse:
         if request.method != "POST" or request.path_info != ADMIN_LOGIN_PATH:
             return await self.get_response(request)
+        if _body_length(request) > settings.ADMIN_LOGIN_MAX_BODY_BYTES:
+            # Parsed here, on the event loop and before anything is counted, 2.4 MB of percent
+            # escapes took a quarter of a CPU-second: a sign-in form is a few hundred bytes.
+            return HttpResponse(
+                "A sign-in form is not this large.\n", status=413, content_type="text/plain"
+            )
         name = admin_login_name(_username(request))
         attempt = {
             "client_ip": request.META.get("REMOTE_ADDR", ""),
@@ -103,6 +109,15 @@ def _remember_device(request: HttpRequest, response: HttpResponse, name: str) ->
         httponly=True,
         samesite="Strict",
     )
+
+
+def _body_length(request: HttpRequest) -> int:
+    # daphne takes no body without its Content-Length (http_guard refuses chunked ones), and
+    # Twisted delivers no more than it declares.
+    try:
+        return int(request.META.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        return 0
 
 
 def _username(request: HttpRequest) -> str:

@@ -254,6 +254,8 @@ ADMIN_LOGIN_WINDOW = env.int("ADMIN_LOGIN_WINDOW", default=900)  # seconds
 ADMIN_LOGIN_ATTEMPTS_PER_NETWORK = env.int(
     "ADMIN_LOGIN_ATTEMPTS_PER_NETWORK", default=4 * ADMIN_LOGIN_ATTEMPTS
 )
+# A sign-in post is read for its user name (to count it) only up to this size; past it, 413.
+ADMIN_LOGIN_MAX_BODY_BYTES = env.int("ADMIN_LOGIN_MAX_BODY_BYTES", default=16 * 1024)
 
 # Sessions keep the key a page minted until the first chat message writes the row.
 SESSION_ENGINE = "config.sessions"
