@@ -89,6 +89,8 @@ def chat_strings() -> dict[str, str]:
         "feedback_sending": _("Saving…"),
         "feedback_thanks": _("Thanks for the feedback."),
         "feedback_failed": _("Your feedback couldn’t be saved. Try again."),
+        "feedback_your_comment": _("Your comment: “%(comment)s”"),
+        "feedback_edit": pgettext("change a saved feedback comment", "Edit"),
         "ask_again": _("Ask again"),
         "declined_while_indexing": _(
             "Some articles aren’t searchable yet, so the answer may be in one of them. "

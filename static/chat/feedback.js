@@ -1,6 +1,6 @@
 /* Thumbs up/down with an optional comment under a finished answer; one vote per turn. */
 import { S } from "./strings.js";
-import { el } from "./util.js";
+import { el, fmt } from "./util.js";
 
 const THUMB = { up: "M7 10v10H4V10zm2 10h7.6a2 2 0 0 0 2-1.6l1.3-6A2 2 0 0 0 17.9 10H14l.7-3.6A1.8 1.8 0 0 0 11.4 5L9 10z" };
 THUMB.down = "M7 14V4H4v10zm2-10h7.6a2 2 0 0 1 2 1.6l1.3 6a2 2 0 0 1-2 2.4H14l.7 3.6a1.8 1.8 0 0 1-3.3 1.4L9 14z";
@@ -56,20 +56,36 @@ export class Feedback {
     });
     this.status = el("span", "chat-feedback__status");
     this.status.setAttribute("role", "status");
-    this.node.append(this.form, this.status);
+    // The comment once saved: it stays in view (and comes back with the transcript), with a
+    // way to change it. It used to vanish with the box, as if it had never been sent.
+    this.note = el("p", "chat-feedback__note");
+    this.noteText = el("span", "chat-feedback__note-text");
+    this.edit = el("button", "chat-feedback__edit", S.feedback_edit);
+    this.edit.type = "button";
+    this.edit.addEventListener("click", () => this.editComment());
+    this.note.append(this.noteText, " ", this.edit);
+    this.node.append(this.form, this.status, this.note);
     this.show();
   }
 
   choose(vote) {
     this.vote = vote;
     if (vote === "none") this.comment = "";
-    this.show();
     // After a vote the comment box opens; it closes once a comment is saved or the vote is taken back.
     this.form.hidden = vote === "none";
     this.box.value = this.comment;
+    this.show();
     this.submit(false);
     // The box (and the thanks under it) may open below the log's fold, under the composer.
     if (!this.form.hidden) this.reveal(this.form);
+  }
+
+  editComment() {
+    this.form.hidden = false;
+    this.box.value = this.comment;
+    this.show();
+    this.box.focus();
+    this.reveal(this.form);
   }
 
   reveal(part) {
@@ -85,13 +101,14 @@ export class Feedback {
   saved() {
     if (this.pending?.withComment) this.form.hidden = true;
     this.pending = null;
+    this.show();
     this.status.textContent = this.vote === "none" ? "" : S.feedback_thanks;
     if (this.status.textContent) this.reveal(this.status);
   }
 
   /** No votes while an answer streams: one exchange at a time on the socket, as the visitor sees it. */
   setEnabled(enabled) {
-    for (const button of [...Object.values(this.buttons), ...this.form.querySelectorAll("button")]) {
+    for (const button of [...Object.values(this.buttons), ...this.form.querySelectorAll("button"), this.edit]) {
       button.disabled = !enabled;
     }
   }
@@ -101,9 +118,12 @@ export class Feedback {
     this.status.textContent = message || S.feedback_failed;
   }
 
+  /** The vote pressed, and the saved comment unless its box is open. */
   show() {
     for (const [vote, button] of Object.entries(this.buttons)) {
       button.setAttribute("aria-pressed", String(this.vote === vote));
     }
+    this.noteText.textContent = this.comment ? fmt(S.feedback_your_comment, { comment: this.comment }) : "";
+    this.note.hidden = !this.comment || this.vote === "none" || !this.form.hidden;
   }
 }

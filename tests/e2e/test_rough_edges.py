@@ -5,6 +5,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
+from testing_support.model_server import text_response
 from tests.e2e.conftest import CHROMIUM, screenshot
 from tests.e2e.test_chat_panel import (
     STEP_LIMITS,
@@ -12,6 +13,7 @@ from tests.e2e.test_chat_panel import (
     conversation_id,
     saved_turns,
     wait_answered,
+    words,
 )
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db]
@@ -93,3 +95,44 @@ def test_the_header_fits_its_column_at_every_width_panel_open_or_closed(site, op
     page.get_by_role("button", name=other).click()
     header = page.locator("header.site-header")
     expect(header).to_have_attribute("lang", "zh-Hans" if other == "中文" else "en")
+
+
+def test_a_saved_comment_stays_in_the_panel_and_comes_back_after_a_reload(
+    site, scripted, open_page
+):
+    # The comment went with its box once saved, and a reload brought back the vote alone: the
+    # visitor could not tell whether it had been sent at all.
+    scripted.enqueue(text_response(words("Cap the steps at five.")))
+    page = open_page()
+    conversation = ask_and_wait(site, page, "How many steps, and why?")
+    page.get_by_role("button", name="Not helpful").click()
+    box = page.locator(".chat-feedback__comment")
+    box.fill("Say why five")
+    box.press("Enter")
+    expect(page.locator(".chat-feedback__form")).to_be_hidden()
+    note = page.locator(".chat-feedback__note")
+    expect(note).to_contain_text("Your comment: “Say why five”")
+
+    page.locator("#chat-close").click()  # closed and opened again
+    open_chat(page)
+    expect(note).to_contain_text("Your comment: “Say why five”")
+
+    page.reload()
+    down = page.get_by_role("button", name="Not helpful")
+    expect(down).to_have_attribute("aria-pressed", "true")
+    expect(note).to_contain_text("Your comment: “Say why five”")
+    screenshot(page, "feedback-comment-restored")
+
+    note.get_by_role("button", name="Edit").click()
+    expect(note).to_be_hidden()
+    expect(box).to_be_focused()
+    expect(box).to_have_value("Say why five")
+    box.fill("Say why five, not ten")
+    box.press("Enter")
+    expect(note).to_contain_text("Your comment: “Say why five, not ten”")
+    [turn] = saved_turns(conversation)
+    turn.refresh_from_db()
+    assert (turn.vote, turn.feedback_comment) == ("down", "Say why five, not ten")
+
+    down.click()  # the vote taken back takes its comment with it
+    expect(note).to_be_hidden()
