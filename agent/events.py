@@ -57,8 +57,12 @@ def tool_start(call_id: str, name: str, arguments: dict | str) -> dict:
     return {"type": "tool_start", "call_id": call_id, "name": name, "arguments": arguments}
 
 
-def tool_end(call_id: str, name: str, ok: bool, duration_ms: float, summary: str) -> dict:
-    return {
+def tool_end(
+    call_id: str, name: str, ok: bool, duration_ms: float, summary: str, executed: bool = True
+) -> dict:
+    """A tool call's end; a call that never ran (the step limit, the per-step cap) is marked
+    `"executed": false`, as the transcript marks it."""
+    event = {
         "type": "tool_end",
         "call_id": call_id,
         "name": name,
@@ -66,6 +70,9 @@ def tool_end(call_id: str, name: str, ok: bool, duration_ms: float, summary: str
         "duration_ms": round(duration_ms, 1),
         "summary": summary,
     }
+    if not executed:
+        event["executed"] = False
+    return event
 
 
 def citation(

@@ -182,7 +182,9 @@ async def run_turn(
             if step == limits.max_steps:
                 break
             await _tool_step(step, turn, tools, limits, emit, result, convo, hooks)
-        result.tool_calls += [_unexecuted(limits.max_steps, call) for call in turn.tool_calls]
+        unexecuted = [_unexecuted(limits.max_steps, call) for call in turn.tool_calls]
+        result.tool_calls += unexecuted
+        await _not_run(unexecuted, emit)
         if limits.on_max_steps == "error":
             message = (
                 f"I reached the limit of {limits.max_steps} steps before finishing the answer."
@@ -359,7 +361,7 @@ async def _tool_step(
     run, skipped = records[: limits.max_tool_calls], records[limits.max_tool_calls :]
     for r in skipped:
         _skip(r, limits.max_tool_calls)
-        await emit(events.tool_end(r.call_id, r.name, False, 0.0, "not run"))
+        await emit(events.tool_end(r.call_id, r.name, False, 0.0, "not run", executed=False))
     tasks = [
         asyncio.create_task(_execute(r, by_name, semaphore, limits.tool_timeout, hooks))
         for r in run
@@ -472,6 +474,14 @@ def _skip(record: ToolRecord, cap: int) -> None:
         f"Error: not executed; at most {cap} tool calls run per step. Answer from the results "
         "you have, or ask for fewer calls."
     )
+
+
+async def _not_run(records: list[ToolRecord], emit: Emit) -> None:
+    """Show the calls the step limit stopped as the turn ends (the panel showed them only
+    after a reload, from the transcript): a start and an end, marked not executed."""
+    for r in records:
+        await emit(events.tool_start(r.call_id, r.name, r.arguments))
+        await emit(events.tool_end(r.call_id, r.name, False, 0.0, "not run", executed=False))
 
 
 def _unexecuted(step: int, call: ToolCall) -> ToolRecord:

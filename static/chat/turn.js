@@ -124,6 +124,7 @@ export class Turn {
       ok: event.ok,
       summary: event.summary,
       durationMs: event.duration_ms,
+      executed: event.executed !== false,
     });
   }
 

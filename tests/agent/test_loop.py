@@ -198,7 +198,12 @@ async def test_max_steps_ends_with_error_and_records_unexecuted_calls():
     result = await turn(model, limits=Limits(max_steps=2), sink=sink)
 
     assert model.calls == 2
-    assert sink.types() == ["tool_start", "tool_end", "error"]
+    # The call the limit stopped is shown as the turn ends, marked as never run.
+    assert sink.types() == ["tool_start", "tool_end", "tool_start", "tool_end", "error"]
+    assert "executed" not in sink.events[1]
+    stopped = sink.events[3]
+    assert (stopped["ok"], stopped["summary"], stopped["executed"]) == (False, "not run", False)
+    assert sink.events[2]["arguments"] == {"query": "loops"}
     assert sink.events[-1]["code"] == "max_steps"
     assert sink.events[-1]["articles"] == [ANATOMY]
     assert result.status == "max_steps" and result.error_code == "max_steps"
