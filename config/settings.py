@@ -86,6 +86,7 @@ MIDDLEWARE = [
     "django.contrib.sessions.middleware.SessionMiddleware",
     "config.middleware.SessionCookieMiddleware",
     "config.middleware.LanguageMiddleware",
+    "config.middleware.AdminTimeZoneMiddleware",
     "django.middleware.common.CommonMiddleware",
     "config.origins.ChatOriginMiddleware",
     "config.origins.ApiMethodsMiddleware",
@@ -162,6 +163,8 @@ LANGUAGE_COOKIE_AGE = 365 * 24 * 3600
 LANGUAGE_COOKIE_HTTPONLY = True
 LANGUAGE_COOKIE_SAMESITE = "Lax"
 TIME_ZONE = "UTC"
+# The admin's pages follow the zone the browser names in this cookie (config.middleware).
+ADMIN_TIME_ZONE_COOKIE_NAME = "docent_time_zone"
 USE_I18N = True
 USE_TZ = True
 

@@ -2,6 +2,9 @@
 
 from django import template
 from django.conf import settings
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.html import format_html
 
 from config.proxy import client_is_loopback
 from docent import selectors
@@ -22,3 +25,33 @@ def admin_account_missing(context: template.Context) -> bool:
     if not (settings.DEBUG or client_is_loopback(address)):
         return False
     return selectors.admin_account_missing()
+
+
+@register.simple_tag(takes_context=True)
+def admin_time_zone_meta(context: template.Context) -> str:
+    """What static/admin/docent-time-zone.js needs: the zone this page's times are in, the
+    cookie that names the browser's, and whether the page may be read again in it (a signed-in
+    GET: reloading a POST's answer would send the form again)."""
+    request = context.get("request")
+    reload = bool(context.get("has_permission")) and getattr(request, "method", "") == "GET"
+    return format_html(
+        '<meta name="docent-time-zone" content="{}" data-cookie="{}" data-path="{}"'
+        ' data-reload="{}">',
+        timezone.get_current_timezone_name(),
+        settings.ADMIN_TIME_ZONE_COOKIE_NAME,
+        reverse("admin:index"),
+        "true" if reload else "false",
+    )
+
+
+@register.simple_tag
+def admin_time_zone() -> str:
+    """The zone the admin's times are in, as the header names it: 'Asia/Shanghai (UTC+8)',
+    'America/St_Johns (UTC-2:30)', 'UTC'."""
+    name = timezone.get_current_timezone_name()
+    if name == "UTC":
+        return name
+    minutes = round(timezone.localtime().utcoffset().total_seconds() / 60)
+    hours, rest = divmod(abs(minutes), 60)
+    offset = f"UTC{'-' if minutes < 0 else '+'}{hours}" + (f":{rest:02d}" if rest else "")
+    return f"{name} ({offset})"

@@ -2,11 +2,14 @@
 
 import json
 import re
+from datetime import datetime
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 from playwright.sync_api import expect
 
+from agent.models import Conversation
 from testing_support.model_server import text_response, tool_call_response
 from tests.e2e.conftest import CHROMIUM, screenshot
 from tests.e2e.test_chat_panel import (
@@ -166,3 +169,72 @@ def test_calls_the_step_limit_stopped_show_as_the_turn_ends(site, scripted, open
     page.reload()  # the transcript shows the same
     expect(steps).to_have_count(2)
     assert stopped.inner_text() == live
+
+
+PASSWORD = "a-reviewer-password-1"
+SHANGHAI = ZoneInfo("Asia/Shanghai")  # UTC+8 all year: no daylight saving to reason about
+
+
+@pytest.fixture(scope="module")
+def reviewer(live_data, django_db_blocker):
+    """An admin account the site's server sees (committed, as the demo articles are)."""
+    from django.contrib.auth import get_user_model
+
+    with django_db_blocker.unblock():
+        user = get_user_model().objects.create_superuser("reviewer", "r@example.com", PASSWORD)
+    yield user.username
+    with django_db_blocker.unblock():
+        user.delete()
+
+
+def sign_in(page, site: str, username: str) -> None:
+    page.goto(f"{site}/admin/login/")
+    page.fill("#id_username", username)
+    page.fill("#id_password", PASSWORD)
+    page.locator("input[type=submit]").click()
+    expect(page.locator("#user-tools")).to_be_visible()
+
+
+def short(moment: datetime, year: bool = False) -> str:
+    """The admin's short time: 'Dec 5, 13:01' (lists), 'Dec 5 2026, 13:01' (the transcript)."""
+    return f"{moment:%b} {moment.day}{f' {moment.year}' if year else ''}, {moment:%H:%M}"
+
+
+def test_admin_times_are_the_viewers_own_and_say_which_zone(site, scripted, open_page, reviewer):
+    # The lists, the transcript and the dashboard wrote UTC's times with no label: a reviewer in
+    # Shanghai read "04:45" for a question asked at 12:45 their time.
+    scripted.enqueue(text_response(words("Five, and say so when it is reached.")))
+    question = "When does the admin say I asked this?"
+    conversation = ask_and_wait(site, open_page(), question)
+    created = Conversation.objects.get(pk=conversation).created_at.astimezone(SHANGHAI)
+    [turn] = saved_turns(conversation)
+    started = turn.started_at.astimezone(SHANGHAI)
+
+    page = open_page({"width": 1366, "height": 800}, timezone_id="Asia/Shanghai")
+    sign_in(page, site, reviewer)
+    page.goto(f"{site}/admin/agent/conversation/")
+    zone = page.locator("#header .dc-time-zone")
+    expect(zone).to_have_text("Time zone: Asia/Shanghai (UTC+8)")
+    row = page.locator("#result_list tbody tr", has=page.get_by_text(question))
+    expect(row.locator(".field-started")).to_have_text(short(created))
+    screenshot(page, "admin-conversations-shanghai")
+
+    page.goto(f"{site}/admin/agent/turn/")
+    row = page.locator("#result_list tbody tr", has=page.get_by_text(question))
+    expect(row.locator(".field-started")).to_have_text(short(started))
+
+    page.goto(f"{site}/admin/agent/conversation/{conversation}/change/")
+    expect(page.locator(".dc-header time")).to_have_text(short(created, year=True))
+    expect(page.locator("#turn-1 time").first).to_have_text(short(started, year=True))
+    expect(zone).to_have_text("Time zone: Asia/Shanghai (UTC+8)")
+
+    page.goto(f"{site}/admin/agent/conversation/dashboard/")
+    today = datetime.now(SHANGHAI)
+    expect(page.locator("#content")).to_contain_text(f"– {today:%b} {today.day} {today.year}")
+    expect(zone).to_have_text("Time zone: Asia/Shanghai (UTC+8)")
+
+    # A browser in UTC is told so, in Chinese too.
+    utc = open_page({"width": 1366, "height": 800}, timezone_id="UTC", locale="zh-CN")
+    sign_in(utc, site, reviewer)
+    utc.goto(f"{site}/admin/agent/conversation/")
+    expect(utc.locator("#header .dc-time-zone")).to_have_text("时区：UTC")
