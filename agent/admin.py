@@ -7,7 +7,7 @@ from django.urls import path, reverse
 from django.utils.formats import date_format
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
-from django.utils.text import Truncator
+from django.utils.text import Truncator, capfirst
 from django.utils.timezone import localtime
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext
@@ -73,6 +73,19 @@ class ReadOnly:
 class ReadOnlyAdmin(BoundedLookups, ReadOnly, admin.ModelAdmin):
     """A model admin that only shows."""
 
+    def changelist_view(self, request, extra_context=None):
+        # Django titles a list nobody may change "Select conversation to view": it is a list.
+        title = self.model._meta.verbose_name_plural
+        return super().changelist_view(request, {"title": capfirst(title), **(extra_context or {})})
+
+
+class StartedFilter(admin.DateFieldListFilter):
+    """The date filter of a row's start, named as its column is ("Started", not "created at")."""
+
+    def __init__(self, field, request, params, model, model_admin, field_path) -> None:
+        super().__init__(field, request, params, model, model_admin, field_path)
+        self.title = _("start date")
+
 
 class TurnStatusFilter(admin.SimpleListFilter):
     title = _("turn status")
@@ -126,7 +139,10 @@ class ConversationAdmin(ReadOnlyAdmin):
         "started", "question", "page_slug", "turns", "steps", "max_steps", "last_status", "tokens",
     ]  # fmt: skip
     list_display_links = ["started", "question"]
-    list_filter = [TurnStatusFilter, "created_at", StepLimitFilter, ToolErrorFilter, ModelFilter]
+    list_filter = [
+        TurnStatusFilter, ("created_at", StartedFilter), StepLimitFilter, ToolErrorFilter,
+        ModelFilter,
+    ]  # fmt: skip
     # Searched through an EXISTS in get_search_results; listed so the search box shows.
     search_fields = ["turns__user_message"]
     search_help_text = _("Searches what visitors asked and what the assistant answered.")
@@ -265,7 +281,7 @@ class TurnAdmin(ReadOnlyAdmin):
     list_display_links = ["started", "question"]
     list_filter = [
         "status", AnsweredFilter, "index_incomplete", FeedbackFilter, "offline", "model",
-        "started_at",
+        ("started_at", StartedFilter),
     ]  # fmt: skip
     search_fields = ["user_message", "answer"]
     ordering = ["-started_at"]
@@ -394,7 +410,7 @@ class ToolCallAdmin(ReadOnlyAdmin):
     list_display = [
         "name", "arguments_short", "outcome", "duration", "step", "turn_link", "started",
     ]  # fmt: skip
-    list_filter = ["name", OutcomeFilter, "started_at"]
+    list_filter = ["name", OutcomeFilter, ("started_at", StartedFilter)]
     search_fields = ["name", "call_id", "error"]
     ordering = ["-started_at"]
     fields = [

@@ -55,9 +55,11 @@ def test_list_shows_turns_steps_last_status_and_tokens(staff_client, three_kinds
     assert "tool error</span>" in html  # the conversation whose tool failed
     assert "What is HNSW?" in html
     assert "/static/admin/docent-admin.css" in html
-    for title in ("By turn status", "By created at", "By step limit reached",
+    for title in ("By turn status", "By start date", "By step limit reached",
                   "By tool error", "By model"):  # fmt: skip
         assert title in html
+    # A list, titled as one: Django says "Select conversation to view" for a list nobody edits.
+    assert "<h1>Conversations</h1>" in html and "Select conversation" not in html
 
 
 @pytest.mark.parametrize(
