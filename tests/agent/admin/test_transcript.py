@@ -57,7 +57,14 @@ def conversation():
         error="The assistant stopped after 2 steps.",
         tool_calls=[
             {"step": 1, "arguments": {"query": "kubernetes"}, "result": NO_RESULTS},
-            {"step": 2, "arguments": {"query": "k8s"}, "executed": False, "duration_ms": 0},
+            {
+                "step": 2,
+                "arguments": {"query": "k8s"},
+                "executed": False,
+                "duration_ms": 0,
+                "ok": False,
+                "error": "Not executed: the step limit was reached.",
+            },  # fmt: skip
         ],
     )
     return conversation
@@ -124,6 +131,16 @@ def test_footer_shows_status_first_token_duration_and_tokens(staff_client, conve
     assert "Hit the step limit" in second
     assert 'class="dc-pill dc-pill--skipped">Not executed' in second
     assert 'class="dc-pill dc-pill--error">Error' in first
+
+
+def test_a_call_the_step_limit_stopped_gives_its_reason_not_an_error(staff_client, conversation):
+    # It read "Error: Not executed: the step limit was reached." in red, under a "Not executed"
+    # pill: no fault of the tool's, and not counted as one anywhere else.
+    page = staff_client.get(f"/admin/agent/conversation/{conversation.pk}/change/").content.decode()
+
+    skipped = page.split('data-outcome="not_executed"')[1].split("</article>")[0]
+    assert '<p class="dc-call__error dc-call__error--skipped">Not executed: ' in skipped
+    assert "<strong>Error" not in skipped
 
 
 def test_durations_and_times_read_as_in_the_turn_list(staff_client):
