@@ -73,6 +73,9 @@ class ReadOnly:
 class ReadOnlyAdmin(BoundedLookups, ReadOnly, admin.ModelAdmin):
     """A model admin that only shows."""
 
+    # The lists' own blanks are "—" (no page, no time): Django's "-" stood in the same rows.
+    empty_value_display = "—"
+
     def changelist_view(self, request, extra_context=None):
         # Django titles a list nobody may change "Select conversation to view": it is a list.
         title = self.model._meta.verbose_name_plural
@@ -352,7 +355,9 @@ class TurnAdmin(ReadOnlyAdmin):
 
     @admin.display(description=_("Feedback comment"))
     def comment_text(self, obj):
-        return visitor_html(linebreaksbr(obj.feedback_comment)) if obj.feedback_comment else "-"
+        if not obj.feedback_comment:
+            return self.get_empty_value_display()
+        return visitor_html(linebreaksbr(obj.feedback_comment))
 
     @admin.display(description=_("Status"), ordering="status")
     def status_pill(self, obj):

@@ -52,7 +52,7 @@ def test_the_turn_list_shows_the_comment_under_the_vote(staff_client, voted):
         '<div class="dc-vote-comment">“<bdi>No vote, only words</bdi>”</div>',
         'Thumbs down<div class="dc-vote-comment">“<bdi>Wrong &lt;b&gt;table&lt;/b&gt;. It should'
         " say HNSW. It should say HNSW.…</bdi>”</div>",
-        "-",
+        "—",  # no vote, no comment: the lists' blank, as their other columns write it
         'Thumbs down<div class="dc-vote-comment">“<bdi>It quoted the wrong table.</bdi>”</div>',
     ]
     assert cells[4] == "Thumbs up"
