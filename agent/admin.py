@@ -445,7 +445,8 @@ class ToolCallAdmin(ReadOnlyAdmin):
 
     @admin.display(description=_("Duration"), ordering="duration_ms")
     def duration(self, obj):
-        return format_ms(obj.duration_ms)
+        # A call that never ran took no time: "—", as the transcript says, not "0 ms".
+        return format_ms(obj.duration_ms) if obj.executed else self.get_empty_value_display()
 
     @admin.display(description=_("Started"), ordering="started_at")
     def started(self, obj):

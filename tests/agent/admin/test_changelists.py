@@ -188,7 +188,7 @@ def test_a_call_cancelled_as_it_ran_or_stopped_by_the_step_limit_is_no_tool_erro
               tool_calls=[{"ok": False, "error": "cancelled"}])  # fmt: skip
     limited = make_conversation(page="limited", created_at=T0)
     make_turn(limited, status="max_steps", tool_calls=[
-        {"name": "get_article_detail", "ok": False, "executed": False,
+        {"name": "get_article_detail", "ok": False, "executed": False, "duration_ms": 0,
          "error": "Not executed: the step limit was reached."},
     ])  # fmt: skip
 
@@ -200,6 +200,8 @@ def test_a_call_cancelled_as_it_ran_or_stopped_by_the_step_limit_is_no_tool_erro
     assert listed(staff_client.get("/admin/agent/conversation/?tool_error=yes")) == set()
     assert [c.turn.conversation.page for c in cancelled.context["cl"].result_list] == ["stopped"]
     assert staff_client.get("/admin/agent/toolcall/?outcome=error").context["cl"].result_count == 0
+    skipped = staff_client.get("/admin/agent/toolcall/?outcome=not_executed").content.decode()
+    assert '<td class="field-duration">—</td>' in skipped  # it never ran: no "0 ms"
     page = transcript.content.decode()
     assert 'data-outcome="cancelled"' in page and "dc-pill--cancelled" in page
     assert "dc-call--error" not in page
