@@ -97,7 +97,9 @@ def test_beside_a_tablets_column_the_narrow_panel_shows_new_chat_as_its_icon(
     new_chat = page.get_by_role("button", name="New chat")
     expect(new_chat).to_be_visible()
     close = page.get_by_role("button", name="Close the chat").bounding_box()
-    assert new_chat.bounding_box()["width"] == pytest.approx(close["width"], abs=0.01)
+    # As wide as the close icon (a labelled button is twice that); sub-pixel rounding moved
+    # it by 0.09 px once under load, mid-transition.
+    assert new_chat.bounding_box()["width"] == pytest.approx(close["width"], abs=0.5)
     assert len(page.locator(".chat-panel__subtitle").evaluate(LINE_WIDTHS)) <= 2
 
 
