@@ -216,8 +216,10 @@ class AdminTimeZoneMiddleware(AsyncMiddleware):
 
 def admin_time_zone(request: HttpRequest) -> zoneinfo.ZoneInfo | None:
     """The zone the admin page `request` asks for, or None (not the admin, no or unknown zone)."""
-    name = request.COOKIES.get(settings.ADMIN_TIME_ZONE_COOKIE_NAME, "")
-    if name not in _zone_names() or not request.path.startswith(reverse("admin:index")):
+    name = request.COOKIES.get(settings.ADMIN_TIME_ZONE_COOKIE_NAME)
+    if not name or not request.path.startswith(reverse("admin:index")):
+        return None
+    if name not in _zone_names():
         return None
     return zoneinfo.ZoneInfo(name)
 
