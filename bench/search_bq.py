@@ -3,6 +3,7 @@
     python bench/search_bq.py [--chunks 100000] [--queries 600] [--block 50]
                               [--candidates 40,80,160] [--ef-extra 0.25] [--quick]
     python bench/search_bq.py --candidates 40 --with bench/answer_quality.py --quick --split tune
+    python bench/search_bq.py --e5
 
 It builds the database of bench/search_scale.py (same corpus, same indexes) and adds, for
 each article language, the partial HNSW expression index pgvector documents for binary
@@ -24,6 +25,10 @@ float path's, evidence included, and the recall of the float path's top-10 artic
 EXPLAIN ANALYZE on a sample, the vector statement's time and buffers per index scan, the
 recall of each float chunk list, and the text statement's time; and where a search's time
 goes (waiting on the database, fusion, the rest of the Python).
+
+Last, without any index: how much of each query's cosine top-10 and top-40 the top N by
+hamming distance hold, which bounds what any walk of the bit graph can find. `--e5` prints the
+same for the demo articles' real multilingual-e5-small vectors and the eval questions.
 
 With `--with SCRIPT ARGS...` it runs another bench (bench/retrieval_quality.py,
 bench/answer_quality.py) with the bit indexes added after its migration and every vector list
@@ -355,6 +360,113 @@ def other_bench(script: str, argv: list[str], mode: tuple[int, int]) -> int:
     return 0
 
 
+def hamming_fidelity(
+    chunks: dict[str, np.ndarray],
+    queries: np.ndarray,
+    sizes=(10, 20, 40, 80, 160),
+    *,
+    centred: bool = False,
+) -> list[list]:
+    """Without any index: the share of each query's cosine top-10 (and top-40) chunks, per
+    language, among its top-N chunks by the hamming distance of the sign bits (`centred`: the
+    signs of the vectors less the language's mean vector)."""
+    rows = []
+    for language, vectors in chunks.items():
+        similarity = queries @ (vectors / np.linalg.norm(vectors, axis=1, keepdims=True)).T
+        centre = vectors.mean(axis=0) if centred else 0.0
+        bits = (vectors - centre) > 0
+        by_cosine = np.argsort(-similarity, axis=1)
+        by_hamming = np.argsort(
+            np.stack([(bits != ((query - centre) > 0)).sum(axis=1) for query in queries]),
+            axis=1,
+            kind="stable",
+        )
+        for size in sizes:
+            if size > len(vectors):
+                break
+            held = [
+                [
+                    len(set(cosine[:top]) & set(hamming[:size])) / min(top, len(vectors))
+                    for top in (10, 40)
+                ]
+                for cosine, hamming in zip(by_cosine, by_hamming, strict=True)
+            ]
+            rows.append(
+                [
+                    f"{language} ({len(vectors):,} chunks)",
+                    size,
+                    f"{np.mean([h[0] for h in held]):.3f}",
+                    f"{np.mean([h[1] for h in held]):.3f}" if len(vectors) > 40 else "",
+                ]
+            )
+    return rows
+
+
+def constant_signs(vectors: np.ndarray) -> float:
+    """The share of dimensions whose sign is the same in more than 90% of the vectors."""
+    positive = (vectors > 0).mean(axis=0)
+    return float(np.mean((positive > 0.9) | (positive < 0.1)))
+
+
+def published_vectors(languages=LANGUAGES) -> dict[str, np.ndarray]:
+    from blog import search_sql
+
+    found: dict[str, list] = {language: [] for language in languages}
+    with search_sql.search_cursor() as cursor:  # vectors read in binary: the ORM parses text
+        cursor.execute(
+            "SELECT blog_chunk.language, blog_chunk.embedding FROM blog_chunk "  # noqa: S608
+            "JOIN blog_article ON blog_article.id = blog_chunk.article_id "
+            f"WHERE {search_sql._published_sql()} AND blog_chunk.language = ANY(%(languages)s)",
+            search_sql._published_params() | {"languages": list(languages)},
+            binary=True,
+        )
+        for row in cursor:
+            found[row["language"]].append(row["embedding"].to_numpy())
+    return {language: np.stack(vectors) for language, vectors in found.items() if vectors}
+
+
+def e5_fidelity() -> int:
+    """The same on the demo articles' real multilingual-e5-small vectors and the eval questions."""
+    import json
+
+    django_start()
+    from _django import reindex_signals_off
+
+    from blog.embeddings import embedder_get
+    from blog.indexing import articles_reindex
+    from blog.services import demo_articles_load
+
+    with reindex_signals_off():
+        demo_articles_load()
+    articles_reindex()
+    bench = Path(__file__).resolve().parent
+    questions = [
+        json.loads(line)["q"] for line in (bench / "retrieval_eval.jsonl").read_text().splitlines()
+    ] + [
+        item["question"]
+        for item in map(json.loads, (bench / "answer_eval.jsonl").read_text().splitlines())
+        if item.get("question")
+    ]
+    embedder = embedder_get()
+    queries = np.array([embedder.embed_query(q) for q in questions], dtype=np.float32)
+    chunks = published_vectors()
+    for title, centred in (("demo corpus, e5-small", False), ("the same, centred", True)):
+        print(
+            table(
+                [title, "hamming top-N", "holds cosine top-10", "holds top-40"],
+                hamming_fidelity(chunks, queries, sizes=(10, 20, 40), centred=centred),
+            )
+        )
+        print()
+    signs = ", ".join(f"{lang} {constant_signs(v):.3f}" for lang, v in chunks.items())
+    print(
+        f"{len(questions)} questions (bench/retrieval_eval.jsonl and bench/answer_eval.jsonl). "
+        f"Dimensions whose sign is the same in more than 90% of the chunks: {signs} "
+        f"(isotropic vectors: about 0). {machine_note()}."
+    )
+    return 0
+
+
 def main() -> int:
     ours, other = sys.argv[1:], None
     if "--with" in ours:
@@ -368,12 +480,15 @@ def main() -> int:
     parser.add_argument("--ef-extra", type=float, default=0.25)
     parser.add_argument("--explained", type=int, default=50, help="queries EXPLAINed per mode")
     parser.add_argument("--quick", action="store_true", help="20,000 chunks, 100 queries")
+    parser.add_argument("--e5", action="store_true", help="hamming fidelity on the demo's e5")
     args, _ = parser.parse_known_args(ours)  # run_all.py passes its own flags to every bench
     if other:
         candidates = int(args.candidates.split(",")[0])
         return other_bench(
             other[0], other[1:], (candidates, candidates + round(candidates * args.ef_extra))
         )
+    if args.e5:
+        return e5_fidelity()
     if args.quick:
         args.chunks, args.queries, args.block, args.explained = 20_000, 100, 25, 10
     django_start()
@@ -534,6 +649,15 @@ def main() -> int:
     ]
     print()
     print(table(["index", "build", "size"], index_rows))
+    print()
+    print(
+        table(
+            ["no index, exact ranking", "hamming top-N", "holds cosine top-10", "holds top-40"],
+            hamming_fidelity(
+                published_vectors(), np.array([v for v, _ in workload[:100]], dtype=np.float32)
+            ),
+        )
+    )
     print(
         f"\n{len(workload)} queries per mode in blocks of {args.block}, the modes' order rotating "
         f"from block to block, after 20 warm-up searches per mode. Load average {load_start:.1f} "
