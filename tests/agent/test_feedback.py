@@ -1,14 +1,19 @@
 """Visitor feedback on finished answers: over the WebSocket, SSE and REST, for the owner only."""
 
+import asyncio
 import json
 import uuid
 
+import psycopg
 import pytest
 from channels.db import database_sync_to_async
+from django.db import connection
 from django.test import AsyncClient
 
-from agent.models import Turn
+from agent.feedback import FeedbackQueue
+from agent.models import Conversation, Turn
 from agent.services import FEEDBACK_NOT_FOUND
+from testing_support.live_server import database_url
 from testing_support.model_server import text_response
 from tests.agent.chat_helpers import ask, connect, saved_turns
 from tests.agent.test_api_chat import SAME_ORIGIN, post_chat
@@ -65,6 +70,43 @@ async def test_websocket_votes_sent_at_once_are_saved_and_answered_in_order(scri
     assert answers == [{"type": "feedback_saved", "turn": 1}] * len(votes)
     assert await vote_of(conversation_id) == ("down", "5")
     await socket.disconnect()
+
+
+async def test_votes_waiting_past_the_limit_are_refused_busy(scripted):
+    # A socket's votes wait in tasks, no longer as frames under daphne's bound: the bound is
+    # theirs (WEBSOCKET_QUEUED_FRAMES). Made to wait for real: the turn's row is locked.
+    scripted.enqueue(text_response(["An answer."]))
+    socket = await connect()
+    conversation_id = (await ask(socket, "A question"))[0]["conversation_id"]
+    [turn] = await saved_turns()
+    session_key = await database_sync_to_async(
+        lambda: Conversation.objects.get(pk=conversation_id).session_key
+    )()
+    answers: list[dict] = []
+    votes = FeedbackQueue(reply=_append_to(answers), limit=2)
+    frame = {"conversation_id": conversation_id, "turn": 1, "vote": "up"}
+
+    with psycopg.connect(database_url(connection.settings_dict["NAME"])) as holder:
+        holder.execute("SELECT id FROM agent_turn WHERE id = %s FOR UPDATE", [turn.pk])
+        for _ in range(3):
+            await votes.put(frame=frame, session_key=session_key, client_ip="127.0.0.1")
+        await asyncio.sleep(0.5)
+        assert [(a["code"], a["feedback"]) for a in answers] == [("busy", True)]
+        holder.rollback()
+    for _ in range(100):
+        if len(answers) == 3:
+            break
+        await asyncio.sleep(0.05)
+
+    assert answers[1:] == [{"type": "feedback_saved", "turn": 1}] * 2
+    await socket.disconnect()
+
+
+def _append_to(answers: list[dict]):
+    async def reply(event: dict) -> None:
+        answers.append(event)
+
+    return reply
 
 
 async def test_websocket_refuses_another_sessions_turn_like_an_unknown_one(scripted):
