@@ -1,6 +1,10 @@
-"""Waiting on a live server in tests: poll a condition, a session blocked on a lock, a gauge."""
+"""Waiting on a live server in tests: poll a condition, a session blocked on a lock, a gauge,
+how long the health check waits."""
 
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import httpx
 from django.db import connection
@@ -26,3 +30,28 @@ def open_sockets(server) -> float:
     body = httpx.get(server.url + "/metrics").text
     lines = [line for line in body.splitlines() if line.startswith("docent_open_sockets")]
     return float(lines[0].split()[-1])
+
+
+@contextmanager
+def health_waits(server, *, after: float = 0.3) -> Iterator[list[float]]:
+    """How long each /healthz took, polled every 20 ms while the block runs and `after` seconds
+    more: work that holds the process's event loop shows as a long wait (at least one is read)."""
+    waits: list[float] = []
+    done = threading.Event()
+
+    def probe() -> None:
+        with httpx.Client(base_url=server.url, timeout=60) as client:
+            while not done.is_set() or not waits:
+                started = time.monotonic()
+                client.get("/healthz")
+                waits.append(time.monotonic() - started)
+                time.sleep(0.02)
+
+    prober = threading.Thread(target=probe)
+    prober.start()
+    try:
+        yield waits
+        time.sleep(after)
+    finally:
+        done.set()
+        prober.join()

@@ -9,11 +9,11 @@ sign-in form is a few hundred bytes: a larger post is refused (413) unread.
 """
 
 import socket
-import threading
-import time
 
 import httpx
 import pytest
+
+from testing_support.waits import health_waits
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -40,25 +40,10 @@ def test_an_oversized_sign_in_post_is_refused_unparsed(serve):
         _post(server.port, "/tags/none/")  # the same bytes to a page (CSRF refuses them)
     elsewhere = server.cpu_seconds() - before
 
-    waits: list[float] = []
-    done = threading.Event()
-
-    def probe() -> None:
-        with httpx.Client(base_url=server.url, timeout=60) as client:
-            while not done.is_set() or not waits:
-                started = time.monotonic()
-                client.get("/healthz")
-                waits.append(time.monotonic() - started)
-                time.sleep(0.02)
-
-    prober = threading.Thread(target=probe)
-    prober.start()
-    before = server.cpu_seconds()
-    answers = [_post(server.port, "/admin/login/") for _ in range(POSTS)]
-    sign_in = server.cpu_seconds() - before
-    time.sleep(0.3)
-    done.set()
-    prober.join()
+    with health_waits(server) as waits:
+        before = server.cpu_seconds()
+        answers = [_post(server.port, "/admin/login/") for _ in range(POSTS)]
+        sign_in = server.cpu_seconds() - before
 
     assert all(answer.startswith(b"HTTP/1.1 413") for answer in answers), answers[0][:80]
     # Before: 403 (no CSRF token) after the parse, 1.1 CPU-seconds against 0.3 for the same
