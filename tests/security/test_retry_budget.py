@@ -50,12 +50,25 @@ async def charged(serve, scripted, name: str, **env: str) -> tuple[list[dict], i
     return events, sum(turn.input_tokens + turn.output_tokens for turn in saved)
 
 
-async def test_each_attempt_cut_by_the_timeout_is_charged_its_prompt(serve, scripted):
-    silent = text_response(["never"], hang_after=0)  # the endpoint thinks, and says nothing
-    scripted.enqueue(silent, text_response(["never"], hang_after=0))
+def silent() -> ScriptedResponse:
+    """The endpoint thinks, and says nothing until the adapter's timeout."""
+    return text_response(["never"], hang_after=0)
+
+
+def hung_up() -> ScriptedResponse:
+    """The endpoint reads the whole request, then drops the connection without a word."""
+    return ScriptedResponse(hang_up=True)
+
+
+ABANDONED = pytest.mark.parametrize("abandoned_by", [silent, hung_up], ids=["timeout", "dropped"])
+
+
+@ABANDONED
+async def test_each_abandoned_attempt_is_charged_its_prompt(serve, scripted, abandoned_by):
+    scripted.enqueue(abandoned_by(), abandoned_by())
     scripted.enqueue(text_response(["Steps are capped."], usage=REPORTED))
 
-    events, spent = await charged(serve, scripted, "retry-charged")
+    events, spent = await charged(serve, scripted, f"retry-charged-{abandoned_by.__name__}")
 
     assert events[-1]["type"] == "done", events[-1]
     assert len(scripted.requests) == 3  # two abandoned attempts, then the answer
@@ -64,48 +77,13 @@ async def test_each_attempt_cut_by_the_timeout_is_charged_its_prompt(serve, scri
     assert spent >= sum(REPORTED) + abandoned
 
 
-async def test_retries_stop_where_the_budget_ends(serve, scripted):
-    for _ in range(3):
-        scripted.enqueue(text_response(["never"], hang_after=0))
+@ABANDONED
+async def test_retries_stop_where_the_budget_ends(serve, scripted, abandoned_by):
+    scripted.enqueue(abandoned_by(), abandoned_by(), abandoned_by())
     events, spent = await charged(
         serve,
         scripted,
-        "retry-budget",
-        AGENT_TOKENS_PER_IP_PER_DAY="3000",
-        AGENT_TOKENS_PER_ANSWER="200",
-    )
-    prompt = prompt_tokens(scripted.requests[0])
-    assert 2 * prompt + 200 <= 3000 < 3 * prompt + 200  # room for two attempts, not three
-
-    # Before: three attempts sent, the turn charged one prompt and ended model_error.
-    assert events[-1]["code"] == "rate_limited", events[-1]
-    assert len(scripted.requests) == 2
-    assert 2 * prompt <= spent <= 3000
-
-
-def hung_up() -> ScriptedResponse:
-    """The endpoint reads the whole request, then drops the connection without a word."""
-    return ScriptedResponse(hang_up=True)
-
-
-async def test_each_attempt_dropped_after_sending_is_charged_its_prompt(serve, scripted):
-    scripted.enqueue(hung_up(), hung_up(), text_response(["Steps are capped."], usage=REPORTED))
-
-    events, spent = await charged(serve, scripted, "retry-dropped-charged")
-
-    assert events[-1]["type"] == "done", events[-1]
-    assert len(scripted.requests) == 3  # two dropped, then the answer
-    abandoned = sum(prompt_tokens(request) for request in scripted.requests[:2])
-    # Before: 1,005, the answering attempt's report alone.
-    assert spent >= sum(REPORTED) + abandoned
-
-
-async def test_retries_after_drops_stop_where_the_budget_ends(serve, scripted):
-    scripted.enqueue(hung_up(), hung_up(), hung_up())
-    events, spent = await charged(
-        serve,
-        scripted,
-        "retry-dropped-budget",
+        f"retry-budget-{abandoned_by.__name__}",
         AGENT_TOKENS_PER_IP_PER_DAY="3000",
         AGENT_TOKENS_PER_ANSWER="200",
     )
