@@ -220,17 +220,7 @@ def buffers_visited() -> int:
 
 
 def searched(workload) -> tuple[list[float], list[list[dict]]]:
-    from blog.search import article_search
-
-    embedder = search_scale.FixedEmbedder()
-    latencies, hits = [], []
-    for vector, text in workload:
-        embedder.vector = vector
-        started = time.perf_counter()
-        found = article_search(query=text, limit=10, embedder=embedder, min_relevance=0)
-        latencies.append(time.perf_counter() - started)
-        hits.append([hit.as_dict() for hit in found])
-    return latencies, hits
+    return search_scale.timed_searches(workload, keep=lambda hit: hit.as_dict())
 
 
 def explained(statement: tuple[str, dict], settings: tuple[str, list] | None) -> dict:

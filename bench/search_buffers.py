@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -84,20 +83,6 @@ def blocks_read() -> int:
         return cursor.fetchone()[0]
 
 
-def timed(workload) -> tuple[list[float], list[list[int]]]:
-    from blog.search import article_search
-
-    embedder = search_scale.FixedEmbedder()
-    latencies, hits = [], []
-    for vector, text in workload:
-        embedder.vector = vector
-        started = time.perf_counter()
-        found = article_search(query=text, limit=10, embedder=embedder, min_relevance=0)
-        latencies.append(time.perf_counter() - started)
-        hits.append([hit.article_id for hit in found])
-    return latencies, hits
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--chunks", type=int, default=100_000)
@@ -122,9 +107,11 @@ def main() -> int:
         block = workload[round_ * args.queries : (round_ + 1) * args.queries]
         for megabytes in (OLD, new) if round_ % 2 == 0 else (new, OLD):
             restart_with(megabytes)
-            timed(workload[-20:])  # warm the connection and the side connection
+            search_scale.timed_searches(
+                workload[-20:]
+            )  # warm the connection and the side connection
             before, cpu_before = blocks_read(), cpu_seconds()
-            seconds, found = timed(block)
+            seconds, found = search_scale.timed_searches(block)
             cpu[megabytes] += cpu_seconds() - cpu_before
             reads[megabytes] += blocks_read() - before
             latencies[megabytes] += seconds

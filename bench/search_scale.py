@@ -197,6 +197,13 @@ def timed_hybrid(workload, mode: str = "hybrid") -> list[float]:
     The bar is off (min_relevance=0): synthetic words mean nothing, so most hits would be cut,
     and every hit's evidence is computed either way.
     """
+    latencies, counts = timed_searches(workload, keep=lambda hit: 1, mode=mode)
+    assert all(len(hits) == 10 for hits in counts)
+    return latencies
+
+
+def timed_searches(workload, keep=lambda hit: hit.article_id, mode: str = "hybrid"):
+    """Each search's latency (bar off, top 10), and `keep` of each of its hits."""
     from blog.search import article_search, article_search_text, article_search_vector
 
     search = {
@@ -205,14 +212,14 @@ def timed_hybrid(workload, mode: str = "hybrid") -> list[float]:
         "text": article_search_text,
     }[mode]
     embedder = FixedEmbedder()
-    latencies = []
+    latencies, hits = [], []
     for vector, text in workload:
         embedder.vector = vector
         started = time.perf_counter()
-        hits = search(query=text, limit=10, embedder=embedder, min_relevance=0)
+        found = search(query=text, limit=10, embedder=embedder, min_relevance=0)
         latencies.append(time.perf_counter() - started)
-        assert len(hits) == 10
-    return latencies
+        hits.append([keep(hit) for hit in found])
+    return latencies, hits
 
 
 def timed_part(workload, part: str) -> list[float]:
