@@ -9,7 +9,7 @@ import logging
 import socket
 import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import openai
@@ -480,28 +480,29 @@ def request_sent(exc: BaseException) -> bool:
     """Whether a failed call may have reached the endpoint: anything but a failure to connect
     (refused, unresolved, timed out, no connection free). In doubt it counts as sent: the
     budget errs on the side that cannot be spent for free."""
-    seen: BaseException | None = exc
-    for _ in range(16):  # an exception's chain, not a cycle
-        if seen is None:
-            return True
+    for seen in _chain(exc):
         if isinstance(seen, ConnectionRefusedError | socket.gaierror):
             return False
         module = type(seen).__module__.split(".")[0].rstrip("0123456789")  # httpcore2 too
         names = {kind.__name__ for kind in type(seen).__mro__}
         if names & _UNSENT.get(module, frozenset()):
             return False
-        seen = seen.__cause__ or seen.__context__
     return True
 
 
 def _refused(exc: BaseException) -> bool:
     """A refused connection under the timeout: the aiohttp transport maps both to a timeout."""
+    return any(
+        isinstance(seen, ConnectionRefusedError) or type(seen).__name__ == "ClientConnectorError"
+        for seen in _chain(exc)
+    )
+
+
+def _chain(exc: BaseException) -> Iterator[BaseException]:
+    """An exception and what caused it, in turn; at most 16 (a chain, not a cycle)."""
     seen: BaseException | None = exc
-    while seen is not None:
-        if (
-            isinstance(seen, ConnectionRefusedError)
-            or type(seen).__name__ == "ClientConnectorError"
-        ):
-            return True
+    for _ in range(16):
+        if seen is None:
+            return
+        yield seen
         seen = seen.__cause__ or seen.__context__
-    return False
