@@ -101,6 +101,48 @@ _PERIODIC = {"daily": "day", "hourly": "hour", "weekly": "week", "monthly": "mon
 
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")
 
+# A verb and its particle name one thing, the thing the blog writes as one word: "back up" is
+# a backup, and the "back" of "fall back" is not it ("How do I back up the database?" quoted a
+# sentence about a query that falls back to a full scan). Each spelling of the pair is its noun.
+_PHRASAL = {
+    ("back", "up"): "backup",
+    ("fall", "back"): "fallback",
+    ("roll", "back"): "rollback",
+    ("set", "up"): "setup",
+    ("shut", "down"): "shutdown",
+    ("start", "up"): "startup",
+    ("clean", "up"): "cleanup",
+    ("look", "up"): "lookup",
+    ("warm", "up"): "warmup",
+    ("time", "out"): "timeout",
+    ("log", "in"): "login",
+    ("sign", "in"): "signin",
+    ("sign", "up"): "signup",
+}
+# Each verb's spellings ("falls", "fell", "timed", "backing"), and the pair's noun.
+_SPELLINGS = {
+    "back": "back|backs|backed|backing",
+    "fall": "fall|falls|fell|falling|fallen",
+    "roll": "roll|rolls|rolled|rolling",
+    "set": "set|sets|setting",
+    "shut": "shut|shuts|shutting",
+    "start": "start|starts|started|starting",
+    "clean": "clean|cleans|cleaned|cleaning",
+    "look": "look|looks|looked|looking",
+    "warm": "warm|warms|warmed|warming",
+    "time": "time|times|timed|timing",
+    "log": "log|logs|logged|logging",
+    "sign": "sign|signs|signed|signing",
+}
+_VERB = {spelling: verb for verb, forms in _SPELLINGS.items() for spelling in forms.split("|")}
+_PARTICLE_PAIR = re.compile(
+    rf"\b({'|'.join(sorted(_VERB, key=len, reverse=True))})[ \t-]+(up|back|down|out|in)\b"
+)
+
+
+def _joined(match: re.Match) -> str:
+    return _PHRASAL.get((_VERB[match.group(1)], match.group(2)), match.group(0))
+
 
 def terms(text: str) -> set[str]:
     """Lower-cased, lightly stemmed content words plus CJK character bigrams.
@@ -110,6 +152,7 @@ def terms(text: str) -> set[str]:
     lowered = text.lower().replace("\u2019", "'")
     lowered = _POSSESSIVE.sub("", _CONTRACTION.sub(" ", lowered))
     lowered = _THOUSANDS.sub("", lowered)  # "10,500" is one number, not "10" and "500"
+    lowered = _PARTICLE_PAIR.sub(_joined, lowered)
     words = _WORD.findall(lowered)
     # "Per-session daily budget" answers "how many tokens does a session get per day?": a
     # hyphenated word is also its parts, and "daily" is the "day" a question counts by.

@@ -27,6 +27,23 @@ def test_a_phrasal_verb_s_particle_is_not_a_topic():
     assert not terms("back off") & terms("cut off")
 
 
+def test_a_verb_and_its_particle_are_the_noun_the_blog_writes():
+    # "How do I back up the PostgreSQL database?" quoted "…will fall back to a full scan"
+    # after the sentence about backups, on the word "back".
+    assert terms("How do I back up the PostgreSQL database?") == {
+        "backup",
+        "postgresql",
+        "database",
+    }
+    assert not terms("back up") & terms("Sorting by it instead will fall back to a full scan.")
+    assert "backup" in terms("the same backups as the articles")
+    # Every spelling of the verb, and the noun's own spelling, meet.
+    assert terms("the call timed out") & terms("Wrap sends in a timeout") == {"timeout"}
+    assert {"fallback"} <= terms("when it falls back") & terms("a fallback answer")
+    # A pair that names nothing stays two words: "come back in a minute" is no login.
+    assert {"back", "come"} <= terms("come back in a minute")
+
+
 def test_how_a_question_is_framed_is_not_what_it_is_about():
     # "Streaming is the difference, and it is mostly plumbing." answered "what's the
     # difference between SSE and WebSockets?" on the word "difference" alone.
