@@ -8,6 +8,7 @@ import json
 import logging
 import math
 import re
+import string
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AbstractContextManager
@@ -236,11 +237,56 @@ class _Spending:
         self.granted = tokens
 
 
+# ASCII punctuation, and the lead bytes of UTF-8's four-byte characters (those past U+FFFF).
+_MARK_BYTES = string.punctuation.encode()
+_ASTRAL_LEAD_BYTES = bytes(range(0xF0, 0xF5))
+# A character past U+FFFF (an emoji, a hieroglyph, a mathematical letter) is in few
+# vocabularies: a byte-level tokenizer writes it as up to one token per byte.
+ASTRAL_TOKENS = 4
+
+
+@dataclass(slots=True)
+class TextCount:
+    """What a text costs a model's tokenizer, counted as it streams in (tokens_estimate)."""
+
+    ascii_chars: int = 0
+    other_chars: int = 0  # non-ASCII characters in the Basic Multilingual Plane
+    astral_chars: int = 0
+    marks: int = 0  # ASCII punctuation: a token each at worst ("a.a.a." is one per character)
+    spaces: int = 0  # words, near enough
+
+    def add(self, text: str) -> TextCount:
+        raw = text.encode("utf-8", "surrogatepass")
+        ascii_chars = len(text.encode("ascii", "ignore"))
+        astral = len(raw) - len(raw.translate(None, _ASTRAL_LEAD_BYTES))
+        self.ascii_chars += ascii_chars
+        self.astral_chars += astral
+        self.other_chars += len(text) - ascii_chars - astral
+        self.marks += len(raw) - len(raw.translate(None, _MARK_BYTES))
+        self.spaces += raw.count(b" ")
+        return self
+
+    @property
+    def tokens(self) -> int:
+        # English prose is about four ASCII characters a token; text of punctuation and short
+        # words is far denser: the larger of the two readings.
+        prose = self.ascii_chars // 3
+        letters = self.ascii_chars - self.marks - self.spaces
+        pieces = self.marks + max(self.spaces, letters // 4)
+        return max(prose, pieces) + self.other_chars + ASTRAL_TOKENS * self.astral_chars
+
+
 def tokens_estimate(text: str) -> int:
     """A generous token count for `text` without a tokenizer: a token per 3 ASCII characters
-    (English averages about 4) and one per other character (Chinese is about one each)."""
-    ascii_chars = len(text.encode("ascii", "ignore"))
-    return ascii_chars // 3 + (len(text) - ascii_chars) + 1
+    (English averages about 4) or, for text dense with punctuation and short words, a token
+    per mark and per word (or per 4 letters, if more); one per other character (Chinese is
+    about one each), and ASTRAL_TOKENS per character past U+FFFF.
+
+    Counted as one per character, 1,500 hieroglyphs were 1,500 tokens for a tokenizer that
+    writes each as four bytes: a turn with 3,000 tokens left sent a prompt it was billed
+    over 7,000 for, and the answer a model was asked to write in them ran four times past
+    its budget before the stream was cut."""
+    return TextCount().add(text).tokens + 1
 
 
 async def _model_step(
@@ -279,7 +325,7 @@ async def _model_stream(
     # Joined once: `+=` on an attribute would copy the answer per delta.
     pieces: list[str] = []
     result.streaming = pieces
-    ascii_chars = other_chars = 0  # the answer and tool arguments so far (tokens_estimate)
+    written = TextCount()  # the answer and tool arguments so far (tokens_estimate)
     retried = 0  # attempts the endpoint worked on and the adapter gave up (Retried)
     failed = False
     try:
@@ -297,12 +343,10 @@ async def _model_stream(
                     continue
                 if not item.text:
                     continue
-                ascii_part = len(item.text.encode("ascii", "ignore"))
-                ascii_chars += ascii_part
-                other_chars += len(item.text) - ascii_part
+                written.add(item.text)
                 # A long answer, or a long tool argument (never shown, as costly), asks for
                 # another answer's worth of tokens, or is cut here.
-                spent = result.usage.total + prompt * (1 + retried) + ascii_chars // 3 + other_chars
+                spent = result.usage.total + prompt * (1 + retried) + written.tokens
                 if spending.budget is not None and spent > spending.granted:
                     await spending.cover(spent + spending.answer_tokens)
                 if isinstance(item, TextDelta):
@@ -321,12 +365,12 @@ async def _model_stream(
         if turn is None or turn.usage is None:
             # No usage came (Stop, a cut or failed stream, a server that does not report it):
             # the endpoint was still paid, so the estimate is charged, never nothing.
-            estimate = Usage(prompt, ascii_chars // 3 + other_chars)
+            estimate = Usage(prompt, written.tokens)
             result.usage = result.usage + estimate + abandoned
             # Observers count it as spent too, unless the endpoint failed before answering (an
             # HTTP error: nothing to bill) or the model is the offline one (it spends nothing).
             # A visitor's Stop, even before the first token, was read and paid for.
-            if not model.offline and (ascii_chars or other_chars or not failed):
+            if not model.offline and (written.tokens or not failed):
                 call.estimated = estimate + abandoned
             elif retried:
                 call.estimated = abandoned

@@ -97,8 +97,12 @@ def message_parse(frame: Any) -> ChatMessage:
         text_check(frame)  # NUL or a lone surrogate anywhere could never be saved
     except FrameError as exc:
         raise BadRequest(str(exc)) from None
-    content = frame.get("content")
-    if not isinstance(content, str) or not has_visible_text(content):
+    content = frame.get("content", "")
+    if not isinstance(content, str) and content is not None:
+        # As SSE's schema says it: a number or a list is no empty message, and "empty" sent
+        # a client looking for a missing question.
+        raise BadRequest("The message must be text.")
+    if not content or not has_visible_text(content):
         raise BadRequest("The message is empty. Type a question first.")
     limit = settings.AGENT_MAX_MESSAGE_CHARS
     if len(content) > limit:

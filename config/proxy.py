@@ -106,6 +106,20 @@ class TrustedProxies:
         return (chain[0] if chain else peer), depth
 
 
+def networks_parse(value) -> tuple[Network, ...]:
+    """Networks from a comma-separated text, or from an iterable of texts or networks.
+
+    Raises:
+        ValueError: an item is neither an address nor a network. The cluster writes these into
+            nginx's configuration (NGINX_REAL_IP_FROM): only a parsed network reaches it, never
+            the text (`10.0.0.0/8; include …` would be a directive of its own).
+    """
+    items = value.split(",") if isinstance(value, str) else list(value)
+    return tuple(
+        ipaddress.ip_network(str(item).strip(), strict=False) for item in items if str(item).strip()
+    )
+
+
 class TrustedProxyMiddleware:
     """ASGI middleware: rewrite scope["client"] and scope["scheme"] from trusted proxies only,
     and serve every request from the root (scope["root_path"], which daphne lets a header set)."""

@@ -7,7 +7,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
 
 from config.database import database_config
-from config.proxy import TrustedProxies
+from config.proxy import TrustedProxies, networks_parse
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = BASE_DIR / ".data"
@@ -187,6 +187,15 @@ except ValueError as exc:
     raise ImproperlyConfigured(
         "DJANGO_TRUSTED_PROXIES must be a number of proxies (e.g. 1) or comma-separated "
         f"addresses/networks (e.g. 127.0.0.1,10.0.0.0/8): {exc}"
+    ) from None
+# `make run WORKERS=N` behind a balancer: the networks nginx believes X-Forwarded-For from
+# (its set_real_ip_from), so its per-visitor caps count visitors, not the balancer. Unset: nginx
+# believes no header and counts its direct peers (README, "Security model").
+try:
+    NGINX_REAL_IP_FROM = networks_parse(env.str("NGINX_REAL_IP_FROM", default=""))
+except ValueError as exc:
+    raise ImproperlyConfigured(
+        f"NGINX_REAL_IP_FROM must be comma-separated addresses/networks (e.g. 10.0.0.0/8): {exc}"
     ) from None
 # Sites that embed the chat panel from another origin (exact scheme://host[:port]).
 CHAT_ALLOWED_ORIGINS = env.list("DJANGO_CHAT_ALLOWED_ORIGINS", default=[])

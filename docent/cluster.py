@@ -8,6 +8,7 @@ supervisord's and nginx's configuration under `.data/cluster/`.
 import json
 import os
 import re
+import resource
 import secrets
 import shlex
 import shutil
@@ -18,6 +19,8 @@ from pathlib import Path
 
 from django.conf import settings
 from django.template import Context, Engine
+
+from config.proxy import networks_parse
 
 PROCFILE = Path(settings.BASE_DIR) / "Procfile"
 NGINX_TEMPLATE = Path(__file__).parent / "templates" / "docent" / "nginx.conf"
@@ -123,6 +126,10 @@ def cluster_write(plan: Plan) -> Path:
 
 
 NGINX_CONN_MAX = 65_535
+# nginx's connections, at most: about 440 bytes each, allocated at start (65,536: 31 MB).
+NGINX_CONNECTIONS_MAX = 65_536
+# Open files when the hard limit is "unlimited" (Linux's default fs.nr_open).
+NGINX_OPEN_FILES_MAX = 1_048_576
 
 
 def nginx_conf(
@@ -135,6 +142,7 @@ def nginx_conf(
     request_burst: int | None = None,
     per_network: int | None = None,
     network_burst: int | None = None,
+    real_ip_from: tuple | None = None,
 ) -> str:
     """nginx in front of the web processes; `prefix` holds its pid and temporary files.
 
@@ -142,7 +150,10 @@ def nginx_conf(
     `request_burst`: requests a visitor address may send at once (HTTP_REQUEST_BURST_PER_IP),
     refilled at HTTP_REQUESTS_PER_SECOND_PER_IP. `per_network` and `network_burst`: the same
     for an IPv6 /48 (HTTP_CONNECTIONS_PER_NETWORK, HTTP_REQUEST_BURST_PER_NETWORK).
+    `real_ip_from`: the networks of balancers in front of nginx (NGINX_REAL_IP_FROM).
     """
+    open_files, connections = nginx_open_files()
+    networks = settings.NGINX_REAL_IP_FROM if real_ip_from is None else real_ip_from
     context = {
         # nginx refuses a limit_conn of 65,536 or more (the benches set 100,000,000 for "none").
         "per_address": min(per_address or settings.HTTP_CONNECTIONS_PER_IP, NGINX_CONN_MAX),
@@ -156,8 +167,25 @@ def nginx_conf(
         # An IPv6 address is bracketed: `listen ::1:8000` is refused ("invalid port").
         "listen": f"[{host}]:{port}" if ":" in host else f"{host}:{port}",
         "static_root": str(settings.STATIC_ROOT),
+        "open_files": open_files,
+        "connections": connections,
+        "head_ms": max(1, round(settings.HTTP_HEAD_SECONDS * 1000)),
+        # Written into the configuration: parsed as networks, never passed on as text.
+        "real_ip_from": [str(network) for network in networks_parse(networks)],
     }
     return _nginx_template(NGINX_TEMPLATE.name).render(Context(context))
+
+
+def nginx_open_files() -> tuple[int, int]:
+    """The open files nginx asks for (`worker_rlimit_nofile`: the hard limit it inherits from
+    this process, as supervisord passes it on) and its `worker_connections`, fewer: out of
+    connections nginx closes idle ones to make room, out of files it accepts nothing."""
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    if hard == resource.RLIM_INFINITY or hard > NGINX_OPEN_FILES_MAX:
+        hard = NGINX_OPEN_FILES_MAX
+    # Files besides connections: the log, the listening socket, a static file being sent.
+    connections = min(NGINX_CONNECTIONS_MAX, hard - max(64, hard // 16))
+    return hard, max(connections, 256)
 
 
 def nginx_visitor_maps() -> str:

@@ -357,4 +357,11 @@ class GuardedServer(Server):
     @ws_factory.setter
     def ws_factory(self, factory) -> None:
         factory.protocol = FrameWriter  # docent/write_now.py
+        # A frame the protocol refuses (text that is not UTF-8, a message over the size limit,
+        # a broken frame) is answered with a close frame giving RFC 6455's code and autobahn's
+        # reason (1007, 1009, 1002), then the connection ends (closeHandshakeTimeout, 1 s, if
+        # the client does not answer). autobahn's default reset the TCP connection: no code,
+        # no reason, the client's socket dead as if the server had crashed. The floods that
+        # FrameWriter cuts are still dropped at once, unanswered.
+        factory.setProtocolOptions(failByDrop=False)
         self._ws_factory = factory

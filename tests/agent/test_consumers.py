@@ -221,6 +221,10 @@ async def test_disconnect_mid_stream_cancels_and_saves(scripted):
         ("[1, 2]", "Frames must be JSON objects"),
         ('{"type": "shout"}', "Unknown frame type;"),
         ('{"type": "message", "content": "   "}', "The message is empty"),
+        # Not text: said so, as SSE says it (it was "empty").
+        ('{"type": "message", "content": 5}', "The message must be text."),
+        ('{"type": "message", "content": ["hi"]}', "The message must be text."),
+        ('{"type": "message", "content": {"text": "hi"}}', "The message must be text."),
         # Nothing that shows: zero-width space, word joiner, BOM, a tag character, a lone mark.
         (
             '{"type": "message", "content": "\\u200b\\u2060\\ufeff\\udb40\\udc41\\u0301"}',

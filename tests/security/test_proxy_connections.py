@@ -2,6 +2,7 @@
 its direct peers (nginx itself is exempt there, so without this one visitor could hold every
 connection through the proxy). Loopback, the machine itself, is not counted."""
 
+import resource
 import shutil
 import socket
 import subprocess
@@ -24,13 +25,15 @@ REQUEST_BURST = 5
 
 
 class Holding(threading.Thread):
-    """A stand-in web process: holds `/hold` requests open, answers anything else at once."""
+    """A stand-in web process: holds `/hold` requests open, answers anything else at once.
+    `heads` keeps the head of every request nginx passed on."""
 
     def __init__(self) -> None:
         super().__init__(daemon=True)
         self.listener = socket.create_server(("127.0.0.1", 0))
         self.port = self.listener.getsockname()[1]
         self.held: list[socket.socket] = []
+        self.heads: list[bytes] = []
 
     def run(self) -> None:
         while True:
@@ -38,7 +41,9 @@ class Holding(threading.Thread):
                 peer, _ = self.listener.accept()
             except OSError:
                 return
-            if b"/hold" in peer.recv(65536):
+            head = peer.recv(65536)
+            self.heads.append(head)
+            if b"/hold" in head:
                 self.held.append(peer)
             else:
                 with peer:
@@ -54,9 +59,12 @@ def proxy(tmp_path: Path):
 
 
 @contextmanager
-def running_proxy(tmp_path: Path, *, host: str, **limits: int) -> Iterator[tuple[int, Holding]]:
+def running_proxy(
+    tmp_path: Path, *, host: str, open_files: int = 0, **limits
+) -> Iterator[tuple[int, Holding]]:
     """The cluster's nginx on `host`, in front of a stand-in web process; its port and the
-    stand-in."""
+    stand-in. `open_files`: nginx starts at that soft limit of open files (as Linux starts
+    most processes at 1,024), its hard limit kept."""
     upstream = Holding()
     upstream.start()
     prefix, port = tmp_path / "nginx", free_port()
@@ -67,7 +75,7 @@ def running_proxy(tmp_path: Path, *, host: str, **limits: int) -> Iterator[tuple
     )
     nginx = shutil.which("nginx", path="/usr/sbin:/usr/bin:/sbin")
     command = [nginx, "-p", str(prefix), "-c", str(conf), "-e", "stderr", "-g", "daemon off;"]
-    process = subprocess.Popen(command)  # noqa: S603
+    process = subprocess.Popen(command, preexec_fn=_soft_open_files(open_files))  # noqa: S603
     try:
         _wait_listening(host, port)
         yield port, upstream
@@ -77,6 +85,18 @@ def running_proxy(tmp_path: Path, *, host: str, **limits: int) -> Iterator[tuple
         upstream.listener.close()
         for held in upstream.held:
             held.close()
+
+
+def _soft_open_files(soft: int):
+    if not soft:
+        return None
+
+    def limit() -> None:
+        resource.setrlimit(
+            resource.RLIMIT_NOFILE, (soft, resource.getrlimit(resource.RLIMIT_NOFILE)[1])
+        )
+
+    return limit
 
 
 def _wait_listening(host: str, port: int) -> None:

@@ -1,0 +1,89 @@
+"""What the cluster's nginx says about itself to anyone.
+
+It named its exact version in every answer's Server header and at the foot of each page it
+writes itself (a missing static file, a request past its burst, a body too large, a malformed
+request): "nginx/1.22.1", a lookup key for its known flaws. And the static files it serves
+carried none of the headers the web processes send with the same files.
+"""
+
+import shutil
+import socket
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.security.test_proxy_connections import running_proxy
+
+pytestmark = pytest.mark.skipif(
+    not shutil.which("nginx", path="/usr/sbin:/usr/bin:/sbin"), reason="nginx is not installed"
+)
+
+
+def _answer(port: int, request: bytes) -> bytes:
+    with socket.create_connection(("127.0.0.1", port), source_address=("127.0.0.8", 0)) as c:
+        c.sendall(request.replace(b"\r\n\r\n", b"\r\nConnection: close\r\n\r\n", 1))
+        c.settimeout(10)
+        received = b""
+        try:
+            while chunk := c.recv(65536):
+                received += chunk
+        except ConnectionResetError:  # nginx resets a connection it refused the body of
+            pass
+        return received
+
+
+def _server(answer: bytes) -> str:
+    for line in answer.decode("latin-1").split("\r\n"):
+        if line.lower().startswith("server:"):
+            return line.split(":", 1)[1].strip()
+    return ""
+
+
+@pytest.fixture
+def static_root(settings) -> Iterator[Path]:
+    """A static root nginx's worker can read (it runs as `nobody` when started by root, and
+    pytest's own temporary directories are the owner's alone)."""
+    with tempfile.TemporaryDirectory() as directory:
+        root = Path(directory)
+        root.chmod(0o755)
+        settings.STATIC_ROOT = root
+        yield root
+
+
+def test_nginxs_own_answers_name_no_version(tmp_path, static_root):
+    with running_proxy(tmp_path, host="127.0.0.1", request_burst=1) as (port, _):
+        answers = {
+            "missing static file": _answer(port, b"GET /static/x.js HTTP/1.1\r\nHost: d\r\n\r\n"),
+            "body too large": _answer(
+                port,
+                b"POST /api/chat HTTP/1.1\r\nHost: d\r\nContent-Length: 9999999\r\n\r\n",
+            ),
+            "malformed": _answer(port, b"GET / HTTP/1.1\r\nHost: d\r\nBad Header\r\n\r\n"),
+        }
+        for _ in range(3):  # past the burst of one
+            answers["past the burst"] = _answer(port, b"GET /ok HTTP/1.1\r\nHost: d\r\n\r\n")
+
+    statuses = {name: int(answer.split(b" ")[1]) for name, answer in answers.items()}
+    assert statuses == {
+        "missing static file": 404,
+        "body too large": 413,
+        "malformed": 400,
+        "past the burst": 429,
+    }
+    for name, answer in answers.items():
+        assert _server(answer) == "nginx", name  # before: nginx/1.22.1
+        assert b"nginx/" not in answer, name
+
+
+def test_static_files_from_nginx_carry_the_headers_the_web_processes_send(tmp_path, static_root):
+    (static_root / "chat.js").write_text("console.log(1)")
+    (static_root / "chat.js").chmod(0o644)
+    with running_proxy(tmp_path, host="127.0.0.1") as (port, _):
+        answer = _answer(port, b"GET /static/chat.js HTTP/1.1\r\nHost: d\r\n\r\n")
+
+    head = answer.split(b"\r\n\r\n")[0].decode("latin-1").lower()
+    assert head.startswith("http/1.1 200")
+    assert "x-content-type-options: nosniff" in head
+    assert "x-frame-options: deny" in head

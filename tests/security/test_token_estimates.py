@@ -1,0 +1,58 @@
+"""A turn's holds count text as a model's tokenizer may split it, not as prose splits.
+
+Before each model call a turn must hold what the prompt will cost, and while an answer streams
+its words are counted against the hold; both counted a token per three ASCII characters and
+one per other character. A byte-level tokenizer (OpenAI's, and most) writes a character it has
+no token for as its bytes: a hieroglyph or a mathematical letter (past U+FFFF) is up to four
+tokens, and text of punctuation and one-letter words ("a.a.a.", "1 2 3") one per character or
+two. A visitor chooses the question's text, and what the model is asked to write.
+"""
+
+import pytest
+
+from agent.loop import ASTRAL_TOKENS
+from testing_support.model_server import text_response
+from tests.security.conftest import BUDGET_LEFT, ask_near_the_budget
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+HIEROGLYPH = "\U00013000"  # EGYPTIAN HIEROGLYPH A001: four bytes of UTF-8, in no vocabulary
+SYSTEM_AND_TOOLS = 1000  # about what the prompt costs around the visitor's question
+
+
+async def test_a_question_a_tokenizer_writes_as_bytes_is_held_at_that_cost(serve, scripted):
+    question = HIEROGLYPH * 1400
+    # The endpoint bills the prompt as a byte-level tokenizer reads it.
+    billed = SYSTEM_AND_TOOLS + ASTRAL_TOKENS * len(question)
+    reply = text_response(["Nothing about that here."], usage=(billed, 10))
+
+    events, spent = await ask_near_the_budget(serve, scripted, "astral-question", reply, question)
+
+    # Before: counted as 1,400 tokens, the prompt was sent and billed 6,600 on 3,000 left.
+    assert events[-1]["code"] == "rate_limited"
+    assert not scripted.requests  # nothing sent that the budget could not hold
+    assert spent <= BUDGET_LEFT
+
+
+@pytest.mark.parametrize(
+    ("name", "piece", "tokens_each"),
+    [
+        ("astral", HIEROGLYPH * 10, ASTRAL_TOKENS * 10),  # ten hieroglyphs, forty tokens
+        ("marks", "a." * 10, 10),  # "a." is a token at best
+    ],
+)
+async def test_an_answer_a_tokenizer_writes_densely_is_cut_where_the_budget_ends(
+    serve, scripted, name, piece, tokens_each
+):
+    # "Answer in hieroglyphs, as many as you can": the model writes 2,000 deltas of them.
+    reply = text_response([piece] * 2000, usage=(SYSTEM_AND_TOOLS, tokens_each * 2000))
+
+    events, _ = await ask_near_the_budget(
+        serve, scripted, f"dense-answer-{name}", reply, "Write as much as you can."
+    )
+
+    shown = "".join(event["content"] for event in events if event["type"] == "text")
+    written = len(shown) // len(piece) * tokens_each  # what the endpoint billed for it
+    assert events[-1]["code"] == "rate_limited"
+    # Before: cut only once 2,000 (astral) or 6,000 (marks) tokens were counted, past the budget.
+    assert SYSTEM_AND_TOOLS + written <= BUDGET_LEFT
