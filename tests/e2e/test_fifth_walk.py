@@ -1,0 +1,59 @@
+"""The fifth first-run walk (reader, author, reviewer; desktop, tablet, phone; English and
+Chinese): what it found, fixed and checked in Chromium."""
+
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.e2e import test_rough_edges
+from tests.e2e.conftest import CHROMIUM, screenshot
+from tests.e2e.test_rough_edges import sign_in
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db]
+
+if not Path(CHROMIUM).exists():
+    pytest.skip(f"no {CHROMIUM}: apt-get install chromium (.ci/run does)", allow_module_level=True)
+
+reviewer = test_rough_edges.reviewer  # the admin account, a fixture
+
+
+HEADER_ROWS = """() => {
+  // The admin header's lines: the top of each of its parts that shows, rounded, deduplicated.
+  const header = document.getElementById('header');
+  const parts = [document.getElementById('site-name'),
+                 ...header.querySelectorAll('#user-tools a, #user-tools button'),
+                 header.querySelector('.dc-time-zone'), header.querySelector('.dc-lang-switch')];
+  const tops = parts.filter((n) => n && n.getClientRects().length)
+    .map((n) => n.getBoundingClientRect()).map((r) => Math.round(r.top + r.height / 2));
+  const rows = [];
+  for (const top of tops.sort((a, b) => a - b)) {
+    if (!rows.length || top - rows.at(-1) > 8) rows.push(top);
+  }
+  const middle = (n) => { const r = n.getBoundingClientRect(); return (r.top + r.bottom) / 2; };
+  const name = middle(document.getElementById('site-name'));
+  const lang = middle(header.querySelector('.dc-lang-switch'));
+  return {rows: rows.length, switchBesideName: Math.abs(name - lang) < 8,
+          sideways: document.documentElement.scrollWidth > innerWidth};
+}"""
+
+
+@pytest.mark.parametrize("locale", ["en-US", "zh-CN"])
+@pytest.mark.parametrize(("width", "rows"), [(390, 3), (768, 2), (1024, 2)])
+def test_the_admin_header_takes_two_or_three_lines_not_five(
+    site, open_page, reviewer, locale, width, rows
+):
+    # Django stacks the header in a centred column up to 1024 px: the name, the user links, the
+    # time zone and the English/中文 switch took five lines on a phone (151 px), four on a tablet.
+    page = open_page({"width": width, "height": 800}, locale=locale, timezone_id="Asia/Shanghai")
+    sign_in(page, site, reviewer)
+    page.goto(f"{site}/admin/agent/conversation/")
+    header = page.evaluate(HEADER_ROWS)
+    screenshot(page, f"admin-header-{width}-{locale}")
+    assert header["rows"] <= rows
+    assert header["switchBesideName"]
+    assert not header["sideways"]
+    expect(page.locator("#header .dc-time-zone")).to_be_visible()
+    expect(page.locator("#logout-form button")).to_be_visible()
+    if width < 768:  # the greeting gives way on a phone
+        expect(page.locator("#user-tools .dc-welcome")).to_be_hidden()
