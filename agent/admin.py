@@ -13,8 +13,9 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext
 
 from agent import admin_views, selectors
-from agent.charts import format_count, format_ms
+from agent.charts import format_ms
 from agent.models import Conversation, ToolCall, Turn
+from agent.templatetags.admin_tokens import token_count
 from agent.templatetags.visitor_text import visitor_html
 from docent.admin_lookups import BoundedLookups
 
@@ -219,7 +220,7 @@ class ConversationAdmin(ReadOnlyAdmin):
 
     @admin.display(description=_("Tokens"), ordering="token_total")
     def tokens(self, obj):
-        return format_count(obj.token_total)
+        return token_count(obj.token_total, counted=obj.tokens_counted)
 
 
 class ToolCallInline(ReadOnly, admin.TabularInline):
@@ -388,7 +389,7 @@ class TurnAdmin(ReadOnlyAdmin):
 
     @admin.display(description=_("Tokens"), ordering="input_tokens")
     def tokens(self, obj):
-        return format_count(obj.total_tokens)
+        return token_count(obj.total_tokens, counted=not obj.offline)
 
     @admin.display(description=_("Duration"), ordering="duration_ms")
     def duration(self, obj):
