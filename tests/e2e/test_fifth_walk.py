@@ -57,3 +57,39 @@ def test_the_admin_header_takes_two_or_three_lines_not_five(
     expect(page.locator("#logout-form button")).to_be_visible()
     if width < 768:  # the greeting gives way on a phone
         expect(page.locator("#user-tools .dc-welcome")).to_be_hidden()
+
+
+PAINTS = """new PerformanceObserver((list) => {
+  // Each paint of each document, with the zone its times were written in (kept over a reload).
+  for (const entry of list.getEntries()) {
+    const meta = document.querySelector('meta[name="docent-time-zone"]');
+    const log = JSON.parse(sessionStorage.getItem('paints') || '[]');
+    log.push(`${entry.name} ${meta ? meta.content : '?'}`);
+    sessionStorage.setItem('paints', JSON.stringify(log));
+  }
+}).observe({type: 'paint', buffered: true});"""
+
+
+def test_a_page_written_in_another_zone_is_read_again_before_it_is_ever_shown(
+    site, open_page, reviewer
+):
+    # After a trip (the cookie says Shanghai, the browser Kolkata) the page showed Shanghai's
+    # times, then flashed and came back in Kolkata's: the zone script was a deferred module.
+    page = open_page({"width": 1280, "height": 800}, timezone_id="Asia/Kolkata")
+    sign_in(page, site, reviewer)
+    host = site.split("//", 1)[1].split(":", 1)[0]
+    page.context.add_cookies(
+        [{"name": "docent_time_zone", "value": "Asia/Shanghai", "domain": host, "path": "/admin/"}]
+    )
+    page.evaluate("sessionStorage.clear()")
+    page.context.add_init_script(PAINTS)
+    documents = []
+    page.on("request", lambda r: r.resource_type == "document" and documents.append(r.url))
+
+    page.goto(f"{site}/admin/agent/conversation/")
+    zone = page.locator("#header .dc-time-zone")
+    expect(zone).to_contain_text("(UTC+5:30)")
+    page.wait_for_load_state("load")
+    assert len(documents) == 2  # read again once
+    paints = page.evaluate("JSON.parse(sessionStorage.getItem('paints'))")
+    assert paints and not any("Shanghai" in paint for paint in paints), paints
