@@ -31,7 +31,8 @@ _TEXTS: list[tuple[str, str]] = [
         _("The arguments for %(name)s are not a JSON object."),
     ),
     (
-        r"Error: invalid arguments for (?P<name>\S+): (?P<fields>.*?)\. Expected JSON matching: .*",
+        # The first field named (the validator's English words are in the result).
+        r"Error: invalid arguments for (?P<name>\S+): (?P<fields>[^:]+): .*",
         _("Invalid arguments for %(name)s (%(fields)s); the result shows what the model was told."),
     ),
     (

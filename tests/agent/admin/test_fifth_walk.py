@@ -180,6 +180,9 @@ def test_every_stored_error_reads_in_chinese_in_the_chinese_admin(monkeypatch):
         shown = {text: error_text(stored=text) for text in texts}
     untranslated = [text for text, chinese in shown.items() if not HAN.search(chinese)]
     assert untranslated == []
+    # Of a bad argument, the field it names; the validator's English is in the call's result.
+    [invalid] = [text for text in texts if text.startswith("Error: invalid arguments")]
+    assert shown[invalid] == "get_article_detail 的参数无效（article_id）；结果中是模型收到的说明。"
     with translation.override("en"):
         english = [error_text(stored=text) for text in texts]
     assert not any(text.startswith("Error:") or text.endswith(":") for text in english)
