@@ -13,8 +13,10 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext
 
 from agent import admin_views, selectors
-from agent.charts import format_count, format_ms
+from agent.charts import format_ms
+from agent.error_text import error_text
 from agent.models import Conversation, ToolCall, Turn
+from agent.templatetags.admin_tokens import token_count
 from agent.templatetags.visitor_text import visitor_html
 from docent.admin_lookups import BoundedLookups
 
@@ -219,15 +221,19 @@ class ConversationAdmin(ReadOnlyAdmin):
 
     @admin.display(description=_("Tokens"), ordering="token_total")
     def tokens(self, obj):
-        return format_count(obj.token_total)
+        return token_count(obj.token_total, counted=obj.tokens_counted)
 
 
 class ToolCallInline(ReadOnly, admin.TabularInline):
     model = ToolCall
-    fields = ["step", "name", "ok", "executed", "duration", "error"]
+    fields = ["step", "name", "ok", "executed", "duration", "error_shown"]
     readonly_fields = fields
     extra = 0
     show_change_link = True
+
+    @admin.display(description=_("error"))
+    def error_shown(self, obj):
+        return _error(obj.error)
 
     # Durations as people read them ("55.3 ms"), not the stored float ("55.311828999947465").
     @admin.display(description=_("Duration"))
@@ -267,6 +273,11 @@ class AnsweredFilter(admin.SimpleListFilter):
         return selectors.turn_filter_answered(queryset=queryset, answered=self.value() or "")
 
 
+def _error(stored: str) -> str:
+    # In the reviewer's language (the loop stores English); the stored text is in the export.
+    return error_text(stored=stored) if stored else "—"
+
+
 def _local(url) -> bool:
     # A citation's link is the blog's own path; anything else is not made a link.
     return isinstance(url, str) and url.startswith("/") and not url.startswith("//")
@@ -292,12 +303,12 @@ class TurnAdmin(ReadOnlyAdmin):
         "in_transcript", "conversation", "index", "started_at", "status", "step_count",
         "question_text", "answer_text", "sources", "answered", "index_incomplete", "vote",
         "comment_text",
-        "feedback_at", "error_code", "error", "model",
+        "feedback_at", "error_code", "error_shown", "model",
         "offline", "input_tokens", "output_tokens", "first_token", "duration", "page",
     ]  # fmt: skip
     readonly_fields = [
         "in_transcript", "question_text", "answer_text", "sources", "comment_text", "first_token",
-        "duration",
+        "duration", "error_shown",
     ]  # fmt: skip
     inlines = [ToolCallInline]
 
@@ -353,6 +364,10 @@ class TurnAdmin(ReadOnlyAdmin):
             '{}<div class="dc-vote-comment">“{}”</div>', obj.get_vote_display(), comment
         )
 
+    @admin.display(description=_("error"))
+    def error_shown(self, obj):
+        return _error(obj.error)
+
     @admin.display(description=_("Feedback comment"))
     def comment_text(self, obj):
         if not obj.feedback_comment:
@@ -388,7 +403,7 @@ class TurnAdmin(ReadOnlyAdmin):
 
     @admin.display(description=_("Tokens"), ordering="input_tokens")
     def tokens(self, obj):
-        return format_count(obj.total_tokens)
+        return token_count(obj.total_tokens, counted=not obj.offline)
 
     @admin.display(description=_("Duration"), ordering="duration_ms")
     def duration(self, obj):
@@ -419,10 +434,14 @@ class ToolCallAdmin(ReadOnlyAdmin):
     search_fields = ["name", "call_id", "error"]
     ordering = ["-started_at"]
     fields = [
-        "in_transcript", "turn", "step", "call_id", "name", "ok", "executed", "error",
+        "in_transcript", "turn", "step", "call_id", "name", "ok", "executed", "error_shown",
         "started_at", "duration", "arguments_json", "result_json",
     ]  # fmt: skip
-    readonly_fields = ["in_transcript", "duration", "arguments_json", "result_json"]
+    readonly_fields = ["in_transcript", "duration", "arguments_json", "result_json", "error_shown"]
+
+    @admin.display(description=_("error"))
+    def error_shown(self, obj):
+        return _error(obj.error)
 
     def get_queryset(self, request):
         return selectors.toolcall_list_annotate(queryset=super().get_queryset(request))

@@ -250,7 +250,7 @@ def compose_summary(article: dict, lang: str) -> str:
         lines.insert(0, SUMMARY_IN[lang].format(written=names[written], title=_title(article)))
     if leads:
         lines.append(
-            "\n".join(f"- **{inert(head)}**{_colon(head)}{inert(lead)}" for head, lead in leads)
+            _bullets([f"**{inert(head)}**{_colon(head)}{inert(lead)}" for head, lead in leads])
         )
     lines.append(f"{SOURCE[lang]}{_link(article)}")
     return "\n\n".join(lines)
@@ -771,23 +771,29 @@ def _standalone(facts: list[Fact]) -> list[Fact]:
 
 
 def _render(facts: list[Fact], lang: str) -> str:
-    """Sentences as paragraphs; list items and table rows as a bulleted list."""
-    parts: list[str] = []  # paragraphs, and runs of bullets
+    """Sentences as paragraphs; two or more list items and table rows in a row as a bulleted
+    list, one alone as a paragraph (a list of one bullet read as a fragment)."""
+    runs: list[list[str] | str] = []  # paragraphs, and runs of list items and rows
     prose: list[str] = []
     for fact in facts:
         if fact.kind == "sentence":
             prose.append(fact.text)
             continue
         if prose:
-            parts.append(_join(prose, lang))
+            runs.append(_join(prose, lang))
             prose = []
-        if parts and parts[-1].startswith("- "):
-            parts[-1] += f"\n- {fact.text}"
+        if runs and isinstance(runs[-1], list):
+            runs[-1].append(fact.text)
         else:
-            parts.append(f"- {fact.text}")
+            runs.append([fact.text])
     if prose:
-        parts.append(_join(prose, lang))
+        runs.append(_join(prose, lang))
+    parts = [_bullets(run) if isinstance(run, list) else run for run in runs]
     return inert("\n\n".join(parts))
+
+
+def _bullets(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else "\n".join(f"- {item}" for item in items)
 
 
 def _join(sentences: list[str], lang: str) -> str:

@@ -238,14 +238,25 @@ def _cells(line: str) -> list[str]:
 
 
 def _row_fact(header: list[str], cells: list[str]) -> tuple[str, str]:
-    """ "Index HNSW: build time 18 s; recall 0.99." -- a row with its header, quotable alone."""
+    """ "Index: HNSW — Build time: 18 s; Recall: 0.99" -- a row with its header, quotable alone.
+
+    The first cell is named by its header as the others are: "Index HNSW" read well, but
+    "Condition Model call budget exhausted (5 calls) — …" did not.
+    """
     pairs = [(h, c) for h, c in zip(header, cells, strict=False) if c]
     if not pairs:
         return "", ""
-    (first_head, subject), rest = pairs[0], pairs[1:]
-    lead = f"{first_head} {subject}" if first_head else subject
-    details = "; ".join(f"{h}: {c}" if h else c for h, c in rest)
-    return (f"{lead} — {details}" if details else lead), " ".join(h for h, _ in pairs)
+    lead, *details = [_named(head, cell) for head, cell in pairs]
+    chinese = language("".join(header)) == "zh"
+    joined = ("；" if chinese else "; ").join(details)
+    return (f"{lead} — {joined}" if joined else lead), " ".join(h for h, _ in pairs)
+
+
+def _named(head: str, cell: str) -> str:
+    # After a Chinese header the full-width colon, as Chinese writes it ("上限：每轮最多 6 次").
+    if not head:
+        return cell
+    return f"{head}{'：' if language(head) == 'zh' else ': '}{cell}"
 
 
 def _definition_lines(lines: list[str]) -> set[int]:

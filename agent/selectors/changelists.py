@@ -41,6 +41,8 @@ def conversation_list_annotate(*, queryset: QuerySet[Conversation]) -> QuerySet[
         step_total=total(turns, "conversation", Sum("step_count")),
         step_max=total(turns, "conversation", Max("step_count")),
         token_total=total(turns, "conversation", Sum(F("input_tokens") + F("output_tokens"))),
+        # Some turn had a model that counts tokens; the offline model's alone count none.
+        tokens_counted=Exists(turns.filter(offline=False)),
         last_status=Subquery(turns.order_by("-index").values("status")[:1]),
         first_question=Subquery(
             turns.order_by("index").annotate(text=Left("user_message", 160)).values("text")[:1]

@@ -152,6 +152,11 @@ class Transcript:
         return sum(item.turn.total_tokens for item in self.turns)
 
     @property
+    def tokens_counted(self) -> bool:
+        """Whether a model that counts tokens answered any turn (the offline model counts none)."""
+        return any(not item.turn.offline for item in self.turns)
+
+    @property
     def duration_ms(self) -> float:
         return sum(item.turn.duration_ms for item in self.turns)
 

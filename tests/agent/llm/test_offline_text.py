@@ -74,7 +74,7 @@ def test_inline_code_keeps_its_text_even_when_it_looks_like_a_tag():
 
     row, sentence = (fact.text for fact in article_facts(body))
 
-    assert row == "Operator <#> — Meaning: Negative inner product"
+    assert row == "Operator: <#> — Meaning: Negative inner product"
     assert sentence == "Call __init__ with care when 3 < 4 and 5 > 2."
 
 
@@ -124,5 +124,20 @@ def test_a_table_whose_delimiter_row_has_one_dash_per_cell_is_read_as_rows():
     facts = article_facts("| Key | Allowance |\n|-|:-:|\n| request | 2,000 chars |\n")
 
     assert [(fact.kind, fact.text) for fact in facts] == [
-        ("row", "Key request — Allowance: 2,000 chars")
+        ("row", "Key: request — Allowance: 2,000 chars")
     ]
+
+
+def test_a_rows_first_cell_is_named_by_its_header_as_the_others_are():
+    # "Condition Model call budget exhausted (5 calls) — Status recorded: step_limit" was the
+    # walk's answer to "为什么要限制智能体的步数？": header and cell run together as one phrase.
+    english = article_facts(
+        "| Condition | Status recorded |\n| --- | --- |\n"
+        "| Model call budget exhausted (5 calls) | `step_limit` |\n"
+    )
+    chinese = article_facts("| 项目 | 上限 | 说明 |\n|-|-|-|\n| 模型调用 | 6 次 | 每轮 |\n")
+
+    assert [fact.text for fact in english] == [
+        "Condition: Model call budget exhausted (5 calls) — Status recorded: step_limit"
+    ]
+    assert [fact.text for fact in chinese] == ["项目：模型调用 — 上限：6 次；说明：每轮"]
