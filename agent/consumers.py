@@ -3,7 +3,6 @@
 import asyncio
 import logging
 import time
-from collections import deque
 from contextlib import suppress
 from types import SimpleNamespace
 
@@ -18,7 +17,7 @@ from agent import events, ratelimit
 from agent.coalesce import TextFrames, text_frames
 from agent.exceptions import BadRequest
 from agent.feedback import FeedbackQueue
-from agent.frames import FrameError, json_parse
+from agent.frames import FrameError, FrameWindow, json_parse
 from agent.loop import VisitorGone
 from agent.runner import Visitor, message_parse, runner
 from agent.visitor_session import session_ensure, session_key_known
@@ -59,7 +58,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             self.uncount()
 
     async def connect(self) -> None:
-        self.frame_times: deque[float] = deque(maxlen=settings.AGENT_FRAMES_PER_MINUTE)
+        self.frame_times = FrameWindow(settings.AGENT_FRAMES_PER_MINUTE)
         self.votes = FeedbackQueue(reply=self.vote_answer, limit=settings.WEBSOCKET_QUEUED_FRAMES)
         await self.accept()
         OPEN_SOCKETS.inc()
@@ -155,12 +154,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
 
     def flooding(self) -> bool:
         """True when this frame is one too many for the last 60 s (a moving window)."""
-        now = time.monotonic()
-        full = len(self.frame_times) == self.frame_times.maxlen
-        if full and now - self.frame_times[0] < 60:
-            return True
-        self.frame_times.append(now)
-        return False
+        return self.frame_times.over(time.monotonic())
 
     async def emit(self, event: dict) -> None:
         if event["type"] in TERMINAL:

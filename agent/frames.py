@@ -19,6 +19,7 @@ from agent.text import INVALID, text_scrub
 __all__ = [
     "CONVERSATION_ID_INVALID",
     "FrameError",
+    "FrameWindow",
     "conversation_id_parse",
     "json_parse",
     "text_check",
@@ -34,6 +35,29 @@ CONVERSATION_ID_INVALID = (
 
 class FrameError(ValueError):
     """The input cannot be taken; the text says why, for the visitor."""
+
+
+class FrameWindow:
+    """At most `limit` frames in any 60 s (a moving window): the times of the last `limit`.
+
+    A list, not a `deque(maxlen=limit)`: a deque allocates a block of 64 slots up front (760
+    bytes), and each chat socket keeps two windows for the one or two frames it usually gets.
+    """
+
+    __slots__ = ("limit", "times")
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.times: list[float] = []
+
+    def over(self, now: float) -> bool:
+        """True when a frame at `now` is one too many; else it is counted."""
+        if len(self.times) >= self.limit:
+            if now - self.times[0] < 60:
+                return True
+            del self.times[0]  # moves at most `limit` (a few hundred) floats
+        self.times.append(now)
+        return False
 
 
 def json_parse(raw: str | bytes, *, max_bytes: int | None = None, max_depth: int | None = None):

@@ -117,6 +117,17 @@ def bounded_request(max_body: int) -> type[WebRequest]:
             if not self.refused:
                 super().requestReceived(command, path, version)
 
+        def process(self):
+            processed = super().process()
+            if self.transport is None and self.channel is not None:
+                # A WebSocket now owns the connection (daphne took the transport), but the
+                # HTTP channel stayed the socket's producer, holding this request, its headers
+                # and body buffer for as long as the socket is open (~3 KiB each of 1,000
+                # chat sockets). It no longer reacts to a full socket either: its request is
+                # never finished, and a channel with a request in hand does not pause reading.
+                self.channel.transport.unregisterProducer()
+            return processed
+
         def refuse(self, answer: tuple[bytes, bytes]) -> None:
             self.refused = True
             # Twisted answers "Expect: 100-continue" after gotLength: not after a refusal.

@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import logging
 import time
-from collections import deque
 
 from daphne.ws_protocol import WebSocketProtocol
 from django.conf import settings
 from twisted.internet import tcp
 from twisted.protocols.policies import ProtocolWrapper
+
+from agent.frames import FrameWindow
 
 logger = logging.getLogger(__name__)
 
@@ -79,7 +80,7 @@ class FrameWriter(WebSocketProtocol):
     (`onMessage`), and frames of any kind on the wire (`onFrameBegin`).
     """
 
-    wire_frames: deque[float] | None = None
+    wire_frames: FrameWindow | None = None
 
     def onFrameBegin(self) -> None:
         # The consumer counts messages, and daphne's queue holds messages: pings, pongs and a
@@ -100,12 +101,8 @@ class FrameWriter(WebSocketProtocol):
     def wire_flooding(self) -> bool:
         """True when this frame is one too many for the last 60 s (a moving window)."""
         if self.wire_frames is None:
-            self.wire_frames = deque(maxlen=settings.WEBSOCKET_FRAMES_PER_MINUTE)
-        now = time.monotonic()
-        if len(self.wire_frames) == self.wire_frames.maxlen and now - self.wire_frames[0] < 60:
-            return True
-        self.wire_frames.append(now)
-        return False
+            self.wire_frames = FrameWindow(settings.WEBSOCKET_FRAMES_PER_MINUTE)
+        return self.wire_frames.over(time.monotonic())
 
     def onMessage(self, payload: bytes, isBinary: bool) -> None:
         # daphne queues every frame for the application without a bound, and autobahn reads

@@ -403,6 +403,52 @@ async def test_tokens_read_in_one_block_reach_the_loop_as_one_delta():
     assert items[2].text == "abcd"
 
 
+async def test_a_block_read_is_not_kept_while_the_next_one_is_awaited():
+    # The reader waits a frame interval or more between reads; with 1,000 streams open, each
+    # holding its last block (the bytes, their lines and the parsed chunks) was ~10 KiB a
+    # connection.
+    from agent.llm.openai_compat import _assemble, _blocks
+
+    more = asyncio.Event()
+
+    class Body:
+        async def iter_bytes(self):
+            yield _content_lines("first-block")
+            await more.wait()
+            yield _content_lines("second") + b"data: [DONE]\n\n"
+
+    stream = _assemble(_blocks(Body()))
+    assert await anext(stream) == TextDelta("first-block")
+    waiting = asyncio.ensure_future(anext(stream))
+    await asyncio.sleep(0)  # the reader now waits for the second block
+
+    held = _reachable(stream)
+    assert not [o for o in held if isinstance(o, bytes) and b"first-block" in o]
+    assert not [o for o in held if isinstance(o, dict) and "choices" in o]
+    more.set()
+    assert await waiting == TextDelta("second")
+    assert (await anext(stream)).text == "first-blocksecond"
+
+
+def _reachable(root: object, depth: int = 8) -> list[object]:
+    """What `root` holds, through generators' frames and containers (not modules or code)."""
+    import gc
+    import types
+
+    skip = (types.ModuleType, type, types.FunctionType, types.CodeType)
+    seen, found, layer = {id(root)}, [], [root]
+    for _ in range(depth):
+        next_layer = []
+        for held in layer:
+            for o in gc.get_referents(held):
+                if not isinstance(o, skip) and id(o) not in seen:
+                    seen.add(id(o))
+                    next_layer.append(o)
+        found += next_layer
+        layer = next_layer
+    return found
+
+
 async def test_a_block_with_a_chunk_orjson_refuses_still_parses_every_chunk():
     from agent.llm.openai_compat import _blocks
 
