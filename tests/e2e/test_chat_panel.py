@@ -83,7 +83,7 @@ def test_ask_on_an_article_shows_steps_streams_and_cites(site, scripted, open_pa
     scripted.enqueue(
         tool_call_response(
             [
-                ("call_search", "search_knowledge_base", '{"query": "step limits"}'),
+                ("call_search", "search_knowledge_base", '{"query": "hard step limit"}'),
                 ("call_read", "get_article_detail", json.dumps({"article_id": article["id"]})),
             ],
             delay=0.05,
@@ -107,7 +107,7 @@ def test_ask_on_an_article_shows_steps_streams_and_cites(site, scripted, open_pa
     expect(box).to_have_value("")
     steps = page.locator(".chat-step")
     expect(steps).to_have_count(2)
-    expect(steps.nth(0)).to_contain_text("Searched for “step limits”")
+    expect(steps.nth(0)).to_contain_text("Searched for “hard step limit”")
     expect(steps.nth(0).locator(".chat-step__meta")).to_have_text(
         re.compile(r"^(\d+ results?|no results) · [\d.]+ m?s$")
     )
@@ -127,7 +127,7 @@ def test_ask_on_an_article_shows_steps_streams_and_cites(site, scripted, open_pa
     expect(reply.locator("code")).to_have_text("final_answer")
 
     labels = page.evaluate("window.chipLabels")
-    assert "Searching the blog for “step limits”…" in labels
+    assert "Searching the blog for “hard step limit”…" in labels
     assert "Reading the article…" in labels
     lengths = page.evaluate("window.answerLengths")
     # It streamed, growing; the last render leaves out the "Source:" line the box repeats.

@@ -29,7 +29,9 @@ if not Path(CHROMIUM).exists():
 NARROW = {"width": 375, "height": 740}
 
 
-def search_then(answer: str, query: str = "step limits", delay: float = 0.0):
+# The passage this query finds sits under a heading ("Choose a hard cap"), so its source links
+# to that section; "step limits" alone now finds the article's untitled opening.
+def search_then(answer: str, query: str = "hard step limit", delay: float = 0.0):
     return (
         tool_call_response([("call_s", "search_knowledge_base", json.dumps({"query": query}))]),
         text_response(words(answer), delay=delay),
