@@ -16,7 +16,7 @@ import functools
 # "visitor" 4.0, "spend" 5.0, "day" 6.0). A word the blog never uses counts fully against
 # the question at RARE or below, not at all at COMMON or above, and in proportion between.
 # Chosen on the tuning halves: of the pairs that scored best there, the one that discounts
-# the fewest words (README, "Fourteenth pass").
+# the fewest words (docs/answer-quality.md, "Fourteenth pass").
 RARE = 3.0
 COMMON = 5.0
 

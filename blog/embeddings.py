@@ -139,8 +139,8 @@ def question_form(text: str) -> str:
     it, "为什么要限制智能体的步数" scored 0.549 and with it 0.373: the same question was answered
     or declined by its last character. On the tuning halves with every end mark removed, this
     form answered one question fewer and cited a wrong article four times fewer (10 against
-    14 of about 105 answers); with the marks as written it changed nothing (README, "Sixteenth
-    pass").
+    14 of about 105 answers); with the marks as written it changed nothing
+    (docs/answer-quality.md, "Sixteenth pass").
     """
     stem = _END_MARKS.sub("", text)
     if not stem:

@@ -94,7 +94,7 @@ QUERY_LEXEMES_SQL = "SELECT array(SELECT lexeme FROM unnest(to_tsvector('english
 
 # Refitted on all three tuning halves (bench/_relevance_fit.py) and kept because a wrong
 # citation costs more than a decline: an answer that cites the wrong article is worse than
-# "I couldn't find it" (README, "Thirteenth pass").
+# "I couldn't find it" (docs/answer-quality.md, "Thirteenth pass").
 WEIGHTS = {"bias": -60.88, "similarity": 59.43, "coverage": 5.53, "known": 6.36, "cross": 3.98}
 # An English question singles out a Chinese article when the article's similarity is at least
 # this high and leads every other Chinese article's by at least this margin (chosen on the

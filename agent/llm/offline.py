@@ -193,11 +193,12 @@ def plan(messages: list[dict], available: set[str]) -> tuple[list[ToolCall], str
         return [], SEARCH_FAILED[turn.lang]
     if searched and not _relevant(turn.question, hits):
         # A part alone may clear the bar with its fewer words; answering it was measured to
-        # answer out-of-scope questions (README, "Eleventh pass").
+        # answer out-of-scope questions (docs/answer-quality.md, "Eleventh pass").
         return _unplaced(turn, details, articles, available)
     # Each part's search may put first an article the whole question's search ranked under
     # the bar: its words were outweighed by the other part's. It cleared the bar for its own
-    # part, and the whole question cleared it too, so it is read (README, "Fifteenth pass").
+    # part, and the whole question cleared it too, so it is read (docs/answer-quality.md,
+    # "Fifteenth pass").
     part_hits = [_hit_list(output) for output in searched[1:]]
     chosen = with_part_tops(choose_hits(turn.question, hits), part_hits)
     if summary:

@@ -204,15 +204,17 @@ def test_bench_eval_files_name_demo_articles_and_split_each_kind(name):
         ("answer_eval_fresh2.jsonl", "test"),
         ("answer_eval_fresh3.jsonl", "test"),
         ("answer_eval_fresh4.jsonl", "test"),
-        # The simple-question sets: one to tune on, one held out (README, "Sixteenth pass"),
-        # and one written blind by a colleague who never ran the assistant ("Seventeenth pass").
+        # The simple-question sets: one to tune on, one held out (docs/answer-quality.md,
+        # "Sixteenth pass"), and one written blind by a colleague who never ran the assistant
+        # ("Seventeenth pass").
         ("answer_eval_fresh5.jsonl", "tune"),
         ("answer_eval_fresh6.jsonl", "test"),
         ("answer_eval_fresh7.jsonl", "test"),
-        # Typed as hurried readers type, typos included, written blind ("Eighteenth pass").
+        # Typed as hurried readers type, typos included, written blind (docs/answer-quality.md,
+        # "Eighteenth pass").
         ("answer_eval_casual.jsonl", "test"),
-        # Asked on an article page, written blind: one tuned on, one held out ("Twenty-second
-        # pass").
+        # Asked on an article page, written blind: one tuned on, one held out
+        # (docs/answer-quality.md, "Twenty-second pass").
         ("answer_eval_pages.jsonl", "tune"),
         ("answer_eval_pages2.jsonl", "test"),
     ],
