@@ -44,6 +44,12 @@ from ops.tracing import embedding_span
 
 EXCERPT_MAX_CHARS = 600
 MAX_LIMIT = 50
+# The evidence behind a hit's relevance is read from the first EVIDENCE_LIMIT × factor rows of
+# each list, whatever `limit` asks for: the bar was calibrated at the tool's default of 5, and
+# with the lists as long as `limit` made them, search_knowledge_base(limit=1) saw a quarter of
+# the candidates (no runner-up to take the margin, fewer chunks to cover the question) and
+# answered or declined otherwise than limit=5 did (19 of 150 tuning questions).
+EVIDENCE_LIMIT = 5
 _PUBLISHED = published_q("article__")
 _SENTENCE_END = re.compile(r"[.!?。！？](?=\s|$)|[。！？]")
 # ts_rank (term frequency) divided by 1 + log(length). With OR-queries it ranked better than
@@ -165,7 +171,8 @@ def _search(
     if not query:
         return []
     bar = settings.SEARCH_MIN_RELEVANCE if min_relevance is None else min_relevance
-    k = limit * settings.SEARCH_CANDIDATES_FACTOR
+    window = EVIDENCE_LIMIT * settings.SEARCH_CANDIDATES_FACTOR
+    k = max(limit, EVIDENCE_LIMIT) * settings.SEARCH_CANDIDATES_FACTOR
     embedded = _query_vector(query=query, embedder=embedder)  # before the statements: slow
     if not vocabulary.built:
         vocabulary.current()  # once per process: the lists are per language
@@ -207,10 +214,10 @@ def _search(
                 )
         lists = _vector_ranked(fetched.vector, languages)
     if text:
-        lists.append((_text_merge(fetched.text, k), _text_sees(prepared)))
+        lists.append((_text_window(fetched.text, window, k), _text_sees(prepared)))
     # The lists choose the candidates; the calibrated relevance orders them (it ranked right
     # articles higher than the fused rank did on the tuning half: MRR 0.841 against 0.817).
-    candidates = sorted(_fuse(lists, prepared), key=lambda c: (-c.relevance, -c.score))
+    candidates = sorted(_fuse(lists, prepared, window), key=lambda c: (-c.relevance, -c.score))
     kept = [c for c in candidates if c.relevance >= bar][:limit]
     # Only the hits returned get their URL and excerpt (a blog-wide candidate set can be 100).
     unknown = _unknown_words(query, vocab) if kept else ()
@@ -345,6 +352,15 @@ def _text_merge(found: tuple[list[dict], list[dict]] | None, k: int) -> list[dic
     return sorted(merged.values(), key=lambda row: (-row["rank"], row["id"]))[:k]
 
 
+def _text_window(found: tuple[list[dict], list[dict]] | None, window: int, k: int) -> list[dict]:
+    """`_text_merge` at `window` rows, then the rest of `k`: the evidence window holds the rows
+    a search of the default limit would have fetched (merging at `k` would let single-term
+    rows into it once the two-term rows no longer fill `k`)."""
+    first = _text_merge(found, window)
+    ids = {row["id"] for row in first}
+    return [*first, *(row for row in _text_merge(found, k) if row["id"] not in ids)][:k]
+
+
 def _tsqueries(terms: list[str]) -> tuple[str, str]:
     """Raw tsqueries for any one of the terms, and for any two of the first _MAX_PAIR_TERMS."""
     # Terms are quoted (and only ever letters and digits), so a visitor cannot inject
@@ -354,19 +370,21 @@ def _tsqueries(terms: list[str]) -> tuple[str, str]:
     return " | ".join(quoted), " | ".join(f"({a} & {b})" for a, b in pairs)
 
 
-def _fuse(lists: list[_Ranked], prepared: _Query) -> list["_Candidate"]:
+def _fuse(lists: list[_Ranked], prepared: _Query, window: int) -> list["_Candidate"]:
     """Reciprocal-rank fusion per article; the excerpt is its chunk with the best fused score.
 
     An article's RRF sum is divided by the number of lists that could have found it, so an
     English article is not behind for a Chinese question only because Chinese full text
     cannot match it (ties go to the larger sum). Every article found gets its evidence: the
     best similarity among its chunks in any list, and the coverage of the query by the
-    lexemes those chunks hold.
+    lexemes those chunks hold, read from the first `window` rows of each list (see
+    EVIDENCE_LIMIT); an article found only further down gets it from all its rows.
     """
     rrf_k = settings.SEARCH_RRF_K
     article_score: dict[int, float] = {}
     chunk_score: dict[int, float] = {}
     rows: dict[int, dict] = {}
+    early: set[int] = set()  # chunk ids within the evidence window of some list
     for ranked, _ in lists:
         for rank, row in enumerate(_per_article(ranked), start=1):
             article_score[row["article_id"]] = article_score.get(row["article_id"], 0.0) + 1 / (
@@ -375,22 +393,17 @@ def _fuse(lists: list[_Ranked], prepared: _Query) -> list["_Candidate"]:
         for rank, row in enumerate(ranked, start=1):
             chunk_score[row["id"]] = chunk_score.get(row["id"], 0.0) + 1 / (rrf_k + rank)
             rows[row["id"]] = row
+            if rank <= window:
+                early.add(row["id"])
     best: dict[int, dict] = {}
-    similarity: dict[int, float] = {}
-    matched: dict[int, set[str]] = {}
-    texts: dict[int, list[str]] = {}
     for chunk_id, row in rows.items():
-        article_id = row["article_id"]
-        current = best.get(article_id)
+        current = best.get(row["article_id"])
         if current is None or chunk_score[chunk_id] > chunk_score[current["id"]]:
-            best[article_id] = row
-        similarity[article_id] = max(similarity.get(article_id, -1.0), 1.0 - row["distance"])
-        matched.setdefault(article_id, set()).update(row["matched"])
-        # The title and headings are indexed with the text (blog.chunking.embedding_text), so a
-        # same-language question matches them; a translation must be able to as well.
-        texts.setdefault(article_id, []).append(
-            f"{row['article__title']}\n{row['heading_path']}\n{row['text']}"
-        )
+            best[row["article_id"]] = row
+    seen = _Seen.of([row for chunk_id, row in rows.items() if chunk_id in early])
+    later = _Seen.of([row for row in rows.values() if row["article_id"] not in seen.similarity])
+    similarity = {**later.similarity, **seen.similarity}
+    matched, texts = {**later.matched, **seen.matched}, {**later.texts, **seen.texts}
     alpha = settings.SEARCH_FUSION_ALPHA
     found = [{row["article_id"] for row in rows} for rows, _ in lists]
     fused = {
@@ -417,6 +430,31 @@ def _fuse(lists: list[_Ranked], prepared: _Query) -> list["_Candidate"]:
             _Candidate(best[article_id], fused[article_id], evidence, relevance(evidence))
         )
     return candidates
+
+
+@dataclass
+class _Seen:
+    """Per article, what a set of its chunk rows shows: best similarity, lexemes, texts."""
+
+    similarity: dict[int, float]
+    matched: dict[int, set[str]]
+    texts: dict[int, list[str]]
+
+    @classmethod
+    def of(cls, rows: list[dict]) -> "_Seen":
+        seen = cls({}, {}, {})
+        for row in rows:
+            article_id = row["article_id"]
+            seen.similarity[article_id] = max(
+                seen.similarity.get(article_id, -1.0), 1.0 - row["distance"]
+            )
+            seen.matched.setdefault(article_id, set()).update(row["matched"])
+            # The title and headings are indexed with the text (blog.chunking.embedding_text),
+            # so a same-language question matches them; a translation must be able to as well.
+            seen.texts.setdefault(article_id, []).append(
+                f"{row['article__title']}\n{row['heading_path']}\n{row['text']}"
+            )
+        return seen
 
 
 def _coverage(prepared: _Query, matched: set[str], texts: list[str], *, cross: bool) -> float:

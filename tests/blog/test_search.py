@@ -375,3 +375,27 @@ def test_a_hit_names_the_query_words_no_article_uses(demo_index):
     assert hits[0].as_tool()["unknown_words"] == ["tiktoken"]
     assert plain and all(hit.unknown_words == () for hit in plain)
     assert "unknown_words" not in plain[0].as_tool()
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Who actually executes a tool call, the model or my application?",
+        "Can't I just tell the model in the prompt that it only gets five steps?",
+        "How does a dictionary-based Chinese word segmenter compare with bigrams?",
+    ],
+)
+def test_a_hit_has_the_same_evidence_whatever_limit_asked_for(demo_index, question):
+    # The lists were as long as `limit` made them: at limit=1 the first question's top hit
+    # lost its runner-up and half its coverage, and fell from 0.90 to 0.55 (the bar is 0.5;
+    # other questions crossed it), so the model's choice of `limit` decided the answer.
+    tops = [
+        article_search(query=question, limit=limit, embedder=demo_index, min_relevance=0.0)[0]
+        for limit in (1, 5, 10)
+    ]
+
+    evidence = {
+        (hit.url, hit.relevance, hit.similarity, hit.coverage, hit.known, hit.margin)
+        for hit in tops
+    }
+    assert len(evidence) == 1
