@@ -3,6 +3,7 @@
 import asyncio
 import json
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -263,3 +264,42 @@ def _vote_twice(url: str) -> list[str]:
 def _sse(client: httpx.Client, body: dict) -> list[dict]:
     with client.stream("POST", "/api/chat", json=body) as reply:
         return [json.loads(line[5:]) for line in reply.iter_lines() if line.startswith("data:")]
+
+
+def _postgres_process(data: Path) -> subprocess.Popen:
+    """The cluster's `postgres` program, as supervisord starts it (DATABASE_URL names the
+    server it keeps; nothing answers there until it has started it)."""
+    url = f"postgresql://postgres:@/postgres?host={data}"
+    env = {**os.environ, "DATABASE_URL": url, "EMBEDDED_PG_DATA": str(data)}
+    return subprocess.Popen(  # noqa: S603
+        [sys.executable, "manage.py", "embedded_postgres"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+
+
+def _first_line(process: subprocess.Popen) -> str:
+    line = process.stdout.readline()
+    return line.strip() or process.stdout.read().strip()
+
+
+@pytest.mark.django_db(transaction=False)
+def test_the_clusters_postgres_comes_back_after_postgresql_died(tmp_path):
+    """After PostgreSQL died, supervisord restarted the cluster's `postgres` program 20 times and
+    gave up: Django's checks asked the database it starts for its version ("cannot reach the
+    database"), so `make run WORKERS=N` never had a database again."""
+    data = tmp_path / "postgres"
+    keeper = _postgres_process(data)
+    try:
+        assert _first_line(keeper).startswith("PostgreSQL is running (pid ")
+        postmaster = int((data / "postmaster.pid").read_text().split()[0])
+        os.kill(postmaster, signal.SIGKILL)  # PostgreSQL dies under it
+        assert keeper.wait(timeout=60) != 0  # supervisord starts it again
+        keeper = _postgres_process(data)
+        assert _first_line(keeper).startswith("PostgreSQL is running (pid ")
+    finally:
+        keeper.terminate()  # as supervisord stops it
+        keeper.wait(timeout=60)
