@@ -1,7 +1,9 @@
 """Metrics read from the database at scrape time: the same answer from every worker."""
 
 from collections.abc import Iterator
+from typing import Any
 
+from django.conf import settings
 from django.db import DatabaseError, connection
 from django.db.models import Min
 from django.utils import timezone
@@ -104,6 +106,47 @@ class DatabaseCollector:
 
     @classmethod
     def registry(cls) -> CollectorRegistry:
+        """The gauges read at scrape time: the database's, and whether Redis answers."""
         registry = CollectorRegistry(auto_describe=False)
         registry.register(cls())
+        registry.register(RedisCollector())
         return registry
+
+
+class RedisCollector:
+    """Whether this process reaches Redis (`REDIS_URL`), asked at scrape time.
+
+    Rate limits, budgets, turn locks and the channel layer live there: with it down every chat
+    message and socket fails before a turn starts, so no turn counter moves and only /readyz
+    said so. Absent without `REDIS_URL` (one process, nothing shared to lose).
+    """
+
+    def collect(self) -> Iterator[GaugeMetricFamily]:
+        url = settings.REDIS_URL
+        if not url:
+            return
+        yield GaugeMetricFamily(
+            "docent_redis_up",
+            "1 when this scrape could reach Redis (REDIS_URL), 0 when it could not.",
+            value=int(_redis_ping(url)),
+        )
+
+
+_redis_clients: dict[str, Any] = {}
+
+
+def _redis_ping(url: str) -> bool:
+    import redis
+
+    from docent.health import REDIS_SECONDS
+
+    client = _redis_clients.get(url)
+    if client is None:
+        # Bounded like /readyz's check: a Redis that hangs costs a scrape 2 s, not the scrape.
+        client = _redis_clients[url] = redis.Redis.from_url(
+            url, socket_timeout=REDIS_SECONDS, socket_connect_timeout=REDIS_SECONDS
+        )
+    try:
+        return bool(client.ping())
+    except redis.RedisError:
+        return False

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+import redis
 from django.db import connection
 from websockets.exceptions import InvalidStatus
 
@@ -21,6 +22,7 @@ from tests.agent.test_persistence import DatabaseOutage
 from tests.ops.chat import ask
 from tests.ops.prom import scrape, value
 from tests.security.clients import same_minute, ws_open
+from tests.security.conftest import redis_url  # noqa: F401  (a real redis-server)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -303,3 +305,18 @@ def test_the_clusters_postgres_comes_back_after_postgresql_died(tmp_path):
     finally:
         keeper.terminate()  # as supervisord stops it
         keeper.wait(timeout=60)
+
+
+def test_redis_going_down_shows_in_metrics(redis_url, tmp_path):  # noqa: F811
+    """With Redis down every chat message failed before its turn started (HTTP 500, a socket
+    refused), so no turn counter moved and no metric said why: only /readyz knew."""
+    with _server("redis", tmp_path, REDIS_URL=redis_url) as server:
+        up = scrape(server.url)
+        redis.Redis.from_url(redis_url).shutdown(nosave=True)  # Redis goes away
+        down = scrape(server.url)
+        ready = httpx.get(f"{server.url}/readyz", timeout=10)
+
+    assert value(up, "docent_redis_up") == 1
+    assert ready.status_code == 503 and ready.json()["redis"] is False
+    assert ("docent_redis_up", frozenset()) in down and value(down, "docent_redis_up") == 0
+    assert value(down, "docent_database_up") == 1  # the database gauges are still there
