@@ -1,7 +1,11 @@
 """Each instrument moves when its event happens, caused for real (in-process server)."""
 
 import asyncio
+import io
+import json
 import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import timedelta
 
 import pytest
@@ -11,6 +15,7 @@ from django.utils import timezone
 from prometheus_client import REGISTRY
 
 from agent.runner import runner
+from ops.logs import JsonFormatter
 from testing_support.model_server import error_response, text_response, tool_call_response
 from testing_support.waits import wait_until
 from tests.agent.chat_helpers import ask, connect, saved_turns
@@ -302,10 +307,30 @@ def test_turns_of_a_dead_worker_are_counted_when_recovered():
     type(turn).objects.filter(pk=turn.pk).update(started_at=long_ago, worker="killed-worker")
     WorkerLease.objects.create(name="killed-worker", renewed_at=long_ago)
 
-    turns_recover_periodic(timestamp=0)
+    with json_lines("agent.tasks") as lines:
+        turns_recover_periodic(timestamp=0)
 
     assert sample("docent_turns_recovered_total") == recovered + 1
     assert sample("docent_turns_total", status="interrupted") == interrupted + 1
+    # "1 turns of a stopped worker marked interrupted" named no turn: nothing led to the
+    # transcripts the kill cut, and the turn's own line died with its worker.
+    [line] = [json.loads(line) for line in lines.getvalue().splitlines()]
+    assert (line["turn_id"], line["conversation_id"]) == (str(turn.pk), str(turn.conversation_id))
+    assert line["level"] == "WARNING" and "killed-worker" in line["message"]
+
+
+@contextmanager
+def json_lines(name: str) -> Iterator[io.StringIO]:
+    """What logger `name` writes inside the block, as LOG_FORMAT=json writes it."""
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(JsonFormatter())
+    logger = logging.getLogger(name)
+    logger.addHandler(handler)
+    try:
+        yield stream
+    finally:
+        logger.removeHandler(handler)
 
 
 @pytest.mark.django_db(transaction=True)
