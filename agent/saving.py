@@ -134,10 +134,12 @@ class TurnSaver:
         while True:
             await asyncio.sleep(self.replay_every)
             try:
-                _, _, failed = await asyncio.to_thread(spool_replay)
+                saved, _, failed = await asyncio.to_thread(spool_replay)
             except Exception:  # noqa: BLE001 - the database is still down: try again later
                 logger.warning("replaying the spool failed; retrying in %.0f s", self.replay_every)
                 continue
+            if saved or failed:  # the "spooled" ERROR line's sequel: were they saved?
+                logger.info("spool replayed: %d turns saved, %d still failing", saved, failed)
             if not failed:
                 return
 

@@ -110,7 +110,26 @@ class DatabaseCollector:
         registry = CollectorRegistry(auto_describe=False)
         registry.register(cls())
         registry.register(RedisCollector())
+        registry.register(SpoolCollector())
         return registry
+
+
+class SpoolCollector:
+    """Turns waiting in this host's spool for the database, read from disk at scrape time.
+
+    `docent_turns_spooled_total` says turns were spooled; only this says whether they have all
+    been saved since (the web process replays every 15 s, the task worker every minute). Per
+    host, like the spool: each process of one host reports the same file.
+    """
+
+    def collect(self) -> Iterator[GaugeMetricFamily]:
+        from agent.services import spool_waiting
+
+        yield GaugeMetricFamily(
+            "docent_turns_spool_waiting",
+            "Turns in this host's spool (AGENT_SPOOL_DIR) not saved to the database yet.",
+            value=spool_waiting(),
+        )
 
 
 class RedisCollector:

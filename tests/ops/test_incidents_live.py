@@ -15,6 +15,7 @@ import redis
 from django.db import connection
 from websockets.exceptions import InvalidStatus
 
+from agent.models import Turn
 from testing_support.live_server import LiveServer, database_url
 from testing_support.model_server import ScriptedResponse, error_response, text_response
 from testing_support.waits import wait_until
@@ -320,3 +321,41 @@ def test_redis_going_down_shows_in_metrics(redis_url, tmp_path):  # noqa: F811
     assert ready.status_code == 503 and ready.json()["redis"] is False
     assert ("docent_redis_up", frozenset()) in down and value(down, "docent_redis_up") == 0
     assert value(down, "docent_database_up") == 1  # the database gauges are still there
+
+
+def test_turns_spooled_in_an_outage_show_until_they_are_replayed(model_server, tmp_path):
+    """`docent_turns_spooled_total` said turns had been spooled, and nothing said whether they
+    were saved since: the web process replayed its spool without a metric or a log line."""
+    gate = asyncio.Event()  # holds the answer until the database is down
+    model_server.enqueue(text_response(["Kept ", "for later."], gate=gate))
+    env = {**MODEL, "OPENAI_BASE_URL": model_server.base_url, "LOG_FORMAT": "json"}
+    with _server("spool", tmp_path, **env) as server:
+        asking = threading.Thread(target=ask, args=(server.url, "Keep this"))
+        asking.start()
+        wait_until(lambda: model_server.requests, "the turn started")
+        outage = DatabaseOutage()
+        outage.begin()
+        try:
+            model_server.loop.call_soon_threadsafe(gate.set)
+            asking.join(timeout=60)
+            spooled = lambda: value(scrape(server.url), "docent_turns_spooled_total") == 1  # noqa: E731
+            wait_until(spooled, "the turn was spooled")
+            during = scrape(server.url)
+        finally:
+            outage.end()
+            connection.close()
+        waiting = lambda: value(scrape(server.url), "docent_turns_spool_waiting") == 0  # noqa: E731
+        wait_until(waiting, "the web process replayed its spool", seconds=90)
+        output = server.output()
+
+    assert value(during, "docent_database_up") == 0
+    assert value(during, "docent_turns_spool_waiting") == 1
+    [turn] = Turn.objects.all()
+    assert turn.status == "done" and turn.answer == "Kept for later."
+    lines = [json.loads(line) for line in output.splitlines() if line.startswith("{")]
+    failed = [line for line in lines if line["message"].startswith("saving turn ")]
+    assert failed and all(line["turn_id"] == str(turn.pk) for line in failed)
+    replayed = [line for line in lines if line["message"].startswith("spool replayed: ")]
+    assert [line["message"] for line in replayed] == [
+        "spool replayed: 1 turns saved, 0 still failing"
+    ]
