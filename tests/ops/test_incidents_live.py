@@ -17,10 +17,16 @@ from websockets.exceptions import InvalidStatus
 
 from agent.models import Turn
 from testing_support.live_server import LiveServer, database_url
-from testing_support.model_server import ScriptedResponse, error_response, text_response
+from testing_support.model_server import (
+    ScriptedResponse,
+    error_response,
+    text_response,
+    tool_call_response,
+)
 from testing_support.waits import wait_until
 from tests.agent.test_persistence import DatabaseOutage
 from tests.ops.chat import ask
+from tests.ops.otlp_receiver import OTLPReceiver
 from tests.ops.prom import scrape, value
 from tests.security.clients import same_minute, ws_open
 from tests.security.conftest import redis_url  # noqa: F401  (a real redis-server)
@@ -359,3 +365,54 @@ def test_turns_spooled_in_an_outage_show_until_they_are_replayed(model_server, t
     assert [line["message"] for line in replayed] == [
         "spool replayed: 1 turns saved, 0 still failing"
     ]
+
+
+STATUS_ERROR = 2  # OTLP Status.code
+
+
+def test_a_failing_tool_is_told_from_a_model_mistake(model_server, tmp_path):
+    """A tool timing out (ours: a slow database or embedder) and the model sending bad
+    arguments (its own) were both `outcome="error"` on the metric and `error.type=error` on
+    the span: an alert on failing tools fired for a model that guessed ids."""
+    calls = [
+        ("c1", "list_articles", "{}"),
+        ("c2", "get_article_detail", '{"article_id": "the first one"}'),
+    ]
+    model_server.enqueue(tool_call_response(calls), text_response(["Nothing."]))
+    env = {
+        **MODEL,
+        "OPENAI_BASE_URL": model_server.base_url,
+        "AGENT_TOOL_TIMEOUT": "0.000001",  # no database answers that fast: list_articles times out
+        "OTEL_BSP_SCHEDULE_DELAY": "50",
+        "LOG_FORMAT": "json",
+    }
+    with OTLPReceiver() as receiver:
+        env["OTEL_EXPORTER_OTLP_ENDPOINT"] = receiver.endpoint
+        with _server("tools-failing", tmp_path, **env) as server:
+            ask(server.url, "What is new?")
+            spans = receiver.wait_for(lambda got: "invoke_agent docent" in _names(got))
+            samples = scrape(server.url)
+            output = server.output()
+
+    tool_calls = "docent_tool_calls_total"
+    assert value(samples, tool_calls, tool="list_articles", outcome="timeout") == 1
+    assert value(samples, tool_calls, tool="get_article_detail", outcome="invalid_arguments") == 1
+    tools = {span["name"]: span for span in spans if span["name"].startswith("execute_tool ")}
+    for name, reason in (("list_articles", "timeout"), ("get_article_detail", "invalid_arguments")):
+        span = tools[f"execute_tool {name}"]
+        assert span["attributes"]["error.type"] == reason and span["status"] == STATUS_ERROR
+    [root] = [span for span in spans if not span["parent_id"]]
+    lines = [json.loads(line) for line in output.splitlines() if line.startswith("{")]
+    failed = [line for line in lines if line["message"].startswith("tool ")]
+    assert {line["message"].split(" after ")[0] for line in failed} == {
+        "tool list_articles failed (timeout)",
+        "tool get_article_detail failed (invalid_arguments)",
+    }
+    for line in failed:
+        assert line["level"] == "WARNING" and line["trace_id"] == root["trace_id"]
+        assert line["turn_id"] == root["attributes"]["docent.turn.id"]
+        assert line["conversation_id"] == root["attributes"]["gen_ai.conversation.id"]
+
+
+def _names(spans: list[dict]) -> list[str]:
+    return [span["name"] for span in spans]
