@@ -111,7 +111,8 @@ class TurnObservation:
         self.span.set_attribute("gen_ai.usage.output_tokens", output_tokens)
         if first_token_ms is not None:
             self.span.set_attribute("docent.turn.time_to_first_token_ms", first_token_ms)
-        if status in ("error", "max_steps") and error_code:
+        # The statuses the log line calls failed (WARNING): the visitor got an error event.
+        if status in ("error", "max_steps", "interrupted") and error_code:
             from opentelemetry.trace import Status, StatusCode
 
             self.span.set_attribute("error.type", error_code)
