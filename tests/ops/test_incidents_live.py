@@ -7,16 +7,18 @@ import signal
 import subprocess
 import sys
 import threading
+from datetime import timedelta
 from pathlib import Path
 
 import httpx
 import pytest
 import redis
 from django.db import connection
+from django.utils import timezone
 from websockets.exceptions import InvalidStatus
 
 from agent.models import Turn
-from testing_support.live_server import LiveServer, database_url
+from testing_support.live_server import LiveServer, database_url, free_port
 from testing_support.model_server import (
     ScriptedResponse,
     error_response,
@@ -27,7 +29,7 @@ from testing_support.waits import wait_until
 from tests.agent.test_persistence import DatabaseOutage
 from tests.ops.chat import ask
 from tests.ops.otlp_receiver import OTLPReceiver
-from tests.ops.prom import scrape, value
+from tests.ops.prom import parse, scrape, value
 from tests.security.clients import same_minute, ws_open
 from tests.security.conftest import redis_url  # noqa: F401  (a real redis-server)
 
@@ -42,10 +44,10 @@ def _server(name: str, tmp_path, **extra: str) -> LiveServer:
     return LiveServer(name, url, extra, tmp_path / name)
 
 
-def _manage(*args: str) -> subprocess.Popen:
+def _manage(*args: str, **extra: str) -> subprocess.Popen:
     """A manage.py command of its own against the test database (the real queue, not the
     test process's in-memory one)."""
-    env = {**os.environ, "DATABASE_URL": database_url(connection.settings_dict["NAME"])}
+    env = {**os.environ, "DATABASE_URL": database_url(connection.settings_dict["NAME"]), **extra}
     return subprocess.Popen(  # noqa: S603
         [sys.executable, "manage.py", *args],
         cwd=ROOT,
@@ -416,3 +418,45 @@ def test_a_failing_tool_is_told_from_a_model_mistake(model_server, tmp_path):
 
 def _names(spans: list[dict]) -> list[str]:
     return [span["name"] for span in spans]
+
+
+def test_a_killed_web_process_shows_on_the_task_workers_own_metrics(tmp_path):
+    """Turns of a killed web process are recovered by the task worker, and only its process
+    counted them: deployed on its own (a pod, a VM) it shared no metrics directory with a web
+    process and served none, so docent_turns_recovered_total never moved and DocentWorkersDying
+    could not fire."""
+    from agent.models import WorkerLease
+    from tests.agent.test_checkpoints import started_turn
+
+    _queue_empty("index")  # other tests' indexing jobs would load the embedding model
+    long_ago = timezone.now() - timedelta(minutes=5)
+    turn = started_turn("Cut off?")  # its web process was killed mid-answer
+    Turn.objects.filter(pk=turn.pk).update(started_at=long_ago, worker="killed-web")
+    WorkerLease.objects.create(name="killed-web", renewed_at=long_ago)
+    port = free_port()
+    access = {"METRICS_ALLOWED_NETWORKS": "10.0.0.0/8", "METRICS_TOKEN": "worker-token"}
+    worker = _manage("worker", WORKER_METRICS_PORT=str(port), **access)
+    url = f"http://127.0.0.1:{port}/metrics"
+    try:
+
+        def recovered() -> bool:
+            reply = _get(url, Authorization="Bearer worker-token")
+            return reply is not None and "docent_turns_recovered_total 1.0" in reply.text
+
+        wait_until(recovered, "the worker recovered the turn and counted it", seconds=120)
+        samples = parse(_get(url, Authorization="Bearer worker-token").text)
+        refused = _get(url)  # loopback is not in the allowed networks here
+    finally:
+        worker.terminate()
+        worker.wait(timeout=60)
+
+    assert Turn.objects.get(pk=turn.pk).status == "interrupted"
+    assert value(samples, "docent_turns_total", status="interrupted") == 1
+    assert refused.status_code == 403
+
+
+def _get(url: str, **headers: str) -> httpx.Response | None:
+    try:
+        return httpx.get(url, headers=headers, timeout=10)
+    except httpx.TransportError:  # not listening yet
+        return None
