@@ -376,3 +376,28 @@ async def test_searches_count_empty_results_and_the_best_hits_relevance(
     assert sample("docent_searches_total", outcome="empty") == empty + 1
     assert sample("docent_search_top_relevance_count") == observed + 1
     assert sample("docent_search_top_relevance_bucket", le="1.0") >= observed + 1
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_turn_failing_outside_the_loop_logs_its_traceback_with_its_ids(monkeypatch):
+    """DocentInternalErrors sends the operator to the log, where the traceback of a turn that
+    failed outside the loop was written after its ids were unbound: no turn id led to it."""
+    import agent.runner
+
+    def broken(**kwargs):
+        raise RuntimeError("a bug in the prompt")
+
+    monkeypatch.setattr(agent.runner, "build_messages", broken)
+    internal = sample("docent_turn_errors_total", code="internal")
+    socket = await connect()
+    with json_lines("agent.runner") as lines:
+        events = await ask(socket, "Anything?")
+    await socket.disconnect()
+    [turn] = await saved_turns()
+
+    assert events[-1]["code"] == "internal"
+    assert sample("docent_turn_errors_total", code="internal") == internal + 1
+    [line] = [json.loads(line) for line in lines.getvalue().splitlines()]
+    assert (line["level"], line["message"]) == ("ERROR", "chat turn failed outside the loop")
+    assert (line["turn_id"], line["conversation_id"]) == (str(turn.pk), str(turn.conversation_id))
+    assert "RuntimeError: a bug in the prompt" in line["exception"]
