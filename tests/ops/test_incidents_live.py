@@ -460,3 +460,32 @@ def _get(url: str, **headers: str) -> httpx.Response | None:
         return httpx.get(url, headers=headers, timeout=10)
     except httpx.TransportError:  # not listening yet
         return None
+
+
+def test_a_web_process_restarted_during_a_database_outage_waits_for_it(tmp_path):
+    """A web process that died while PostgreSQL was down was restarted into Django's checks,
+    which ask the database its version: it exited at once ("cannot reach the database")
+    instead of waiting for it, and after 20 quick restarts supervisord gave up on it."""
+    server = _server("started-in-an-outage", tmp_path)
+    outage = DatabaseOutage()
+    outage.begin()
+    try:
+        starting = threading.Thread(target=server.start)
+        starting.start()
+
+        def waiting_or_gone() -> bool:
+            if server.process is None or not server.log_path.exists():
+                return False
+            return server.process.poll() is not None or "Waiting for the release" in server.output()
+
+        wait_until(waiting_or_gone, "the web process waits for the database or exits")
+        exited = server.process.poll()
+    finally:
+        outage.end()
+        connection.close()
+    try:
+        starting.join(timeout=120)
+        assert exited is None, server.output()
+        assert httpx.get(f"{server.url}/readyz", timeout=10).status_code == 200
+    finally:
+        server.stop()

@@ -9,11 +9,13 @@ from ops import worker_metrics
 
 class Command(BaseCommand):
     help = "Wait for the release step, then run the procrastinate worker until SIGTERM."
+    requires_system_checks = []  # after the wait: they need the database (see `serve`)
 
     def handle(self, *args, **options) -> None:
         from procrastinate.contrib.django import app
 
         startup.release_wait(timeout=300, say=self.stdout.write)
+        self.check()
         if settings.WORKER_METRICS_PORT:
             host, port = settings.WORKER_METRICS_HOST, settings.WORKER_METRICS_PORT
             worker_metrics.serve(host=host, port=port)
