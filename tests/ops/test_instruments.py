@@ -16,7 +16,13 @@ from prometheus_client import REGISTRY
 
 from agent.runner import runner
 from ops.logs import JsonFormatter
-from testing_support.model_server import error_response, text_response, tool_call_response
+from testing_support.model_server import (
+    Comment,
+    ScriptedResponse,
+    error_response,
+    text_response,
+    tool_call_response,
+)
 from testing_support.waits import wait_until
 from tests.agent.chat_helpers import ask, connect, saved_turns
 from tests.agent.test_persistence import DatabaseOutage
@@ -401,3 +407,21 @@ async def test_a_turn_failing_outside_the_loop_logs_its_traceback_with_its_ids(m
     assert (line["level"], line["message"]) == ("ERROR", "chat turn failed outside the loop")
     assert (line["turn_id"], line["conversation_id"]) == (str(turn.pk), str(turn.conversation_id))
     assert "RuntimeError: a bug in the prompt" in line["exception"]
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_stream_kept_alive_but_never_ending_is_not_called_silent(scripted, settings):
+    """An endpoint hung behind a proxy that sends keep-alive comments is cut at
+    AGENT_MODEL_CALL_SECONDS; it was counted `timeout`, which the README defines as nothing
+    received for AGENT_MODEL_TIMEOUT s: the operator looked for a silent endpoint."""
+    settings.AGENT_MODEL_CALL_SECONDS = 1
+    settings.AGENT_MODEL_MAX_RETRIES = 0
+    deadline = sample("docent_model_errors_total", reason="deadline")
+    scripted.enqueue(ScriptedResponse(chunks=[Comment()] * 400, delay=0.05))  # 20 s of pings
+    socket = await connect()
+    events = await ask(socket, "Still there?")
+    await socket.disconnect()
+    await saved_turns()
+
+    assert events[-1]["code"] == "model_error"
+    assert sample("docent_model_errors_total", reason="deadline") == deadline + 1
