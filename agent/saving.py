@@ -6,6 +6,7 @@ goes to a spool file that `manage.py replay_spool` (and start-up) write back lat
 """
 
 import asyncio
+import contextvars
 import logging
 from collections.abc import Awaitable
 from functools import partial
@@ -127,8 +128,12 @@ class TurnSaver:
         """Replay this host's spool once the database is back: a web pod may be the only
         process that can see its own disk (the task worker drains its own host's spool)."""
         if self._replayer is None or self._replayer.done():
-            # Not a pending save: shutdown does not wait for it (the spool is on disk).
-            self._replayer = asyncio.create_task(self._replay_until_empty(), name="spool-replay")
+            # Not a pending save: shutdown does not wait for it (the spool is on disk). In a
+            # context of its own: it replays every spooled turn, so its lines must not carry
+            # the ids (and trace) of the one turn whose save happened to start it.
+            self._replayer = asyncio.create_task(
+                self._replay_until_empty(), name="spool-replay", context=contextvars.Context()
+            )
 
     async def _replay_until_empty(self) -> None:
         while True:

@@ -367,6 +367,7 @@ def test_turns_spooled_in_an_outage_show_until_they_are_replayed(model_server, t
     assert [line["message"] for line in replayed] == [
         "spool replayed: 1 turns saved, 0 still failing"
     ]
+    assert "turn_id" not in replayed[0]  # the process's replay, not the turn that started it
 
 
 STATUS_ERROR = 2  # OTLP Status.code
