@@ -14,6 +14,7 @@ from ops import tracing
 from testing_support.model_server import text_response, tool_call_response
 from testing_support.waits import wait_until
 from tests.agent.chat_helpers import ask, connect, saved_turns
+from tests.agent.test_persistence import database_outage  # noqa: F401  (the fixture)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -229,3 +230,35 @@ async def test_a_turn_cut_by_the_drain_marks_its_root_span_failed(scripted, expo
     [root] = [s for s in exported.get_finished_spans() if s.name == "invoke_agent docent"]
     assert root.attributes["docent.turn.status"] == "interrupted"
     assert root.attributes["error.type"] == "unavailable" and root.status.is_ok is False
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_save_the_database_refused_shows_spooled_in_its_span(
+    scripted,
+    exported,
+    monkeypatch,
+    database_outage,  # noqa: F811
+):
+    """The incident table sends the operator to the `save_turn` span for a database that is
+    down for saves: three attempts and `error.type=spooled`, the turn's id on it."""
+    import agent.saving
+    from agent.runner import runner
+
+    outage, real_record = database_outage, agent.saving.turn_record
+
+    def save_during_outage(*, record):
+        outage.begin()  # the database goes away as the save starts
+        return real_record(record=record)
+
+    monkeypatch.setattr(agent.saving, "turn_record", save_during_outage)
+    monkeypatch.setattr(agent.saving.TurnSaver, "backoff", 0.01)
+    scripted.enqueue(text_response(["Kept."]))
+    socket = await connect()
+    await ask(socket, "Keep this")
+    assert await runner.saver.drain(timeout=20)
+    outage.end()
+    await socket.disconnect()
+
+    (save,) = [span for span in exported.get_finished_spans() if span.name == "save_turn"]
+    assert save.attributes["docent.save.attempts"] == 3
+    assert save.attributes["error.type"] == "spooled" and save.status.is_ok is False
