@@ -1,4 +1,5 @@
-"""Metrics read from the database at scrape time: the same answer from every worker."""
+"""Metrics read at scrape time: the database (the same answer from every worker), whether Redis
+answers, and this host's spool."""
 
 from collections.abc import Iterator
 from typing import Any
@@ -104,15 +105,6 @@ class DatabaseCollector:
         )
         yield from families
 
-    @classmethod
-    def registry(cls) -> CollectorRegistry:
-        """The gauges read at scrape time: the database's, and whether Redis answers."""
-        registry = CollectorRegistry(auto_describe=False)
-        registry.register(cls())
-        registry.register(RedisCollector())
-        registry.register(SpoolCollector())
-        return registry
-
 
 class SpoolCollector:
     """Turns waiting in this host's spool for the database, read from disk at scrape time.
@@ -169,3 +161,11 @@ def _redis_ping(url: str) -> bool:
         return bool(client.ping())
     except redis.RedisError:
         return False
+
+
+def scrape_registry() -> CollectorRegistry:
+    """Every gauge read at scrape time, for /metrics to add to the counted ones."""
+    registry = CollectorRegistry(auto_describe=False)
+    for collector in (DatabaseCollector(), RedisCollector(), SpoolCollector()):
+        registry.register(collector)
+    return registry

@@ -10,7 +10,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from config.proxy import PROXY_HEADERS, UNTRUSTED_FORWARD, address_unmapped
 from ops import multiproc
-from ops.collectors import DatabaseCollector
+from ops.collectors import scrape_registry
 
 
 @require_GET
@@ -18,7 +18,7 @@ def metrics(request: HttpRequest) -> HttpResponse:
     if not metrics_allowed(request):
         return HttpResponse("Forbidden\n", status=403, content_type="text/plain")
     registry = multiproc.registry()
-    body = generate_latest(registry) + generate_latest(DatabaseCollector.registry())
+    body = generate_latest(registry) + generate_latest(scrape_registry())
     return HttpResponse(body, content_type=CONTENT_TYPE_LATEST)
 
 
