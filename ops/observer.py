@@ -111,7 +111,7 @@ class TurnObservation:
         self.span.set_attribute("gen_ai.usage.output_tokens", output_tokens)
         if first_token_ms is not None:
             self.span.set_attribute("docent.turn.time_to_first_token_ms", first_token_ms)
-        # The statuses the log line calls failed (WARNING): the visitor got an error event.
+        # The statuses the log line calls failed (WARNING), so a trace search finds the same turns.
         if status in ("error", "max_steps", "interrupted") and error_code:
             from opentelemetry.trace import Status, StatusCode
 
