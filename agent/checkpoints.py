@@ -13,6 +13,7 @@ import socket
 import uuid
 import weakref
 from datetime import datetime, timedelta
+from typing import NamedTuple
 
 from channels.db import database_sync_to_async
 from django.conf import settings
@@ -65,26 +66,39 @@ def turns_checkpoint(*, texts: list[tuple[str, str]], worker: str) -> None:
             )
 
 
-def turns_recover(*, lease_seconds: float, now: datetime | None = None) -> int:
+class RecoveredTurn(NamedTuple):
+    turn_id: str
+    conversation_id: str
+    worker: str  # host:pid:... of the process that stopped renewing its lease
+
+
+def turns_recover(*, lease_seconds: float, now: datetime | None = None) -> list[RecoveredTurn]:
     """Mark `interrupted` the running turns whose process stopped renewing its lease.
 
     Returns:
-        How many turns were marked.
+        The turns marked, so each can be logged with its ids (a count leads nowhere).
     """
     cutoff = (now or timezone.now()) - timedelta(seconds=lease_seconds)
     alive = WorkerLease.objects.filter(renewed_at__gte=cutoff).values("name")
     with transaction.atomic():
-        count = (
-            Turn.objects.filter(status=Turn.Status.RUNNING, started_at__lt=cutoff)
+        # Locked, so the rows read are the rows marked; one being saved right now is skipped
+        # (it is finishing, and the next run looks again).
+        stale = (
+            Turn.objects.select_for_update(skip_locked=True)
+            .filter(status=Turn.Status.RUNNING, started_at__lt=cutoff)
             .exclude(worker__in=alive)
-            .update(
-                status="interrupted",
-                error_code="unavailable",
-                error="The worker running this turn stopped before it finished.",
-            )
+            .values_list("pk", "conversation_id", "worker")
+        )
+        found = [
+            RecoveredTurn(str(pk), str(conversation), worker) for pk, conversation, worker in stale
+        ]
+        Turn.objects.filter(pk__in=[turn.turn_id for turn in found]).update(
+            status="interrupted",
+            error_code="unavailable",
+            error="The worker running this turn stopped before it finished.",
         )
         WorkerLease.objects.filter(renewed_at__lt=cutoff - timedelta(hours=1)).delete()
-    return count
+    return found
 
 
 class Checkpointer:

@@ -39,8 +39,13 @@ class ToolNotFound(AgentError):
 
 
 class ToolFailure(AgentError):
-    """A tool call that failed; `str()` is written for the model to correct itself."""
+    """A tool call that failed; `str()` is written for the model to correct itself.
 
-    def __init__(self, message: str, summary: str, detail: str = "") -> None:
+    `reason` says whose fault it was, from a closed set (metrics, spans): the model's
+    (`invalid_arguments`, `unknown_tool`, `not_found`), the visitor's (`rate_limited`) or
+    ours (`timeout`, `error`).
+    """
+
+    def __init__(self, message: str, summary: str, detail: str = "", reason: str = "error") -> None:
         super().__init__(message)
-        self.summary, self.detail = summary, detail or message
+        self.summary, self.detail, self.reason = summary, detail or message, reason

@@ -73,6 +73,7 @@ class ToolRecord:
     result: Any = None
     ok: bool = False
     error: str = ""
+    failure: str = ""  # ToolFailure.reason when it failed: timeout, invalid_arguments, ...
     executed: bool = True
     started_at: datetime = field(default_factory=lambda: datetime.now(UTC))
     duration_ms: float = 0.0
@@ -444,6 +445,7 @@ async def _execute(
                 record.ok, summary = True, _summarize(tool, record.result)
             except ToolFailure as failure:
                 record.result, record.error = str(failure), failure.detail
+                record.failure = failure.reason
                 summary = failure.summary
             except asyncio.CancelledError:
                 # Stop pressed or the visitor left: not a fault of the tool.
@@ -460,26 +462,29 @@ async def _call(tool: Tool | None, record: ToolRecord, by_name: dict, timeout: f
     if tool is None:
         known = ", ".join(by_name)
         raise ToolFailure(
-            f'Error: unknown tool "{name}". Available tools: {known}.', "unknown tool"
+            f'Error: unknown tool "{name}". Available tools: {known}.',
+            "unknown tool",
+            reason="unknown_tool",
         )
     properties = tool.schema()["function"]["parameters"].get("properties", {})
     expected = f"Expected JSON matching: {_json(properties)}"
     if not isinstance(record.arguments, dict):
         got = str(record.arguments)[:200]
         message = f"Error: arguments for {name} are not a JSON object: {got!r}. {expected}"
-        raise ToolFailure(message, "invalid arguments")
+        raise ToolFailure(message, "invalid arguments", reason="invalid_arguments")
     try:
         params = tool.input_model.model_validate(record.arguments)
     except ValidationError as exc:
         message = f"Error: invalid arguments for {name}: {_describe(exc)}. {expected}"
-        raise ToolFailure(message, "invalid arguments") from None
+        raise ToolFailure(message, "invalid arguments", reason="invalid_arguments") from None
     try:
         async with asyncio.timeout(timeout):
             return await tool.run(params)
     except TimeoutError:
-        raise ToolFailure(f"Error: {name} timed out after {timeout:g}s.", "timed out") from None
+        message = f"Error: {name} timed out after {timeout:g}s."
+        raise ToolFailure(message, "timed out", reason="timeout") from None
     except ToolNotFound as exc:
-        raise ToolFailure(f"Error: {exc}", "not found") from None
+        raise ToolFailure(f"Error: {exc}", "not found", reason="not_found") from None
     except ToolFailure:
         raise  # written for the model by the tool itself
     except Exception as exc:

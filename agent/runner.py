@@ -72,9 +72,10 @@ class TurnRunner:
             if self.closing:  # the drain ran out: tell the visitor to ask again elsewhere
                 await _emit_quietly(emit, _unavailable())
             raise
-        except Exception:
+        except Exception as exc:
             # A failure outside the loop (the cache, a bug): the visitor still gets an ending.
-            logger.exception("chat turn failed outside the loop")
+            if not isinstance(exc, _TurnFailed):  # logged already, with the turn's ids
+                logger.exception("chat turn failed outside the loop")
             await emit(events.error(events.INTERNAL, "Something went wrong. Please try again."))
         finally:
             self._active.discard(task)
@@ -255,6 +256,11 @@ class TurnRunner:
                 result.status, result.error_code = "error", events.INTERNAL
                 result.error = result.error or f"{type(exc).__name__}: {exc}"
             self._after(turn, result, lease, seen)
+            if isinstance(exc, Exception):
+                # Here, inside the turn's log fields: `run` logged the traceback after they
+                # were gone, a line no turn id led to.
+                logger.exception("chat turn failed outside the loop")
+                raise _TurnFailed from exc
             raise
         finally:
             self.checkpoints.forget(prepared.turn_id)
@@ -353,6 +359,10 @@ class TurnRunner:
         if self._followups:
             await asyncio.wait(set(self._followups), timeout=timeout)
         await self.saver.drain(timeout=timeout)
+
+
+class _TurnFailed(Exception):
+    """A turn's failure outside the loop, logged already with the turn's ids."""
 
 
 _NETWORK_BUSY = "Too many answers are running at once from your network. Wait for one to finish."

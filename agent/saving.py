@@ -6,6 +6,7 @@ goes to a spool file that `manage.py replay_spool` (and start-up) write back lat
 """
 
 import asyncio
+import contextvars
 import logging
 from collections.abc import Awaitable
 from functools import partial
@@ -127,17 +128,23 @@ class TurnSaver:
         """Replay this host's spool once the database is back: a web pod may be the only
         process that can see its own disk (the task worker drains its own host's spool)."""
         if self._replayer is None or self._replayer.done():
-            # Not a pending save: shutdown does not wait for it (the spool is on disk).
-            self._replayer = asyncio.create_task(self._replay_until_empty(), name="spool-replay")
+            # Not a pending save: shutdown does not wait for it (the spool is on disk). In a
+            # context of its own: it replays every spooled turn, so its lines must not carry
+            # the ids (and trace) of the one turn whose save happened to start it.
+            self._replayer = asyncio.create_task(
+                self._replay_until_empty(), name="spool-replay", context=contextvars.Context()
+            )
 
     async def _replay_until_empty(self) -> None:
         while True:
             await asyncio.sleep(self.replay_every)
             try:
-                _, _, failed = await asyncio.to_thread(spool_replay)
+                saved, _, failed = await asyncio.to_thread(spool_replay)
             except Exception:  # noqa: BLE001 - the database is still down: try again later
                 logger.warning("replaying the spool failed; retrying in %.0f s", self.replay_every)
                 continue
+            if saved or failed:  # the "spooled" ERROR line's sequel: were they saved?
+                logger.info("spool replayed: %d turns saved, %d still failing", saved, failed)
             if not failed:
                 return
 

@@ -187,6 +187,21 @@ def _spool_write(line: str, name: str = SPOOL_NAME) -> Path:
             return path
 
 
+def spool_waiting() -> int:
+    """Turns in this host's spool waiting to be saved (its file and any being replayed)."""
+    directory = spool_dir()
+    files = [directory / SPOOL_NAME, *directory.glob(f"{SPOOL_NAME}.replaying-*")]
+    return sum(_lines(path) for path in files)
+
+
+def _lines(path: Path) -> int:
+    try:
+        with path.open("rb") as spool:
+            return sum(chunk.count(b"\n") for chunk in iter(lambda: spool.read(1 << 16), b""))
+    except FileNotFoundError:  # none spooled, or replayed (renamed) as we looked
+        return 0
+
+
 def spool_replay() -> tuple[int, int, int]:
     """Save every spooled turn; keep the ones that still fail in the spool.
 

@@ -7,6 +7,7 @@ from procrastinate.contrib.django import app
 
 from agent.checkpoints import turns_recover
 from agent.services import spool_replay
+from ops import logs
 from ops.metrics import turns_recovered_count
 
 logger = logging.getLogger(__name__)
@@ -18,10 +19,15 @@ logger = logging.getLogger(__name__)
 @app.task(name="agent.turns_recover", queue="maintenance", queueing_lock="turns-recover")
 def turns_recover_periodic(timestamp: int) -> None:
     """Mark the running turns of workers that stopped renewing their lease as interrupted."""
-    count = turns_recover(lease_seconds=settings.AGENT_LEASE_SECONDS)
-    turns_recovered_count(count=count)  # these turns never reached their own count
-    if count:
-        logger.warning("%d turns of a stopped worker marked interrupted", count)
+    recovered = turns_recover(lease_seconds=settings.AGENT_LEASE_SECONDS)
+    turns_recovered_count(count=len(recovered))  # these turns never reached their own count
+    for turn in recovered:
+        # The turn's own summary line died with its worker: this one leads to its transcript.
+        with logs.bound(turn_id=turn.turn_id, conversation_id=turn.conversation_id):
+            logger.warning(
+                "turn interrupted: its worker %s stopped renewing its lease (killed or stuck)",
+                turn.worker,
+            )
 
 
 @app.periodic(cron="* * * * *", periodic_id="spool")

@@ -535,6 +535,10 @@ WORKERS = env.int("WORKERS", default=1)
 # itself) makes it add up several worker processes.
 METRICS_ALLOWED_NETWORKS = env.list("METRICS_ALLOWED_NETWORKS", default=["127.0.0.0/8", "::1/128"])
 METRICS_TOKEN = env.str("METRICS_TOKEN", default="")
+# The task worker's own /metrics (ops/worker_metrics.py), off unless a port is given: for a
+# worker that shares no PROMETHEUS_MULTIPROC_DIR with a web process.
+WORKER_METRICS_PORT = env.int("WORKER_METRICS_PORT", default=0)
+WORKER_METRICS_HOST = env.str("WORKER_METRICS_HOST", default="127.0.0.1")
 # Scrapers talk plain HTTP to a worker; only visitors are sent to HTTPS.
 SECURE_REDIRECT_EXEMPT = [r"^metrics$"]
 # Traces: on when the standard OTLP endpoint variable is set (the exporter reads the rest).

@@ -1,7 +1,10 @@
-"""Metrics read from the database at scrape time: the same answer from every worker."""
+"""Metrics read at scrape time: the database (the same answer from every worker), whether Redis
+answers, and this host's spool."""
 
 from collections.abc import Iterator
+from typing import Any
 
+from django.conf import settings
 from django.db import DatabaseError, connection
 from django.db.models import Min
 from django.utils import timezone
@@ -102,8 +105,67 @@ class DatabaseCollector:
         )
         yield from families
 
-    @classmethod
-    def registry(cls) -> CollectorRegistry:
-        registry = CollectorRegistry(auto_describe=False)
-        registry.register(cls())
-        return registry
+
+class SpoolCollector:
+    """Turns waiting in this host's spool for the database, read from disk at scrape time.
+
+    `docent_turns_spooled_total` says turns were spooled; only this says whether they have all
+    been saved since (the web process replays every 15 s, the task worker every minute). Per
+    host, like the spool: each process of one host reports the same file.
+    """
+
+    def collect(self) -> Iterator[GaugeMetricFamily]:
+        from agent.services import spool_waiting
+
+        yield GaugeMetricFamily(
+            "docent_turns_spool_waiting",
+            "Turns in this host's spool (AGENT_SPOOL_DIR) not saved to the database yet.",
+            value=spool_waiting(),
+        )
+
+
+class RedisCollector:
+    """Whether this process reaches Redis (`REDIS_URL`), asked at scrape time.
+
+    Rate limits, budgets, turn locks and the channel layer live there: with it down every chat
+    message and socket fails before a turn starts, so no turn counter moves and only /readyz
+    said so. Absent without `REDIS_URL` (one process, nothing shared to lose).
+    """
+
+    def collect(self) -> Iterator[GaugeMetricFamily]:
+        url = settings.REDIS_URL
+        if not url:
+            return
+        yield GaugeMetricFamily(
+            "docent_redis_up",
+            "1 when this scrape could reach Redis (REDIS_URL), 0 when it could not.",
+            value=int(_redis_ping(url)),
+        )
+
+
+_redis_clients: dict[str, Any] = {}
+
+
+def _redis_ping(url: str) -> bool:
+    import redis
+
+    from docent.health import REDIS_SECONDS
+
+    client = _redis_clients.get(url)
+    if client is None:
+        # Bounded like /readyz's check: a Redis that hangs costs a scrape 2 s, not the scrape.
+        client = _redis_clients[url] = redis.Redis.from_url(
+            url, socket_timeout=REDIS_SECONDS, socket_connect_timeout=REDIS_SECONDS
+        )
+    try:
+        return bool(client.ping())
+    except redis.RedisError:
+        return False
+
+
+def scrape_registry() -> CollectorRegistry:
+    """Every gauge read at scrape time, for /metrics to add to the counted ones."""
+    registry = CollectorRegistry(auto_describe=False)
+    for collector in (DatabaseCollector(), RedisCollector(), SpoolCollector()):
+        registry.register(collector)
+    return registry

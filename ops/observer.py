@@ -111,7 +111,8 @@ class TurnObservation:
         self.span.set_attribute("gen_ai.usage.output_tokens", output_tokens)
         if first_token_ms is not None:
             self.span.set_attribute("docent.turn.time_to_first_token_ms", first_token_ms)
-        if status in ("error", "max_steps") and error_code:
+        # The statuses the log line calls failed (WARNING), so a trace search finds the same turns.
+        if status in ("error", "max_steps", "interrupted") and error_code:
             from opentelemetry.trace import Status, StatusCode
 
             self.span.set_attribute("error.type", error_code)
@@ -314,19 +315,22 @@ class _ToolScope:
         record = self.record
         outcome = _outcome(kind)
         if outcome == "ok" and not record.ok:
-            outcome = "unknown_tool" if self.tool == metrics.UNKNOWN_TOOL else "error"
+            # Whose fault: the model's (invalid_arguments, unknown_tool, not_found) or ours
+            # (timeout, error). One "error" for all had a model guessing ids look like an outage.
+            outcome = record.failure or "error"
         metrics.child(metrics.TOOL_CALLS, self.tool, outcome).inc()
         metrics.child(metrics.TOOL_DURATION, self.tool).observe(record.duration_ms / 1000)
         hooks = self.hooks
         hooks.tool_ended()
         if hooks.slowest is None or record.duration_ms > hooks.slowest[1]:
             hooks.slowest = (self.tool, record.duration_ms)
-        if outcome in ("error", "unknown_tool"):
+        if outcome not in ("ok", "cancelled"):
             # The model hears of the failure and the turn goes on, so nothing else would tell the
             # operator (a search timing out on every turn looks like "the blog has no answer").
             logger.warning(
-                "tool %s failed after %.0f ms: %s",
+                "tool %s failed (%s) after %.0f ms: %s",
                 self.tool,
+                outcome,
                 record.duration_ms,
                 str(record.error or record.result)[:300],
             )

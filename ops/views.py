@@ -10,7 +10,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from config.proxy import PROXY_HEADERS, UNTRUSTED_FORWARD, address_unmapped
 from ops import multiproc
-from ops.collectors import DatabaseCollector
+from ops.collectors import scrape_registry
 
 
 @require_GET
@@ -18,7 +18,7 @@ def metrics(request: HttpRequest) -> HttpResponse:
     if not metrics_allowed(request):
         return HttpResponse("Forbidden\n", status=403, content_type="text/plain")
     registry = multiproc.registry()
-    body = generate_latest(registry) + generate_latest(DatabaseCollector.registry())
+    body = generate_latest(registry) + generate_latest(scrape_registry())
     return HttpResponse(body, content_type=CONTENT_TYPE_LATEST)
 
 
@@ -28,9 +28,7 @@ def metrics_allowed(request: HttpRequest) -> bool:
     A request that came through a proxy (it names a forwarded client) is judged by every
     address it names too: the proxy itself talks from loopback, the visitor does not.
     """
-    token = settings.METRICS_TOKEN
-    given = request.headers.get("Authorization", "")
-    if token and hmac.compare_digest(given.encode(), f"Bearer {token}".encode()):
+    if token_given(request.headers.get("Authorization", "")):
         return True
     if (getattr(request, "scope", None) or {}).get(UNTRUSTED_FORWARD):
         return False  # through a proxy that is not trusted: the real client is unknown
@@ -43,10 +41,17 @@ def metrics_allowed(request: HttpRequest) -> bool:
     # address: a proxy passed the request on for someone unknown. Refuse rather than guess.
     if any(request.META.get(name) for name in PROXY_HEADERS if name != "HTTP_X_REAL_IP"):
         return False
-    return all(_trusted(address) for address in addresses)
+    return all(address_trusted(address) for address in addresses)
 
 
-def _trusted(address: str) -> bool:
+def token_given(authorization: str) -> bool:
+    """The header carries METRICS_TOKEN (when one is configured)."""
+    token = settings.METRICS_TOKEN
+    expected = f"Bearer {token}".encode()
+    return bool(token) and hmac.compare_digest(authorization.encode(), expected)
+
+
+def address_trusted(address: str) -> bool:
     try:  # a server on `::` sees an IPv4 scraper as ::ffff:a.b.c.d: judged as a.b.c.d
         ip = address_unmapped(ipaddress.ip_address(address.strip("[]")))
     except ValueError:

@@ -24,6 +24,7 @@ class IdleTimeout:
         self.deadline = deadline
         self.end = float("inf")
         self.expired = False
+        self.reason = ""  # why it expired: "timeout" (silence) or "deadline"
         self.last = 0.0
         self._loop: asyncio.AbstractEventLoop | None = None
         self._task: asyncio.Task | None = None
@@ -50,6 +51,9 @@ class IdleTimeout:
             self._timer = self._loop.call_at(due, self._check)
             return
         self.expired = True
+        # In a word, for the metrics: a stream alive but never ending (keep-alive comments
+        # only) is not a silent one, and the operator looks for different causes.
+        self.reason = "deadline" if self._loop.time() >= self.end else "timeout"
         self._task.cancel()
 
     async def __aexit__(self, exc_type, exc, traceback) -> None:

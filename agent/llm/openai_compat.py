@@ -129,14 +129,14 @@ class OpenAICompatModel:
                     # Uncounted, each drop was a prompt sent for free.
                     yield Retried()
                 await asyncio.sleep(delay)
-            except TimeoutError as exc:  # IdleTimeout: the endpoint went quiet
+            except TimeoutError as exc:  # IdleTimeout: the endpoint went quiet, or never ended
                 if yielded or attempt >= self.max_retries:
                     raise ModelError(
-                        "The language model timed out. Please try again.", "timeout"
+                        "The language model timed out. Please try again.", idle.reason
                     ) from exc
                 attempt += 1
-                model_retry_count(reason="timeout")
-                logger.warning("model call timed out, retry %d", attempt)
+                model_retry_count(reason=idle.reason)
+                logger.warning("model call timed out (%s), retry %d", exc, attempt)
                 # The endpoint had the prompt and was working on it: that attempt was paid for.
                 # Counted as one call, a question that kept the model thinking past the timeout
                 # cost three prompts (and their thinking) and was charged one.

@@ -60,6 +60,7 @@ async def _allowance_spend(query: str) -> None:
             f"Error: too many searches for this visitor right now (retry in {refusal.retry_after}"
             " s). Answer from the results you have, or say that you could not search.",
             "too many searches",
+            reason="rate_limited",
         )
 
 

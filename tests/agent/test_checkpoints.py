@@ -77,7 +77,8 @@ def test_recovery_marks_only_the_turns_of_workers_whose_lease_lapsed():
     WorkerLease.objects.create(name="dead-worker", renewed_at=long_ago)
     WorkerLease.objects.create(name="alive-worker", renewed_at=now)
 
-    assert turns_recover(lease_seconds=30, now=now) == 1
+    [recovered] = turns_recover(lease_seconds=30, now=now)
+    assert (recovered.turn_id, recovered.worker) == (str(dead.pk), "dead-worker")
 
     statuses = dict(Turn.objects.values_list("user_message", "status"))
     assert statuses == {"dead?": "interrupted", "alive?": "running", "new?": "running"}

@@ -3,23 +3,35 @@
 import asyncio
 import json
 import os
+import signal
 import subprocess
 import sys
 import threading
+from datetime import timedelta
 from pathlib import Path
 
 import httpx
 import pytest
+import redis
 from django.db import connection
+from django.utils import timezone
 from websockets.exceptions import InvalidStatus
 
-from testing_support.live_server import LiveServer, database_url
-from testing_support.model_server import ScriptedResponse, error_response, text_response
+from agent.models import Turn
+from testing_support.live_server import LiveServer, database_url, free_port
+from testing_support.model_server import (
+    ScriptedResponse,
+    error_response,
+    text_response,
+    tool_call_response,
+)
 from testing_support.waits import wait_until
 from tests.agent.test_persistence import DatabaseOutage
 from tests.ops.chat import ask
-from tests.ops.prom import scrape, value
+from tests.ops.otlp_receiver import OTLPReceiver
+from tests.ops.prom import parse, scrape, value
 from tests.security.clients import same_minute, ws_open
+from tests.security.conftest import redis_url  # noqa: F401  (a real redis-server)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -32,10 +44,10 @@ def _server(name: str, tmp_path, **extra: str) -> LiveServer:
     return LiveServer(name, url, extra, tmp_path / name)
 
 
-def _manage(*args: str) -> subprocess.Popen:
+def _manage(*args: str, **extra: str) -> subprocess.Popen:
     """A manage.py command of its own against the test database (the real queue, not the
     test process's in-memory one)."""
-    env = {**os.environ, "DATABASE_URL": database_url(connection.settings_dict["NAME"])}
+    env = {**os.environ, "DATABASE_URL": database_url(connection.settings_dict["NAME"]), **extra}
     return subprocess.Popen(  # noqa: S603
         [sys.executable, "manage.py", *args],
         cwd=ROOT,
@@ -263,3 +275,218 @@ def _vote_twice(url: str) -> list[str]:
 def _sse(client: httpx.Client, body: dict) -> list[dict]:
     with client.stream("POST", "/api/chat", json=body) as reply:
         return [json.loads(line[5:]) for line in reply.iter_lines() if line.startswith("data:")]
+
+
+def _postgres_process(data: Path) -> subprocess.Popen:
+    """The cluster's `postgres` program, as supervisord starts it (DATABASE_URL names the
+    server it keeps; nothing answers there until it has started it)."""
+    url = f"postgresql://postgres:@/postgres?host={data}"
+    env = {**os.environ, "DATABASE_URL": url, "EMBEDDED_PG_DATA": str(data)}
+    return subprocess.Popen(  # noqa: S603
+        [sys.executable, "manage.py", "embedded_postgres"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+
+
+def _first_line(process: subprocess.Popen) -> str:
+    line = process.stdout.readline()
+    return line.strip() or process.stdout.read().strip()
+
+
+@pytest.mark.django_db(transaction=False)
+def test_the_clusters_postgres_comes_back_after_postgresql_died(tmp_path):
+    """After PostgreSQL died, supervisord restarted the cluster's `postgres` program 20 times and
+    gave up: Django's checks asked the database it starts for its version ("cannot reach the
+    database"), so `make run WORKERS=N` never had a database again."""
+    data = tmp_path / "postgres"
+    keeper = _postgres_process(data)
+    try:
+        assert _first_line(keeper).startswith("PostgreSQL is running (pid ")
+        postmaster = int((data / "postmaster.pid").read_text().split()[0])
+        os.kill(postmaster, signal.SIGKILL)  # PostgreSQL dies under it
+        assert keeper.wait(timeout=60) != 0  # supervisord starts it again
+        keeper = _postgres_process(data)
+        assert _first_line(keeper).startswith("PostgreSQL is running (pid ")
+    finally:
+        keeper.terminate()  # as supervisord stops it
+        keeper.wait(timeout=60)
+
+
+def test_redis_going_down_shows_in_metrics(redis_url, tmp_path):  # noqa: F811
+    """With Redis down every chat message failed before its turn started (HTTP 500, a socket
+    refused), so no turn counter moved and no metric said why: only /readyz knew."""
+    with _server("redis", tmp_path, REDIS_URL=redis_url) as server:
+        up = scrape(server.url)
+        redis.Redis.from_url(redis_url).shutdown(nosave=True)  # Redis goes away
+        down = scrape(server.url)
+        ready = httpx.get(f"{server.url}/readyz", timeout=10)
+
+    assert value(up, "docent_redis_up") == 1
+    assert ready.status_code == 503 and ready.json()["redis"] is False
+    assert ("docent_redis_up", frozenset()) in down and value(down, "docent_redis_up") == 0
+    assert value(down, "docent_database_up") == 1  # the database gauges are still there
+
+
+def test_turns_spooled_in_an_outage_show_until_they_are_replayed(model_server, tmp_path):
+    """`docent_turns_spooled_total` said turns had been spooled, and nothing said whether they
+    were saved since: the web process replayed its spool without a metric or a log line."""
+    gate = asyncio.Event()  # holds the answer until the database is down
+    model_server.enqueue(text_response(["Kept ", "for later."], gate=gate))
+    env = {**MODEL, "OPENAI_BASE_URL": model_server.base_url, "LOG_FORMAT": "json"}
+    with _server("spool", tmp_path, **env) as server:
+        asking = threading.Thread(target=ask, args=(server.url, "Keep this"))
+        asking.start()
+        wait_until(lambda: model_server.requests, "the turn started")
+        outage = DatabaseOutage()
+        outage.begin()
+        try:
+            model_server.loop.call_soon_threadsafe(gate.set)
+            asking.join(timeout=60)
+            spooled = lambda: value(scrape(server.url), "docent_turns_spooled_total") == 1  # noqa: E731
+            wait_until(spooled, "the turn was spooled")
+            during = scrape(server.url)
+        finally:
+            outage.end()
+            connection.close()
+        waiting = lambda: value(scrape(server.url), "docent_turns_spool_waiting") == 0  # noqa: E731
+        wait_until(waiting, "the web process replayed its spool", seconds=90)
+        output = server.output()
+
+    assert value(during, "docent_database_up") == 0
+    assert value(during, "docent_turns_spool_waiting") == 1
+    [turn] = Turn.objects.all()
+    assert turn.status == "done" and turn.answer == "Kept for later."
+    lines = [json.loads(line) for line in output.splitlines() if line.startswith("{")]
+    failed = [line for line in lines if line["message"].startswith("saving turn ")]
+    assert failed and all(line["turn_id"] == str(turn.pk) for line in failed)
+    replayed = [line for line in lines if line["message"].startswith("spool replayed: ")]
+    assert [line["message"] for line in replayed] == [
+        "spool replayed: 1 turns saved, 0 still failing"
+    ]
+    assert "turn_id" not in replayed[0]  # the process's replay, not the turn that started it
+
+
+STATUS_ERROR = 2  # OTLP Status.code
+
+
+def test_a_failing_tool_is_told_from_a_model_mistake(model_server, tmp_path):
+    """A tool timing out (ours: a slow database or embedder) and the model sending bad
+    arguments (its own) were both `outcome="error"` on the metric and `error.type=error` on
+    the span: an alert on failing tools fired for a model that guessed ids."""
+    calls = [
+        ("c1", "list_articles", "{}"),
+        ("c2", "get_article_detail", '{"article_id": "the first one"}'),
+    ]
+    model_server.enqueue(tool_call_response(calls), text_response(["Nothing."]))
+    env = {
+        **MODEL,
+        "OPENAI_BASE_URL": model_server.base_url,
+        "AGENT_TOOL_TIMEOUT": "0.000001",  # no database answers that fast: list_articles times out
+        "OTEL_BSP_SCHEDULE_DELAY": "50",
+        "LOG_FORMAT": "json",
+    }
+    with OTLPReceiver() as receiver:
+        env["OTEL_EXPORTER_OTLP_ENDPOINT"] = receiver.endpoint
+        with _server("tools-failing", tmp_path, **env) as server:
+            ask(server.url, "What is new?")
+            spans = receiver.wait_for(lambda got: "invoke_agent docent" in _names(got))
+            samples = scrape(server.url)
+            output = server.output()
+
+    tool_calls = "docent_tool_calls_total"
+    assert value(samples, tool_calls, tool="list_articles", outcome="timeout") == 1
+    assert value(samples, tool_calls, tool="get_article_detail", outcome="invalid_arguments") == 1
+    tools = {span["name"]: span for span in spans if span["name"].startswith("execute_tool ")}
+    for name, reason in (("list_articles", "timeout"), ("get_article_detail", "invalid_arguments")):
+        span = tools[f"execute_tool {name}"]
+        assert span["attributes"]["error.type"] == reason and span["status"] == STATUS_ERROR
+    [root] = [span for span in spans if not span["parent_id"]]
+    lines = [json.loads(line) for line in output.splitlines() if line.startswith("{")]
+    failed = [line for line in lines if line["message"].startswith("tool ")]
+    assert {line["message"].split(" after ")[0] for line in failed} == {
+        "tool list_articles failed (timeout)",
+        "tool get_article_detail failed (invalid_arguments)",
+    }
+    for line in failed:
+        assert line["level"] == "WARNING" and line["trace_id"] == root["trace_id"]
+        assert line["turn_id"] == root["attributes"]["docent.turn.id"]
+        assert line["conversation_id"] == root["attributes"]["gen_ai.conversation.id"]
+
+
+def _names(spans: list[dict]) -> list[str]:
+    return [span["name"] for span in spans]
+
+
+def test_a_killed_web_process_shows_on_the_task_workers_own_metrics(tmp_path):
+    """Turns of a killed web process are recovered by the task worker, and only its process
+    counted them: deployed on its own (a pod, a VM) it shared no metrics directory with a web
+    process and served none, so docent_turns_recovered_total never moved and DocentWorkersDying
+    could not fire."""
+    from agent.models import WorkerLease
+    from tests.agent.test_checkpoints import started_turn
+
+    _queue_empty("index")  # other tests' indexing jobs would load the embedding model
+    long_ago = timezone.now() - timedelta(minutes=5)
+    turn = started_turn("Cut off?")  # its web process was killed mid-answer
+    Turn.objects.filter(pk=turn.pk).update(started_at=long_ago, worker="killed-web")
+    WorkerLease.objects.create(name="killed-web", renewed_at=long_ago)
+    port = free_port()
+    access = {"METRICS_ALLOWED_NETWORKS": "10.0.0.0/8", "METRICS_TOKEN": "worker-token"}
+    worker = _manage("worker", WORKER_METRICS_PORT=str(port), **access)
+    url = f"http://127.0.0.1:{port}/metrics"
+    try:
+
+        def recovered() -> bool:
+            reply = _get(url, Authorization="Bearer worker-token")
+            return reply is not None and "docent_turns_recovered_total 1.0" in reply.text
+
+        wait_until(recovered, "the worker recovered the turn and counted it", seconds=120)
+        samples = parse(_get(url, Authorization="Bearer worker-token").text)
+        refused = _get(url)  # loopback is not in the allowed networks here
+    finally:
+        worker.terminate()
+        worker.wait(timeout=60)
+
+    assert Turn.objects.get(pk=turn.pk).status == "interrupted"
+    assert value(samples, "docent_turns_total", status="interrupted") == 1
+    assert refused.status_code == 403
+
+
+def _get(url: str, **headers: str) -> httpx.Response | None:
+    try:
+        return httpx.get(url, headers=headers, timeout=10)
+    except httpx.TransportError:  # not listening yet
+        return None
+
+
+def test_a_web_process_restarted_during_a_database_outage_waits_for_it(tmp_path):
+    """A web process that died while PostgreSQL was down was restarted into Django's checks,
+    which ask the database its version: it exited at once ("cannot reach the database")
+    instead of waiting for it, and after 20 quick restarts supervisord gave up on it."""
+    server = _server("started-in-an-outage", tmp_path)
+    outage = DatabaseOutage()
+    outage.begin()
+    try:
+        starting = threading.Thread(target=server.start)
+        starting.start()
+
+        def waiting_or_gone() -> bool:
+            if server.process is None or not server.log_path.exists():
+                return False
+            return server.process.poll() is not None or "Waiting for the release" in server.output()
+
+        wait_until(waiting_or_gone, "the web process waits for the database or exits")
+        exited = server.process.poll()
+    finally:
+        outage.end()
+        connection.close()
+    try:
+        starting.join(timeout=120)
+        assert exited is None, server.output()
+        assert httpx.get(f"{server.url}/readyz", timeout=10).status_code == 200
+    finally:
+        server.stop()

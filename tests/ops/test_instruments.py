@@ -1,7 +1,11 @@
 """Each instrument moves when its event happens, caused for real (in-process server)."""
 
 import asyncio
+import io
+import json
 import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import timedelta
 
 import pytest
@@ -11,7 +15,14 @@ from django.utils import timezone
 from prometheus_client import REGISTRY
 
 from agent.runner import runner
-from testing_support.model_server import error_response, text_response, tool_call_response
+from ops.logs import JsonFormatter
+from testing_support.model_server import (
+    Comment,
+    ScriptedResponse,
+    error_response,
+    text_response,
+    tool_call_response,
+)
 from testing_support.waits import wait_until
 from tests.agent.chat_helpers import ask, connect, saved_turns
 from tests.agent.test_persistence import DatabaseOutage
@@ -302,10 +313,30 @@ def test_turns_of_a_dead_worker_are_counted_when_recovered():
     type(turn).objects.filter(pk=turn.pk).update(started_at=long_ago, worker="killed-worker")
     WorkerLease.objects.create(name="killed-worker", renewed_at=long_ago)
 
-    turns_recover_periodic(timestamp=0)
+    with json_lines("agent.tasks") as lines:
+        turns_recover_periodic(timestamp=0)
 
     assert sample("docent_turns_recovered_total") == recovered + 1
     assert sample("docent_turns_total", status="interrupted") == interrupted + 1
+    # "1 turns of a stopped worker marked interrupted" named no turn: nothing led to the
+    # transcripts the kill cut, and the turn's own line died with its worker.
+    [line] = [json.loads(line) for line in lines.getvalue().splitlines()]
+    assert (line["turn_id"], line["conversation_id"]) == (str(turn.pk), str(turn.conversation_id))
+    assert line["level"] == "WARNING" and "killed-worker" in line["message"]
+
+
+@contextmanager
+def json_lines(name: str) -> Iterator[io.StringIO]:
+    """What logger `name` writes inside the block, as LOG_FORMAT=json writes it."""
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(JsonFormatter())
+    logger = logging.getLogger(name)
+    logger.addHandler(handler)
+    try:
+        yield stream
+    finally:
+        logger.removeHandler(handler)
 
 
 @pytest.mark.django_db(transaction=True)
@@ -351,3 +382,46 @@ async def test_searches_count_empty_results_and_the_best_hits_relevance(
     assert sample("docent_searches_total", outcome="empty") == empty + 1
     assert sample("docent_search_top_relevance_count") == observed + 1
     assert sample("docent_search_top_relevance_bucket", le="1.0") >= observed + 1
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_turn_failing_outside_the_loop_logs_its_traceback_with_its_ids(monkeypatch):
+    """DocentInternalErrors sends the operator to the log, where the traceback of a turn that
+    failed outside the loop was written after its ids were unbound: no turn id led to it."""
+    import agent.runner
+
+    def broken(**kwargs):
+        raise RuntimeError("a bug in the prompt")
+
+    monkeypatch.setattr(agent.runner, "build_messages", broken)
+    internal = sample("docent_turn_errors_total", code="internal")
+    socket = await connect()
+    with json_lines("agent.runner") as lines:
+        events = await ask(socket, "Anything?")
+    await socket.disconnect()
+    [turn] = await saved_turns()
+
+    assert events[-1]["code"] == "internal"
+    assert sample("docent_turn_errors_total", code="internal") == internal + 1
+    [line] = [json.loads(line) for line in lines.getvalue().splitlines()]
+    assert (line["level"], line["message"]) == ("ERROR", "chat turn failed outside the loop")
+    assert (line["turn_id"], line["conversation_id"]) == (str(turn.pk), str(turn.conversation_id))
+    assert "RuntimeError: a bug in the prompt" in line["exception"]
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_stream_kept_alive_but_never_ending_is_not_called_silent(scripted, settings):
+    """An endpoint hung behind a proxy that sends keep-alive comments is cut at
+    AGENT_MODEL_CALL_SECONDS; it was counted `timeout`, which the README defines as nothing
+    received for AGENT_MODEL_TIMEOUT s: the operator looked for a silent endpoint."""
+    settings.AGENT_MODEL_CALL_SECONDS = 1
+    settings.AGENT_MODEL_MAX_RETRIES = 0
+    deadline = sample("docent_model_errors_total", reason="deadline")
+    scripted.enqueue(ScriptedResponse(chunks=[Comment()] * 400, delay=0.05))  # 20 s of pings
+    socket = await connect()
+    events = await ask(socket, "Still there?")
+    await socket.disconnect()
+    await saved_turns()
+
+    assert events[-1]["code"] == "model_error"
+    assert sample("docent_model_errors_total", reason="deadline") == deadline + 1

@@ -45,7 +45,8 @@ def test_counters_and_histograms_after_real_turns(model_server, tmp_path):
     failed = [line for line in output.splitlines() if "ops.observer: tool" in line]
     assert len(failed) == 1
     assert re.search(
-        r"WARNING ops\.observer: tool unknown failed after \d+ ms: .*no_such_tool", failed[0]
+        r"WARNING ops\.observer: tool unknown failed \(unknown_tool\) after \d+ ms: .*no_such_tool",
+        failed[0],
     )
     turn = Turn.objects.get(user_message="What is new?")
     assert failed[0].endswith(f"[turn {turn.pk}]")

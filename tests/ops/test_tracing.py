@@ -1,5 +1,6 @@
 """Traces in-process: message contents only when enabled; no SDK at all when tracing is off."""
 
+import asyncio
 import json
 import os
 import subprocess
@@ -11,7 +12,9 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 from ops import tracing
 from testing_support.model_server import text_response, tool_call_response
+from testing_support.waits import wait_until
 from tests.agent.chat_helpers import ask, connect, saved_turns
+from tests.agent.test_persistence import database_outage  # noqa: F401  (the fixture)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -201,3 +204,61 @@ async def test_the_turns_save_is_a_span_of_its_trace_with_its_statements(scripte
     # The save's statements (one WITH ... UPDATE/INSERT) nest under it.
     assert inside and {span.attributes["db.system.name"] for span in inside} == {"postgresql"}
     assert save.end_time > save.start_time
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_turn_cut_by_the_drain_marks_its_root_span_failed(scripted, exported):
+    """A turn the drain cut told its visitor `unavailable` and logged a WARNING, yet its root
+    span ended OK with no `error.type`: a trace search for failed turns missed every one."""
+    from agent.runner import ChatMessage, TurnRunner, Visitor
+
+    scripted.enqueue(text_response(["Still "], hold=True))
+    runner, events = TurnRunner(), []
+
+    async def emit(event: dict) -> None:
+        events.append(event)
+
+    visitor = Visitor(session_key="d" * 32, client_ip="203.0.113.9")
+    turn = asyncio.create_task(
+        runner.run(message=ChatMessage(content="Long one"), visitor=visitor, emit=emit)
+    )
+    await asyncio.to_thread(wait_until, lambda: scripted.requests, "the model has the question")
+    await runner.shutdown(drain=0, timeout=60)
+    await asyncio.wait([turn])  # cancelled by the drain
+
+    assert events[-1]["code"] == "unavailable"
+    [root] = [s for s in exported.get_finished_spans() if s.name == "invoke_agent docent"]
+    assert root.attributes["docent.turn.status"] == "interrupted"
+    assert root.attributes["error.type"] == "unavailable" and root.status.is_ok is False
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_save_the_database_refused_shows_spooled_in_its_span(
+    scripted,
+    exported,
+    monkeypatch,
+    database_outage,  # noqa: F811
+):
+    """The incident table sends the operator to the `save_turn` span for a database that is
+    down for saves: three attempts and `error.type=spooled`, the turn's id on it."""
+    import agent.saving
+    from agent.runner import runner
+
+    outage, real_record = database_outage, agent.saving.turn_record
+
+    def save_during_outage(*, record):
+        outage.begin()  # the database goes away as the save starts
+        return real_record(record=record)
+
+    monkeypatch.setattr(agent.saving, "turn_record", save_during_outage)
+    monkeypatch.setattr(agent.saving.TurnSaver, "backoff", 0.01)
+    scripted.enqueue(text_response(["Kept."]))
+    socket = await connect()
+    await ask(socket, "Keep this")
+    assert await runner.saver.drain(timeout=20)
+    outage.end()
+    await socket.disconnect()
+
+    (save,) = [span for span in exported.get_finished_spans() if span.name == "save_turn"]
+    assert save.attributes["docent.save.attempts"] == 3
+    assert save.attributes["error.type"] == "spooled" and save.status.is_ok is False

@@ -52,7 +52,7 @@ def _database_url() -> str:
     from config.database import embedded_url
 
     # Started here once (the settings already joined it); the `postgres` process owns it.
-    return embedded_url(settings.DATA_DIR / "postgres")
+    return embedded_url(settings.EMBEDDED_PG_DATA)
 
 
 def _collectstatic(env: dict[str, str]) -> None:

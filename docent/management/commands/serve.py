@@ -12,6 +12,9 @@ from docent import startup
 
 class Command(BaseCommand):
     help = "Migrate, load the demo articles when the blog is empty, serve with daphne, index."
+    # Run once the database answers (below): they ask it for its version, so a web process
+    # restarted during an outage exited at once instead of waiting, and supervisord gave up.
+    requires_system_checks = []
 
     def add_arguments(self, parser) -> None:
         parser.add_argument("--host", default="127.0.0.1")
@@ -30,6 +33,7 @@ class Command(BaseCommand):
             startup.release_wait(timeout=120, say=self.stdout.write)
         else:
             startup.release(say=self.stdout.write)
+        self.check()
         from config.asgi import application, request_rate
         from docent.lifecycle import DocentServer, on_shutdown_drain, on_startup
 

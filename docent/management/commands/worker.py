@@ -1,17 +1,25 @@
 """The task worker: runs queued jobs (indexing, reconciliation, turn recovery, spool drain)."""
 
+from django.conf import settings
 from django.core.management.base import BaseCommand
 
 from docent import startup
+from ops import worker_metrics
 
 
 class Command(BaseCommand):
     help = "Wait for the release step, then run the procrastinate worker until SIGTERM."
+    requires_system_checks = []  # after the wait: they need the database (see `serve`)
 
     def handle(self, *args, **options) -> None:
         from procrastinate.contrib.django import app
 
         startup.release_wait(timeout=300, say=self.stdout.write)
+        self.check()
+        if settings.WORKER_METRICS_PORT:
+            host, port = settings.WORKER_METRICS_HOST, settings.WORKER_METRICS_PORT
+            worker_metrics.serve(host=host, port=port)
+            self.stdout.write(f"Worker metrics on http://{host}:{port}/metrics")
         # The Django connector has no LISTEN/NOTIFY; the worker gets a pooled psycopg one.
         with app.replace_connector(app.connector.get_worker_connector()):
             # Indexing jobs share the lock "index" (one at a time); the other slots keep turn
