@@ -42,6 +42,10 @@ MAX_REPORTED_TOKENS = 10_000_000
 # Where servers stream a reasoning model's thinking: DeepSeek, vLLM and LiteLLM say
 # `reasoning_content`, Ollama, OpenRouter and newer vLLM `reasoning`.
 REASONING_FIELDS = ("reasoning_content", "reasoning")
+# The longest line of an event stream read: a chunk is a few hundred bytes, and one that
+# carries a whole tool call (as some servers send it) is within a turn's token budget, whose
+# largest, AGENT_TOKENS_PER_CONVERSATION's 60,000, is about 240 kB of text.
+MAX_LINE_BYTES = 1 << 20
 
 
 class OpenAICompatModel:
@@ -176,12 +180,26 @@ async def _blocks(response: Any, idle: IdleTimeout | None = None) -> AsyncIterat
 
     Lines are split from the raw bytes and parsed with orjson: httpx's text and line
     decoding plus json.loads were a third of the server's CPU per streamed token.
+
+    Raises:
+        ValueError: a line longer than MAX_LINE_BYTES (the turn ends as an invalid response).
     """
-    carry = b""
+    carry = bytearray()  # the unfinished last line
     async for block in _body(response):
         if idle is not None:
             idle.touch()
-        payloads, carry, done = _data_lines(carry + block)
+        end = block.rfind(b"\n")
+        if end < 0:
+            # Only a newline finishes a line: the block is appended, never re-read. The whole
+            # buffer was joined and split again per block, so a line that never ended cost the
+            # square of its length (96 MB: 23 CPU-seconds of the event loop) and all of it in
+            # memory, none of it counted against the turn's budget.
+            carry += block
+            _line_check(len(carry))
+            continue
+        payloads, _, done = _data_lines(bytes(carry) + block[: end + 1])
+        carry = bytearray(block[end + 1 :])
+        _line_check(len(carry))
         if payloads:
             yield _parse_all(payloads)
         if done:
@@ -189,6 +207,11 @@ async def _blocks(response: Any, idle: IdleTimeout | None = None) -> AsyncIterat
         # Not kept while the next block is awaited (a frame interval or more, the socket
         # resting): with 1,000 streams open, each held its last block, ~1.5 KiB a token.
         del block, payloads
+
+
+def _line_check(size: int) -> None:
+    if size > MAX_LINE_BYTES:
+        raise ValueError(f"a stream line is longer than {MAX_LINE_BYTES:,} bytes")
 
 
 def _data_lines(data: bytes) -> tuple[list[bytes], bytes, bool]:
