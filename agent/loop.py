@@ -59,6 +59,8 @@ class Limits:
             raise ValueError(f"invalid agent limits: {self}")
 
 
+# Tool arguments nested deeper are bad arguments: they could neither be scrubbed nor encoded.
+MAX_ARGUMENT_DEPTH = 32
 CANCELLED_CALL = "cancelled"  # a ToolRecord's error when the turn was cancelled as it ran
 
 
@@ -562,8 +564,28 @@ def _arguments(raw: str) -> dict | str:
         )
     except (ValueError, RecursionError):
         parsed = None
+    # The parser's limit is C's (about 1,500 levels), the rest of the turn's Python's (1,000, less
+    # the stack under it): 1,200 nested brackets parsed, then broke the scrub below with a
+    # RecursionError, and the turn ended as `internal`, its tool call unrecorded. A tool's
+    # arguments are a few flat fields; far deeper ones are bad arguments as well.
+    if isinstance(parsed, dict) and _nested_deeper(parsed, MAX_ARGUMENT_DEPTH):
+        parsed = None
     # An escape in the arguments can decode to NUL or a lone surrogate: never sendable or storable.
     return text_scrub(parsed if isinstance(parsed, dict) else raw)
+
+
+def _nested_deeper(value: Any, limit: int) -> bool:
+    """Whether `value` nests lists and objects more than `limit` deep (without recursing)."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if not isinstance(item, dict | list):
+            continue
+        if depth > limit:
+            return True
+        children = item.values() if isinstance(item, dict) else item
+        stack.extend((child, depth + 1) for child in children)
+    return False
 
 
 def _finite(text: str) -> float:
