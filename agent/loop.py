@@ -381,8 +381,28 @@ async def _model_stream(
             call.estimated = abandoned
     if turn is None:
         raise ModelError("The model ended its response without a result.", "no_result")
-    result.usage = result.usage + turn.usage
+    reported = turn.usage  # None: charged its estimate above
+    # The offline model spends nothing, and says so.
+    if reported is not None and not model.offline:
+        charged = _charged(reported, prompt, written.tokens)
+        if charged != reported:  # observers count the parts the estimate stood in for
+            stood_in = Usage(charged.input_tokens - reported.input_tokens,
+                             charged.output_tokens - reported.output_tokens)  # fmt: skip
+            call.estimated = stood_in + call.estimated
+        reported = charged
+    result.usage = result.usage + reported
     return turn
+
+
+def _charged(reported: Usage, prompt: int, written: int) -> Usage:
+    """The endpoint's report where it can be true, the estimate where it cannot.
+
+    Every call sends a prompt, and a reply that streamed text, thinking or tool calls wrote
+    some: a zero there is no count (a gateway that puts an empty usage on every chunk, as
+    LiteLLM does for a provider that reports none). Taken as it came, each turn was charged
+    nothing, and an address ran turn after turn on a budget it never spent.
+    """
+    return Usage(reported.input_tokens or prompt, reported.output_tokens or written)
 
 
 async def _tool_step(
