@@ -59,6 +59,8 @@ class Limits:
             raise ValueError(f"invalid agent limits: {self}")
 
 
+# Tool arguments nested deeper are bad arguments: they could neither be scrubbed nor encoded.
+MAX_ARGUMENT_DEPTH = 32
 CANCELLED_CALL = "cancelled"  # a ToolRecord's error when the turn was cancelled as it ran
 
 
@@ -380,8 +382,28 @@ async def _model_stream(
             call.estimated = abandoned
     if turn is None:
         raise ModelError("The model ended its response without a result.", "no_result")
-    result.usage = result.usage + turn.usage
+    reported = turn.usage  # None: charged its estimate above
+    # The offline model spends nothing, and says so.
+    if reported is not None and not model.offline:
+        charged = _charged(reported, prompt, written.tokens)
+        if charged != reported:  # observers count the parts the estimate stood in for
+            stood_in = Usage(charged.input_tokens - reported.input_tokens,
+                             charged.output_tokens - reported.output_tokens)  # fmt: skip
+            call.estimated = stood_in + call.estimated
+        reported = charged
+    result.usage = result.usage + reported
     return turn
+
+
+def _charged(reported: Usage, prompt: int, written: int) -> Usage:
+    """The endpoint's report where it can be true, the estimate where it cannot.
+
+    Every call sends a prompt, and a reply that streamed text, thinking or tool calls wrote
+    some: a zero there is no count (a gateway that puts an empty usage on every chunk, as
+    LiteLLM does for a provider that reports none). Taken as it came, each turn was charged
+    nothing, and an address ran turn after turn on a budget it never spent.
+    """
+    return Usage(reported.input_tokens or prompt, reported.output_tokens or written)
 
 
 async def _tool_step(
@@ -567,8 +589,28 @@ def _arguments(raw: str) -> dict | str:
         )
     except (ValueError, RecursionError):
         parsed = None
+    # The parser's limit is C's (about 1,500 levels), the rest of the turn's Python's (1,000, less
+    # the stack under it): 1,200 nested brackets parsed, then broke the scrub below with a
+    # RecursionError, and the turn ended as `internal`, its tool call unrecorded. A tool's
+    # arguments are a few flat fields; far deeper ones are bad arguments as well.
+    if isinstance(parsed, dict) and _nested_deeper(parsed, MAX_ARGUMENT_DEPTH):
+        parsed = None
     # An escape in the arguments can decode to NUL or a lone surrogate: never sendable or storable.
     return text_scrub(parsed if isinstance(parsed, dict) else raw)
+
+
+def _nested_deeper(value: Any, limit: int) -> bool:
+    """Whether `value` nests lists and objects more than `limit` deep (without recursing)."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if not isinstance(item, dict | list):
+            continue
+        if depth > limit:
+            return True
+        children = item.values() if isinstance(item, dict) else item
+        stack.extend((child, depth + 1) for child in children)
+    return False
 
 
 def _finite(text: str) -> float:

@@ -45,7 +45,7 @@ class DebugPageGuard(AsyncMiddleware):
     """
 
     async def __call__(self, request: HttpRequest) -> HttpResponse:
-        if not settings.DEBUG or _debug_viewer(request):
+        if not settings.DEBUG or local_viewer(request):
             return await self.get_response(request)
         early = await _early_failure(request)
         if early is not None:
@@ -61,7 +61,7 @@ class DebugPageGuard(AsyncMiddleware):
         return response
 
     def process_exception(self, request: HttpRequest, exception: Exception):
-        if not settings.DEBUG or _debug_viewer(request):
+        if not settings.DEBUG or local_viewer(request):
             return None
         if isinstance(exception, Http404):
             return _not_found(request)
@@ -69,7 +69,7 @@ class DebugPageGuard(AsyncMiddleware):
         return HttpResponse("Server error.", status=500, content_type="text/plain")
 
 
-def _debug_viewer(request: HttpRequest) -> bool:
+def local_viewer(request: HttpRequest) -> bool:
     """Whoever runs this `make run`: a loopback client that came through no proxy.
 
     A reverse proxy or tunnel on the same machine (nginx, cloudflared, ngrok) talks from

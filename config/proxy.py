@@ -84,6 +84,19 @@ class TrustedProxies:
             scheme = protos[max(0, len(protos) - depth)] if len(protos) >= depth else protos[0]
         return client, scheme if scheme in {"http", "https"} else None
 
+    def relayed(self, forwarded_for: str) -> bool:
+        """Whether X-Forwarded-For names more than the trusted proxies appended: the client they
+        report passed the request on for someone else (a tunnel or proxy nobody configured), or
+        wrote the header itself. Either way that someone is unknown."""
+        chain = [item.strip() for item in forwarded_for.split(",") if item.strip()]
+        if self.hops:
+            return len(chain) > self.hops
+        for position, item in enumerate(reversed(chain)):
+            address = _address(item)
+            if address is None or not _within(address, self.networks):
+                return position < len(chain) - 1
+        return False
+
     def _client(self, peer: str, chain: list[str]) -> tuple[str, int]:
         if self.hops:
             if len(chain) < self.hops:
@@ -151,6 +164,11 @@ class TrustedProxyMiddleware:
         if any(values.values()) and not trusted:
             # A proxy nobody said to trust (or a client posing as one): whoever it forwards is
             # unknown, so the request is not "from loopback" for what trusts the local network.
+            scope[UNTRUSTED_FORWARD] = True
+        elif trusted and self.proxies.relayed(values[b"x-forwarded-for"].decode("latin1")):
+            # The same one step further out: the cluster's nginx (trusted) reached by a tunnel
+            # or proxy on loopback (ngrok, an outer nginx) names that loopback peer as the
+            # client, and every visitor behind it got the debug pages and /metrics.
             scope[UNTRUSTED_FORWARD] = True
         # Nobody downstream may read a forwarded header: the resolved values are the truth.
         scope["headers"] = [(name, value) for name, value in headers if name not in values]

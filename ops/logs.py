@@ -69,18 +69,28 @@ class SuspiciousRequestFilter(logging.Filter):
 
     Django logs each at ERROR with the exception: 30 lines (2.2 kB) per request with a foreign
     Host header, so a client alone decided how fast the error log grew. The client still gets
-    its 400; the line says what was refused.
+    its 400; the line says what was refused. Django's line for any other refused request
+    ("Not Found: /path") is cut to the same length.
     """
 
     def filter(self, record: logging.LogRecord) -> bool:
         if record.name.startswith("django.security.") and _suspicious(record.exc_info):
-            message = record.getMessage()
-            if len(message) > SUSPICIOUS_LINE_CHARS:
-                message = message[:SUSPICIOUS_LINE_CHARS] + "…"
-            record.msg, record.args = message, None
+            record.msg, record.args = _cut(record.getMessage()), None
             record.exc_info, record.exc_text = None, None
             record.levelno, record.levelname = logging.WARNING, "WARNING"
+        elif record.name == "django.request":
+            # "Not Found: /path" (any 4xx, and a 5xx's first line) quotes the path as sent, up
+            # to Twisted's 16 kB request line: a line of the client's length per request.
+            message = record.getMessage()
+            if len(message) > SUSPICIOUS_LINE_CHARS:
+                record.msg, record.args = _cut(message), None
         return True
+
+
+def _cut(message: str) -> str:
+    return (
+        message[:SUSPICIOUS_LINE_CHARS] + "…" if len(message) > SUSPICIOUS_LINE_CHARS else message
+    )
 
 
 def _suspicious(exc_info: object) -> bool:

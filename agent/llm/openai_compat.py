@@ -42,6 +42,15 @@ MAX_REPORTED_TOKENS = 10_000_000
 # Where servers stream a reasoning model's thinking: DeepSeek, vLLM and LiteLLM say
 # `reasoning_content`, Ollama, OpenRouter and newer vLLM `reasoning`.
 REASONING_FIELDS = ("reasoning_content", "reasoning")
+# What a model writes around each tool call whatever its name and arguments, counted as the
+# text a Hermes-style chat template (Qwen, and others served by vLLM or Ollama) makes it write:
+# about 11 tokens by the loop's estimate, as a real tokenizer counts that framing and the
+# call's JSON keys.
+CALL_FRAMING = "<tool_call></tool_call>"
+# The longest line of an event stream read: a chunk is a few hundred bytes, and one that
+# carries a whole tool call (as some servers send it) is within a turn's token budget, whose
+# largest, AGENT_TOKENS_PER_CONVERSATION's 60,000, is about 240 kB of text.
+MAX_LINE_BYTES = 1 << 20
 
 
 class OpenAICompatModel:
@@ -176,12 +185,26 @@ async def _blocks(response: Any, idle: IdleTimeout | None = None) -> AsyncIterat
 
     Lines are split from the raw bytes and parsed with orjson: httpx's text and line
     decoding plus json.loads were a third of the server's CPU per streamed token.
+
+    Raises:
+        ValueError: a line longer than MAX_LINE_BYTES (the turn ends as an invalid response).
     """
-    carry = b""
+    carry = bytearray()  # the unfinished last line
     async for block in _body(response):
         if idle is not None:
             idle.touch()
-        payloads, carry, done = _data_lines(carry + block)
+        end = block.rfind(b"\n")
+        if end < 0:
+            # Only a newline finishes a line: the block is appended, never re-read. The whole
+            # buffer was joined and split again per block, so a line that never ended cost the
+            # square of its length (96 MB: 23 CPU-seconds of the event loop) and all of it in
+            # memory, none of it counted against the turn's budget.
+            carry += block
+            _line_check(len(carry))
+            continue
+        payloads, _, done = _data_lines(bytes(carry) + block[: end + 1])
+        carry = bytearray(block[end + 1 :])
+        _line_check(len(carry))
         if payloads:
             yield _parse_all(payloads)
         if done:
@@ -189,6 +212,11 @@ async def _blocks(response: Any, idle: IdleTimeout | None = None) -> AsyncIterat
         # Not kept while the next block is awaited (a frame interval or more, the socket
         # resting): with 1,000 streams open, each held its last block, ~1.5 KiB a token.
         del block, payloads
+
+
+def _line_check(size: int) -> None:
+    if size > MAX_LINE_BYTES:
+        raise ValueError(f"a stream line is longer than {MAX_LINE_BYTES:,} bytes")
 
 
 def _data_lines(data: bytes) -> tuple[list[bytes], bytes, bool]:
@@ -338,7 +366,7 @@ class _Block:
                 delta = choice.get("delta")
                 if not delta:
                     continue
-                content = _text(delta.get("content"))
+                content = _text(delta.get("content")) + _refusal(delta)
                 if content:
                     self.pieces.append(content)
                 self.thinking += _thinking(delta)
@@ -388,8 +416,25 @@ def _usage(counts: Any) -> Usage | None:
 
 def _thinking(delta: dict) -> list[str]:
     """The thinking a delta carries, under whichever name its server uses (not a string: none,
-    as the field is not part of the protocol the answer needs)."""
-    return [t for name in REASONING_FIELDS if isinstance(t := delta.get(name), str) and t]
+    as the field is not part of the protocol the answer needs), and a legacy `function_call`'s
+    name and arguments: never run (the request offers `tools`), but written by the model and
+    billed, so counted as thinking is. Uncounted, 2,000 of them charged a turn with 3,000 tokens
+    left 41,000."""
+    found = [t for name in REASONING_FIELDS if isinstance(t := delta.get(name), str) and t]
+    legacy = delta.get("function_call")
+    if isinstance(legacy, dict):
+        found += [
+            t for name in ("name", "arguments") if isinstance(t := legacy.get(name), str) and t
+        ]
+    return found
+
+
+def _refusal(delta: dict) -> str:
+    """OpenAI's refusal message (`refusal`, beside `content`): the model's answer, written for
+    the visitor. It was read nowhere: the visitor saw an empty answer, and a refusal of any
+    length went uncounted (2,000 chunks: 41,000 tokens charged with 3,000 left)."""
+    refusal = delta.get("refusal")
+    return refusal if isinstance(refusal, str) else ""
 
 
 def _text(value: Any) -> str:
@@ -412,16 +457,21 @@ def _add_fragment(calls: dict[int, dict], slot_of: dict[int, int], fragment: dic
 
     The id and the name count as well as the arguments: a reply of 1,500 calls without
     arguments ("list the articles for each of these tags") was counted as 1,000 tokens and
-    billed 30,000, ten times what the turn had left.
+    billed 30,000, ten times what the turn had left. So does each call's framing
+    (CALL_FRAMING): a fragment with nothing but a new index opened a call counted as nothing,
+    and 5,000 of them were 5,000 calls, each shown and saved, on a turn charged 51,000 tokens
+    with 3,000 left.
     """
     index = fragment.get("index")
     index = index if index is not None else max(slot_of, default=0)
     slot = slot_of.get(index)
     fragment_id = _text(fragment.get("id"))
     # Some servers reuse one index for several complete calls; a new id means a new call.
+    opened = ""
     if slot is None or (fragment_id and calls[slot]["id"] and fragment_id != calls[slot]["id"]):
         slot = slot_of[index] = len(calls)
         calls[slot] = {"id": "", "name": "", "arguments": []}
+        opened = CALL_FRAMING
     call = calls[slot]
     if fragment_id:
         call["id"] = fragment_id
@@ -432,7 +482,7 @@ def _add_fragment(calls: dict[int, dict], slot_of: dict[int, int], fragment: dic
     arguments = _text(function.get("arguments"))
     if arguments:
         call["arguments"].append(arguments)
-    return fragment_id + name + arguments
+    return opened + fragment_id + name + arguments
 
 
 def _retryable(exc: Exception) -> bool:

@@ -6,7 +6,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html
 
-from config.proxy import client_is_loopback
+from config.middleware import local_viewer
 from docent import selectors
 
 register = template.Library()
@@ -17,12 +17,13 @@ def admin_account_missing(context: template.Context) -> bool:
     """True until someone can log into the admin: a first run has no account, and the login
     page is where a new user finds that out (the command is printed only at start-up).
 
-    Said only to this machine (or with DEBUG on): anyone on the network learnt that the site
-    was a fresh install with no account yet, and which command makes one.
+    Said only to this machine, judged as the debug pages judge it: anyone on the network learnt
+    that the site was a fresh install with no account yet, and which command makes one. Judged
+    by the peer's address alone (or said to anyone with DEBUG on), a proxy or tunnel on the same
+    machine passed it on to every visitor, DEBUG off too.
     """
     request = context.get("request")
-    address = request.META.get("REMOTE_ADDR", "") if request is not None else ""
-    if not (settings.DEBUG or client_is_loopback(address)):
+    if request is None or not local_viewer(request):
         return False
     return selectors.admin_account_missing()
 

@@ -148,7 +148,7 @@ async def test_search_detail_answer_emits_the_exact_event_sequence():
         Step(
             text=["Let me read it."],
             calls=[("c2", "get_article_detail", '{"article_id": 2}')],
-            usage=Usage(0, 0),
+            usage=Usage(20, 3),
         ),
         Step(text=["The loop ", "repeats. See [Anatomy](/articles/anatomy/)."], usage=Usage(30, 5)),
     )
@@ -170,7 +170,7 @@ async def test_search_detail_answer_emits_the_exact_event_sequence():
         # The search hit's passage rides along for the visitor's sources (a preview on hover).
         events.citation(2, "Anatomy", "/articles/anatomy/", excerpt="The loop repeats."),
         events.done(
-            "conv-1", 3, {"input_tokens": 40, "output_tokens": 7, "total_tokens": 47}, True
+            "conv-1", 3, {"input_tokens": 60, "output_tokens": 10, "total_tokens": 70}, True
         ),
     ]
     assert result.status == "done" and result.steps == 3 and model.calls == 3

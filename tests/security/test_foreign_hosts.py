@@ -40,3 +40,19 @@ def test_foreign_hosts_are_refused_with_one_short_warning_each(serve):
     assert len(lines) == 9
     assert all(" WARNING django.security.DisallowedHost: " in line for line in lines)
     assert max(len(line) for line in lines) < 400  # before: 10,100 for the long Host
+
+
+def test_a_long_path_that_is_not_found_writes_a_short_line(serve):
+    # Django logs "Not Found: <path>" for every 404, the path as sent: a 10,000-character path
+    # wrote a 10,000-character line, as fast as the client could ask.
+    server = serve("long-paths")
+    long_name = "a" * 10_000
+
+    with httpx.Client(base_url=server.url) as client:
+        statuses = [client.get(f"{prefix}{long_name}").status_code for prefix in ("/", "/api/")]
+    server.stop()
+    lines = [line for line in server.output().splitlines() if "Not Found: " in line]
+
+    assert statuses == [404, 404]
+    assert len(lines) == 2
+    assert max(len(line) for line in lines) < 400

@@ -33,6 +33,21 @@ def test_a_scrape_through_a_trusted_proxy_is_judged_by_the_visitor(serve):
     assert local.status_code == 200
 
 
+def test_a_scrape_relayed_to_the_trusted_proxy_from_loopback_is_refused(serve):
+    # The cluster's nginx reached by a tunnel or another proxy on the same machine (ngrok, an
+    # outer nginx) appends the loopback address it saw: the workers read 127.0.0.1, and served
+    # /metrics to every visitor behind that tunnel.
+    server = serve("metrics-relayed", DJANGO_TRUSTED_PROXIES="1")
+
+    relayed = httpx.get(
+        f"{server.url}/metrics", headers={"X-Forwarded-For": f"{OUTSIDE}, 127.0.0.1"}
+    )
+    local = httpx.get(f"{server.url}/metrics", headers={"X-Forwarded-For": "127.0.0.1"})
+
+    assert relayed.status_code == 403
+    assert local.status_code == 200
+
+
 @pytest.mark.parametrize(
     "header",
     [{"Via": "1.1 tunnel"}, {"CF-Connecting-IP": OUTSIDE}, {"True-Client-IP": OUTSIDE}],

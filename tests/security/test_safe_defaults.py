@@ -99,6 +99,26 @@ def test_the_debug_page_never_reaches_a_non_loopback_client(serve):
     assert len(remote_host.content) < 2000
 
 
+def test_a_tunnel_in_front_of_the_clusters_proxy_does_not_pass_the_debug_pages_on(serve):
+    # `make run WORKERS=2` (DEBUG on: a loopback HOST) behind ngrok or an outer proxy on the
+    # same machine: its nginx (a trusted proxy) appends the tunnel's loopback address, so the
+    # workers read every visitor as 127.0.0.1 and each got the debug pages.
+    server = serve("debug-behind-a-tunnel", DJANGO_TRUSTED_PROXIES="1")
+    nginx = {"X-Forwarded-For": "127.0.0.1"}  # what nginx sends for `make run`'s own user
+    tunnel = {"X-Forwarded-For": "203.0.113.7, 127.0.0.1"}  # for a visitor through the tunnel
+
+    with httpx.Client(base_url=server.url, follow_redirects=False) as client:
+        local_404 = client.get("/no-such-page/", headers=nginx)
+        relayed_404 = client.get("/no-such-page/", headers=tunnel)
+        relayed_api = client.get("/api/no-such-endpoint", headers=tunnel)
+
+    assert DEBUG_TEXT in local_404.text
+    for response in (relayed_404, relayed_api):
+        assert response.status_code == 404
+        assert DEBUG_TEXT not in response.text
+        assert "urlpatterns" not in response.text and "URLconf" not in response.text
+
+
 def test_a_proxy_in_front_of_make_run_does_not_pass_the_debug_pages_on(serve):
     # `make run` (DEBUG on: a loopback HOST) behind nginx, cloudflared or ngrok on the same
     # machine: every visitor talks to daphne from loopback. Judged by address alone each one

@@ -17,8 +17,10 @@ pytestmark = pytest.mark.django_db(transaction=True)
         '{"query": "x", "limit": 1e400}',
         '{"query": "x", "limit": NaN}',
         '{"query": "x", "deep": ' + "[" * 20000 + "]" * 20000 + "}",
+        # Within the parser's C limit and past Python's: the scrub after it raised instead.
+        '{"query": "x", "deep": ' + "[" * 1200 + "]" * 1200 + "}",
     ],
-    ids=["bad-keys", "infinity", "nan", "deep"],
+    ids=["bad-keys", "infinity", "nan", "deep", "deep-parsed"],
 )
 def test_odd_arguments_never_lose_the_turn(serve, scripted, arguments):
     scripted.enqueue(

@@ -46,3 +46,25 @@ async def test_a_reply_of_many_calls_is_cut_where_the_budget_ends(serve, scripte
     assert events[-1]["code"] == "rate_limited"
     assert not [event for event in events if event["type"] == "tool_start"]
     assert 0 < spent <= BUDGET_LEFT
+
+
+BARE_CALLS = 5000
+
+
+def bare_calls() -> ScriptedResponse:
+    """Fragments that open a call and carry nothing else: no id, no name, no arguments."""
+    calls = [{"tool_calls": [{"index": n}]} for n in range(BARE_CALLS)]
+    usage = {"prompt_tokens": 1000, "completion_tokens": 50000}
+    return raw_response(calls, usage=usage, finish="tool_calls")
+
+
+async def test_calls_with_nothing_in_them_still_count_their_framing(serve, scripted):
+    # Counted by their text alone they were free: 5,000 calls shown (a `tool_start` each),
+    # 5,000 rows saved, and the turn charged the 51,000 tokens its endpoint reported.
+    events, spent = await ask_near_the_budget(
+        serve, scripted, "bare-calls", bare_calls(), "call a tool for each of these"
+    )
+
+    assert events[-1]["code"] == "rate_limited"
+    assert not [event for event in events if event["type"] == "tool_start"]
+    assert 0 < spent <= BUDGET_LEFT

@@ -9,7 +9,7 @@ import pytest
 
 from agent.exceptions import ModelError
 from agent.llm.base import ArgumentsDelta, ModelTurn, Retried, TextDelta, ToolCall, Usage
-from agent.llm.openai_compat import OpenAICompatModel
+from agent.llm.openai_compat import CALL_FRAMING, OpenAICompatModel
 from testing_support.model_server import (
     ScriptedOpenAIServer,
     ScriptedResponse,
@@ -83,7 +83,8 @@ async def test_tool_call_arguments_are_yielded_as_they_arrive_for_the_budget(ser
     server.enqueue(tool_call_response([("call_1", "search_knowledge_base", arguments)], split=7))
     items = [item async for item in model.stream(MESSAGES, TOOLS)]
     pieces = [item.text for item in items if isinstance(item, ArgumentsDelta)]
-    head = "call_1search_knowledge_base"  # the id and the name are counted too
+    # The call's framing, its id and its name are counted too.
+    head = CALL_FRAMING + "call_1search_knowledge_base"
     assert pieces == [head, *(arguments[i : i + 7] for i in range(0, len(arguments), 7))]
     assert isinstance(items[-1], ModelTurn) and items[-1].tool_calls[0].arguments == arguments
 
