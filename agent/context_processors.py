@@ -97,7 +97,7 @@ def chat_strings() -> dict[str, str]:
             "Ask again in a minute."
         ),
         "ask_in_new_chat": _("Ask in a new chat"),
-        # Tool steps: running, then done.
+        # Tool steps: running, then done (or failed).
         "search_running": _("Searching the blog for “%(query)s”…"),
         "search_done": _("Searched for “%(query)s”"),
         "detail_running": _("Reading the article…"),
@@ -109,6 +109,12 @@ def chat_strings() -> dict[str, str]:
         "list_tag_done": _("Listed articles tagged “%(tag)s”"),
         "tool_running": _("Using %(name)s…"),
         "tool_done": _("Used %(name)s"),
+        # A step that failed: "Listed the newest articles · invalid arguments" read as done.
+        "search_failed": _("Couldn’t search for “%(query)s”"),
+        "detail_failed": _("Couldn’t read the article"),
+        "list_failed": _("Couldn’t list the newest articles"),
+        "list_tag_failed": _("Couldn’t list articles tagged “%(tag)s”"),
+        "tool_failed": _("Couldn’t use %(name)s"),
         "tool_skipped": _("not run: step limit reached"),
         "tool_stopped": pgettext("a tool step cut off as it ran", "stopped"),
         "ms": _("%(ms)s ms"),

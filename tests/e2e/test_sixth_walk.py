@@ -1,0 +1,56 @@
+"""The sixth first-run walk (reader and reviewer; desktop and phone; English and Chinese): what
+it found, fixed and checked in Chromium."""
+
+import json
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+
+from testing_support.model_server import text_response, tool_call_response
+from tests.e2e.conftest import CHROMIUM, PHONE, screenshot
+from tests.e2e.test_chat_panel import ask, wait_answered
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db]
+
+if not Path(CHROMIUM).exists():
+    pytest.skip(f"no {CHROMIUM}: apt-get install chromium (.ci/run does)", allow_module_level=True)
+
+BAD_CALLS = [
+    ("c1", "list_articles", json.dumps({"limit": "many"})),
+    ("c2", "search_knowledge_base", json.dumps({"query": "step limits", "limit": 99})),
+    ("c3", "get_article_detail", json.dumps({"article_id": 999_999})),
+    ("c4", "list_articles", json.dumps({"tag": "agents", "limit": "all"})),
+]
+FAILED_CHIPS = {
+    "en-US": [
+        "Couldn’t list the newest articles",
+        "Couldn’t search for “step limits”",
+        "Couldn’t read the article",
+        "Couldn’t list articles tagged “agents”",
+    ],
+    "zh-CN": [
+        "未能列出最新文章",
+        "未能搜索“step limits”",
+        "未能阅读文章",
+        "未能列出标签为“agents”的文章",
+    ],
+}
+
+
+@pytest.mark.parametrize("locale", ["en-US", "zh-CN"])
+def test_a_failed_tool_call_reads_as_a_failure_not_as_done(site, scripted, open_page, locale):
+    # "Listed the newest articles · invalid arguments": the chip said the tool did its work.
+    scripted.enqueue(tool_call_response(BAD_CALLS), text_response(["Nothing to show."]))
+    page = open_page(PHONE, locale=locale)
+    page.goto(site + "/")
+    page.locator("#chat-launcher").click()
+    ask(page, "What is new?")
+    wait_answered(page)
+    labels = page.locator(".chat-step__label")
+    expect(labels).to_have_text(FAILED_CHIPS[locale])
+    expect(page.locator(".chat-step.is-failed")).to_have_count(4)
+    screenshot(page, f"failed-steps-{locale}")
+
+    page.reload()  # restored from the saved turn, the same words
+    expect(labels).to_have_text(FAILED_CHIPS[locale])
