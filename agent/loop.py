@@ -88,7 +88,10 @@ class TurnResult:
 
     status: Status = "running"
     steps: int = 0
-    usage: Usage = field(default_factory=Usage)
+    usage: Usage = field(default_factory=Usage)  # what the budget is charged
+    # The estimates in `usage` no endpoint billed: calls refused before answering (an HTTP
+    # error), or the offline model's. The budget keeps them; the turn's record does not.
+    unbilled: Usage = field(default_factory=Usage)
     answer: str = ""
     messages: list[dict] = field(default_factory=list)
     tool_calls: list[ToolRecord] = field(default_factory=list)
@@ -103,6 +106,14 @@ class TurnResult:
     declined: bool | None = None  # the final model call's own word on it (ModelTurn.declined)
     # The current step's deltas, until the step ends and joins them into `answer`.
     streaming: list[str] = field(default_factory=list)
+
+    @property
+    def billed(self) -> Usage:
+        """The tokens the endpoints were paid for, reported or estimated (for the record)."""
+        return Usage(
+            self.usage.input_tokens - self.unbilled.input_tokens,
+            self.usage.output_tokens - self.unbilled.output_tokens,
+        )
 
     def text_so_far(self) -> str:
         """Everything shown to the visitor so far, mid-step included (for checkpoints)."""
@@ -372,8 +383,10 @@ async def _model_stream(
             # A visitor's Stop, even before the first token, was read and paid for.
             if not model.offline and (written.tokens or not failed):
                 call.estimated = estimate + abandoned
-            elif retried:
-                call.estimated = abandoned
+            else:
+                result.unbilled = result.unbilled + estimate
+                if retried:
+                    call.estimated = abandoned
         elif retried:  # the report covers the attempt that answered, not those before it
             result.usage = result.usage + abandoned
             call.estimated = abandoned

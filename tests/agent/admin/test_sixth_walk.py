@@ -1,0 +1,41 @@
+"""What the sixth first-run walk found in the admin, fixed: checked with Django's client."""
+
+import pytest
+
+from agent.models import Turn
+from testing_support.model_server import error_response
+from tests.agent.admin.factories import make_conversation, make_turn
+from tests.agent.chat_helpers import ask, connect, saved_turns
+
+CHINESE = {"accept-language": "zh-CN,zh;q=0.9"}
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_model_call_refused_before_answering_records_no_tokens(scripted):
+    # The endpoint said 401 and billed nothing (the token counter agrees), yet the turn was
+    # recorded with ~1,491 input tokens: the prompt's estimate, which only the budget is charged.
+    from agent.shared import state
+
+    scripted.enqueue(error_response(401, message="Incorrect API key provided"))
+    socket = await connect()
+    events = await ask(socket, "How do I cap the steps?")
+    await socket.disconnect()
+
+    assert (events[-1]["type"], events[-1]["code"]) == ("error", "model_error")
+    [turn] = await saved_turns()
+    assert (turn.status, turn.input_tokens, turn.output_tokens) == ("error", 0, 0)
+    # The budget still counts the prompt: a visitor cannot spend a refused endpoint for free.
+    assert state()._get(f"tok:c:{events[0]['conversation_id']}") > 1000
+
+
+@pytest.mark.django_db
+def test_the_transcript_says_a_failed_model_call_counted_no_tokens(staff_client):
+    conversation = make_conversation()
+    error = "The language model returned an error (HTTP 401)."
+    make_turn(conversation, status=Turn.Status.ERROR, error_code="model_error", error=error,
+              input_tokens=0, output_tokens=0)  # fmt: skip
+    url = f"/admin/agent/conversation/{conversation.pk}/change/"
+
+    html = staff_client.get(url).content.decode()
+    assert "none: the model call failed" in html and "0 in · 0 out" not in html
+    assert "无：模型调用失败" in staff_client.get(url, headers=CHINESE).content.decode()
