@@ -1,10 +1,12 @@
 """What the sixth first-run walk found in the admin, fixed: checked with Django's client."""
 
 import pytest
+from playwright.sync_api import expect
 
 from agent.models import Turn
 from testing_support.model_server import error_response
 from tests.agent.admin.factories import make_conversation, make_turn
+from tests.agent.admin.test_screenshots import SCREENSHOTS, log_in
 from tests.agent.chat_helpers import ask, connect, saved_turns
 
 CHINESE = {"accept-language": "zh-CN,zh;q=0.9"}
@@ -39,3 +41,44 @@ def test_the_transcript_says_a_failed_model_call_counted_no_tokens(staff_client)
     html = staff_client.get(url).content.decode()
     assert "none: the model call failed" in html and "0 in · 0 out" not in html
     assert "无：模型调用失败" in staff_client.get(url, headers=CHINESE).content.decode()
+
+
+CROSSING = """() => [...document.querySelectorAll('.dc-chart-scroll')].flatMap((box, chart) => {
+  // The labels the chart's scroll edge crosses: [chart, label] indexes.
+  const edge = box.getBoundingClientRect();
+  return [...box.querySelectorAll('text')].map((text, label) => {
+    const r = text.getBoundingClientRect();
+    const crossed = r.width && (r.left < edge.left - 0.5 && r.right > edge.left + 0.5
+      || r.left < edge.right - 0.5 && r.right > edge.right + 0.5);
+    return crossed ? [[chart, label]] : [];
+  }).flat();
+})"""
+
+
+def assert_cut_dates_hidden(page) -> None:
+    scrollers = page.locator(".dc-chart-scroll")
+    for chart, label in page.evaluate(CROSSING):
+        expect(scrollers.nth(chart).locator("text").nth(label)).to_have_css("visibility", "hidden")
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize(("width", "days"), [(390, 7), (360, 30), (414, 90)])
+def test_on_a_phone_a_day_chart_shows_no_date_cut_in_half(
+    live_server, showcase, browser, width, days
+):
+    # The charts open scrolled to their newest days, wherever the card's edge falls: the date
+    # there showed in part ("1" of "Oct 21", "2" of "Dec 2").
+    page = browser.new_page(viewport={"width": width, "height": 800}, locale="zh-CN")
+    log_in(page, live_server.url)
+    page.goto(f"{live_server.url}/admin/agent/conversation/dashboard/?days={days}")
+    scrollers = page.locator(".dc-chart-scroll")
+    assert page.evaluate(CROSSING)  # this width cuts a date, or the test proves nothing
+    assert_cut_dates_hidden(page)
+    scrollers.first.screenshot(path=str(SCREENSHOTS / f"admin-dashboard-{width}-{days}d.png"))
+
+    # Scrolled to its oldest day, the first date shows whole, and the newly cut ones do not.
+    scrollers.first.evaluate("(box) => { box.scrollLeft = -box.scrollWidth; }")
+    first = scrollers.first.locator("text[text-anchor=middle]").first
+    expect(first).to_have_css("visibility", "visible")
+    assert_cut_dates_hidden(page)
+    page.close()
