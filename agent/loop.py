@@ -60,6 +60,8 @@ class Limits:
 
 
 CANCELLED_CALL = "cancelled"  # a ToolRecord's error when the turn was cancelled as it ran
+# How the error of a call refused for its arguments begins: the model's mistake, never run.
+INVALID_ARGUMENTS, NOT_AN_OBJECT = "Error: invalid arguments for ", "Error: arguments for "
 
 
 @dataclass
@@ -479,12 +481,12 @@ async def _call(tool: Tool | None, record: ToolRecord, by_name: dict, timeout: f
     expected = f"Expected JSON matching: {_json(properties)}"
     if not isinstance(record.arguments, dict):
         got = str(record.arguments)[:200]
-        message = f"Error: arguments for {name} are not a JSON object: {got!r}. {expected}"
+        message = f"{NOT_AN_OBJECT}{name} are not a JSON object: {got!r}. {expected}"
         raise ToolFailure(message, "invalid arguments")
     try:
         params = tool.input_model.model_validate(record.arguments)
     except ValidationError as exc:
-        message = f"Error: invalid arguments for {name}: {_describe(exc)}. {expected}"
+        message = f"{INVALID_ARGUMENTS}{name}: {_describe(exc)}. {expected}"
         raise ToolFailure(message, "invalid arguments") from None
     try:
         async with asyncio.timeout(timeout):

@@ -3,13 +3,16 @@
 import pytest
 from playwright.sync_api import expect
 
+from agent.loop import INVALID_ARGUMENTS, NOT_AN_OBJECT
 from agent.models import Turn
+from agent.selectors import turn_unanswered_groups
 from testing_support.model_server import error_response
 from tests.agent.admin.factories import make_conversation, make_turn
 from tests.agent.admin.test_screenshots import SCREENSHOTS, log_in
 from tests.agent.chat_helpers import ask, connect, saved_turns
 
 CHINESE = {"accept-language": "zh-CN,zh;q=0.9"}
+UNANSWERED = "/admin/agent/conversation/unanswered/"
 
 
 @pytest.mark.django_db(transaction=True)
@@ -82,3 +85,25 @@ def test_on_a_phone_a_day_chart_shows_no_date_cut_in_half(
     expect(first).to_have_css("visibility", "visible")
     assert_cut_dates_hidden(page)
     page.close()
+
+
+@pytest.mark.django_db
+def test_a_search_refused_for_its_arguments_is_not_a_search_that_failed(staff_client):
+    # The model sent {"query": 5}: the search never ran, yet the question was flagged "Search
+    # failed (timed out or raised) … the blog may well cover this: read the server log".
+    bad = [
+        f"{INVALID_ARGUMENTS}search_knowledge_base: query: Input should be a valid string.",
+        f"{NOT_AN_OBJECT}search_knowledge_base are not a JSON object: '5'.",
+    ]
+    for question, error in zip(["Show me the list", "列出文章"], bad, strict=True):
+        call = {"arguments": {"query": 5}, "ok": False, "result": error, "error": error}
+        make_turn(make_conversation(), index=1, user_message=question, answered=False,
+                  tool_calls=[call])  # fmt: skip
+    timed_out = "Error: search_knowledge_base timed out after 10s."
+    call = {"ok": False, "result": timed_out, "error": timed_out}
+    make_turn(make_conversation(), index=1, user_message="Why cap the steps?", answered=False,
+              tool_calls=[call])  # fmt: skip
+
+    failed = {group.question: group.search_failed for group in turn_unanswered_groups()}
+    assert failed == {"Show me the list": 0, "列出文章": 0, "Why cap the steps?": 1}
+    assert staff_client.get(UNANSWERED).content.decode().count("Search failed</span>") == 1
