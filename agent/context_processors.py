@@ -162,7 +162,12 @@ def chat_strings() -> dict[str, str]:
         "error_budget": _(
             "This conversation has reached its length limit. Start a new chat to go on."
         ),
-        "error_busy": _("I’m still answering your previous question. Wait for it, or press Stop."),
+        # Mostly another tab's answer (this panel sends nothing while its own runs), or one
+        # still being saved: there is no Stop to press here.
+        "error_busy": _(
+            "Another answer of this chat is still running, perhaps in another tab. "
+            "Ask again once it has finished."
+        ),
         "error_cancelled": _("Stopped."),
         "error_interrupted": _("This answer was interrupted."),
         "error_unavailable": _("The server is restarting. Reconnecting…"),

@@ -54,3 +54,30 @@ def test_a_failed_tool_call_reads_as_a_failure_not_as_done(site, scripted, open_
 
     page.reload()  # restored from the saved turn, the same words
     expect(labels).to_have_text(FAILED_CHIPS[locale])
+
+
+def test_busy_in_another_tab_does_not_point_to_a_stop_button_this_tab_lacks(
+    site, scripted, open_page
+):
+    # A second tab of the same chat read "I’m still answering your previous question. Wait for
+    # it, or press Stop.": that question and its Stop button were in the other tab.
+    scripted.enqueue(text_response(["Still ", "going"], hold=True))
+    first = open_page(PHONE)
+    first.goto(site + "/")
+    first.locator("#chat-launcher").click()
+    ask(first, "A long question")
+    expect(first.locator(".chat-answer")).to_have_text("Still going")
+
+    second = first.context.new_page()
+    second.goto(site + "/")
+    second.locator("#chat-launcher").click()
+    ask(second, "Another question")
+    note = second.locator(".chat-turn").last.locator(".chat-note__text").first
+    expect(note).to_have_text(
+        "Another answer of this chat is still running, perhaps in another tab. "
+        "Ask again once it has finished."
+    )
+    expect(second.locator("#chat-stop")).to_be_hidden()
+    screenshot(second, "busy-other-tab")
+    first.get_by_role("button", name="Stop").click()
+    expect(first.locator(".chat-note--muted")).to_have_text("Stopped.")
