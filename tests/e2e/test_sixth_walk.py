@@ -2,6 +2,7 @@
 it found, fixed and checked in Chromium."""
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -36,6 +37,10 @@ FAILED_CHIPS = {
         "未能列出标签为“agents”的文章",
     ],
 }
+FAILED_REASONS = {
+    "en-US": ["invalid arguments", "invalid arguments", "not found", "invalid arguments"],
+    "zh-CN": ["参数无效", "参数无效", "未找到", "参数无效"],
+}
 
 
 @pytest.mark.parametrize("locale", ["en-US", "zh-CN"])
@@ -51,9 +56,14 @@ def test_a_failed_tool_call_reads_as_a_failure_not_as_done(site, scripted, open_
     expect(labels).to_have_text(FAILED_CHIPS[locale])
     expect(page.locator(".chat-step.is-failed")).to_have_count(4)
     screenshot(page, f"failed-steps-{locale}")
+    # "invalid arguments · 0 ms", "not found · 18 ms": the reason, then the duration.
+    reasons = [meta.split(" · ")[0] for meta in page.locator(".chat-step__meta").all_inner_texts()]
 
     page.reload()  # restored from the saved turn, the same words
     expect(labels).to_have_text(FAILED_CHIPS[locale])
+    # The reasons too: each had become "failed" (失败).
+    expect(page.locator(".chat-step__meta")).to_have_text([re.compile(f"^{r} · ") for r in reasons])
+    assert reasons == FAILED_REASONS[locale]
 
 
 def test_busy_in_another_tab_does_not_point_to_a_stop_button_this_tab_lacks(
