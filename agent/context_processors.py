@@ -132,6 +132,7 @@ def chat_strings() -> dict[str, str]:
         "invalid_arguments": _("invalid arguments"),
         "failed": _("failed"),
         "unknown_tool": _("unknown tool"),
+        "too_many_searches": _("too many searches"),
         # How a turn ended, when it did not end well.
         "error_max_steps": _(
             "I reached my limit of steps before finishing the answer. "

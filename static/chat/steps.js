@@ -75,6 +75,7 @@ export function summaryText(summary) {
     "invalid arguments": S.invalid_arguments,
     failed: S.failed,
     "unknown tool": S.unknown_tool,
+    "too many searches": S.too_many_searches,
   };
   return known[text] || shorten(text, 60);
 }

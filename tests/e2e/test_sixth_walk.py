@@ -10,6 +10,7 @@ from playwright.sync_api import expect
 
 from testing_support.model_server import text_response, tool_call_response
 from tests.e2e.conftest import CHROMIUM, PHONE, screenshot
+from tests.e2e.sockets import ChatRoute
 from tests.e2e.test_chat_panel import ask, wait_answered
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db]
@@ -91,3 +92,25 @@ def test_busy_in_another_tab_does_not_point_to_a_stop_button_this_tab_lacks(
     screenshot(second, "busy-other-tab")
     first.get_by_role("button", name="Stop").click()
     expect(first.locator(".chat-note--muted")).to_have_text("Stopped.")
+
+
+def test_a_search_refused_by_the_rate_limit_says_so_in_chinese(site, open_page):
+    # The chip's reason stayed in English ("too many searches") in the Chinese panel.
+    def on_frame(socket, frame):
+        if frame["type"] != "message":
+            return
+        socket.start()
+        call = {"call_id": "c1", "name": "search_knowledge_base"}
+        socket.send({"type": "tool_start", **call, "arguments": {"query": "步数"}})
+        socket.send({"type": "tool_end", **call, "ok": False, "duration_ms": 3.0,
+                     "summary": "too many searches"})  # fmt: skip
+        socket.text("没搜到。")
+        socket.done()
+
+    page = open_page(PHONE, locale="zh-CN")
+    ChatRoute(page, on_frame)
+    page.goto(site + "/")
+    page.locator("#chat-launcher").click()
+    ask(page, "怎么限制步数？")
+    expect(page.locator(".chat-step__label")).to_have_text("未能搜索“步数”")
+    expect(page.locator(".chat-step__meta")).to_have_text("搜索过于频繁 · 3 毫秒")
