@@ -1,6 +1,9 @@
 """What the sixth first-run walk found in the admin, fixed: checked with Django's client."""
 
+from datetime import timedelta
+
 import pytest
+from django.utils import timezone
 from playwright.sync_api import expect
 
 from agent.loop import INVALID_ARGUMENTS, NOT_AN_OBJECT
@@ -107,3 +110,29 @@ def test_a_search_refused_for_its_arguments_is_not_a_search_that_failed(staff_cl
     failed = {group.question: group.search_failed for group in turn_unanswered_groups()}
     assert failed == {"Show me the list": 0, "列出文章": 0, "Why cap the steps?": 1}
     assert staff_client.get(UNANSWERED).content.decode().count("Search failed</span>") == 1
+
+
+@pytest.fixture
+def asked_often(transactional_db):
+    for minutes in range(4):
+        make_turn(make_conversation(), index=1, user_message="法国的首都是哪里？", answered=False,
+                  started_at=timezone.now() - timedelta(minutes=19 + minutes))  # fmt: skip
+
+
+@pytest.mark.e2e
+def test_on_a_phone_a_transcript_link_keeps_one_line(live_server, showcase, asked_often, browser):
+    # At 390 px in Chinese "记录 1" broke between 记 and 录, the link's two halves two lines apart.
+    broken = []
+    for width in (360, 375, 390, 414):
+        page = browser.new_page(viewport={"width": width, "height": 800}, locale="zh-CN")
+        log_in(page, live_server.url)
+        page.goto(f"{live_server.url}{UNANSWERED}")
+        lines = page.locator(".dc-question a[href*='#turn-']").evaluate_all(
+            "(links) => links.map((a) => a.getClientRects().length)"
+        )
+        assert lines, width
+        broken += [(width, n) for n in lines if n > 1]
+        if width == 390:
+            page.screenshot(path=str(SCREENSHOTS / "admin-unanswered-390-zh.png"), full_page=True)
+        page.close()
+    assert broken == []
