@@ -47,8 +47,8 @@ export class Step {
     const detail = this.name === "get_article_detail" && ok;
     // Cut off by Stop (or the turn's end) as it ran: not the tool's fault, so no warning.
     const stopped = !ok && summary === "cancelled";
-    const failed = executed && !ok && !stopped;
-    const state = failed ? "failed" : "done";
+    // Not run (the step limit) is not done either: "Read an article · not run" said it was.
+    const state = !ok && !stopped ? "failed" : "done";
     this.label.textContent = label(this.name, this.args, detail ? title || summary : null, state);
     this.node.classList.remove("is-running");
     this.node.classList.add(!executed || stopped ? "is-skipped" : ok ? "is-done" : "is-failed");
