@@ -97,7 +97,7 @@ def chat_strings() -> dict[str, str]:
             "Ask again in a minute."
         ),
         "ask_in_new_chat": _("Ask in a new chat"),
-        # Tool steps: running, then done.
+        # Tool steps: running, then done (or failed).
         "search_running": _("Searching the blog for “%(query)s”…"),
         "search_done": _("Searched for “%(query)s”"),
         "detail_running": _("Reading the article…"),
@@ -109,6 +109,12 @@ def chat_strings() -> dict[str, str]:
         "list_tag_done": _("Listed articles tagged “%(tag)s”"),
         "tool_running": _("Using %(name)s…"),
         "tool_done": _("Used %(name)s"),
+        # A step that failed: "Listed the newest articles · invalid arguments" read as done.
+        "search_failed": _("Couldn’t search for “%(query)s”"),
+        "detail_failed": _("Couldn’t read the article"),
+        "list_failed": _("Couldn’t list the newest articles"),
+        "list_tag_failed": _("Couldn’t list articles tagged “%(tag)s”"),
+        "tool_failed": _("Couldn’t use %(name)s"),
         "tool_skipped": _("not run: step limit reached"),
         "tool_stopped": pgettext("a tool step cut off as it ran", "stopped"),
         "ms": _("%(ms)s ms"),
@@ -126,6 +132,7 @@ def chat_strings() -> dict[str, str]:
         "invalid_arguments": _("invalid arguments"),
         "failed": _("failed"),
         "unknown_tool": _("unknown tool"),
+        "too_many_searches": _("too many searches"),
         # How a turn ended, when it did not end well.
         "error_max_steps": _(
             "I reached my limit of steps before finishing the answer. "
@@ -156,7 +163,12 @@ def chat_strings() -> dict[str, str]:
         "error_budget": _(
             "This conversation has reached its length limit. Start a new chat to go on."
         ),
-        "error_busy": _("I’m still answering your previous question. Wait for it, or press Stop."),
+        # Mostly another tab's answer (this panel sends nothing while its own runs), or one
+        # still being saved: there is no Stop to press here.
+        "error_busy": _(
+            "Another answer of this chat is still running, perhaps in another tab. "
+            "Ask again once it has finished."
+        ),
         "error_cancelled": _("Stopped."),
         "error_interrupted": _("This answer was interrupted."),
         "error_unavailable": _("The server is restarting. Reconnecting…"),

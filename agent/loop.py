@@ -62,6 +62,8 @@ class Limits:
 # Tool arguments nested deeper are bad arguments: they could neither be scrubbed nor encoded.
 MAX_ARGUMENT_DEPTH = 32
 CANCELLED_CALL = "cancelled"  # a ToolRecord's error when the turn was cancelled as it ran
+# How the error of a call refused for its arguments begins: the model's mistake, never run.
+INVALID_ARGUMENTS, NOT_AN_OBJECT = "Error: invalid arguments for ", "Error: arguments for "
 
 
 @dataclass
@@ -91,7 +93,10 @@ class TurnResult:
 
     status: Status = "running"
     steps: int = 0
-    usage: Usage = field(default_factory=Usage)
+    usage: Usage = field(default_factory=Usage)  # what the budget is charged
+    # The estimates in `usage` no endpoint billed: calls refused before answering (an HTTP
+    # error), or the offline model's. The budget keeps them; the turn's record does not.
+    unbilled: Usage = field(default_factory=Usage)
     answer: str = ""
     messages: list[dict] = field(default_factory=list)
     tool_calls: list[ToolRecord] = field(default_factory=list)
@@ -106,6 +111,14 @@ class TurnResult:
     declined: bool | None = None  # the final model call's own word on it (ModelTurn.declined)
     # The current step's deltas, until the step ends and joins them into `answer`.
     streaming: list[str] = field(default_factory=list)
+
+    @property
+    def billed(self) -> Usage:
+        """The tokens the endpoints were paid for, reported or estimated (for the record)."""
+        return Usage(
+            self.usage.input_tokens - self.unbilled.input_tokens,
+            self.usage.output_tokens - self.unbilled.output_tokens,
+        )
 
     def text_so_far(self) -> str:
         """Everything shown to the visitor so far, mid-step included (for checkpoints)."""
@@ -375,8 +388,10 @@ async def _model_stream(
             # A visitor's Stop, even before the first token, was read and paid for.
             if not model.offline and (written.tokens or not failed):
                 call.estimated = estimate + abandoned
-            elif retried:
-                call.estimated = abandoned
+            else:
+                result.unbilled = result.unbilled + estimate
+                if retried:
+                    call.estimated = abandoned
         elif retried:  # the report covers the attempt that answered, not those before it
             result.usage = result.usage + abandoned
             call.estimated = abandoned
@@ -492,12 +507,12 @@ async def _call(tool: Tool | None, record: ToolRecord, by_name: dict, timeout: f
     expected = f"Expected JSON matching: {_json(properties)}"
     if not isinstance(record.arguments, dict):
         got = str(record.arguments)[:200]
-        message = f"Error: arguments for {name} are not a JSON object: {got!r}. {expected}"
+        message = f"{NOT_AN_OBJECT}{name} are not a JSON object: {got!r}. {expected}"
         raise ToolFailure(message, "invalid arguments", reason="invalid_arguments")
     try:
         params = tool.input_model.model_validate(record.arguments)
     except ValidationError as exc:
-        message = f"Error: invalid arguments for {name}: {_describe(exc)}. {expected}"
+        message = f"{INVALID_ARGUMENTS}{name}: {_describe(exc)}. {expected}"
         raise ToolFailure(message, "invalid arguments", reason="invalid_arguments") from None
     try:
         async with asyncio.timeout(timeout):

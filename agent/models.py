@@ -5,7 +5,7 @@ import uuid
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
-from agent.loop import CANCELLED_CALL
+from agent.loop import CANCELLED_CALL, INVALID_ARGUMENTS, NOT_AN_OBJECT
 
 
 class Conversation(models.Model):
@@ -128,6 +128,10 @@ class ToolCall(models.Model):
         "cancelled": models.Q(executed=True, ok=False, error=CANCELLED),
         "not_executed": models.Q(executed=False),
     }
+    # Refused for its arguments before it ran: an "error" of the model's, not of the tool's.
+    BAD_ARGUMENTS = models.Q(error__startswith=INVALID_ARGUMENTS) | models.Q(
+        error__startswith=NOT_AN_OBJECT
+    )
 
     turn = models.ForeignKey(
         Turn, on_delete=models.CASCADE, related_name="tool_calls", verbose_name=_("turn")

@@ -1,14 +1,26 @@
 """A visitor's own conversation: the history for the model, and what the page restores."""
 
+import re
 import uuid
 
 from django.db.models import Prefetch
 
+from agent.loop import INVALID_ARGUMENTS, NOT_AN_OBJECT
 from agent.models import Conversation, ToolCall, Turn
 from agent.tools import TOOLS
 from blog.selectors import article_urls_published
 
 _SUMMARIZE = {tool.name: tool.summarize for tool in TOOLS}
+# A failed call's summary as the panel showed it live (the loop's and the tools' ToolFailure
+# summaries), read back from how its recorded error begins; any other failure is "failed".
+_FAILURES = [
+    (re.compile(re.escape(INVALID_ARGUMENTS)), "invalid arguments"),
+    (re.compile(re.escape(NOT_AN_OBJECT)), "invalid arguments"),
+    (re.compile(r'Error: unknown tool "'), "unknown tool"),
+    (re.compile(r"Error: \S+ timed out after "), "timed out"),
+    (re.compile(r"Error: no published article has "), "not found"),
+    (re.compile(r"Error: too many searches "), "too many searches"),
+]
 
 
 def conversation_get_owned(*, conversation_id: uuid.UUID, session_key: str) -> Conversation | None:
@@ -95,25 +107,32 @@ def _turn_out(turn: Turn, urls: dict[int, str]) -> dict:
                 "ok": call.ok,
                 "executed": call.executed,
                 "duration_ms": call.duration_ms,
-                "summary": (
-                    "cancelled"
-                    if call.outcome == "cancelled"
-                    else tool_summary(name=call.name, ok=call.ok, result=call.result)
-                ),
+                "summary": _call_summary(call),
             }
             for call in turn.tool_calls.all()
         ],
     }
 
 
-def tool_summary(*, name: str, ok: bool, result: object) -> str:
-    """The step's summary as it was shown live ("5 results"); "" for a failed call.
+def _call_summary(call: ToolCall) -> str:
+    if call.outcome == "cancelled":
+        return "cancelled"
+    if not call.executed:
+        return ""  # the panel says why: the step limit
+    return tool_summary(name=call.name, ok=call.ok, result=call.result, error=call.error)
+
+
+def tool_summary(*, name: str, ok: bool, result: object, error: str = "") -> str:
+    """The step's summary as it was shown live ("5 results", "not found", "timed out").
 
     A call cancelled as it ran (Stop, or the visitor left) is summarized "cancelled" by the
     caller, so the panel shows it stopped rather than failed.
     """
+    if not ok:
+        # After a reload the chip read "failed" where it had said "invalid arguments".
+        return next((summary for start, summary in _FAILURES if start.match(error)), "failed")
     summarize = _SUMMARIZE.get(name)
-    if not ok or summarize is None:
+    if summarize is None:
         return ""
     try:
         return summarize(result)

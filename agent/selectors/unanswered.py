@@ -107,8 +107,11 @@ def turn_unanswered_groups(
         turns = turns.filter(started_at__gte=since)
     if not while_indexing:
         turns = turns.filter(index_incomplete=False)
-    failed_search = ToolCall.objects.filter(turn=OuterRef("pk"), name=SEARCH_TOOL).filter(
-        ToolCall.OUTCOMES["error"]
+    # A search the model sent bad arguments never ran: not the search failing.
+    failed_search = (
+        ToolCall.objects.filter(turn=OuterRef("pk"), name=SEARCH_TOOL)
+        .filter(ToolCall.OUTCOMES["error"])
+        .exclude(ToolCall.BAD_ARGUMENTS)
     )
     rows = (
         turns.annotate(search_failed=Exists(failed_search))

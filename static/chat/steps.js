@@ -8,19 +8,21 @@ export function duration(ms) {
   return fmt(S.ms, { ms: Math.max(0, Math.round(ms)) });
 }
 
-function label(name, args, title, running) {
+// `state` picks the verb: "running" (Searching…), "done" (Searched), "failed" (Couldn’t search).
+function label(name, args, title, state) {
+  const verb = (tool) => S[`${tool}_${state}`];
   if (name === "search_knowledge_base") {
-    return fmt(running ? S.search_running : S.search_done, { query: shorten(args.query, 60) });
+    return fmt(verb("search"), { query: shorten(args.query, 60) });
   }
   if (name === "get_article_detail") {
-    if (running) return S.detail_running;
+    if (state !== "done") return verb("detail");
     return title ? fmt(S.detail_done, { title: shorten(title, 70) }) : S.detail_done_unknown;
   }
   if (name === "list_articles") {
-    if (!args.tag) return running ? S.list_running : S.list_done;
-    return fmt(running ? S.list_tag_running : S.list_tag_done, { tag: shorten(args.tag, 40) });
+    if (!args.tag) return verb("list");
+    return fmt(verb("list_tag"), { tag: shorten(args.tag, 40) });
   }
-  return fmt(running ? S.tool_running : S.tool_done, { name: shorten(name, 40) });
+  return fmt(verb("tool"), { name: shorten(name, 40) });
 }
 
 /** A tool step chip; `running` decides between "Searching…" and "Searched". */
@@ -30,7 +32,8 @@ export class Step {
     this.args = args && typeof args === "object" ? args : {};
     this.node = el("li", `chat-step${running ? " is-running" : ""}`);
     this.node.appendChild(el("span", "chat-step__icon"));
-    this.label = el("span", "chat-step__label", label(name, this.args, null, running));
+    const state = running ? "running" : "done";
+    this.label = el("span", "chat-step__label", label(name, this.args, null, state));
     this.meta = el("span", "chat-step__meta");
     this.node.append(this.label, this.meta);
   }
@@ -44,7 +47,9 @@ export class Step {
     const detail = this.name === "get_article_detail" && ok;
     // Cut off by Stop (or the turn's end) as it ran: not the tool's fault, so no warning.
     const stopped = !ok && summary === "cancelled";
-    this.label.textContent = label(this.name, this.args, detail ? title || summary : null, false);
+    // Not run (the step limit) is not done either: "Read an article · not run" said it was.
+    const state = !ok && !stopped ? "failed" : "done";
+    this.label.textContent = label(this.name, this.args, detail ? title || summary : null, state);
     this.node.classList.remove("is-running");
     this.node.classList.add(!executed || stopped ? "is-skipped" : ok ? "is-done" : "is-failed");
     if (!executed || stopped) {
@@ -70,6 +75,7 @@ export function summaryText(summary) {
     "invalid arguments": S.invalid_arguments,
     failed: S.failed,
     "unknown tool": S.unknown_tool,
+    "too many searches": S.too_many_searches,
   };
   return known[text] || shorten(text, 60);
 }

@@ -298,7 +298,7 @@ def test_every_error_code_has_a_kind_message_and_the_socket_reconnects(site, ope
     endings = [
         ({"code": "rate_limited", "retry_after": 30}, r"Try again in (30|29|28) seconds\.", True),
         ({"code": "rate_limited", "retry_after": 0}, r"Start a new chat", True),
-        ({"code": "busy"}, r"still answering your previous question", True),
+        ({"code": "busy"}, r"still running, perhaps in another tab", True),
         ({"code": "bad_request"}, r"couldn’t take that message", True),
         ({"code": "internal"}, r"Something went wrong on our side", True),
         ({"code": "max_steps"}, r"Try a narrower question", False),

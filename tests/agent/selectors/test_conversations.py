@@ -10,6 +10,10 @@ from tests.agent.admin.factories import make_conversation, make_turn, search_hit
 pytestmark = pytest.mark.django_db
 
 
+TIMED_OUT = "Error: get_article_detail timed out after 10s."
+INVALID = "Error: invalid arguments for search_knowledge_base: query: Input should be a string."
+
+
 def test_each_step_is_restored_with_the_summary_it_showed_live():
     conversation = make_conversation()
     make_turn(
@@ -17,7 +21,9 @@ def test_each_step_is_restored_with_the_summary_it_showed_live():
         status="cancelled",
         tool_calls=[
             {"result": search_hits(2)},
-            {"step": 2, "name": "get_article_detail", "ok": False, "error": "timed out"},
+            {"step": 2, "ok": False, "error": TIMED_OUT, "name": "get_article_detail"},
+            {"step": 2, "ok": False, "error": INVALID},
+            {"step": 2, "ok": False, "error": "Error: search_knowledge_base failed (KeyError)."},
             {"step": 2, "ok": False, "error": ToolCall.CANCELLED},
             {"step": 3, "ok": False, "executed": False},
         ],
@@ -28,7 +34,10 @@ def test_each_step_is_restored_with_the_summary_it_showed_live():
     # A call cut off by Stop is "cancelled", not a failure the visitor is warned about.
     assert [(t["ok"], t["executed"], t["summary"]) for t in tools] == [
         (True, True, "2 results"),
-        (False, True, ""),
+        # A failure, with its reason as the chip said it live (it read "failed" after a reload).
+        (False, True, "timed out"),
+        (False, True, "invalid arguments"),
+        (False, True, "failed"),
         (False, True, "cancelled"),
         (False, False, ""),
     ]
