@@ -116,4 +116,4 @@ def test_a_turn_running_when_redis_goes_down_finishes_and_is_saved(
     assert "".join(e["content"] for e in events if e["type"] == "text") == "Half and the rest."
     [saved] = Turn.objects.all()
     assert saved.status == "done" and saved.answer == "Half and the rest."
-    assert "Traceback" not in output
+    assert "Traceback" not in output, output
