@@ -16,7 +16,7 @@ from ninja import Router, Status
 
 from agent import events, ratelimit, selectors
 from agent.coalesce import text_frames
-from agent.exceptions import BadRequest
+from agent.exceptions import BadRequest, SharedStateDown
 from agent.feedback import feedback_submit
 from agent.frames import CONVERSATION_ID_INVALID
 from agent.leases import conversation_wait_saved
@@ -73,6 +73,10 @@ async def chat(request: HttpRequest, payload: ChatIn) -> HttpResponse:
         request.session.modified = False  # or the session middleware tries again, and 500s
         failed = events.error(events.INTERNAL, "Something went wrong. Please try again.")
         return _event_response(_one_event(failed))
+    except SharedStateDown as exc:  # a new session is counted there
+        turn_refused_count(reason="shared_state")
+        request.session.modified = False
+        return _event_response(_one_event(events.error_from(exc)))
     if runner.closing:
         turn_refused_count(reason="draining")
         # Nothing has started: a plain 503, which nginx retries on a live worker (a request on

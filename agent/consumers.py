@@ -15,7 +15,7 @@ from django.utils import translation
 
 from agent import events, ratelimit
 from agent.coalesce import TextFrames, text_frames
-from agent.exceptions import BadRequest
+from agent.exceptions import BadRequest, SharedStateDown
 from agent.feedback import FeedbackQueue
 from agent.frames import FrameError, FrameWindow, json_parse
 from agent.loop import VisitorGone
@@ -134,6 +134,10 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
                 logger.exception("the visitor's session could not be saved")
                 turn_refused_count(reason="database")
                 await self.send_error(events.INTERNAL, "Something went wrong. Please try again.")
+                return
+            except SharedStateDown as exc:  # a new session is counted there
+                turn_refused_count(reason="shared_state")
+                await self.send_json(events.error_from(exc))
                 return
             visitor = Visitor(
                 session_key=session_key, client_ip=self.client_ip(), language=self.language()

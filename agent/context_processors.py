@@ -171,7 +171,7 @@ def chat_strings() -> dict[str, str]:
         ),
         "error_cancelled": _("Stopped."),
         "error_interrupted": _("This answer was interrupted."),
-        "error_unavailable": _("The server is restarting. Reconnecting…"),
+        "error_unavailable": _("The assistant is unavailable for a moment. Reconnecting…"),
         "error_internal": _("Something went wrong on our side. Please try again."),
         "error_connection": _("The connection dropped before the answer was finished."),
         "error_unreachable": _("Couldn’t reach the server, so your question wasn’t sent."),

@@ -7,7 +7,7 @@ from typing import Any
 
 import orjson
 
-from agent.exceptions import AgentError, BadRequest, ConversationFull, ModelError
+from agent.exceptions import AgentError, BadRequest, ConversationFull, ModelError, SharedStateDown
 from agent.text import text_scrub
 
 MAX_STEPS = "max_steps"
@@ -17,7 +17,8 @@ RATE_LIMITED = "rate_limited"
 BUSY = "busy"
 CANCELLED = "cancelled"
 INTERNAL = "internal"
-UNAVAILABLE = "unavailable"  # this worker is shutting down: reconnect and ask again
+# This worker is shutting down, or the shared state (Redis) is unreachable: reconnect, ask again.
+UNAVAILABLE = "unavailable"
 ERROR_CODES = frozenset(
     {MAX_STEPS, MODEL_ERROR, BAD_REQUEST, RATE_LIMITED, BUSY, CANCELLED, INTERNAL, UNAVAILABLE}
 )
@@ -30,6 +31,7 @@ _CODES: dict[type[AgentError], str] = {
     ModelError: MODEL_ERROR,
     BadRequest: BAD_REQUEST,
     ConversationFull: RATE_LIMITED,
+    SharedStateDown: UNAVAILABLE,
 }
 
 

@@ -34,6 +34,14 @@ class BadRequest(AgentError):
     """A visitor's frame cannot be taken (message, feedback); the text says why."""
 
 
+class SharedStateDown(AgentError):
+    """Redis, where the limits, budgets and turn locks live, cannot be reached.
+
+    Nothing can be counted, so no turn starts (limits fail closed); the visitor is told to
+    ask again in a moment and keeps the question. The message is visitor-safe.
+    """
+
+
 class ToolNotFound(AgentError):
     """Raised by a tool's run for a missing record; the model reads it as an error result."""
 

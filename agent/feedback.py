@@ -13,7 +13,7 @@ from channels.db import database_sync_to_async
 from django.conf import settings
 
 from agent import events, ratelimit, services
-from agent.exceptions import BadRequest
+from agent.exceptions import BadRequest, SharedStateDown
 from agent.frames import FrameError, conversation_id_parse
 from agent.runner import runner
 from ops.metrics import refusal_count
@@ -90,7 +90,7 @@ async def feedback_submit(*, frame: dict[str, Any], session_key: str, client_ip:
             vote=feedback.vote,
             comment=feedback.comment,
         )
-    except BadRequest as exc:
+    except (BadRequest, SharedStateDown) as exc:
         return _refused(frame, events.error_from(exc))
     return events.feedback_saved(feedback.turn)
 

@@ -13,6 +13,7 @@ import uuid
 
 from django.conf import settings
 
+from agent.exceptions import SharedStateDown
 from agent.ratelimit import address_bucket, network_bucket
 from agent.shared import Acquired, state
 
@@ -96,6 +97,8 @@ class TurnLease:
             await state().update(
                 self.conversation, self.session, self.token, "release", self.address, self.network
             )
+        except SharedStateDown:  # said by agent.shared; the hold expires by itself
+            pass
         except Exception:  # the hold then expires by itself
             logger.exception("releasing a turn lock failed")
 

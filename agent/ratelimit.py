@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 
+from agent.exceptions import SharedStateDown
 from agent.shared import state
 
 WINDOW = 60  # seconds: the "per minute" of the message limits, a moving window
@@ -211,7 +212,13 @@ async def socket_allow(*, client_ip: str) -> bool:
         settings.AGENT_SOCKETS_PER_MINUTE_PER_IP,
         settings.AGENT_SOCKETS_PER_MINUTE_PER_NETWORK,
     )
-    return not (await state().hit(counters, WINDOW)).over
+    try:
+        return not (await state().hit(counters, WINDOW)).over
+    except SharedStateDown:
+        # Let it open: the socket's first message is told `unavailable` (no turn starts
+        # uncounted), where a refused handshake told the panel nothing; the process's own
+        # bucket per address (config/request_rate.py) still bounds how fast sockets open.
+        return True
 
 
 async def frame_over(*, client_ip: str) -> str:
@@ -226,7 +233,10 @@ async def frame_over(*, client_ip: str) -> str:
     its 65,536 /64s had the allowance afresh.
     """
     limits = (settings.AGENT_FRAMES_PER_MINUTE_PER_IP, settings.AGENT_FRAMES_PER_MINUTE_PER_NETWORK)
-    over = (await state().hit(address_counters("rl:frames", client_ip, *limits), WINDOW)).over
+    try:
+        over = (await state().hit(address_counters("rl:frames", client_ip, *limits), WINDOW)).over
+    except SharedStateDown:  # each socket's own window still holds (agent.consumers)
+        return ""
     if not over:
         return ""
     return f"its {('address', 'network')[over - 1]} is over {limits[over - 1]} frames a minute"

@@ -14,7 +14,7 @@ from django.db import DatabaseError
 
 from agent import events, ratelimit
 from agent.checkpoints import Checkpointer
-from agent.exceptions import ConversationFull
+from agent.exceptions import ConversationFull, SharedStateDown
 from agent.leases import TurnLease
 from agent.llm.base import ChatModel
 from agent.llm.offline import OfflineModel
@@ -72,6 +72,11 @@ class TurnRunner:
             if self.closing:  # the drain ran out: tell the visitor to ask again elsewhere
                 await _emit_quietly(emit, _unavailable())
             raise
+        except SharedStateDown as exc:
+            # Before the turn started (its limits, lease or budget could not be counted):
+            # nothing to save, and the question is the visitor's to send again.
+            metrics.turn_refused_count(reason="shared_state")
+            await emit(events.error_from(exc))
         except Exception as exc:
             # A failure outside the loop (the cache, a bug): the visitor still gets an ending.
             if not isinstance(exc, _TurnFailed):  # logged already, with the turn's ids

@@ -16,6 +16,7 @@ from channels.db import database_sync_to_async
 from django.conf import settings
 from django.db import DatabaseError
 
+from agent.exceptions import SharedStateDown
 from agent.services import TurnRecord, spool_append, spool_replay, turn_record
 from blog.selectors import article_index_incomplete
 from ops import metrics, tracing
@@ -85,6 +86,10 @@ class TurnSaver:
         if first is not None:
             try:
                 await first
+            except SharedStateDown:
+                # Said once by agent.shared; the turn is saved all the same, its budgets not
+                # settled (what it spent is not charged) and its lock left to expire.
+                pass
             except Exception:
                 logger.exception("bookkeeping for turn %s failed", record.turn_id)
         with tracing.turn_save_span(turn_id=record.turn_id) as span:

@@ -12,14 +12,22 @@ visitor's /48 at most `AGENT_TURNS_PER_NETWORK` (its /64s together).
 """
 
 import asyncio
+import contextlib
+import logging
 import time
 import uuid
 import weakref
 from collections import deque
+from collections.abc import Iterator
 from enum import IntEnum
 from typing import NamedTuple
 
 from django.conf import settings
+
+from agent.exceptions import SharedStateDown
+
+logger = logging.getLogger(__name__)
+SHARED_STATE_DOWN = "The assistant can't take questions for a moment. Please ask again shortly."
 
 # A moving window per key (a sorted set of the allowed events' times): at most `limit` events
 # in any `window`, wherever the window starts. Fixed minute windows let a client send twice
@@ -210,7 +218,8 @@ class RedisState:
         client, scripts = self._connection()
         if script not in scripts:  # EVALSHA from then on: the script is not resent every call
             scripts[script] = client.register_script(script)
-        return await scripts[script](keys=keys, args=args)
+        with _reachable():
+            return await scripts[script](keys=keys, args=args)
 
     async def hit(
         self, counters: list[tuple[str, int]], window: float, weight: int = 1, event: str = ""
@@ -258,7 +267,8 @@ class RedisState:
         return Acquired(await self._eval(ACQUIRE, keys, args))
 
     async def claim(self, conversation: str, token: str) -> None:
-        await self._client().set(conversation, f"running:{token}", px=_ttl_ms())
+        with _reachable():
+            await self._client().set(conversation, f"running:{token}", px=_ttl_ms())
 
     async def update(
         self,
@@ -288,7 +298,8 @@ class RedisState:
         await self._eval(FINISH, keys, args)
 
     async def held(self, conversation: str) -> str:
-        value = await self._client().get(conversation)
+        with _reachable():
+            value = await self._client().get(conversation)
         return value.decode().split(":", 1)[0] if value else ""
 
 
@@ -479,6 +490,21 @@ class LocalState:
     def _lock(self, conversation: str) -> str:
         value, expires = self.locks.get(conversation, ("", 0.0))
         return value if expires > time.monotonic() else ""
+
+
+@contextlib.contextmanager
+def _reachable() -> Iterator[None]:
+    """Redis refusing, timing out or read-only (a replica promoted away) is SharedStateDown:
+    every caller then answers a typed `unavailable` instead of a 500 page or a refused
+    socket. A script's own error is a bug and stays what it is."""
+    from redis.exceptions import ConnectionError, ReadOnlyError, TimeoutError
+
+    try:
+        yield
+    except (ConnectionError, TimeoutError, ReadOnlyError) as exc:
+        # One line, no traceback: the cause is known, and /metrics has docent_redis_up.
+        logger.warning("the shared state (Redis) is unreachable: %s", exc)
+        raise SharedStateDown(SHARED_STATE_DOWN) from exc
 
 
 def _slot_keys(session: str, address: str, network: str = "") -> list[str]:

@@ -115,7 +115,8 @@ TURNS_REFUSED = Counter(
     "Messages refused before a turn started, for reasons other than rate limits (draining: "
     "the process is shutting down; busy: one turn per conversation or session; address: "
     "AGENT_TURNS_PER_IP turns run from the client's address already; database: "
-    "the session or the turn's row could not be written).",
+    "the session or the turn's row could not be written; shared_state: Redis, where the "
+    "limits and turn locks live, could not be reached).",
     ["reason"],
 )
 TURNS_RECOVERED = Counter(
