@@ -367,7 +367,9 @@ def test_unavailable_reconnects_and_offers_to_ask_again(site, open_page):
     open_chat(page)
     ask(page, "Are you there?")
     note = page.locator(".chat-note--warn")
-    expect(note.locator(".chat-note__text")).to_have_text("The assistant is unavailable for a moment. Reconnecting…")
+    expect(note.locator(".chat-note__text")).to_have_text(
+        "The assistant is unavailable for a moment. Reconnecting…"
+    )
     expect(page.locator("#chat-input")).to_have_value("Are you there?")
     route.wait_for_sockets(2)
     assert len(route.sockets) == 2  # a fresh socket, which the proxy gives a worker not draining
