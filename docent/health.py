@@ -1,11 +1,15 @@
 """Health of this process: alive, and ready for traffic (database, Redis, not draining)."""
 
 import asyncio
+import logging
 
 from asgiref.sync import sync_to_async
 from django.db import connection
 
 REDIS_SECONDS = 2  # past this Redis counts as unreachable
+
+logger = logging.getLogger(__name__)
+_failing: frozenset[str] = frozenset()  # the checks the last probe found failing
 
 
 def _database_ok() -> bool:
@@ -53,7 +57,21 @@ async def _shared_checks() -> dict[str, bool]:
 
 
 async def readiness() -> dict[str, bool]:
-    """Each check by name; ready when all are true."""
+    """Each check by name; ready when all are true. A change is logged once: not ready (which
+    checks failed, WARNING), ready again (INFO)."""
     from agent.runner import runner
 
-    return {**await _shared_checks(), "accepting_turns": not runner.closing}
+    checks = {**await _shared_checks(), "accepting_turns": not runner.closing}
+    _log_change(frozenset(name for name, ok in checks.items() if not ok))
+    return checks
+
+
+def _log_change(failing: frozenset[str]) -> None:
+    global _failing
+    if failing == _failing:
+        return
+    if failing:
+        logger.warning("not ready: %s", ", ".join(sorted(failing)))
+    else:
+        logger.info("ready again")
+    _failing = failing

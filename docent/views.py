@@ -18,7 +18,12 @@ async def readyz(request: HttpRequest) -> JsonResponse:
     """Send traffic here: the database and Redis answer and the process is not draining."""
     checks = await readiness()
     ready = all(checks.values())
-    return JsonResponse({"ready": ready, **checks}, status=200 if ready else 503)
+    response = JsonResponse({"ready": ready, **checks}, status=200 if ready else 503)
+    # A 503 here is the probe's answer, not a failed request: Django logged each at ERROR
+    # ("Service Unavailable: /readyz", every few seconds per prober for a whole outage).
+    # readiness() says it once, when it changes.
+    response._has_been_logged = True
+    return response
 
 
 @csrf_exempt

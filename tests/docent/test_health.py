@@ -4,7 +4,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from agent.runner import runner
-from docent import cluster
+from docent import cluster, health
 
 
 @pytest.mark.django_db
@@ -48,3 +48,22 @@ def test_missing_system_packages_get_one_line_with_the_install_command(monkeypat
         "make run WORKERS=2 needs nginx-light, redis-server: "
         "sudo apt-get install -y nginx-light redis-server"
     )
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_failing_readiness_is_logged_once_not_once_per_probe(
+    client, settings, caplog, monkeypatch
+):
+    # Each failed probe logged "Service Unavailable: /readyz" at ERROR (django.request):
+    # a prober every few seconds wrote a line each for a whole outage.
+    monkeypatch.setattr(health, "_failing", frozenset())  # as a fresh process starts
+    settings.REDIS_URL = "redis://127.0.0.1:9/0"  # the discard port: nothing listens
+    with caplog.at_level("INFO"):
+        replies = [client.get("/readyz").status_code for _ in range(3)]
+        settings.REDIS_URL = ""
+        back = client.get("/readyz").status_code
+
+    assert replies == [503, 503, 503] and back == 200
+    assert not [r for r in caplog.records if r.name == "django.request"]
+    said = [(r.levelname, r.getMessage()) for r in caplog.records if r.name == "docent.health"]
+    assert said == [("WARNING", "not ready: redis"), ("INFO", "ready again")]
