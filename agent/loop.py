@@ -214,6 +214,11 @@ async def run_turn(
         result.error = "Step limit reached; answered without the last tool calls."
         nudge = {"role": "user", "content": STEP_LIMIT_NUDGE}
         turn = await _model_step(model, [*convo, nudge], None, emit, spending, hooks)
+        # Offered no tools, a model may still ask for some: recorded and shown as not run, as
+        # the stopped calls above (they were dropped, and the audit lacked what it asked).
+        late = [_unexecuted(limits.max_steps + 1, call) for call in turn.tool_calls]
+        result.tool_calls += late
+        await _not_run(late, emit)
         _append(convo, result, {"role": "assistant", "content": turn.text})
         result.declined = turn.declined
         return await _finish(result, "max_steps", emit, conversation_id)

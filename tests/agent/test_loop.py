@@ -234,6 +234,33 @@ async def test_final_answer_option_makes_one_tool_less_call_then_done():
 
 
 @pytest.mark.asyncio
+async def test_tool_calls_asked_in_the_tool_less_final_call_are_recorded_not_run():
+    # Offered no tools, the final call asked for one anyway: it was dropped, so the audit
+    # lacked a call the model made and the panel never showed it.
+    model = ScriptedModel(
+        Step(calls=[search_call()]),
+        Step(calls=[search_call("c2")]),
+        Step(calls=[search_call("c3", "again")], text=["From what I found."]),
+    )
+    sink = Sink()
+    result = await turn(model, limits=Limits(max_steps=2, on_max_steps="final_answer"), sink=sink)
+
+    assert [(r.step, r.call_id, r.executed) for r in result.tool_calls] == [
+        (1, "c1", True),
+        (2, "c2", False),
+        (3, "c3", False),
+    ]
+    assert result.tool_calls[-1].arguments == {"query": "again"}
+    ends = [e for e in sink.events if e["type"] == "tool_end"]
+    assert [(e["call_id"], e.get("executed", True)) for e in ends] == [
+        ("c1", True),
+        ("c2", False),
+        ("c3", False),
+    ]
+    assert sink.types()[-1] == "done" and result.status == "max_steps"
+
+
+@pytest.mark.asyncio
 async def test_tool_calls_of_one_step_run_concurrently():
     gauge = Gauge()
     tools = make_tools(gauge, {"a": 0.05, "b": 0.05, "c": 0.05})
