@@ -139,7 +139,9 @@ class OpenAICompatModel:
                     yield Retried()
                 await asyncio.sleep(delay)
             except TimeoutError as exc:  # IdleTimeout: the endpoint went quiet, or never ended
-                if yielded or attempt >= self.max_retries:
+                # A reply that ran out its whole AGENT_MODEL_CALL_SECONDS (kept alive by pings)
+                # is not tried again: each retry held the visitor another 300 s, 15 min in all.
+                if yielded or attempt >= self.max_retries or idle.reason == "deadline":
                     raise ModelError(
                         "The language model timed out. Please try again.", idle.reason
                     ) from exc

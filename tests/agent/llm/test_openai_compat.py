@@ -11,6 +11,7 @@ from agent.exceptions import ModelError
 from agent.llm.base import ArgumentsDelta, ModelTurn, Retried, TextDelta, ToolCall, Usage
 from agent.llm.openai_compat import CALL_FRAMING, OpenAICompatModel
 from testing_support.model_server import (
+    Comment,
     ScriptedOpenAIServer,
     ScriptedResponse,
     error_response,
@@ -373,6 +374,24 @@ async def test_a_refused_connection_is_retried_unpaid(http):
         await chat.aclose()
 
     assert items == []  # three attempts, none charged
+
+
+async def test_a_reply_that_ran_out_its_whole_deadline_is_not_tried_again(server):
+    # Kept alive by pings and never answering, it was cut at call_seconds and retried twice:
+    # 3 x AGENT_MODEL_CALL_SECONDS (15 minutes at the default) before the visitor heard.
+    server.enqueue(ScriptedResponse(chunks=[Comment()] * 100, delay=0.05))  # 5 s of pings
+    chat = OpenAICompatModel(
+        base_url=server.base_url, api_key="", model="m", timeout=0.3, call_seconds=0.6
+    )
+    started = time.monotonic()
+    try:
+        with pytest.raises(ModelError, match="timed out") as raised:
+            await collect(chat)
+    finally:
+        await chat.aclose()
+
+    assert raised.value.reason == "deadline"
+    assert len(server.requests) == 1 and time.monotonic() - started < 3
 
 
 async def test_a_slow_steady_stream_longer_than_the_timeout_is_not_cut(server):
