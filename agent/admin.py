@@ -27,6 +27,7 @@ PILL_WORDS = {Turn.Status.MAX_STEPS: _("Step limit")}
 OUTCOMES = {  # a tool call's outcome: (pill tone, word)
     "ok": ("done", _("OK")),
     "error": ("error", _("Error")),
+    "refused": ("max_steps", _("Invalid arguments")),
     "cancelled": ("cancelled", _("Cancelled")),
     "not_executed": ("skipped", _("Not executed")),
 }

@@ -229,6 +229,7 @@ def dashboard(request: HttpRequest, *, model_admin: ModelAdmin) -> HttpResponse:
             "calls": tool.calls,
             "executed": tool.executed_calls,
             "errors": tool.errors,
+            "refused": tool.refused,
             "error_rate": charts.format_percent(tool.error_rate),
             "p50": charts.format_ms(tool.p50_ms),
             "p95": charts.format_ms(tool.p95_ms),

@@ -122,16 +122,19 @@ class ToolCall(models.Model):
     """One audited tool call. Its outcome is one of OUTCOMES; only "error" is the tool's fault."""
 
     CANCELLED = CANCELLED_CALL  # `error` of a call cancelled while it ran
-    OUTCOMES = {
-        "ok": models.Q(executed=True, ok=True),
-        "error": models.Q(executed=True, ok=False) & ~models.Q(error=CANCELLED),
-        "cancelled": models.Q(executed=True, ok=False, error=CANCELLED),
-        "not_executed": models.Q(executed=False),
-    }
     # Refused for its arguments before it ran: an "error" of the model's, not of the tool's.
     BAD_ARGUMENTS = models.Q(error__startswith=INVALID_ARGUMENTS) | models.Q(
         error__startswith=NOT_AN_OBJECT
     )
+    OUTCOMES = {
+        "ok": models.Q(executed=True, ok=True),
+        # The tool's own failures (a timeout, an exception, nothing found): the dashboard's
+        # error rate and the "tool error" filters. A model guessing arguments is not one.
+        "error": models.Q(executed=True, ok=False) & ~models.Q(error=CANCELLED) & ~BAD_ARGUMENTS,
+        "refused": models.Q(executed=True, ok=False) & BAD_ARGUMENTS,
+        "cancelled": models.Q(executed=True, ok=False, error=CANCELLED),
+        "not_executed": models.Q(executed=False),
+    }
 
     turn = models.ForeignKey(
         Turn, on_delete=models.CASCADE, related_name="tool_calls", verbose_name=_("turn")
@@ -163,14 +166,16 @@ class ToolCall(models.Model):
 
 
 def call_outcome(*, ok: bool, executed: bool, error: str) -> str:
-    """ "ok", "error", "cancelled" (Stop pressed or the visitor left as it ran) or
-    "not_executed" (the step limit or the per-step cap stopped it): the Python twin of
-    ToolCall.OUTCOMES."""
+    """ "ok", "error", "refused" (the model's arguments did not fit the tool), "cancelled"
+    (Stop pressed or the visitor left as it ran) or "not_executed" (the step limit or the
+    per-step cap stopped it): the Python twin of ToolCall.OUTCOMES."""
     if not executed:
         return "not_executed"
     if ok:
         return "ok"
-    return "cancelled" if error == ToolCall.CANCELLED else "error"
+    if error == ToolCall.CANCELLED:
+        return "cancelled"
+    return "refused" if error.startswith((INVALID_ARGUMENTS, NOT_AN_OBJECT)) else "error"
 
 
 class WorkerLease(models.Model):

@@ -133,7 +133,7 @@ def toolcall_list_annotate(*, queryset: QuerySet[ToolCall]) -> QuerySet[ToolCall
 
 
 def toolcall_filter(*, queryset: QuerySet[ToolCall], outcome: str) -> QuerySet[ToolCall]:
-    """Narrow tool calls to one outcome: ok, error, cancelled or not_executed."""
+    """Narrow tool calls to one outcome: ok, error, refused, cancelled or not_executed."""
     outcomes = ToolCall.OUTCOMES
     return queryset.filter(outcomes[outcome]) if outcome in outcomes else queryset
 

@@ -36,6 +36,7 @@ class ToolStats:
     calls: int
     executed_calls: int
     errors: int
+    refused: int  # the model's arguments did not fit: its mistake, not the tool's error
     p50_ms: float | None
     p95_ms: float | None
 
@@ -105,6 +106,7 @@ def _tool_stats(*, turns: QuerySet[Turn]) -> list[ToolStats]:
             calls=Count("pk"),
             executed_calls=Count("pk", filter=executed),
             errors=Count("pk", filter=ToolCall.OUTCOMES["error"]),
+            refused=Count("pk", filter=ToolCall.OUTCOMES["refused"]),
             p50_ms=PercentileCont("duration_ms", 0.5, filter=executed),
             p95_ms=PercentileCont("duration_ms", 0.95, filter=executed),
         )

@@ -108,10 +108,8 @@ def turn_unanswered_groups(
     if not while_indexing:
         turns = turns.filter(index_incomplete=False)
     # A search the model sent bad arguments never ran: not the search failing.
-    failed_search = (
-        ToolCall.objects.filter(turn=OuterRef("pk"), name=SEARCH_TOOL)
-        .filter(ToolCall.OUTCOMES["error"])
-        .exclude(ToolCall.BAD_ARGUMENTS)
+    failed_search = ToolCall.objects.filter(turn=OuterRef("pk"), name=SEARCH_TOOL).filter(
+        ToolCall.OUTCOMES["error"]
     )
     rows = (
         turns.annotate(search_failed=Exists(failed_search))

@@ -6,6 +6,8 @@ import pytest
 from django.utils import timezone, translation
 
 from agent import charts
+from agent.loop import INVALID_ARGUMENTS, NOT_AN_OBJECT
+from agent.models import ToolCall
 from agent.selectors import dashboard_metrics
 from tests.agent.admin.factories import build_dashboard_fixture, make_conversation, make_turn
 
@@ -91,9 +93,9 @@ def test_dashboard_page_shows_the_numbers(staff_client):
     assert "p95 3.60 s" in html
     assert "1 of 8 executed calls" in html
     rows = {
-        "search_knowledge_base": ["6", "5", "0", "0%", "20 ms", "38 ms"],
-        "get_article_detail": ["2", "2", "1", "50%", "40 ms", "49 ms"],
-        "list_articles": ["1", "1", "0", "0%", "5 ms", "5 ms"],
+        "search_knowledge_base": ["6", "5", "0", "0%", "0", "20 ms", "38 ms"],
+        "get_article_detail": ["2", "2", "1", "50%", "0", "40 ms", "49 ms"],
+        "list_articles": ["1", "1", "0", "0%", "0", "5 ms", "5 ms"],
     }
     for name, cells in rows.items():
         row = html.split(f'data-tool="{name}"')[1].split("</tr>")[0]
@@ -200,6 +202,24 @@ def test_the_dashboard_token_axis_uses_compact_ticks(staff_client):
 
     tokens = str(response.context["tokens_chart"])
     assert re.findall(r'text-anchor="end">([^<]+)<', tokens) == ["0", "500", "1k"]
+
+
+def test_a_call_the_model_sent_bad_arguments_for_is_not_a_tool_error():
+    # "query": 5 was counted a tool error: the dashboard's error rate and the "tool error"
+    # filters rose when the model guessed, though the tool never ran.
+    conversation = make_conversation(created_at=NOW)
+    make_turn(conversation, started_at=NOW - timedelta(hours=1), tool_calls=[
+        {"ok": False, "error": f"{INVALID_ARGUMENTS}search_knowledge_base: query: not text."},
+        {"ok": False, "error": f"{NOT_AN_OBJECT}search_knowledge_base are not a JSON object."},
+        {"ok": False, "error": "TimeoutError"},
+    ])  # fmt: skip
+
+    [search] = dashboard_metrics(days=7, now=NOW).tools
+    calls = ToolCall.objects.order_by("pk")
+
+    assert (search.executed_calls, search.errors, search.refused) == (3, 1, 2)
+    assert [call.outcome for call in calls] == ["refused", "refused", "error"]
+    assert list(calls.filter(ToolCall.OUTCOMES["error"])) == [calls[2]]
 
 
 def test_a_call_cancelled_as_it_ran_is_not_counted_as_a_tool_error():

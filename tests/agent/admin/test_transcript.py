@@ -10,6 +10,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from agent.charts import format_ms
+from agent.loop import INVALID_ARGUMENTS
 from agent.models import ToolCall
 from agent.selectors import conversation_transcript
 from tests.agent.admin.factories import (
@@ -343,3 +344,18 @@ def test_an_answer_link_to_another_site_is_marked_as_the_chat_panel_marks_it(sta
     }
     # As in the panel, a mailto: (or any address that is not a web page) stays text.
     assert '<span class="dc-md-unlinked">mail us</span>' in answer
+
+
+def test_a_call_refused_for_its_arguments_is_the_models_mistake_not_a_tool_error(staff_client):
+    # It read "Error" in red, as a tool that timed out does: the search never ran, the model
+    # sent "query": 5.
+    conversation = make_conversation(created_at=datetime(2026, 11, 20, 12, 0, tzinfo=UTC))
+    error = f"{INVALID_ARGUMENTS}search_knowledge_base: query: Input should be a valid string."
+    make_turn(conversation, tool_calls=[{"ok": False, "arguments": {"query": 5}, "error": error}])
+
+    page = staff_client.get(f"/admin/agent/conversation/{conversation.pk}/change/").content.decode()
+    refused = page.split('data-outcome="refused"')[1].split("</article>")[0]
+
+    assert '<span class="dc-pill dc-pill--max_steps">Invalid arguments</span>' in refused
+    assert "refused: the model's arguments did not fit the tool" in refused
+    assert "dc-pill--error" not in refused
