@@ -8,6 +8,7 @@ from django.db.models import (
     Count,
     Exists,
     F,
+    Func,
     IntegerField,
     Max,
     OuterRef,
@@ -111,8 +112,19 @@ def toolcall_list_annotate(*, queryset: QuerySet[ToolCall]) -> QuerySet[ToolCall
             conversation_pk=F("turn__conversation_id"),
             turn_index=F("turn__index"),
             arguments_text=Left(Cast("arguments", TextField()), ARGUMENTS_PREVIEW_CHARS),
+            arguments_query_type=Func(
+                F("arguments__query"), function="jsonb_typeof", output_field=TextField()
+            ),
+        )
+        .annotate(
             # A search's query alone: in the JSON it came after '"limit": 5', past the cut.
-            arguments_query=Left(KT("arguments__query"), ARGUMENTS_PREVIEW_CHARS),
+            # Text only: '"query": 5' read “5”, hiding why the call was refused.
+            arguments_query=Case(
+                When(
+                    arguments_query_type="string",
+                    then=Left(KT("arguments__query"), ARGUMENTS_PREVIEW_CHARS),
+                )
+            ),
         )
         .annotate(
             # The article a call names by id: '{"article_id": 16}' told a reviewer nothing.

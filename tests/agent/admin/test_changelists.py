@@ -134,6 +134,18 @@ def test_the_tool_call_list_shows_what_each_call_was_asked(staff_client):
     assert "x" * 200 not in page  # a long argument is cut in SQL, not shipped whole
 
 
+def test_a_query_that_is_not_text_is_shown_as_the_model_sent_it(staff_client):
+    # '"query": 5' read “5”, as a search for the text 5 would: the reason the call was
+    # refused (a number where text belongs) was hidden.
+    conversation = make_conversation()
+    make_turn(conversation, tool_calls=[{"ok": False, "arguments": {"query": 5}}])
+
+    page = staff_client.get("/admin/agent/toolcall/").content.decode()
+
+    assert "“5”" not in page
+    assert "{&quot;query&quot;: 5}" in page
+
+
 def test_the_tool_call_list_names_the_article_a_call_read(staff_client):
     # get_article_detail's row read '{"article_id": 16}': which article took a lookup.
     article = Article.objects.create(title="Sourdough starters", slug="sourdough", body="x")
