@@ -79,7 +79,7 @@ class TurnRunner:
             await emit(events.error_from(exc))
         except Exception as exc:
             # A failure outside the loop (the cache, a bug): the visitor still gets an ending.
-            if not isinstance(exc, _TurnFailed):  # logged already, with the turn's ids
+            if _LOGGED not in getattr(exc, "__notes__", ()):  # else logged with the turn's ids
                 logger.exception("chat turn failed outside the loop")
             await emit(events.error(events.INTERNAL, "Something went wrong. Please try again."))
         finally:
@@ -265,7 +265,7 @@ class TurnRunner:
                 # Here, inside the turn's log fields: `run` logged the traceback after they
                 # were gone, a line no turn id led to.
                 logger.exception("chat turn failed outside the loop")
-                raise _TurnFailed from exc
+                exc.add_note(_LOGGED)  # the same exception goes on: its callers catch it by type
             raise
         finally:
             self.checkpoints.forget(prepared.turn_id)
@@ -366,8 +366,8 @@ class TurnRunner:
         await self.saver.drain(timeout=timeout)
 
 
-class _TurnFailed(Exception):
-    """A turn's failure outside the loop, logged already with the turn's ids."""
+# A turn's failure outside the loop, logged already with the turn's ids (an exception's note).
+_LOGGED = "docent: logged with the turn's ids"
 
 
 _NETWORK_BUSY = "Too many answers are running at once from your network. Wait for one to finish."
