@@ -169,6 +169,12 @@ def chat_strings() -> dict[str, str]:
             "Another answer of this chat is still running, perhaps in another tab. "
             "Ask again once it has finished."
         ),
+        "error_busy_session": _(
+            "Answers in your other chats are still running. Ask again once one has finished."
+        ),
+        "error_busy_network": _(
+            "Many people on your network are asking at once. Ask again in a moment."
+        ),
         "error_cancelled": _("Stopped."),
         "error_interrupted": _("This answer was interrupted."),
         "error_unavailable": _("The assistant is unavailable for a moment. Reconnecting…"),

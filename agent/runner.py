@@ -113,7 +113,7 @@ class TurnRunner:
             # The address cap apart: an office behind one address reaching it is worth seeing.
             full = "address" if held in (Acquired.ADDRESS_FULL, Acquired.NETWORK_FULL) else "busy"
             metrics.turn_refused_count(reason=full)
-            await emit(events.error(events.BUSY, _BUSY[held]))
+            await emit(events.error(events.BUSY, _BUSY[held], reason=_BUSY_REASONS[held]))
             return
         try:
             prepared = await self._prepare(message, visitor, emit, conversation_id)
@@ -377,6 +377,15 @@ _BUSY = {
     Acquired.SESSION_FULL: "Too many answers are running at once. Wait for one to finish.",
     Acquired.ADDRESS_FULL: _NETWORK_BUSY,
     Acquired.NETWORK_FULL: _NETWORK_BUSY,  # its IPv6 /48's turns, all its /64s together
+}
+# What `busy` waits for, so the panel can say it in the reader's language: its own text read
+# "another answer of this chat" to an office whose shared address had too many running.
+_BUSY_REASONS = {
+    Acquired.BUSY: "conversation",
+    Acquired.SAVING: "conversation",
+    Acquired.SESSION_FULL: "session",
+    Acquired.ADDRESS_FULL: "network",
+    Acquired.NETWORK_FULL: "network",
 }
 
 

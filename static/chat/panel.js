@@ -158,7 +158,7 @@ class Panel {
   explain(turn, error) {
     const code = error.code || "internal";
     const kind = code === "cancelled" ? "muted" : "warn";
-    let message = errorMessage(code, error.retry_after);
+    let message = errorMessage(code, error.retry_after, error.reason);
     if (code === "max_steps" && !error.articles?.length) message = S.error_max_steps_none;
     const box = turn.note(kind, message, code === "max_steps" ? error.articles : null);
     if (code === "rate_limited" && error.retry_after > 0 && error.retry_after <= 90) {

@@ -80,7 +80,10 @@ export function summaryText(summary) {
   return known[text] || shorten(text, 60);
 }
 
-export function errorMessage(code, retryAfter) {
+export function errorMessage(code, retryAfter, reason) {
+  if (code === "busy" && (reason === "session" || reason === "network")) {
+    return S[`error_busy_${reason}`];
+  }
   if (code === "rate_limited") {
     if (!retryAfter) return S.error_budget;
     if (retryAfter > 90) {

@@ -114,3 +114,26 @@ def test_a_search_refused_by_the_rate_limit_says_so_in_chinese(site, open_page):
     ask(page, "怎么限制步数？")
     expect(page.locator(".chat-step__label")).to_have_text("未能搜索“步数”")
     expect(page.locator(".chat-step__meta")).to_have_text("搜索过于频繁 · 3 毫秒")
+
+
+@pytest.mark.parametrize(
+    ("locale", "reason", "said"),
+    [
+        ("zh-CN", "network", "你所在网络中有很多人在同时提问。请稍后再问。"),
+        ("en-US", "session", "Answers in your other chats are still running."),
+    ],
+)
+def test_busy_says_what_it_waits_for(site, open_page, locale, reason, said):
+    # Every `busy` read "Another answer of this chat is still running, perhaps in another
+    # tab": an office whose shared address had too many answers running was told of a tab.
+    def on_frame(socket, frame):
+        if frame["type"] == "message":
+            socket.error("busy", "Too many answers are running at once.", reason=reason)
+
+    page = open_page(PHONE, locale=locale)
+    ChatRoute(page, on_frame)
+    page.goto(site + "/")
+    page.locator("#chat-launcher").click()
+    ask(page, "Why cap the steps?")
+    expect(page.locator(".chat-note--warn .chat-note__text")).to_contain_text(said)
+    expect(page.locator("#chat-input")).to_have_value("Why cap the steps?")

@@ -28,10 +28,13 @@ def held_answers(count: int) -> list:
 
 
 async def ask_at_once(sockets) -> list[str]:
+    return sorted(event.get("code", event["type"]) for event in await first_events(sockets))
+
+
+async def first_events(sockets) -> list[dict]:
     for socket in sockets:
         await socket.send('{"type":"message","content":"go"}')
-    first = await asyncio.gather(*(ws_first(socket) for socket in sockets))
-    return sorted(event.get("code", event["type"]) for event in first)
+    return await asyncio.gather(*(ws_first(socket) for socket in sockets))
 
 
 async def test_an_address_with_a_session_per_socket_runs_at_most_its_turns(serve, scripted):
@@ -44,11 +47,14 @@ async def test_an_address_with_a_session_per_socket_runs_at_most_its_turns(serve
     )
     sockets = [await ws_open(server, headers=CROWD) for _ in range(5)]  # five new sessions
 
-    kinds = await ask_at_once(sockets)
+    first = await first_events(sockets)
+    kinds = sorted(event.get("code", event["type"]) for event in first)
     other = await ws_open(server, headers=SOMEONE_ELSE)
     elsewhere = await ask_at_once([other])
 
     assert kinds == ["busy", "busy", "start", "start", "start"]
+    # Said as the network's, not this chat's: the panel words it so (not "another tab").
+    assert [e["reason"] for e in first if e.get("code") == "busy"] == ["network", "network"]
     assert elsewhere == ["start"]  # another address has slots of its own
     # Counted apart from a second tab's "busy": an office behind one address is worth seeing.
     samples = scrape(server.url)
