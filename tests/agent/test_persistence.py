@@ -68,6 +68,27 @@ class DatabaseOutage:
         self._run(f'ALTER DATABASE "{self.name}" ALLOW_CONNECTIONS true')
 
 
+def outage_as_saves_start(monkeypatch, outage: DatabaseOutage) -> list[str]:
+    """The database goes away just as the first save starts, and saves retry at once.
+
+    Returns:
+        The save attempts, one entry each.
+    """
+    import agent.saving
+
+    real_record, attempts = agent.saving.turn_record, []
+
+    def save_during_outage(*, record):
+        if not attempts:
+            outage.begin()
+        attempts.append("try")
+        return real_record(record=record)
+
+    monkeypatch.setattr(agent.saving, "turn_record", save_during_outage)
+    monkeypatch.setattr(agent.saving.TurnSaver, "backoff", 0.01)
+    return attempts
+
+
 @pytest.fixture
 def database_outage(transactional_db):
     """An outage that is over before the database is flushed.
@@ -85,21 +106,9 @@ def database_outage(transactional_db):
 async def test_a_failed_save_is_spooled_then_replayed_once(
     scripted, monkeypatch, make_article, database_outage
 ):
-    import agent.saving
-
     article = await database_sync_to_async(make_article)(title="Spool", slug="spool", body="Disk.")
     outage = database_outage
-    real_record = agent.saving.turn_record
-    attempts: list[str] = []
-
-    def save_during_outage(*, record):
-        if not attempts:
-            outage.begin()  # the database goes away just as the save starts
-        attempts.append("try")
-        return real_record(record=record)
-
-    monkeypatch.setattr(agent.saving, "turn_record", save_during_outage)
-    monkeypatch.setattr(agent.saving.TurnSaver, "backoff", 0.01)
+    attempts = outage_as_saves_start(monkeypatch, outage)
     scripted.enqueue(
         tool_call_response([("c1", "get_article_detail", f'{{"article_id": {article.pk}}}')]),
         text_response(["Saved later: [Spool](/articles/spool/)."]),

@@ -25,7 +25,11 @@ from testing_support.model_server import (
 )
 from testing_support.waits import wait_until
 from tests.agent.chat_helpers import ask, connect, saved_turns
-from tests.agent.test_persistence import DatabaseOutage
+from tests.agent.test_persistence import (
+    DatabaseOutage,
+    database_outage,  # noqa: F401  (the fixture)
+    outage_as_saves_start,
+)
 from tests.ops.prom import parse, value
 
 
@@ -64,21 +68,19 @@ async def test_open_sockets_follow_connect_and_disconnect():
 
 
 @pytest.mark.django_db(transaction=True)
-async def test_save_retries_and_spooled_turns_during_a_database_outage(scripted, monkeypatch):
-    import agent.saving
-
+async def test_save_retries_and_spooled_turns_during_a_database_outage(
+    scripted,
+    monkeypatch,
+    database_outage,  # noqa: F811
+):
+    # The fixture, not a DatabaseOutage of its own: left cut, this thread's connection failed
+    # the tests that ran after this one (`-k "access or database or index"`).
     retries, spooled = (
         sample("docent_turn_save_retries_total"),
         sample("docent_turns_spooled_total"),
     )
-    outage, real_record = DatabaseOutage(), agent.saving.turn_record
-
-    def save_during_outage(*, record):
-        outage.begin()  # the database goes away as the save starts
-        return real_record(record=record)
-
-    monkeypatch.setattr(agent.saving, "turn_record", save_during_outage)
-    monkeypatch.setattr(agent.saving.TurnSaver, "backoff", 0.01)
+    outage = database_outage
+    outage_as_saves_start(monkeypatch, outage)
     scripted.enqueue(text_response(["Kept."]))
     socket = await connect()
     try:

@@ -14,7 +14,10 @@ from ops import tracing
 from testing_support.model_server import text_response, tool_call_response
 from testing_support.waits import wait_until
 from tests.agent.chat_helpers import ask, connect, saved_turns
-from tests.agent.test_persistence import database_outage  # noqa: F401  (the fixture)
+from tests.agent.test_persistence import (
+    database_outage,  # noqa: F401  (the fixture)
+    outage_as_saves_start,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -241,17 +244,10 @@ async def test_a_save_the_database_refused_shows_spooled_in_its_span(
 ):
     """The incident table sends the operator to the `save_turn` span for a database that is
     down for saves: three attempts and `error.type=spooled`, the turn's id on it."""
-    import agent.saving
     from agent.runner import runner
 
-    outage, real_record = database_outage, agent.saving.turn_record
-
-    def save_during_outage(*, record):
-        outage.begin()  # the database goes away as the save starts
-        return real_record(record=record)
-
-    monkeypatch.setattr(agent.saving, "turn_record", save_during_outage)
-    monkeypatch.setattr(agent.saving.TurnSaver, "backoff", 0.01)
+    outage = database_outage
+    outage_as_saves_start(monkeypatch, outage)
     scripted.enqueue(text_response(["Kept."]))
     socket = await connect()
     await ask(socket, "Keep this")
