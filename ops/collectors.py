@@ -128,8 +128,8 @@ class RedisCollector:
     """Whether this process reaches Redis (`REDIS_URL`), asked at scrape time.
 
     Rate limits, budgets, turn locks and the channel layer live there: with it down every chat
-    message and socket fails before a turn starts, so no turn counter moves and only /readyz
-    said so. Absent without `REDIS_URL` (one process, nothing shared to lose).
+    message is refused `unavailable` before a turn starts, so no turn counter moves; this says
+    why. Absent without `REDIS_URL` (one process, nothing shared to lose).
     """
 
     def collect(self) -> Iterator[GaugeMetricFamily]:
