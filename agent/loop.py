@@ -20,7 +20,13 @@ from pydantic import ValidationError
 
 from agent import events
 from agent.answered import turn_answered
-from agent.exceptions import ModelError, TokenBudgetSpent, ToolFailure, ToolNotFound
+from agent.exceptions import (
+    ModelError,
+    SharedStateDown,
+    TokenBudgetSpent,
+    ToolFailure,
+    ToolNotFound,
+)
 from agent.llm.base import ChatModel, ModelTurn, Retried, TextDelta, ToolCall, Usage
 from agent.prompts import STEP_LIMIT_NUDGE
 from agent.text import text_scrub
@@ -227,6 +233,10 @@ async def run_turn(
         raise
     except ModelError as exc:
         return await _fail(result, emit, events.error_code(exc), str(exc) or "The model failed.")
+    except SharedStateDown as exc:
+        # The budget could not be asked for more (Redis is down): what was shown is kept, and
+        # the visitor is told to ask again in a moment, not that something broke.
+        return await _fail(result, emit, events.error_code(exc), str(exc))
     except TokenBudgetSpent:
         message = "This answer reached its token budget before it was finished."
         if result.articles:

@@ -117,3 +117,43 @@ def test_a_turn_running_when_redis_goes_down_finishes_and_is_saved(
     [saved] = Turn.objects.all()
     assert saved.status == "done" and saved.answer == "Half and the rest."
     assert "Traceback" not in output, output
+
+
+def test_a_long_answer_that_needs_more_budget_while_redis_is_down_ends_unavailable(
+    redis_url,  # noqa: F811
+    tmp_path,
+):
+    # The budget is asked again as a long answer outgrows what it granted; with Redis gone
+    # that ended the turn `internal` with a traceback ("agent turn failed").
+    from testing_support.model_server import ScriptedOpenAIServer, text_response
+
+    with ScriptedOpenAIServer() as model:
+        gate = asyncio.Event()  # holds the answer until Redis is gone
+        model.enqueue(text_response(["many words " * 400] * 8, gate=gate))  # ~9,000 tokens
+        database = database_url(connection.settings_dict["NAME"])
+        env = {
+            "REDIS_URL": redis_url,
+            "OPENAI_BASE_URL": model.base_url,
+            "OPENAI_API_KEY": "test",
+            "AGENT_MODEL": "scripted",
+        }
+        with LiveServer("redis-long", database, env, tmp_path / "server") as server:
+
+            async def turn() -> list[dict]:
+                async with await ws_open(server) as socket:
+                    await socket.send(json.dumps({"type": "message", "content": "Tell me"}))
+                    first = json.loads(await socket.recv())
+                    redis.Redis.from_url(redis_url).shutdown(nosave=True)
+                    model.loop.call_soon_threadsafe(gate.set)
+                    return [first, *await ws_events(socket, timeout=60)]
+
+            events = asyncio.run(turn())
+            output = server.output()
+
+    assert events[0]["type"] == "start"
+    assert events[-1]["type"] == "error" and events[-1]["code"] == "unavailable"
+    shown = "".join(e["content"] for e in events if e["type"] == "text")
+    [saved] = Turn.objects.all()
+    assert (saved.status, saved.error_code) == ("error", "unavailable")
+    assert saved.answer == shown  # what the visitor read is kept
+    assert "Traceback" not in output, output
