@@ -827,9 +827,9 @@ def test_at_375px_the_panels_header_keeps_its_subtitle_on_one_line(offline_site,
     badge = page.locator("#chat-offline-badge span").evaluate(LINE_WIDTHS)
     assert badge[-1] >= 0.5 * max(badge), badge
     close = page.get_by_role("button", name="Close the chat").bounding_box()
-    # An icon button, as Close is; to a hundredth of a pixel (one run measured 35.98819 and
-    # 35.98816 for the same CSS width: layout rounding, not a difference).
-    assert new_chat.bounding_box()["width"] == pytest.approx(close["width"], abs=0.01)
+    # An icon button, as Close is. Within half a pixel: the same CSS width measured 35.988 and
+    # 36 px in two runs (layout rounding under load); the text button it replaced was ~80 px.
+    assert new_chat.bounding_box()["width"] == pytest.approx(close["width"], abs=0.5)
     screenshot(page, "phone-375-header")
 
 
