@@ -12,7 +12,7 @@ import string
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, Literal
 
@@ -67,6 +67,8 @@ class Limits:
 
 # Tool arguments nested deeper are bad arguments: they could neither be scrubbed nor encoded.
 MAX_ARGUMENT_DEPTH = 32
+# Calls of one reply kept at all (recorded, shown, answered), when the run cap is lower.
+MAX_CALLS_KEPT = 64
 CANCELLED_CALL = "cancelled"  # a ToolRecord's error when the turn was cancelled as it ran
 # How the error of a call refused for its arguments begins: the model's mistake, never run.
 INVALID_ARGUMENTS, NOT_AN_OBJECT = "Error: invalid arguments for ", "Error: arguments for "
@@ -197,7 +199,7 @@ async def run_turn(
     spending = _Spending(budget, result, limits.output_tokens)
     try:
         for step in range(1, limits.max_steps + 1):
-            turn = await _model_step(model, convo, schemas, emit, spending, hooks)
+            turn = _kept(await _model_step(model, convo, schemas, emit, spending, hooks), limits)
             if not turn.tool_calls:
                 _append(convo, result, {"role": "assistant", "content": turn.text})
                 result.declined = turn.declined
@@ -219,7 +221,7 @@ async def run_turn(
         # the status stays "max_steps" so the admin sees the limit cut the tool work short.
         result.error = "Step limit reached; answered without the last tool calls."
         nudge = {"role": "user", "content": STEP_LIMIT_NUDGE}
-        turn = await _model_step(model, [*convo, nudge], None, emit, spending, hooks)
+        turn = _kept(await _model_step(model, [*convo, nudge], None, emit, spending, hooks), limits)
         # Offered no tools, a model may still ask for some: recorded and shown as not run, as
         # the stopped calls above (they were dropped, and the audit lacked what it asked).
         late = [_unexecuted(limits.max_steps + 1, call) for call in turn.tool_calls]
@@ -567,6 +569,24 @@ async def _fail(result: TurnResult, emit: Emit, code: str, message: str) -> Turn
     result.error_code, result.error = code, message
     await emit(events.error(code, message, articles=list(result.articles)))
     return result
+
+
+def _kept(turn: ModelTurn, limits: Limits) -> ModelTurn:
+    """Drop the calls of one reply past MAX_CALLS_KEPT (or the run cap, if higher).
+
+    At ~10 tokens a call, one reply within a turn's budget could ask for 5,000 calls: each was
+    a saved row, two events to the visitor and a tool message in the next prompt. The model
+    is told of the calls it keeps; those dropped were never seen by anyone but this log.
+    """
+    kept = max(MAX_CALLS_KEPT, limits.max_tool_calls)
+    if len(turn.tool_calls) <= kept:
+        return turn
+    logger.warning(
+        "The model asked for %d tool calls in one reply; the first %d were kept.",
+        len(turn.tool_calls),
+        kept,
+    )
+    return replace(turn, tool_calls=turn.tool_calls[:kept])
 
 
 def _skip(record: ToolRecord, cap: int) -> None:
