@@ -58,10 +58,13 @@ export class Step {
     }
     const meta = [];
     if (!detail) meta.push(summary ? summaryText(summary) : ok ? "" : S.failed);
-    meta.push(duration(durationMs));
+    // Refused for its arguments or its name, a call never ran: "invalid arguments · 0 ms" timed nothing.
+    if (!REFUSED.has(summary)) meta.push(duration(durationMs));
     this.meta.textContent = meta.filter(Boolean).join(" · ");
   }
 }
+
+const REFUSED = new Set(["invalid arguments", "unknown tool"]);
 
 /** The server's English tool summary ("3 results", "no results", "timed out"…), translated. */
 export function summaryText(summary) {
