@@ -274,6 +274,10 @@ _ASTRAL_LEAD_BYTES = bytes(range(0xF0, 0xF5))
 # A character past U+FFFF (an emoji, a hieroglyph, a mathematical letter) is in few
 # vocabularies: a byte-level tokenizer writes it as up to one token per byte.
 ASTRAL_TOKENS = 4
+# A private-use character or a noncharacter of the Basic Multilingual Plane is in none (no
+# public text holds them to learn from): its three bytes, a token each.
+PRIVATE_USE_TOKENS = 3
+_PRIVATE_USE = re.compile("[\ue000-\uf8ff\ufdd0-\ufdef\ufffe\uffff]")
 
 
 @dataclass(slots=True)
@@ -282,6 +286,7 @@ class TextCount:
 
     ascii_chars: int = 0
     other_chars: int = 0  # non-ASCII characters in the Basic Multilingual Plane
+    private_chars: int = 0  # of those, private-use characters and noncharacters
     astral_chars: int = 0
     marks: int = 0  # ASCII punctuation: a token each at worst ("a.a.a." is one per character)
     spaces: int = 0  # words, near enough
@@ -292,7 +297,9 @@ class TextCount:
         astral = len(raw) - len(raw.translate(None, _ASTRAL_LEAD_BYTES))
         self.ascii_chars += ascii_chars
         self.astral_chars += astral
-        self.other_chars += len(text) - ascii_chars - astral
+        private = len(text) - len(_PRIVATE_USE.sub("", text))
+        self.other_chars += len(text) - ascii_chars - astral - private
+        self.private_chars += private
         self.marks += len(raw) - len(raw.translate(None, _MARK_BYTES))
         self.spaces += raw.count(b" ")
         return self
@@ -304,14 +311,16 @@ class TextCount:
         prose = self.ascii_chars // 3
         letters = self.ascii_chars - self.marks - self.spaces
         pieces = self.marks + max(self.spaces, letters // 4)
-        return max(prose, pieces) + self.other_chars + ASTRAL_TOKENS * self.astral_chars
+        unlearned = ASTRAL_TOKENS * self.astral_chars + PRIVATE_USE_TOKENS * self.private_chars
+        return max(prose, pieces) + self.other_chars + unlearned
 
 
 def tokens_estimate(text: str) -> int:
     """A generous token count for `text` without a tokenizer: a token per 3 ASCII characters
     (English averages about 4) or, for text dense with punctuation and short words, a token
     per mark and per word (or per 4 letters, if more); one per other character (Chinese is
-    about one each), and ASTRAL_TOKENS per character past U+FFFF.
+    about one each), ASTRAL_TOKENS per character past U+FFFF and PRIVATE_USE_TOKENS per
+    private-use character or noncharacter.
 
     Counted as one per character, 1,500 hieroglyphs were 1,500 tokens for a tokenizer that
     writes each as four bytes: a turn with 3,000 tokens left sent a prompt it was billed
