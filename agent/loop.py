@@ -278,6 +278,10 @@ ASTRAL_TOKENS = 4
 # public text holds them to learn from): its three bytes, a token each.
 PRIVATE_USE_TOKENS = 3
 _PRIVATE_USE = re.compile("[\ue000-\uf8ff\ufdd0-\ufdef\ufffe\uffff]")
+# A tokenizer splits text into runs of letters and groups of up to three digits before it
+# merges anything (OpenAI's and most others' pre-tokenizers), so each is a token at least.
+_LETTER_RUNS = re.compile("[A-Za-z]+")
+_DIGIT_GROUPS = re.compile("[0-9]{1,3}")
 
 
 @dataclass(slots=True)
@@ -290,6 +294,8 @@ class TextCount:
     astral_chars: int = 0
     marks: int = 0  # ASCII punctuation: a token each at worst ("a.a.a." is one per character)
     spaces: int = 0  # words, near enough
+    letter_runs: int = 0  # "a1a1" is four tokens, however short its words
+    digit_groups: int = 0
 
     def add(self, text: str) -> TextCount:
         raw = text.encode("utf-8", "surrogatepass")
@@ -302,15 +308,18 @@ class TextCount:
         self.private_chars += private
         self.marks += len(raw) - len(raw.translate(None, _MARK_BYTES))
         self.spaces += raw.count(b" ")
+        self.letter_runs += len(_LETTER_RUNS.findall(text))
+        self.digit_groups += len(_DIGIT_GROUPS.findall(text))
         return self
 
     @property
     def tokens(self) -> int:
-        # English prose is about four ASCII characters a token; text of punctuation and short
-        # words is far denser: the larger of the two readings.
+        # English prose is about four ASCII characters a token; text of punctuation, short
+        # words or letters mixed with digits is far denser: the larger of the two readings.
         prose = self.ascii_chars // 3
         letters = self.ascii_chars - self.marks - self.spaces
-        pieces = self.marks + max(self.spaces, letters // 4)
+        words = max(self.spaces, self.letter_runs + self.digit_groups)
+        pieces = self.marks + max(words, letters // 4)
         unlearned = ASTRAL_TOKENS * self.astral_chars + PRIVATE_USE_TOKENS * self.private_chars
         return max(prose, pieces) + self.other_chars + unlearned
 
@@ -318,9 +327,9 @@ class TextCount:
 def tokens_estimate(text: str) -> int:
     """A generous token count for `text` without a tokenizer: a token per 3 ASCII characters
     (English averages about 4) or, for text dense with punctuation and short words, a token
-    per mark and per word (or per 4 letters, if more); one per other character (Chinese is
-    about one each), ASTRAL_TOKENS per character past U+FFFF and PRIVATE_USE_TOKENS per
-    private-use character or noncharacter.
+    per mark and per run of letters or group of three digits (or per 4 letters, if more); one
+    per other character (Chinese is about one each), ASTRAL_TOKENS per character past U+FFFF
+    and PRIVATE_USE_TOKENS per private-use character or noncharacter.
 
     Counted as one per character, 1,500 hieroglyphs were 1,500 tokens for a tokenizer that
     writes each as four bytes: a turn with 3,000 tokens left sent a prompt it was billed

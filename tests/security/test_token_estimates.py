@@ -28,6 +28,9 @@ SYSTEM_AND_TOOLS = 1000  # about what the prompt costs around the visitor's ques
         # In the Basic Multilingual Plane, yet no tokenizer has a token for it (nor for a
         # noncharacter): counted one each, 1,400 were sent and billed 5,200 on 3,000 left.
         ("private-use", PRIVATE_USE, PRIVATE_USE_TOKENS),
+        # A tokenizer splits letters from digits before it merges anything ("a", "1", "a", ...):
+        # a token per character, counted one per three. 1,400 "a1" were billed 3,800.
+        ("letters-and-digits", "a1", 1),
     ],
 )
 async def test_a_question_a_tokenizer_writes_as_bytes_is_held_at_that_cost(
@@ -35,7 +38,7 @@ async def test_a_question_a_tokenizer_writes_as_bytes_is_held_at_that_cost(
 ):
     written = character * 1400
     question = "What is this? " + written  # a question of private-use characters alone is empty
-    # The endpoint bills the prompt as a byte-level tokenizer reads it.
+    # The endpoint bills the prompt as a byte-level tokenizer reads it (per character).
     billed = SYSTEM_AND_TOOLS + tokens_each * len(written)
     reply = text_response(["Nothing about that here."], usage=(billed, 10))
 
@@ -52,6 +55,7 @@ async def test_a_question_a_tokenizer_writes_as_bytes_is_held_at_that_cost(
     [
         ("astral", HIEROGLYPH * 10, ASTRAL_TOKENS * 10),  # ten hieroglyphs, forty tokens
         ("private-use", PRIVATE_USE * 10, PRIVATE_USE_TOKENS * 10),  # thirty tokens
+        ("letters-and-digits", "a1" * 10, 20),  # "a1" is two tokens
         ("marks", "a." * 10, 10),  # "a." is a token at best
     ],
 )
