@@ -279,8 +279,9 @@ ASTRAL_TOKENS = 4
 PRIVATE_USE_TOKENS = 3
 _PRIVATE_USE = re.compile("[\ue000-\uf8ff\ufdd0-\ufdef\ufffe\uffff]")
 # A tokenizer splits text into runs of letters and groups of up to three digits before it
-# merges anything (OpenAI's and most others' pre-tokenizers), so each is a token at least.
-_LETTER_RUNS = re.compile("[A-Za-z]+")
+# merges anything (OpenAI's and most others' pre-tokenizers), so each is a token at least;
+# GPT-4o's (o200k) also splits a run where lower case turns upper ("aBaB": "a", "Ba", "B").
+_LETTER_RUNS = re.compile("[A-Z]*[a-z]+|[A-Z]+")
 _DIGIT_GROUPS = re.compile("[0-9]{1,3}")
 
 
@@ -294,7 +295,7 @@ class TextCount:
     astral_chars: int = 0
     marks: int = 0  # ASCII punctuation: a token each at worst ("a.a.a." is one per character)
     spaces: int = 0  # words, near enough
-    letter_runs: int = 0  # "a1a1" is four tokens, however short its words
+    letter_runs: int = 0  # "a1a1" is four tokens, and "aBaB" three, however short the words
     digit_groups: int = 0
 
     def add(self, text: str) -> TextCount:

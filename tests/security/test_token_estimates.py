@@ -56,6 +56,8 @@ async def test_a_question_a_tokenizer_writes_as_bytes_is_held_at_that_cost(
         ("astral", HIEROGLYPH * 10, ASTRAL_TOKENS * 10),  # ten hieroglyphs, forty tokens
         ("private-use", PRIVATE_USE * 10, PRIVATE_USE_TOKENS * 10),  # thirty tokens
         ("letters-and-digits", "a1" * 10, 20),  # "a1" is two tokens
+        # GPT-4o's tokenizer (o200k) also splits where lower case turns upper: "a", "Ba", "Ba"...
+        ("mixed-case", "aB" * 10, 10),
         ("marks", "a." * 10, 10),  # "a." is a token at best
     ],
 )
