@@ -283,6 +283,9 @@ _PRIVATE_USE = re.compile("[\ue000-\uf8ff\ufdd0-\ufdef\ufffe\uffff]")
 # GPT-4o's (o200k) also splits a run where lower case turns upper ("aBaB": "a", "Ba", "B").
 _LETTER_RUNS = re.compile("[A-Z]*[a-z]+|[A-Z]+")
 _DIGIT_GROUPS = re.compile("[0-9]{1,3}")
+# ... and a space before a digit is a piece of its own ("1 2 3" is five), where a space before a
+# word joins it (" cat").
+_SPACED_DIGITS = re.compile(" (?=[0-9])")
 
 
 @dataclass(slots=True)
@@ -296,7 +299,7 @@ class TextCount:
     marks: int = 0  # ASCII punctuation: a token each at worst ("a.a.a." is one per character)
     spaces: int = 0  # words, near enough
     letter_runs: int = 0  # "a1a1" is four tokens, and "aBaB" three, however short the words
-    digit_groups: int = 0
+    digit_groups: int = 0  # with the spaces before them
 
     def add(self, text: str) -> TextCount:
         raw = text.encode("utf-8", "surrogatepass")
@@ -310,7 +313,7 @@ class TextCount:
         self.marks += len(raw) - len(raw.translate(None, _MARK_BYTES))
         self.spaces += raw.count(b" ")
         self.letter_runs += len(_LETTER_RUNS.findall(text))
-        self.digit_groups += len(_DIGIT_GROUPS.findall(text))
+        self.digit_groups += len(_DIGIT_GROUPS.findall(text)) + len(_SPACED_DIGITS.findall(text))
         return self
 
     @property

@@ -58,6 +58,8 @@ async def test_a_question_a_tokenizer_writes_as_bytes_is_held_at_that_cost(
         ("letters-and-digits", "a1" * 10, 20),  # "a1" is two tokens
         # GPT-4o's tokenizer (o200k) also splits where lower case turns upper: "a", "Ba", "Ba"...
         ("mixed-case", "aB" * 10, 10),
+        # A space before a digit is a token of its own: "1 2 3" is five.
+        ("spaced-digits", "1 " * 10, 20),
         ("marks", "a." * 10, 10),  # "a." is a token at best
     ],
 )
