@@ -286,6 +286,8 @@ _DIGIT_GROUPS = re.compile("[0-9]{1,3}")
 # ... and a space before a digit is a piece of its own ("1 2 3" is five), where a space before a
 # word joins it (" cat").
 _SPACED_DIGITS = re.compile(" (?=[0-9])")
+# A line break, with the spaces before it, is one more ("a\na" is three).
+_LINE_BREAKS = re.compile("[\r\n]+")
 
 
 @dataclass(slots=True)
@@ -300,6 +302,7 @@ class TextCount:
     spaces: int = 0  # words, near enough
     letter_runs: int = 0  # "a1a1" is four tokens, and "aBaB" three, however short the words
     digit_groups: int = 0  # with the spaces before them
+    line_breaks: int = 0
 
     def add(self, text: str) -> TextCount:
         raw = text.encode("utf-8", "surrogatepass")
@@ -314,6 +317,7 @@ class TextCount:
         self.spaces += raw.count(b" ")
         self.letter_runs += len(_LETTER_RUNS.findall(text))
         self.digit_groups += len(_DIGIT_GROUPS.findall(text)) + len(_SPACED_DIGITS.findall(text))
+        self.line_breaks += len(_LINE_BREAKS.findall(text))
         return self
 
     @property
@@ -323,7 +327,7 @@ class TextCount:
         prose = self.ascii_chars // 3
         letters = self.ascii_chars - self.marks - self.spaces
         words = max(self.spaces, self.letter_runs + self.digit_groups)
-        pieces = self.marks + max(words, letters // 4)
+        pieces = self.marks + self.line_breaks + max(words, letters // 4)
         unlearned = ASTRAL_TOKENS * self.astral_chars + PRIVATE_USE_TOKENS * self.private_chars
         return max(prose, pieces) + self.other_chars + unlearned
 

@@ -60,6 +60,8 @@ async def test_a_question_a_tokenizer_writes_as_bytes_is_held_at_that_cost(
         ("mixed-case", "aB" * 10, 10),
         # A space before a digit is a token of its own: "1 2 3" is five.
         ("spaced-digits", "1 " * 10, 20),
+        # A line break is a piece of its own too ("a", "\n", "a", ...).
+        ("lines", "a\n" * 10, 20),
         ("marks", "a." * 10, 10),  # "a." is a token at best
     ],
 )
