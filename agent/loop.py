@@ -276,6 +276,20 @@ _ASTRAL_LEAD_BYTES = bytes(range(0xF0, 0xF5))
 # A character past U+FFFF (an emoji, a hieroglyph, a mathematical letter) is in few
 # vocabularies: a byte-level tokenizer writes it as up to one token per byte.
 ASTRAL_TOKENS = 4
+# A private-use character or a noncharacter of the Basic Multilingual Plane is in none (no
+# public text holds them to learn from): its three bytes, a token each.
+PRIVATE_USE_TOKENS = 3
+_PRIVATE_USE = re.compile("[\ue000-\uf8ff\ufdd0-\ufdef\ufffe\uffff]")
+# A tokenizer splits text into runs of letters and groups of up to three digits before it
+# merges anything (OpenAI's and most others' pre-tokenizers), so each is a token at least;
+# GPT-4o's (o200k) also splits a run where lower case turns upper ("aBaB": "a", "Ba", "B").
+_LETTER_RUNS = re.compile("[A-Z]*[a-z]+|[A-Z]+")
+_DIGIT_GROUPS = re.compile("[0-9]{1,3}")
+# ... and a space before a digit is a piece of its own ("1 2 3" is five), where a space before a
+# word joins it (" cat").
+_SPACED_DIGITS = re.compile(" (?=[0-9])")
+# A line break, with the spaces before it, is one more ("a\na" is three).
+_LINE_BREAKS = re.compile("[\r\n]+")
 
 
 @dataclass(slots=True)
@@ -284,9 +298,13 @@ class TextCount:
 
     ascii_chars: int = 0
     other_chars: int = 0  # non-ASCII characters in the Basic Multilingual Plane
+    private_chars: int = 0  # of those, private-use characters and noncharacters
     astral_chars: int = 0
     marks: int = 0  # ASCII punctuation: a token each at worst ("a.a.a." is one per character)
     spaces: int = 0  # words, near enough
+    letter_runs: int = 0  # "a1a1" is four tokens, and "aBaB" three, however short the words
+    digit_groups: int = 0  # with the spaces before them
+    line_breaks: int = 0
 
     def add(self, text: str) -> TextCount:
         raw = text.encode("utf-8", "surrogatepass")
@@ -294,26 +312,34 @@ class TextCount:
         astral = len(raw) - len(raw.translate(None, _ASTRAL_LEAD_BYTES))
         self.ascii_chars += ascii_chars
         self.astral_chars += astral
-        self.other_chars += len(text) - ascii_chars - astral
+        private = len(text) - len(_PRIVATE_USE.sub("", text))
+        self.other_chars += len(text) - ascii_chars - astral - private
+        self.private_chars += private
         self.marks += len(raw) - len(raw.translate(None, _MARK_BYTES))
         self.spaces += raw.count(b" ")
+        self.letter_runs += len(_LETTER_RUNS.findall(text))
+        self.digit_groups += len(_DIGIT_GROUPS.findall(text)) + len(_SPACED_DIGITS.findall(text))
+        self.line_breaks += len(_LINE_BREAKS.findall(text))
         return self
 
     @property
     def tokens(self) -> int:
-        # English prose is about four ASCII characters a token; text of punctuation and short
-        # words is far denser: the larger of the two readings.
+        # English prose is about four ASCII characters a token; text of punctuation, short
+        # words or letters mixed with digits is far denser: the larger of the two readings.
         prose = self.ascii_chars // 3
         letters = self.ascii_chars - self.marks - self.spaces
-        pieces = self.marks + max(self.spaces, letters // 4)
-        return max(prose, pieces) + self.other_chars + ASTRAL_TOKENS * self.astral_chars
+        words = max(self.spaces, self.letter_runs + self.digit_groups)
+        pieces = self.marks + self.line_breaks + max(words, letters // 4)
+        unlearned = ASTRAL_TOKENS * self.astral_chars + PRIVATE_USE_TOKENS * self.private_chars
+        return max(prose, pieces) + self.other_chars + unlearned
 
 
 def tokens_estimate(text: str) -> int:
     """A generous token count for `text` without a tokenizer: a token per 3 ASCII characters
     (English averages about 4) or, for text dense with punctuation and short words, a token
-    per mark and per word (or per 4 letters, if more); one per other character (Chinese is
-    about one each), and ASTRAL_TOKENS per character past U+FFFF.
+    per mark and per run of letters or group of three digits (or per 4 letters, if more); one
+    per other character (Chinese is about one each), ASTRAL_TOKENS per character past U+FFFF
+    and PRIVATE_USE_TOKENS per private-use character or noncharacter.
 
     Counted as one per character, 1,500 hieroglyphs were 1,500 tokens for a tokenizer that
     writes each as four bytes: a turn with 3,000 tokens left sent a prompt it was billed

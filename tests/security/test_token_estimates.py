@@ -10,23 +10,39 @@ two. A visitor chooses the question's text, and what the model is asked to write
 
 import pytest
 
-from agent.loop import ASTRAL_TOKENS
+from agent.loop import ASTRAL_TOKENS, PRIVATE_USE_TOKENS
 from testing_support.model_server import text_response
 from tests.security.conftest import BUDGET_LEFT, ask_near_the_budget
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 HIEROGLYPH = "\U00013000"  # EGYPTIAN HIEROGLYPH A001: four bytes of UTF-8, in no vocabulary
+PRIVATE_USE = "\ue000"  # a private-use character: three bytes of UTF-8, in no vocabulary
 SYSTEM_AND_TOOLS = 1000  # about what the prompt costs around the visitor's question
 
 
-async def test_a_question_a_tokenizer_writes_as_bytes_is_held_at_that_cost(serve, scripted):
-    question = HIEROGLYPH * 1400
-    # The endpoint bills the prompt as a byte-level tokenizer reads it.
-    billed = SYSTEM_AND_TOOLS + ASTRAL_TOKENS * len(question)
+@pytest.mark.parametrize(
+    ("name", "character", "tokens_each"),
+    [
+        ("astral", HIEROGLYPH, ASTRAL_TOKENS),
+        # In the Basic Multilingual Plane, yet no tokenizer has a token for it (nor for a
+        # noncharacter): counted one each, 1,400 were sent and billed 5,200 on 3,000 left.
+        ("private-use", PRIVATE_USE, PRIVATE_USE_TOKENS),
+        # A tokenizer splits letters from digits before it merges anything ("a", "1", "a", ...):
+        # a token per character, counted one per three. 1,400 "a1" were billed 3,800.
+        ("letters-and-digits", "a1", 1),
+    ],
+)
+async def test_a_question_a_tokenizer_writes_as_bytes_is_held_at_that_cost(
+    serve, scripted, name, character, tokens_each
+):
+    written = character * 1400
+    question = "What is this? " + written  # a question of private-use characters alone is empty
+    # The endpoint bills the prompt as a byte-level tokenizer reads it (per character).
+    billed = SYSTEM_AND_TOOLS + tokens_each * len(written)
     reply = text_response(["Nothing about that here."], usage=(billed, 10))
 
-    events, spent = await ask_near_the_budget(serve, scripted, "astral-question", reply, question)
+    events, spent = await ask_near_the_budget(serve, scripted, f"{name}-question", reply, question)
 
     # Before: counted as 1,400 tokens, the prompt was sent and billed 6,600 on 3,000 left.
     assert events[-1]["code"] == "rate_limited"
@@ -38,6 +54,14 @@ async def test_a_question_a_tokenizer_writes_as_bytes_is_held_at_that_cost(serve
     ("name", "piece", "tokens_each"),
     [
         ("astral", HIEROGLYPH * 10, ASTRAL_TOKENS * 10),  # ten hieroglyphs, forty tokens
+        ("private-use", PRIVATE_USE * 10, PRIVATE_USE_TOKENS * 10),  # thirty tokens
+        ("letters-and-digits", "a1" * 10, 20),  # "a1" is two tokens
+        # GPT-4o's tokenizer (o200k) also splits where lower case turns upper: "a", "Ba", "Ba"...
+        ("mixed-case", "aB" * 10, 10),
+        # A space before a digit is a token of its own: "1 2 3" is five.
+        ("spaced-digits", "1 " * 10, 20),
+        # A line break is a piece of its own too ("a", "\n", "a", ...).
+        ("lines", "a\n" * 10, 20),
         ("marks", "a." * 10, 10),  # "a." is a token at best
     ],
 )
