@@ -381,28 +381,16 @@ def with_part_tops(chosen: list[dict], parts: list[list[dict]]) -> list[dict]:
 
 def answered_parts(
     question: str, chosen: list[dict], parts: list[list[dict]]
-) -> list[tuple[str, int, bool]]:
+) -> list[tuple[str, int]]:
     """Each part of a two-part question with the article (its index in `chosen`) its own
     search ranked first, when every part has an article of its own; [] otherwise (the whole
-    question's answer serves both).
-
-    A part whose own search found nothing above the bar is lent the whole question's top
-    article (the third item is True) when another part's search ranked a different one first:
-    the whole question's top then owes its place to this part's words ("SSE 长连接保活要隔多久发
-    一次 ping？另外 nginx 反向代理 WebSocket 需要加哪些头？": the streaming article for the first
-    part, though it alone scored under the bar, and the Channels article for the second)."""
+    question's answer serves both)."""
     texts = question_parts(question[:500]) if parts else []
     ids = [hit["article_id"] for hit in chosen]
     tops = [hits[0]["article_id"] if hits else None for hits in parts]
-    lent = [top is None for top in tops]
-    if ids and tops.count(None) == 1 and ids[0] not in tops:
-        tops = [ids[0] if top is None else top for top in tops]
     if len(texts) != len(tops) or len(set(tops)) < len(tops) or not set(tops) <= set(ids):
         return []
-    return [
-        (text, ids.index(top), was_lent)
-        for text, top, was_lent in zip(texts, tops, lent, strict=True)
-    ]
+    return [(text, ids.index(top)) for text, top in zip(texts, tops, strict=True)]
 
 
 def _hit_list(output: Any) -> list[dict]:

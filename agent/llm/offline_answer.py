@@ -121,15 +121,14 @@ def compose_answer(
     excerpts: dict,
     lang: str,
     own: str = "",
-    parts: list[tuple[str, int, bool]] | None = None,
+    parts: list[tuple[str, int]] | None = None,
     unknown: tuple[str, ...] = (),
 ) -> str:
     """Quote the best facts of `sources` (articles with a body), citing each one quoted.
 
     `own` is what the system messages say (the assistant's name, the page on screen): a name
     from there is not a topic the articles must mention. `parts` pairs each part of a question
-    asked in two with the source that answers it (offline_parts), and whether that source was
-    lent to it (`answered_parts`). `unknown` are the
+    asked in two with the source that answers it (offline_parts). `unknown` are the
     question's rare words no article of the blog uses (the search's `unknown_words`: "tiktoken"):
     like a name no article read mentions, one declines the question. Returns "" when no source
     has anything to quote.
@@ -202,7 +201,7 @@ def compose_answer(
 
 
 def _by_parts(
-    parts: list[tuple[str, int, bool]],
+    parts: list[tuple[str, int]],
     sources: list[dict],
     excerpts: dict,
     lang: str,
@@ -213,11 +212,10 @@ def _by_parts(
 
     A part its article does not answer ("this blog's articles don't give that figure") is
     said after the others: the answer opens with what the blog does say. "" when no part is
-    answered, or when a part its article was only lent to gets nothing from it: the article
-    then did not rank first for that part's words, and the whole question's answer serves.
+    answered.
     """
     said, unsaid = [], []
-    for text, n, lent in parts:
+    for text, n in parts:
         answer = compose_answer(
             question=text,
             context="",
@@ -231,8 +229,6 @@ def _by_parts(
         blind = _nearest_label(sources[n], lang)
         if answer.startswith(blind):  # quoted blind: say which part it stands in for
             answer = _nearest_label(sources[n], lang, part=text) + answer[len(blind) :]
-        if lent and (not answer or is_decline(answer)):
-            return ""
         (unsaid if is_decline(answer) else said).append(answer)
     return "\n\n".join(answer for answer in [*said, *unsaid] if answer) if any(said) else ""
 

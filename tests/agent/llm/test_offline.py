@@ -7,8 +7,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agent.answered import is_decline
 from agent.exceptions import ToolNotFound
-from agent.llm.offline import DONT_KNOW, SEARCH_FAILED, OfflineModel, answered_parts
-from agent.llm.offline_answer import NO_FIGURE, NOT_MENTIONED, compose_answer
+from agent.llm.offline import DONT_KNOW, SEARCH_FAILED, OfflineModel
+from agent.llm.offline_answer import NO_FIGURE, NOT_MENTIONED
 from agent.llm.offline_overview import (
     COUNT,
     COUNT_AT_LEAST,
@@ -21,7 +21,6 @@ from agent.llm.offline_overview import (
     WELCOME,
 )
 from agent.llm.offline_page import PAGE_MISSING
-from agent.llm.offline_parts import question_parts
 from agent.llm.offline_self import ABOUT_AUTHOR, ABOUT_MODEL, REFUSE_ORDER
 from agent.llm.offline_text import language
 from agent.loop import Limits, TurnResult, run_turn
@@ -543,46 +542,6 @@ async def test_each_part_of_a_two_part_question_is_answered_from_its_own_search(
     assert "Recall: 0.99" in index_part
     assert "A conversation budget of 20,000 tokens" in cost_part
     assert [c["article_id"] for c in result.citations] == [11, 12]
-
-
-def test_a_part_that_found_nothing_is_lent_the_whole_questions_top_article():
-    """ "SSE 长连接保活要隔多久发一次 ping？另外 nginx 反向代理 WebSocket 需要加哪些头？":
-    the first part alone scored under the bar; the whole question's top (the streaming
-    article), which the second part's search did not put first, owes its place to the first
-    part's words."""
-    question = "Which index has the best recall, and how large is the conversation budget?"
-    chosen = [relevant_hit(INDEX_ARTICLE, 0.6), relevant_hit(COST_ARTICLE, 0.55)]
-    found = [relevant_hit(COST_ARTICLE, 0.8)]
-
-    assert answered_parts(question, chosen, [[], found]) == [
-        ("Which index has the best recall", 0, True),
-        ("how large is the conversation budget?", 1, False),
-    ]
-    # Both parts finding nothing, or the top being the other part's own: the whole serves.
-    assert answered_parts(question, chosen, [[], []]) == []
-    assert answered_parts(question, chosen[::-1], [[], found]) == []
-
-
-def test_a_lent_article_that_answers_nothing_of_its_part_leaves_the_whole_answer():
-    """ "memory-only LLM vs a tool-driven agent — how does each one typically fail, and what's
-    the cost per answer?" lent the tool-driven article to its first part, which found nothing
-    in it, and answered only the second part from another article: a wrong citation. The
-    answer is what it was without the lending (here none: the whole question is declined)."""
-    question = "Which dashboard panel shows the latency, and how large is the conversation budget?"
-    sources = [{**INDEX_ARTICLE, "language": "en"}, {**COST_ARTICLE, "language": "en"}]
-    texts = question_parts(question)
-    whole = compose_answer(question=question, context="", sources=sources, excerpts={}, lang="en")
-
-    lent = compose_answer(
-        question=question, context="", sources=sources, excerpts={}, lang="en",
-        parts=[(texts[0], 0, True), (texts[1], 1, False)],
-    )  # fmt: skip
-    own = compose_answer(
-        question=question, context="", sources=sources, excerpts={}, lang="en",
-        parts=[(texts[0], 0, False), (texts[1], 1, False)],
-    )  # fmt: skip
-
-    assert lent == whole != own
 
 
 @pytest.mark.asyncio
