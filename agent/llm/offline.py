@@ -91,6 +91,9 @@ _FOLLOW_UP = re.compile(
     r"[这那](?:[种样么条篇次轮俩两位项步段]|一[种条篇次轮个项步])|"
     # "that" with a particle is the object of a phrasal verb: "turn that off", "set that up".
     r"\bthat (?:off|on|up|down|out|back|away|instead)\b|"
+    # "one" standing for a thing named before: "Which one did Docent pick?" as 哪个 does
+    # ("the one that trades recall for speed" names it in its own clause).
+    r"\b(?:which|that) ones?\b|"
     # A leading 那 ("then") leans back before a pause, a function word or a clause ending in 呢
     # ("那单次模型调用呢？", "那在生产环境里…"); not as the first sound of 那不勒斯 (Naples).
     r"^\s*(那(?=[，,、\s就在要还是该怎为如]|[^？?。！!]*呢)|那么|如果|还|再|另外|而)|呢[？?]?\s*$|"

@@ -1800,7 +1800,11 @@ async def test_an_article_in_the_questions_language_sharing_no_word_with_it_is_a
      # "that" after a verb or a preposition points back; after a noun it starts a clause.
      ("How many HNSW graph layers does that build?", True),
      ("What is the default for that in HNSW indexes?", True),
-     ("Which HNSW setting is the one that trades recall for speed?", False)],
+     ("Which HNSW setting is the one that trades recall for speed?", False),
+     # "one" stands for a thing named before, as 哪个 does: written blind as a second
+     # question, it was searched alone and declined.
+     ("Which one did Docent end up picking, and why?", True),
+     ("Which ones come with a cost in memory use?", True)],
 )  # fmt: skip
 async def test_a_short_question_naming_its_subject_is_not_a_follow_up(
     monkeypatch, question, follow_up
