@@ -283,13 +283,31 @@ _PRIVATE_USE = re.compile("[\ue000-\uf8ff\ufdd0-\ufdef\ufffe\uffff]")
 # A tokenizer splits text into runs of letters and groups of up to three digits before it
 # merges anything (OpenAI's and most others' pre-tokenizers), so each is a token at least;
 # GPT-4o's (o200k) also splits a run where lower case turns upper ("aBaB": "a", "Ba", "B").
-_LETTER_RUNS = re.compile("[A-Z]*[a-z]+|[A-Z]+")
-_DIGIT_GROUPS = re.compile("[0-9]{1,3}")
-# ... and a space before a digit is a piece of its own ("1 2 3" is five), where a space before a
-# word joins it (" cat").
-_SPACED_DIGITS = re.compile(" (?=[0-9])")
-# A line break, with the spaces before it, is one more ("a\na" is three).
-_LINE_BREAKS = re.compile("[\r\n]+")
+# A space before a digit is a piece of its own ("1 2 3" is five), where a space before a word
+# joins it (" cat"); a line break, with the spaces before it, is one more ("a\na" is three).
+# Each is counted on the bytes mapped to a shape (see _shape) with bytes.count and split:
+# regular expressions took 17 times as long on a 20,000-character prompt.
+
+
+def _shape(*classes: tuple[bytes, bytes], other: bytes = b" ") -> bytes:
+    """A bytes.translate table: each byte of a class's members to its letter, the rest to
+    `other` ("aB 12" is "aAxxx" for the letters, "   00" for the digits)."""
+    table = bytearray(other * 256)
+    for members, letter in classes:
+        for byte in members:
+            table[byte] = letter[0]
+    return bytes(table)
+
+
+_LETTERS = _shape(
+    (string.ascii_lowercase.encode(), b"a"), (string.ascii_uppercase.encode(), b"A"), other=b"x"
+)
+_DIGITS = _shape((string.digits.encode(), b"0"))
+_SPACED_DIGITS = _shape((b" ", b"s"), (string.digits.encode(), b"0"), other=b"x")
+_BREAKS = _shape((b"\r\n", b"n"))
+# UTF-8 lead bytes of U+E000 to U+FFFF: only text holding one can hold a private-use character.
+# (Bytes are looked for as ints: `10 in raw` takes an eighth of the time of `b"\n" in raw`.)
+_PRIVATE_LEADS = (0xEE, 0xEF)
 
 
 @dataclass(slots=True)
@@ -312,14 +330,23 @@ class TextCount:
         astral = len(raw) - len(raw.translate(None, _ASTRAL_LEAD_BYTES))
         self.ascii_chars += ascii_chars
         self.astral_chars += astral
-        private = len(text) - len(_PRIVATE_USE.sub("", text))
+        private = 0
+        if _PRIVATE_LEADS[0] in raw or _PRIVATE_LEADS[1] in raw:
+            private = len(text) - len(_PRIVATE_USE.sub("", text))
         self.other_chars += len(text) - ascii_chars - astral - private
         self.private_chars += private
         self.marks += len(raw) - len(raw.translate(None, _MARK_BYTES))
         self.spaces += raw.count(b" ")
-        self.letter_runs += len(_LETTER_RUNS.findall(text))
-        self.digit_groups += len(_DIGIT_GROUPS.findall(text)) + len(_SPACED_DIGITS.findall(text))
-        self.line_breaks += len(_LINE_BREAKS.findall(text))
+        letters = b"x" + raw.translate(_LETTERS)
+        self.letter_runs += letters.count(b"xa") + letters.count(b"xA") + letters.count(b"aA")
+        # The rarer shapes are looked for only when present: most deltas have neither.
+        digits = raw.translate(_DIGITS)
+        if 48 in digits:  # "0"
+            # A run of n digits is ceil(n / 3) groups: cut after every third.
+            groups = len(digits.replace(b"000", b"000 ").split())
+            self.digit_groups += groups + raw.translate(_SPACED_DIGITS).count(b"s0")
+        if 10 in raw or 13 in raw:  # "\n", "\r"
+            self.line_breaks += len(raw.translate(_BREAKS).split())
         return self
 
     @property
@@ -332,6 +359,11 @@ class TextCount:
         pieces = self.marks + self.line_breaks + max(words, letters // 4)
         unlearned = ASTRAL_TOKENS * self.astral_chars + PRIVATE_USE_TOKENS * self.private_chars
         return max(prose, pieces) + self.other_chars + unlearned
+
+
+def _starts(shape: bytes, kind: bytes, others: tuple[bytes, ...]) -> int:
+    """How many runs of `kind` the shape holds: where it follows one of the `others`."""
+    return sum(shape.count(other + kind) for other in others)
 
 
 def tokens_estimate(text: str) -> int:
