@@ -10,6 +10,7 @@ lacked the pages' security headers (nosniff, CSP, X-Frame-Options): now they car
 """
 
 import logging
+import time
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
@@ -25,6 +26,9 @@ from django.http import (
 from django.utils.module_loading import import_string
 
 logger = logging.getLogger("django.security.static")
+# One line per this many seconds, with how many were refused: a static request weighs a quarter
+# of a page's under the request rate, so a scanner wrote 40 lines a second from one address.
+REFUSALS_LOGGED_EVERY = 60.0
 
 
 class StaticFilesHandler(ASGIStaticFilesHandler):
@@ -36,6 +40,7 @@ class StaticFilesHandler(ASGIStaticFilesHandler):
         self.headers = [
             import_string(path)(_no_response) for path in settings.SECURITY_HEADER_MIDDLEWARE
         ]
+        self._refused, self._logged = 0, float("-inf")  # paths refused since the last line
 
     async def get_response_async(self, request: HttpRequest) -> HttpResponseBase:
         response = await self._answer(request)
@@ -53,8 +58,18 @@ class StaticFilesHandler(ASGIStaticFilesHandler):
             # escaped, as Django escapes its own lines, and cut: the exception's text quoted it
             # raw, so a "%0a" in the URL wrote a forged line of the client's into the log (and
             # the text named the server's directories).
-            logger.warning("refused a static path: %s", _escaped(request.path))
+            self._refusal_log(request.path)
             return HttpResponseBadRequest(b"Bad request.\n", content_type="text/plain")
+
+    def _refusal_log(self, path: str) -> None:
+        """The first refusal at once, then one line per REFUSALS_LOGGED_EVERY with the count."""
+        self._refused += 1
+        now = time.monotonic()
+        if now - self._logged < REFUSALS_LOGGED_EVERY:
+            return
+        count, self._refused, self._logged = self._refused, 0, now
+        more = f" (and {count - 1} more since the last line)" if count > 1 else ""
+        logger.warning("refused a static path%s: %s", more, _escaped(path))
 
 
 def _escaped(path: str, limit: int = 300) -> str:

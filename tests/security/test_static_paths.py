@@ -61,3 +61,15 @@ def test_a_refused_static_path_cannot_write_a_line_of_its_own_into_the_log(serve
     refused = [line for line in lines if "refused a static path" in line]
     assert refused and refused[0].endswith(r"/static/../\n2026-12-04 00:00:00,000 ERROR forged")
     assert str(server.log_path.parents[1]) not in refused[0]  # the server's own directories
+
+
+def test_a_scanner_of_static_paths_writes_one_line_not_one_per_probe(serve):
+    # A static request weighs a quarter of a page's under the request rate: a scanner of `..`
+    # paths wrote a WARNING line per probe, 40 a second from one address.
+    server = serve("static-scan")
+
+    answers = [raw_get(server.port, f"/static/..%2fprobe{n}") for n in range(30)]
+    refused = [line for line in server.output().splitlines() if "refused a static path" in line]
+
+    assert {status for status, _ in answers} == {400}
+    assert len(refused) == 1 and refused[0].endswith("/static/../probe0")
