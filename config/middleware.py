@@ -8,7 +8,14 @@ import zoneinfo
 from asgiref.sync import iscoroutinefunction, markcoroutinefunction, sync_to_async
 from django.conf import settings
 from django.core.exceptions import SuspiciousOperation, TooManyFieldsSent
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest, JsonResponse
+from django.http import (
+    Http404,
+    HttpRequest,
+    HttpResponse,
+    HttpResponseBadRequest,
+    HttpResponseNotAllowed,
+    JsonResponse,
+)
 from django.middleware.locale import LocaleMiddleware
 from django.urls import Resolver404, get_resolver, resolve, reverse
 from django.utils import timezone
@@ -114,6 +121,21 @@ async def _error_page(request: HttpRequest, status: int) -> HttpResponse:
     if status == 404:
         return await sync_to_async(_not_found)(request)
     return HttpResponse(f"Error {status}.", status=status, content_type="text/plain")
+
+
+# Methods nothing here answers. TRACE got the page a GET gets (Django's CSRF check counts it
+# safe, and function views take any method): a method meant to echo the request, answered so.
+REFUSED_METHODS = frozenset({"TRACE", "TRACK", "CONNECT"})
+ANSWERED_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
+
+
+class MethodGuard(AsyncMiddleware):
+    """405 for TRACE, TRACK and CONNECT, before any view."""
+
+    async def __call__(self, request: HttpRequest) -> HttpResponse:
+        if request.method in REFUSED_METHODS:
+            return HttpResponseNotAllowed(ANSWERED_METHODS, content_type="text/plain")
+        return await self.get_response(request)
 
 
 class UrlTextGuard(AsyncMiddleware):

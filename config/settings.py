@@ -80,6 +80,7 @@ SECURITY_HEADER_MIDDLEWARE = [
 MIDDLEWARE = [
     *SECURITY_HEADER_MIDDLEWARE,
     "config.middleware.DebugPageGuard",
+    "config.middleware.MethodGuard",
     "config.middleware.UrlTextGuard",
     "config.search_limit.SearchRateLimit",
     "config.search_limit.AdminLoginRateLimit",
