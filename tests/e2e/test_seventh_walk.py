@@ -54,3 +54,24 @@ def test_an_arabic_question_and_answer_read_right_to_left(site, scripted, open_p
     expect(page.locator(".chat-answer p")).to_have_count(2)
     for selector, dirs in expected.items():
         assert directions(page, selector) == dirs, selector
+
+
+def test_the_network_going_away_under_an_open_chat_is_said(site, scripted, open_page):
+    # An open socket hears nothing when the network goes: the panel said nothing either, and a
+    # question asked then sat under its dots with no word of why.
+    scripted.enqueue(text_response(["First."]), text_response(["Second."]))
+    page = open_page(PHONE)
+    page.goto(site + "/")
+    page.locator("#chat-launcher").click()
+    ask(page, "Is anyone there?")
+    wait_answered(page)  # the socket is open
+    status = page.locator("#chat-status")
+    expect(status).to_be_hidden()
+
+    page.context.set_offline(True)
+    expect(status).to_have_text("You’re offline. Waiting for the network…")
+    screenshot(page, "network-gone-375")
+    page.context.set_offline(False)
+    expect(status).to_be_hidden()  # the same socket carries on
+    ask(page, "Still there?")
+    expect(page.locator(".chat-answer").last).to_have_text("Second.")
