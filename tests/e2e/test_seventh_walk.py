@@ -16,6 +16,7 @@ if not Path(CHROMIUM).exists():
     pytest.skip(f"no {CHROMIUM}: apt-get install chromium (.ci/run does)", allow_module_level=True)
 
 ARABIC_QUESTION = "ما هو فهرس HNSW؟"
+ARABIC_COMMENT = "الجواب قصير جدا"
 ARABIC_ANSWER = "فهرس HNSW هو رسم بياني متعدد الطبقات.\n\n- سريع في البحث\n- بطيء في البناء"
 
 # The direction Chromium resolved for each element, as CSS's :dir() sees it.
@@ -49,6 +50,17 @@ def test_an_arabic_question_and_answer_read_right_to_left(site, scripted, open_p
     }
     for selector, dirs in expected.items():
         assert directions(page, selector) == dirs, selector
+
+    # A comment under the Arabic answer: typed and shown right to left inside "Your comment: “…”".
+    page.get_by_role("button", name="Not helpful").first.click()
+    comment = page.locator(".chat-feedback__comment").first
+    comment.fill(ARABIC_COMMENT)
+    assert directions(page, ".chat-feedback__comment >> nth=0") == ["rtl"]
+    comment.press("Enter")
+    note = page.locator(".chat-feedback__note").first
+    expect(note).to_contain_text(f"Your comment: “{ARABIC_COMMENT}”")
+    expected[".chat-feedback__note bdi"] = ["rtl"]
+    assert directions(page, ".chat-feedback__note bdi") == ["rtl"]
 
     page.reload()  # the saved transcript is drawn the same way
     expect(page.locator(".chat-answer p")).to_have_count(2)
