@@ -1,6 +1,6 @@
 /* Thumbs up/down with an optional comment under a finished answer; one vote per turn. */
 import { S } from "./strings.js";
-import { el, fmt } from "./util.js";
+import { el } from "./util.js";
 
 const THUMB = { up: "M7 10v10H4V10zm2 10h7.6a2 2 0 0 0 2-1.6l1.3-6A2 2 0 0 0 17.9 10H14l.7-3.6A1.8 1.8 0 0 0 11.4 5L9 10z" };
 THUMB.down = "M7 14V4H4v10zm2-10h7.6a2 2 0 0 1 2 1.6l1.3 6a2 2 0 0 1-2 2.4H14l.7 3.6a1.8 1.8 0 0 1-3.3 1.4L9 14z";
@@ -43,6 +43,7 @@ export class Feedback {
     this.form.hidden = true;
     this.box = el("input", "chat-feedback__comment");
     this.box.type = "text";
+    this.box.dir = "auto"; // typed right to left in Arabic or Hebrew
     this.box.maxLength = 1000;
     this.box.placeholder = S.feedback_comment;
     this.box.setAttribute("aria-label", S.feedback_comment);
@@ -118,12 +119,19 @@ export class Feedback {
     this.status.textContent = message || S.feedback_failed;
   }
 
+  /** "Your comment: “…”" with the comment isolated, so an Arabic one keeps its own direction. */
+  commentParts() {
+    const [before, after = ""] = String(S.feedback_your_comment).split("%(comment)s");
+    const comment = el("bdi", null, this.comment);
+    return [before, comment, after];
+  }
+
   /** The vote pressed, and the saved comment unless its box is open. */
   show() {
     for (const [vote, button] of Object.entries(this.buttons)) {
       button.setAttribute("aria-pressed", String(this.vote === vote));
     }
-    this.noteText.textContent = this.comment ? fmt(S.feedback_your_comment, { comment: this.comment }) : "";
+    this.noteText.replaceChildren(...(this.comment ? this.commentParts() : []));
     this.note.hidden = !this.comment || this.vote === "none" || !this.form.hidden;
   }
 }

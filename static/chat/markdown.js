@@ -50,6 +50,13 @@ export function renderMarkdown(target, source, onCode) {
   target.replaceChildren(renderBlocks(closeDangling(source), onCode));
 }
 
+// Each block takes its direction from its own first letters: an answer in Arabic or Hebrew
+// read left to right, its question mark at the wrong end, inside the panel's LTR page.
+function auto(node) {
+  node.dir = "auto";
+  return node;
+}
+
 function renderBlocks(source, onCode) {
   const lines = String(source).replace(/\r\n?/g, "\n").split("\n");
   const blocks = document.createDocumentFragment();
@@ -57,7 +64,7 @@ function renderBlocks(source, onCode) {
   let i = 0;
   const flush = () => {
     if (!para.length) return;
-    const p = el("p");
+    const p = auto(el("p"));
     para.forEach((line, k) => {
       if (k) p.appendChild(el("br"));
       appendInline(p, line, 0);
@@ -90,7 +97,7 @@ function renderBlocks(source, onCode) {
     }
     if ((m = line.match(HEADING))) {
       flush();
-      const heading = el(HEADING_TAGS[m[1].length - 1], "chat-md-heading");
+      const heading = auto(el(HEADING_TAGS[m[1].length - 1], "chat-md-heading"));
       appendInline(heading, m[2], 0);
       blocks.appendChild(heading);
       i++;
@@ -116,7 +123,7 @@ function renderBlocks(source, onCode) {
         quoted.push(m[1]);
         i++;
       }
-      const quote = el("blockquote");
+      const quote = auto(el("blockquote"));
       quote.appendChild(renderBlocks(quoted.join("\n"), onCode));
       blocks.appendChild(quote);
       continue;
@@ -143,7 +150,7 @@ function codeBlock(text, lang, onCode) {
 function renderList(parent, lines, start) {
   const first = lines[start].match(ITEM);
   const ordered = /\d/.test(first[1]);
-  const list = el(ordered ? "ol" : "ul");
+  const list = auto(el(ordered ? "ol" : "ul"));
   if (ordered && parseInt(first[1], 10) !== 1) list.start = parseInt(first[1], 10);
   let item = null;
   let i = start;

@@ -408,7 +408,13 @@ class Panel {
     document.addEventListener("keydown", (event) => this.shortcut(event));
     this.log.addEventListener("scroll", () => (this.stick = this.nearBottom()), { passive: true });
     this.log.addEventListener("click", (event) => this.followed(event));
-    window.addEventListener("online", () => this.connection.reconnectNow());
+    // An open socket does not notice the network going: no close comes until it is back, and a
+    // question asked meanwhile only showed its dots. The browser knows, so the panel says so.
+    window.addEventListener("offline", () => this.showStatus(S.browser_offline));
+    window.addEventListener("online", () => {
+      if (this.connection.open) this.showStatus("");
+      this.connection.reconnectNow();
+    });
     document.addEventListener("visibilitychange", () => {
       if (document.visibilityState !== "visible") return;
       this.connection.reconnectNow();

@@ -44,7 +44,9 @@ export class Turn {
     this.renderPending = false;
     this.node = el("article", "chat-turn");
     const q = el("div", "chat-question");
-    q.append(el("span", "chat-sr-only", `${S.you_asked} `), el("p", "chat-question__text", question));
+    const text = el("p", "chat-question__text", question);
+    text.dir = "auto"; // an Arabic or Hebrew question reads right to left, as typed
+    q.append(el("span", "chat-sr-only", `${S.you_asked} `), text);
     this.reply = el("div", "chat-reply");
     this.stepList = el("ul", "chat-steps");
     this.stepList.setAttribute("aria-label", S.steps);
