@@ -87,6 +87,11 @@ TURNS_SPOOLED = Counter(
     "docent_turns_spooled",
     "Turns written to the spool because the database refused every save attempt.",
 )
+TURNS_LOST = Counter(
+    "docent_turns_lost",
+    "Turns neither saved nor spooled: the database refused every save attempt and the spool "
+    "(AGENT_SPOOL_DIR) could not be written (disk full, read-only, wrong owner).",
+)
 TURNS_SPOOL_REJECTED = Counter(
     "docent_turns_spool_rejected",
     "Spooled turns that replay gave up on (set aside in the spool's rejected file).",
@@ -172,6 +177,10 @@ def save_retry_count() -> None:
 
 def turn_spooled_count() -> None:
     TURNS_SPOOLED.inc()
+
+
+def turn_lost_count() -> None:
+    TURNS_LOST.inc()
 
 
 def turn_spool_rejected_count() -> None:

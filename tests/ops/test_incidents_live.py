@@ -376,6 +376,58 @@ def test_turns_spooled_in_an_outage_show_until_they_are_replayed(model_server, t
 STATUS_ERROR = 2  # OTLP Status.code
 
 
+def test_a_turn_the_spool_cannot_take_is_counted_lost(model_server, tmp_path):
+    """The database down and the spool unwritable: the turn is lost, and every instrument
+    said it was safe (docent_turns_spooled_total 1, 'spooled to None; replayed when the
+    database is back', the save span `spooled`), while /metrics answered 500 for as long as
+    the spool could not be read. Now the scrape says so before the outage and counts the loss.
+    """
+    in_the_way = tmp_path / "a-file"  # the spool's mount gone wrong: its path runs into a file
+    in_the_way.write_text("")
+    gate = asyncio.Event()
+    model_server.enqueue(text_response(["Nowhere ", "to go."], gate=gate))
+    env = {
+        **MODEL,
+        "OPENAI_BASE_URL": model_server.base_url,
+        "LOG_FORMAT": "json",
+        "AGENT_SPOOL_DIR": str(in_the_way / "spool"),
+        "OTEL_BSP_SCHEDULE_DELAY": "50",
+    }
+    with OTLPReceiver() as receiver:
+        env["OTEL_EXPORTER_OTLP_ENDPOINT"] = receiver.endpoint
+        with _server("spool-unwritable", tmp_path, **env) as server:
+            before = scrape(server.url)
+            asking = threading.Thread(target=ask, args=(server.url, "Keep this"))
+            asking.start()
+            wait_until(lambda: model_server.requests, "the turn started")
+            outage = DatabaseOutage()
+            outage.begin()
+            try:
+                model_server.loop.call_soon_threadsafe(gate.set)
+                asking.join(timeout=60)
+                spans = receiver.wait_for(lambda got: "save_turn" in _names(got), timeout=60)
+                during = scrape(server.url)
+            finally:
+                outage.end()
+                connection.close()
+            output = server.output()
+
+    assert value(before, "docent_spool_writable") == 0
+    assert value(during, "docent_turns_lost_total") == 1
+    assert value(during, "docent_turns_spooled_total") == 0
+    assert ("docent_turns_spool_waiting", frozenset()) not in during
+    [save] = [span for span in spans if span["name"] == "save_turn"]
+    assert save["attributes"]["error.type"] == "lost" and save["status"] == STATUS_ERROR
+    lines = [json.loads(line) for line in output.splitlines() if line.startswith("{")]
+    assert not [line for line in lines if " spooled to " in line["message"]]
+    [lost] = [
+        line
+        for line in lines
+        if line["message"].startswith("turn ") and " lost: " in line["message"]
+    ]
+    assert lost["level"] == "ERROR" and lost["turn_id"] == save["attributes"]["docent.turn.id"]
+
+
 def test_a_failing_tool_is_told_from_a_model_mistake(model_server, tmp_path):
     """A tool timing out (ours: a slow database or embedder) and the model sending bad
     arguments (its own) were both `outcome="error"` on the metric and `error.type=error` on
