@@ -134,6 +134,20 @@ TASK_WORKER_RESTARTS = Counter(
     "Times the one-process server's in-process task worker stopped and was started again.",
 )
 
+LOOP_LAG = Histogram(
+    "docent_event_loop_lag_seconds",
+    "How much later than asked a web process's event loop ran a 0.25 s timer (ops/loop_lag.py).",
+    buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10),
+)
+# liveall: one series per live process, labelled with its pid (which one is stuck). Labelled, so
+# that a process that never runs the timer (the task worker, a command) writes no 0 for it.
+LOOP_LAST_TICK = Gauge(
+    "docent_event_loop_last_tick_timestamp_seconds",
+    "When a web process's event loop last ran its lag timer (Unix time; old: stuck now).",
+    ["process"],
+    multiprocess_mode="liveall",
+)
+
 UNKNOWN_TOOL = "unknown"
 _children: dict[tuple, object] = {}
 

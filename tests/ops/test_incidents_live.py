@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from datetime import timedelta
 from pathlib import Path
 
@@ -15,6 +16,8 @@ import pytest
 import redis
 from django.db import connection
 from django.utils import timezone
+from prometheus_client import CollectorRegistry, generate_latest
+from prometheus_client.multiprocess import MultiProcessCollector
 from websockets.exceptions import InvalidStatus
 
 from agent.models import Turn
@@ -371,6 +374,49 @@ def test_turns_spooled_in_an_outage_show_until_they_are_replayed(model_server, t
         "spool replayed: 1 turns saved, 0 still failing"
     ]
     assert "turn_id" not in replayed[0]  # the process's replay, not the turn that started it
+
+
+def test_a_web_process_whose_event_loop_stalls_shows_its_lag(tmp_path):
+    """A web process frozen (SIGSTOP: what CPU starvation, swapping or a blocking call do to
+    its one event loop) made every visitor of it wait, and nothing said so: no metric moved
+    and no line was logged. Now a neighbour's scrape sees its loop's last tick grow old while
+    it is stuck, and its own lag histogram and a WARNING line say how long it was, after."""
+    directory = tmp_path / "prometheus"  # what the cluster's processes share
+    env = {"PROMETHEUS_MULTIPROC_DIR": str(directory), "LOG_FORMAT": "json"}
+    with _server("loop-lag", tmp_path, **env) as server:
+        wait_until(lambda: _last_ticks(directory), "the lag timer ran")
+        os.kill(server.pid, signal.SIGSTOP)
+        try:
+            stopped = time.time()
+            time.sleep(2)
+            ticks, read_at = _last_ticks(directory), time.time()  # a neighbour's scrape
+        finally:
+            os.kill(server.pid, signal.SIGCONT)
+        wait_until(lambda: _lag_over(scrape(server.url), 1.0), "the stall was measured")
+        output = server.output()
+
+    [(pid, last_tick)] = ticks.items()
+    assert pid == str(server.pid) and last_tick <= stopped and read_at - last_tick >= 2
+    lines = [json.loads(line) for line in output.splitlines() if line.startswith("{")]
+    [blocked] = [line for line in lines if line["message"].startswith("event loop of ")]
+    assert blocked["level"] == "WARNING"
+    assert blocked["message"].startswith(f"event loop of web process {server.pid} blocked for ")
+
+
+def _last_ticks(directory: Path) -> dict[str, float]:
+    """`docent_event_loop_last_tick_timestamp_seconds` by pid, as any process's scrape adds
+    up the shared directory (prometheus-client's multiprocess collector)."""
+    registry = CollectorRegistry()
+    MultiProcessCollector(registry, path=str(directory))
+    samples = parse(generate_latest(registry).decode())
+    name = "docent_event_loop_last_tick_timestamp_seconds"
+    return {dict(labels)["pid"]: got for (key, labels), got in samples.items() if key == name}
+
+
+def _lag_over(samples: dict, seconds: float) -> bool:
+    """Some tick of the loop ran more than `seconds` late."""
+    name = "docent_event_loop_lag_seconds"
+    return value(samples, f"{name}_count") > value(samples, f"{name}_bucket", le=str(seconds))
 
 
 STATUS_ERROR = 2  # OTLP Status.code
