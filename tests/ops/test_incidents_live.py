@@ -419,6 +419,26 @@ def _lag_over(samples: dict, seconds: float) -> bool:
     return value(samples, f"{name}_count") > value(samples, f"{name}_bucket", le=str(seconds))
 
 
+def test_the_sites_daily_budget_spent_is_counted_and_said_once(tmp_path):
+    """The site's daily budget with less room left than one model call needs: every visitor's
+    turn started and was stopped before its call ('This answer reached its token budget'), so
+    the budget never reached 0, the refusal at the start never came, and neither the
+    `daily_budget` refusal count (DocentDailyBudgetSpent) nor any line in the log moved."""
+    env = {"AGENT_TOKENS_PER_DAY": "1", "LOG_FORMAT": "json"}
+    with _server("daily-budget", tmp_path, **env) as server:
+        ends = [ask(server.url, question)[-1] for question in ("Hello?", "Anyone?")]
+        samples = scrape(server.url)
+        output = server.output()
+
+    assert [end["code"] for end in ends] == ["rate_limited", "rate_limited"]
+    assert value(samples, "docent_rate_limit_refusals_total", reason="daily_budget") == 2
+    lines = [json.loads(line) for line in output.splitlines() if line.startswith("{")]
+    [spent] = [line for line in lines if "daily token budget" in line["message"]]
+    assert spent["level"] == "WARNING"
+    assert spent["message"].startswith("the site's daily token budget (AGENT_TOKENS_PER_DAY=1)")
+    assert spent["message"].endswith("every chat message is refused until 00:00 UTC")
+
+
 STATUS_ERROR = 2  # OTLP Status.code
 
 
