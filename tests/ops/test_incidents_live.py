@@ -21,6 +21,7 @@ from prometheus_client.multiprocess import MultiProcessCollector
 from websockets.exceptions import InvalidStatus
 
 from agent.models import Turn
+from ops import multiproc
 from testing_support.live_server import LiveServer, database_url, free_port
 from testing_support.model_server import (
     ScriptedResponse,
@@ -394,9 +395,14 @@ def test_a_web_process_whose_event_loop_stalls_shows_its_lag(tmp_path):
             os.kill(server.pid, signal.SIGCONT)
         wait_until(lambda: _lag_over(scrape(server.url), 1.0), "the stall was measured")
         output = server.output()
+        server.process.kill()  # dead: its series goes, so count() says how many processes live
+        server.process.wait()
+        multiproc.dead_prune(directory)  # as a neighbour's scrape does
+        after_death = _last_ticks(directory)
 
     [(pid, last_tick)] = ticks.items()
     assert pid == str(server.pid) and last_tick <= stopped and read_at - last_tick >= 2
+    assert after_death == {}
     lines = [json.loads(line) for line in output.splitlines() if line.startswith("{")]
     [blocked] = [line for line in lines if line["message"].startswith("event loop of ")]
     assert blocked["level"] == "WARNING"
