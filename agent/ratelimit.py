@@ -8,6 +8,7 @@ and settled to the real figure when it ends, so concurrent turns cannot all pass
 
 import asyncio
 import ipaddress
+import logging
 import math
 import re
 import time
@@ -18,7 +19,9 @@ from django.conf import settings
 
 from agent.exceptions import SharedStateDown
 from agent.shared import state
+from ops.metrics import refusal_count
 
+logger = logging.getLogger(__name__)
 WINDOW = 60  # seconds: the "per minute" of the message limits, a moving window
 SEARCH_UNIT_TOKENS = 32  # a public search weighs one per this many query tokens (a question)
 # The most of a chat message any search embeds: the offline model searches with its first 500
@@ -355,6 +358,7 @@ class TurnBudget:
         if tokens <= self.held:
             return True
         if self.conversation_id is None and tokens > settings.AGENT_TOKENS_PER_CONVERSATION:
+            refusal_count(reason="conversation_budget")
             return False  # a new conversation's first turn has that budget too
         budgets = _budgets(
             conversation_id=self.conversation_id, client_ip=self.client_ip, day=self.day
@@ -362,6 +366,13 @@ class TurnBudget:
         more = tokens - self.held
         over, _ = await state().reserve([b[:3] for b in budgets], more, whole=True)
         if over:
+            # Counted as a refusal at the turn's start is: a budget with less room left than
+            # one model call needs lets every turn start and stops it here (before the call,
+            # or as its answer grows); its refusal at the start (room 0) may never come.
+            reason = budgets[over - 1][3].reason
+            refusal_count(reason=reason)
+            if reason == "daily_budget":
+                _site_budget_spent_say(self.day)
             return False
         self.held += more
         return True
@@ -392,8 +403,27 @@ async def _reserve(*, conversation_id: str | None, client_ip: str) -> Refusal | 
     budgets = _budgets(conversation_id=conversation_id, client_ip=client_ip, day=day)
     over, held = await state().reserve([b[:3] for b in budgets], settings.AGENT_TOKENS_RESERVE)
     if over:
-        return budgets[over - 1][3]
+        refusal = budgets[over - 1][3]
+        if refusal.reason == "daily_budget":
+            _site_budget_spent_say(day)
+        return refusal
     return TurnBudget(conversation_id=conversation_id, client_ip=client_ip, held=held, day=day)
+
+
+_site_budget_spent_said = [""]  # the UTC day this process last said so
+
+
+def _site_budget_spent_say(day: str) -> None:
+    """Say once a day per process that the site's budget is spent: every visitor is refused
+    from now on, and only the refusal count said so (no turn starts, so no turn line)."""
+    if _site_budget_spent_said[0] != day:
+        _site_budget_spent_said[0] = day
+        logger.warning(
+            "the site's daily token budget (AGENT_TOKENS_PER_DAY=%d) is spent for %s: every "
+            "chat message is refused until 00:00 UTC",
+            settings.AGENT_TOKENS_PER_DAY,
+            day,
+        )
 
 
 async def budget_settle(*, budget: TurnBudget, conversation_id: str, tokens: int) -> None:

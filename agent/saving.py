@@ -17,7 +17,7 @@ from django.conf import settings
 from django.db import DatabaseError
 
 from agent.exceptions import SharedStateDown
-from agent.services import TurnRecord, spool_append, spool_replay, turn_record
+from agent.services import TurnRecord, spool_append, spool_dir, spool_replay, turn_record
 from blog.selectors import article_index_incomplete
 from ops import metrics, tracing
 
@@ -93,10 +93,24 @@ class TurnSaver:
             except Exception:
                 logger.exception("bookkeeping for turn %s failed", record.turn_id)
         with tracing.turn_save_span(turn_id=record.turn_id) as span:
-            saved = await self._attempts(record, span)
-        if saved:
-            return
-        path = await asyncio.to_thread(spool_append, record=record)
+            if await self._attempts(record, span):
+                return
+            path = await asyncio.to_thread(spool_append, record=record)
+            if path is None:
+                # Neither saved nor spooled: said apart from a spooled turn, which a replay
+                # saves; this one is only in spool_append's ERROR line, with its record.
+                metrics.turn_lost_count()
+                if span is not None:
+                    tracing.span_failed(span, "lost")
+                logger.error(
+                    "turn %s lost: the database refused every save and the spool %s could not "
+                    "be written; its record is in the log line before",
+                    record.turn_id,
+                    spool_dir(),
+                )
+                return
+            if span is not None:
+                tracing.span_failed(span, "spooled")
         metrics.turn_spooled_count()
         logger.error(
             "turn %s spooled to %s; replayed when the database is back", record.turn_id, path
@@ -125,8 +139,6 @@ class TurnSaver:
                 if attempt + 1 < attempts:
                     metrics.save_retry_count()
                     await asyncio.sleep(self.backoff * 2**attempt)
-        if span is not None:
-            tracing.span_failed(span, "spooled")
         return False
 
     def _replay_soon(self) -> None:

@@ -4,6 +4,7 @@ import fcntl
 import json
 import logging
 import os
+import tempfile
 import uuid
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
@@ -185,6 +186,22 @@ def _spool_write(line: str, name: str = SPOOL_NAME) -> Path:
             spool.flush()
             os.fsync(spool.fileno())
             return path
+
+
+def spool_writable() -> bool:
+    """Whether a byte can be written to the spool's directory now (a probe file, removed).
+
+    Asked before the database fails, when the spool is the only copy a turn would have.
+    """
+    directory = spool_dir()
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=directory) as probe:
+            probe.write(b"\n")  # a full disk refuses this (no fsync: scraped every 15 s)
+            probe.flush()
+    except OSError:
+        return False
+    return True
 
 
 def spool_waiting() -> int:

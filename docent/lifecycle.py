@@ -14,10 +14,12 @@ from blog.indexing import indexing_stop
 from docent import startup
 from docent.http_guard import GuardedServer
 from ops import metrics
+from ops.loop_lag import loop_lag_watch
 
 logger = logging.getLogger(__name__)
 
 _worker: list[asyncio.Task] = []
+_watches: list[asyncio.Future] = []  # held: the loop keeps only weak references to tasks
 _servers: list["DrainingServer"] = []
 # How long the drain waits for HTTP requests that had not reached the runner when it began.
 REQUESTS_WAIT_SECONDS = 10.0
@@ -66,6 +68,11 @@ def on_startup(*, worker: bool) -> None:
         reactor.callWhenRunning(lambda: _worker.append(startup.worker_start_in_process()))
     if settings.EMBEDDING_WARM_AT_START:
         reactor.callWhenRunning(lambda: reactor.callInThread(embedder_warm_quietly))
+
+
+def on_startup_lag_watch() -> None:
+    """Measure how late the event loop runs (ops/loop_lag.py) from the moment it runs."""
+    reactor.callWhenRunning(lambda: _watches.append(asyncio.ensure_future(loop_lag_watch())))
 
 
 def embedder_warm_quietly() -> None:

@@ -111,16 +111,28 @@ class SpoolCollector:
 
     `docent_turns_spooled_total` says turns were spooled; only this says whether they have all
     been saved since (the web process replays every 15 s, the task worker every minute). Per
-    host, like the spool: each process of one host reports the same file.
+    host, like the spool: each process of one host reports the same file. Whether the spool can
+    be written is asked too: with the database down, a turn it cannot take is lost.
     """
 
     def collect(self) -> Iterator[GaugeMetricFamily]:
-        from agent.services import spool_waiting
+        from agent.services import spool_waiting, spool_writable
 
+        writable = spool_writable()
+        yield GaugeMetricFamily(
+            "docent_spool_writable",
+            "1 when this scrape could write a byte to the spool (AGENT_SPOOL_DIR), 0 when not: "
+            "a turn the database refuses is then lost.",
+            value=int(writable),
+        )
+        try:
+            waiting = spool_waiting()
+        except OSError:
+            return  # left out, not 0: spool_writable says why
         yield GaugeMetricFamily(
             "docent_turns_spool_waiting",
             "Turns in this host's spool (AGENT_SPOOL_DIR) not saved to the database yet.",
-            value=spool_waiting(),
+            value=waiting,
         )
 
 

@@ -87,6 +87,11 @@ TURNS_SPOOLED = Counter(
     "docent_turns_spooled",
     "Turns written to the spool because the database refused every save attempt.",
 )
+TURNS_LOST = Counter(
+    "docent_turns_lost",
+    "Turns neither saved nor spooled: the database refused every save attempt and the spool "
+    "(AGENT_SPOOL_DIR) could not be written (disk full, read-only, wrong owner).",
+)
 TURNS_SPOOL_REJECTED = Counter(
     "docent_turns_spool_rejected",
     "Spooled turns that replay gave up on (set aside in the spool's rejected file).",
@@ -127,6 +132,20 @@ TURNS_RECOVERED = Counter(
 TASK_WORKER_RESTARTS = Counter(
     "docent_task_worker_restarts",
     "Times the one-process server's in-process task worker stopped and was started again.",
+)
+
+LOOP_LAG = Histogram(
+    "docent_event_loop_lag_seconds",
+    "How much later than asked a web process's event loop ran a 0.25 s timer (ops/loop_lag.py).",
+    buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10),
+)
+# liveall: one series per live process, labelled with its pid (which one is stuck). Labelled, so
+# that a process that never runs the timer (the task worker, a command) writes no 0 for it.
+LOOP_LAST_TICK = Gauge(
+    "docent_event_loop_last_tick_timestamp_seconds",
+    "When a web process's event loop last ran its lag timer (Unix time; old: stuck now).",
+    ["process"],
+    multiprocess_mode="liveall",
 )
 
 UNKNOWN_TOOL = "unknown"
@@ -172,6 +191,10 @@ def save_retry_count() -> None:
 
 def turn_spooled_count() -> None:
     TURNS_SPOOLED.inc()
+
+
+def turn_lost_count() -> None:
+    TURNS_LOST.inc()
 
 
 def turn_spool_rejected_count() -> None:

@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from datetime import timedelta
 from pathlib import Path
 
@@ -15,9 +16,12 @@ import pytest
 import redis
 from django.db import connection
 from django.utils import timezone
+from prometheus_client import CollectorRegistry, generate_latest
+from prometheus_client.multiprocess import MultiProcessCollector
 from websockets.exceptions import InvalidStatus
 
 from agent.models import Turn
+from ops import multiproc
 from testing_support.live_server import LiveServer, database_url, free_port
 from testing_support.model_server import (
     ScriptedResponse,
@@ -373,7 +377,127 @@ def test_turns_spooled_in_an_outage_show_until_they_are_replayed(model_server, t
     assert "turn_id" not in replayed[0]  # the process's replay, not the turn that started it
 
 
+def test_a_web_process_whose_event_loop_stalls_shows_its_lag(tmp_path):
+    """A web process frozen (SIGSTOP: what CPU starvation, swapping or a blocking call do to
+    its one event loop) made every visitor of it wait, and nothing said so: no metric moved
+    and no line was logged. Now a neighbour's scrape sees its loop's last tick grow old while
+    it is stuck, and its own lag histogram and a WARNING line say how long it was, after."""
+    directory = tmp_path / "prometheus"  # what the cluster's processes share
+    env = {"PROMETHEUS_MULTIPROC_DIR": str(directory), "LOG_FORMAT": "json"}
+    with _server("loop-lag", tmp_path, **env) as server:
+        wait_until(lambda: _last_ticks(directory), "the lag timer ran")
+        os.kill(server.pid, signal.SIGSTOP)
+        try:
+            stopped = time.time()
+            time.sleep(2)
+            ticks, read_at = _last_ticks(directory), time.time()  # a neighbour's scrape
+        finally:
+            os.kill(server.pid, signal.SIGCONT)
+        wait_until(lambda: _lag_over(scrape(server.url), 1.0), "the stall was measured")
+        output = server.output()
+        server.process.kill()  # dead: its series goes, so count() says how many processes live
+        server.process.wait()
+        multiproc.dead_prune(directory)  # as a neighbour's scrape does
+        after_death = _last_ticks(directory)
+
+    [(pid, last_tick)] = ticks.items()
+    assert pid == str(server.pid) and last_tick <= stopped and read_at - last_tick >= 2
+    assert after_death == {}
+    lines = [json.loads(line) for line in output.splitlines() if line.startswith("{")]
+    [blocked] = [line for line in lines if line["message"].startswith("event loop of ")]
+    assert blocked["level"] == "WARNING"
+    assert blocked["message"].startswith(f"event loop of web process {server.pid} blocked for ")
+
+
+def _last_ticks(directory: Path) -> dict[str, float]:
+    """`docent_event_loop_last_tick_timestamp_seconds` by pid, as any process's scrape adds
+    up the shared directory (prometheus-client's multiprocess collector)."""
+    registry = CollectorRegistry()
+    MultiProcessCollector(registry, path=str(directory))
+    samples = parse(generate_latest(registry).decode())
+    name = "docent_event_loop_last_tick_timestamp_seconds"
+    return {dict(labels)["pid"]: got for (key, labels), got in samples.items() if key == name}
+
+
+def _lag_over(samples: dict, seconds: float) -> bool:
+    """Some tick of the loop ran more than `seconds` late."""
+    name = "docent_event_loop_lag_seconds"
+    return value(samples, f"{name}_count") > value(samples, f"{name}_bucket", le=str(seconds))
+
+
+def test_the_sites_daily_budget_spent_is_counted_and_said_once(tmp_path):
+    """The site's daily budget with less room left than one model call needs: every visitor's
+    turn started and was stopped before its call ('This answer reached its token budget'), so
+    the budget never reached 0, the refusal at the start never came, and neither the
+    `daily_budget` refusal count (DocentDailyBudgetSpent) nor any line in the log moved."""
+    env = {"AGENT_TOKENS_PER_DAY": "1", "LOG_FORMAT": "json"}
+    with _server("daily-budget", tmp_path, **env) as server:
+        ends = [ask(server.url, question)[-1] for question in ("Hello?", "Anyone?")]
+        samples = scrape(server.url)
+        output = server.output()
+
+    assert [end["code"] for end in ends] == ["rate_limited", "rate_limited"]
+    assert value(samples, "docent_rate_limit_refusals_total", reason="daily_budget") == 2
+    lines = [json.loads(line) for line in output.splitlines() if line.startswith("{")]
+    [spent] = [line for line in lines if "daily token budget" in line["message"]]
+    assert spent["level"] == "WARNING"
+    assert spent["message"].startswith("the site's daily token budget (AGENT_TOKENS_PER_DAY=1)")
+    assert spent["message"].endswith("every chat message is refused until 00:00 UTC")
+
+
 STATUS_ERROR = 2  # OTLP Status.code
+
+
+def test_a_turn_the_spool_cannot_take_is_counted_lost(model_server, tmp_path):
+    """The database down and the spool unwritable: the turn is lost, and every instrument
+    said it was safe (docent_turns_spooled_total 1, 'spooled to None; replayed when the
+    database is back', the save span `spooled`), while /metrics answered 500 for as long as
+    the spool could not be read. Now the scrape says so before the outage and counts the loss.
+    """
+    in_the_way = tmp_path / "a-file"  # the spool's mount gone wrong: its path runs into a file
+    in_the_way.write_text("")
+    gate = asyncio.Event()
+    model_server.enqueue(text_response(["Nowhere ", "to go."], gate=gate))
+    env = {
+        **MODEL,
+        "OPENAI_BASE_URL": model_server.base_url,
+        "LOG_FORMAT": "json",
+        "AGENT_SPOOL_DIR": str(in_the_way / "spool"),
+        "OTEL_BSP_SCHEDULE_DELAY": "50",
+    }
+    with OTLPReceiver() as receiver:
+        env["OTEL_EXPORTER_OTLP_ENDPOINT"] = receiver.endpoint
+        with _server("spool-unwritable", tmp_path, **env) as server:
+            before = scrape(server.url)
+            asking = threading.Thread(target=ask, args=(server.url, "Keep this"))
+            asking.start()
+            wait_until(lambda: model_server.requests, "the turn started")
+            outage = DatabaseOutage()
+            outage.begin()
+            try:
+                model_server.loop.call_soon_threadsafe(gate.set)
+                asking.join(timeout=60)
+                spans = receiver.wait_for(lambda got: "save_turn" in _names(got), timeout=60)
+                during = scrape(server.url)
+            finally:
+                outage.end()
+                connection.close()
+            output = server.output()
+
+    assert value(before, "docent_spool_writable") == 0
+    assert value(during, "docent_turns_lost_total") == 1
+    assert value(during, "docent_turns_spooled_total") == 0
+    assert ("docent_turns_spool_waiting", frozenset()) not in during
+    [save] = [span for span in spans if span["name"] == "save_turn"]
+    assert save["attributes"]["error.type"] == "lost" and save["status"] == STATUS_ERROR
+    lines = [json.loads(line) for line in output.splitlines() if line.startswith("{")]
+    assert not [line for line in lines if " spooled to " in line["message"]]
+    [lost] = [
+        line
+        for line in lines
+        if line["message"].startswith("turn ") and " lost: " in line["message"]
+    ]
+    assert lost["level"] == "ERROR" and lost["turn_id"] == save["attributes"]["docent.turn.id"]
 
 
 def test_a_failing_tool_is_told_from_a_model_mistake(model_server, tmp_path):

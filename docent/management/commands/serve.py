@@ -35,9 +35,15 @@ class Command(BaseCommand):
             startup.release(say=self.stdout.write)
         self.check()
         from config.asgi import application, request_rate
-        from docent.lifecycle import DocentServer, on_shutdown_drain, on_startup
+        from docent.lifecycle import (
+            DocentServer,
+            on_shutdown_drain,
+            on_startup,
+            on_startup_lag_watch,
+        )
 
         on_startup(worker=settings.TASK_WORKER_IN_PROCESS)
+        on_startup_lag_watch()
         on_shutdown_drain()
         # Everything imported so far lives as long as the process: keep it out of the
         # collector's full passes, which otherwise stall every open stream (bench/chat_load).
