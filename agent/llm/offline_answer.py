@@ -338,6 +338,7 @@ def _pick(
     said = question_terms(question)
     asked = {t for t in wanted if t in said} if asked is None else asked
     subject = defined_subject(question)
+    shared = _defined_whole(pool, shared, subject, wanted)
     boost = [
         _boost(n, fact, shared[i], excerpts, sources, subject) for i, (n, fact) in enumerate(pool)
     ]
@@ -396,6 +397,20 @@ def _pick(
         picked.append(best)
         covered |= shared[best]
     return _with_context(pool, picked, shared, compares=compares(question))
+
+
+def _defined_whole(
+    pool: list[tuple[int, Fact]], shared: list[set[str]], subject: str, wanted: dict[str, float]
+) -> list[set[str]]:
+    """The sentence saying what X is holds all of X's words: "HNSW stands for…" answers "What
+    is an HNSW index?" though it never says "index", and a bullet holding both words did not."""
+    whole = question_terms(subject) & set(wanted) if subject else set()
+    if not whole:
+        return shared
+    return [
+        words | whole if defines(fact.text, subject) else words
+        for words, (_, fact) in zip(shared, pool, strict=True)
+    ]
 
 
 def _across(
