@@ -13,7 +13,7 @@ from collections import Counter
 
 from agent.answered import is_decline
 from agent.llm.offline_bridge import question_terms, translations
-from agent.llm.offline_definitions import defined_subject, defines, names
+from agent.llm.offline_definitions import defined_subject, defines, named, names
 from agent.llm.offline_figures import (
     asks_for_figure,
     asks_price,
@@ -469,11 +469,12 @@ def _explanation(question: str, read: list[tuple[dict, list[Fact]]]) -> list[tup
             return [(n, fact) for fact in _standalone(section)[:EXPLANATION_FACTS]]
     if any(defines(fact.text, subject) for _, facts in read for fact in facts):
         return []  # _definition_first put that article first; the picking quotes it
+    name = named(subject)  # "the RRF algorithm": an article titled after RRF
     for n, (source, facts) in enumerate(read):
         # The slug counts as the title: "hybrid-search-with-rrf" is titled after RRF.
         slug = str(source.get("url", "")).replace("-", " ")
-        if terms(subject) <= terms(f"{source.get('title', '')} {slug}"):
-            about = [f for f in facts if f.kind == "sentence" and subject in f.text.lower()]
+        if terms(name) <= terms(f"{source.get('title', '')} {slug}"):
+            about = [f for f in facts if f.kind == "sentence" and name in f.text.lower()]
             return [(n, fact) for fact in _standalone(about)[:TITLE_FACTS]]
     return []
 

@@ -94,6 +94,11 @@ def defines(text: str, subject: str) -> bool:
     return bool(name) and _opens_with_definition(text, name) and _written_as_name(text, name)
 
 
+def named(subject: str) -> str:
+    """The name a subject asks about: "hnsw" for "hnsw index", the subject itself otherwise."""
+    return _name_of(subject) or subject
+
+
 def _name_of(subject: str) -> str:
     """The name in "hnsw index", "rrf 算法", "hnsw索引": the subject less the kind it ends in;
     "" when it does not end in a kind or is nothing else."""

@@ -1786,6 +1786,9 @@ async def test_how_does_x_work_is_answered_by_the_section_the_question_names(mon
     [
         ("What is pgvector?", "The pgvector extension adds a vector type"),
         ("What is RRF?", "Reciprocal rank fusion (RRF) merges"),
+        # A name and its kind: titled after RRF, though not after "RRF 算法".
+        ("What is the RRF algorithm?", "Reciprocal rank fusion (RRF) merges"),
+        ("什么是 RRF 算法？", "Reciprocal rank fusion (RRF) merges"),
     ],
 )
 async def test_what_is_x_with_no_definition_quotes_the_article_titled_after_x(
