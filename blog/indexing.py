@@ -11,7 +11,9 @@ import hashlib
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -346,6 +348,25 @@ def _dimensions_prepare(*, embedder: Embedder, full: bool, dry_run: bool) -> Non
 
 # --- background jobs (procrastinate, see blog/tasks.py) -------------------------------------
 
+FIRST_RUN_PRIORITY = -1  # after an author's save (0), before the periodic reconcile (-10)
+_saves_queue = ContextVar("article_saves_queue", default=True)
+
+
+@contextmanager
+def article_saves_unqueued() -> Iterator[None]:
+    """Saves inside queue no indexing job of their own: the caller queues them (the first run
+    loads the demo articles, then its scan queues them behind any author's save)."""
+    token = _saves_queue.set(False)
+    try:
+        yield
+    finally:
+        _saves_queue.reset(token)
+
+
+def article_saves_queued() -> bool:
+    """Whether an article's save queues its own indexing job here (blog.signals)."""
+    return _saves_queue.get()
+
 
 def article_index_run(*, article_id: int, force: bool = False) -> ArticleIndexResult | None:
     """Reindex one article by id (the body of the queued job); None if it was deleted.
@@ -402,6 +423,25 @@ def articles_index_enqueue(*, article_ids: Iterable[int], force: bool = False) -
     ids = list(article_ids)
     for article_id in ids:
         article_index_enqueue(article_id=article_id, force=force)
+    return len(ids)
+
+
+def articles_first_run_enqueue() -> int:
+    """Queue one indexing job per published article, behind any author's save; returns how many.
+
+    As one scan job the demo articles held the "index" lock for 48 s, and an article an author
+    saved meanwhile waited for all of them. Jobs sharing a lock run one at a time, the waiting
+    one of highest priority first (procrastinate 3.3+), so a save (priority 0) now waits for one
+    article at most. Each job carries its place, `[n, total]`, for the first run's count.
+    """
+    from blog.tasks import article_index
+
+    published = Article.objects.filter(status=Article.Status.PUBLISHED).order_by("id")
+    ids = list(published.values_list("id", flat=True))
+    queued = article_index.configure(lock="index", priority=FIRST_RUN_PRIORITY)
+    with transaction.atomic():
+        for n, article_id in enumerate(ids, start=1):
+            queued.defer(article_id=article_id, first_run=[n, len(ids)])
     return len(ids)
 
 

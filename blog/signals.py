@@ -11,12 +11,13 @@ deletes need no job.
 from django.db.models.signals import post_save
 from django.dispatch import receiver
 
-from blog.indexing import article_index_enqueue, article_index_needed
+from blog.indexing import article_index_enqueue, article_index_needed, article_saves_queued
 from blog.models import Article
 
 
 @receiver(post_save, sender=Article, dispatch_uid="blog.article_reindex_on_save")
 def article_saved(sender, instance: Article, raw: bool = False, **kwargs) -> None:
-    """Queue the saved article for reindexing when it needs it (not while loading fixtures)."""
-    if not raw and article_index_needed(article=instance):
+    """Queue the saved article for reindexing when it needs it (not while loading fixtures,
+    nor where the caller queues the jobs itself: indexing.article_saves_unqueued)."""
+    if not raw and article_saves_queued() and article_index_needed(article=instance):
         article_index_enqueue(article_id=instance.pk)

@@ -20,20 +20,29 @@ RETRY = RetryStrategy(max_attempts=6, exponential_wait=1)
 
 
 @app.task(name="blog.article_index", queue="index", retry=RETRY)
-def article_index(*, article_id: int, force: bool = False) -> None:
-    """Reindex one article (queued by its saves: blog.signals)."""
+def article_index(
+    *, article_id: int, force: bool = False, first_run: list[int] | None = None
+) -> None:
+    """Reindex one article (queued by its saves, blog.signals, and by the first run's scan,
+    which passes `first_run=[n, total]`: this article's place in the count it shows)."""
     try:
         indexing.article_index_run(article_id=article_id, force=force)
     except Exception:
         indexing_job_count(ok=False)  # procrastinate retries it
         raise
     indexing_job_count(ok=True)
+    if first_run:
+        _first_run_count(*first_run)
 
 
 @app.task(name="blog.reindex_scan", queue="index", retry=RETRY)
 def reindex_scan(*, first_run: bool = False) -> None:
-    """Bring the whole index up to date; on a first run, say so while it goes."""
-    summary = indexing.articles_reindex(progress=_first_run_progress() if first_run else None)
+    """Bring the whole index up to date; on a first run, one job per article, counted."""
+    if first_run:
+        # Not one long job: an author's save goes ahead of the articles still waiting.
+        _first_run_count(0, indexing.articles_first_run_enqueue())
+        return
+    summary = indexing.articles_reindex()
     if summary.changed or summary.removed:
         logger.info(
             "reindex scan: %d scanned, %d changed, %d removed",
@@ -56,25 +65,15 @@ def reindex_reconcile(timestamp: int) -> None:
     reindex_scan(first_run=False)
 
 
-def _first_run_progress():
+def _first_run_count(done: int, total: int) -> None:
     """A labelled counter on stderr: "Indexing demo articles, first run only: 3/14".
 
     On a terminal it redraws one line. Anywhere else (a log file, `docker logs`, journald) a
     carriage return redraws nothing: the counts ran together into one line, with the server's
     log lines glued to its end, so there each count is a line of its own.
     """
-    state = {"total": 0, "done": 0}
     stream = sys.stderr
-    redraw = stream.isatty()
-
-    def update(count: int) -> None:
-        if not state["total"]:
-            state["total"] = count
-        else:
-            state["done"] += count
-        line = f"Indexing demo articles, first run only: {state['done']}/{state['total']}"
-        last = state["done"] >= state["total"]
-        stream.write(f"\r{line}{'\n' if last else ''}" if redraw else f"{line}\n")
-        stream.flush()
-
-    return update
+    line = f"Indexing demo articles, first run only: {done}/{total}"
+    last = done >= total
+    stream.write(f"\r{line}{'\n' if last else ''}" if stream.isatty() else f"{line}\n")
+    stream.flush()

@@ -44,14 +44,16 @@ def release(*, say: Callable[[str], None]) -> None:
 
 def _release(say: Callable[[str], None]) -> None:
     from agent.services import spool_replay
-    from blog.indexing import reindex_scan_enqueue
+    from blog.indexing import article_saves_unqueued, reindex_scan_enqueue
     from blog.models import Article
     from blog.services import demo_articles_load
 
     call_command("migrate", interactive=False, verbosity=0)
     first_run = not Article.objects.exists()
     if first_run:
-        created, _ = demo_articles_load()
+        # Queued by the first-run scan instead, one job each, behind any author's save.
+        with article_saves_unqueued():
+            created, _ = demo_articles_load()
         say(f"Loaded {created} demo articles; they are indexed in the background.")
     reindex_scan_enqueue(first_run=first_run)
     saved, _, failed = spool_replay()

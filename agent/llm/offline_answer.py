@@ -13,7 +13,7 @@ from collections import Counter
 
 from agent.answered import is_decline
 from agent.llm.offline_bridge import question_terms, translations
-from agent.llm.offline_definitions import defined_subject, defines, names
+from agent.llm.offline_definitions import defined_subject, defines, named, names
 from agent.llm.offline_figures import (
     asks_for_figure,
     asks_price,
@@ -338,6 +338,7 @@ def _pick(
     said = question_terms(question)
     asked = {t for t in wanted if t in said} if asked is None else asked
     subject = defined_subject(question)
+    shared = _defined_whole(pool, shared, subject, wanted)
     boost = [
         _boost(n, fact, shared[i], excerpts, sources, subject) for i, (n, fact) in enumerate(pool)
     ]
@@ -398,6 +399,20 @@ def _pick(
     return _with_context(pool, picked, shared, compares=compares(question))
 
 
+def _defined_whole(
+    pool: list[tuple[int, Fact]], shared: list[set[str]], subject: str, wanted: dict[str, float]
+) -> list[set[str]]:
+    """The sentence saying what X is holds all of X's words: "HNSW stands for…" answers "What
+    is an HNSW index?" though it never says "index", and a bullet holding both words did not."""
+    whole = question_terms(subject) & set(wanted) if subject else set()
+    if not whole:
+        return shared
+    return [
+        words | whole if defines(fact.text, subject) else words
+        for words, (_, fact) in zip(shared, pool, strict=True)
+    ]
+
+
 def _across(
     shared: list[set[str]], pool: list[tuple[int, Fact]], sources: list[dict], question: str
 ) -> list[set[str]]:
@@ -454,11 +469,12 @@ def _explanation(question: str, read: list[tuple[dict, list[Fact]]]) -> list[tup
             return [(n, fact) for fact in _standalone(section)[:EXPLANATION_FACTS]]
     if any(defines(fact.text, subject) for _, facts in read for fact in facts):
         return []  # _definition_first put that article first; the picking quotes it
+    name = named(subject)  # "the RRF algorithm": an article titled after RRF
     for n, (source, facts) in enumerate(read):
         # The slug counts as the title: "hybrid-search-with-rrf" is titled after RRF.
         slug = str(source.get("url", "")).replace("-", " ")
-        if terms(subject) <= terms(f"{source.get('title', '')} {slug}"):
-            about = [f for f in facts if f.kind == "sentence" and subject in f.text.lower()]
+        if terms(name) <= terms(f"{source.get('title', '')} {slug}"):
+            about = [f for f in facts if f.kind == "sentence" and name in f.text.lower()]
             return [(n, fact) for fact in _standalone(about)[:TITLE_FACTS]]
     return []
 

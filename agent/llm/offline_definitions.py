@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from agent.llm.offline_text import terms
+from agent.llm.offline_text import CJK, terms
 
 _SUBJECT = r"(?P<subject>[^?？。!！,，]{1,60}?)"
 _ASKS = (
@@ -36,6 +36,13 @@ _ASKS = (
         rf"^\s*{_SUBJECT}\s*(?:是什么|是啥|指什么|是指什么|是什么意思)(?:东西)?\s*[?？。!！]*\s*$"
     ),
 )
+# The kinds a name is asked about as: "an HNSW index", "the RRF algorithm", "HNSW 索引".
+_KINDS = (
+    "index algorithm method technique model extension operator function library package tool "
+    "pattern approach metric graph structure protocol framework "
+    "索引 算法 方法 技术 模型 扩展 插件 函数 库 工具 模式 指标 协议 框架 结构 图"
+)
+_KIND_TERMS = frozenset(terms(_KINDS))
 _DEFINING_EN = r"(?:\s*\([^)]{1,40}\))?,?\s+(is|are|means|refers to|stands for|describes)\b"
 _DEFINING_ZH = r"(?:\s*[（(][^)）]{1,40}[)）])?\s*(是|指|就是|即|意思是)"
 
@@ -74,9 +81,47 @@ def _a_name(text: str) -> bool:
 
 
 def defines(text: str, subject: str) -> bool:
-    """True when `text` opens by saying what `subject` is ("HNSW is…", "RRF（…）是…")."""
+    """True when `text` opens by saying what `subject` is ("HNSW is…", "RRF（…）是…").
+
+    A subject that is a name and its kind ("an HNSW index", "RRF 算法") is defined by the
+    sentence saying what the name is: "HNSW stands for…" answers "What is an HNSW index?".
+    """
     if not subject:
         return False
+    if _opens_with_definition(text, subject):
+        return True
+    name = _name_of(subject)
+    return bool(name) and _opens_with_definition(text, name) and _written_as_name(text, name)
+
+
+def named(subject: str) -> str:
+    """The name a subject asks about: "hnsw" for "hnsw index", the subject itself otherwise."""
+    return _name_of(subject) or subject
+
+
+def _name_of(subject: str) -> str:
+    """The name in "hnsw index", "rrf 算法", "hnsw索引": the subject less the kind it ends in;
+    "" when it does not end in a kind or is nothing else."""
+    words = re.findall(rf"[{CJK}]+|[^\s{CJK}]+", subject)
+    while words and terms(words[-1]) and terms(words[-1]) <= _KIND_TERMS:
+        words.pop()
+    name = " ".join(words)
+    return name if name and len(name) < len(subject) else ""
+
+
+def _written_as_name(text: str, name: str) -> bool:
+    """The article writes `name` as a name where it opens: an acronym or inner capitals
+    ("HNSW", "IVFFlat"), a digit or underscore ("BM25"), or lower case opening the sentence
+    ("pgvector is…"). "A vector is…" says what a vector is, not a vector index."""
+    lead = text.lstrip()
+    at = lead.lower().find(name)
+    if at < 0:
+        return False
+    written = lead[at : at + len(name)]
+    return bool(re.search(r"\w[A-Z]|[\d_]", written)) or (at == 0 and written[:1].islower())
+
+
+def _opens_with_definition(text: str, subject: str) -> bool:
     lead = re.sub(r"^(the|an?|in short,?)\s+", "", text.strip(), flags=re.IGNORECASE)
     if not lead.lower().startswith(subject):
         # "Reciprocal rank fusion (RRF) is…" defines "rrf": the subject in brackets.

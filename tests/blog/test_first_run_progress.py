@@ -4,14 +4,13 @@ import io
 import os
 import sys
 
-from blog.tasks import _first_run_progress
+from blog.tasks import _first_run_count
 
 
 def count_to_three(monkeypatch, stream) -> None:
     monkeypatch.setattr(sys, "stderr", stream)
-    update = _first_run_progress()
-    for count in (3, 1, 1, 1):  # the total first, then each article done
-        update(count)
+    for done in range(4):  # nothing done yet, then each article
+        _first_run_count(done, 3)
 
 
 def read_all(reader: int) -> str:

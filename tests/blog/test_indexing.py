@@ -319,3 +319,31 @@ def test_the_reindex_scan_job_indexes_what_changed(make_article, run_jobs, task_
     run_jobs()
 
     assert Chunk.objects.filter(article=article).count() == 3
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_authors_save_during_the_first_run_goes_ahead_of_the_demo_articles_left(
+    make_article, run_jobs, task_queue, monkeypatch, capsys
+):
+    """The first run indexed the demo articles in one job holding the "index" lock (48 s): an
+    article an author saved meanwhile waited for all of them."""
+    from blog import indexing
+    from blog.tasks import reindex_scan
+
+    ran = []
+    run = indexing.article_index_run
+    monkeypatch.setattr(
+        indexing, "article_index_run", lambda **kw: ran.append(kw["article_id"]) or run(**kw)
+    )
+    with indexing.article_saves_unqueued():  # loaded by the first run: its scan queues them
+        demo = [make_article(title=f"Airship {n}", body=BODY) for n in range(3)]
+    assert not task_queue.jobs
+
+    reindex_scan(first_run=True)  # the scan's job, as the worker runs it
+    authored = make_article(title="Balloons", body=BODY)  # an author saves meanwhile
+    run_jobs()
+
+    assert ran == [authored.pk, *(article.pk for article in demo)]
+    assert Chunk.objects.values("article").distinct().count() == 4
+    counts = [line for line in capsys.readouterr().err.splitlines() if "first run" in line]
+    assert counts == [f"Indexing demo articles, first run only: {n}/3" for n in range(4)]

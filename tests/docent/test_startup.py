@@ -70,6 +70,17 @@ def test_first_run_serves_at_once_and_indexes_the_demo_articles_in_the_backgroun
         assert noise not in output
 
 
+def test_the_first_run_queues_its_scan_alone_not_a_job_per_demo_article(task_queue):
+    """Each demo article's save queued a job an author's save then waited behind; the first
+    run's scan queues them instead, behind any author's save (tests/blog/test_indexing.py)."""
+    startup._release(say=lambda line: None)
+
+    assert Article.objects.count() == 14
+    assert [job["task_name"] for job in task_queue.jobs.values()] == ["blog.reindex_scan"]
+    (job,) = task_queue.jobs.values()
+    assert job["args"] == {"first_run": True}
+
+
 def test_ctrl_c_ends_with_a_line_that_says_docent_stopped_and_where_the_data_is(tmp_path):
     """Everything stopped, but the last line was a request's log: stopped, or crashed?"""
     command = [sys.executable, "manage.py", "serve", "--host", "127.0.0.1", "--port", "{port}"]

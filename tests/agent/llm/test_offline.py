@@ -9,6 +9,7 @@ from agent.answered import is_decline
 from agent.exceptions import ToolNotFound
 from agent.llm.offline import DONT_KNOW, SEARCH_FAILED, OfflineModel
 from agent.llm.offline_answer import NO_FIGURE, NOT_MENTIONED
+from agent.llm.offline_definitions import defines
 from agent.llm.offline_overview import (
     COUNT,
     COUNT_AT_LEAST,
@@ -1707,6 +1708,51 @@ async def test_what_is_x_opens_with_the_article_read_that_defines_x(monkeypatch,
     assert result.citations[0]["article_id"] == 28
 
 
+KINDS_ARTICLE = {
+    "article_id": 79,
+    "title": "pgvector and HNSW indexes",
+    "url": "/articles/pgvector-and-hnsw/",
+    "body": "## How HNSW works\n\nHNSW stands for Hierarchical Navigable Small World.\n\n"
+    "## HNSW or IVFFlat\n\n- **Drift**: IVFFlat centres do not move, so the index needs "
+    "rebuilding. HNSW graphs absorb inserts.\n",
+}
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    "question",
+    ["What is an HNSW index?", "什么是 HNSW 索引？", "HNSW索引是什么？", "RRF algorithm?"],
+)
+async def test_what_is_a_name_and_its_kind_is_answered_by_the_sentence_defining_the_name(
+    monkeypatch, question
+):
+    """Asked what an HNSW index is, the Drift bullet was quoted: it says both "HNSW" and
+    "index", and the sentence saying what HNSW is never says "index"."""
+    article = {**KINDS_ARTICLE, "body": KINDS_ARTICLE["body"] + FUSION_ARTICLE["body"]}
+    monkeypatch.setitem(ARTICLES, 79, article)
+
+    result, _ = await ask(question, [relevant_hit(article, 0.9)])
+
+    opening = "Reciprocal rank fusion" if "RRF" in question else "HNSW stands for"
+    assert result.answer.startswith(opening)
+    assert "Drift" not in result.answer and "needs no tuning" not in result.answer
+
+
+@pytest.mark.parametrize(
+    ("text", "subject", "defined"),
+    [
+        ("HNSW stands for Hierarchical Navigable Small World.", "hnsw index", True),
+        ("pgvector is a PostgreSQL extension.", "pgvector extension", True),
+        # "A vector is…" says what a vector is, not what a vector index is.
+        ("A vector is a list of numbers.", "vector index", False),
+        # "recall" is what is asked about, not the kind of thing HNSW is.
+        ("HNSW stands for Hierarchical Navigable Small World.", "hnsw recall", False),
+    ],
+)
+def test_a_name_and_its_kind_are_defined_by_what_the_name_is(text, subject, defined):
+    assert defines(text, subject) is defined
+
+
 INDEX_GUIDE = {
     "article_id": 29,
     "title": "Vector indexes in practice",
@@ -1740,6 +1786,9 @@ async def test_how_does_x_work_is_answered_by_the_section_the_question_names(mon
     [
         ("What is pgvector?", "The pgvector extension adds a vector type"),
         ("What is RRF?", "Reciprocal rank fusion (RRF) merges"),
+        # A name and its kind: titled after RRF, though not after "RRF 算法".
+        ("What is the RRF algorithm?", "Reciprocal rank fusion (RRF) merges"),
+        ("什么是 RRF 算法？", "Reciprocal rank fusion (RRF) merges"),
     ],
 )
 async def test_what_is_x_with_no_definition_quotes_the_article_titled_after_x(
