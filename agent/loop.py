@@ -361,11 +361,6 @@ class TextCount:
         return max(prose, pieces) + self.other_chars + unlearned
 
 
-def _starts(shape: bytes, kind: bytes, others: tuple[bytes, ...]) -> int:
-    """How many runs of `kind` the shape holds: where it follows one of the `others`."""
-    return sum(shape.count(other + kind) for other in others)
-
-
 def tokens_estimate(text: str) -> int:
     """A generous token count for `text` without a tokenizer: a token per 3 ASCII characters
     (English averages about 4) or, for text dense with punctuation and short words, a token
