@@ -36,6 +36,7 @@ logger = logging.getLogger(__name__)
 
 Emit = Callable[[dict], Awaitable[None]]
 # Asked before each model call: may the turn have spent this many tokens once it is done?
+# It may raise TokenBudgetSpent instead of saying no, with the refusing budget's own words.
 Budget = Callable[[int], Awaitable[bool]]
 
 Status = Literal["running", "done", "max_steps", "error", "cancelled"]
@@ -239,11 +240,12 @@ async def run_turn(
         # The budget could not be asked for more (Redis is down): what was shown is kept, and
         # the visitor is told to ask again in a moment, not that something broke.
         return await _fail(result, emit, events.error_code(exc), str(exc))
-    except TokenBudgetSpent:
-        message = "This answer reached its token budget before it was finished."
+    except TokenBudgetSpent as exc:
+        message = str(exc) or "This answer reached its token budget before it was finished."
         if result.articles:
             message += " These articles may help:"
-        return await _fail(result, emit, events.RATE_LIMITED, message)
+        wait = {"retry_after": exc.retry_after} if exc.retry_after else {}
+        return await _fail(result, emit, events.RATE_LIMITED, message, **wait)
     except Exception as exc:
         logger.exception("agent turn failed")
         detail = f"{type(exc).__name__}: {exc}"  # for the admin; the visitor sees less
@@ -616,11 +618,14 @@ async def _finish(
     return result
 
 
-async def _fail(result: TurnResult, emit: Emit, code: str, message: str) -> TurnResult:
-    """Emit the terminal `error` event with the articles gathered so far."""
+async def _fail(
+    result: TurnResult, emit: Emit, code: str, message: str, **extra: int
+) -> TurnResult:
+    """Emit the terminal `error` event with the articles gathered so far (and `extra`, such as
+    retry_after)."""
     result.status = "max_steps" if code == events.MAX_STEPS else "error"
     result.error_code, result.error = code, message
-    await emit(events.error(code, message, articles=list(result.articles)))
+    await emit(events.error(code, message, articles=list(result.articles), **extra))
     return result
 
 

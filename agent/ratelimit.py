@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 
-from agent.exceptions import SharedStateDown
+from agent.exceptions import SharedStateDown, TokenBudgetSpent
 from agent.shared import state
 from ops.metrics import refusal_count
 
@@ -352,6 +352,8 @@ class TurnBudget:
     # Settled on the next day's, a turn running at midnight took its unspent hold off the new
     # day (a negative count: more room) and left the whole hold spent on the old one.
     day: str = field(default_factory=lambda: _today())
+    # The budget that last refused to cover more: its words and its wait are the visitor's.
+    refusal: Refusal | None = None
 
     async def cover(self, tokens: int) -> bool:
         """Hold at least `tokens` in all (the turn's spending once its next call is done)."""
@@ -359,6 +361,7 @@ class TurnBudget:
             return True
         if self.conversation_id is None and tokens > settings.AGENT_TOKENS_PER_CONVERSATION:
             refusal_count(reason="conversation_budget")
+            self.refusal = _CONVERSATION_SPENT
             return False  # a new conversation's first turn has that budget too
         budgets = _budgets(
             conversation_id=self.conversation_id, client_ip=self.client_ip, day=self.day
@@ -369,13 +372,30 @@ class TurnBudget:
             # Counted as a refusal at the turn's start is: a budget with less room left than
             # one model call needs lets every turn start and stops it here (before the call,
             # or as its answer grows); its refusal at the start (room 0) may never come.
-            reason = budgets[over - 1][3].reason
-            refusal_count(reason=reason)
-            if reason == "daily_budget":
+            self.refusal = budgets[over - 1][3]
+            refusal_count(reason=self.refusal.reason)
+            if self.refusal.reason == "daily_budget":
                 _site_budget_spent_say(self.day)
             return False
         self.held += more
         return True
+
+    async def grant(self, tokens: int) -> bool:
+        """`cover`, as the loop asks it (its `Budget`): refused by a day's budget (the address's,
+        the network's or the site's), it raises TokenBudgetSpent with that budget's words and
+        wait. The conversation's own budget answers False: the loop's words say a new chat.
+
+        The visitor whose answer the site's budget cut was told to ask in a new chat, which
+        the same budget then refused too.
+
+        Raises:
+            TokenBudgetSpent: a day's budget has no room for `tokens`.
+        """
+        if await self.cover(tokens):
+            return True
+        if self.refusal is not None and self.refusal.retry_after:
+            raise TokenBudgetSpent(self.refusal.message, retry_after=self.refusal.retry_after)
+        return False
 
 
 async def budget_reserve(*, conversation_id: str | None, client_ip: str) -> Refusal | TurnBudget:
@@ -448,6 +468,11 @@ def budget_settlement(
     return [a for a in amounts if a[1]]
 
 
+_CONVERSATION_SPENT = Refusal(
+    "This conversation has used its token budget. Start a new chat.", 0, "conversation_budget"
+)
+
+
 def _today() -> str:
     return time.strftime("%Y-%m-%d", time.gmtime())
 
@@ -466,11 +491,7 @@ def _budgets(
                 f"tok:c:{conversation_id}",
                 settings.AGENT_TOKENS_PER_CONVERSATION,
                 7 * DAY,
-                Refusal(
-                    "This conversation has used its token budget. Start a new chat.",
-                    0,
-                    "conversation_budget",
-                ),
+                _CONVERSATION_SPENT,
             )
         )
     budgets += [

@@ -244,7 +244,7 @@ class TurnRunner:
                 limits=limits_from_settings(),
                 emit=emit,
                 conversation_id=prepared.conversation_id,
-                budget=prepared.budget.cover if prepared.budget else None,
+                budget=prepared.budget.grant if prepared.budget else None,
                 on_result=started,
                 hooks=seen.hooks(model=model, tool_names=[tool.name for tool in TOOLS]),
             )
