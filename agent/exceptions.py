@@ -30,9 +30,9 @@ class TokenBudgetSpent(AgentError):
     conversation's "start a new chat" would be untrue. Without them, the conversation's.
     """
 
-    def __init__(self, message: str = "", retry_after: int = 0) -> None:
+    def __init__(self, message: str = "", retry_after: int = 0, reason: str = "") -> None:
         super().__init__(message)
-        self.retry_after = retry_after
+        self.retry_after, self.reason = retry_after, reason
 
 
 class ConversationFull(AgentError):

@@ -251,7 +251,7 @@ async def run_turn(
         message = str(exc) or "This answer reached its token budget before it was finished."
         if result.articles:
             message += " These articles may help:"
-        wait = {"retry_after": exc.retry_after} if exc.retry_after else {}
+        wait = {"retry_after": exc.retry_after, "reason": exc.reason} if exc.retry_after else {}
         return await _fail(result, emit, events.RATE_LIMITED, message, **wait)
     except Exception as exc:
         logger.exception("agent turn failed")
@@ -630,7 +630,7 @@ async def _finish(
 
 
 async def _fail(
-    result: TurnResult, emit: Emit, code: str, message: str, **extra: int
+    result: TurnResult, emit: Emit, code: str, message: str, **extra: int | str
 ) -> TurnResult:
     """Emit the terminal `error` event with the articles gathered so far (and `extra`, such as
     retry_after)."""

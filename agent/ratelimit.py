@@ -29,6 +29,9 @@ SEARCH_UNIT_TOKENS = 32  # a public search weighs one per this many query tokens
 # characters, and a tool's query is capped at 500. Past that, length costs tokens (budgeted).
 MESSAGE_EMBEDDED_CHARS = 500
 DAY = 24 * 3600
+# The budgets that refuse until the day's end (00:00 UTC), by their refusal's reason; the
+# `rate_limited` event names them, so the panel can say whose day is spent.
+DAY_BUDGETS = frozenset({"ip_budget", "network_budget", "daily_budget"})
 # RFC 6052's well-known prefix: a translator's IPv6 name for an IPv4 host, the last 32 bits.
 NAT64_PREFIX = ipaddress.IPv6Network("64:ff9b::/96")
 USERNAME_MAX_LENGTH = 150  # django.contrib.auth's User.username, and its sign-in form's
@@ -399,8 +402,9 @@ class TurnBudget:
         """
         if await self.cover(tokens):
             return True
-        if self.refusal is not None and self.refusal.retry_after:
-            raise TokenBudgetSpent(self.refusal.message, retry_after=self.refusal.retry_after)
+        refusal = self.refusal
+        if refusal is not None and refusal.reason in DAY_BUDGETS:
+            raise TokenBudgetSpent(refusal.message, refusal.retry_after, refusal.reason)
         return False
 
 
@@ -533,7 +537,9 @@ def _budgets(
     network = network_bucket(client_ip)
     client_ip = address_bucket(client_ip)
     day = day or _today()
-    tomorrow = int(DAY - time.time() % DAY)
+    # Rounded up: truncated, the panel said "try again at 11:59 PM" for a budget that frees at
+    # midnight (UTC).
+    tomorrow = math.ceil(DAY - time.time() % DAY)
     budgets = []
     if conversation_id is not None:
         budgets.append(

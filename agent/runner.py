@@ -399,7 +399,12 @@ _BUSY_REASONS = {
 
 
 def _rate_limited(refusal: ratelimit.Refusal) -> dict:
-    return events.error(events.RATE_LIMITED, refusal.message, retry_after=refusal.retry_after)
+    # A day's budget is named, as when it cuts a turn mid-answer (agent.loop): "asking faster
+    # than I can answer" is untrue of it.
+    day = {"reason": refusal.reason} if refusal.reason in ratelimit.DAY_BUDGETS else {}
+    return events.error(
+        events.RATE_LIMITED, refusal.message, retry_after=refusal.retry_after, **day
+    )
 
 
 def _unavailable() -> dict:
