@@ -186,6 +186,8 @@ def chat_strings() -> dict[str, str]:
         "error_connection": _("The connection dropped before the answer was finished."),
         "error_unreachable": _("Couldn’t reach the server, so your question wasn’t sent."),
         "question_kept": _("Your question is back in the box: press Enter to send it again."),
+        # A long wait (a day's budget, the limit of a minute past 90 s): sent at once, refused.
+        "question_kept_later": _("Your question is kept in the box for when you can ask again."),
         # The connection and the transcript.
         "connecting": _("Connecting…"),
         "reconnecting": _("Connection lost. Reconnecting…"),

@@ -176,6 +176,9 @@ class Panel {
       // This conversation is spent (its token budget or its length): no wait helps, and
       // sending again here is refused again. A new chat takes the question.
       this.askButton(box, S.ask_in_new_chat, turn, () => this.newChat());
+    } else if (code === "rate_limited" && error.retry_after > 90) {
+      // A day's budget, or a long wait: Enter now would be refused again.
+      box.appendChild(el("p", "chat-note__hint", S.question_kept_later));
     } else if (RETRYABLE.has(code)) {
       box.appendChild(el("p", "chat-note__hint", S.question_kept));
     }

@@ -54,4 +54,8 @@ def test_an_answer_the_sites_budget_cut_says_so_and_offers_no_new_chat(
     expect(note.get_by_role("button", name="Ask in a new chat")).to_have_count(0)
     expect(page.locator(".chat-answer")).to_contain_text("word word")  # what it wrote stays
     expect(page.locator("#chat-input")).to_have_value("Write me a book")
+    # Kept for later: "press Enter to send it again" would be refused until the day's end.
+    expect(note.locator(".chat-note__hint")).to_have_text(
+        "Your question is kept in the box for when you can ask again."
+    )
     screenshot(page, "day-budget-cut")
