@@ -20,8 +20,10 @@ from django.conf import settings
 from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
+from agent.exceptions import SharedStateDown
 from agent.loop import TurnResult
 from agent.models import Conversation, Turn, WorkerLease
+from agent.ratelimit import budget_holds_renew
 from agent.small_talk import is_small_talk
 
 logger = logging.getLogger(__name__)
@@ -147,3 +149,16 @@ class Checkpointer:
             await self.tick()
         except DatabaseError as exc:  # the final save retries and spools; this is best effort
             logger.warning("checkpointing running turns failed: %s", exc)
+        await self._holds_renew()
+
+    async def _holds_renew(self) -> None:
+        """What each running turn has spent so far, on its hold record, and its lease renewed:
+        recovery settles a dead worker's holds to it (agent.ratelimit.budget_holds_recover).
+        Apart from the database's checkpoint, so one store down does not stop the other."""
+        spent = {turn_id: result.spent_so_far() for turn_id, result in self._turns.items()}
+        try:
+            await budget_holds_renew(spent=spent)
+        except SharedStateDown:  # said by agent.shared; the turn's own settlement is exact
+            pass
+        except Exception:  # noqa: BLE001 - best effort, as the checkpoint is
+            logger.exception("recording the running turns' spending failed")

@@ -160,6 +160,10 @@ def chat_strings() -> dict[str, str]:
             "You’re asking faster than I can answer. Try again at %(time)s."
         ),
         "error_rate_limited_now": _("You can ask again now."),
+        # A day's budget, by the `reason` of its `rate_limited` event (agent.ratelimit.DAY_BUDGETS).
+        "error_daily_budget": _("The assistant has used today’s budget. Try again at %(time)s."),
+        "error_ip_budget": _("You have used today’s budget. Try again at %(time)s."),
+        "error_network_budget": _("Your network has used today’s budget. Try again at %(time)s."),
         "error_budget": _(
             "This conversation has reached its length limit. Start a new chat to go on."
         ),

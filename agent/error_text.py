@@ -60,6 +60,19 @@ _TEXTS: list[tuple[str, str]] = [
         r"This answer reached its token budget before it was finished\..*",
         _("The answer reached its token budget before it was finished."),
     ),
+    # A day's budget that cut the answer (agent.ratelimit's refusals, agent.ratelimit.DAY_BUDGETS).
+    (
+        r"The assistant has used today’s budget\..*",
+        _("The site’s budget for the day was spent before the answer was finished."),
+    ),
+    (
+        r"You have used today’s budget\..*",
+        _("The visitor’s budget for the day was spent before the answer was finished."),
+    ),
+    (
+        r"Your network has used today’s budget\..*",
+        _("The visitor’s network’s budget for the day was spent before the answer was finished."),
+    ),
     (
         r"Something went wrong while answering\. Please try again\.",
         _("Something went wrong while answering."),

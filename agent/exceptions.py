@@ -23,7 +23,16 @@ class ModelError(AgentError):
 
 
 class TokenBudgetSpent(AgentError):
-    """The turn's budgets cannot cover its next model call, or the rest of the answer."""
+    """The turn's budgets cannot cover its next model call, or the rest of the answer.
+
+    Raised with the words and the wait of the budget that refused when that budget is the
+    address's, the network's or the site's (a day's): a new chat would be refused too, so the
+    conversation's "start a new chat" would be untrue. Without them, the conversation's.
+    """
+
+    def __init__(self, message: str = "", retry_after: int = 0, reason: str = "") -> None:
+        super().__init__(message)
+        self.retry_after, self.reason = retry_after, reason
 
 
 class ConversationFull(AgentError):

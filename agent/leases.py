@@ -14,6 +14,7 @@ import uuid
 from django.conf import settings
 
 from agent.exceptions import SharedStateDown
+from agent.holds import HoldSettlement
 from agent.ratelimit import address_bucket, network_bucket
 from agent.shared import Acquired, state
 
@@ -82,12 +83,12 @@ class TurnLease:
         self.conversation = _conversation_key(conversation_id)
         await state().claim(self.conversation, self.token)
 
-    async def saving(self, spent: list[tuple[str, int, int]] | None = None) -> None:
+    async def saving(self, spent: HoldSettlement | None = None) -> None:
         """The turn's last event is sent: free the session's and the address's slots, keep the
         conversation saving, and settle the budgets (`ratelimit.budget_settlement`), all in one
         round trip."""
         await state().finish(
-            self.conversation, self.session, self.token, spent or [], self.address, self.network
+            self.conversation, self.session, self.token, [], self.address, self.network, spent
         )
 
     async def release(self) -> None:

@@ -36,6 +36,7 @@ logger = logging.getLogger(__name__)
 
 Emit = Callable[[dict], Awaitable[None]]
 # Asked before each model call: may the turn have spent this many tokens once it is done?
+# It may raise TokenBudgetSpent instead of saying no, with the refusing budget's own words.
 Budget = Callable[[int], Awaitable[bool]]
 
 Status = Literal["running", "done", "max_steps", "error", "cancelled"]
@@ -119,6 +120,9 @@ class TurnResult:
     declined: bool | None = None  # the final model call's own word on it (ModelTurn.declined)
     # The current step's deltas, until the step ends and joins them into `answer`.
     streaming: list[str] = field(default_factory=list)
+    # The model call in flight: its prompt and what it has written so far, until it joins
+    # `usage` (its end, or an estimate when cut): what a checkpoint counts it as spent.
+    in_flight: int = 0
 
     @property
     def billed(self) -> Usage:
@@ -131,6 +135,10 @@ class TurnResult:
     def text_so_far(self) -> str:
         """Everything shown to the visitor so far, mid-step included (for checkpoints)."""
         return self.answer + "".join(self.streaming) if self.streaming else self.answer
+
+    def spent_so_far(self) -> int:
+        """The tokens the turn has spent so far, the call in flight included (for checkpoints)."""
+        return self.usage.total + self.in_flight
 
 
 @dataclass(slots=True)
@@ -239,11 +247,12 @@ async def run_turn(
         # The budget could not be asked for more (Redis is down): what was shown is kept, and
         # the visitor is told to ask again in a moment, not that something broke.
         return await _fail(result, emit, events.error_code(exc), str(exc))
-    except TokenBudgetSpent:
-        message = "This answer reached its token budget before it was finished."
+    except TokenBudgetSpent as exc:
+        message = str(exc) or "This answer reached its token budget before it was finished."
         if result.articles:
             message += " These articles may help:"
-        return await _fail(result, emit, events.RATE_LIMITED, message)
+        wait = {"retry_after": exc.retry_after, "reason": exc.reason} if exc.retry_after else {}
+        return await _fail(result, emit, events.RATE_LIMITED, message, **wait)
     except Exception as exc:
         logger.exception("agent turn failed")
         detail = f"{type(exc).__name__}: {exc}"  # for the admin; the visitor sees less
@@ -414,6 +423,7 @@ async def _model_stream(
     written = TextCount()  # the answer and tool arguments so far (tokens_estimate)
     retried = 0  # attempts the endpoint worked on and the adapter gave up (Retried)
     failed = False
+    result.in_flight = prompt
     try:
         async with contextlib.aclosing(model.stream(call.messages, schemas)) as stream:
             async for item in stream:
@@ -426,13 +436,15 @@ async def _model_stream(
                     sent = result.usage.total + prompt * (2 + retried)
                     await spending.cover(sent + spending.answer_tokens)
                     retried += 1
+                    result.in_flight = prompt * (1 + retried) + written.tokens
                     continue
                 if not item.text:
                     continue
                 written.add(item.text)
+                result.in_flight = prompt * (1 + retried) + written.tokens
                 # A long answer, or a long tool argument (never shown, as costly), asks for
                 # another answer's worth of tokens, or is cut here.
-                spent = result.usage.total + prompt * (1 + retried) + written.tokens
+                spent = result.usage.total + result.in_flight
                 if spending.budget is not None and spent > spending.granted:
                     await spending.cover(spent + spending.answer_tokens)
                 if isinstance(item, TextDelta):
@@ -446,6 +458,7 @@ async def _model_stream(
     finally:  # also when cancelled: a stopped turn keeps the text it showed
         result.answer += "".join(pieces)
         result.streaming = []
+        result.in_flight = 0  # in `usage` from here
         # The attempts abandoned to a silence are in no usage report: each is its prompt.
         abandoned = Usage(prompt * retried, 0)
         if turn is None or turn.usage is None:
@@ -616,11 +629,14 @@ async def _finish(
     return result
 
 
-async def _fail(result: TurnResult, emit: Emit, code: str, message: str) -> TurnResult:
-    """Emit the terminal `error` event with the articles gathered so far."""
+async def _fail(
+    result: TurnResult, emit: Emit, code: str, message: str, **extra: int | str
+) -> TurnResult:
+    """Emit the terminal `error` event with the articles gathered so far (and `extra`, such as
+    retry_after)."""
     result.status = "max_steps" if code == events.MAX_STEPS else "error"
     result.error_code, result.error = code, message
-    await emit(events.error(code, message, articles=list(result.articles)))
+    await emit(events.error(code, message, articles=list(result.articles), **extra))
     return result
 
 

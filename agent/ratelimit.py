@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 
-from agent.exceptions import SharedStateDown
+from agent.exceptions import SharedStateDown, TokenBudgetSpent
+from agent.holds import HoldSettlement
 from agent.shared import state
 from ops.metrics import refusal_count
 
@@ -28,6 +29,9 @@ SEARCH_UNIT_TOKENS = 32  # a public search weighs one per this many query tokens
 # characters, and a tool's query is capped at 500. Past that, length costs tokens (budgeted).
 MESSAGE_EMBEDDED_CHARS = 500
 DAY = 24 * 3600
+# The budgets that refuse until the day's end (00:00 UTC), by their refusal's reason; the
+# `rate_limited` event names them, so the panel can say whose day is spent.
+DAY_BUDGETS = frozenset({"ip_budget", "network_budget", "daily_budget"})
 # RFC 6052's well-known prefix: a translator's IPv6 name for an IPv4 host, the last 32 bits.
 NAT64_PREFIX = ipaddress.IPv6Network("64:ff9b::/96")
 USERNAME_MAX_LENGTH = 150  # django.contrib.auth's User.username, and its sign-in form's
@@ -352,6 +356,11 @@ class TurnBudget:
     # Settled on the next day's, a turn running at midnight took its unspent hold off the new
     # day (a negative count: more room) and left the whole hold spent on the old one.
     day: str = field(default_factory=lambda: _today())
+    # The budget that last refused to cover more: its words and its wait are the visitor's.
+    refusal: Refusal | None = None
+    # The turn whose hold record (agent/shared.py) the holds are written on, so recovery can
+    # settle them when the worker dies mid-turn ("" for none: settled by these figures alone).
+    turn_id: str = ""
 
     async def cover(self, tokens: int) -> bool:
         """Hold at least `tokens` in all (the turn's spending once its next call is done)."""
@@ -359,35 +368,59 @@ class TurnBudget:
             return True
         if self.conversation_id is None and tokens > settings.AGENT_TOKENS_PER_CONVERSATION:
             refusal_count(reason="conversation_budget")
+            self.refusal = _CONVERSATION_SPENT
             return False  # a new conversation's first turn has that budget too
         budgets = _budgets(
             conversation_id=self.conversation_id, client_ip=self.client_ip, day=self.day
         )
         more = tokens - self.held
-        over, _ = await state().reserve([b[:3] for b in budgets], more, whole=True)
+        over, _ = await state().reserve(
+            [b[:3] for b in budgets], more, whole=True, hold=self.turn_id
+        )
         if over:
             # Counted as a refusal at the turn's start is: a budget with less room left than
             # one model call needs lets every turn start and stops it here (before the call,
             # or as its answer grows); its refusal at the start (room 0) may never come.
-            reason = budgets[over - 1][3].reason
-            refusal_count(reason=reason)
-            if reason == "daily_budget":
+            self.refusal = budgets[over - 1][3]
+            refusal_count(reason=self.refusal.reason)
+            if self.refusal.reason == "daily_budget":
                 _site_budget_spent_say(self.day)
             return False
         self.held += more
         return True
 
+    async def grant(self, tokens: int) -> bool:
+        """`cover`, as the loop asks it (its `Budget`): refused by a day's budget (the address's,
+        the network's or the site's), it raises TokenBudgetSpent with that budget's words and
+        wait. The conversation's own budget answers False: the loop's words say a new chat.
 
-async def budget_reserve(*, conversation_id: str | None, client_ip: str) -> Refusal | TurnBudget:
+        The visitor whose answer the site's budget cut was told to ask in a new chat, which
+        the same budget then refused too.
+
+        Raises:
+            TokenBudgetSpent: a day's budget has no room for `tokens`.
+        """
+        if await self.cover(tokens):
+            return True
+        refusal = self.refusal
+        if refusal is not None and refusal.reason in DAY_BUDGETS:
+            raise TokenBudgetSpent(refusal.message, refusal.retry_after, refusal.reason)
+        return False
+
+
+async def budget_reserve(
+    *, conversation_id: str | None, client_ip: str, turn_id: str = ""
+) -> Refusal | TurnBudget:
     """Hold up to AGENT_TOKENS_RESERVE tokens on every budget the turn spends, or refuse the
-    turn when one has no room left.
+    turn when one has no room left. With `turn_id`, the hold is written on the turn's hold
+    record, which recovery settles if the worker dies before the turn does.
 
     Cancelled meanwhile (the visitor closed the socket right after the message), it waits for
     the store's answer and gives back what was held: the hold is taken in Redis even when the
     reply is never read, and it stayed spent for the day on the address's and the site's budget.
     """
     reserving = asyncio.ensure_future(
-        _reserve(conversation_id=conversation_id, client_ip=client_ip)
+        _reserve(conversation_id=conversation_id, client_ip=client_ip, turn_id=turn_id)
     )
     try:
         return await asyncio.shield(reserving)
@@ -398,16 +431,22 @@ async def budget_reserve(*, conversation_id: str | None, client_ip: str) -> Refu
         raise
 
 
-async def _reserve(*, conversation_id: str | None, client_ip: str) -> Refusal | TurnBudget:
+async def _reserve(
+    *, conversation_id: str | None, client_ip: str, turn_id: str
+) -> Refusal | TurnBudget:
     day = _today()
     budgets = _budgets(conversation_id=conversation_id, client_ip=client_ip, day=day)
-    over, held = await state().reserve([b[:3] for b in budgets], settings.AGENT_TOKENS_RESERVE)
+    over, held = await state().reserve(
+        [b[:3] for b in budgets], settings.AGENT_TOKENS_RESERVE, hold=turn_id
+    )
     if over:
         refusal = budgets[over - 1][3]
         if refusal.reason == "daily_budget":
             _site_budget_spent_say(day)
         return refusal
-    return TurnBudget(conversation_id=conversation_id, client_ip=client_ip, held=held, day=day)
+    return TurnBudget(
+        conversation_id=conversation_id, client_ip=client_ip, held=held, day=day, turn_id=turn_id
+    )
 
 
 _site_budget_spent_said = [""]  # the UTC day this process last said so
@@ -428,24 +467,64 @@ def _site_budget_spent_say(day: str) -> None:
 
 async def budget_settle(*, budget: TurnBudget, conversation_id: str, tokens: int) -> None:
     """Replace the turn's hold with the tokens it really spent."""
-    await state().add(
+    await state().settle(
         budget_settlement(budget=budget, conversation_id=conversation_id, tokens=tokens)
     )
 
 
-def budget_settlement(
-    *, budget: TurnBudget, conversation_id: str, tokens: int
-) -> list[tuple[str, int, int]]:
-    """The (key, amount, ttl) changes that replace the turn's hold with the tokens spent."""
-    amounts = [
+def budget_settlement(*, budget: TurnBudget, conversation_id: str, tokens: int) -> HoldSettlement:
+    """The settlement that replaces the turn's hold with the tokens spent: by its hold record
+    (exact however often the turn was settled: recovery may have been first), or, without
+    one, by the (key, amount, ttl) changes of its own figures."""
+    fallback = [
         (key, tokens - budget.held, ttl)
         for key, _cap, ttl, _ in _budgets(
             conversation_id=budget.conversation_id, client_ip=budget.client_ip, day=budget.day
         )
     ]
-    if budget.conversation_id is None:  # a new conversation: no budget key when the turn began
-        amounts.append((f"tok:c:{conversation_id}", tokens, 7 * DAY))
-    return [a for a in amounts if a[1]]
+    extras = _new_conversation(budget, conversation_id)
+    fallback += [(key, tokens, ttl) for key, ttl in extras]
+    return HoldSettlement(
+        budget.turn_id, tokens, extras, [change for change in fallback if change[1]]
+    )
+
+
+async def budget_attach(*, budget: TurnBudget, conversation_id: str) -> None:
+    """Write a new conversation's budget on the turn's hold record (charged when it settles),
+    so a recovery settles it too."""
+    extras = _new_conversation(budget, conversation_id)
+    if extras and budget.turn_id:
+        await state().hold_attach(budget.turn_id, extras)
+
+
+async def budget_holds_renew(*, spent: dict[str, int]) -> None:
+    """Record what each running turn (by id) has spent so far; its hold's lease is renewed."""
+    await state().holds_renew(spent)
+
+
+async def budget_holds_recover(*, turn_ids: list[str]) -> dict[str, int]:
+    """Settle to what their checkpoints counted the holds of the turns recovery closed, and of
+    every turn whose lease ended without one (a worker killed before its turn was recorded).
+
+    A worker killed mid-turn settled nothing: its hold (AGENT_TOKENS_RESERVE and more) stayed
+    spent on the address's and the site's budgets for the day.
+
+    Returns:
+        The tokens given back, by turn id.
+    """
+    return await state().holds_recover(turn_ids)
+
+
+def _new_conversation(budget: TurnBudget, conversation_id: str) -> list[tuple[str, int]]:
+    """The (key, ttl) of the conversation a turn began (no budget key when it held)."""
+    if budget.conversation_id is None and conversation_id:
+        return [(f"tok:c:{conversation_id}", 7 * DAY)]
+    return []
+
+
+_CONVERSATION_SPENT = Refusal(
+    "This conversation has used its token budget. Start a new chat.", 0, "conversation_budget"
+)
 
 
 def _today() -> str:
@@ -458,7 +537,9 @@ def _budgets(
     network = network_bucket(client_ip)
     client_ip = address_bucket(client_ip)
     day = day or _today()
-    tomorrow = int(DAY - time.time() % DAY)
+    # Rounded up: truncated, the panel said "try again at 11:59 PM" for a budget that frees at
+    # midnight (UTC).
+    tomorrow = math.ceil(DAY - time.time() % DAY)
     budgets = []
     if conversation_id is not None:
         budgets.append(
@@ -466,11 +547,7 @@ def _budgets(
                 f"tok:c:{conversation_id}",
                 settings.AGENT_TOKENS_PER_CONVERSATION,
                 7 * DAY,
-                Refusal(
-                    "This conversation has used its token budget. Start a new chat.",
-                    0,
-                    "conversation_budget",
-                ),
+                _CONVERSATION_SPENT,
             )
         )
     budgets += [

@@ -5,6 +5,7 @@ Preparing the turn and building its record live in `agent/turns.py`; this module
 
 import asyncio
 import logging
+import uuid
 import weakref
 from collections.abc import Awaitable, Callable
 
@@ -135,8 +136,10 @@ class TurnRunner:
         self, message: ChatMessage, visitor: Visitor, emit: Emit, conversation_id: str | None
     ) -> Prepared | None:
         """The budget reserved and the turn prepared; None when refused (the visitor is told)."""
+        # The turn's id first: its hold is recorded under it, for recovery to find.
+        turn_id = str(uuid.uuid4())
         budget = await ratelimit.budget_reserve(
-            conversation_id=conversation_id, client_ip=visitor.client_ip
+            conversation_id=conversation_id, client_ip=visitor.client_ip, turn_id=turn_id
         )
         if isinstance(budget, ratelimit.Refusal):
             metrics.refusal_count(reason=budget.reason)
@@ -146,7 +149,9 @@ class TurnRunner:
         try:
             await aclose_old_connections()
             work = asyncio.ensure_future(
-                database_sync_to_async(turn_prepare)(message=message, visitor=visitor)
+                database_sync_to_async(turn_prepare)(
+                    message=message, visitor=visitor, turn_id=turn_id
+                )
             )
             try:
                 prepared = await asyncio.shield(work)
@@ -225,6 +230,10 @@ class TurnRunner:
             # hold) left the hold spent for the day and the lock renewed for ever.
             if attach:
                 await lease.attach(prepared.conversation_id)
+                if prepared.budget:
+                    await ratelimit.budget_attach(
+                        budget=prepared.budget, conversation_id=prepared.conversation_id
+                    )
             visitor_address.set(visitor.client_ip)  # the model's searches count on it
             await emit(events.start(prepared.conversation_id, prepared.index, model.offline))
             result = await run_turn(
@@ -239,7 +248,7 @@ class TurnRunner:
                 limits=limits_from_settings(),
                 emit=emit,
                 conversation_id=prepared.conversation_id,
-                budget=prepared.budget.cover if prepared.budget else None,
+                budget=prepared.budget.grant if prepared.budget else None,
                 on_result=started,
                 hooks=seen.hooks(model=model, tool_names=[tool.name for tool in TOOLS]),
             )
@@ -296,7 +305,7 @@ class TurnRunner:
                 tokens=result.usage.total,
             )
             if budget
-            else []
+            else None
         )
         record = turn.record(result)
         seen.finish(
@@ -385,7 +394,12 @@ _BUSY_REASONS = {
 
 
 def _rate_limited(refusal: ratelimit.Refusal) -> dict:
-    return events.error(events.RATE_LIMITED, refusal.message, retry_after=refusal.retry_after)
+    # A day's budget is named, as when it cuts a turn mid-answer (agent.loop): "asking faster
+    # than I can answer" is untrue of it.
+    day = {"reason": refusal.reason} if refusal.reason in ratelimit.DAY_BUDGETS else {}
+    return events.error(
+        events.RATE_LIMITED, refusal.message, retry_after=refusal.retry_after, **day
+    )
 
 
 def _unavailable() -> dict:

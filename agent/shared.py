@@ -9,6 +9,9 @@ from its last event until its save lands, then gone. A second turn gets `busy` w
 running and waits while it is saving. A session holds at most `AGENT_TURNS_PER_SESSION` slots,
 and a client's address at most `AGENT_TURNS_PER_IP` (its sessions together), and an IPv6
 visitor's /48 at most `AGENT_TURNS_PER_NETWORK` (its /64s together).
+
+Token holds: each turn's is written on its hold record (agent/holds.py), which a dead worker's
+recovery settles.
 """
 
 import asyncio
@@ -19,12 +22,26 @@ import uuid
 import weakref
 from collections import deque
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import NamedTuple
 
 from django.conf import settings
 
 from agent.exceptions import SharedStateDown
+from agent.holds import (
+    ADD_FROM,
+    ATTACH,
+    HOLD_PREFIX,
+    HOLD_RECORD_TTL,
+    HOLDS,
+    RECOVER,
+    RECOVER_BATCH,
+    RENEW,
+    SETTLE,
+    SETTLE_HOLD,
+    HoldSettlement,
+)
 
 logger = logging.getLogger(__name__)
 SHARED_STATE_DOWN = "The assistant can't take questions for a moment. Please ask again shortly."
@@ -61,19 +78,32 @@ return 0
 # Hold tokens on every budget: min(amount, the smallest room left), or all of `amount` when
 # ARGV[2] is 1 (a running turn asking for more must get all of it or stop). Room counts the
 # other turns' holds, so turns racing for the last tokens cannot all win them.
-# KEYS: budgets. ARGV: amount, whole (0|1), then (cap, ttl) per budget.
+# With a turn id (ARGV[4]), what was held is written on the turn's hold record (KEYS after the
+# budgets: the record, the holds' index) in the same trip: a worker killed a moment later
+# leaves a record for recovery to settle, never tokens held that nothing knows of.
+# KEYS: budgets, then (with an id) record and index. ARGV: amount, whole (0|1), how many
+# budgets, id ('' for none), its lease's end (ms), the record's ttl, then (cap, ttl) per budget.
 # Returns {index of the first budget without room (1-based) or 0, tokens held}.
 RESERVE = """
-local amount, room = tonumber(ARGV[1]), nil
-for i, key in ipairs(KEYS) do
-  local left = tonumber(ARGV[2 * i + 1]) - tonumber(redis.call('GET', key) or '0')
+local amount, n, id = tonumber(ARGV[1]), tonumber(ARGV[3]), ARGV[4]
+local room = nil
+for i = 1, n do
+  local left = tonumber(ARGV[5 + 2 * i]) - tonumber(redis.call('GET', KEYS[i]) or '0')
   if left <= 0 or (ARGV[2] == '1' and left < amount) then return {i, 0} end
   if room == nil or left < room then room = left end
 end
 local held = math.min(amount, room or amount)
-for i, key in ipairs(KEYS) do
-  redis.call('INCRBY', key, held)
-  if redis.call('TTL', key) < 0 then redis.call('EXPIRE', key, ARGV[2 * i + 2]) end
+for i = 1, n do
+  redis.call('INCRBY', KEYS[i], held)
+  if redis.call('TTL', KEYS[i]) < 0 then redis.call('EXPIRE', KEYS[i], ARGV[6 + 2 * i]) end
+  if id ~= '' then
+    redis.call('HINCRBY', KEYS[n + 1], 'k:' .. KEYS[i], held)
+    redis.call('HSET', KEYS[n + 1], 't:' .. KEYS[i], ARGV[6 + 2 * i])
+  end
+end
+if id ~= '' then
+  redis.call('EXPIRE', KEYS[n + 1], ARGV[6])
+  redis.call('ZADD', KEYS[n + 2], ARGV[5], id)
 end
 return {0, held}
 """
@@ -129,15 +159,22 @@ if mine and phase == 'release' then redis.call('DEL', KEYS[1]) end
 return 0
 """
 
-# A turn's end in one trip: settle its budgets (ADD), free its slots, and mark its
-# conversation `saving` (UPDATE's 'saving' phase). KEYS: conversation lock, the slot keys,
-# then the budget keys. ARGV: token, ttl_ms, how many slot keys, then (amount, ttl) per budget.
-FINISH = """
+# A turn's end in one trip: settle its budgets (SETTLE, by its hold record when there is one),
+# free its slots, and mark its conversation `saving` (UPDATE's 'saving' phase).
+# KEYS: conversation lock, the slot keys, the record and the index, the extras, then the
+# fallback's budget keys. ARGV: token, ttl_ms, how many slot keys, id ('' for no record),
+# target, how many extras, their ttls, then (amount, ttl) per fallback budget.
+FINISH = (
+    SETTLE_HOLD
+    + ADD_FROM
+    + """
 local token, ttl, slots = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
-for i = 2 + slots, #KEYS do
-  local at = 2 * (i - 1 - slots) + 2
-  redis.call('INCRBY', KEYS[i], ARGV[at])
-  if redis.call('TTL', KEYS[i]) < 0 then redis.call('EXPIRE', KEYS[i], ARGV[at + 1]) end
+local e = tonumber(ARGV[6])
+local extras, ttls = {}, {}
+for i = 1, e do extras[i] = KEYS[3 + slots + i]; ttls[i] = ARGV[6 + i] end
+local record, index, id = KEYS[2 + slots], KEYS[3 + slots], ARGV[4]
+if id == '' or not settle_hold(record, index, id, tonumber(ARGV[5]), true, extras, ttls) then
+  add_from(4 + slots + e, 7 + e)
 end
 for i = 2, 1 + slots do redis.call('ZREM', KEYS[i], token) end
 if KEYS[1] ~= '' then
@@ -148,6 +185,7 @@ if KEYS[1] ~= '' then
 end
 return 0
 """
+)
 
 
 class Hit(NamedTuple):
@@ -238,16 +276,48 @@ class RedisState:
         await self._eval(FORGET, keys, [event, weight])
 
     async def reserve(
-        self, budgets: list[tuple[str, int, int]], amount: int, *, whole: bool = False
+        self,
+        budgets: list[tuple[str, int, int]],
+        amount: int,
+        *,
+        whole: bool = False,
+        hold: str = "",
     ) -> Held:
-        """Hold up to `amount` (all of it when `whole`) on every (key, cap, ttl) with room."""
-        keys = [b[0] for b in budgets]
-        args = [amount, int(whole), *_flat(b[1:] for b in budgets)]
-        over, held = await self._run(RESERVE, keys, args)
+        """Hold up to `amount` (all of it when `whole`) on every (key, cap, ttl) with room, and
+        write it on turn `hold`'s record (when given), its lease renewed."""
+        keys = [b[0] for b in budgets] + ([HOLD_PREFIX + hold, HOLDS] if hold else [])
+        args = [amount, int(whole), len(budgets), hold, _lease_end_ms(), HOLD_RECORD_TTL]
+        over, held = await self._run(RESERVE, keys, [*args, *_flat(b[1:] for b in budgets)])
         return Held(int(over), int(held))
 
     async def add(self, amounts: list[tuple[str, int, int]]) -> None:
         await self._eval(ADD, [a[0] for a in amounts], _flat(a[1:] for a in amounts))
+
+    async def settle(self, settlement: HoldSettlement) -> None:
+        """Charge the turn's budgets what it spent, by its hold record; the record goes."""
+        extras = settlement.extras
+        keys = [HOLD_PREFIX + settlement.turn_id, HOLDS, *(e[0] for e in extras)]
+        keys += [a[0] for a in settlement.fallback]
+        args = [settlement.turn_id, settlement.tokens, len(extras), *(e[1] for e in extras)]
+        await self._eval(SETTLE, keys, [*args, *_flat(a[1:] for a in settlement.fallback)])
+
+    async def hold_attach(self, turn_id: str, extras: list[tuple[str, int]]) -> None:
+        """Write on the turn's record the (key, ttl) budgets it charges only when it settles."""
+        keys = [HOLD_PREFIX + turn_id, *(e[0] for e in extras)]
+        await self._eval(ATTACH, keys, [e[1] for e in extras])
+
+    async def holds_renew(self, spent: dict[str, int]) -> None:
+        """Record each running turn's spending so far and renew its lease (one trip)."""
+        if spent:
+            keys = [HOLDS, *(HOLD_PREFIX + turn_id for turn_id in spent)]
+            await self._eval(RENEW, keys, [_lease_end_ms(), *_flat(spent.items())])
+
+    async def holds_recover(self, turn_ids: list[str]) -> dict[str, int]:
+        """Settle to their checkpoints the holds of `turn_ids` and of every turn whose lease
+        ended; returns the tokens given back, by turn id."""
+        args = [_now_ms(), HOLD_PREFIX, RECOVER_BATCH, *turn_ids]
+        freed = await self._run(RECOVER, [HOLDS], args)
+        return {_text(freed[i]): int(freed[i + 1]) for i in range(0, len(freed), 2)}
 
     async def acquire(
         self,
@@ -290,11 +360,22 @@ class RedisState:
         amounts: list[tuple[str, int, int]],
         address: str = "",
         network: str = "",
+        hold: HoldSettlement | None = None,
     ) -> None:
-        """`add(amounts)` and `update(..., "saving")` in one round trip."""
+        """`settle(hold)` (else `add(amounts)`) and `update(..., "saving")` in one round trip."""
         slots = _slot_keys(session, address, network)
-        keys = [conversation, *slots, *(a[0] for a in amounts)]
-        args = [token, _ttl_ms(), len(slots), *_flat(a[1:] for a in amounts)]
+        extras = hold.extras if hold else []
+        amounts = hold.fallback if hold else amounts
+        record = [HOLD_PREFIX + hold.turn_id, HOLDS] if hold and hold.turn_id else ["", ""]
+        keys = [conversation, *slots, *record, *(e[0] for e in extras), *(a[0] for a in amounts)]
+        args = [
+            token,
+            _ttl_ms(),
+            len(slots),
+            hold.turn_id if hold else "",
+            hold.tokens if hold else 0,
+        ]
+        args += [len(extras), *(e[1] for e in extras), *_flat(a[1:] for a in amounts)]
         await self._eval(FINISH, keys, args)
 
     async def held(self, conversation: str) -> str:
@@ -314,6 +395,8 @@ class LocalState:
         self.locks: dict[str, tuple[str, float]] = {}
         self.slots: dict[str, dict[str, float]] = {}
         self.events: dict[str, tuple[float, float]] = {}  # a named event's time and window
+        self.holds: dict[str, _Hold] = {}  # turn id -> its hold record (see SETTLE_HOLD)
+        self.leases: dict[str, float] = {}  # turn id -> when its hold's lease ends
 
     async def ping(self) -> bool:
         return True  # nothing to reach
@@ -379,6 +462,8 @@ class LocalState:
             for key in [k for k, (_, expires) in self.counters.items() if expires <= clock]:
                 del self.counters[key]
             self._sweep_holds(clock)
+            for turn_id in [t for t, record in self.holds.items() if record.expires <= clock]:
+                del self.holds[turn_id]
 
     def _sweep_holds(self, clock: float) -> None:
         """Drop the turn locks and session slots whose leases ran out (a turn whose release
@@ -390,7 +475,12 @@ class LocalState:
                 del self.slots[session]
 
     async def reserve(
-        self, budgets: list[tuple[str, int, int]], amount: int, *, whole: bool = False
+        self,
+        budgets: list[tuple[str, int, int]],
+        amount: int,
+        *,
+        whole: bool = False,
+        hold: str = "",
     ) -> Held:
         room = amount
         for index, (key, cap, _ttl) in enumerate(budgets, 1):
@@ -398,13 +488,77 @@ class LocalState:
             if left <= 0 or (whole and left < amount):
                 return Held(index, 0)
             room = min(room, left)
+        record = self._hold(hold, create=True) if hold else None
         for key, _cap, ttl in budgets:
             self._incr(key, room, ttl)
+            if record is not None:
+                record.charged[key] = record.charged.get(key, 0) + room
+                record.ttls[key] = ttl
+        if hold:
+            self.leases[hold] = time.monotonic() + settings.AGENT_LEASE_SECONDS
         return Held(0, room)
 
     async def add(self, amounts: list[tuple[str, int, int]]) -> None:
         for key, by, ttl in amounts:
             self._incr(key, by, ttl)
+
+    async def settle(self, settlement: HoldSettlement) -> None:
+        turn_id, tokens, extras, fallback = settlement
+        if not self._settle_hold(turn_id, tokens, final=True, extras=extras):
+            await self.add(fallback)
+
+    async def hold_attach(self, turn_id: str, extras: list[tuple[str, int]]) -> None:
+        record = self._hold(turn_id)
+        if record is not None:
+            record.attach(extras)
+
+    async def holds_renew(self, spent: dict[str, int]) -> None:
+        for turn_id, tokens in spent.items():
+            record = self._hold(turn_id)
+            if record is not None:
+                record.spent = tokens
+                self.leases[turn_id] = time.monotonic() + settings.AGENT_LEASE_SECONDS
+
+    async def holds_recover(self, turn_ids: list[str]) -> dict[str, int]:
+        now = time.monotonic()
+        ended = [turn_id for turn_id, ends in self.leases.items() if ends <= now]
+        freed = {}
+        for turn_id in dict.fromkeys([*turn_ids, *ended[:RECOVER_BATCH]]):
+            record = self._hold(turn_id)
+            held = max(record.charged.values(), default=None) if record else None
+            if self._settle_hold(turn_id, -1, final=False) and held is not None:
+                freed[turn_id] = held - record.spent
+        return freed
+
+    def _hold(self, turn_id: str, *, create: bool = False) -> "_Hold | None":
+        record = self.holds.get(turn_id)
+        if record is not None and record.expires <= time.monotonic():
+            del self.holds[turn_id]  # as Redis expires the key
+            record = None
+        if record is None and create:
+            record = self.holds[turn_id] = _Hold()
+        if record is not None and create:
+            record.expires = time.monotonic() + HOLD_RECORD_TTL
+        return record
+
+    def _settle_hold(
+        self, turn_id: str, target: int, *, final: bool, extras: list[tuple[str, int]] = ()
+    ) -> bool:
+        """SETTLE_HOLD's rules: the record's budgets charged `target` in all (its `spent` when
+        target < 0); False when there is no record."""
+        self.leases.pop(turn_id, None)
+        record = self._hold(turn_id)
+        if record is None:
+            return False
+        record.attach(extras)
+        target = record.spent if target < 0 else target
+        for key, charged in record.charged.items():
+            if target != charged:
+                self._incr(key, target - charged, record.ttls[key])
+                record.charged[key] = target
+        if final:
+            del self.holds[turn_id]
+        return True
 
     async def acquire(
         self,
@@ -480,8 +634,12 @@ class LocalState:
         amounts: list[tuple[str, int, int]],
         address: str = "",
         network: str = "",
+        hold: HoldSettlement | None = None,
     ) -> None:
-        await self.add(amounts)
+        if hold is not None:
+            await self.settle(hold)
+        else:
+            await self.add(amounts)
         await self.update(conversation, session, token, "saving", address, network)
 
     async def held(self, conversation: str) -> str:
@@ -490,6 +648,21 @@ class LocalState:
     def _lock(self, conversation: str) -> str:
         value, expires = self.locks.get(conversation, ("", 0.0))
         return value if expires > time.monotonic() else ""
+
+
+@dataclass
+class _Hold:
+    """A turn's hold record in one process (as SETTLE_HOLD's hash in Redis)."""
+
+    charged: dict[str, int] = field(default_factory=dict)  # budget key -> charged by the turn
+    ttls: dict[str, int] = field(default_factory=dict)
+    spent: int = 0  # as its last checkpoint counted
+    expires: float = 0.0  # time.monotonic()
+
+    def attach(self, extras) -> None:
+        for key, ttl in extras:
+            self.charged.setdefault(key, 0)
+            self.ttls[key] = ttl
 
 
 @contextlib.contextmanager
@@ -523,6 +696,15 @@ def _now_ms() -> int:
 
 def _ttl_ms() -> int:
     return int(settings.AGENT_LEASE_SECONDS * 1000)
+
+
+def _lease_end_ms() -> int:
+    """When a hold's lease ends unless its worker's checkpoints renew it."""
+    return _now_ms() + _ttl_ms()
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
 
 
 _state: dict[str, RedisState | LocalState] = {}

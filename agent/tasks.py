@@ -2,10 +2,13 @@
 
 import logging
 
+from asgiref.sync import sync_to_async
 from django.conf import settings
 from procrastinate.contrib.django import app
 
 from agent.checkpoints import turns_recover
+from agent.exceptions import SharedStateDown
+from agent.ratelimit import budget_holds_recover
 from agent.services import spool_replay
 from ops import logs
 from ops.metrics import turns_recovered_count
@@ -17,9 +20,12 @@ logger = logging.getLogger(__name__)
 # `interrupted` well within a minute.
 @app.periodic(cron="* * * * * */15", periodic_id="recover")
 @app.task(name="agent.turns_recover", queue="maintenance", queueing_lock="turns-recover")
-def turns_recover_periodic(timestamp: int) -> None:
-    """Mark the running turns of workers that stopped renewing their lease as interrupted."""
-    recovered = turns_recover(lease_seconds=settings.AGENT_LEASE_SECONDS)
+async def turns_recover_periodic(timestamp: int) -> None:
+    """Mark the running turns of workers that stopped renewing their lease as interrupted, and
+    give back the tokens their holds kept on the budgets."""
+    recovered = await sync_to_async(turns_recover, thread_sensitive=False)(
+        lease_seconds=settings.AGENT_LEASE_SECONDS
+    )
     turns_recovered_count(count=len(recovered))  # these turns never reached their own count
     for turn in recovered:
         # The turn's own summary line died with its worker: this one leads to its transcript.
@@ -28,6 +34,21 @@ def turns_recover_periodic(timestamp: int) -> None:
                 "turn interrupted: its worker %s stopped renewing its lease (killed or stuck)",
                 turn.worker,
             )
+    await _holds_recover([turn.turn_id for turn in recovered])
+
+
+async def _holds_recover(turn_ids: list[str]) -> None:
+    """Settle the recovered turns' holds, and those whose lease ended unrecovered, to what
+    their checkpoints counted. Redis down, a hold waits: its lease has ended, and the next
+    run's sweep finds it."""
+    try:
+        freed = await budget_holds_recover(turn_ids=turn_ids)
+    except SharedStateDown:  # said once by agent.shared
+        return
+    for turn_id, tokens in freed.items():
+        if tokens:
+            with logs.bound(turn_id=turn_id):
+                logger.warning("gave back %d tokens its dead worker held on the budgets", tokens)
 
 
 @app.periodic(cron="* * * * *", periodic_id="spool")

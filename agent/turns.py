@@ -119,17 +119,19 @@ def message_parse(frame: Any) -> ChatMessage:
     return ChatMessage(content=content.strip(), conversation_id=conversation_id, page=page)
 
 
-def turn_prepare(*, message: ChatMessage, visitor: Visitor) -> Prepared:
+def turn_prepare(*, message: ChatMessage, visitor: Visitor, turn_id: str = "") -> Prepared:
     """The visitor's conversation (created when new), the next turn number, history and page;
-    the turn is recorded as `running` with its question before the model is called.
+    the turn is recorded as `running` with its question (as `turn_id`, when given) before the
+    model is called.
 
     Raises:
         BadRequest: an unknown page, or a conversation that is not the visitor's.
         ConversationFull: the conversation holds AGENT_TURNS_PER_CONVERSATION turns.
     """
     page = _page(message.page) if message.page else None
+    turn_id = turn_id or str(uuid.uuid4())
     if not message.conversation_id:
-        return _first_turn(message, visitor, page)
+        return _first_turn(message, visitor, page, turn_id)
     conversation = selectors.conversation_get_owned(
         conversation_id=message.conversation_id, session_key=visitor.session_key
     )
@@ -149,6 +151,7 @@ def turn_prepare(*, message: ChatMessage, visitor: Visitor) -> Prepared:
             index=services.turn_index_claim(conversation=conversation),
             page=page,
             history=history,
+            turn_id=turn_id,
         )
         turn_start(
             turn_id=prepared.turn_id,
@@ -160,14 +163,18 @@ def turn_prepare(*, message: ChatMessage, visitor: Visitor) -> Prepared:
     return prepared
 
 
-def _first_turn(message: ChatMessage, visitor: Visitor, page: dict | None) -> Prepared:
+def _first_turn(
+    message: ChatMessage, visitor: Visitor, page: dict | None, turn_id: str
+) -> Prepared:
     """A new conversation with its first turn claimed and recorded: nothing to read (it has no
     history), three statements in one transaction instead of six round trips."""
     with transaction.atomic():
         conversation = services.conversation_start(
             conversation_id=None, session_key=visitor.session_key, page=message.page, turns=1
         )
-        prepared = Prepared(conversation_id=str(conversation.pk), index=1, page=page, history=[])
+        prepared = Prepared(
+            conversation_id=str(conversation.pk), index=1, page=page, history=[], turn_id=turn_id
+        )
         turn_start(
             turn_id=prepared.turn_id,
             conversation=conversation,

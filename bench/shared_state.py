@@ -1,8 +1,9 @@
 """What the cross-worker rules cost a turn: the shared-state calls of one turn on a real Redis.
 
-A turn makes five calls (message limit, lock, budget reserve, then "saving" with the budget
-settled, then release): each is one Lua script, one round trip. Printed next to a bare PING
-(the floor of one round trip) and to the same calls on the in-process fallback.
+A turn makes five calls (message limit, lock, budget reserve on its hold record, then "saving"
+with the budget settled, then release): each is one Lua script, one round trip. Printed next
+to a bare PING (the floor of one round trip), to the same calls without a hold record, and to
+the same calls on the in-process fallback.
 
     .venv/bin/python bench/shared_state.py [--quick]
 """
@@ -22,7 +23,9 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 
-async def one_turn(index: int) -> None:
+async def one_turn(index: int, *, record: bool = True) -> None:
+    """As the runner does it: the hold on the turn's hold record (agent/holds.py), settled in
+    the "saving" call; without `record`, as before hold records (nothing for recovery)."""
     from agent import ratelimit
     from agent.leases import TurnLease
 
@@ -30,12 +33,18 @@ async def one_turn(index: int) -> None:
     await ratelimit.message_allow(session_key=session, client_ip=ip)
     lease = TurnLease(conversation_id=f"c{index}", session_key=session)
     await lease.acquire()
-    budget = await ratelimit.budget_reserve(conversation_id=f"c{index}", client_ip=ip)
-    await asyncio.gather(
-        lease.saving(),
-        ratelimit.budget_settle(budget=budget, conversation_id=f"c{index}", tokens=150),
+    turn_id = f"t{index}-{record}" if record else ""
+    budget = await ratelimit.budget_reserve(
+        conversation_id=f"c{index}", client_ip=ip, turn_id=turn_id
+    )
+    await lease.saving(
+        ratelimit.budget_settlement(budget=budget, conversation_id=f"c{index}", tokens=150)
     )
     await lease.release()
+
+
+async def one_turn_unrecorded(index: int) -> None:
+    await one_turn(index, record=False)
 
 
 async def timed(call, turns: int) -> list[float]:
@@ -62,12 +71,14 @@ async def measure(turns: int, url: str) -> None:
     ping = await timed(lambda _i: client.ping(), turns)
     settings.REDIS_URL = url
     on_redis = await timed(one_turn, turns)
+    unrecorded = await timed(one_turn_unrecorded, turns)
     settings.REDIS_URL = ""
     local = await timed(one_turn, turns)
     await client.aclose()
     print("| shared state per turn | p50 µs | p95 µs |\n|---|---|---|")
     print(row("one Redis round trip (PING)", ping))
     print(row("a turn's 5 calls on Redis", on_redis))
+    print(row("the same without a hold record", unrecorded))
     print(row("a turn's 5 calls in process (no REDIS_URL)", local))
     print(
         f"\n{turns} turns; Redis on loopback; ratio Redis/PING at p50: "

@@ -171,6 +171,26 @@ def query_terms(query: str) -> list[str]:
     return list(dict.fromkeys(terms))
 
 
+# A file name ("asgi.py", "nginx.conf"): PostgreSQL's parser keeps it one token, `query_terms`
+# cuts it into its stem and its extension.
+# It may end a sentence ("… from asgi.py. What …").
+_FILE_NAME = re.compile(r"(?<![\w.])[A-Za-z0-9_][\w-]*\.([A-Za-z]{1,5})(?!\w|\.\w)")
+
+
+def file_extensions(query: str, written: dict[str, int]) -> set[str]:
+    """Extensions of the query's file names that the blog writes (`written`: its lexemes).
+
+    The index holds "asgi.py" whole, so the question's "py" is a word no chunk has: it would
+    count against the question as a rare word the blog never uses, and no article could cover
+    it, though the blog writes the very file the reader names.
+    """
+    return {
+        match.group(1).lower()
+        for match in _FILE_NAME.finditer(query)
+        if match.group(0).lower() in written
+    }
+
+
 def _bigrams(run: str) -> list[str]:
     if len(run) < 2:
         return [run]

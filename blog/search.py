@@ -21,7 +21,7 @@ from django.urls import get_script_prefix, get_urlconf, reverse
 from pgvector.django import CosineDistance
 
 from blog import search_fetch, search_sql
-from blog.chunking import query_terms
+from blog.chunking import file_extensions, query_terms
 from blog.commonness import lexeme_words
 from blog.compounds import unknown_compounds
 from blog.embeddings import Embedder, embedder_get, embedding_dimensions_check
@@ -189,12 +189,15 @@ def _search(
     vocab = vocabulary.at(fetched.change_key)
     language = query_language(query)
     bridges = _bridges(query, fetched.lexemes, language, vocab)
-    spelled = lexeme_words(fetched.lexemes, terms)
-    weights, _ = weighted_terms(fetched.lexemes, vocab, spelled=spelled)
+    # The extension of a file name the blog writes is no word of the question's ("asgi.py").
+    extensions = file_extensions(query, vocab.frequency)
+    lexemes = [lexeme for lexeme in fetched.lexemes if lexeme not in extensions]
+    spelled = lexeme_words(lexemes, terms)
+    weights, _ = weighted_terms(lexemes, vocab, spelled=spelled)
     # A hyphenated name the blog never writes ("cross-encoder") is a term it does not know,
     # though its parts are words it uses; no article can cover it, so coverage leaves it out.
     compounds = unknown_compounds(query, vocab.frequency)
-    asked, spelled = [*fetched.lexemes, *compounds], {**spelled, **compounds}
+    asked, spelled = [*lexemes, *compounds], {**spelled, **compounds}
     _, known = weighted_terms(asked, vocab, spelled=spelled)
     # For an article in the other language, a term the blog writes only in that language
     # ("spool" is 暂存 there) is known too.

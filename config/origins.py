@@ -23,6 +23,7 @@ MAX_ORIGIN = 512  # characters; a real origin is far shorter
 # Every state-changing API request (the chat, feedback) follows the rule; reads do not.
 API_PREFIX = "/api/"
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+ADMIN_LOGIN_PATH = "/admin/login/"  # matched against `request.path_info`, as the throttle does
 
 
 def origin_allowed(*, origin: str | None, scheme: str, host: str | None) -> bool:
@@ -147,6 +148,51 @@ def _without_body(response: HttpResponse) -> HttpResponse:
     response.content = b""
     response["Content-Length"] = str(length)
     return response
+
+
+class CrossSiteGuard(AsyncMiddleware):
+    """Refuse what another site's page makes a visitor's browser send to the routes that spend
+    the visitor's allowances, before anything is counted: the API's reads (searches, transcript
+    reads) and the admin's sign-in posts.
+
+    Each allowance is counted per address, so a page anywhere could spend a visitor's (and every
+    colleague's behind the same address) without ever reaching the site itself: `<img>` tags
+    pointing at `/api/search` used up the address's searches, and the chat's own searches with
+    them; a form posted to `/admin/login/` (refused by the CSRF check, but only after it was
+    counted) cut the address off from signing in, an editor's right password and known browser
+    included. No other site may read the API (no CORS) or sign in, so nothing is lost; a link
+    followed to an API page still opens.
+    """
+
+    async def __call__(self, request: HttpRequest) -> HttpResponse:
+        path, method = request.path_info, request.method
+        if path.startswith(API_PREFIX) and method in {"GET", "HEAD"} and cross_site(request):
+            body = {"detail": "Requests from other sites' pages are refused.", "code": "cross_site"}
+            return JsonResponse(body, status=403)
+        if path == ADMIN_LOGIN_PATH and method == "POST" and cross_site(request):
+            refusal = "Cross-site sign-in refused.\n"
+            return HttpResponse(refusal, status=403, content_type="text/plain")
+        return await self.get_response(request)
+
+
+def cross_site(request: HttpRequest) -> bool:
+    """True when a browser sent `request` for a page of another site: its fetch metadata says
+    `cross-site` (a link followed to a page excepted), or it carries an Origin that is neither
+    the site's own nor trusted (`null` included: a sandboxed or redirected page)."""
+    fetched = request.headers.get("Sec-Fetch-Site", "").lower()
+    followed = request.method in {"GET", "HEAD"} and (
+        request.headers.get("Sec-Fetch-Mode", "").lower() == "navigate"
+    )
+    if fetched == "cross-site" and not followed:
+        return True
+    origin = request.headers.get("Origin")
+    if origin is None or origin in settings.CSRF_TRUSTED_ORIGINS:
+        return False
+    try:
+        host = request.get_host()
+    except DisallowedHost:
+        host = None
+    return not origin_allowed(origin=origin, scheme=request.scheme, host=host)
 
 
 def chat_request_refusal(request: HttpRequest) -> str:

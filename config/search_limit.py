@@ -24,11 +24,11 @@ from agent.ratelimit import (
     search_allow,
 )
 from config.middleware import AsyncMiddleware
+from config.origins import ADMIN_LOGIN_PATH
 from ops.metrics import refusal_count
 
 # Matched against `request.path_info`, the path the URL resolver routes by.
 SEARCH_PATH = "/api/search"
-ADMIN_LOGIN_PATH = "/admin/login/"
 # A browser that signed in as a user carries a signed note of it (a "device cookie"): its
 # attempts for that user are counted apart from the user name's, which a flood may have used up.
 DEVICE_COOKIE = "admin_device"

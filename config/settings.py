@@ -82,6 +82,8 @@ MIDDLEWARE = [
     "config.middleware.DebugPageGuard",
     "config.middleware.MethodGuard",
     "config.middleware.UrlTextGuard",
+    # Before the limits: another site's page may not spend a visitor's allowances.
+    "config.origins.CrossSiteGuard",
     "config.search_limit.SearchRateLimit",
     "config.search_limit.AdminLoginRateLimit",
     "django.contrib.sessions.middleware.SessionMiddleware",

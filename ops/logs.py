@@ -6,6 +6,7 @@ line logged while it runs (in its task, its tool threads, its background save) c
 
 import json
 import logging
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -87,10 +88,29 @@ class SuspiciousRequestFilter(logging.Filter):
         return True
 
 
-def _cut(message: str) -> str:
-    return (
-        message[:SUSPICIOUS_LINE_CHARS] + "…" if len(message) > SUSPICIOUS_LINE_CHARS else message
-    )
+# What begins a new line in a log file or a terminal reading it, or rewrites the one shown:
+# control characters (line feed, carriage return, ESC's sequences), the Unicode line and
+# paragraph separators (str.splitlines and many log viewers break there), and the format
+# characters (bidi overrides reorder a line's words).
+_UNSAFE = re.compile(
+    r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u061c\u200b-\u200f\u202a-\u202e\u2066-\u2069]"
+)
+
+
+def log_text(text: str, limit: int = SUSPICIOUS_LINE_CHARS) -> str:
+    """`text` for a text log line: at most `limit` characters, each one that could begin a line
+    or rewrite it written as its escape (`\\n`, `\\u2028`), the rest as it is.
+
+    A model's tool name or argument names, quoted in a failed call's line, are the visitor's
+    to dictate: a line break in them wrote a line of their choosing into the log (a forged
+    ERROR for an operator or an alert to act on).
+    """
+    cut = _cut(text, limit)
+    return _UNSAFE.sub(lambda match: match.group().encode("unicode_escape").decode("ascii"), cut)
+
+
+def _cut(message: str, limit: int = SUSPICIOUS_LINE_CHARS) -> str:
+    return message[:limit] + "…" if len(message) > limit else message
 
 
 def _suspicious(exc_info: object) -> bool:

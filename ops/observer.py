@@ -165,7 +165,7 @@ class TurnObservation:
         if data["model_failure"]:
             line += f", model failure {data['model_failure']}"
         if failed and error:
-            line += f": {error[:300]}"
+            line += f": {logs.log_text(error)}"  # an exception's text may quote the model's
         logger.log(logging.WARNING if failed else logging.INFO, line, extra={"turn": data})
 
 
@@ -332,7 +332,7 @@ class _ToolScope:
                 self.tool,
                 outcome,
                 record.duration_ms,
-                str(record.error or record.result)[:300],
+                logs.log_text(str(record.error or record.result)),
             )
         if self.span is None:
             return

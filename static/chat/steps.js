@@ -89,18 +89,24 @@ export function errorMessage(code, retryAfter, reason) {
   }
   if (code === "rate_limited") {
     if (!retryAfter) return S.error_budget;
-    if (retryAfter > 90) {
-      const at = new Date(Date.now() + retryAfter * 1000);
-      const time = at.toLocaleTimeString(document.documentElement.lang || undefined, {
-        hour: "2-digit",
-        minute: "2-digit",
-      });
-      return fmt(S.error_rate_limited_at, { time });
-    }
+    // A day's budget (the site's, the address's, its network's: the event's `reason`) is
+    // spent until the day's end: said so, not "asking faster than I can answer".
+    const day = reason && S[`error_${reason}`];
+    if (day) return fmt(day, { time: clockIn(retryAfter) });
+    if (retryAfter > 90) return fmt(S.error_rate_limited_at, { time: clockIn(retryAfter) });
     const seconds = Math.ceil(retryAfter);
     return pluralFmt("error_rate_limited", seconds, { seconds });
   }
   return S[`error_${code}`] || S.error_internal;
+}
+
+/** The reader's clock time `seconds` from now ("00:00"). */
+function clockIn(seconds) {
+  const at = new Date(Date.now() + seconds * 1000);
+  return at.toLocaleTimeString(document.documentElement.lang || undefined, {
+    hour: "2-digit",
+    minute: "2-digit",
+  });
 }
 
 /** Count a rate limit's wait down in `node`, then say the visitor may ask again. */

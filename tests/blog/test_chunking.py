@@ -1,5 +1,6 @@
 from blog.chunking import (
     embedding_text,
+    file_extensions,
     lexical_text,
     link_targets_drop,
     markdown_chunk,
@@ -178,3 +179,14 @@ def test_query_terms_drop_contractions_the_blog_never_spells():
         "i",
     ]
     assert query_terms("whats HNSW, dont they’re sure") == ["hnsw", "sure"]
+
+
+def test_the_extension_of_a_file_name_the_blog_writes_is_no_term_of_the_question():
+    written = {"asgi.py": 1, "config/asgi.py": 1, "asgi": 8}
+
+    # The index keeps "asgi.py" whole; query_terms cuts off "py", a word no chunk holds.
+    assert file_extensions("Why does asgi.py fail? And my Asgi.PY.", written) == {"py"}
+    assert file_extensions("Errors from asgi.py. What order?", written) == {"py"}
+    # A file the blog never writes is a name it does not know, extension and all.
+    assert file_extensions("my settings.py has DEBUG on", written) == set()
+    assert file_extensions("what is asgi.pyc or asgi.py2?", written) == set()

@@ -280,3 +280,19 @@ def test_a_number_alone_names_nothing_the_blog_knows():
 
     assert number == numbers == 0.0
     assert with_a_word == 1.0
+
+
+def test_a_file_name_the_blog_writes_counts_as_known_in_the_question(make_article, add_chunk):
+    # "Apps aren't loaded yet from my asgi.py": its "py" counted as a rare word the blog never
+    # uses and the Channels article was declined (known 0.77, relevance 0.36).
+    text = "ASGI apps: load the apps first in asgi.py, then the routing."
+    add_chunk(make_article(title="Channels", slug="channels"), text, unit((0, 1)))
+    book = VectorBook(
+        {"load apps in asgi.py": unit((0, 1.0)), "load apps in main.py": unit((0, 1.0))}
+    )
+
+    (named,) = article_search(query="load apps in asgi.py", embedder=book, min_relevance=0)
+    (other,) = article_search(query="load apps in main.py", embedder=book, min_relevance=0)
+
+    assert named.known == 1.0 and named.coverage == 1.0
+    assert other.known < 0.7

@@ -4,6 +4,7 @@ The model is the scripted HTTP server, slow enough that a turn is mid-stream whe
 killed or stopped; what the database holds is read from this test's own connection.
 """
 
+import asyncio
 import json
 import threading
 import time
@@ -141,7 +142,8 @@ def test_kill_9_mid_turn_keeps_the_question_and_text_then_recovery_marks_it(clus
     assert client.text.startswith(turn.answer)
     with override_settings(AGENT_LEASE_SECONDS=1):
         time.sleep(1.5)
-        turns_recover_periodic(timestamp=0)  # the queued job's body, run as the worker runs it
+        # The queued job's body, run as the worker runs it.
+        asyncio.run(turns_recover_periodic(timestamp=0))
     turn.refresh_from_db()
     assert turn.status == "interrupted" and turn.answer.startswith("word0 word1 ")
 

@@ -316,7 +316,7 @@ def test_turns_of_a_dead_worker_are_counted_when_recovered():
     WorkerLease.objects.create(name="killed-worker", renewed_at=long_ago)
 
     with json_lines("agent.tasks") as lines:
-        turns_recover_periodic(timestamp=0)
+        asyncio.run(turns_recover_periodic(timestamp=0))
 
     assert sample("docent_turns_recovered_total") == recovered + 1
     assert sample("docent_turns_total", status="interrupted") == interrupted + 1

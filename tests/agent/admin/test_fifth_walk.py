@@ -11,8 +11,9 @@ import pytest
 from django.utils import translation
 from django.utils.html import escape
 
+from agent import ratelimit
 from agent.error_text import error_text
-from agent.exceptions import ModelError, ToolFailure, ToolNotFound
+from agent.exceptions import ModelError, TokenBudgetSpent, ToolFailure, ToolNotFound
 from agent.llm.openai_compat import _visitor_message
 from agent.loop import Limits, TurnResult, run_turn
 from agent.tool import Tool
@@ -108,7 +109,25 @@ async def _ended_turns(not_found: Exception) -> list[TurnResult]:
         messages=USER, model=ScriptedModel(Step(text=["x"])), tools=tools, limits=limits,
         emit=Sink(), budget=spent,
     )  # fmt: skip
-    return [failed, over_budget]
+    return [failed, over_budget, *[await _day_spent(refusal) for refusal in _day_refusals()]]
+
+
+def _day_refusals() -> list:
+    """The refusals of the day's budgets (an IPv6 visitor has all three)."""
+    budgets = ratelimit._budgets(conversation_id=None, client_ip="2001:db8::1")
+    return [refusal for *_, refusal in budgets if refusal.reason in ratelimit.DAY_BUDGETS]
+
+
+async def _day_spent(refusal) -> TurnResult:
+    """A turn a day's budget cut, as TurnBudget.grant cuts it."""
+
+    async def spent(tokens: int) -> bool:
+        raise TokenBudgetSpent(refusal.message, refusal.retry_after, refusal.reason)
+
+    return await run_turn(
+        messages=USER, model=ScriptedModel(Step(text=["x"])), tools=[], limits=Limits(),
+        emit=Sink(), budget=spent,
+    )  # fmt: skip
 
 
 class Silent:
@@ -175,7 +194,7 @@ def test_every_stored_error_reads_in_chinese_in_the_chinese_admin(monkeypatch):
     # tool …" and "I reached the limit of 2 steps before finishing the answer. These articles may
     # help:" (a colon followed by nothing) in English: the loop stores them so.
     texts = stored_errors(monkeypatch)
-    assert len(set(texts)) == 18  # each kind once: a new one belongs in agent.error_text
+    assert len(set(texts)) == 21  # each kind once: a new one belongs in agent.error_text
     with translation.override("zh-hans"):
         shown = {text: error_text(stored=text) for text in texts}
     untranslated = [text for text, chinese in shown.items() if not HAN.search(chinese)]

@@ -1,0 +1,57 @@
+"""The panel's note when a day's budget cuts an answer, in a real Chromium against a real budget.
+
+It said "This conversation has reached its length limit" and offered a new chat, which the
+site's spent budget then refused too.
+"""
+
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+
+from testing_support.live_server import LiveServer
+from testing_support.model_server import text_response
+from tests.e2e.conftest import CHROMIUM, screenshot
+from tests.e2e.test_chat_panel import ask, open_chat, wait_answered
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db]
+
+if not Path(CHROMIUM).exists():
+    pytest.skip(f"no {CHROMIUM}: apt-get install chromium (.ci/run does)", allow_module_level=True)
+
+
+@pytest.fixture
+def low_budget_site(live_data, model_server, tmp_path):
+    """The site with 3,000 tokens left for the day: less than a long answer needs."""
+    env = {
+        "OPENAI_BASE_URL": model_server.base_url,
+        "OPENAI_API_KEY": "test",
+        "AGENT_MODEL": "scripted",
+        "AGENT_TOKENS_PER_DAY": "3000",
+        "AGENT_TOKENS_RESERVE": "1000",
+        "AGENT_TOKENS_PER_ANSWER": "200",
+    }
+    with LiveServer("low-budget", live_data, env, tmp_path / "spool") as server:
+        yield server.url
+
+
+def test_an_answer_the_sites_budget_cut_says_so_and_offers_no_new_chat(
+    low_budget_site, scripted, open_page
+):
+    scripted.enqueue(text_response(["word "] * 2000))  # about 3,400 tokens of answer
+    page = open_page()
+    page.goto(low_budget_site + "/")
+    open_chat(page)
+
+    ask(page, "Write me a book")
+    wait_answered(page)
+
+    note = page.locator(".chat-note--warn")
+    expect(note.locator(".chat-note__text")).to_contain_text(
+        "The assistant has used today’s budget. Try again at"
+    )
+    expect(note).not_to_contain_text("length limit")
+    expect(note.get_by_role("button", name="Ask in a new chat")).to_have_count(0)
+    expect(page.locator(".chat-answer")).to_contain_text("word word")  # what it wrote stays
+    expect(page.locator("#chat-input")).to_have_value("Write me a book")
+    screenshot(page, "day-budget-cut")
