@@ -71,8 +71,7 @@ async def chat(request: HttpRequest, payload: ChatIn) -> HttpResponse:
         logger.exception("the visitor's session could not be saved")
         turn_refused_count(reason="database")
         request.session.modified = False  # or the session middleware tries again, and 500s
-        failed = events.error(events.INTERNAL, "Something went wrong. Please try again.")
-        return _event_response(_one_event(failed))
+        return _event_response(_one_event(events.database_unavailable()))
     except SharedStateDown as exc:  # a new session is counted there
         turn_refused_count(reason="shared_state")
         request.session.modified = False

@@ -133,7 +133,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             except DatabaseError:
                 logger.exception("the visitor's session could not be saved")
                 turn_refused_count(reason="database")
-                await self.send_error(events.INTERNAL, "Something went wrong. Please try again.")
+                await self.send_json(events.database_unavailable())
                 return
             except SharedStateDown as exc:  # a new session is counted there
                 turn_refused_count(reason="shared_state")

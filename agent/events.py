@@ -17,7 +17,8 @@ RATE_LIMITED = "rate_limited"
 BUSY = "busy"
 CANCELLED = "cancelled"
 INTERNAL = "internal"
-# This worker is shutting down, or the shared state (Redis) is unreachable: reconnect, ask again.
+# This worker is shutting down, or the shared state (Redis) or the database is unreachable:
+# reconnect, ask again.
 UNAVAILABLE = "unavailable"
 ERROR_CODES = frozenset(
     {MAX_STEPS, MODEL_ERROR, BAD_REQUEST, RATE_LIMITED, BUSY, CANCELLED, INTERNAL, UNAVAILABLE}
@@ -113,6 +114,14 @@ def error(code: str, message: str, articles: list[dict] | None = None, **extra: 
     if code not in ERROR_CODES:
         raise ValueError(f"unknown error code {code!r}")
     return {"type": "error", "code": code, "message": message, "articles": articles or [], **extra}
+
+
+def database_unavailable() -> dict:
+    """The `error` refusing a message whose session or turn could not be written. It was
+    `internal`, which the panel words "Something went wrong on our side": nothing is broken
+    but the database's reach, and `unavailable` says so and offers to ask again."""
+    message = "The assistant cannot reach its database right now. Please try again."
+    return error(UNAVAILABLE, message)
 
 
 def refused(code: str, message: str) -> dict:

@@ -168,12 +168,7 @@ class TurnRunner:
         except DatabaseError:
             logger.exception("database unavailable at turn start")
             metrics.turn_refused_count(reason="database")
-            await emit(
-                events.error(
-                    events.INTERNAL,
-                    "The assistant cannot reach its database right now. Please try again.",
-                )
-            )
+            await emit(events.database_unavailable())
         finally:
             # Refused, failed, or cancelled meanwhile (a socket closed right after its message):
             # nothing was spent, so the hold goes back. A cancelled one used to keep it for the

@@ -3,6 +3,7 @@
 import logging
 
 from django.core.exceptions import ObjectDoesNotExist
+from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse
 from ninja import NinjaAPI
 from ninja.errors import HttpError, ValidationError
@@ -14,6 +15,7 @@ from agent.frames import FrameError, json_parse
 from blog.api import router as blog_router
 from blog.embeddings import EmbeddingDimensionMismatch, EmbeddingError
 from config.concurrency import CHAT_STREAM
+from config.outage import RETRY_AFTER_SECONDS, outage_reason
 
 logger = logging.getLogger(__name__)
 
@@ -47,6 +49,18 @@ def search_unavailable(request: HttpRequest, exc: EmbeddingError) -> HttpRespons
     else:
         detail = "Search is unavailable right now. Please try again later."
     return api.create_response(request, {"detail": detail}, status=503)
+
+
+@api.exception_handler(OperationalError)
+@api.exception_handler(InterfaceError)
+def database_unavailable(request: HttpRequest, exc: Exception) -> HttpResponse:
+    # As the pages do (config/outage.py): 503 with one log line, not a 500 with a traceback.
+    logger.warning("database unavailable for %s: %s", request.path, outage_reason(exc))
+    response = api.create_response(
+        request, {"detail": "The database is unavailable right now. Please try again."}, status=503
+    )
+    response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+    return response
 
 
 @api.exception_handler(HttpError)

@@ -96,6 +96,8 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    # Last: its process_exception is asked first (a database outage answers 503, not 500).
+    "config.outage.DatabaseOutage",
 ]
 
 ROOT_URLCONF = "config.urls"

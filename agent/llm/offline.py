@@ -16,9 +16,11 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent.answered import is_decline
 from agent.llm.base import ModelTurn, TextDelta, ToolCall, Usage
 from agent.llm.offline_answer import SOURCE, compose_answer, compose_summary
 from agent.llm.offline_definitions import defined_subject
+from agent.llm.offline_foreign import FOREIGN_DECLINE, foreign_decline
 from agent.llm.offline_names import mentions
 from agent.llm.offline_overview import (
     NOTHING_BEFORE,
@@ -55,7 +57,7 @@ SEARCH_FAILED = {
     "Please ask again in a moment.",
     "zh": "这次检索没有完成，所以我还说不准博客里是否有相关内容。请稍后再问一次。",
 }
-_FOUND_NOTHING = {*DONT_KNOW.values(), *SEARCH_FAILED.values()}
+_FOUND_NOTHING = {*DONT_KNOW.values(), *SEARCH_FAILED.values(), *FOREIGN_DECLINE.values()}
 MAX_READ = 3  # articles read in full per question
 LIST_LIMIT = 4 * OVERVIEW_LIMIT  # listed for an overview: the reader's language goes first
 # A lower hit is read too when its relevance is at least this share of the top hit's.
@@ -161,6 +163,18 @@ class _Turn:
 def plan(messages: list[dict], available: set[str]) -> tuple[list[ToolCall], str]:
     """Return the next tool calls, or the final answer text."""
     turn = _read(messages)
+    calls, answer = _plan(turn, available)
+    # A decline of a question in a language the blog is not written in says so (offline_foreign);
+    # a failed search found nothing yet and says that instead, and a cited answer answered.
+    if calls or answer in SEARCH_FAILED.values() or _SOURCE_LINE.search(answer):
+        return calls, answer
+    if is_decline(answer) and (foreign := foreign_decline(turn.question, turn.reader)):
+        return [], foreign
+    return [], answer
+
+
+def _plan(turn: _Turn, available: set[str]) -> tuple[list[ToolCall], str]:
+    """The next tool calls, or the final answer text, whatever the question's language."""
     searched = [out for name, out in turn.results if name == SEARCH]
     details = [out for name, out in turn.results if name == DETAIL]
     rephrase = wants_rephrase(turn.question)

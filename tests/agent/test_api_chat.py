@@ -162,7 +162,8 @@ async def test_sse_session_failure_is_an_error_event_not_a_bare_500(scripted):
     finally:
         await database_sync_to_async(_sql)("ALTER TABLE session_away RENAME TO django_session")
 
-    assert [(e["type"], e["code"]) for e in events] == [("error", "internal")]
+    # `unavailable`, not `internal`: the panel offers to ask again, not "something went wrong".
+    assert [(e["type"], e["code"]) for e in events] == [("error", "unavailable")]
 
 
 def _sql(statement: str) -> None:

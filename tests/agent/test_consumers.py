@@ -19,6 +19,7 @@ from tests.agent.chat_helpers import (
     turn_events,
     types,
 )
+from tests.agent.test_persistence import database_outage  # noqa: F401 - a fixture
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -571,4 +572,21 @@ async def test_the_model_hears_the_language_the_pages_are_shown_in(scripted, hea
 
     system = [m["content"] for m in scripted.requests[0]["messages"] if m["role"] == "system"]
     assert any(line.startswith(expected) for line in system), system
+    await socket.disconnect()
+
+
+async def test_a_message_the_database_cannot_take_is_refused_unavailable(database_outage):  # noqa: F811
+    # Its session could not be written: the refusal was `internal`, which the panel words
+    # "Something went wrong on our side". `unavailable` says the assistant can't be reached
+    # for a moment, and the panel reconnects and offers to ask again.
+    socket = await connect()
+    database_outage.begin()
+    try:
+        [refusal] = await ask(socket, "Anyone there?")
+    finally:
+        database_outage.end()
+    assert refusal["type"] == "error" and refusal["code"] == "unavailable"
+    assert refusal["message"] == (
+        "The assistant cannot reach its database right now. Please try again."
+    )
     await socket.disconnect()

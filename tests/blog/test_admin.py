@@ -431,3 +431,20 @@ def test_the_chinese_admin_words_its_messages_as_chinese_is_written(staff_client
     assert re.search(r"已添加文章“<a [^>]+>飞艇</a>”。 可以在下方继续编辑。</li>", page)
     assert "| 修改文章 |" in page and "修改 文章" not in page
     assert "选择要修改的文章" in listed and "<title>添加文章 |" in blank
+
+
+def test_a_list_s_count_is_worded_as_each_language_says_it(staff_client, make_article):
+    # Django put the number before the model's name in every language: "2 文章", "0 对话".
+    make_article(title="One", slug="one", body="1")
+    make_article(title="Two", slug="two", body="2")
+    zh = {"headers": {"accept-language": "zh-hans"}}
+
+    def count(path: str, **options) -> str:
+        html = staff_client.get(path, **options).content.decode()
+        paginator = re.search(r'<nav class="paginator".*?</h2>(.*?)</nav>', html, re.S)
+        return " ".join(paginator.group(1).split())
+
+    assert count("/admin/blog/article/", **zh) == "文章共 2 条"
+    assert count("/admin/agent/conversation/", **zh) == "对话共 0 条"
+    assert count("/admin/blog/article/") == "2 articles"
+    assert count("/admin/blog/article/?q=One") == "1 article"

@@ -454,7 +454,7 @@ def test_offline_mode_answers_from_the_demo_articles(offline_site, open_page, ar
     page.goto(f"{offline_site}/articles/{STEP_LIMITS}/")
     open_chat(page)
     expect(page.locator("#chat-offline-badge")).to_have_text(
-        "Offline mode: answers are quoted from the articles"
+        "Quote mode: answers are quoted from the articles"
     )
     page.get_by_role("button", name="Summarize this article").click()
     wait_answered(page)

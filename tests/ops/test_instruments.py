@@ -288,7 +288,7 @@ def test_the_database_going_down_and_coming_back_shows_in_metrics(client):
 
     assert value(down, "docent_database_up") == 0
     assert ("docent_indexing_lag_seconds", frozenset()) not in down  # not a false "0 s behind"
-    assert '"code":"internal"' in events
+    assert '"code":"unavailable"' in events  # was "internal": the panel said "went wrong"
     assert sample("docent_turns_refused_total", reason="database") == refused + 1
     assert value(back, "docent_database_up") == 1
     assert ("docent_queue_workers", frozenset()) in back
