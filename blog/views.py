@@ -1,16 +1,20 @@
 """Blog pages. Thin: each view asks a selector and renders a template."""
 
+import logging
 from collections.abc import Iterable
 
 from django.conf import settings
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.template.loader import render_to_string
 from django.utils.cache import patch_cache_control
 
 from blog import selectors
 from blog.models import Article, Tag
 from blog.rendering import markdown_to_html
+
+logger = logging.getLogger(__name__)
 
 
 def article_list(request: HttpRequest) -> HttpResponse:
@@ -57,3 +61,21 @@ def tag_detail(request: HttpRequest, slug: str) -> HttpResponse:
 
 def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
     return render(request, "404.html", status=404)
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    """The page for an error no view handled, with DEBUG off: Django's own is the bare words
+    "Server Error (500)", with no way back to the site and in English only.
+
+    Rendered with the request (the reader's language, the site's name); if that fails in
+    turn, the plain words are the answer: an error page must not raise.
+    """
+    try:
+        body = render_to_string("500.html", request=request)
+        content_type = "text/html; charset=utf-8"
+    except Exception:  # noqa: BLE001 - the error page must not fail in turn
+        logger.exception("the server error page failed to render")
+        body, content_type = "Something went wrong on our side. Please try again.", "text/plain"
+    response = HttpResponse(body, status=500, content_type=content_type)
+    response["Cache-Control"] = "no-store"
+    return response

@@ -29,3 +29,4 @@ urlpatterns = [
 ]
 
 handler404 = "blog.views.not_found"
+handler500 = "blog.views.server_error"

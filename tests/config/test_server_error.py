@@ -1,0 +1,54 @@
+"""An error no view handled, with DEBUG off: the site's own 500 page, in the reader's language,
+not Django's bare "Server Error (500)"."""
+
+import pytest
+from django.test import Client
+from django.urls import path
+
+from config import urls as project
+
+pytestmark = pytest.mark.django_db
+
+
+def _broken(request):
+    raise RuntimeError("a bug in a view")
+
+
+urlpatterns = [path("broken/", _broken), *project.urlpatterns]
+handler404 = project.handler404
+# The project's handler, or Django's default when the project names none.
+handler500 = getattr(project, "handler500", "django.views.defaults.server_error")
+
+
+@pytest.fixture
+def broken_site(settings) -> Client:
+    settings.DEBUG = False
+    settings.ROOT_URLCONF = __name__
+    return Client(raise_request_exception=False)
+
+
+@pytest.mark.parametrize(
+    ("language", "heading"),
+    [("en", "Something went wrong on our side"), ("zh-hans", "我们这边出了点问题")],
+)
+def test_an_unhandled_error_shows_the_sites_page_in_the_readers_language(
+    broken_site, language, heading
+):
+    response = broken_site.get("/broken/", HTTP_ACCEPT_LANGUAGE=language)
+
+    assert response.status_code == 500
+    html = response.content.decode()
+    assert heading in html
+    assert 'href="/"' in html  # a way back to the articles
+    assert "RuntimeError" not in html and "a bug in a view" not in html
+    assert response["Cache-Control"] == "no-store"
+
+
+def test_a_page_that_cannot_render_falls_back_to_plain_words(broken_site, settings):
+    # The error page must not raise in turn: with its template gone, the plain words answer.
+    settings.TEMPLATES = [{**settings.TEMPLATES[0], "DIRS": [], "APP_DIRS": False}]
+
+    response = broken_site.get("/broken/")
+
+    assert response.status_code == 500
+    assert response.content.decode() == "Something went wrong on our side. Please try again."
