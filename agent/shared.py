@@ -28,6 +28,8 @@ from agent.exceptions import SharedStateDown
 
 logger = logging.getLogger(__name__)
 SHARED_STATE_DOWN = "The assistant can't take questions for a moment. Please ask again shortly."
+# What an HTTP answer refused for that says in Retry-After: a moment, as the message says.
+SHARED_STATE_RETRY_SECONDS = 5
 
 # A moving window per key (a sorted set of the allowed events' times): at most `limit` events
 # in any `window`, wherever the window starts. Fixed minute windows let a client send twice
