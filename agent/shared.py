@@ -79,10 +79,13 @@ for i, key in ipairs(KEYS) do
 end
 return {0, held}
 """
+# Settle budgets. A budget back at 0 (or below: its key vanished while a turn held it) is
+# deleted, since no key means 0: a turn refused after its hold (a made-up conversation id, a
+# page that is not an article) left `tok:c:<id>` at 0 for seven days, one key per message.
 ADD = """
 for i, key in ipairs(KEYS) do
-  redis.call('INCRBY', key, ARGV[2 * i - 1])
-  if redis.call('TTL', key) < 0 then redis.call('EXPIRE', key, ARGV[2 * i]) end
+  if redis.call('INCRBY', key, ARGV[2 * i - 1]) <= 0 then redis.call('DEL', key)
+  elseif redis.call('TTL', key) < 0 then redis.call('EXPIRE', key, ARGV[2 * i]) end
 end
 return 0
 """
@@ -131,15 +134,15 @@ if mine and phase == 'release' then redis.call('DEL', KEYS[1]) end
 return 0
 """
 
-# A turn's end in one trip: settle its budgets (ADD), free its slots, and mark its
+# A turn's end in one trip: settle its budgets (as ADD does), free its slots, and mark its
 # conversation `saving` (UPDATE's 'saving' phase). KEYS: conversation lock, the slot keys,
 # then the budget keys. ARGV: token, ttl_ms, how many slot keys, then (amount, ttl) per budget.
 FINISH = """
 local token, ttl, slots = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 for i = 2 + slots, #KEYS do
   local at = 2 * (i - 1 - slots) + 2
-  redis.call('INCRBY', KEYS[i], ARGV[at])
-  if redis.call('TTL', KEYS[i]) < 0 then redis.call('EXPIRE', KEYS[i], ARGV[at + 1]) end
+  if redis.call('INCRBY', KEYS[i], ARGV[at]) <= 0 then redis.call('DEL', KEYS[i])
+  elseif redis.call('TTL', KEYS[i]) < 0 then redis.call('EXPIRE', KEYS[i], ARGV[at + 1]) end
 end
 for i = 2, 1 + slots do redis.call('ZREM', KEYS[i], token) end
 if KEYS[1] ~= '' then
@@ -328,6 +331,9 @@ class LocalState:
         value, expires = self.counters.get(key, (0, 0.0))
         if expires <= time.monotonic():
             value, expires = 0, time.monotonic() + ttl
+        if value + by <= 0:  # back at nothing spent: no entry, as Redis keeps no key (ADD)
+            self.counters.pop(key, None)
+            return 0
         self.counters[key] = (value + by, expires)
         return value + by
 
