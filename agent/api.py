@@ -23,6 +23,7 @@ from agent.leases import conversation_wait_saved
 from agent.runner import ChatMessage, Visitor, message_parse, runner
 from agent.schemas import ChatIn, ConversationOut, ErrorOut, FeedbackIn, FeedbackOut
 from agent.services import FEEDBACK_NOT_FOUND
+from agent.shared import SHARED_STATE_RETRY_SECONDS
 from agent.visitor_session import session_ensure, session_key_known
 from config.concurrency import connections_close_here
 from ops.metrics import refusal_count, turn_refused_count
@@ -110,7 +111,7 @@ async def _one_event(event: dict) -> AsyncIterator[bytes]:
 
 @router.get(
     "/conversations/{conversation_id}",
-    response={200: ConversationOut, 404: ErrorOut, 429: ErrorOut},
+    response={200: ConversationOut, 404: ErrorOut, 429: ErrorOut, 503: ErrorOut},
     summary="A conversation's transcript (the owner's session only)",
 )
 async def conversation_detail(
@@ -146,7 +147,7 @@ def _restore_owned(conversation_id: uuid.UUID, session_key: str) -> dict | None:
 
 @router.post(
     "/conversations/{conversation_id}/turns/{turn}/feedback",
-    response={200: FeedbackOut, 400: ErrorOut, 404: ErrorOut, 429: ErrorOut},
+    response={200: FeedbackOut, 400: ErrorOut, 404: ErrorOut, 429: ErrorOut, 503: ErrorOut},
     summary="Vote on one of your answers (the owner's session only)",
     description='One vote per answer; a new vote replaces it and `"none"` clears it.',
 )
@@ -169,6 +170,9 @@ async def turn_feedback(
         # malformed, so it neither waited nor retried.
         response["Retry-After"] = str(event["retry_after"])
         return Status(429, {"detail": event["message"]})
+    if event["code"] == events.UNAVAILABLE:  # Redis away: nothing counted, try again shortly
+        response["Retry-After"] = str(SHARED_STATE_RETRY_SECONDS)
+        return Status(503, {"detail": event["message"]})
     status = 404 if event["message"] == FEEDBACK_NOT_FOUND else 400
     return Status(status, {"detail": event["message"]})
 

@@ -37,8 +37,10 @@ local function settle_hold(record, index, id, target, final, extras, extra_ttls)
       local key = string.sub(field, 3)
       local change = target - tonumber(charged)
       if change ~= 0 then
-        redis.call('INCRBY', key, change)
-        if redis.call('TTL', key) < 0 then redis.call('EXPIRE', key, hold['t:' .. key]) end
+        -- Back at nothing spent, no key (as agent.shared's ADD): a turn refused after its hold
+        -- left its new conversation's key at 0 for seven days.
+        if redis.call('INCRBY', key, change) <= 0 then redis.call('DEL', key)
+        elseif redis.call('TTL', key) < 0 then redis.call('EXPIRE', key, hold['t:' .. key]) end
         redis.call('HSET', record, field, target)
       end
     end
@@ -54,8 +56,8 @@ ADD_FROM = """
 local function add_from(first, at)
   for i = first, #KEYS do
     local a = at + 2 * (i - first)
-    redis.call('INCRBY', KEYS[i], ARGV[a])
-    if redis.call('TTL', KEYS[i]) < 0 then redis.call('EXPIRE', KEYS[i], ARGV[a + 1]) end
+    if redis.call('INCRBY', KEYS[i], ARGV[a]) <= 0 then redis.call('DEL', KEYS[i])
+    elseif redis.call('TTL', KEYS[i]) < 0 then redis.call('EXPIRE', KEYS[i], ARGV[a + 1]) end
   end
 end
 """

@@ -45,6 +45,8 @@ from agent.holds import (
 
 logger = logging.getLogger(__name__)
 SHARED_STATE_DOWN = "The assistant can't take questions for a moment. Please ask again shortly."
+# What an HTTP answer refused for that says in Retry-After: a moment, as the message says.
+SHARED_STATE_RETRY_SECONDS = 5
 
 # A moving window per key (a sorted set of the allowed events' times): at most `limit` events
 # in any `window`, wherever the window starts. Fixed minute windows let a client send twice
@@ -107,10 +109,13 @@ if id ~= '' then
 end
 return {0, held}
 """
+# Settle budgets. A budget back at 0 (or below: its key vanished while a turn held it) is
+# deleted, since no key means 0: a turn refused after its hold (a made-up conversation id, a
+# page that is not an article) left `tok:c:<id>` at 0 for seven days, one key per message.
 ADD = """
 for i, key in ipairs(KEYS) do
-  redis.call('INCRBY', key, ARGV[2 * i - 1])
-  if redis.call('TTL', key) < 0 then redis.call('EXPIRE', key, ARGV[2 * i]) end
+  if redis.call('INCRBY', key, ARGV[2 * i - 1]) <= 0 then redis.call('DEL', key)
+  elseif redis.call('TTL', key) < 0 then redis.call('EXPIRE', key, ARGV[2 * i]) end
 end
 return 0
 """
@@ -409,6 +414,9 @@ class LocalState:
         value, expires = self.counters.get(key, (0, 0.0))
         if expires <= time.monotonic():
             value, expires = 0, time.monotonic() + ttl
+        if value + by <= 0:  # back at nothing spent: no entry, as Redis keeps no key (ADD)
+            self.counters.pop(key, None)
+            return 0
         self.counters[key] = (value + by, expires)
         return value + by
 

@@ -11,11 +11,13 @@ from ninja.parser import Parser
 
 from agent.api import invalid_chat_request
 from agent.api import router as agent_router
+from agent.exceptions import SharedStateDown
 from agent.frames import FrameError, json_parse
 from blog.api import router as blog_router
 from blog.embeddings import EmbeddingDimensionMismatch, EmbeddingError
 from config.concurrency import CHAT_STREAM
 from config.outage import RETRY_AFTER_SECONDS, outage_reason
+from config.search_limit import shared_state_down_json
 
 logger = logging.getLogger(__name__)
 
@@ -61,6 +63,13 @@ def database_unavailable(request: HttpRequest, exc: Exception) -> HttpResponse:
     )
     response["Retry-After"] = str(RETRY_AFTER_SECONDS)
     return response
+
+
+@api.exception_handler(SharedStateDown)
+def shared_state_down(request: HttpRequest, exc: SharedStateDown) -> HttpResponse:
+    # A transcript read counts on Redis before it reads: refused while Redis is away (said
+    # once per call by agent.shared), not a 500 with a traceback per request.
+    return shared_state_down_json(exc)
 
 
 @api.exception_handler(HttpError)

@@ -6,6 +6,7 @@ and slowed every chat turn more than tenfold. The chat's own searches are inside
 limited there.
 """
 
+import contextlib
 import secrets
 
 from asgiref.sync import sync_to_async
@@ -16,6 +17,7 @@ from django.shortcuts import render
 from django.utils import translation
 from django.utils.translation import gettext, ngettext
 
+from agent.exceptions import SharedStateDown
 from agent.ratelimit import (
     Refusal,
     admin_login_allow,
@@ -23,6 +25,7 @@ from agent.ratelimit import (
     admin_login_succeeded,
     search_allow,
 )
+from agent.shared import SHARED_STATE_RETRY_SECONDS
 from config.middleware import AsyncMiddleware
 from config.origins import ADMIN_LOGIN_PATH
 from ops.metrics import refusal_count
@@ -41,10 +44,13 @@ class SearchRateLimit(AsyncMiddleware):
         # GET and HEAD run the search (a HEAD is served as the GET); OPTIONS and the methods
         # the route refuses embed nothing, so they do not spend the address's allowance.
         if request.path_info == SEARCH_PATH and request.method in {"GET", "HEAD"}:
-            refusal = await search_allow(
-                client_ip=request.META.get("REMOTE_ADDR", ""),
-                query=str(request.GET.get("q", ""))[:10_000],  # longer is refused (422) later
-            )
+            try:
+                refusal = await search_allow(
+                    client_ip=request.META.get("REMOTE_ADDR", ""),
+                    query=str(request.GET.get("q", ""))[:10_000],  # longer is refused (422) later
+                )
+            except SharedStateDown as exc:  # nothing can be counted: refused, as turns are
+                return shared_state_down_json(exc)
             if refusal is not None:
                 refusal_count(reason="search")
                 return _too_many(refusal)
@@ -71,14 +77,27 @@ class AdminLoginRateLimit(AsyncMiddleware):
             "device": _device(request, name),
             "attempt": secrets.token_hex(8),
         }
-        refusal = await admin_login_allow(**attempt)
+        try:
+            refusal = await admin_login_allow(**attempt)
+        except SharedStateDown:
+            # Uncounted guesses are what the throttle exists to stop: refused until Redis is
+            # back, as a 503 (it was a 500, a traceback at ERROR for every post).
+            return _retry_later(
+                HttpResponse(
+                    "Signing in is unavailable for a moment. Please try again shortly.\n",
+                    status=503,
+                    content_type="text/plain",
+                )
+            )
         if refusal is not None:
             refusal_count(reason="admin_login")
             return await sync_to_async(_sign_in_refused)(request, refusal)
         response = await self.get_response(request)
         if name and response.status_code == 302 and (await request.auser()).is_authenticated:
             # The redirect after a right password: a sign-in, not a guess, so it does not count.
-            await admin_login_succeeded(**attempt)
+            # Redis gone meanwhile: the count stays (said once by agent.shared), the sign-in too.
+            with contextlib.suppress(SharedStateDown):
+                await admin_login_succeeded(**attempt)
             _remember_device(request, response, name)
         return response
 
@@ -158,4 +177,19 @@ def _wait_text(seconds: int) -> str:
 def _too_many(refusal: Refusal) -> HttpResponse:
     response = JsonResponse({"detail": refusal.message, "code": "rate_limited"}, status=429)
     response["Retry-After"] = str(refusal.retry_after)
+    return response
+
+
+def shared_state_down_json(exc: SharedStateDown) -> HttpResponse:
+    """Redis (where every allowance is counted) unreachable: a 503 the client may retry.
+
+    Let through, it was a 500 with a traceback at ERROR (about 80 lines) for every request:
+    one client decided how fast the error log grew for as long as Redis was away.
+    """
+    body = {"detail": str(exc), "code": "unavailable"}
+    return _retry_later(JsonResponse(body, status=503))
+
+
+def _retry_later(response: HttpResponse) -> HttpResponse:
+    response["Retry-After"] = str(SHARED_STATE_RETRY_SECONDS)
     return response

@@ -170,6 +170,9 @@ def nginx_conf(
         "open_files": open_files,
         "connections": connections,
         "head_ms": max(1, round(settings.HTTP_HEAD_SECONDS * 1000)),
+        # The largest chat body nginx collects before passing it on (see the template).
+        "chat_body_bytes": settings.WEBSOCKET_MAX_MESSAGE_BYTES,
+        "chat_frame_bytes": f"{settings.AGENT_MAX_FRAME_BYTES:,}",  # as agent.frames says it
         # Written into the configuration: parsed as networks, never passed on as text.
         "real_ip_from": [str(network) for network in networks_parse(networks)],
     }

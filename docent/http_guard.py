@@ -247,9 +247,12 @@ class PeerLimitedFactory(WrappingFactory):
         protocol = super().buildProtocol(addr)
         protocol.wrappedProtocol.requestFactory = self.request_factory
         # A trusted proxy sends whole heads and keeps idle connections for reuse; nginx has
-        # its own client_header_timeout for the visitors.
+        # its own client_header_timeout for the visitors. Not so a body: the cluster's nginx
+        # passes most bodies on as the visitor sends them (its own timer, client_body_timeout,
+        # restarts on every read, so a byte a minute held a connection for ever), and this is
+        # the deadline that bounds the whole body.
         protocol.docent_head_seconds = 0 if self.exempt(host) else self.head_seconds
-        protocol.docent_body_seconds = 0 if self.exempt(host) else self.body_seconds
+        protocol.docent_body_seconds = self.body_seconds
         self.open[peer] += 1
         if network:
             self.open[network] += 1

@@ -73,7 +73,7 @@ async def test_a_reserve_cancelled_before_its_answer_arrives_gives_back_its_hold
 
     assert reserve.cancelled()
     held = tokens_held(store)
-    assert len(held) == 2 and set(held.values()) == {0}  # the address's day and the site's
+    assert held == {}  # the address's day and the site's given back (a key at 0 is deleted)
     relay.server.close()
     state_reset()
 

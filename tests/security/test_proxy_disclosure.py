@@ -58,6 +58,11 @@ def test_nginxs_own_answers_name_no_version(tmp_path, static_root):
             "missing static file": _answer(port, b"GET /static/x.js HTTP/1.1\r\nHost: d\r\n\r\n"),
             "body too large": _answer(
                 port,
+                # Not the chat's post: one past its size is answered as the chat would (JSON).
+                b"POST /admin/login/ HTTP/1.1\r\nHost: d\r\nContent-Length: 9999999\r\n\r\n",
+            ),
+            "chat body too large": _answer(
+                port,
                 b"POST /api/chat HTTP/1.1\r\nHost: d\r\nContent-Length: 9999999\r\n\r\n",
             ),
             "malformed": _answer(port, b"GET / HTTP/1.1\r\nHost: d\r\nBad Header\r\n\r\n"),
@@ -69,6 +74,7 @@ def test_nginxs_own_answers_name_no_version(tmp_path, static_root):
     assert statuses == {
         "missing static file": 404,
         "body too large": 413,
+        "chat body too large": 400,
         "malformed": 400,
         "past the burst": 429,
     }

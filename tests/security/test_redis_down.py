@@ -157,3 +157,40 @@ def test_a_long_answer_that_needs_more_budget_while_redis_is_down_ends_unavailab
     assert (saved.status, saved.error_code) == ("error", "unavailable")
     assert saved.answer == shown  # what the visitor read is kept
     assert "Traceback" not in output, output
+
+
+def test_http_reads_and_posts_that_count_on_redis_answer_503_while_it_is_down(
+    redis_url,  # noqa: F811
+    tmp_path,
+):
+    # The chat said `unavailable`, but the other requests that count on Redis before they act
+    # (a search, a transcript read, a vote over the REST route, an admin sign-in) were a 500
+    # with a traceback at ERROR each: any client wrote 80 lines of the error log per request
+    # for as long as Redis was away. Still refused (nothing can be counted), now as a 503.
+    with _server(tmp_path, redis_url) as server:
+        with httpx.Client(base_url=server.url, timeout=30) as client:  # Redis up: a turn
+            client.post(
+                "/api/chat", json={"content": "What is HNSW?"}, headers={"Origin": server.url}
+            )
+            cookie = client.cookies.get("sessionid")
+        conversation = Turn.objects.get().conversation_id
+        redis.Redis.from_url(redis_url).shutdown(nosave=True)  # Redis goes away
+
+        with httpx.Client(base_url=server.url, timeout=30, cookies={"sessionid": cookie}) as c:
+            answers = [
+                c.get("/api/search", params={"q": "hnsw"}),
+                c.get(f"/api/conversations/{conversation}"),
+                c.post(
+                    f"/api/conversations/{conversation}/turns/1/feedback",
+                    json={"vote": "up"},
+                    headers={"Origin": server.url},
+                ),
+                c.post("/admin/login/", data={"username": "editor", "password": "guess"}),
+            ]
+        output = server.output()
+
+    assert [answer.status_code for answer in answers] == [503, 503, 503, 503]
+    assert all(answer.headers["Retry-After"] == "5" for answer in answers)
+    assert answers[0].json()["code"] == "unavailable"
+    assert "Internal Server Error" not in output and "Traceback" not in output
+    assert Turn.objects.get().vote == ""  # the vote was not saved uncounted
