@@ -56,7 +56,7 @@ class Panel {
       },
       // The question never left: no server took it, so nothing was "dropped".
       onGiveUp: () => this.endTurn({ code: "unreachable" }),
-      onStatus: (kind) => this.showStatus(kind ? S[kind === "offline" ? "browser_offline" : "reconnecting"] : ""),
+      onStatus: (kind) => this.showStatus(connectionStatus(kind)),
     });
   }
 
@@ -485,6 +485,14 @@ function articleQuestions(article) {
 function refusedBeforeAnswer(error, turn) {
   if (error.code === "unreachable") return true;
   return error.code === "rate_limited" && error.retry_after > 0 && !turn.text.trim();
+}
+
+/** The status line for the connection's `kind` ("" | "reconnecting" | "offline"). A socket that
+ * finishes opening just after the network went said "" and hid "You're offline": while the
+ * browser says it is offline, the line says so. */
+function connectionStatus(kind) {
+  if (kind === "offline" || (!kind && navigator.onLine === false)) return S.browser_offline;
+  return kind ? S.reconnecting : "";
 }
 
 const root = document.getElementById("chat");

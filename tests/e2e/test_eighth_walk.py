@@ -53,3 +53,27 @@ def test_the_offline_model_and_a_lost_network_are_not_both_called_offline(
     page.set_viewport_size({"width": 1280, "height": 860})
     expect(page.locator("#chat-panel")).to_have_attribute("aria-modal", "false")
     assert len(page.locator("#chat-offline-badge span").evaluate(LINE_WIDTHS)) == 1
+
+
+def test_a_socket_that_opens_after_the_network_went_leaves_the_offline_line(
+    offline_site, open_page
+):
+    # The race the test above sidesteps, made on purpose: the browser says it is offline before
+    # the panel's socket opens (a socket that was already on its way). Its opening said "" and
+    # hid "You're offline" (2 runs in 5 of the test above, before it opened the socket first).
+    page = open_page()
+    page.goto(offline_site + "/")
+    page.evaluate(
+        """() => {
+            Object.defineProperty(navigator, "onLine", { get: () => false, configurable: true });
+            window.dispatchEvent(new Event("offline"));
+        }"""
+    )
+    status = page.locator("#chat-status")
+    expect(status).to_have_text("You’re offline. Waiting for the network…")
+
+    page.locator("#chat-launcher").click()  # the socket opens: the network itself is up
+    ask(page, "Is anyone there?")
+    wait_answered(page)  # it is open for sure
+
+    expect(status).to_have_text("You’re offline. Waiting for the network…")
