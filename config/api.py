@@ -18,6 +18,7 @@ from blog.embeddings import EmbeddingDimensionMismatch, EmbeddingError
 from config.concurrency import CHAT_STREAM
 from config.outage import RETRY_AFTER_SECONDS, outage_reason
 from config.search_limit import shared_state_down_json
+from ops.logs import log_text
 
 logger = logging.getLogger(__name__)
 
@@ -57,7 +58,8 @@ def search_unavailable(request: HttpRequest, exc: EmbeddingError) -> HttpRespons
 @api.exception_handler(InterfaceError)
 def database_unavailable(request: HttpRequest, exc: Exception) -> HttpResponse:
     # As the pages do (config/outage.py): 503 with one log line, not a 500 with a traceback.
-    logger.warning("database unavailable for %s: %s", request.path, outage_reason(exc))
+    path, reason = log_text(request.path), log_text(outage_reason(exc))  # the path is the client's
+    logger.warning("database unavailable for %s: %s", path, reason)
     response = api.create_response(
         request, {"detail": "The database is unavailable right now. Please try again."}, status=503
     )

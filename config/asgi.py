@@ -60,6 +60,7 @@ request_rate = HttpRequestRate(
         settings.HTTP_REQUESTS_PER_SECOND_PER_NETWORK,
         settings.HTTP_REQUEST_BURST_PER_NETWORK,
     ),
+    foreign_share=settings.HTTP_FOREIGN_REQUEST_SHARE,
 )
 
 # Client address and scheme are settled first (trusted proxies only), for every protocol.

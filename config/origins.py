@@ -177,13 +177,10 @@ class CrossSiteGuard(AsyncMiddleware):
 
 def cross_site(request: HttpRequest) -> bool:
     """True when a browser sent `request` for a page of another site: its fetch metadata says
-    `cross-site` (a link followed to a page excepted), or it carries an Origin that is neither
+    `cross-site` (a link the visitor followed excepted), or it carries an Origin that is neither
     the site's own nor trusted (`null` included: a sandboxed or redirected page)."""
     fetched = request.headers.get("Sec-Fetch-Site", "").lower()
-    followed = request.method in {"GET", "HEAD"} and (
-        request.headers.get("Sec-Fetch-Mode", "").lower() == "navigate"
-    )
-    if fetched == "cross-site" and not followed:
+    if fetched == "cross-site" and not link_followed(request):
         return True
     origin = request.headers.get("Origin")
     if origin is None or origin in settings.CSRF_TRUSTED_ORIGINS:
@@ -193,6 +190,22 @@ def cross_site(request: HttpRequest) -> bool:
     except DisallowedHost:
         host = None
     return not origin_allowed(origin=origin, scheme=request.scheme, host=host)
+
+
+def link_followed(request: HttpRequest) -> bool:
+    """True for a top-level page the visitor opened by their own click (or key) on a link.
+
+    Navigation alone was too wide: an `<iframe>` is a navigation too (`Sec-Fetch-Dest: iframe`)
+    and loads with no click, so a foreign page of twenty iframes spent twenty searches; and a
+    page may navigate a window it opened as often as it likes, without a click each time. A
+    browser says `Sec-Fetch-User: ?1` only for a navigation the user started.
+    """
+    return (
+        request.method in {"GET", "HEAD"}
+        and request.headers.get("Sec-Fetch-Mode", "").lower() == "navigate"
+        and request.headers.get("Sec-Fetch-Dest", "").lower() == "document"
+        and request.headers.get("Sec-Fetch-User", "") == "?1"
+    )
 
 
 def chat_request_refusal(request: HttpRequest) -> str:

@@ -13,6 +13,7 @@ from django.http import HttpRequest, HttpResponse
 from django.template.loader import render_to_string
 
 from config.middleware import AsyncMiddleware, local_viewer
+from ops.logs import log_text
 
 logger = logging.getLogger(__name__)
 
@@ -47,7 +48,8 @@ def database_unavailable_page(request: HttpRequest, exception: BaseException) ->
     from django.conf import settings
 
     reason = outage_reason(exception)
-    logger.warning("database unavailable for %s: %s", request.path, reason)
+    # The path is the client's: a "%0a" in it began a line of their own in the log.
+    logger.warning("database unavailable for %s: %s", log_text(request.path), log_text(reason))
     context = {"reason": reason if settings.DEBUG and local_viewer(request) else ""}
     try:
         # The page touches no table: its template leaves the chat panel out.

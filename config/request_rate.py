@@ -46,6 +46,7 @@ from ops.metrics import refusal_count
 # requests, so memory follows the addresses active in the last few seconds.
 SWEEP_EVERY = 4096
 NETWORK = "net:"  # the prefix of a /48's bucket
+FOREIGN = "foreign:"  # the prefix of the buckets of requests sent for another site's page
 # Once refused, an address's new connections are closed at the socket until its bucket holds
 # this share of its burst again (at least one request).
 REOPEN_SHARE = 0.1
@@ -63,6 +64,7 @@ class HttpRequestRate:
         burst: int,
         static: tuple[str, float] = ("", 1.0),
         network: tuple[float, int] | None = None,
+        foreign_share: float = 0.25,
     ) -> None:
         self.application = application
         self.per_second = per_second
@@ -71,6 +73,7 @@ class HttpRequestRate:
         self.network = network or (4 * per_second, 4 * burst)
         # (URL prefix, weight): what a static file takes from the bucket; "" counts it in full.
         self.static_prefix, self.static_weight = static
+        self.foreign_share = foreign_share  # of each limit, for another site's page's requests
         self.buckets: dict[str, tuple[float, float]] = {}  # address -> (tokens, at)
         self.shut: set[str] = set()  # refused since their bucket last held REOPEN_SHARE
         self.seen = 0
@@ -85,7 +88,14 @@ class HttpRequestRate:
         static = bool(self.static_prefix) and path.startswith(self.static_prefix)
         weight = self.static_weight if static else 1.0
         now = time.monotonic()
-        wait = self.take(address_bucket(client), now, weight, network=network_bucket(client))
+        prefix = FOREIGN if foreign_request(scope) else ""
+        wait = self.take(
+            prefix + address_bucket(client),
+            now,
+            weight,
+            network=network_bucket(client),
+            prefix=prefix,
+        )
         if wait is None:
             return await self.application(scope, receive, send)
         refusal_count(reason="http_rate")
@@ -111,14 +121,16 @@ class HttpRequestRate:
     def _reopen(self, key: str) -> float:
         return max(1.0, REOPEN_SHARE * self._limits(key)[1])
 
-    def take(self, key: str, now: float, weight: float = 1.0, *, network: str = "") -> float | None:
+    def take(
+        self, key: str, now: float, weight: float = 1.0, *, network: str = "", prefix: str = ""
+    ) -> float | None:
         """Spend `weight` (a request, or a static file's share) of `key`'s bucket, and of its
-        `network`'s (an IPv6 /48) when it has one: None when both had that much, else the
-        seconds until they have. A refused request spends from neither."""
+        `network`'s (an IPv6 /48, under the same `prefix`) when it has one: None when both had
+        that much, else the seconds until they have. A refused request spends from neither."""
         self.seen += 1
         if self.seen % SWEEP_EVERY == 0:
             self.sweep(now)
-        keys = [key, NETWORK + network] if network else [key]
+        keys = [key, prefix + NETWORK + network] if network else [key]
         levels = [(name, self._level(name, now)) for name in keys]
         waits = [
             (weight - tokens) / self._limits(name)[0] for name, tokens in levels if tokens < weight
@@ -126,7 +138,8 @@ class HttpRequestRate:
         spent = 0.0 if waits else weight
         for name, tokens in levels:
             self.buckets[name] = (tokens - spent, now)
-            if tokens < weight:
+            # Another site's page may not get the visitor's connections closed at the socket.
+            if tokens < weight and not name.startswith(FOREIGN):
                 self.shut.add(name)
         return max(waits) if waits else None
 
@@ -137,7 +150,13 @@ class HttpRequestRate:
         return min(float(burst), tokens + (now - at) * per_second)
 
     def _limits(self, key: str) -> tuple[float, int]:
-        return self.network if key.startswith(NETWORK) else (self.per_second, self.burst)
+        base = key.removeprefix(FOREIGN)
+        per_second, burst = (
+            self.network if base.startswith(NETWORK) else (self.per_second, self.burst)
+        )
+        if base == key:
+            return per_second, burst
+        return per_second * self.foreign_share, max(1, round(burst * self.foreign_share))
 
     def sweep(self, now: float) -> None:
         """Forget the addresses whose bucket has filled up again."""
@@ -145,6 +164,27 @@ class HttpRequestRate:
         for key in full:
             del self.buckets[key]
             self.shut.discard(key)
+
+
+def foreign_request(scope) -> bool:
+    """Whether a browser sent this request for another site's page (`Sec-Fetch-Site:
+    cross-site`), other than a top-level page the visitor opened by a click on a link: the same
+    test as config.origins.cross_site's fetch metadata, read off the ASGI scope.
+
+    A client may label its requests as it likes: so labelled, they only count in the smaller
+    buckets (FOREIGN), never in none.
+    """
+    headers = dict(scope.get("headers") or [])
+    if headers.get(b"sec-fetch-site", b"").lower() != b"cross-site":
+        return False
+    followed = (
+        scope["type"] == "http"
+        and scope.get("method") in {"GET", "HEAD"}
+        and headers.get(b"sec-fetch-mode", b"").lower() == b"navigate"
+        and headers.get(b"sec-fetch-dest", b"").lower() == b"document"
+        and headers.get(b"sec-fetch-user", b"") == b"?1"
+    )
+    return not followed
 
 
 async def _socket_refused(receive, send) -> None:

@@ -154,14 +154,25 @@ def nginx_conf(
     """
     open_files, connections = nginx_open_files()
     networks = settings.NGINX_REAL_IP_FROM if real_ip_from is None else real_ip_from
+    request_burst = request_burst or settings.HTTP_REQUEST_BURST_PER_IP
+    network_burst = network_burst or settings.HTTP_REQUEST_BURST_PER_NETWORK
+    share = settings.HTTP_FOREIGN_REQUEST_SHARE  # another site's page's requests: their own buckets
     context = {
         # nginx refuses a limit_conn of 65,536 or more (the benches set 100,000,000 for "none").
         "per_address": min(per_address or settings.HTTP_CONNECTIONS_PER_IP, NGINX_CONN_MAX),
         "per_network": min(per_network or settings.HTTP_CONNECTIONS_PER_NETWORK, NGINX_CONN_MAX),
         "requests_per_minute": _per_minute(settings.HTTP_REQUESTS_PER_SECOND_PER_IP),
         "network_requests_per_minute": _per_minute(settings.HTTP_REQUESTS_PER_SECOND_PER_NETWORK),
-        "request_burst": request_burst or settings.HTTP_REQUEST_BURST_PER_IP,
-        "network_burst": network_burst or settings.HTTP_REQUEST_BURST_PER_NETWORK,
+        "request_burst": request_burst,
+        "network_burst": network_burst,
+        "foreign_requests_per_minute": _per_minute(
+            share * settings.HTTP_REQUESTS_PER_SECOND_PER_IP
+        ),
+        "foreign_network_requests_per_minute": _per_minute(
+            share * settings.HTTP_REQUESTS_PER_SECOND_PER_NETWORK
+        ),
+        "foreign_request_burst": max(1, round(share * request_burst)),
+        "foreign_network_burst": max(1, round(share * network_burst)),
         "prefix": str(prefix),
         "web_ports": web_ports,
         # An IPv6 address is bracketed: `listen ::1:8000` is refused ("invalid port").

@@ -20,6 +20,17 @@ EVIL = "https://evil.example"
 # What a browser sends for an image another site's page loads, and for a form it posts.
 IMAGE = {"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "no-cors", "Sec-Fetch-Dest": "image"}
 FORM = {"Origin": EVIL, "Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "navigate"}
+# A link the visitor clicked on another site's page; an iframe that page loads by itself; a
+# window it opened and then sends elsewhere, as often as it likes, with no click.
+FOLLOWED = {
+    "Sec-Fetch-Site": "cross-site",
+    "Sec-Fetch-Mode": "navigate",
+    "Sec-Fetch-Dest": "document",
+    "Sec-Fetch-User": "?1",
+}
+NAVIGATED = {"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "navigate"}
+FRAME = {**NAVIGATED, "Sec-Fetch-Dest": "iframe"}
+STEERED = {**NAVIGATED, "Sec-Fetch-Dest": "document"}
 OWN_PAGE = {"Sec-Fetch-Site": "same-origin", "Sec-Fetch-Mode": "cors", "Sec-Fetch-Dest": "empty"}
 
 
@@ -58,7 +69,7 @@ def test_foreign_pages_do_not_spend_an_addresss_searches_or_transcript_reads(ser
         followed = browser.get(  # a link to the API followed from another site still opens
             "/api/search",
             params={"q": "hnsw"},
-            headers={"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "navigate"},
+            headers=FOLLOWED,
         )
 
     # Before: the images spent both allowances, and the site's own page got 429 for each.
@@ -66,4 +77,21 @@ def test_foreign_pages_do_not_spend_an_addresss_searches_or_transcript_reads(ser
     assert fetched.status_code == 403
     assert search.status_code == 200
     assert read.status_code == 404  # the read was counted and made: no such conversation here
+    assert followed.status_code == 200
+
+
+def test_foreign_frames_and_steered_windows_do_not_spend_an_addresss_searches(serve):
+    server = serve("cross-site-frames", SEARCH_REQUESTS_PER_MINUTE_PER_IP="3")
+    query = {"q": "hnsw"}
+
+    with httpx.Client(base_url=server.url, timeout=60) as browser:
+        frames = [browser.get("/api/search", params=query, headers=FRAME) for _ in range(5)]
+        steered = [browser.get("/api/search", params=query, headers=STEERED) for _ in range(5)]
+        search = browser.get("/api/search", params=query, headers=OWN_PAGE)
+        followed = browser.get("/api/search", params=query, headers=FOLLOWED)
+
+    # Before: a navigation of any kind passed as a followed link; the five frames spent the
+    # three searches and the site's own page got 429, as did everything after it.
+    assert {response.status_code for response in frames + steered} == {403}
+    assert search.status_code == 200
     assert followed.status_code == 200
