@@ -28,6 +28,7 @@ from agent.llm.base import (
 from agent.llm.idle import IdleTimeout
 from agent.llm.pacing import ReadPacer
 from agent.text import text_scrub
+from ops.logs import log_text
 from ops.metrics import model_retry_count
 
 logger = logging.getLogger(__name__)
@@ -131,7 +132,11 @@ class OpenAICompatModel:
                 attempt += 1
                 delay = self._delay(exc, attempt)
                 model_retry_count(reason=reason)
-                logger.warning("model call failed (%s), retry %d in %.2fs", exc, attempt, delay)
+                # The endpoint's error may quote what it was sent (the visitor's words): escaped,
+                # it cannot begin a log line of its own.
+                logger.warning(
+                    "model call failed (%s), retry %d in %.2fs", log_text(str(exc)), attempt, delay
+                )
                 if isinstance(exc, openai.APIConnectionError) and request_sent(exc):
                     # Dropped once the request was out: the endpoint may have had the whole
                     # prompt and worked on it, as with a silent one (a crash, a proxy's cut).

@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from testing_support.model_server import text_response, tool_call_response
+from testing_support.model_server import error_response, text_response, tool_call_response
 from tests.security.clients import ws_ask, ws_open
 from tests.security.conftest import model_env
 
@@ -43,3 +43,24 @@ async def test_a_tool_call_cannot_write_a_line_of_its_own_into_the_log(serve, sc
     assert len(failed) == 3
     assert all(FORGED in line for line in failed)  # still said, escaped: "\n2026-…"
     assert not [line for line in lines if "\x1b" in line]
+
+
+async def test_a_model_endpoints_error_cannot_write_a_line_of_its_own(serve, scripted):
+    # An endpoint's error may quote the request it refused, the visitor's words included; the
+    # retry's WARNING quoted it raw.
+    scripted.enqueue(
+        error_response(500, message=f"bad input: x\n{FORGED} by the endpoint\u2028x"),
+        text_response(["Hello."]),
+    )
+    server = serve("forged-model-error", **model_env(scripted))
+    socket = await ws_open(server)
+
+    events = await ws_ask(socket, "Hello")
+    await socket.close()
+    server.stop()
+
+    lines = server.output().splitlines()
+    retried = [line for line in lines if "model call failed (" in line]
+    assert events[-1]["type"] == "done"
+    assert not [line for line in lines if line.startswith(FORGED[:23])]  # one before
+    assert len(retried) == 1 and FORGED in retried[0]
