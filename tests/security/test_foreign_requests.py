@@ -8,11 +8,10 @@ another site's page count in a smaller bucket of their own now; a client that la
 requests so gets that smaller bucket, never none.
 """
 
-import re
-import socket
-
 import httpx
 import pytest
+
+from tests.security.test_request_rate import pipelined_statuses
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -29,18 +28,7 @@ OWN_PAGE = {
 
 def pipelined(port: int, headers: str, count: int) -> list[int]:
     """`count` requests for `/healthz` from VISITOR, written at once; their statuses."""
-    request = (
-        f"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Forwarded-For: {VISITOR}\r\n{headers}\r\n"
-    ).encode()
-    with socket.create_connection(("127.0.0.1", port), timeout=60) as connection:
-        connection.sendall(request * count)
-        received = b""
-        while received.count(b"HTTP/1.1 ") < count:
-            chunk = connection.recv(65536)
-            if not chunk:
-                break
-            received += chunk
-    return [int(status) for status in re.findall(rb"HTTP/1\.1 (\d{3}) ", received)]
+    return pipelined_statuses(port, VISITOR, "/healthz", count, headers)
 
 
 def test_a_foreign_page_does_not_keep_a_visitors_address_at_429(serve):

@@ -21,10 +21,13 @@ BURST = 20
 REQUESTS = 300
 
 
-def pipelined_statuses(port: int, address: str, path: str, count: int) -> list[int]:
-    """`count` requests for `path` written at once on one connection; their statuses."""
+def pipelined_statuses(
+    port: int, address: str, path: str, count: int, headers: str = ""
+) -> list[int]:
+    """`count` requests for `path` written at once on one connection (with `headers`, each
+    line ending in CRLF); their statuses."""
     request = (
-        f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Forwarded-For: {address}\r\n\r\n"
+        f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Forwarded-For: {address}\r\n{headers}\r\n"
     ).encode()
     with socket.create_connection(("127.0.0.1", port), timeout=60) as connection:
         connection.sendall(request * count)
