@@ -8,6 +8,16 @@ lease; its end, or recovery, settles it. These are the scripts and names agent.s
 
 from typing import NamedTuple
 
+# Charge a budget `amount` (negative gives back), its ttl set when it has none. A budget back
+# at 0 or below is deleted, since no key means 0: a turn refused after its hold (a made-up
+# conversation id, a page that is not an article) left `tok:c:<id>` at 0 for seven days, one
+# key per message; below 0, its key vanished while a turn held it.
+CHARGE = """
+local function charge(key, amount, ttl)
+  if redis.call('INCRBY', key, amount) <= 0 then redis.call('DEL', key)
+  elseif redis.call('TTL', key) < 0 then redis.call('EXPIRE', key, ttl) end
+end
+"""
 # A turn's hold record (`hold:t:<turn id>`, a hash): per budget key, `k:<key>` is what the turn
 # has charged it (held, or settled) and `t:<key>` the key's ttl; `spent` is the turn's spending
 # as its last checkpoint counted it. The index (HOLDS) scores each turn by when its lease ends:
@@ -18,7 +28,10 @@ from typing import NamedTuple
 # the turn charges only when settled (a new conversation's own); `final` deletes the record,
 # else it stays (recovery's: a worker that was only stuck settles over it when it ends).
 # Returns whether the record was there (else the caller settles by its own figures).
-SETTLE_HOLD = """
+# Every script that charges or settles a budget charges it through `charge`.
+SETTLE_HOLD = (
+    CHARGE
+    + """
 local function settle_hold(record, index, id, target, final, extras, extra_ttls)
   if redis.call('EXISTS', record) == 0 then
     redis.call('ZREM', index, id)
@@ -37,10 +50,7 @@ local function settle_hold(record, index, id, target, final, extras, extra_ttls)
       local key = string.sub(field, 3)
       local change = target - tonumber(charged)
       if change ~= 0 then
-        -- Back at nothing spent, no key (as agent.shared's ADD): a turn refused after its hold
-        -- left its new conversation's key at 0 for seven days.
-        if redis.call('INCRBY', key, change) <= 0 then redis.call('DEL', key)
-        elseif redis.call('TTL', key) < 0 then redis.call('EXPIRE', key, hold['t:' .. key]) end
+        charge(key, change, hold['t:' .. key])
         redis.call('HSET', record, field, target)
       end
     end
@@ -50,14 +60,15 @@ local function settle_hold(record, index, id, target, final, extras, extra_ttls)
   return true
 end
 """
+)
 # Apply (amount, ttl) per key of KEYS[first..] from ARGV[at..]: a settlement by the turn's own
 # figures (no hold record: none was written, or Redis lost it).
+# It follows SETTLE_HOLD in every script, which brings `charge`.
 ADD_FROM = """
 local function add_from(first, at)
   for i = first, #KEYS do
     local a = at + 2 * (i - first)
-    if redis.call('INCRBY', KEYS[i], ARGV[a]) <= 0 then redis.call('DEL', KEYS[i])
-    elseif redis.call('TTL', KEYS[i]) < 0 then redis.call('EXPIRE', KEYS[i], ARGV[a + 1]) end
+    charge(KEYS[i], ARGV[a], ARGV[a + 1])
   end
 end
 """

@@ -32,6 +32,7 @@ from agent.exceptions import SharedStateDown
 from agent.holds import (
     ADD_FROM,
     ATTACH,
+    CHARGE,
     HOLD_PREFIX,
     HOLD_RECORD_TTL,
     HOLDS,
@@ -109,16 +110,14 @@ if id ~= '' then
 end
 return {0, held}
 """
-# Settle budgets. A budget back at 0 (or below: its key vanished while a turn held it) is
-# deleted, since no key means 0: a turn refused after its hold (a made-up conversation id, a
-# page that is not an article) left `tok:c:<id>` at 0 for seven days, one key per message.
-ADD = """
-for i, key in ipairs(KEYS) do
-  if redis.call('INCRBY', key, ARGV[2 * i - 1]) <= 0 then redis.call('DEL', key)
-  elseif redis.call('TTL', key) < 0 then redis.call('EXPIRE', key, ARGV[2 * i]) end
-end
+# Settle budgets: (amount, ttl) per key, through agent.holds' CHARGE.
+ADD = (
+    CHARGE
+    + """
+for i, key in ipairs(KEYS) do charge(key, ARGV[2 * i - 1], ARGV[2 * i]) end
 return 0
 """
+)
 # KEYS: conversation lock ('' when none yet), session slots, then (optionally) address slots
 # and network slots.
 # ARGV: token, now_ms, ttl_ms, then one limit per slot key. Returns an `Acquired`.
