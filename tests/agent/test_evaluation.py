@@ -221,8 +221,8 @@ def test_bench_eval_files_name_demo_articles_and_split_each_kind(name):
         # fresh10 and fresh11: their "two" rows were written without require_all, so either
         # article counts as right there, and their figures were reported that way.
         *[(f"answer_eval_fresh{n}.jsonl", "test") for n in (8, 9, 12)],
-        *[(f"answer_eval_fresh{n}.jsonl", "tune") for n in range(13, 24, 2)],
-        *[(f"answer_eval_fresh{n}.jsonl", "test") for n in range(14, 25, 2)],
+        *[(f"answer_eval_fresh{n}.jsonl", "tune") for n in range(13, 26, 2)],
+        *[(f"answer_eval_fresh{n}.jsonl", "test") for n in range(14, 27, 2)],
     ],
 )
 def test_single_split_eval_files_name_demo_articles(name, split):
