@@ -24,6 +24,10 @@ MAX_ORIGIN = 512  # characters; a real origin is far shorter
 API_PREFIX = "/api/"
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 ADMIN_LOGIN_PATH = "/admin/login/"  # matched against `request.path_info`, as the throttle does
+# `Sec-Fetch-Site` for a request sent for another site's page. "same-site" is a sibling
+# subdomain's (evil.example.com beside blog.example.com), another site as much as any: taken for
+# the visitor's own, its `<img>` tags (no Origin) spent the address's searches and requests.
+FOREIGN_FETCH_SITES = frozenset({"cross-site", "same-site"})
 
 
 def origin_allowed(*, origin: str | None, scheme: str, host: str | None) -> bool:
@@ -177,10 +181,11 @@ class CrossSiteGuard(AsyncMiddleware):
 
 def cross_site(request: HttpRequest) -> bool:
     """True when a browser sent `request` for a page of another site: its fetch metadata says
-    `cross-site` (a link the visitor followed excepted), or it carries an Origin that is neither
-    the site's own nor trusted (`null` included: a sandboxed or redirected page)."""
+    `cross-site` or `same-site` (a link the visitor followed excepted), or it carries an Origin
+    that is neither the site's own nor trusted (`null` included: a sandboxed or redirected
+    page)."""
     fetched = request.headers.get("Sec-Fetch-Site", "").lower()
-    if fetched == "cross-site" and not link_followed(request):
+    if fetched in FOREIGN_FETCH_SITES and not link_followed(request):
         return True
     origin = request.headers.get("Origin")
     if origin is None or origin in settings.CSRF_TRUSTED_ORIGINS:

@@ -39,6 +39,7 @@ import math
 import time
 
 from agent.ratelimit import address_bucket, network_bucket
+from config.origins import FOREIGN_FETCH_SITES
 from config.proxy import client_is_loopback
 from ops.metrics import refusal_count
 
@@ -168,14 +169,14 @@ class HttpRequestRate:
 
 def foreign_request(scope) -> bool:
     """Whether a browser sent this request for another site's page (`Sec-Fetch-Site:
-    cross-site`), other than a top-level page the visitor opened by a click on a link: the same
-    test as config.origins.cross_site's fetch metadata, read off the ASGI scope.
+    cross-site` or `same-site`), other than a top-level page the visitor opened by a click on a
+    link: the same test as config.origins.cross_site's fetch metadata, read off the ASGI scope.
 
     A client may label its requests as it likes: so labelled, they only count in the smaller
     buckets (FOREIGN), never in none.
     """
     headers = dict(scope.get("headers") or [])
-    if headers.get(b"sec-fetch-site", b"").lower() != b"cross-site":
+    if headers.get(b"sec-fetch-site", b"").decode("latin-1").lower() not in FOREIGN_FETCH_SITES:
         return False
     followed = (
         scope["type"] == "http"

@@ -239,9 +239,10 @@ HTTP_REQUESTS_PER_SECOND_PER_NETWORK = env.float(
 HTTP_REQUEST_BURST_PER_NETWORK = env.int(
     "HTTP_REQUEST_BURST_PER_NETWORK", default=4 * HTTP_REQUEST_BURST_PER_IP
 )
-# Requests a browser sends for another site's page (Sec-Fetch-Site: cross-site, a link the
-# visitor clicked excepted) count in buckets of their own, this share of the address's (and its
-# /48's) rate and burst: another site's page could otherwise keep a visitor's address at 429.
+# Requests a browser sends for another site's page (Sec-Fetch-Site: cross-site or same-site, a
+# link the visitor clicked excepted) count in buckets of their own, this share of the address's
+# (and its /48's) rate and burst: another site's page could otherwise keep a visitor's address
+# at 429.
 HTTP_FOREIGN_REQUEST_SHARE = env.float("HTTP_FOREIGN_REQUEST_SHARE", default=0.25)
 # What a static file served by the app (`make run`) takes from that bucket: a page's CSS, scripts
 # and icon (about 14 files) cost a few requests, not 14, and a flood of them is still a flood.

@@ -95,3 +95,33 @@ def test_foreign_frames_and_steered_windows_do_not_spend_an_addresss_searches(se
     assert {response.status_code for response in frames + steered} == {403}
     assert search.status_code == 200
     assert followed.status_code == 200
+
+
+# What a browser sends for an image on a page of a sibling subdomain (evil.example.com beside
+# blog.example.com: one registrable domain, so "same-site"), and for a link clicked there.
+SIBLING_IMAGE = {**IMAGE, "Sec-Fetch-Site": "same-site"}
+SIBLING_FOLLOWED = {**FOLLOWED, "Sec-Fetch-Site": "same-site"}
+
+
+def test_a_sibling_subdomains_page_does_not_spend_an_addresss_searches(serve):
+    server = serve(
+        "same-site-reads",
+        SEARCH_REQUESTS_PER_MINUTE_PER_IP="3",
+        AGENT_TRANSCRIPTS_PER_MINUTE_PER_IP="3",
+    )
+    transcript = f"/api/conversations/{uuid.uuid4()}"
+    query = {"q": "hnsw"}
+
+    with httpx.Client(base_url=server.url, timeout=60) as browser:
+        images = [browser.get("/api/search", params=query, headers=SIBLING_IMAGE) for _ in range(5)]
+        images += [browser.get(transcript, headers=SIBLING_IMAGE) for _ in range(5)]
+        search = browser.get("/api/search", params=query, headers=OWN_PAGE)
+        read = browser.get(transcript, headers=OWN_PAGE)
+        followed = browser.get("/api/search", params=query, headers=SIBLING_FOLLOWED)
+
+    # Before: only "cross-site" was another site's; the sibling's images (no Origin on an
+    # image) spent both allowances ({200, 429} and {404, 429}) and the site's own got 429.
+    assert {response.status_code for response in images} == {403}
+    assert search.status_code == 200
+    assert read.status_code == 404
+    assert followed.status_code == 200

@@ -50,3 +50,24 @@ def test_a_foreign_page_does_not_keep_a_visitors_address_at_429(serve):
     assert images.count(429) == len(images) - images.count(200) and len(images) == 3 * BURST
     assert own == [200] * (BURST // 2)
     assert labelled.count(200) <= 1
+
+
+SIBLING_IMAGE = IMAGE.replace("cross-site", "same-site")  # a page of a sibling subdomain
+
+
+def test_a_sibling_subdomains_page_does_not_keep_a_visitors_address_at_429(serve):
+    server = serve(
+        "same-site-requests",
+        DJANGO_TRUSTED_PROXIES="1",
+        HTTP_REQUEST_BURST_PER_IP=str(BURST),
+        HTTP_REQUESTS_PER_SECOND_PER_IP="0.1",
+    )
+
+    images = pipelined(server.port, SIBLING_IMAGE, 3 * BURST)
+    with httpx.Client(base_url=server.url, timeout=30) as browser:
+        own = [browser.get("/healthz", headers=OWN_PAGE).status_code for _ in range(BURST // 2)]
+
+    # Before: the sibling's images counted as the visitor's own, spent all 20 (then 429) and
+    # the site's own requests got 429 too.
+    assert FOREIGN_BURST <= images.count(200) <= FOREIGN_BURST + 1
+    assert own == [200] * (BURST // 2)

@@ -43,3 +43,21 @@ def test_a_foreign_page_does_not_keep_a_visitors_address_at_429(tmp_path: Path, 
     assert own == [200] * (BURST // 2)
     assert followed == 200
     assert labelled.count(200) <= FOREIGN_BURST + 1 and labelled[-BURST // 2 :] == [429] * 4
+
+
+def test_a_sibling_subdomains_page_does_not_keep_a_visitors_address_at_429(
+    tmp_path: Path, settings
+):
+    settings.HTTP_REQUESTS_PER_SECOND_PER_IP = 0.1
+    sibling_image = IMAGE.replace("cross-site", "same-site")
+    sibling_followed = FOLLOWED.replace("cross-site", "same-site")
+    with running_proxy(tmp_path, host="127.0.0.1", request_burst=BURST) as (port, _):
+        images = [asked(port, "127.0.0.8", sibling_image) for _ in range(3 * BURST)]
+        own = [asked(port, "127.0.0.8", OWN_PAGE) for _ in range(BURST // 2)]
+        followed = asked(port, "127.0.0.8", sibling_followed)
+
+    # Before: nginx took only "cross-site" for another site's; the sibling's images spent the
+    # address's 8 and its own pages got nginx's 429.
+    assert images.count(200) <= FOREIGN_BURST + 1
+    assert own == [200] * (BURST // 2)
+    assert followed == 200
