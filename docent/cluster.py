@@ -47,6 +47,7 @@ class Plan:
     redis_port: int | None
     env: dict[str, str]
     programs: list[Program]
+    redis_password: str = ""
 
 
 def procfile_read(path: Path = PROCFILE) -> dict[str, str]:
@@ -70,7 +71,10 @@ def cluster_plan(*, workers: int, host: str, port: int, database_url: str) -> Pl
     data = Path(settings.BASE_DIR) / ".data" / "cluster"
     redis_url = os.environ.get("REDIS_URL", "")
     redis_port = None if redis_url else free_port()
-    redis_url = redis_url or f"redis://127.0.0.1:{redis_port}/0"
+    # Loopback is every local user's: without a password any of them could lift the limits,
+    # budgets and conversation locks the workers share there.
+    redis_password = "" if redis_url else secrets.token_urlsafe(24)
+    redis_url = redis_url or f"redis://:{redis_password}@127.0.0.1:{redis_port}/0"
     web_ports = [free_port() for _ in range(workers)]
     env = {
         "DATABASE_URL": database_url,
@@ -97,7 +101,7 @@ def cluster_plan(*, workers: int, host: str, port: int, database_url: str) -> Pl
         command = _expand(entries["web"], values | {"PORT": str(web_port)})
         programs.append(Program(f"web{number}", _python(command), priority=40))
     programs.append(Program("proxy", _system(entries["proxy"], values), priority=50))
-    return Plan(workers, host, port, data, web_ports, redis_port, env, programs)
+    return Plan(workers, host, port, data, web_ports, redis_port, env, programs, redis_password)
 
 
 def cluster_write(plan: Plan) -> Path:
@@ -105,13 +109,15 @@ def cluster_write(plan: Plan) -> Path:
     nginx = plan.data / "nginx"
     nginx_prepare(nginx)
     (plan.data / "redis").mkdir(parents=True, exist_ok=True)
+    if plan.redis_port:  # read by redis-server, never on a command line (`ps` shows those)
+        _private_write(plan.data / "redis" / "auth.conf", f"requirepass {plan.redis_password}\n")
     # A new cluster starts its metrics from zero: the last run's processes are all gone.
     shutil.rmtree(plan.data / "prometheus", ignore_errors=True)
     (nginx / "nginx.conf").write_text(
         nginx_conf(prefix=nginx, web_ports=plan.web_ports, host=plan.host, port=plan.port)
     )
     conf = plan.data / "supervisord.conf"
-    conf.write_text(supervisord_conf(plan))
+    _private_write(conf, supervisord_conf(plan))  # the processes' environment: REDIS_URL's password
     (plan.data / "ports.json").write_text(
         json.dumps(
             {
@@ -123,6 +129,13 @@ def cluster_write(plan: Plan) -> Path:
         )
     )
     return conf
+
+
+def _private_write(path: Path, text: str) -> None:
+    """Write `path` readable by this user only, from its first byte."""
+    path.unlink(missing_ok=True)  # an older file keeps its mode: make a new one
+    with os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w") as file:
+        file.write(text)
 
 
 NGINX_CONN_MAX = 65_535

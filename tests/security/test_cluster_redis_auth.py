@@ -1,0 +1,65 @@
+"""The local cluster's Redis asks for a password, kept out of every command line.
+
+`make run WORKERS=N` started redis-server on 127.0.0.1 with no password: any user of the machine
+could connect and lift the limits, budgets and conversation locks the workers share there
+(`DEL lim:*`, a `running:` lock deleted, a budget set back to 0).
+"""
+
+import os
+import shlex
+import stat
+import subprocess
+import time
+
+import pytest
+import redis
+
+from docent.cluster import cluster_plan, cluster_write
+
+
+def _redis_program(plan) -> str:
+    return next(program.command for program in plan.programs if program.name == "redis")
+
+
+def _ping(url: str, timeout: float = 15) -> bool:
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            return redis.Redis.from_url(url, socket_timeout=2).ping()
+        except redis.ConnectionError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)
+
+
+def test_the_clusters_redis_refuses_a_client_without_the_password(settings, tmp_path):
+    settings.BASE_DIR = tmp_path
+    plan = cluster_plan(workers=2, host="127.0.0.1", port=8000, database_url="postgresql:///x")
+    cluster_write(plan)
+    command = _redis_program(plan)
+    server = subprocess.Popen(shlex.split(command), stdout=subprocess.DEVNULL)
+    try:
+        assert _ping(plan.env["REDIS_URL"])  # the workers' URL carries the password
+        with pytest.raises(redis.AuthenticationError):
+            redis.Redis(host="127.0.0.1", port=plan.redis_port, socket_timeout=2).ping()
+        with open(f"/proc/{server.pid}/cmdline", "rb") as shown:
+            seen = shown.read()
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+    assert plan.redis_password and plan.redis_password.encode() not in seen
+    assert plan.redis_password not in command  # `ps` shows every command line to everyone
+    for private in (plan.data / "redis" / "auth.conf", plan.data / "supervisord.conf"):
+        assert stat.S_IMODE(os.stat(private).st_mode) == 0o600, private
+
+
+def test_a_redis_url_given_is_used_as_it_is(settings, tmp_path, monkeypatch):
+    settings.BASE_DIR = tmp_path
+    monkeypatch.setenv("REDIS_URL", "redis://:given@10.0.0.5:6379/2")
+    plan = cluster_plan(workers=2, host="127.0.0.1", port=8000, database_url="postgresql:///x")
+    cluster_write(plan)
+
+    assert plan.env["REDIS_URL"] == "redis://:given@10.0.0.5:6379/2"
+    assert "redis" not in {program.name for program in plan.programs}
+    assert not (plan.data / "redis" / "auth.conf").exists()
