@@ -164,6 +164,14 @@ def chat_strings() -> dict[str, str]:
         "error_daily_budget": _("The assistant has used today’s budget. Try again at %(time)s."),
         "error_ip_budget": _("You have used today’s budget. Try again at %(time)s."),
         "error_network_budget": _("Your network has used today’s budget. Try again at %(time)s."),
+        # An address's messages in 24 h (AGENT_MESSAGES_PER_DAY_PER_IP), or its /48's.
+        "error_ip_day": _(
+            "You have asked as many questions as one connection may in a day. "
+            "Try again at %(time)s."
+        ),
+        "error_network_day": _(
+            "Your network has asked as many questions as it may in a day. Try again at %(time)s."
+        ),
         "error_budget": _(
             "This conversation has reached its length limit. Start a new chat to go on."
         ),

@@ -345,6 +345,7 @@ def run_blocking(
     overrides: dict = {
         "AGENT_MESSAGES_PER_MINUTE": 10**9,
         "AGENT_MESSAGES_PER_MINUTE_PER_IP": 10**9,
+        "AGENT_MESSAGES_PER_DAY_PER_IP": 10**9,
         "AGENT_TURNS_PER_IP": 10**9,
         "SEARCH_REQUESTS_PER_MINUTE_PER_IP": 10**9,  # the model's searches count there too
     }

@@ -32,6 +32,9 @@ DAY = 24 * 3600
 # The budgets that refuse until the day's end (00:00 UTC), by their refusal's reason; the
 # `rate_limited` event names them, so the panel can say whose day is spent.
 DAY_BUDGETS = frozenset({"ip_budget", "network_budget", "daily_budget"})
+# Refusals the `rate_limited` event names, so the panel says what ran out, not "asking faster
+# than I can answer": the day budgets, and an address's (or /48's) messages in 24 h.
+NAMED_REFUSALS = DAY_BUDGETS | {"ip_day", "network_day"}
 # RFC 6052's well-known prefix: a translator's IPv6 name for an IPv4 host, the last 32 bits.
 NAT64_PREFIX = ipaddress.IPv6Network("64:ff9b::/96")
 USERNAME_MAX_LENGTH = 150  # django.contrib.auth's User.username, and its sign-in form's
@@ -130,10 +133,10 @@ async def message_allow(*, session_key: str, client_ip: str, content: str = "") 
     against 0.08 for a question, so thirty a minute from one address kept a core busy.
     """
     network = network_bucket(client_ip)
-    client_ip = address_bucket(client_ip)
+    address = address_bucket(client_ip)
     limits = (settings.AGENT_MESSAGES_PER_MINUTE, settings.AGENT_MESSAGES_PER_MINUTE_PER_IP)
     weight = embedding_weight(content[:MESSAGE_EMBEDDED_CHARS], min(limits))
-    counters = [(f"rl:s:{session_key}", limits[0]), (f"rl:ip:{client_ip}", limits[1])]
+    counters = [(f"rl:s:{session_key}", limits[0]), (f"rl:ip:{address}", limits[1])]
     if network:
         counters.append((f"rl:net:{network}", settings.AGENT_MESSAGES_PER_MINUTE_PER_NETWORK))
     over, wait = await state().hit(counters, WINDOW, weight)
@@ -144,7 +147,31 @@ async def message_allow(*, session_key: str, client_ip: str, content: str = "") 
             retry_after,
             ("session", "ip", "network")[over - 1],
         )
-    return None
+    return await _day_messages_allow(client_ip, weight)
+
+
+async def _day_messages_allow(client_ip: str, weight: int) -> Refusal | None:
+    """The address's (and its /48's) messages in any 24 h: AGENT_MESSAGES_PER_DAY_PER_IP.
+
+    With the offline model no token budget binds, so the minute's limit alone let one address
+    store 43,200 turns a day. A moving window, as the minute's: a refusal names the time the
+    oldest message counted leaves it.
+    """
+    counters = address_counters(
+        "rl:day",
+        client_ip,
+        settings.AGENT_MESSAGES_PER_DAY_PER_IP,
+        settings.AGENT_MESSAGES_PER_DAY_PER_NETWORK,
+    )
+    over, wait = await state().hit(counters, DAY, weight)
+    if not over:
+        return None
+    who = ("ip_day", "network_day")[over - 1]
+    return Refusal(
+        "This address has sent its messages for the day. Please come back later.",
+        _seconds(wait),
+        who,
+    )
 
 
 async def feedback_allow(*, session_key: str, client_ip: str) -> Refusal | None:

@@ -394,9 +394,9 @@ _BUSY_REASONS = {
 
 
 def _rate_limited(refusal: ratelimit.Refusal) -> dict:
-    # A day's budget is named, as when it cuts a turn mid-answer (agent.loop): "asking faster
-    # than I can answer" is untrue of it.
-    day = {"reason": refusal.reason} if refusal.reason in ratelimit.DAY_BUDGETS else {}
+    # A day's budget is named, as when it cuts a turn mid-answer (agent.loop), and a day's
+    # messages: "asking faster than I can answer" is untrue of them.
+    day = {"reason": refusal.reason} if refusal.reason in ratelimit.NAMED_REFUSALS else {}
     return events.error(
         events.RATE_LIMITED, refusal.message, retry_after=refusal.retry_after, **day
     )

@@ -184,6 +184,7 @@ def main() -> None:
             "AGENT_SAVE_RETRIES": "2",
             "AGENT_MESSAGES_PER_MINUTE": "100000",
             "AGENT_MESSAGES_PER_MINUTE_PER_IP": "100000",
+            "AGENT_MESSAGES_PER_DAY_PER_IP": "100000000",
             "AGENT_SOCKETS_PER_MINUTE_PER_IP": "100000",
             "AGENT_FRAMES_PER_MINUTE_PER_IP": "100000000",
             "SEARCH_REQUESTS_PER_MINUTE_PER_IP": "100000",  # the model's searches count too

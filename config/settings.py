@@ -446,6 +446,13 @@ AGENT_MESSAGES_PER_MINUTE_PER_IP = env.int("AGENT_MESSAGES_PER_MINUTE_PER_IP", d
 AGENT_MESSAGES_PER_MINUTE_PER_NETWORK = env.int(
     "AGENT_MESSAGES_PER_MINUTE_PER_NETWORK", default=4 * AGENT_MESSAGES_PER_MINUTE_PER_IP
 )
+# Messages per client address in any 24 h, and per IPv6 /48. With the offline model (the
+# default) no token budget ever binds, so thirty a minute, around the clock, was 43,200 turns a
+# day from one address, each stored with its tool results (about 10 kB).
+AGENT_MESSAGES_PER_DAY_PER_IP = env.int("AGENT_MESSAGES_PER_DAY_PER_IP", default=1000)
+AGENT_MESSAGES_PER_DAY_PER_NETWORK = env.int(
+    "AGENT_MESSAGES_PER_DAY_PER_NETWORK", default=4 * AGENT_MESSAGES_PER_DAY_PER_IP
+)
 # New chat sockets per client address in any 60 s (config/websocket_limit.py).
 AGENT_SOCKETS_PER_MINUTE_PER_IP = env.int("AGENT_SOCKETS_PER_MINUTE_PER_IP", default=60)
 AGENT_SOCKETS_PER_MINUTE_PER_NETWORK = env.int(

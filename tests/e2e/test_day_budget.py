@@ -59,3 +59,23 @@ def test_an_answer_the_sites_budget_cut_says_so_and_offers_no_new_chat(
         "Your question is kept in the box for when you can ask again."
     )
     screenshot(page, "day-budget-cut")
+
+
+def test_an_address_past_its_days_questions_is_told_so_and_keeps_its_question(
+    live_data, tmp_path, open_page
+):
+    env = {"AGENT_MESSAGES_PER_DAY_PER_IP": "1"}  # the offline model: no token budget binds
+    with LiveServer("day-messages", live_data, env, tmp_path / "spool") as server:
+        page = open_page()
+        page.goto(server.url + "/")
+        open_chat(page)
+        ask(page, "What is a step limit?")
+        wait_answered(page)
+        ask(page, "And why five?")
+        note = page.locator(".chat-note--warn")
+        expect(note.locator(".chat-note__text")).to_contain_text(
+            "You have asked as many questions as one connection may in a day. Try again at"
+        )
+        expect(note).not_to_contain_text("faster than I can answer")
+        expect(page.locator("#chat-input")).to_have_value("And why five?")
+        screenshot(page, "day-messages")
