@@ -108,6 +108,11 @@ _FOLLOW_UP = re.compile(
 FOLLOW_UP_TERMS = 2  # a question with this few words of its own leans on the one before
 # The line an answer ends each article's quotes with ("Source: [Title](/articles/…/)").
 _SOURCE_LINE = re.compile("^(" + "|".join(map(re.escape, SOURCE.values())) + r")\[", re.MULTILINE)
+# The link of each source line: the articles an answer quoted.
+_CITED = re.compile(
+    "^(?:" + "|".join(map(re.escape, SOURCE.values())) + r")\[[^\]\n]*\]\(([^)\s]+)\)",
+    re.MULTILINE,
+)
 
 
 class OfflineModel:
@@ -224,6 +229,11 @@ def _plan(turn: _Turn, available: set[str]) -> tuple[list[ToolCall], str]:
         # "这里的上限是按工具调用次数算的吗？" on the step-limits page led with the loop article,
         # whose table names the cap too. Another article still leads when it answers better.
         chosen = page_first(chosen, turn.page_hit, MAX_READ)
+    elif is_follow_up(turn) and (quoted := quoted_before(turn.previous_answer, hits)):
+        # A follow-up is about what the answer before it quoted, as a question pointing at the
+        # page is about the page: "那要是其中一个工具一直卡着不返回呢？" after the loop article's
+        # answer led with the audit article, whose table says how a failed call is recorded.
+        chosen = page_first(chosen, quoted, MAX_READ)
     if not details and DETAIL in available:
         ids = [hit["article_id"] for hit in chosen[: 1 if summary else MAX_READ]]
         return [turn.call(DETAIL, {"article_id": i}, n) for n, i in enumerate(ids)], ""
@@ -405,6 +415,14 @@ def answered_parts(
     if len(texts) != len(tops) or len(set(tops)) < len(tops) or not set(tops) <= set(ids):
         return []
     return [(text, ids.index(top)) for text, top in zip(texts, tops, strict=True)]
+
+
+def quoted_before(answer: str, hits: list[dict]) -> dict | None:
+    """The best-ranked hit for an article the previous answer cited (its source lines), if
+    the search found one; None when the search's first hit is already one of them."""
+    cited = set(_CITED.findall(answer))
+    quoted = next((hit for hit in hits if hit.get("url") in cited), None)
+    return quoted if quoted is not None and quoted is not hits[0] else None
 
 
 def _hit_list(output: Any) -> list[dict]:

@@ -27,10 +27,14 @@ _ZH_THEN = re.compile(r"[；;]|[，,](?=(?:又|另外|还有|以及|再)[^，,]{
 _RESPECTIVELY = "分别"
 _SUBJECT_CHAR = re.compile(r"[\w\s.-]")
 _AND = re.compile(r"和|与|跟|以及")
-# A part that points back ("how is *its* partial answer saved?", "那些分数") is not a question
-# of its own: searched alone, it finds whatever matches its other words.
+# A part that points back ("what range do *those* scores fall in?", "那些分数") is not a
+# question of its own: searched alone, it finds whatever matches its other words. "It" is not
+# counted: in a question about a system it names the system ("what m is *its* HNSW index built
+# with?") or a thing of its own part ("before embedding *it* with e5") as often as the other
+# part's subject, and searched alone such parts found their own articles (docs/answer-quality.md,
+# "Thirty-second pass").
 _LEANS = re.compile(
-    r"\b(it|its|they|them|their|those|these|such|the former|the latter)\b|它|这些|那些|前者|后者",
+    r"\b(they|them|their|those|these|such|the former|the latter)\b|它们|这些|那些|前者|后者",
     re.IGNORECASE,
 )
 
@@ -78,7 +82,7 @@ _OWN_CLAUSE = re.compile(
 
 
 def _leans_back(part: str) -> bool:
-    """Whether the part points at the other one ("how is *its* partial answer saved?")."""
+    """Whether the part points at the other one ("what range do *those* scores fall in?")."""
     for match in _LEANS.finditer(part):
         before = part[: match.start()]
         if not (_OWN_CLAUSE.search(before) and _substantial(before)):

@@ -696,6 +696,29 @@ async def test_a_follow_up_searches_with_the_earlier_question_in_mind():
 
 @pytest.mark.asyncio
 @pytest.mark.parametrize(
+    ("source", "from_index"),
+    [("Source: [Choosing a pgvector index](/articles/choosing-an-index/)", True),
+     # The answer before quoted neither article found: the search's order stands, and the
+     # step-limits article ranked first has nothing to say about builds.
+     ("Source: [Elsewhere](/articles/elsewhere/)", False)],
+)  # fmt: skip
+async def test_a_follow_up_reads_first_the_article_the_answer_before_it_quoted(source, from_index):
+    # "那要是其中一个工具一直卡着不返回呢？" after the loop article's answer was answered from the
+    # audit article, which its search ranked first.
+    history = [
+        {"role": "user", "content": "Which pgvector index types are there?"},
+        {"role": "assistant", "content": f"Two index types ship with pgvector.\n\n{source}"},
+    ]
+    hits = [relevant_hit(LIMITS_ARTICLE, 0.9), relevant_hit(INDEX_ARTICLE, 0.7)]
+
+    result, _ = await ask("Which of those is quicker to build?", hits, history=history)
+
+    assert [c["url"] for c in result.citations] == ([INDEX_ARTICLE["url"]] if from_index else [])
+    assert ("IVFFlat" in result.answer) is from_index
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
     ("declined", "question", "query"),
     [(DONT_KNOW["en"], "HNSW index", "HNSW index"),
      (DONT_KNOW["zh"], "HNSW 索引", "HNSW 索引"),

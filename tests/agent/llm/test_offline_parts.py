@@ -54,6 +54,28 @@ from agent.llm.offline_parts import question_parts
                 "How much memory does IVFFlat use? Which one needs training?",
             ],
         ),
+        # "It" names the system asked about, or a thing of its own part, as often as the
+        # other part's subject: searched alone, these parts found their own articles.
+        (
+            "Which embedding model does Docent use, and what m / ef_construction values is its "
+            "HNSW index built with?",
+            [
+                "Which embedding model does Docent use",
+                "what m / ef_construction values is its HNSW index built with?",
+            ],
+        ),
+        (
+            "what k goes in the RRF formula, and do I need to put anything in front of the "
+            "question before embedding it with e5?",
+            [
+                "what k goes in the RRF formula",
+                "do I need to put anything in front of the question before embedding it with e5?",
+            ],
+        ),
+        (
+            "为什么要让智能体靠工具查资料？系统提示词里哪一条要求它先搜索？",
+            ["为什么要让智能体靠工具查资料？", "系统提示词里哪一条要求它先搜索？"],
+        ),
     ],
 )
 def test_a_question_asked_in_two_is_split_into_its_parts(question, parts):
@@ -68,12 +90,12 @@ def test_a_question_asked_in_two_is_split_into_its_parts(question, parts):
         "Which is faster to build, HNSW or IVFFlat?",
         "How do retries and timeouts interact?",  # "and" between nouns: one question
         # The second part points back at the first: searched alone it would find anything.
-        "How is the turn cancelled and how is its partial answer saved?",
         "What do cosine scores mean, and what range do those scores fall in?",
+        "审计记录怎么存？这些记录保留多久？",
+        "What do HNSW and IVFFlat trade, and how do they differ in recall?",
+        "向量索引有哪几种？它们的召回率差多少？",
         # After the part's own words, but not opening a clause of its own: still the other's.
         "What are HNSW and IVFFlat, and how does pgvector build them?",
-        "How is the fused score computed, and how does the search weigh its scores?",
-        "为什么要让智能体靠工具查资料？系统提示词里哪一条要求它先搜索？",
         "文本嵌入存进 PostgreSQL 以后，用什么索引来查最近邻？",
         "限流和步数上限分别？",  # nothing shared after 分别
         # A part asking for the other's evidence has no subject of its own.
