@@ -19,7 +19,7 @@ from django.conf import settings
 
 from agent.exceptions import SharedStateDown, TokenBudgetSpent
 from agent.holds import HoldSettlement
-from agent.shared import state
+from agent.shared import Counter, state
 from ops.metrics import refusal_count
 
 logger = logging.getLogger(__name__)
@@ -136,42 +136,30 @@ async def message_allow(*, session_key: str, client_ip: str, content: str = "") 
     address = address_bucket(client_ip)
     limits = (settings.AGENT_MESSAGES_PER_MINUTE, settings.AGENT_MESSAGES_PER_MINUTE_PER_IP)
     weight = embedding_weight(content[:MESSAGE_EMBEDDED_CHARS], min(limits))
-    counters = [(f"rl:s:{session_key}", limits[0]), (f"rl:ip:{address}", limits[1])]
+    counters: list[Counter] = [(f"rl:s:{session_key}", limits[0]), (f"rl:ip:{address}", limits[1])]
     if network:
         counters.append((f"rl:net:{network}", settings.AGENT_MESSAGES_PER_MINUTE_PER_NETWORK))
-    over, wait = await state().hit(counters, WINDOW, weight)
-    if over:
-        retry_after = _seconds(wait)
-        return Refusal(
-            f"Too many messages. Please wait {retry_after} s before asking again.",
-            retry_after,
-            ("session", "ip", "network")[over - 1],
-        )
-    return await _day_messages_allow(client_ip, weight)
-
-
-async def _day_messages_allow(client_ip: str, weight: int) -> Refusal | None:
-    """The address's (and its /48's) messages in any 24 h: AGENT_MESSAGES_PER_DAY_PER_IP.
-
-    With the offline model no token budget binds, so the minute's limit alone let one address
-    store 43,200 turns a day. A moving window, as the minute's: a refusal names the time the
-    oldest message counted leaves it.
-    """
-    counters = address_counters(
+    reasons = ["session", "ip", "network"][: len(counters)]
+    # The address's (and its /48's) messages in any 24 h, in the same trip: with the offline
+    # model no token budget binds, so the minute's limit alone let one address store 43,200
+    # turns a day. A refusal names when the oldest message counted leaves the window.
+    day = address_counters(
         "rl:day",
         client_ip,
         settings.AGENT_MESSAGES_PER_DAY_PER_IP,
         settings.AGENT_MESSAGES_PER_DAY_PER_NETWORK,
     )
-    over, wait = await state().hit(counters, DAY, weight)
+    counters += [(key, limit, DAY) for key, limit in day]
+    reasons += ["ip_day", "network_day"][: len(day)]
+    over, wait = await state().hit(counters, WINDOW, weight)
     if not over:
         return None
-    who = ("ip_day", "network_day")[over - 1]
-    return Refusal(
-        "This address has sent its messages for the day. Please come back later.",
-        _seconds(wait),
-        who,
-    )
+    retry_after = _seconds(wait)
+    if over > len(counters) - len(day):
+        message = "This address has sent its messages for the day. Please come back later."
+    else:
+        message = f"Too many messages. Please wait {retry_after} s before asking again."
+    return Refusal(message, retry_after, reasons[over - 1])
 
 
 async def feedback_allow(*, session_key: str, client_ip: str) -> Refusal | None:

@@ -52,22 +52,24 @@ SHARED_STATE_RETRY_SECONDS = 5
 # A moving window per key (a sorted set of the allowed events' times): at most `limit` events
 # in any `window`, wherever the window starts. Fixed minute windows let a client send twice
 # the limit across a minute's edge. Nothing is recorded unless every key allows the event.
-# An event may weigh more than one (a costly request): it needs that many places.
-# KEYS: counters. ARGV: now_ms, window_ms, a unique member, weight, then one limit per key.
+# An event may weigh more than one (a costly request): it needs that many places. Each key has
+# its own window: a message counts in the minute's and the day's in one trip.
+# KEYS: counters. ARGV: now_ms, a unique member, weight, then (limit, window_ms) per key.
 # Returns {index of the first key over (1-based) or 0, ms until it frees the places}.
 HIT = """
-local now, window, weight = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[4])
+local now, weight = tonumber(ARGV[1]), tonumber(ARGV[3])
 for i, key in ipairs(KEYS) do
+  local window = tonumber(ARGV[3 + 2 * i])
   redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
-  local need = redis.call('ZCARD', key) + weight - tonumber(ARGV[4 + i])
+  local need = redis.call('ZCARD', key) + weight - tonumber(ARGV[2 + 2 * i])
   if need > 0 then
     local frees = redis.call('ZRANGE', key, need - 1, need - 1, 'WITHSCORES')[2]
     return {i, (tonumber(frees) or now) + window - now}
   end
 end
 for i, key in ipairs(KEYS) do
-  for j = 1, weight do redis.call('ZADD', key, now, ARGV[3] .. '-' .. j) end
-  redis.call('PEXPIRE', key, window)
+  for j = 1, weight do redis.call('ZADD', key, now, ARGV[2] .. '-' .. j) end
+  redis.call('PEXPIRE', key, ARGV[3 + 2 * i])
 end
 return {0, 0}
 """
@@ -192,6 +194,10 @@ return 0
 )
 
 
+# A counter `hit` counts in: (key, limit), or (key, limit, its own window in seconds).
+type Counter = tuple[str, int] | tuple[str, int, float]
+
+
 class Hit(NamedTuple):
     over: int  # the 1-based index of the first counter over its limit, or 0: allowed
     retry_after: float  # seconds until that counter has room again
@@ -264,15 +270,19 @@ class RedisState:
             return await scripts[script](keys=keys, args=args)
 
     async def hit(
-        self, counters: list[tuple[str, int]], window: float, weight: int = 1, event: str = ""
+        self, counters: list[Counter], window: float, weight: int = 1, event: str = ""
     ) -> Hit:
         """Record one event of `weight` on every (key, limit) unless one would then hold more
-        than `limit` in the last `window` s; `event` names it for `forget`."""
+        than `limit` in the last `window` s (a counter's own third item, when it has one);
+        `event` names it for `forget`."""
         now = _now_ms()
         member = event or f"{now}-{uuid.uuid4().hex[:12]}"
-        args = [now, int(window * 1000), member, weight]
-        keys = [key for key, _ in counters]
-        over, wait_ms = await self._run(HIT, keys, [*args, *(c[1] for c in counters)])
+        keys = [counter[0] for counter in counters]
+        spans = _flat(
+            (c[1], int(span * 1000))
+            for c, span in zip(counters, _spans(counters, window), strict=True)
+        )
+        over, wait_ms = await self._run(HIT, keys, [now, member, weight, *spans])
         return Hit(int(over), int(wait_ms) / 1000)
 
     async def forget(self, keys: list[str], event: str, weight: int = 1) -> None:
@@ -420,24 +430,25 @@ class LocalState:
         return value + by
 
     async def hit(
-        self, counters: list[tuple[str, int]], window: float, weight: int = 1, event: str = ""
+        self, counters: list[Counter], window: float, weight: int = 1, event: str = ""
     ) -> Hit:
         now = time.monotonic()
         self._sweep(now, window)
-        for index, (key, limit) in enumerate(counters, 1):
-            times = self.windows.setdefault(key, deque())
-            while times and times[0] <= now - window:
+        spans = _spans(counters, window)
+        for index, (counter, span) in enumerate(zip(counters, spans, strict=True), 1):
+            times = self.windows.setdefault(counter[0], deque())
+            while times and times[0] <= now - span:
                 times.popleft()
-            need = len(times) + weight - limit
+            need = len(times) + weight - counter[1]
             if need > 0:
                 return Hit(
-                    index, (times[min(need, len(times)) - 1] + window - now) if times else window
+                    index, (times[min(need, len(times)) - 1] + span - now) if times else span
                 )
-        for key, _ in counters:
-            self.windows[key].extend([now] * weight)
-            self.spans[key] = window
+        for counter, span in zip(counters, spans, strict=True):
+            self.windows[counter[0]].extend([now] * weight)
+            self.spans[counter[0]] = span
         if event:
-            self.events[event] = (now, window)
+            self.events[event] = (now, max(spans, default=window))
         return Hit(0, 0.0)
 
     async def forget(self, keys: list[str], event: str, weight: int = 1) -> None:
@@ -691,6 +702,11 @@ def _slot_keys(session: str, address: str, network: str = "") -> list[str]:
     """The slot keys a turn holds: its session's, and its address's and network's when it has
     them (a network only with an address)."""
     return [session, *(key for key in (address, network) if key)]
+
+
+def _spans(counters: list[Counter], window: float) -> list[float]:
+    """Each counter's window: its own third item, else the call's."""
+    return [float(counter[2]) if len(counter) > 2 else window for counter in counters]
 
 
 def _flat(groups) -> list:
