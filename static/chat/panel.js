@@ -44,6 +44,7 @@ class Panel {
     this.article = article && !article.querySelector(".draft-banner") ? article : null;
     this.pageSlug = this.article?.getAttribute("data-article-slug") || "";
     this.turn = null; // the turn being answered
+    this.reconnectNoted = false; // the log's last note says "Reconnecting…" already
     this.restored = null; // Promise of the transcript restore
     this.conversationId = storageGet("localStorage", KEY_CONVERSATION);
     this.feedback = new Map(); // turn number -> Feedback
@@ -56,7 +57,7 @@ class Panel {
       },
       // The question never left: no server took it, so nothing was "dropped".
       onGiveUp: () => this.endTurn({ code: "unreachable" }),
-      onStatus: (kind) => this.showStatus(connectionStatus(kind)),
+      onStatus: (kind) => this.connectionChanged(kind),
     });
   }
 
@@ -73,6 +74,15 @@ class Panel {
   showStatus(text) {
     this.statusLine.textContent = text;
     this.statusLine.hidden = !text;
+  }
+
+  /** The status line follows the connection, except where the log already says the same. */
+  connectionChanged(kind) {
+    if (!kind) this.reconnectNoted = false;
+    // After `unavailable` the turn's note says "Reconnecting…" itself; during a database
+    // outage every failed attempt also put "Connection lost. Reconnecting…" above it.
+    if (kind === "reconnecting" && this.reconnectNoted) kind = "";
+    this.showStatus(connectionStatus(kind));
   }
 
   /* ---------- protocol ---------- */
@@ -167,6 +177,7 @@ class Panel {
     if (code === "bad_request" && turn.conversationId) this.checkConversation(turn.conversationId);
     if (code === "unavailable") {
       // This worker is shutting down: a fresh socket reaches one that is not.
+      this.reconnectNoted = true;
       this.connection.restart();
       this.askButton(box, S.ask_again, turn);
     }
@@ -218,6 +229,7 @@ class Panel {
     if (this.conversationId) frame.conversation_id = this.conversationId;
     if (this.pageSlug) frame.page = this.pageSlug;
     this.showEmpty(false);
+    this.reconnectNoted = false; // a new question's own wait is the status line's to tell
     if (this.unsent?.question === text) this.unsent.node.remove(); // not asked twice in the log
     this.unsent = null;
     const turn = new Turn(text);

@@ -1,0 +1,86 @@
+"""The ninth first-run walk (reader; phone and desktop, English and Chinese): what it found,
+fixed and checked in Chromium."""
+
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.e2e.conftest import CHROMIUM, screenshot
+from tests.e2e.sockets import ChatRoute
+from tests.e2e.test_chat_panel import ask
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db]
+
+if not Path(CHROMIUM).exists():
+    pytest.skip(f"no {CHROMIUM}: apt-get install chromium (.ci/run does)", allow_module_level=True)
+
+NARROW = {"width": 375, "height": 740}
+
+
+@pytest.mark.parametrize(
+    ("locale", "unavailable", "status"),
+    [
+        (
+            "en-US",
+            "The assistant is unavailable for a moment. Reconnecting…",
+            "Connection lost. Reconnecting…",
+        ),
+        ("zh-CN", "助手暂时不可用，正在重新连接…", "连接已断开，正在重新连接…"),
+    ],
+)
+def test_a_database_outage_says_reconnecting_once(site, open_page, locale, unavailable, status):
+    # During a database outage a message is refused `unavailable` and every new socket is
+    # refused too (its session cannot be read). The turn's note said "unavailable … Reconnecting…"
+    # and the status line above the log said "Connection lost. Reconnecting…" with it.
+    def on_frame(socket, frame):
+        if frame["type"] == "message":
+            socket.error("unavailable", "The database is unavailable.")
+
+    def on_open(socket):
+        if socket.number > 1:
+            socket.close()
+
+    page = open_page(NARROW, locale=locale)
+    route = ChatRoute(page, on_frame, on_open)
+    page.goto(site + "/")
+    page.locator("#chat-launcher").click()
+    ask(page, "Is the database there?")
+    expect(page.locator(".chat-note--warn .chat-note__text")).to_have_text(unavailable)
+    route.wait_for_sockets(3)  # the panel's fresh socket was refused, and so was a retry
+    assert len(route.sockets) >= 3
+    expect(page.locator("#chat-status")).to_be_hidden()
+    screenshot(page, f"outage-reconnecting-once-{locale}")
+
+    # A question asked now waits on the connection: that wait is the status line's to tell.
+    page.locator("#chat-input").fill("")
+    ask(page, "And now?")
+    expect(page.locator("#chat-status")).to_have_text(status)
+
+
+@pytest.mark.parametrize(("locale", "other"), [("zh-CN", "English"), ("en-US", "中文")])
+def test_a_narrow_header_marks_its_lone_language_button_as_a_switch(
+    site, open_page, locale, other
+):
+    # Narrow, the switch offers only the other language. In the Chinese header, beside an
+    # English article's title, a bare "English" read as the page's language, not as a switch.
+    page = open_page(NARROW, locale=locale)
+    page.goto(site + "/articles/why-step-limits-matter/")
+    shown = page.locator(".lang-switch button:visible")
+    expect(shown).to_have_count(1)
+    expect(shown).to_have_accessible_name(other)
+    expect(shown.locator(".lang-switch__icon")).to_be_visible()
+    header = page.locator(".site-header__inner")
+    assert header.evaluate("n => n.scrollWidth <= n.clientWidth")  # one line, nothing spills
+    screenshot(page, f"narrow-language-switch-{locale}")
+
+    # Beside the open panel a tablet's column is as narrow (a container query): the same.
+    page.set_viewport_size({"width": 740, "height": 800})
+    page.locator("#chat-launcher").click()
+    expect(shown).to_have_count(1)
+    expect(shown.locator(".lang-switch__icon")).to_be_visible()
+
+    # With room for both, the filled current language says it; no globe.
+    page.set_viewport_size({"width": 1280, "height": 800})
+    expect(page.locator(".lang-switch button:visible")).to_have_count(2)
+    expect(page.locator(".lang-switch__icon:visible")).to_have_count(0)
