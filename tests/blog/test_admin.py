@@ -448,3 +448,19 @@ def test_a_list_s_count_is_worded_as_each_language_says_it(staff_client, make_ar
     assert count("/admin/agent/conversation/", **zh) == "对话共 0 条"
     assert count("/admin/blog/article/") == "2 articles"
     assert count("/admin/blog/article/?q=One") == "1 article"
+
+
+@pytest.mark.parametrize(("language", "words"), [("en", "No tags"), ("zh-hans", "无标签")])
+def test_the_tags_filter_names_its_choice_for_untagged_articles(
+    staff_client, make_article, language, words
+):
+    # Its last choice read "-" (Django's empty value): a stray mark, not "articles without tags".
+    make_article(title="Tagged", slug="tagged", tags=["agents"])
+    make_article(title="Untagged", slug="untagged")
+    url = "/admin/blog/article/"
+
+    listing = staff_client.get(url, headers={"accept-language": language}).content.decode()
+    choice = re.search(r'<a href="\?tags__isnull=True">([^<]+)</a>', listing)
+    assert choice and choice.group(1) == words
+    page = staff_client.get(url, {"tags__isnull": "True"}).content.decode()
+    assert re.findall(r'<th class="field-title"><a [^>]*>([^<]+)</a>', page) == ["Untagged"]
