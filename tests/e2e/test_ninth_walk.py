@@ -6,9 +6,11 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
+from tests.e2e import test_rough_edges
 from tests.e2e.conftest import CHROMIUM, screenshot
 from tests.e2e.sockets import ChatRoute
 from tests.e2e.test_chat_panel import ask
+from tests.e2e.test_rough_edges import sign_in
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db]
 
@@ -16,6 +18,8 @@ if not Path(CHROMIUM).exists():
     pytest.skip(f"no {CHROMIUM}: apt-get install chromium (.ci/run does)", allow_module_level=True)
 
 NARROW = {"width": 375, "height": 740}
+
+reviewer = test_rough_edges.reviewer  # the admin account, a fixture
 
 
 @pytest.mark.parametrize(
@@ -84,3 +88,33 @@ def test_a_narrow_header_marks_its_lone_language_button_as_a_switch(
     page.set_viewport_size({"width": 1280, "height": 800})
     expect(page.locator(".lang-switch button:visible")).to_have_count(2)
     expect(page.locator(".lang-switch__icon:visible")).to_have_count(0)
+
+
+# Each choice of the tags filter that is drawn outside what its list shows (a scrolled-away one).
+TAGS_CUT_OFF = """() => {
+  const list = [...document.querySelectorAll('#changelist-filter details')]
+    .find((d) => d.querySelector('a[href*="tags__"]')).querySelector('ul');
+  const shown = list.getBoundingClientRect();
+  return [...list.querySelectorAll('li')].filter((li) => {
+    const b = li.getBoundingClientRect();
+    return b.bottom > shown.bottom + 0.5 || b.right > shown.right + 0.5;
+  }).map((li) => li.textContent.trim());
+}"""
+
+
+@pytest.mark.parametrize("viewport", [{"width": 1280, "height": 860}, {"width": 390, "height": 844}])
+def test_every_tag_of_the_articles_filter_is_in_sight(site, open_page, reviewer, viewport):
+    # The filter's choices scrolled inside 9rem: the demo's 14 tags stopped at "limits", cut
+    # exactly at a line, and with overlay scrollbars (macOS, phones) nothing said there was more.
+    page = open_page(viewport)
+    sign_in(page, site, reviewer)
+    page.goto(f"{site}/admin/blog/article/")
+    tags = page.locator("#changelist-filter details").filter(
+        has=page.locator('a[href*="tags__"]')
+    )
+    if tags.get_attribute("open") is None:  # a phone folds a filter left at "All"
+        tags.locator("summary").click()
+    expect(tags.get_by_role("link", name="streaming")).to_be_visible()
+    assert page.evaluate(TAGS_CUT_OFF) == []
+    assert page.evaluate("document.documentElement.scrollWidth <= innerWidth")
+    screenshot(page, f"admin-tags-filter-{viewport['width']}")
