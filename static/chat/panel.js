@@ -45,6 +45,8 @@ class Panel {
     this.pageSlug = this.article?.getAttribute("data-article-slug") || "";
     this.turn = null; // the turn being answered
     this.reconnectNoted = false; // the log's last note says "Reconnecting…" already
+    this.connectionKind = undefined; // "" open, "reconnecting", "offline"; undefined before
+    this.restoreNote = null; // "The earlier messages couldn't be loaded", while on screen
     this.restored = null; // Promise of the transcript restore
     this.conversationId = storageGet("localStorage", KEY_CONVERSATION);
     this.feedback = new Map(); // turn number -> Feedback
@@ -78,11 +80,25 @@ class Panel {
 
   /** The status line follows the connection, except where the log already says the same. */
   connectionChanged(kind) {
+    const reopened = !kind && this.connectionKind;
+    this.connectionKind = kind;
     if (!kind) this.reconnectNoted = false;
-    // After `unavailable` the turn's note says "Reconnecting…" itself; during a database
-    // outage every failed attempt also put "Connection lost. Reconnecting…" above it.
-    if (kind === "reconnecting" && this.reconnectNoted) kind = "";
+    if (reopened) this.restoreAgain();
+    this.sayConnection();
+  }
+
+  sayConnection() {
+    let kind = this.connectionKind || "";
+    // After `unavailable` the turn's note says "Reconnecting…" itself, and so does a failed
+    // restore's: during a database outage every failed attempt also put "Connection lost.
+    // Reconnecting…" above it, two messages for one outage.
+    const noted = this.reconnectNoted || this.restoreNote?.isConnected;
+    if (kind === "reconnecting" && noted) kind = "";
     this.showStatus(connectionStatus(kind));
+    if (this.restoreNote) {
+      const waiting = this.connectionKind === "reconnecting";
+      this.restoreNote.textContent = waiting ? S.restore_failed_reconnecting : S.restore_failed;
+    }
   }
 
   /* ---------- protocol ---------- */
@@ -320,9 +336,24 @@ class Panel {
       })
       .catch(() => {
         loading.remove();
-        this.log.appendChild(el("p", "chat-status chat-status--inline", S.restore_failed));
+        this.restoreNote = el("p", "chat-status chat-status--inline", S.restore_failed);
+        this.log.appendChild(this.restoreNote);
+        this.sayConnection();
       });
     return this.restored;
+  }
+
+  /** The connection is back after a failed restore (a database outage): load the earlier
+   * messages now, unless a question was asked meanwhile (they would land below it). Until
+   * then the panel showed the welcome for good, and a new question went on, unseen, with
+   * the conversation the visitor could not see. */
+  restoreAgain() {
+    const note = this.restoreNote;
+    this.restoreNote = null;
+    if (!note?.isConnected || this.log.querySelector(".chat-turn")) return;
+    note.remove();
+    this.restored = null;
+    this.restore();
   }
 
   renderPastTurn(past) {

@@ -1,6 +1,8 @@
 """The ninth first-run walk (reader; phone and desktop, English and Chinese): what it found,
 fixed and checked in Chromium."""
 
+import json
+import re
 from pathlib import Path
 
 import pytest
@@ -8,7 +10,7 @@ from playwright.sync_api import expect
 
 from tests.e2e import test_rough_edges
 from tests.e2e.conftest import CHROMIUM, screenshot
-from tests.e2e.sockets import ChatRoute
+from tests.e2e.sockets import CONVERSATION, ChatRoute
 from tests.e2e.test_chat_panel import ask
 from tests.e2e.test_rough_edges import sign_in
 
@@ -63,9 +65,7 @@ def test_a_database_outage_says_reconnecting_once(site, open_page, locale, unava
 
 
 @pytest.mark.parametrize(("locale", "other"), [("zh-CN", "English"), ("en-US", "中文")])
-def test_a_narrow_header_marks_its_lone_language_button_as_a_switch(
-    site, open_page, locale, other
-):
+def test_a_narrow_header_marks_its_lone_language_button_as_a_switch(site, open_page, locale, other):
     # Narrow, the switch offers only the other language. In the Chinese header, beside an
     # English article's title, a bare "English" read as the page's language, not as a switch.
     page = open_page(NARROW, locale=locale)
@@ -102,19 +102,76 @@ TAGS_CUT_OFF = """() => {
 }"""
 
 
-@pytest.mark.parametrize("viewport", [{"width": 1280, "height": 860}, {"width": 390, "height": 844}])
+@pytest.mark.parametrize(
+    "viewport", [{"width": 1280, "height": 860}, {"width": 390, "height": 844}]
+)
 def test_every_tag_of_the_articles_filter_is_in_sight(site, open_page, reviewer, viewport):
     # The filter's choices scrolled inside 9rem: the demo's 14 tags stopped at "limits", cut
     # exactly at a line, and with overlay scrollbars (macOS, phones) nothing said there was more.
     page = open_page(viewport)
     sign_in(page, site, reviewer)
     page.goto(f"{site}/admin/blog/article/")
-    tags = page.locator("#changelist-filter details").filter(
-        has=page.locator('a[href*="tags__"]')
-    )
+    tags = page.locator("#changelist-filter details").filter(has=page.locator('a[href*="tags__"]'))
     if tags.get_attribute("open") is None:  # a phone folds a filter left at "All"
         tags.locator("summary").click()
     expect(tags.get_by_role("link", name="streaming")).to_be_visible()
     assert page.evaluate(TAGS_CUT_OFF) == []
     assert page.evaluate("document.documentElement.scrollWidth <= innerWidth")
     screenshot(page, f"admin-tags-filter-{viewport['width']}")
+
+
+PAST = {
+    "id": CONVERSATION,
+    "turns": [
+        {"turn": 1, "user_message": "Asked before the outage", "answer": "Answered then.",
+         "status": "done", "tools": [], "citations": []},
+    ],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("locale", "waiting"),
+    [
+        ("en-US", "The earlier messages couldn’t be loaded. Reconnecting to load them…"),
+        ("zh-CN", "无法加载之前的消息，正在重新连接以加载…"),
+    ],
+)
+def test_a_conversation_the_outage_kept_from_loading_comes_back_with_the_database(
+    site, open_page, locale, waiting
+):
+    # The panel opened during a database outage: its transcript's request got a 503 and every
+    # socket was refused. It said "Connection lost. Reconnecting…" at the top and "The earlier
+    # messages couldn't be loaded." at the bottom, and when the database came back it never
+    # loaded them: the welcome stayed, and the next question went on with a conversation the
+    # visitor could not see.
+    outage = {"on": True}
+
+    def transcript(route):
+        if outage["on"]:
+            route.fulfill(status=503, body="Docent is briefly unavailable")
+        else:
+            route.fulfill(status=200, content_type="application/json", body=json.dumps(PAST))
+
+    def on_open(socket):
+        if outage["on"]:
+            socket.close()
+
+    page = open_page(NARROW, locale=locale)
+    page.route(re.compile(rf"/api/conversations/{CONVERSATION}$"), transcript)
+    route = ChatRoute(page, lambda socket, frame: None, on_open)
+    page.goto(site + "/")
+    page.evaluate(f"localStorage.setItem('docent.chat.conversation', '{CONVERSATION}')")
+    page.reload()
+    page.locator("#chat-launcher").click()
+    note = page.locator("#chat-log .chat-status--inline")
+    expect(note).to_have_text(waiting)
+    route.wait_for_sockets(2)  # refused, and refused again
+    expect(page.locator("#chat-status")).to_be_hidden()  # one message, not two
+    screenshot(page, f"outage-restore-waiting-{locale}")
+
+    outage["on"] = False  # the next socket gets through: the database is back
+    # The panel backs off between attempts (up to 15 s); a few have failed by now.
+    expect(page.locator(".chat-turn .chat-answer")).to_have_text("Answered then.", timeout=20_000)
+    expect(note).to_have_count(0)
+    expect(page.locator("#chat-empty")).to_be_hidden()
+    assert len(route.sockets) >= 3
