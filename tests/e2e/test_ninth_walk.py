@@ -175,3 +175,18 @@ def test_a_conversation_the_outage_kept_from_loading_comes_back_with_the_databas
     expect(note).to_have_count(0)
     expect(page.locator("#chat-empty")).to_be_hidden()
     assert len(route.sockets) >= 3
+
+
+def test_on_a_phone_the_article_body_is_more_than_four_lines(site, open_page, reviewer):
+    # Django's phone layout caps every textarea at 120 px: the body, where the author writes
+    # the article, showed four lines of Markdown at 390 px.
+    page = open_page({"width": 390, "height": 844}, locale="zh-CN")
+    sign_in(page, site, reviewer)
+    page.goto(f"{site}/admin/blog/article/add/")
+    body = page.locator("#id_body")
+    height = body.evaluate("n => n.clientHeight / innerHeight")
+    assert height > 0.5
+    summary = page.locator("#id_summary").evaluate("n => n.clientHeight")
+    assert summary <= 120  # the one or two sentences keep Django's small box
+    body.scroll_into_view_if_needed()
+    screenshot(page, "admin-phone-article-body")
