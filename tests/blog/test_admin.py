@@ -1,3 +1,4 @@
+import json
 import re
 from datetime import UTC, datetime, timedelta
 
@@ -464,3 +465,12 @@ def test_the_tags_filter_names_its_choice_for_untagged_articles(
     assert choice and choice.group(1) == words
     page = staff_client.get(url, {"tags__isnull": "True"}).content.decode()
     assert re.findall(r'<th class="field-title"><a [^>]*>([^<]+)</a>', page) == ["Untagged"]
+
+
+def test_the_chinese_tag_boxes_put_no_space_between_the_words(staff_client):
+    # Django's catalogue headed the article form's tag boxes "可用 标签" and "选中的 标签".
+    catalogue = staff_client.get("/admin/jsi18n/", headers={"accept-language": "zh-hans"})
+    found = re.search(r"const newcatalog = (\{.*?\});\n", catalogue.content.decode(), re.S)
+    strings = json.loads(found.group(1))
+
+    assert strings["Available %s"] == "可选%s" and strings["Chosen %s"] == "已选%s"
