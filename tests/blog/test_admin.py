@@ -474,3 +474,12 @@ def test_the_chinese_tag_boxes_put_no_space_between_the_words(staff_client):
     strings = json.loads(found.group(1))
 
     assert strings["Available %s"] == "可选%s" and strings["Chosen %s"] == "已选%s"
+
+
+def test_the_chinese_article_form_labels_end_in_a_chinese_colon(staff_client):
+    # Django's Chinese keeps the Western ":" after a label: "标题:", "状态:".
+    zh = staff_client.get("/admin/blog/article/add/", headers={"accept-language": "zh-hans"})
+    en = staff_client.get("/admin/blog/article/add/", headers={"accept-language": "en"})
+
+    assert re.search(r'<label class="required" for="id_title">标题：</label>', zh.content.decode())
+    assert re.search(r'<label class="required" for="id_title">Title:</label>', en.content.decode())
