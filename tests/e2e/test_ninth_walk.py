@@ -190,3 +190,28 @@ def test_on_a_phone_the_article_body_is_more_than_four_lines(site, open_page, re
     assert summary <= 120  # the one or two sentences keep Django's small box
     body.scroll_into_view_if_needed()
     screenshot(page, "admin-phone-article-body")
+
+
+def test_a_conversation_the_network_kept_from_loading_comes_back_with_it(offline_site, open_page):
+    # Opened with the network gone, the panel said "You're offline" and "The earlier messages
+    # couldn't be loaded." Back online it still showed the welcome, the conversation unseen.
+    page = open_page(NARROW)
+    page.goto(offline_site + "/")
+    page.locator("#chat-launcher").click()
+    ask(page, "Is anyone there?")
+    expect(page.locator(".chat-turn .chat-answer")).to_have_count(1)
+    expect(page.locator("#chat-send")).to_be_visible()
+    page.locator("#chat-close").click()
+    page.reload()
+
+    page.context.set_offline(True)
+    page.locator("#chat-launcher").click()
+    note = page.locator("#chat-log .chat-status--inline")
+    expect(note).to_have_text("The earlier messages couldn’t be loaded.")
+    expect(page.locator("#chat-status")).to_have_text("You’re offline. Waiting for the network…")
+    expect(page.locator(".chat-turn")).to_have_count(0)
+
+    page.context.set_offline(False)
+    expect(page.locator(".chat-turn .chat-question__text")).to_have_text("Is anyone there?")
+    expect(note).to_have_count(0)
+    expect(page.locator("#chat-status")).to_be_hidden()
