@@ -246,6 +246,9 @@ class Panel {
     if (this.pageSlug) frame.page = this.pageSlug;
     this.showEmpty(false);
     this.reconnectNoted = false; // a new question's own wait is the status line's to tell
+    // The earlier messages will not be loaded above a question asked now (restoreAgain).
+    if (this.restoreNote) this.restoreNote.textContent = S.restore_failed;
+    this.restoreNote = null;
     if (this.unsent?.question === text) this.unsent.node.remove(); // not asked twice in the log
     this.unsent = null;
     const turn = new Turn(text);

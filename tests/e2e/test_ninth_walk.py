@@ -215,3 +215,28 @@ def test_a_conversation_the_network_kept_from_loading_comes_back_with_it(offline
     expect(page.locator(".chat-turn .chat-question__text")).to_have_text("Is anyone there?")
     expect(note).to_have_count(0)
     expect(page.locator("#chat-status")).to_be_hidden()
+
+
+def test_a_question_asked_before_the_conversation_loaded_has_the_status_line(site, open_page):
+    # A question asked while the earlier messages could not be loaded waits on the connection:
+    # the status line says so, and the note no longer promises them (they would land below it).
+    def on_open(socket):
+        socket.close()  # the outage goes on
+
+    def transcript(route):
+        route.fulfill(status=503, body="Docent is briefly unavailable")
+
+    page = open_page(NARROW)
+    page.route(re.compile(rf"/api/conversations/{CONVERSATION}$"), transcript)
+    route = ChatRoute(page, lambda socket, frame: None, on_open)
+    page.goto(site + "/")
+    page.evaluate(f"localStorage.setItem('docent.chat.conversation', '{CONVERSATION}')")
+    page.reload()
+    page.locator("#chat-launcher").click()
+    note = page.locator("#chat-log .chat-status--inline")
+    expect(note).to_contain_text("Reconnecting to load them")
+    route.wait_for_sockets(2)
+
+    ask(page, "Anyone?")
+    expect(page.locator("#chat-status")).to_have_text("Connection lost. Reconnecting…")
+    expect(note).to_have_text("The earlier messages couldn’t be loaded.")
