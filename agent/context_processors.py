@@ -201,4 +201,7 @@ def chat_strings() -> dict[str, str]:
         "reconnecting": _("Connection lost. Reconnecting…"),
         "browser_offline": _("You’re offline. Waiting for the network…"),
         "restore_failed": _("The earlier messages couldn’t be loaded."),
+        "restore_failed_reconnecting": _(
+            "The earlier messages couldn’t be loaded. Reconnecting to load them…"
+        ),
     }

@@ -85,6 +85,15 @@ class PublishedWhenFilter(FromNowFilter):
         }
 
 
+class TagsFilter(admin.RelatedFieldListFilter):
+    """The tags, and the articles with none under "No tags" rather than the bare "-" of an
+    empty value, which read as a stray mark at the end of the list."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.empty_value_display = _("No tags")
+
+
 @admin.register(Tag)
 class TagAdmin(BoundedLookups, admin.ModelAdmin):
     list_display = ["name", "slug"]
@@ -119,7 +128,7 @@ class ArticleAdmin(BoundedLookups, admin.ModelAdmin):
         "indexed",
         "index_state",
     ]
-    list_filter = ["status", "tags", PublishedWhenFilter]
+    list_filter = ["status", ("tags", TagsFilter), PublishedWhenFilter]
     search_fields = ["title", "summary", "body"]
     prepopulated_fields = {"slug": ["title"]}
     filter_horizontal = ["tags"]

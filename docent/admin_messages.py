@@ -23,4 +23,6 @@ ADMIN_MESSAGES = [
     gettext_noop("Change %s"),
     gettext_noop("Select %s to change"),
     gettext_noop("Delete selected %(verbose_name_plural)s"),
+    # A form label's suffix: Django's Chinese keeps the Western ":" ("标题:", "状态:").
+    gettext_noop(":"),
 ]

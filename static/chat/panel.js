@@ -44,6 +44,9 @@ class Panel {
     this.article = article && !article.querySelector(".draft-banner") ? article : null;
     this.pageSlug = this.article?.getAttribute("data-article-slug") || "";
     this.turn = null; // the turn being answered
+    this.reconnectNoted = false; // the log's last note says "Reconnecting…" already
+    this.connectionKind = undefined; // "" open, "reconnecting", "offline"; undefined before
+    this.restoreNote = null; // "The earlier messages couldn't be loaded", while on screen
     this.restored = null; // Promise of the transcript restore
     this.conversationId = storageGet("localStorage", KEY_CONVERSATION);
     this.feedback = new Map(); // turn number -> Feedback
@@ -56,7 +59,7 @@ class Panel {
       },
       // The question never left: no server took it, so nothing was "dropped".
       onGiveUp: () => this.endTurn({ code: "unreachable" }),
-      onStatus: (kind) => this.showStatus(connectionStatus(kind)),
+      onStatus: (kind) => this.connectionChanged(kind),
     });
   }
 
@@ -73,6 +76,29 @@ class Panel {
   showStatus(text) {
     this.statusLine.textContent = text;
     this.statusLine.hidden = !text;
+  }
+
+  /** The status line follows the connection, except where the log already says the same. */
+  connectionChanged(kind) {
+    const reopened = !kind && this.connectionKind;
+    this.connectionKind = kind;
+    if (!kind) this.reconnectNoted = false;
+    if (reopened) this.restoreAgain();
+    this.sayConnection();
+  }
+
+  sayConnection() {
+    let kind = this.connectionKind || "";
+    // After `unavailable` the turn's note says "Reconnecting…" itself, and so does a failed
+    // restore's: during a database outage every failed attempt also put "Connection lost.
+    // Reconnecting…" above it, two messages for one outage.
+    const noted = this.reconnectNoted || this.restoreNote?.isConnected;
+    if (kind === "reconnecting" && noted) kind = "";
+    this.showStatus(connectionStatus(kind));
+    if (this.restoreNote) {
+      const waiting = this.connectionKind === "reconnecting";
+      this.restoreNote.textContent = waiting ? S.restore_failed_reconnecting : S.restore_failed;
+    }
   }
 
   /* ---------- protocol ---------- */
@@ -167,6 +193,7 @@ class Panel {
     if (code === "bad_request" && turn.conversationId) this.checkConversation(turn.conversationId);
     if (code === "unavailable") {
       // This worker is shutting down: a fresh socket reaches one that is not.
+      this.reconnectNoted = true;
       this.connection.restart();
       this.askButton(box, S.ask_again, turn);
     }
@@ -218,6 +245,10 @@ class Panel {
     if (this.conversationId) frame.conversation_id = this.conversationId;
     if (this.pageSlug) frame.page = this.pageSlug;
     this.showEmpty(false);
+    this.reconnectNoted = false; // a new question's own wait is the status line's to tell
+    // The earlier messages will not be loaded above a question asked now (restoreAgain).
+    if (this.restoreNote) this.restoreNote.textContent = S.restore_failed;
+    this.restoreNote = null;
     if (this.unsent?.question === text) this.unsent.node.remove(); // not asked twice in the log
     this.unsent = null;
     const turn = new Turn(text);
@@ -308,9 +339,24 @@ class Panel {
       })
       .catch(() => {
         loading.remove();
-        this.log.appendChild(el("p", "chat-status chat-status--inline", S.restore_failed));
+        this.restoreNote = el("p", "chat-status chat-status--inline", S.restore_failed);
+        this.log.appendChild(this.restoreNote);
+        this.sayConnection();
       });
     return this.restored;
+  }
+
+  /** The connection is back after a failed restore (a database outage): load the earlier
+   * messages now, unless a question was asked meanwhile (they would land below it). Until
+   * then the panel showed the welcome for good, and a new question went on, unseen, with
+   * the conversation the visitor could not see. */
+  restoreAgain() {
+    const note = this.restoreNote;
+    this.restoreNote = null;
+    if (!note?.isConnected || this.log.querySelector(".chat-turn")) return;
+    note.remove();
+    this.restored = null;
+    this.restore();
   }
 
   renderPastTurn(past) {

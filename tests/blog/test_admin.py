@@ -1,3 +1,4 @@
+import json
 import re
 from datetime import UTC, datetime, timedelta
 
@@ -448,3 +449,37 @@ def test_a_list_s_count_is_worded_as_each_language_says_it(staff_client, make_ar
     assert count("/admin/agent/conversation/", **zh) == "对话共 0 条"
     assert count("/admin/blog/article/") == "2 articles"
     assert count("/admin/blog/article/?q=One") == "1 article"
+
+
+@pytest.mark.parametrize(("language", "words"), [("en", "No tags"), ("zh-hans", "无标签")])
+def test_the_tags_filter_names_its_choice_for_untagged_articles(
+    staff_client, make_article, language, words
+):
+    # Its last choice read "-" (Django's empty value): a stray mark, not "articles without tags".
+    make_article(title="Tagged", slug="tagged", tags=["agents"])
+    make_article(title="Untagged", slug="untagged")
+    url = "/admin/blog/article/"
+
+    listing = staff_client.get(url, headers={"accept-language": language}).content.decode()
+    choice = re.search(r'<a href="\?tags__isnull=True">([^<]+)</a>', listing)
+    assert choice and choice.group(1) == words
+    page = staff_client.get(url, {"tags__isnull": "True"}).content.decode()
+    assert re.findall(r'<th class="field-title"><a [^>]*>([^<]+)</a>', page) == ["Untagged"]
+
+
+def test_the_chinese_tag_boxes_put_no_space_between_the_words(staff_client):
+    # Django's catalogue headed the article form's tag boxes "可用 标签" and "选中的 标签".
+    catalogue = staff_client.get("/admin/jsi18n/", headers={"accept-language": "zh-hans"})
+    found = re.search(r"const newcatalog = (\{.*?\});\n", catalogue.content.decode(), re.S)
+    strings = json.loads(found.group(1))
+
+    assert strings["Available %s"] == "可选%s" and strings["Chosen %s"] == "已选%s"
+
+
+def test_the_chinese_article_form_labels_end_in_a_chinese_colon(staff_client):
+    # Django's Chinese keeps the Western ":" after a label: "标题:", "状态:".
+    zh = staff_client.get("/admin/blog/article/add/", headers={"accept-language": "zh-hans"})
+    en = staff_client.get("/admin/blog/article/add/", headers={"accept-language": "en"})
+
+    assert re.search(r'<label class="required" for="id_title">标题：</label>', zh.content.decode())
+    assert re.search(r'<label class="required" for="id_title">Title:</label>', en.content.decode())

@@ -72,3 +72,25 @@ def test_other_errors_are_not_taken_for_an_outage(signed_in):
     # A missing page is still a 404, and a sound database is no outage.
     assert signed_in.get("/articles/no-such-article/").status_code == 404
     assert signed_in.get("/").status_code == 200
+
+
+@pytest.mark.asyncio
+async def test_a_chat_socket_is_refused_with_one_line_not_a_traceback(database_outage, caplog):  # noqa: F811
+    # The panel's socket reads the visitor's session and user before it opens: in an outage
+    # each attempt (an open panel retries every few seconds) logged daphne's "Exception inside
+    # application" and an 80-line traceback.
+    from channels.testing import WebsocketCommunicator
+
+    from config.asgi import application
+    from tests.agent.chat_helpers import HOST, ORIGIN
+
+    database_outage.begin()
+    cookie = (b"cookie", b"sessionid=" + b"a" * 32)  # a returning visitor: their session is read
+    socket = WebsocketCommunicator(application, "/ws/chat/", headers=[ORIGIN, HOST, cookie])
+    connected, _ = await socket.connect(timeout=10)
+    database_outage.end()
+
+    assert not connected  # closed at the handshake: daphne answers it 403
+    lines = [r for r in caplog.records if r.name == "config.outage"]
+    assert [r.getMessage()[:39] for r in lines] == ["database unavailable for /ws/chat/: con"]
+    assert not [r for r in caplog.records if r.exc_info]

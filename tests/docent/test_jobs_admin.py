@@ -102,7 +102,7 @@ def test_a_job_s_events_are_headed_by_what_happened_and_when(staff_client, job_i
     text = visible_text(page.content.decode())
     # It read "Event 1 - Job 1: deferred at 2026-12-03 01:57:34.141321+00:00".
     assert re.search(r"任务事件: 已入队 · \d{4}年", text), text
-    assert "Event " not in text and "Pk" not in text and "ID:" in text
+    assert "Event " not in text and "Pk" not in text and "ID：" in text  # a Chinese label colon
 
 
 def test_the_job_list_names_each_task_in_full(staff_client, job_id):

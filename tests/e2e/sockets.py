@@ -46,11 +46,18 @@ class ScriptedSocket:
 
 
 class ChatRoute:
-    """Every socket the page opens is answered by `on_frame(socket, frame)`."""
+    """Every socket the page opens is answered by `on_frame(socket, frame)`; `on_open(socket)`,
+    if given, sees each socket first (one it closes at once is a server refusing it)."""
 
-    def __init__(self, page, on_frame: Callable[[ScriptedSocket, dict], None]) -> None:
+    def __init__(
+        self,
+        page,
+        on_frame: Callable[[ScriptedSocket, dict], None],
+        on_open: Callable[[ScriptedSocket], None] | None = None,
+    ) -> None:
         self.page = page
         self.on_frame = on_frame
+        self.on_open = on_open
         self.sockets: list[ScriptedSocket] = []
         self.received: list[tuple[int, dict]] = []  # (socket number, frame), in order
         page.route_web_socket(CHAT_SOCKET, self._opened)
@@ -78,3 +85,5 @@ class ChatRoute:
             self.on_frame(socket, frame)
 
         ws.on_message(on_message)
+        if self.on_open:
+            self.on_open(socket)
