@@ -138,6 +138,11 @@ def _mark_link(token: Token, external_label: str) -> bool:
         return False
     if parts.scheme not in ("", "http", "https"):
         return False
+    # "https:evil.example" has no host for urlsplit, yet a browser on an http page goes to
+    # https://evil.example (and "http:…" likewise from an https page): it would pass for one of
+    # the site's own links. No answer means a scheme without "//": text.
+    if parts.scheme and not parts.netloc:
+        return False
     if parts.netloc:  # absolute, or "//host/…": the transcript cannot tell this site's own host
         for name, value in EXTERNAL_LINK.items():
             token.attrSet(name, value)
