@@ -1,5 +1,5 @@
 /* Minimal Markdown for answers, built with DOM APIs only: model output never becomes HTML. */
-import { el, safeUrl } from "./util.js";
+import { el, safeUrl, withoutOverrides } from "./util.js";
 
 const FENCE = /^\s{0,3}(`{3,}|~{3,})\s*([\w+#.-]*)\s*$/;
 const ITEM = /^\s{0,3}([-*+]|\d{1,9}[.)])\s+(.*)$/;
@@ -56,7 +56,7 @@ export function closeDangling(source) {
 
 /** Render `source` into `target`; `onCode(pre, text)` may decorate each code block. */
 export function renderMarkdown(target, source, onCode) {
-  target.replaceChildren(renderBlocks(closeDangling(source), onCode, 0));
+  target.replaceChildren(renderBlocks(closeDangling(withoutOverrides(source)), onCode, 0));
 }
 
 // Each block takes its direction from its own first letters: an answer in Arabic or Hebrew

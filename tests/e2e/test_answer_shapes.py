@@ -4,6 +4,7 @@
 table row short of its header with empty cells. 5,000 ">" overflowed the stack: the answer
 never rendered, and the conversation never restored after a reload. 600 header cells over
 600 rows of "|" (3.6 kB) made 360,000 cells, re-rendered on every frame while streaming.
+A bidi override made an answer show text other than it held, and code other than it copied.
 """
 
 from pathlib import Path
@@ -24,6 +25,11 @@ DEEP_QUOTE = ">" * 5000 + " deep"
 COLUMNS = 600
 WIDE_TABLE = "|" + "a|" * COLUMNS + "\n|" + "-|" * COLUMNS + "\n" + "|\n" * COLUMNS
 MAX_FILLED_CELLS = 4096  # markdown.js
+RLO, PDF, RLI, PDI = "\u202e", "\u202c", "\u2067", "\u2069"
+OVERRIDDEN = (
+    f"Open the report {RLO}fdp.exe{PDF} now.\n\n"
+    f"```\nif (user != admin{RLI} ) {{ // not admin{PDI} allow()\n```"
+)
 
 
 def chunks(text: str, size: int = 500) -> list[str]:
@@ -63,3 +69,17 @@ def test_a_table_of_empty_rows_stops_filling_cells(site, scripted, open_page):
     expect(answer.locator("table")).to_have_count(1)
     cells = answer.locator("td").count()
     assert 0 < cells <= MAX_FILLED_CELLS + COLUMNS, cells
+
+
+def test_bidi_overrides_in_an_answer_are_not_obeyed(site, scripted, open_page):
+    scripted.enqueue(text_response([OVERRIDDEN]))
+    page = open_page()
+    page.goto(site + "/")
+    open_chat(page)
+    ask(page, "the report?")
+    wait_answered(page)
+    answer = page.locator(".chat-answer")
+    expect(answer).to_contain_text("Open the report fdp.exe now.")
+    shown = answer.evaluate("(node) => node.textContent")
+    assert not {RLO, PDF, RLI, PDI} & set(shown), ascii(shown)
+    expect(answer.locator("pre code")).to_have_text("if (user != admin ) { // not admin allow()")
