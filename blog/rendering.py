@@ -6,6 +6,8 @@ from urllib.parse import urlsplit
 import nh3
 from django.utils.text import slugify
 from markdown_it import MarkdownIt
+from markdown_it.rules_block import StateBlock
+from markdown_it.rules_block.table import table as table_block
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
@@ -70,12 +72,41 @@ def _heading_ids(state: StateCore) -> None:
         token.attrSet("id", anchor if seen[anchor] == 1 else f"{anchor}-{seen[anchor]}")
 
 
+# A table row short of its header's cells is filled with empty ones, and markdown-it bounds
+# that per table only (65,536): ten tables of 256 header cells over 256 rows of "|" (15 kB)
+# made 650,000 cells, 13 CPU-seconds and 6.6 MB of HTML for each view of the page holding
+# them (an article, an answer in the admin's transcript). A document's tables hold at most a
+# cell per character of its text (a real cell takes at least its "|") plus this many; the
+# rows past that are text, as in static/chat/markdown.js.
+MAX_FILLED_CELLS = 4096
+_CELLS_SPENT = "docent_table_cells"
+
+
+def _table_within_budget(state: StateBlock, start: int, end: int, silent: bool) -> bool:
+    """markdown-it's table rule, given no more rows than the document's cell budget pays for
+    (each row has the header's cells; the header has at most one more than its pipes)."""
+    budget = len(state.src) + MAX_FILLED_CELLS - state.env.get(_CELLS_SPENT, 0)
+    header = state.src[state.bMarks[start] : state.eMarks[start]]
+    rows = budget // (header.count("|") + 1) - 1  # the header is a row too
+    if rows < 0:
+        return False
+    first = len(state.tokens)
+    # Two lines are the header and its delimiter row; the lines past the cut are text.
+    if not table_block(state, start, min(end, start + 2 + rows), silent):
+        return False
+    if not silent:
+        made = sum(1 for t in state.tokens[first:] if t.type in ("th_open", "td_open"))
+        state.env[_CELLS_SPENT] = state.env.get(_CELLS_SPENT, 0) + made
+    return True
+
+
 @lru_cache(maxsize=1)
 def _parser() -> MarkdownIt:
     # Raw HTML is off at the parser, and the sanitizer still runs: two independent guards.
     parser = MarkdownIt("commonmark", {"html": False, "linkify": False}).enable(
         ["table", "strikethrough"]
     )
+    parser.block.ruler.at("table", _table_within_budget, {"alt": ["paragraph", "reference"]})
     parser.core.ruler.push("heading_ids", _heading_ids)
     return parser
 
@@ -106,6 +137,11 @@ def _mark_link(token: Token, external_label: str) -> bool:
     except ValueError:
         return False
     if parts.scheme not in ("", "http", "https"):
+        return False
+    # "https:evil.example" has no host for urlsplit, yet a browser on an http page goes to
+    # https://evil.example (and "http:…" likewise from an https page): it would pass for one of
+    # the site's own links. No answer means a scheme without "//": text.
+    if parts.scheme and not parts.netloc:
         return False
     if parts.netloc:  # absolute, or "//host/…": the transcript cannot tell this site's own host
         for name, value in EXTERNAL_LINK.items():

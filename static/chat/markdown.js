@@ -1,5 +1,5 @@
 /* Minimal Markdown for answers, built with DOM APIs only: model output never becomes HTML. */
-import { el, safeUrl } from "./util.js";
+import { el, safeUrl, withoutOverrides } from "./util.js";
 
 const FENCE = /^\s{0,3}(`{3,}|~{3,})\s*([\w+#.-]*)\s*$/;
 const ITEM = /^\s{0,3}([-*+]|\d{1,9}[.)])\s+(.*)$/;
@@ -21,6 +21,15 @@ const INLINE = new RegExp(
 );
 // An answer sits below the panel's own title: its "#" is a section, not the page's title.
 const HEADING_TAGS = ["h3", "h3", "h4", "h5", "h5", "h5"];
+// Quotes are parsed by recursion, one level per ">": 5,000 of them in an answer overflowed
+// the stack (RangeError), so the answer never rendered and its conversation never restored;
+// 1,000 took a second per frame while it streamed. Deeper ">" are shown as text.
+const MAX_QUOTE_DEPTH = 8;
+// A table row short of the header's cells gets empty ones, so 600 header cells over 600 rows
+// of "|" (3.6 kB of answer) made 360,000 cells, half a second per frame while it streamed. A
+// table ends once it would fill in more; the rest is text (markdown-it, which renders the
+// admin's transcript, stops the same way at 65,536).
+const MAX_FILLED_CELLS = 4096;
 
 /**
  * Close what a cut-off answer left open (after Stop, or mid-stream): a dangling `**`, `__` or
@@ -47,7 +56,7 @@ export function closeDangling(source) {
 
 /** Render `source` into `target`; `onCode(pre, text)` may decorate each code block. */
 export function renderMarkdown(target, source, onCode) {
-  target.replaceChildren(renderBlocks(closeDangling(source), onCode));
+  target.replaceChildren(renderBlocks(closeDangling(withoutOverrides(source)), onCode, 0));
 }
 
 // Each block takes its direction from its own first letters: an answer in Arabic or Hebrew
@@ -57,7 +66,7 @@ function auto(node) {
   return node;
 }
 
-function renderBlocks(source, onCode) {
+function renderBlocks(source, onCode, depth) {
   const lines = String(source).replace(/\r\n?/g, "\n").split("\n");
   const blocks = document.createDocumentFragment();
   let para = [];
@@ -116,7 +125,7 @@ function renderBlocks(source, onCode) {
         continue;
       }
     }
-    if (QUOTE.test(line)) {
+    if (depth < MAX_QUOTE_DEPTH && QUOTE.test(line)) {
       flush();
       const quoted = [];
       while (i < lines.length && (m = lines[i].match(QUOTE))) {
@@ -124,7 +133,7 @@ function renderBlocks(source, onCode) {
         i++;
       }
       const quote = auto(el("blockquote"));
-      quote.appendChild(renderBlocks(quoted.join("\n"), onCode));
+      quote.appendChild(renderBlocks(quoted.join("\n"), onCode, depth + 1));
       blocks.appendChild(quote);
       continue;
     }
@@ -203,8 +212,12 @@ function renderTable(parent, lines, start, head) {
   thead.appendChild(row(head, "th"));
   const tbody = el("tbody");
   let i = start + 2;
+  let filled = 0;
   while (i < lines.length && lines[i].trim() && lines[i].includes("|") && !FENCE.test(lines[i])) {
-    tbody.appendChild(row(cells(lines[i]), "td"));
+    const values = cells(lines[i]);
+    filled += Math.max(0, head.length - values.length);
+    if (filled > MAX_FILLED_CELLS) break;
+    tbody.appendChild(row(values, "td"));
     i++;
   }
   table.append(thead, tbody);

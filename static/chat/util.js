@@ -32,6 +32,17 @@ export function el(tag, className, text) {
   return node;
 }
 
+// The explicit bidi embeddings, overrides and isolates. A model's answer (steered by a page it
+// read) can use U+202E to show text other than it holds: "\u202Efdp.exe" reads "exe.pdf", and
+// code shown one way ran another once copied ("Trojan Source"). Each block already takes its
+// direction from its own letters (dir="auto"), so right-to-left writing needs none of them.
+const OVERRIDES = /[\u202a-\u202e\u2066-\u2069]/g;
+
+/** `text` without bidi embeddings, overrides and isolates. */
+export function withoutOverrides(text) {
+  return String(text).replace(OVERRIDES, "");
+}
+
 export function shorten(text, max) {
   const flat = String(text ?? "").replace(/\s+/g, " ").trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
