@@ -93,10 +93,21 @@ def defines(text: str, subject: str) -> bool:
     """
     if not subject:
         return False
-    if _opens_with_definition(text, subject):
+    if _opens_with_definition(text, subject) or _inverted(text, subject):
         return True
     name = _name_of(subject)
     return bool(name) and _opens_with_definition(text, name) and _written_as_name(text, name)
+
+
+def _inverted(text: str, subject: str) -> bool:
+    """ "An answer is grounded when…" defines "grounded answer": a thing with a quality is
+    defined by saying when the thing has it."""
+    words = subject.split()
+    if len(words) != 2:
+        return False
+    quality, thing = (re.escape(word) for word in words)
+    lead = re.sub(r"^(the|an?)\s+", "", text.strip(), flags=re.IGNORECASE)
+    return bool(re.match(rf"{thing}s?\s+(is|are)\s+{quality}\b", lead, re.IGNORECASE))
 
 
 def named(subject: str) -> str:

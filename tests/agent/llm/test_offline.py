@@ -1839,6 +1839,11 @@ async def test_what_is_x_with_no_definition_quotes_the_article_titled_after_x(
     assert "详见" not in result.answer and len(result.citations) == 1
 
 
+def test_a_thing_with_a_quality_is_defined_by_when_the_thing_has_it():
+    assert defines("An answer is grounded when every statement has a source.", "grounded answer")
+    assert not defines("An answer is short.", "grounded answer")
+
+
 @pytest.mark.parametrize(
     "text",
     [
