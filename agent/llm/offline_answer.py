@@ -475,8 +475,30 @@ def _explanation(question: str, read: list[tuple[dict, list[Fact]]]) -> list[tup
         slug = str(source.get("url", "")).replace("-", " ")
         if terms(name) <= terms(f"{source.get('title', '')} {slug}"):
             about = [f for f in facts if f.kind == "sentence" and name in f.text.lower()]
-            return [(n, fact) for fact in _standalone(about)[:TITLE_FACTS]]
+            told = [*_summary_claims(source), *_standalone(about)]
+            return [(n, fact) for fact in told[:TITLE_FACTS]]
     return []
+
+
+# A summary sentence that speaks of the article, not of its subject: "Includes a comparison
+# with IVFFlat.", "A practical guide to…", "Storing embeddings in…", "本文介绍…".
+_BLURB = re.compile(
+    r"^(?:includes|here is|how|this (?:post|article)|an? (?:[\w-]+ )?(?:guide|walk|tour|look)"
+    r"|\w+ing)\b|本文|本篇|这篇",
+    re.IGNORECASE,
+)
+
+
+def _summary_claims(source: dict) -> list[Fact]:
+    """The summary sentences of an article titled after X that say something of X itself.
+
+    "Why step limits matter" never writes "a step limit is…"; its summary says what one is
+    and does ("A hard cap on model calls… keep runaway loops cheap and visible"), where the
+    sentences naming it were an aside ("A step limit is also a sensor.").
+    """
+    summary = plain(str(source.get("summary") or ""))
+    claims = [text for text in sentences(summary) if not _BLURB.search(text)]
+    return [Fact(text, "sentence", "", i - len(claims), -1) for i, text in enumerate(claims)]
 
 
 def _with_thesis(
@@ -488,10 +510,15 @@ def _with_thesis(
     n = picked[0][0]
     summary = plain(str(sources[n].get("summary") or ""))
     asked = terms(question)
+    quoted = {fact.text for _, fact in picked}
+    if asked and asked <= terms(str(sources[n].get("title") or "")):
+        # "Why step limits?" of "Why step limits matter": the whole article is the case for
+        # it, and its summary's claims (not its blurbs) are that case in brief.
+        claims = [fact for fact in _summary_claims(sources[n]) if fact.text not in quoted]
+        return [*((n, fact) for fact in claims), *picked][: max(MAX_FACTS, len(claims) + 1)]
     held = terms(summary) & asked
     if not summary or len(held) < 2 or len(asked - held) > 1:
         return picked
-    quoted = {fact.text for _, fact in picked}
     thesis = [s for s in sentences(summary) if s not in quoted]
     facts = [(n, Fact(text, "sentence", "", -len(thesis) + i, -1)) for i, text in enumerate(thesis)]
     return [*facts, *picked][: max(MAX_FACTS, len(facts) + 1)]

@@ -43,7 +43,12 @@ _KINDS = (
     "索引 算法 方法 技术 模型 扩展 插件 函数 库 工具 模式 指标 协议 框架 结构 图"
 )
 _KIND_TERMS = frozenset(terms(_KINDS))
-_DEFINING_EN = r"(?:\s*\([^)]{1,40}\))?,?\s+(is|are|means|refers to|stands for|describes)\b"
+# "A step limit is also a sensor" says what else X is, to a reader who knows what it is; "X is
+# not…" says what it is not. Neither tells a new reader what X is.
+_DEFINING_EN = (
+    r"(?:\s*\([^)]{1,40}\))?,?\s+(is|are|means|refers to|stands for|describes)\b"
+    r"(?!\s+(?:also|not)\b)"
+)
 _DEFINING_ZH = r"(?:\s*[（(][^)）]{1,40}[)）])?\s*(是|指|就是|即|意思是)"
 
 
@@ -88,10 +93,21 @@ def defines(text: str, subject: str) -> bool:
     """
     if not subject:
         return False
-    if _opens_with_definition(text, subject):
+    if _opens_with_definition(text, subject) or _inverted(text, subject):
         return True
     name = _name_of(subject)
     return bool(name) and _opens_with_definition(text, name) and _written_as_name(text, name)
+
+
+def _inverted(text: str, subject: str) -> bool:
+    """ "An answer is grounded when…" defines "grounded answer": a thing with a quality is
+    defined by saying when the thing has it."""
+    words = subject.split()
+    if len(words) != 2:
+        return False
+    quality, thing = (re.escape(word) for word in words)
+    lead = re.sub(r"^(the|an?)\s+", "", text.strip(), flags=re.IGNORECASE)
+    return bool(re.match(rf"{thing}s?\s+(is|are)\s+{quality}\b", lead, re.IGNORECASE))
 
 
 def named(subject: str) -> str:

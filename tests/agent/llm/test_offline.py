@@ -1839,6 +1839,63 @@ async def test_what_is_x_with_no_definition_quotes_the_article_titled_after_x(
     assert "详见" not in result.answer and len(result.citations) == 1
 
 
+def test_a_thing_with_a_quality_is_defined_by_when_the_thing_has_it():
+    assert defines("An answer is grounded when every statement has a source.", "grounded answer")
+    assert not defines("An answer is short.", "grounded answer")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # An aside to a reader who already knows what a step limit is, and a denial.
+        "A step limit is also a sensor.",
+        "HNSW is not a tree.",
+    ],
+)
+def test_x_is_also_and_x_is_not_do_not_define_x(text):
+    assert not defines(text, "step limit" if "step" in text else "hnsw")
+
+
+STEP_LIMITS = {
+    "article_id": 31,
+    "title": "Why step limits matter",
+    "url": "/articles/why-step-limits-matter/",
+    "summary": "An agent can call tools forever. A hard cap on model calls keeps runaway loops "
+    "cheap. Includes a worked example.",
+    "body": "Our agent once searched 41 times in a row.\n\n"
+    "## Choose a cap\n\nEnforce the cap in the loop code, not in the prompt.\n\n"
+    "## Watch the rate\n\nA step limit is also a sensor. Graph the share of capped turns.\n",
+}
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("question", ["What is a step limit?", "What are step limits?"])
+async def test_what_is_x_never_defined_opens_with_the_summary_claims_of_the_article_after_x(
+    monkeypatch, question
+):
+    monkeypatch.setitem(ARTICLES, 31, STEP_LIMITS)
+
+    found = {**relevant_hit(STEP_LIMITS, 0.9), "summary": STEP_LIMITS["summary"]}
+
+    result, _ = await ask(question, [found])
+
+    assert result.answer.startswith(
+        "An agent can call tools forever. A hard cap on model calls keeps runaway loops cheap."
+    )
+    assert "Includes" not in result.answer and "also a sensor" not in result.answer
+
+
+@pytest.mark.asyncio
+async def test_why_x_of_an_article_titled_after_x_opens_with_its_summary_claims(monkeypatch):
+    monkeypatch.setitem(ARTICLES, 31, STEP_LIMITS)
+    found = {**relevant_hit(STEP_LIMITS, 0.9), "summary": STEP_LIMITS["summary"]}
+
+    result, _ = await ask("Why step limits?", [found])
+
+    assert result.answer.startswith("An agent can call tools forever.")
+    assert "Includes" not in result.answer
+
+
 @pytest.mark.asyncio
 async def test_how_does_x_work_in_chinese_opens_with_what_x_is(monkeypatch):
     monkeypatch.setitem(ARTICLES, 29, INDEX_GUIDE)
