@@ -156,13 +156,13 @@ export class Turn {
     if (source.available === false) {
       this.gone.add(new URL(path, location.origin).pathname);
       const item = el("li", "chat-source chat-source--gone");
-      item.append(el("span", null, source.title || path), " ", el("span", "chat-source__gone", S.source_gone));
+      item.append(el("span", null, withoutOverrides(source.title || path)), " ", el("span", "chat-source__gone", S.source_gone));
       this.sourceList.appendChild(item);
       this.sourceBox.hidden = false;
       return;
     }
     const item = el("li", "chat-source");
-    const a = el("a", "chat-source__link", source.title || path);
+    const a = el("a", "chat-source__link", withoutOverrides(source.title || path));
     a.href = path;
     item.appendChild(a);
     if (source.excerpt) {
@@ -233,7 +233,7 @@ export class Turn {
         const path = localPath(item.url);
         if (!path) continue;
         const li = el("li");
-        const a = el("a", null, item.title || path);
+        const a = el("a", null, withoutOverrides(item.title || path));
         a.href = path;
         li.appendChild(a);
         list.appendChild(li);

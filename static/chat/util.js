@@ -43,8 +43,10 @@ export function withoutOverrides(text) {
   return String(text).replace(OVERRIDES, "");
 }
 
+/** `text` on one line, cut at `max` characters: a label the model or an author wrote (a search
+ * query, a title), so without bidi overrides too. */
 export function shorten(text, max) {
-  const flat = String(text ?? "").replace(/\s+/g, " ").trim();
+  const flat = withoutOverrides(text ?? "").replace(/\s+/g, " ").trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 

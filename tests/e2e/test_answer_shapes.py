@@ -7,12 +7,13 @@ never rendered, and the conversation never restored after a reload. 600 header c
 A bidi override made an answer show text other than it held, and code other than it copied.
 """
 
+import json
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
 
-from testing_support.model_server import text_response
+from testing_support.model_server import text_response, tool_call_response
 from tests.e2e.conftest import CHROMIUM
 from tests.e2e.test_chat_panel import ask, open_chat, wait_answered
 
@@ -83,3 +84,21 @@ def test_bidi_overrides_in_an_answer_are_not_obeyed(site, scripted, open_page):
     shown = answer.evaluate("(node) => node.textContent")
     assert not {RLO, PDF, RLI, PDI} & set(shown), ascii(shown)
     expect(answer.locator("pre code")).to_have_text("if (user != admin ) { // not admin allow()")
+
+
+def test_bidi_overrides_in_a_search_the_model_made_are_not_obeyed(site, scripted, open_page):
+    # The step chip quotes the model's query: "Searched for “‮txt.exe‬”" read "exe.txt".
+    query = json.dumps({"query": f"report {RLO}fdp.exe{PDF}"})
+    scripted.enqueue(
+        tool_call_response([("call_1", "search_knowledge_base", query)]),
+        text_response(["Nothing ", "found."]),
+    )
+    page = open_page()
+    page.goto(site + "/")
+    open_chat(page)
+    ask(page, "the report?")
+    wait_answered(page)
+    step = page.locator(".chat-step__label").first
+    expect(step).to_contain_text("report fdp.exe")
+    shown = step.evaluate("(node) => node.textContent")
+    assert not {RLO, PDF} & set(shown), ascii(shown)
