@@ -12,6 +12,13 @@ pytestmark = pytest.mark.django_db
 SWITCH = "/i18n/setlang/"
 
 
+def button(attributes: str, label: str, html: str) -> bool:
+    """The switch's button with exactly these attributes and this label (after its globe icon,
+    which a narrow header shows beside the lone button)."""
+    icon = r"(?:<svg[^>]*>.*?</svg>)?"
+    return bool(re.search(rf"<button [^>]*{re.escape(attributes)}>{icon}{re.escape(label)}<", html))
+
+
 def chat_strings(html: str) -> dict:
     found = re.search(r'<script id="chat-strings" type="application/json">(.*?)</script>', html)
     return json.loads(found.group(1))
@@ -25,8 +32,8 @@ def test_every_page_has_the_switch_with_the_current_language_marked(client, make
 
         assert f'action="{SWITCH}" method="post"' in html, path
         assert '<input type="hidden" name="next" value="' + path + '">' in html, path
-        assert 'value="en" lang="en" aria-current="true">English<' in html, path
-        assert 'value="zh-hans" lang="zh-Hans">中文<' in html, path
+        assert button('value="en" lang="en" aria-current="true"', "English", html), path
+        assert button('value="zh-hans" lang="zh-Hans"', "中文", html), path
 
 
 def test_choosing_chinese_switches_the_page_and_the_chat_panel_and_is_remembered(make_article):
@@ -43,7 +50,7 @@ def test_choosing_chinese_switches_the_page_and_the_chat_panel_and_is_remembered
     assert cookie["samesite"] == "Lax" and cookie["httponly"]
     html = visitor.get("/articles/public-post/").content.decode()
     assert '<header class="site-header" lang="zh-Hans">' in html  # <html> has the article's
-    assert 'value="zh-hans" lang="zh-Hans" aria-current="true">中文<' in html
+    assert button('value="zh-hans" lang="zh-Hans" aria-current="true"', "中文", html)
     assert chat_strings(html)["thinking"] == "正在思考…"
     assert 'aria-label="语言"' in html
 
