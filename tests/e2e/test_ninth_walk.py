@@ -35,6 +35,18 @@ reviewer = test_rough_edges.reviewer  # the admin account, a fixture
         ("zh-CN", "助手暂时不可用，正在重新连接…", "连接已断开，正在重新连接…"),
     ],
 )
+def open_saved_conversation(page, site: str, transcript, on_open) -> ChatRoute:
+    """Open the panel on a page whose browser remembers CONVERSATION: its transcript served by
+    `transcript`, each chat socket's opening handled by `on_open`."""
+    page.route(re.compile(rf"/api/conversations/{CONVERSATION}$"), transcript)
+    route = ChatRoute(page, lambda socket, frame: None, on_open)
+    page.goto(site + "/")
+    page.evaluate(f"localStorage.setItem('docent.chat.conversation', '{CONVERSATION}')")
+    page.reload()
+    page.locator("#chat-launcher").click()
+    return route
+
+
 def test_a_database_outage_says_reconnecting_once(site, open_page, locale, unavailable, status):
     # During a database outage a message is refused `unavailable` and every new socket is
     # refused too (its session cannot be read). The turn's note said "unavailable … Reconnecting…"
@@ -157,12 +169,7 @@ def test_a_conversation_the_outage_kept_from_loading_comes_back_with_the_databas
             socket.close()
 
     page = open_page(NARROW, locale=locale)
-    page.route(re.compile(rf"/api/conversations/{CONVERSATION}$"), transcript)
-    route = ChatRoute(page, lambda socket, frame: None, on_open)
-    page.goto(site + "/")
-    page.evaluate(f"localStorage.setItem('docent.chat.conversation', '{CONVERSATION}')")
-    page.reload()
-    page.locator("#chat-launcher").click()
+    route = open_saved_conversation(page, site, transcript, on_open)
     note = page.locator("#chat-log .chat-status--inline")
     expect(note).to_have_text(waiting)
     route.wait_for_sockets(2)  # refused, and refused again
@@ -227,12 +234,7 @@ def test_a_question_asked_before_the_conversation_loaded_has_the_status_line(sit
         route.fulfill(status=503, body="Docent is briefly unavailable")
 
     page = open_page(NARROW)
-    page.route(re.compile(rf"/api/conversations/{CONVERSATION}$"), transcript)
-    route = ChatRoute(page, lambda socket, frame: None, on_open)
-    page.goto(site + "/")
-    page.evaluate(f"localStorage.setItem('docent.chat.conversation', '{CONVERSATION}')")
-    page.reload()
-    page.locator("#chat-launcher").click()
+    route = open_saved_conversation(page, site, transcript, on_open)
     note = page.locator("#chat-log .chat-status--inline")
     expect(note).to_contain_text("Reconnecting to load them")
     route.wait_for_sockets(2)

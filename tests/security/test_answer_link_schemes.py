@@ -12,9 +12,8 @@ from pathlib import Path
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.utils import timezone
 
-from agent.models import Conversation, Turn
+from tests.agent.admin.factories import make_conversation, make_turn
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -33,15 +32,8 @@ def test_links_that_leave_the_site_are_marked_in_the_transcript(serve):
     sync_api = pytest.importorskip("playwright.sync_api")
     if not CHROMIUM.exists():
         pytest.skip("Debian's chromium is not installed")
-    conversation = Conversation.objects.create(session_key="a" * 32)
-    Turn.objects.create(
-        conversation=conversation,
-        index=1,
-        user_message="where are the settings?",
-        answer=ANSWER,
-        status="done",
-        started_at=timezone.now(),
-    )
+    conversation = make_conversation()
+    make_turn(conversation, index=1, user_message="where are the settings?", answer=ANSWER)
     get_user_model().objects.create_superuser("editor", "e@example.com", "a-long-password")
     server = serve("answer-link-schemes")
 

@@ -11,11 +11,10 @@ import httpx
 import pytest
 from django.contrib.auth import get_user_model
 from django.urls import reverse
-from django.utils import timezone
 
-from agent.models import Conversation, Turn
 from blog.models import Article
 from blog.rendering import MAX_FILLED_CELLS
+from tests.agent.admin.factories import make_conversation, make_turn
 from tests.security.clients import admin_signed_in
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -30,15 +29,8 @@ def test_empty_tables_are_cut_on_the_readers_page_and_in_the_admin_transcript(se
     Article.objects.create(
         title="Tables", slug="tables", body=TABLES, status=Article.Status.PUBLISHED
     )
-    conversation = Conversation.objects.create(session_key="a" * 32)
-    Turn.objects.create(
-        conversation=conversation,
-        index=1,
-        user_message="tables",
-        answer=TABLES,
-        status="done",
-        started_at=timezone.now(),
-    )
+    conversation = make_conversation()
+    make_turn(conversation, index=1, user_message="tables", answer=TABLES)
     get_user_model().objects.create_superuser("editor", "e@example.com", "a-long-password")
     server = serve("tables")
 
