@@ -24,17 +24,6 @@ NARROW = {"width": 375, "height": 740}
 reviewer = test_rough_edges.reviewer  # the admin account, a fixture
 
 
-@pytest.mark.parametrize(
-    ("locale", "unavailable", "status"),
-    [
-        (
-            "en-US",
-            "The assistant is unavailable for a moment. Reconnecting…",
-            "Connection lost. Reconnecting…",
-        ),
-        ("zh-CN", "助手暂时不可用，正在重新连接…", "连接已断开，正在重新连接…"),
-    ],
-)
 def open_saved_conversation(page, site: str, transcript, on_open) -> ChatRoute:
     """Open the panel on a page whose browser remembers CONVERSATION: its transcript served by
     `transcript`, each chat socket's opening handled by `on_open`."""
@@ -47,6 +36,17 @@ def open_saved_conversation(page, site: str, transcript, on_open) -> ChatRoute:
     return route
 
 
+@pytest.mark.parametrize(
+    ("locale", "unavailable", "status"),
+    [
+        (
+            "en-US",
+            "The assistant is unavailable for a moment. Reconnecting…",
+            "Connection lost. Reconnecting…",
+        ),
+        ("zh-CN", "助手暂时不可用，正在重新连接…", "连接已断开，正在重新连接…"),
+    ],
+)
 def test_a_database_outage_says_reconnecting_once(site, open_page, locale, unavailable, status):
     # During a database outage a message is refused `unavailable` and every new socket is
     # refused too (its session cannot be read). The turn's note said "unavailable … Reconnecting…"
