@@ -287,6 +287,8 @@ SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"
 CSRF_COOKIE_SAMESITE = "Lax"
 X_FRAME_OPTIONS = "DENY"
+# A debug page hides the password of a URL in a setting (REDIS_URL), not only settings by name.
+DEFAULT_EXCEPTION_REPORTER_FILTER = "config.reporting.CredentialsFilter"
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 if not DEBUG:
