@@ -64,4 +64,6 @@ request_rate = HttpRequestRate(
 )
 
 # Client address and scheme are settled first (trusted proxies only), for every protocol.
-application = TrustedProxyMiddleware(request_rate, settings.TRUSTED_PROXIES)
+application = TrustedProxyMiddleware(
+    request_rate, settings.TRUSTED_PROXIES, settings.TRUSTED_PROXY_SECRET
+)

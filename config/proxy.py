@@ -12,6 +12,7 @@ removed, so nothing downstream can read a forged one. Unset (or 0): no proxy, he
 Daphne's own proxy-header options trust the leftmost address from any peer, so they stay off.
 """
 
+import hmac
 import ipaddress
 from dataclasses import dataclass
 
@@ -19,6 +20,9 @@ Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 UNTRUSTED_FORWARD = "docent.untrusted_forward"  # scope key: see TrustedProxyMiddleware.rewrite
 FORWARDED = (b"x-forwarded-for", b"x-forwarded-proto", b"x-forwarded-port", b"x-forwarded-host")
+# What the cluster's nginx sends to vouch for its X-Forwarded-* (DJANGO_TRUSTED_PROXY_SECRET):
+# its web processes listen on loopback, which is every local user's.
+PROXY_SECRET_HEADER = b"x-docent-proxy"
 # Headers a proxy or tunnel adds besides X-Forwarded-* (which TrustedProxyMiddleware judges): a
 # request that carries one came through a proxy, whatever its peer address. Read by the debug
 # pages (config/middleware.py) and /metrics (ops/views.py), which trust a loopback peer.
@@ -137,9 +141,10 @@ class TrustedProxyMiddleware:
     """ASGI middleware: rewrite scope["client"] and scope["scheme"] from trusted proxies only,
     and serve every request from the root (scope["root_path"], which daphne lets a header set)."""
 
-    def __init__(self, application, proxies: TrustedProxies) -> None:
+    def __init__(self, application, proxies: TrustedProxies, secret: str = "") -> None:
         self.application = application
         self.proxies = proxies
+        self.secret = secret.encode()
 
     async def __call__(self, scope, receive, send):
         if scope["type"] in {"http", "websocket"}:
@@ -154,13 +159,14 @@ class TrustedProxyMiddleware:
                 values[name] = (values[name] + b"," + value) if values[name] else value
         client = scope.get("client") or ("", 0)
         peer = str(client[0])
-        address, scheme = self.proxies.resolve(
+        proxies = self.proxies if self._vouched(headers) else TrustedProxies()
+        address, scheme = proxies.resolve(
             peer,
             values[b"x-forwarded-for"].decode("latin1"),
             values[b"x-forwarded-proto"].decode("latin1"),
         )
         scope = dict(scope)
-        trusted = self.proxies.enabled and self.proxies.peer_trusted(peer)
+        trusted = proxies.enabled and proxies.peer_trusted(peer)
         if any(values.values()) and not trusted:
             # A proxy nobody said to trust (or a client posing as one): whoever it forwards is
             # unknown, so the request is not "from loopback" for what trusts the local network.
@@ -171,7 +177,12 @@ class TrustedProxyMiddleware:
             # client, and every visitor behind it got the debug pages and /metrics.
             scope[UNTRUSTED_FORWARD] = True
         # Nobody downstream may read a forwarded header: the resolved values are the truth.
-        scope["headers"] = [(name, value) for name, value in headers if name not in values]
+        # Nor the proxy's secret (a loopback viewer's debug page lists the request's headers).
+        scope["headers"] = [
+            (name, value)
+            for name, value in headers
+            if name not in values and name != PROXY_SECRET_HEADER
+        ]
         scope["client"] = (address, client[1] if len(client) > 1 else 0)
         # The site is served from the root. daphne takes `root_path` from a `Daphne-Root-Path`
         # header sent by anyone, and Django then routes by the path without it while
@@ -186,6 +197,17 @@ class TrustedProxyMiddleware:
             else:
                 scope["scheme"] = scheme
         return scope
+
+    def _vouched(self, headers: list) -> bool:
+        """Whether the request came through the proxy that knows the secret (any peer may, when
+        none is set). The cluster's web processes listen on loopback, and a trusted peer is
+        judged by its address: any local user who sent a request straight to a worker's port
+        was believed, whatever X-Forwarded-For it wrote (every request a fresh address).
+        """
+        if not self.secret:
+            return True
+        sent = [value for name, value in headers if name == PROXY_SECRET_HEADER]
+        return len(sent) == 1 and hmac.compare_digest(sent[0], self.secret)
 
 
 def client_is_loopback(address: str) -> bool:

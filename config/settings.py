@@ -193,6 +193,9 @@ except ValueError as exc:
         "DJANGO_TRUSTED_PROXIES must be a number of proxies (e.g. 1) or comma-separated "
         f"addresses/networks (e.g. 127.0.0.1,10.0.0.0/8): {exc}"
     ) from None
+# Set, the proxies' headers are believed only from a request carrying it in X-Docent-Proxy: the
+# cluster's nginx sends it, so a local user's request straight to a worker's port is no proxy's.
+TRUSTED_PROXY_SECRET = env.str("DJANGO_TRUSTED_PROXY_SECRET", default="")
 # `make run WORKERS=N` behind a balancer: the networks nginx believes X-Forwarded-For from
 # (its set_real_ip_from), so its per-visitor caps count visitors, not the balancer. Unset: nginx
 # believes no header and counts its direct peers (README, "Security model").

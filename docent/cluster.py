@@ -86,6 +86,9 @@ def cluster_plan(*, workers: int, host: str, port: int, database_url: str) -> Pl
         # X-Forwarded-For. One hop, not "127.0.0.1/32": a visitor on loopback would otherwise
         # be skipped as a proxy and the address they wrote before it believed.
         "DJANGO_TRUSTED_PROXIES": "1",
+        # ...and only from nginx: the web processes listen on loopback, every local user's, and
+        # one who wrote X-Forwarded-For straight to a worker's port was any address it liked.
+        "DJANGO_TRUSTED_PROXY_SECRET": secrets.token_urlsafe(24),
         # Every process writes its metrics here and any web process's /metrics adds them up.
         "PROMETHEUS_MULTIPROC_DIR": str(data / "prometheus"),
     }
@@ -113,8 +116,16 @@ def cluster_write(plan: Plan) -> Path:
         _private_write(plan.data / "redis" / "auth.conf", f"requirepass {plan.redis_password}\n")
     # A new cluster starts its metrics from zero: the last run's processes are all gone.
     shutil.rmtree(plan.data / "prometheus", ignore_errors=True)
-    (nginx / "nginx.conf").write_text(
-        nginx_conf(prefix=nginx, web_ports=plan.web_ports, host=plan.host, port=plan.port)
+    secret = plan.env["DJANGO_TRUSTED_PROXY_SECRET"]
+    _private_write(  # it holds the proxy's secret
+        nginx / "nginx.conf",
+        nginx_conf(
+            prefix=nginx,
+            web_ports=plan.web_ports,
+            host=plan.host,
+            port=plan.port,
+            proxy_secret=secret,
+        ),
     )
     conf = plan.data / "supervisord.conf"
     _private_write(conf, supervisord_conf(plan))  # the processes' environment: REDIS_URL's password
@@ -156,6 +167,7 @@ def nginx_conf(
     per_network: int | None = None,
     network_burst: int | None = None,
     real_ip_from: tuple | None = None,
+    proxy_secret: str = "",
 ) -> str:
     """nginx in front of the web processes; `prefix` holds its pid and temporary files.
 
@@ -164,6 +176,7 @@ def nginx_conf(
     refilled at HTTP_REQUESTS_PER_SECOND_PER_IP. `per_network` and `network_burst`: the same
     for an IPv6 /48 (HTTP_CONNECTIONS_PER_NETWORK, HTTP_REQUEST_BURST_PER_NETWORK).
     `real_ip_from`: the networks of balancers in front of nginx (NGINX_REAL_IP_FROM).
+    `proxy_secret`: sent to the web processes in X-Docent-Proxy (DJANGO_TRUSTED_PROXY_SECRET).
     """
     open_files, connections = nginx_open_files()
     networks = settings.NGINX_REAL_IP_FROM if real_ip_from is None else real_ip_from
@@ -199,6 +212,8 @@ def nginx_conf(
         "chat_frame_bytes": f"{settings.AGENT_MAX_FRAME_BYTES:,}",  # as agent.frames says it
         # Written into the configuration: parsed as networks, never passed on as text.
         "real_ip_from": [str(network) for network in networks_parse(networks)],
+        # URL-safe characters only (secrets.token_urlsafe): nothing nginx would read as syntax.
+        "proxy_secret": proxy_secret,
     }
     return _nginx_template(NGINX_TEMPLATE.name).render(Context(context))
 

@@ -60,18 +60,21 @@ def proxy(tmp_path: Path):
 
 @contextmanager
 def running_proxy(
-    tmp_path: Path, *, host: str, open_files: int = 0, **limits
+    tmp_path: Path, *, host: str, open_files: int = 0, web_port: int = 0, **limits
 ) -> Iterator[tuple[int, Holding]]:
     """The cluster's nginx on `host`, in front of a stand-in web process; its port and the
     stand-in. `open_files`: nginx starts at that soft limit of open files (as Linux starts
-    most processes at 1,024), its hard limit kept."""
+    most processes at 1,024), its hard limit kept. `web_port`: a real web process's port, in
+    front of which nginx runs instead."""
     upstream = Holding()
     upstream.start()
     prefix, port = tmp_path / "nginx", free_port()
     nginx_prepare(prefix)
     conf = prefix / "nginx.conf"
     conf.write_text(
-        nginx_conf(prefix=prefix, web_ports=[upstream.port], host=host, port=port, **limits)
+        nginx_conf(
+            prefix=prefix, web_ports=[web_port or upstream.port], host=host, port=port, **limits
+        )
     )
     nginx = shutil.which("nginx", path="/usr/sbin:/usr/bin:/sbin")
     command = [nginx, "-p", str(prefix), "-c", str(conf), "-e", "stderr", "-g", "daemon off;"]
