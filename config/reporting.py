@@ -13,12 +13,16 @@ from django.views.debug import SafeExceptionReporterFilter
 
 # scheme://user:password@host: the password up to the `@` (userinfo has no `/`, `@` or space).
 _URL_PASSWORD = re.compile(r"(?P<head>[a-z][a-z0-9+.-]*://[^/@:\s]*:)[^/@\s]+(?=@)", re.IGNORECASE)
+# ...or in its query, as redis-py and libpq read one (`unix:///run/redis.sock?password=…`).
+_QUERY_PASSWORD = re.compile(r"(?P<head>[?&]password=)[^&#\s]+", re.IGNORECASE)
 
 
 def url_passwords_hidden(text: str) -> str:
     """`text` with the password of every URL in it written as the debug page's stars."""
     substitute = SafeExceptionReporterFilter.cleansed_substitute
-    return _URL_PASSWORD.sub(lambda match: match["head"] + substitute, text)
+    for pattern in (_URL_PASSWORD, _QUERY_PASSWORD):
+        text = pattern.sub(lambda match: match["head"] + substitute, text)
+    return text
 
 
 class CredentialsFilter(SafeExceptionReporterFilter):
