@@ -9,13 +9,15 @@ cluster's (DJANGO_TRUSTED_PROXY_SECRET, in X-Docent-Proxy); without it the heade
 forgery's, and the request is its peer's.
 """
 
+import os
 import shutil
 import socket
+import stat
 import uuid
 
 import pytest
 
-from docent.cluster import nginx_conf
+from docent.cluster import cluster_plan, cluster_write, nginx_conf
 from tests.security.test_proxy_connections import running_proxy, status_read
 
 pytestmark = [
@@ -78,3 +80,17 @@ def test_nginx_sends_the_secret_only_when_the_cluster_has_one(tmp_path):
 
     assert f'proxy_set_header X-Docent-Proxy "{SECRET}";' in with_secret
     assert "X-Docent-Proxy" not in without
+
+
+def test_the_cluster_gives_its_nginx_and_workers_a_secret_only_its_owner_reads(settings, tmp_path):
+    settings.BASE_DIR = tmp_path
+    plan = cluster_plan(workers=2, host="127.0.0.1", port=8000, database_url="postgresql:///x")
+    cluster_write(plan)
+    secret = plan.env["DJANGO_TRUSTED_PROXY_SECRET"]
+    nginx = plan.data / "nginx" / "nginx.conf"
+
+    assert len(secret) >= 32 and secret in nginx.read_text()
+    assert secret in (plan.data / "supervisord.conf").read_text()  # the workers' environment
+    assert all(secret not in program.command for program in plan.programs)  # `ps` shows those
+    for private in (nginx, plan.data / "supervisord.conf"):
+        assert stat.S_IMODE(os.stat(private).st_mode) == 0o600, private
