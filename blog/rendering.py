@@ -1,6 +1,9 @@
 """Markdown to safe HTML: markdown-it-py renders, nh3 (Ammonia) sanitizes."""
 
+import hashlib
 from functools import lru_cache
+from importlib import metadata
+from pathlib import Path
 from urllib.parse import urlsplit
 
 import nh3
@@ -120,6 +123,27 @@ def markdown_to_html(text: str) -> str:
         url_schemes={"http", "https", "mailto"},
         link_rel="noopener noreferrer nofollow",
     )
+
+
+# What an article's HTML depends on besides its Markdown: this module (its tags, link schemes,
+# table cap, heading ids) and the libraries it calls (Django's slugify makes the heading ids).
+RENDERER_PACKAGES = ("markdown-it-py", "mdurl", "nh3", "django")
+
+
+def renderer_fingerprint(*, source: bytes, packages: tuple[str, ...] = RENDERER_PACKAGES) -> str:
+    """A short digest of the renderer: this module's source and its libraries' versions.
+
+    Rendered bodies are cached under it (blog.selectors.article_body_html), so an edit here or
+    an upgrade of a library renders every article afresh, with no version number to remember
+    to bump and no step at release.
+    """
+    digest = hashlib.sha256(source)
+    for package in packages:
+        digest.update(f"\0{package}=={metadata.version(package)}".encode())
+    return digest.hexdigest()[:16]
+
+
+RENDERER = renderer_fingerprint(source=Path(__file__).read_bytes())
 
 
 # How static/chat/markdown.js shows a link in an answer: to another site, marked as leaving it

@@ -1,10 +1,13 @@
 """Reads for the blog. Visibility rules live here, so no page can forget them."""
 
 import datetime as dt
+import hashlib
+import logging
 from collections.abc import Iterable
 
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser, User
+from django.core.cache import cache
 from django.db.models import (
     BooleanField,
     Count,
@@ -20,6 +23,9 @@ from django.http import Http404
 from procrastinate.contrib.django.models import ProcrastinateJob
 
 from blog.models import Article, Chunk, Tag, published_q
+from blog.rendering import RENDERER, markdown_to_html
+
+logger = logging.getLogger(__name__)
 
 
 def article_list_published(
@@ -46,6 +52,31 @@ def article_get_published(*, slug: str) -> Article:
         Prefetch("tags", queryset=Tag.objects.order_by("name"))
     )
     return articles.get(slug=slug)
+
+
+def article_body_html(*, article: Article) -> str:
+    """The article's body as safe HTML, rendered once per body and renderer for all workers.
+
+    The cache key is a digest of the body itself and of the renderer (blog.rendering.RENDERER),
+    not the article's id and `updated_at`: an edit from anywhere (the admin, another worker, a
+    queryset update that leaves `updated_at` alone) is a new key on the very next view, and so
+    is a change to the renderer. The cache is Redis in a cluster, each process's memory
+    otherwise; when it fails, the body is rendered as before and the page is served.
+    """
+    body = article.body.encode()
+    key = f"blog:body-html:{RENDERER}:{hashlib.sha256(body).hexdigest()}"
+    try:
+        html = cache.get(key)
+    except Exception:  # noqa: BLE001 - a cache outage must not take the article pages down
+        logger.warning("the rendered-body cache could not be read", exc_info=True)
+        return markdown_to_html(article.body)
+    if html is None:
+        html = markdown_to_html(article.body)
+        try:
+            cache.set(key, html, timeout=settings.BLOG_BODY_HTML_SECONDS)
+        except Exception:  # noqa: BLE001
+            logger.warning("the rendered-body cache could not be written", exc_info=True)
+    return html
 
 
 def article_urls_published(*, ids: set[int]) -> dict[int, str]:

@@ -41,11 +41,18 @@ def article_detail(request: HttpRequest, slug: str) -> HttpResponse:
 def article_page_render(
     request: HttpRequest, *, article: Article, tags: Iterable[Tag], preview: bool = False
 ) -> HttpResponse:
-    """An article's page; the admin's preview renders an unsaved one with the same template."""
+    """An article's page; the admin's preview renders an unsaved one with the same template.
+
+    A saved article's body comes from the rendered-body cache; a preview's is rendered as typed,
+    and kept out of the cache (a draft typed over and over need not fill it).
+    """
+    body_html = (
+        markdown_to_html(article.body) if preview else selectors.article_body_html(article=article)
+    )
     context = {
         "article": article,
         "tags": tags,
-        "body_html": markdown_to_html(article.body),
+        "body_html": body_html,
         "preview": preview,
     }
     return render(request, "blog/article_detail.html", context)
