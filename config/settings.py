@@ -369,7 +369,7 @@ SITE_NAME = env.str("SITE_NAME", default="Docent")
 BLOG_PAGE_SIZE = 8
 # How long an article's rendered body stays in the cache (blog.selectors.article_body_html). Its
 # key names the body and the renderer, so an entry is never stale, only unused after an edit.
-BLOG_BODY_HTML_SECONDS = 24 * 3600
+BLOG_BODY_HTML_SECONDS = env.int("BLOG_BODY_HTML_SECONDS", default=24 * 3600)
 
 # Model endpoint: either variable set means "use it"; neither means the offline model.
 OPENAI_API_KEY = env.str("OPENAI_API_KEY", default="")
