@@ -65,17 +65,18 @@ def article_body_html(*, article: Article) -> str:
     """
     body = article.body.encode()
     key = f"blog:body-html:{RENDERER}:{hashlib.sha256(body).hexdigest()}"
+    # No traceback in the log lines: during an outage every view would write one.
     try:
         html = cache.get(key)
-    except Exception:  # noqa: BLE001 - a cache outage must not take the article pages down
-        logger.warning("the rendered-body cache could not be read", exc_info=True)
-        return markdown_to_html(article.body)
+    except Exception as exc:  # noqa: BLE001 - a cache outage must not take the article pages down
+        logger.warning("the rendered-body cache could not be read: %r", exc)
+        return markdown_to_html(article.body)  # and no write, which would wait as long again
     if html is None:
         html = markdown_to_html(article.body)
         try:
             cache.set(key, html, timeout=settings.BLOG_BODY_HTML_SECONDS)
-        except Exception:  # noqa: BLE001
-            logger.warning("the rendered-body cache could not be written", exc_info=True)
+        except Exception as exc:  # noqa: BLE001
+            logger.warning("the rendered-body cache could not be written: %r", exc)
     return html
 
 
