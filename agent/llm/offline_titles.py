@@ -28,6 +28,13 @@ def title_named(question: str, hits: list[dict]) -> dict | None:
     return named[0] if named and named[0] is not hits[0] else None
 
 
+def title_names(subject: str, title: str) -> bool:
+    """Whether a title names, in the other language too, every glossary term of a subject:
+    "Why step limits matter" names 步数限制 ("step" and "limit")."""
+    found = translations(subject)
+    return bool(found) and _names_all(title, set(found.values()), found)
+
+
 def _names_all(title: str, ideas: set[tuple[str, ...]], found: dict) -> bool:
     """Whether the title holds each idea: its question words, or one of its translations."""
     title_terms = terms(title)
