@@ -19,13 +19,31 @@ from agent.llm.offline_text import terms
 
 def title_named(question: str, hits: list[dict]) -> dict | None:
     """The hit whose title names every glossary term of the question, when the top hit's
-    title does not; None otherwise (the hits already cleared the search's bar)."""
+    title does not and names fewer of the question's words; None otherwise (the hits already
+    cleared the search's bar)."""
     found = translations(question)
     ideas = set(found.values())
     if not ideas or len(hits) < 2:
         return None
     named = [hit for hit in hits if _names_all(str(hit.get("title", "")), ideas, found)]
-    return named[0] if named and named[0] is not hits[0] else None
+    if not named or named[0] is hits[0]:
+        return None
+    # A name with no glossary line counts too: "How does pgvector store embeddings?" names
+    # "pgvector and HNSW indexes" as much as 文本嵌入入门.
+    asked = terms(question)
+    if len(_named_words(named[0], asked, found)) <= len(_named_words(hits[0], asked, found)):
+        return None
+    return named[0]
+
+
+def _named_words(hit: dict, asked: set[str], found: dict) -> set[str]:
+    """The question's terms a hit's title holds, as written or through a translation."""
+    title_terms = terms(str(hit.get("title", "")))
+    named = asked & title_terms
+    for other, words in found.items():
+        if other in title_terms:
+            named |= asked & {term for word in words for term in terms(word)}
+    return named
 
 
 def title_names(subject: str, title: str) -> bool:

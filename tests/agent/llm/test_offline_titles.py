@@ -27,6 +27,14 @@ def test_a_title_naming_only_some_of_the_question_s_terms_moves_nothing():
     assert title_named("What is the cap on tool calls per turn?", [LIMITS, TOOLS]) is None
 
 
+def test_a_top_hit_whose_title_names_as_much_of_the_question_stays():
+    # "pgvector" has no glossary line, but the top hit's title names it as the primer's
+    # names "embeddings".
+    hits = [PGVECTOR, PRIMER_ZH]
+
+    assert title_named("How does pgvector store embeddings?", hits) is None
+
+
 def test_a_top_hit_already_named_by_the_question_stays():
     assert title_named("什么是步数限制？", [LIMITS, LOOP]) is None
 
