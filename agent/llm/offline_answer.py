@@ -37,6 +37,7 @@ from agent.llm.offline_text import (
     sentences,
     terms,
 )
+from agent.llm.offline_titles import title_names
 
 MAX_FACTS = 4
 MAX_SECTIONS = 6
@@ -473,7 +474,9 @@ def _explanation(question: str, read: list[tuple[dict, list[Fact]]]) -> list[tup
     for n, (source, facts) in enumerate(read):
         # The slug counts as the title: "hybrid-search-with-rrf" is titled after RRF.
         slug = str(source.get("url", "")).replace("-", " ")
-        if terms(name) <= terms(f"{source.get('title', '')} {slug}"):
+        # Across languages through the glossary: "什么是步数限制？" of "Why step limits matter".
+        title = str(source.get("title", ""))
+        if terms(name) <= terms(f"{title} {slug}") or title_names(name, title):
             about = [f for f in facts if f.kind == "sentence" and name in f.text.lower()]
             told = [*_summary_claims(source), *_standalone(about)]
             return [(n, fact) for fact in told[:TITLE_FACTS]]

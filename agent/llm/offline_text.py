@@ -71,9 +71,22 @@ def answer_language(question: str, reader: str = "") -> str:
     return "zh" if reader.startswith("zh") and not phrased else "en"
 
 
+_SUFFIXES = (
+    ("ies", "y"),
+    ("ings", ""),
+    ("ing", ""),
+    ("est", ""),
+    ("es", ""),
+    ("ed", ""),
+    ("s", ""),
+)
+
+
 def _stem(word: str) -> str:
-    # Just enough to meet "indexes"/"index", "limits"/"limit", "streaming"/"stream".
-    for suffix, keep in (("ies", "y"), ("ing", ""), ("est", ""), ("es", ""), ("ed", ""), ("s", "")):
+    # Just enough to meet "indexes"/"index", "limits"/"limit", "streaming"/"stream". "ings"
+    # goes whole: with "ing" first, "embeddings" kept "embedding" while "embedding" became
+    # "embedd", and a question's plural never met the article's singular, nor its glossary line.
+    for suffix, keep in _SUFFIXES:
         if word.endswith(suffix) and len(word) - len(suffix) >= 4:
             return word[: -len(suffix)] + keep
     return word

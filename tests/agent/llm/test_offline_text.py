@@ -141,3 +141,11 @@ def test_a_rows_first_cell_is_named_by_its_header_as_the_others_are():
         "Condition: Model call budget exhausted (5 calls) — Status recorded: step_limit"
     ]
     assert [fact.text for fact in chinese] == ["项目：模型调用 — 上限：6 次；说明：每轮"]
+
+
+def test_a_plural_in_ings_meets_its_singular():
+    # "How do text embeddings work?" kept "embedding" while the glossary's "embedding" and the
+    # articles' "An embedding is…" became "embedd": the plural met neither.
+    assert terms("embeddings") == terms("embedding") == terms("embedded")
+    assert terms("settings") == terms("setting")
+    assert terms("strings") == terms("string") == {"string"}
