@@ -37,7 +37,6 @@ from agent.llm.offline_page import page_answer, page_first, points_at_page
 from agent.llm.offline_parts import question_parts
 from agent.llm.offline_self import about_assistant
 from agent.llm.offline_text import answer_language, language, terms
-from agent.llm.offline_titles import title_named
 from agent.prompts import PAGE_CONTEXT_PREFIX, READER_LANGUAGE_PREFIX, STEP_LIMIT_NUDGE
 from agent.small_talk import is_thanks
 from blog.language import fullwidth_fold
@@ -223,12 +222,7 @@ def _plan(turn: _Turn, available: set[str]) -> tuple[list[ToolCall], str]:
     # part, and the whole question cleared it too, so it is read (docs/answer-quality.md,
     # "Fifteenth pass").
     part_hits = [_hit_list(output) for output in searched[1:]]
-    chosen = choose_hits(turn.question, hits)
-    if titled := title_named(turn.question, hits):
-        # Read alone: the hits above it owed their place to the question's everyday words
-        # ("work", 每一步), and quoting them beside it cited an article not asked about.
-        chosen = [titled]
-    chosen = with_part_tops(chosen, part_hits)
+    chosen = with_part_tops(choose_hits(turn.question, hits), part_hits)
     if summary:
         chosen = titled_first(summary_topic(turn.question), chosen)
     elif turn.page_hit and points_at_page(turn.question):

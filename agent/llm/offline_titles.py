@@ -1,49 +1,20 @@
-"""The article whose title names everything a question asks about, in either language.
+"""Whether an article's title names a subject, in either language.
 
-A short question says little besides its subject, and the search weighs its few words
-against every chunk: "How do text embeddings work?" found "text", "embedding" and "work" all
-in the English pgvector article (coverage 1.0) and led with it, while the article titled
-"文本嵌入入门" (a primer on text embeddings) stood third, its Chinese words covering the
-question only through the glossary. "智能体循环的每一步做什么？" led with the Chinese
-observability article (its "一步", "每一" matched) over "Anatomy of the agent loop". The
-title is the author's own name for an article's subject: when one hit's title names each
-glossary term of the question (in its own words or through their translations) and the top
-hit's does not, the question is about that article.
+"什么是步数限制？" asks what the step limit is; the article about it is titled "Why step limits
+matter". Its title names the subject only through the glossary ("step", "limit"), and "what is
+X?" of an article titled after X opens with its summary's claims (offline_answer), so the
+glossary must count as naming too.
+
+The thirty-fourth pass also read a question alone from the hit whose title named all of its
+glossary terms when the top hit's did not: measured, it lost one right answer on the test
+halves (a generic term, "answers", named "Prompts for grounded answers"), and it was taken out
+(docs/answer-quality.md, "Thirty-fourth pass").
 """
 
 from __future__ import annotations
 
 from agent.llm.offline_bridge import translations
 from agent.llm.offline_text import terms
-
-
-def title_named(question: str, hits: list[dict]) -> dict | None:
-    """The hit whose title names every glossary term of the question, when the top hit's
-    title does not and names fewer of the question's words; None otherwise (the hits already
-    cleared the search's bar)."""
-    found = translations(question)
-    ideas = set(found.values())
-    if not ideas or len(hits) < 2:
-        return None
-    named = [hit for hit in hits if _names_all(str(hit.get("title", "")), ideas, found)]
-    if not named or named[0] is hits[0]:
-        return None
-    # A name with no glossary line counts too: "How does pgvector store embeddings?" names
-    # "pgvector and HNSW indexes" as much as 文本嵌入入门.
-    asked = terms(question)
-    if len(_named_words(named[0], asked, found)) <= len(_named_words(hits[0], asked, found)):
-        return None
-    return named[0]
-
-
-def _named_words(hit: dict, asked: set[str], found: dict) -> set[str]:
-    """The question's terms a hit's title holds, as written or through a translation."""
-    title_terms = terms(str(hit.get("title", "")))
-    named = asked & title_terms
-    for other, words in found.items():
-        if other in title_terms:
-            named |= asked & {term for word in words for term in terms(word)}
-    return named
 
 
 def title_names(subject: str, title: str) -> bool:

@@ -2385,32 +2385,3 @@ async def test_the_part_of_a_two_part_question_turning_on_an_unknown_word_is_the
     assert "Recall: 0.99" in result.answer
     declined = NOT_MENTIONED["en"].format(name="tiktoken", title="What a chat turn costs")
     assert declined in result.answer and "20,000 tokens" not in result.answer
-
-
-PGVECTOR_EN = {
-    "article_id": 61,
-    "title": "pgvector and HNSW indexes",
-    "url": "/articles/pgvector-and-hnsw/",
-    "body": "The pgvector extension stores text embeddings in PostgreSQL. An HNSW index makes "
-    "the nearest embeddings quick to find, and the work of building it is done once.",
-}
-PRIMER_ZH = {
-    "article_id": 62,
-    "title": "文本嵌入入门",
-    "url": "/articles/embeddings-primer-zh/",
-    "body": "文本嵌入把文字映射成一个固定长度的向量，语义相近的句子，向量在空间中的方向也相近。",
-}
-
-
-@pytest.mark.asyncio
-async def test_a_question_is_answered_alone_from_the_article_its_title_translates(monkeypatch):
-    # The pgvector article held "text", "embeddings" and "work" and came first; the primer is
-    # titled after what was asked, in Chinese.
-    for article in (PGVECTOR_EN, PRIMER_ZH):
-        monkeypatch.setitem(ARTICLES, article["article_id"], article)
-    hits = [lang_hit(PGVECTOR_EN, 0.88, "en"), lang_hit(PRIMER_ZH, 0.57, "zh")]
-
-    result, _ = await ask("How do text embeddings work?", hits)
-
-    assert [c["article_id"] for c in result.citations] == [62]
-    assert "映射成一个固定长度的向量" in result.answer
