@@ -28,11 +28,13 @@ from agent.llm.offline_text import (
     UNIT_MARK,
     Fact,
     article_facts,
+    article_pointers,
     article_text,
     inert,
     language,
     link_label,
     plain,
+    points_away,
     section_leads,
     sentences,
     terms,
@@ -84,6 +86,16 @@ NOT_MENTIONED = {
     "zh": "我找到的文章都没有提到“{name}”，所以回答不了这个问题。最接近的是《{title}》，"
     "但文中没有涉及它。",
 }
+# The same two, for one part of a question asked in two whose other part is answered: the
+# nearest article is not named, since the answer cites only the articles it quotes.
+NO_FIGURE_FOR_PART = {
+    "en": "On “{part}”, this blog’s articles don’t give that figure.",
+    "zh": "关于“{part}”，这个博客的文章没有给出这个数字。",
+}
+NOT_MENTIONED_FOR_PART = {
+    "en": "On “{part}”, the articles I found don’t mention “{name}”, so they don’t answer it.",
+    "zh": "关于“{part}”，我找到的文章都没有提到“{name}”，所以回答不了这一问。",
+}
 # Quoted in the other language without a word in common with the question.
 NEAREST = {
     "en": "The nearest passage I found is from the {written} article “{title}”; it may not "
@@ -123,6 +135,7 @@ def compose_answer(
     own: str = "",
     parts: list[tuple[str, int]] | None = None,
     unknown: tuple[str, ...] = (),
+    part: str = "",
 ) -> str:
     """Quote the best facts of `sources` (articles with a body), citing each one quoted.
 
@@ -130,8 +143,9 @@ def compose_answer(
     from there is not a topic the articles must mention. `parts` pairs each part of a question
     asked in two with the source that answers it (offline_parts). `unknown` are the
     question's rare words no article of the blog uses (the search's `unknown_words`: "tiktoken"):
-    like a name no article read mentions, one declines the question. Returns "" when no source
-    has anything to quote.
+    like a name no article read mentions, one declines the question. `part`: the question is
+    one part of a two-part question, whose decline names the part, not the article read.
+    Returns "" when no source has anything to quote.
     """
     if parts:
         answer = _by_parts(parts, sources, excerpts, lang, own, unknown)
@@ -139,7 +153,7 @@ def compose_answer(
             return answer
     missing = [*_missing_names(question, sources, excerpts, own), *_unknown(unknown, own)]
     if missing and sources:
-        return NOT_MENTIONED[lang].format(name=inert(missing[0]), title=_title(sources[0]))
+        return _not_mentioned(lang, missing[0], sources[0], part)
     read = _definition_first(question, [(source, _facts(source)) for source in sources])
     sources = [source for source, _ in read]
     # A follow-up quotes the article its (combined) search ranked first: the conversation's topic.
@@ -155,7 +169,7 @@ def compose_answer(
         # that the figure is missing: it keeps what it picked, unless it names a price ("what
         # does that work out to in dollars?"), which no other figure gives.
         if not instead and (not context or asks_price(question)):
-            return NO_FIGURE[lang].format(title=_title(sources[0]))
+            return _no_figure(lang, sources[0], part)
         picked = instead or picked
     elif picked and asks and not _assigned(picked, question):
         # A figure, but not the setting's: "what's ef_search set to by default?" had "fewer than
@@ -164,7 +178,7 @@ def compose_answer(
         if not instead and not context and _ASKS_DEFAULT.search(question):
             # "If I don't pass a lists value, what default does pgvector use?" was answered with
             # other settings' defaults ("probes (default 1)"): no fact gives this one's.
-            return NO_FIGURE[lang].format(title=_title(sources[0]))
+            return _no_figure(lang, sources[0], part)
         picked = instead or picked
     if picked and not context and _WHY.search(question):
         picked = _with_thesis(picked, sources, question)
@@ -172,18 +186,18 @@ def compose_answer(
         top = [(n, fact) for n, fact in pool if n == 0]
         picked = _pick(top, wanted, question, excerpts, sources, asked=set(wanted))
         if picked and asks_price(question) and not _has_figure(picked, question):
-            return NO_FIGURE[lang].format(title=_title(sources[0]))
+            return _no_figure(lang, sources[0], part)
     # Whether a word could match goes by the question's language; `lang` only frames.
     blind = not picked and bool(sources) and _other_language(sources[0], language(question))
     if blind:
         # Asked in the other language, no word can match: the passage the search chose. In
         # the same language, an article sharing no word with the question does not answer it.
-        passage = _facts({"body": excerpts.get(_id(sources[0]), "")})
+        passage = _facts(sources[0], passage=str(excerpts.get(_id(sources[0]), "")))
         picked = [(0, fact) for fact in _standalone(passage)][:2]
         if picked and asks and not _has_figure(picked, question):
             # "…比 zhparser 慢多少？" quoted a passage on how English text is stemmed: a
             # passage standing in for an answer must at least give the figure asked for.
-            return NO_FIGURE[lang].format(title=_title(sources[0]))
+            return _no_figure(lang, sources[0], part)
     groups = []
     for n, source in enumerate(sources):
         facts = sorted((fact for m, fact in picked if m == n), key=lambda fact: fact.order)
@@ -225,6 +239,7 @@ def _by_parts(
             own=own,
             # The part that asks about the word the blog lacks is declined, the other answered.
             unknown=tuple(word for word in unknown if mentions(text.lower(), word.lower())),
+            part=text,
         )
         blind = _nearest_label(sources[n], lang)
         if answer.startswith(blind):  # quoted blind: say which part it stands in for
@@ -276,8 +291,14 @@ def _unknown(words: tuple[str, ...], own: str) -> list[str]:
     return [word for word in words if not mentions(own.lower(), word)]
 
 
-def _facts(source: dict) -> list[Fact]:
-    return article_facts(str(source.get("body") or ""))
+def _facts(source: dict, passage: str | None = None) -> list[Fact]:
+    """The source's facts (of `passage`, the search's excerpt, when given) that can be quoted
+    under its source line alone: a fact naming another article it links to ("…described in
+    Why step limits matter") is left out, since the answer would name an article it does not
+    cite."""
+    pointers = article_pointers(str(source.get("body") or ""), str(source.get("url") or ""))
+    facts = article_facts(str(source.get("body") or "") if passage is None else passage)
+    return [fact for fact in facts if not points_away(fact, pointers)]
 
 
 def _id(source: dict) -> object:
@@ -524,17 +545,36 @@ def _with_thesis(
     return [*facts, *picked][: max(MAX_FACTS, len(facts) + 1)]
 
 
+def _no_figure(lang: str, source: dict, part: str) -> str:
+    """The figure asked for is not given: the nearest article, or for a part, the part."""
+    if part:
+        return NO_FIGURE_FOR_PART[lang].format(part=_part_label(part))
+    return NO_FIGURE[lang].format(title=_title(source))
+
+
+def _not_mentioned(lang: str, name: str, source: dict, part: str) -> str:
+    """A name the articles read never mention: the nearest article, or for a part, the part."""
+    if part:
+        return NOT_MENTIONED_FOR_PART[lang].format(name=inert(name), part=_part_label(part))
+    return NOT_MENTIONED[lang].format(name=inert(name), title=_title(source))
+
+
+def _part_label(part: str) -> str:
+    """A part of the question quoted back: whole up to PART_LABEL_CHARS, else cut at a word."""
+    part = part.strip().rstrip("?？,，。.;；")
+    if len(part) > PART_LABEL_CHARS:
+        cut = part[:PART_LABEL_CHARS].rsplit(" ", 1)[0] if " " in part else part[:PART_LABEL_CHARS]
+        part = cut.rstrip(" ,，") + "…"
+    return inert(part)
+
+
 def _nearest_label(source: dict, lang: str, part: str = "") -> str:
     """The lead-in of a passage quoted blind; for `part`, of one part of a two-part question."""
     written = LANGUAGE_NAMES[lang].get(str(source.get("language") or ""), "")
     fields = {"title": _title(source), "written": written}
     if not part:
         return NEAREST[lang].format(**fields).replace("  ", " ")
-    part = part.strip().rstrip("?？,，。.;；")
-    if len(part) > PART_LABEL_CHARS:
-        cut = part[:PART_LABEL_CHARS].rsplit(" ", 1)[0] if " " in part else part[:PART_LABEL_CHARS]
-        part = cut.rstrip(" ,，") + "…"
-    return NEAREST_FOR_PART[lang].format(part=inert(part), **fields).replace("  ", " ")
+    return NEAREST_FOR_PART[lang].format(part=_part_label(part), **fields).replace("  ", " ")
 
 
 def _other_language(source: dict, lang: str) -> bool:
@@ -790,7 +830,9 @@ def _with_context(
         if not _leans(fact):
             continue
         before = i - 1
-        if before >= 0 and pool[before][0] == n and pool[before][1].section == fact.section:
+        # Its own predecessor: a fact left out of the pool (it named another article) leaves a
+        # gap the sentence before it cannot fill.
+        if before >= 0 and pool[before][0] == n and _follows(fact, pool[before][1]):
             chosen.add(before)
         else:
             chosen.discard(i)
@@ -802,12 +844,17 @@ def _leans(fact: Fact) -> bool:
     return fact.kind == "sentence" and fact.text.lower().startswith(_LEANING)
 
 
+def _follows(fact: Fact, before: Fact) -> bool:
+    """Is `before` the fact just before `fact` in its article, in the same section?"""
+    return before.section == fact.section and before.order == fact.order - 1
+
+
 def _standalone(facts: list[Fact]) -> list[Fact]:
     """The facts that can be read on their own: a leaning sentence stays only after its own
     predecessor (same section), which is kept."""
     kept: list[Fact] = []
     for fact in facts:
-        if _leans(fact) and not (kept and kept[-1].section == fact.section):
+        if _leans(fact) and not (kept and _follows(fact, kept[-1])):
             continue
         kept.append(fact)
     return kept

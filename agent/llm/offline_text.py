@@ -359,6 +359,29 @@ def article_facts(body: str) -> list[Fact]:
     return facts
 
 
+# A link to another of the blog's articles, outside code: "described in [Why step limits
+# matter](/articles/why-step-limits-matter/)".
+_ARTICLE_LINK = re.compile(r"(?<!!)\[([^\]]+)\]\((/articles/[^)\s#?]+)[^)]*\)")
+
+
+def article_pointers(body: str, url: str = "") -> set[str]:
+    """The names an article gives the other articles it links to: each link's text, plain, as
+    a quoted fact shows it ("Why step limits matter", "取消与超时"). A link to `url`, the
+    article's own address, points at nothing else."""
+    own = url.split("#")[0].rstrip("/")
+    text = _CODE_SPAN.sub(" ", _FENCE.sub("\n", body))  # code shows a link, it does not make one
+    return {
+        plain(label)
+        for label, target in _ARTICLE_LINK.findall(text)
+        if target.rstrip("/") != own and plain(label)
+    }
+
+
+def points_away(fact: Fact, pointers: set[str]) -> bool:
+    """Does the fact name one of the articles its article links to?"""
+    return any(name in fact.text for name in pointers)
+
+
 def section_leads(body: str) -> list[tuple[str, str]]:
     """(heading, first sentence) of each section that opens with a paragraph."""
     leads: dict[str, str] = {}

@@ -8,7 +8,12 @@ from pydantic import BaseModel, ConfigDict, Field
 from agent.answered import is_decline
 from agent.exceptions import ToolNotFound
 from agent.llm.offline import DONT_KNOW, SEARCH_FAILED, OfflineModel
-from agent.llm.offline_answer import NO_FIGURE, NOT_MENTIONED
+from agent.llm.offline_answer import (
+    NO_FIGURE,
+    NO_FIGURE_FOR_PART,
+    NOT_MENTIONED,
+    NOT_MENTIONED_FOR_PART,
+)
 from agent.llm.offline_definitions import defines
 from agent.llm.offline_overview import (
     COUNT,
@@ -2379,5 +2384,72 @@ async def test_the_part_of_a_two_part_question_turning_on_an_unknown_word_is_the
     result, _ = await ask(question, search)
 
     assert "Recall: 0.99" in result.answer
-    declined = NOT_MENTIONED["en"].format(name="tiktoken", title="What a chat turn costs")
+    declined = NOT_MENTIONED_FOR_PART["en"].format(
+        name="tiktoken", part="how do I count the budget with tiktoken"
+    )
     assert declined in result.answer and "20,000 tokens" not in result.answer
+    assert_names_only_cited(result)
+
+
+def assert_names_only_cited(result: TurnResult) -> None:
+    """Every article of the test blog the answer names (its title) is one it cites."""
+    named = {a["article_id"] for a in ARTICLES.values() if a["title"] in result.answer}
+    assert named <= {c["article_id"] for c in result.citations}
+
+
+@pytest.mark.asyncio
+async def test_the_part_a_figure_is_missing_for_does_not_name_an_article_the_answer_never_cites():
+    """A declined part named its nearest article ("The nearest is “What a chat turn costs”…")
+    beside the other part's quotes: an article named in the answer and not among its sources."""
+    question = (
+        "Which index has the best recall, and what does the conversation budget cost in dollars?"
+    )
+    search = searched_by_part(
+        {
+            "best recall, and": [relevant_hit(INDEX_ARTICLE, 0.9), relevant_hit(COST_ARTICLE, 0.8)],
+            "best recall": [relevant_hit(INDEX_ARTICLE, 0.9)],
+            "dollars": [relevant_hit(COST_ARTICLE, 0.8)],
+        }
+    )
+
+    result, _ = await ask(question, search)
+
+    assert "Recall: 0.99" in result.answer
+    declined = NO_FIGURE_FOR_PART["en"].format(
+        part="what does the conversation budget cost in dollars"
+    )
+    assert result.answer.endswith(declined)
+    assert [c["article_id"] for c in result.citations] == [11]
+    assert_names_only_cited(result)
+
+
+LINKING_ARTICLE = {
+    "article_id": 31,
+    "title": "Budgets for chat turns",
+    "url": "/articles/budgets/",
+    "body": """Every chat turn spends tokens from a budget.
+
+## Caps
+
+Each chat turn is capped at five model calls, as described in [Why step limits
+matter](/articles/why-step-limits-matter/). This cap bounds the cost of the worst turn.
+
+The loop itself counts the model calls and stops at the cap.
+""",
+}
+ARTICLES[31] = LINKING_ARTICLE
+
+
+@pytest.mark.asyncio
+async def test_a_sentence_naming_another_article_it_links_to_is_not_quoted():
+    """Quoted, "…as described in Why step limits matter" named an article the answer does not
+    cite; and "This cap bounds…" leans on that sentence, so it goes too, not onto the one before."""
+    result, _ = await ask(
+        "What caps the model calls of a chat turn?", [relevant_hit(LINKING_ARTICLE, 0.8)]
+    )
+
+    assert "The loop itself counts the model calls and stops at the cap." in result.answer
+    assert "Why step limits matter" not in result.answer
+    assert "This cap bounds" not in result.answer
+    assert [c["article_id"] for c in result.citations] == [31]
+    assert_names_only_cited(result)
