@@ -34,10 +34,10 @@ from agent.llm.offline_text import (
     language,
     link_label,
     plain,
-    points_away,
     section_leads,
     sentences,
     terms,
+    without_pointers,
 )
 
 MAX_FACTS = 4
@@ -159,7 +159,9 @@ def compose_answer(
     # A follow-up quotes the article its (combined) search ranked first: the conversation's topic.
     quoted = read[:1] if context else read
     pool = [(n, fact) for n, (_, facts) in enumerate(quoted) for fact in facts]
-    wanted = _weights(question, context, [fact for _, fact in pool])
+    # How rare a word is goes by all the articles say, the clauses quoting leaves out included.
+    said = [fact for source, _ in quoted for fact in article_facts(str(source.get("body") or ""))]
+    wanted = _weights(question, context, said)
     explained = [] if context else _explanation(question, read)
     picked = explained or _pick(pool, wanted, question, excerpts, sources)
     asks = asks_for_figure(question) and not explained  # "how does X work?" wants no figure
@@ -292,13 +294,21 @@ def _unknown(words: tuple[str, ...], own: str) -> list[str]:
 
 
 def _facts(source: dict, passage: str | None = None) -> list[Fact]:
-    """The source's facts (of `passage`, the search's excerpt, when given) that can be quoted
-    under its source line alone: a fact naming another article it links to ("…described in
-    Why step limits matter") is left out, since the answer would name an article it does not
-    cite."""
+    """The source's facts (of `passage`, the search's excerpt, when given) as they can be
+    quoted under its source line alone: without the clauses naming another article it links
+    to ("…, described in Why step limits matter, …"), which the answer would name and not
+    cite, and without a fact that is all such a pointer (nor the sentence leaning on it)."""
     pointers = article_pointers(str(source.get("body") or ""), str(source.get("url") or ""))
     facts = article_facts(str(source.get("body") or "") if passage is None else passage)
-    return [fact for fact in facts if not points_away(fact, pointers)]
+    kept: list[Fact] = []
+    gone: set[int] = set()
+    for fact in facts:
+        cut = without_pointers(fact, pointers)
+        if cut is None or (_leans(fact) and fact.order - 1 in gone):
+            gone.add(fact.order)
+        else:
+            kept.append(cut)
+    return kept
 
 
 def _id(source: dict) -> object:
@@ -496,9 +506,41 @@ def _explanation(question: str, read: list[tuple[dict, list[Fact]]]) -> list[tup
         slug = str(source.get("url", "")).replace("-", " ")
         if terms(name) <= terms(f"{source.get('title', '')} {slug}"):
             about = [f for f in facts if f.kind == "sentence" and name in f.text.lower()]
-            told = [*_summary_claims(source), *_standalone(about)]
-            return [(n, fact) for fact in told[:TITLE_FACTS]]
+            return [(n, fact) for fact in _told(_summary_claims(source), about, facts)]
     return []
+
+
+def _told(claims: list[Fact], about: list[Fact], facts: list[Fact]) -> list[Fact]:
+    """The summary's claims, then the sentences about X, each with what it needs to be read
+    alone: TITLE_FACTS in all, a sentence and its lead-in not parted."""
+    told = list(claims[:TITLE_FACTS])
+    for fact in about:
+        if len(told) >= TITLE_FACTS:
+            break
+        told += [f for f in _with_lead_in(fact, facts) if f not in told]
+    return told
+
+
+# A sentence pointing back inside itself: "Django Channels adds that capability on top of
+# ordinary Django, and this post covers the pieces we actually use." ("That" is as often a
+# relative pronoun, "a connection that stays open", so it is not read as pointing back.)
+_POINTS_BACK = re.compile(r"\b(?:this|these|those|such)\s+[a-z]+\b", re.IGNORECASE)
+LEAD_IN = 2  # at most this many sentences before it in its paragraph come along
+_OF_THE_ARTICLE = re.compile(r"(?:in )?this (?:post|article)\b|本文|本篇|这篇", re.IGNORECASE)
+
+
+def _with_lead_in(fact: Fact, facts: list[Fact]) -> list[Fact]:
+    """A sentence about X, after the sentences of its paragraph before it when it points back
+    ("It also…", "…adds that capability, and this post covers…"); [] when it points back
+    with nothing, or too much, before it in its paragraph."""
+    if _OF_THE_ARTICLE.match(fact.text):
+        return []  # "This post covers the parts of pgvector…" is about the post, not pgvector
+    if not (_leans(fact) or _POINTS_BACK.search(fact.text[1:])):
+        return [fact]
+    before = [
+        f for f in facts if f.kind == "sentence" and f.group == fact.group and f.order < fact.order
+    ]
+    return [*before, fact] if 0 < len(before) <= LEAD_IN else []
 
 
 # A summary sentence that speaks of the article, not of its subject: "Includes a comparison
@@ -510,6 +552,24 @@ _BLURB = re.compile(
 )
 
 
+# A summary sentence that lists the article's topics instead of saying something of them:
+# "Server-Sent Events or WebSockets, deltas or full snapshots, and the proxy setting that
+# silently buffers everything." Three or more short phrases, the last short too or a noun
+# with a relative clause: no predicate follows the list, as one does in "A hard cap…, an
+# honest message…, and a final-answer fallback keep runaway loops cheap and visible."
+_RELATIVE = re.compile(r"\b(?:that|which|who|whose|where)\b", re.IGNORECASE)
+LIST_PHRASE_WORDS = 4
+
+
+def _topic_list(text: str) -> bool:
+    """Is the sentence a list of short phrases with no predicate after it?"""
+    phrases = [p.strip() for p in re.split(r"[,;]", text.rstrip(".!?")) if p.strip()]
+    if len(phrases) < 3 or any(len(p.split()) > LIST_PHRASE_WORDS for p in phrases[:-1]):
+        return False
+    last = re.sub(r"^(?:and|or)\s+", "", phrases[-1], flags=re.IGNORECASE)
+    return len(last.split()) <= LIST_PHRASE_WORDS or bool(_RELATIVE.search(last))
+
+
 def _summary_claims(source: dict) -> list[Fact]:
     """The summary sentences of an article titled after X that say something of X itself.
 
@@ -518,7 +578,9 @@ def _summary_claims(source: dict) -> list[Fact]:
     sentences naming it were an aside ("A step limit is also a sensor.").
     """
     summary = plain(str(source.get("summary") or ""))
-    claims = [text for text in sentences(summary) if not _BLURB.search(text)]
+    claims = [
+        text for text in sentences(summary) if not _BLURB.search(text) and not _topic_list(text)
+    ]
     return [Fact(text, "sentence", "", i - len(claims), -1) for i, text in enumerate(claims)]
 
 

@@ -2432,24 +2432,79 @@ LINKING_ARTICLE = {
 ## Caps
 
 Each chat turn is capped at five model calls, as described in [Why step limits
-matter](/articles/why-step-limits-matter/). This cap bounds the cost of the worst turn.
-
-The loop itself counts the model calls and stops at the cap.
+matter](/articles/why-step-limits-matter/). How the cap on model calls was picked is told in
+[Why step limits matter](/articles/why-step-limits-matter/). It came from the model calls of
+real chat turns.
 """,
 }
 ARTICLES[31] = LINKING_ARTICLE
 
 
 @pytest.mark.asyncio
-async def test_a_sentence_naming_another_article_it_links_to_is_not_quoted():
+async def test_a_clause_naming_another_article_it_links_to_is_not_quoted():
     """Quoted, "…as described in Why step limits matter" named an article the answer does not
-    cite; and "This cap bounds…" leans on that sentence, so it goes too, not onto the one before."""
+    cite: the clause goes, the sentence stays. A sentence that is all pointer goes whole, and
+    "It came from…", which leans on it, goes with it rather than onto the sentence before."""
     result, _ = await ask(
         "What caps the model calls of a chat turn?", [relevant_hit(LINKING_ARTICLE, 0.8)]
     )
 
-    assert "The loop itself counts the model calls and stops at the cap." in result.answer
+    assert result.answer.startswith("Each chat turn is capped at five model calls.\n\n")
     assert "Why step limits matter" not in result.answer
-    assert "This cap bounds" not in result.answer
+    assert "It came from" not in result.answer
     assert [c["article_id"] for c in result.citations] == [31]
     assert_names_only_cited(result)
+
+
+STREAMING_ARTICLE = {
+    "article_id": 32,
+    "title": "Streaming tokens to the browser",
+    "url": "/articles/streaming-tokens-to-the-browser/",
+    "summary": "Server-Sent Events or WebSockets, deltas or full snapshots, and the proxy setting "
+    "that silently buffers everything. A practical guide to getting model output on screen.",
+    "body": """Nobody likes staring at a spinner.
+
+## Deltas
+
+Model APIs stream deltas: small fragments, often a few characters or a single token.
+""",
+}
+CHANNELS_ARTICLE = {
+    "article_id": 33,
+    "title": "Django Channels in practice",
+    "url": "/articles/django-channels-in-practice/",
+    "summary": "How Docent serves its chat over WebSockets with Django Channels.",
+    "body": """Classic Django answers one HTTP request with one response and then forgets about it.
+A chat assistant needs something different: a connection that stays open while a model
+streams. Django Channels adds that capability on top of ordinary Django, and this post covers
+the pieces we actually use.
+
+## Consumers
+
+A consumer handles the events of one connection.
+""",
+}
+ARTICLES.update({32: STREAMING_ARTICLE, 33: CHANNELS_ARTICLE})
+
+
+@pytest.mark.asyncio
+async def test_what_x_is_does_not_open_with_a_summary_that_only_lists_topics():
+    """ "Server-Sent Events or WebSockets, deltas or full snapshots, and the proxy setting…"
+    names what the article covers and says nothing of token streaming."""
+    result, _ = await ask("What is token streaming?", [relevant_hit(STREAMING_ARTICLE, 0.8)])
+
+    assert "Server-Sent Events or WebSockets" not in result.answer
+    assert "Model APIs stream deltas" in result.answer
+
+
+@pytest.mark.asyncio
+async def test_what_x_is_quotes_a_sentence_pointing_back_with_the_sentences_before_it():
+    """ "Django Channels adds that capability…, and this post covers…" alone leaves "that
+    capability" unsaid: the sentences of its paragraph before it say what it is."""
+    result, _ = await ask("What is Django Channels?", [relevant_hit(CHANNELS_ARTICLE, 0.8)])
+
+    assert result.answer.startswith(
+        "Classic Django answers one HTTP request with one response and then forgets about it. "
+        "A chat assistant needs something different: a connection that stays open while a model "
+        "streams. Django Channels adds that capability"
+    )
