@@ -405,7 +405,7 @@ def _pick(
                 continue
             if not picked and pool[i][0] != lead:
                 continue  # the answer opens with the lead article, or not at all
-            if not picked and not comparing and _columns_only(pool[i][1], terms_i & asked):
+            if not comparing and _columns_only(pool[i][1], terms_i & asked):
                 continue  # "Status recorded: done" shares only its columns with the question
             if pool[i][0] not in allowed:
                 continue
@@ -858,7 +858,7 @@ def _worth_adding(
 
 def _columns_only(fact: Fact, sharing: set[str]) -> bool:
     """A table row sharing with the question only its column names: every row of its table
-    says as much, so it cannot open an answer."""
+    says as much, so it answers nothing (unless the question compares the rows)."""
     return fact.kind == "row" and not sharing & _core_terms(fact)
 
 
