@@ -394,7 +394,6 @@ def _pick(
         else Second()
     )
     allowed = {0, second.article} if two_part else {lead}
-    comparing = compares(question)  # "which has the best recall?" is asked of the columns
     picked: list[int] = []
     passed: set[int] = set()  # not worth adding now; weaker ones may still be
     covered: set[str] = set()
@@ -405,8 +404,6 @@ def _pick(
                 continue
             if not picked and pool[i][0] != lead:
                 continue  # the answer opens with the lead article, or not at all
-            if not comparing and _columns_only(pool[i][1], terms_i & asked):
-                continue  # "Status recorded: done" shares only its columns with the question
             if pool[i][0] not in allowed:
                 continue
             gain = sum(wanted[t] for t in terms_i - covered)
@@ -854,12 +851,6 @@ def _worth_adding(
     # "X and Y": a second article with a strong fact of its own may answer Y, even when the
     # first already touched it.
     return sum(wanted[t] for t in shared[best]) >= TWO_PART_FLOOR * first
-
-
-def _columns_only(fact: Fact, sharing: set[str]) -> bool:
-    """A table row sharing with the question only its column names: every row of its table
-    says as much, so it answers nothing (unless the question compares the rows)."""
-    return fact.kind == "row" and not sharing & _core_terms(fact)
 
 
 def _fact_terms(fact: Fact) -> set[str]:

@@ -2508,32 +2508,3 @@ async def test_what_x_is_quotes_a_sentence_pointing_back_with_the_sentences_befo
         "A chat assistant needs something different: a connection that stays open while a model "
         "streams. Django Channels adds that capability"
     )
-
-
-ENDINGS_ARTICLE = {
-    "article_id": 34,
-    "title": "How a turn ends",
-    "url": "/articles/turn-endings/",
-    "body": """Every turn ends one way or another.
-
-| Condition | Status recorded | What the user sees |
-| --- | --- | --- |
-| Model replies without tool calls | done | The answer |
-| User presses stop | cancelled | Whatever was streamed so far |
-
-The records of a turn are kept for thirty days.
-""",
-}
-ARTICLES[34] = ENDINGS_ARTICLE
-
-
-@pytest.mark.asyncio
-async def test_a_row_sharing_only_its_column_names_is_not_quoted():
-    """ "Condition: Model replies without tool calls — Status recorded: done; What the user
-    sees: The answer" shares only "record" and "user" (its columns) with a question about
-    what is recorded of the user: every row of the table says as much."""
-    result, _ = await ask(
-        "Is the address of the user recorded?", [relevant_hit(ENDINGS_ARTICLE, 0.8)]
-    )
-
-    assert "Condition:" not in result.answer
