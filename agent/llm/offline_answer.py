@@ -892,9 +892,7 @@ def _with_context(
         if not _leans(fact):
             continue
         before = i - 1
-        # Its own predecessor: a fact left out of the pool (it named another article) leaves a
-        # gap the sentence before it cannot fill.
-        if before >= 0 and pool[before][0] == n and _follows(fact, pool[before][1]):
+        if before >= 0 and pool[before][0] == n and pool[before][1].section == fact.section:
             chosen.add(before)
         else:
             chosen.discard(i)
@@ -906,17 +904,12 @@ def _leans(fact: Fact) -> bool:
     return fact.kind == "sentence" and fact.text.lower().startswith(_LEANING)
 
 
-def _follows(fact: Fact, before: Fact) -> bool:
-    """Is `before` the fact just before `fact` in its article, in the same section?"""
-    return before.section == fact.section and before.order == fact.order - 1
-
-
 def _standalone(facts: list[Fact]) -> list[Fact]:
     """The facts that can be read on their own: a leaning sentence stays only after its own
     predecessor (same section), which is kept."""
     kept: list[Fact] = []
     for fact in facts:
-        if _leans(fact) and not (kept and _follows(fact, kept[-1])):
+        if _leans(fact) and not (kept and kept[-1].section == fact.section):
             continue
         kept.append(fact)
     return kept

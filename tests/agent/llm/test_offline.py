@@ -2508,3 +2508,29 @@ async def test_what_x_is_quotes_a_sentence_pointing_back_with_the_sentences_befo
         "A chat assistant needs something different: a connection that stays open while a model "
         "streams. Django Channels adds that capability"
     )
+
+
+FROB_ARTICLE = {
+    "article_id": 35,
+    "title": "Frobnicators in practice",
+    "url": "/articles/frobnicators/",
+    "summary": "How we run frobnicators.",
+    "body": """The frobnicator turns requests into jobs. This post covers the parts of the
+frobnicator we use.
+
+## Jobs
+
+Each job runs once.
+""",
+}
+ARTICLES[35] = FROB_ARTICLE
+
+
+@pytest.mark.asyncio
+async def test_what_x_is_does_not_quote_a_sentence_about_the_article():
+    """ "This post covers the parts of the frobnicator…" names X and says what the post does,
+    not what X is."""
+    result, _ = await ask("What is a frobnicator?", [relevant_hit(FROB_ARTICLE, 0.8)])
+
+    assert result.answer.startswith("The frobnicator turns requests into jobs.")
+    assert "This post" not in result.answer
