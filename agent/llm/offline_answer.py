@@ -28,6 +28,7 @@ from agent.llm.offline_text import (
     UNIT_MARK,
     Fact,
     article_facts,
+    article_pointers,
     article_text,
     inert,
     language,
@@ -36,6 +37,7 @@ from agent.llm.offline_text import (
     section_leads,
     sentences,
     terms,
+    without_pointers,
 )
 from agent.llm.offline_titles import title_names
 
@@ -85,6 +87,16 @@ NOT_MENTIONED = {
     "zh": "我找到的文章都没有提到“{name}”，所以回答不了这个问题。最接近的是《{title}》，"
     "但文中没有涉及它。",
 }
+# The same two, for one part of a question asked in two whose other part is answered: the
+# nearest article is not named, since the answer cites only the articles it quotes.
+NO_FIGURE_FOR_PART = {
+    "en": "On “{part}”, this blog’s articles don’t give that figure.",
+    "zh": "关于“{part}”，这个博客的文章没有给出这个数字。",
+}
+NOT_MENTIONED_FOR_PART = {
+    "en": "On “{part}”, the articles I found don’t mention “{name}”, so they don’t answer it.",
+    "zh": "关于“{part}”，我找到的文章都没有提到“{name}”，所以回答不了这一问。",
+}
 # Quoted in the other language without a word in common with the question.
 NEAREST = {
     "en": "The nearest passage I found is from the {written} article “{title}”; it may not "
@@ -124,6 +136,7 @@ def compose_answer(
     own: str = "",
     parts: list[tuple[str, int]] | None = None,
     unknown: tuple[str, ...] = (),
+    part: str = "",
 ) -> str:
     """Quote the best facts of `sources` (articles with a body), citing each one quoted.
 
@@ -131,8 +144,9 @@ def compose_answer(
     from there is not a topic the articles must mention. `parts` pairs each part of a question
     asked in two with the source that answers it (offline_parts). `unknown` are the
     question's rare words no article of the blog uses (the search's `unknown_words`: "tiktoken"):
-    like a name no article read mentions, one declines the question. Returns "" when no source
-    has anything to quote.
+    like a name no article read mentions, one declines the question. `part`: the question is
+    one part of a two-part question, whose decline names the part, not the article read.
+    Returns "" when no source has anything to quote.
     """
     if parts:
         answer = _by_parts(parts, sources, excerpts, lang, own, unknown)
@@ -140,13 +154,15 @@ def compose_answer(
             return answer
     missing = [*_missing_names(question, sources, excerpts, own), *_unknown(unknown, own)]
     if missing and sources:
-        return NOT_MENTIONED[lang].format(name=inert(missing[0]), title=_title(sources[0]))
+        return _not_mentioned(lang, missing[0], sources[0], part)
     read = _definition_first(question, [(source, _facts(source)) for source in sources])
     sources = [source for source, _ in read]
     # A follow-up quotes the article its (combined) search ranked first: the conversation's topic.
     quoted = read[:1] if context else read
     pool = [(n, fact) for n, (_, facts) in enumerate(quoted) for fact in facts]
-    wanted = _weights(question, context, [fact for _, fact in pool])
+    # How rare a word is goes by all the articles say, the clauses quoting leaves out included.
+    said = [fact for source, _ in quoted for fact in article_facts(str(source.get("body") or ""))]
+    wanted = _weights(question, context, said)
     explained = [] if context else _explanation(question, read)
     picked = explained or _pick(pool, wanted, question, excerpts, sources)
     asks = asks_for_figure(question) and not explained  # "how does X work?" wants no figure
@@ -156,7 +172,7 @@ def compose_answer(
         # that the figure is missing: it keeps what it picked, unless it names a price ("what
         # does that work out to in dollars?"), which no other figure gives.
         if not instead and (not context or asks_price(question)):
-            return NO_FIGURE[lang].format(title=_title(sources[0]))
+            return _no_figure(lang, sources[0], part)
         picked = instead or picked
     elif picked and asks and not _assigned(picked, question):
         # A figure, but not the setting's: "what's ef_search set to by default?" had "fewer than
@@ -165,7 +181,7 @@ def compose_answer(
         if not instead and not context and _ASKS_DEFAULT.search(question):
             # "If I don't pass a lists value, what default does pgvector use?" was answered with
             # other settings' defaults ("probes (default 1)"): no fact gives this one's.
-            return NO_FIGURE[lang].format(title=_title(sources[0]))
+            return _no_figure(lang, sources[0], part)
         picked = instead or picked
     if picked and not context and _WHY.search(question):
         picked = _with_thesis(picked, sources, question)
@@ -173,18 +189,18 @@ def compose_answer(
         top = [(n, fact) for n, fact in pool if n == 0]
         picked = _pick(top, wanted, question, excerpts, sources, asked=set(wanted))
         if picked and asks_price(question) and not _has_figure(picked, question):
-            return NO_FIGURE[lang].format(title=_title(sources[0]))
+            return _no_figure(lang, sources[0], part)
     # Whether a word could match goes by the question's language; `lang` only frames.
     blind = not picked and bool(sources) and _other_language(sources[0], language(question))
     if blind:
         # Asked in the other language, no word can match: the passage the search chose. In
         # the same language, an article sharing no word with the question does not answer it.
-        passage = _facts({"body": excerpts.get(_id(sources[0]), "")})
+        passage = _facts(sources[0], passage=str(excerpts.get(_id(sources[0]), "")))
         picked = [(0, fact) for fact in _standalone(passage)][:2]
         if picked and asks and not _has_figure(picked, question):
             # "…比 zhparser 慢多少？" quoted a passage on how English text is stemmed: a
             # passage standing in for an answer must at least give the figure asked for.
-            return NO_FIGURE[lang].format(title=_title(sources[0]))
+            return _no_figure(lang, sources[0], part)
     groups = []
     for n, source in enumerate(sources):
         facts = sorted((fact for m, fact in picked if m == n), key=lambda fact: fact.order)
@@ -226,6 +242,7 @@ def _by_parts(
             own=own,
             # The part that asks about the word the blog lacks is declined, the other answered.
             unknown=tuple(word for word in unknown if mentions(text.lower(), word.lower())),
+            part=text,
         )
         blind = _nearest_label(sources[n], lang)
         if answer.startswith(blind):  # quoted blind: say which part it stands in for
@@ -277,8 +294,22 @@ def _unknown(words: tuple[str, ...], own: str) -> list[str]:
     return [word for word in words if not mentions(own.lower(), word)]
 
 
-def _facts(source: dict) -> list[Fact]:
-    return article_facts(str(source.get("body") or ""))
+def _facts(source: dict, passage: str | None = None) -> list[Fact]:
+    """The source's facts (of `passage`, the search's excerpt, when given) as they can be
+    quoted under its source line alone: without the clauses naming another article it links
+    to ("…, described in Why step limits matter, …"), which the answer would name and not
+    cite, and without a fact that is all such a pointer (nor the sentence leaning on it)."""
+    pointers = article_pointers(str(source.get("body") or ""), str(source.get("url") or ""))
+    facts = article_facts(str(source.get("body") or "") if passage is None else passage)
+    kept: list[Fact] = []
+    gone: set[int] = set()
+    for fact in facts:
+        cut = without_pointers(fact, pointers)
+        if cut is None or (_leans(fact) and fact.order - 1 in gone):
+            gone.add(fact.order)
+        else:
+            kept.append(cut)
+    return kept
 
 
 def _id(source: dict) -> object:
@@ -478,9 +509,41 @@ def _explanation(question: str, read: list[tuple[dict, list[Fact]]]) -> list[tup
         title = str(source.get("title", ""))
         if terms(name) <= terms(f"{title} {slug}") or title_names(name, title):
             about = [f for f in facts if f.kind == "sentence" and name in f.text.lower()]
-            told = [*_summary_claims(source), *_standalone(about)]
-            return [(n, fact) for fact in told[:TITLE_FACTS]]
+            return [(n, fact) for fact in _told(_summary_claims(source), about, facts)]
     return []
+
+
+def _told(claims: list[Fact], about: list[Fact], facts: list[Fact]) -> list[Fact]:
+    """The summary's claims, then the sentences about X, each with what it needs to be read
+    alone: TITLE_FACTS in all, a sentence and its lead-in not parted."""
+    told = list(claims[:TITLE_FACTS])
+    for fact in about:
+        if len(told) >= TITLE_FACTS:
+            break
+        told += [f for f in _with_lead_in(fact, facts) if f not in told]
+    return told
+
+
+# A sentence pointing back inside itself: "Django Channels adds that capability on top of
+# ordinary Django, and this post covers the pieces we actually use." ("That" is as often a
+# relative pronoun, "a connection that stays open", so it is not read as pointing back.)
+_POINTS_BACK = re.compile(r"\b(?:this|these|those|such)\s+[a-z]+\b", re.IGNORECASE)
+LEAD_IN = 2  # at most this many sentences before it in its paragraph come along
+_OF_THE_ARTICLE = re.compile(r"(?:in )?this (?:post|article)\b|本文|本篇|这篇", re.IGNORECASE)
+
+
+def _with_lead_in(fact: Fact, facts: list[Fact]) -> list[Fact]:
+    """A sentence about X, after the sentences of its paragraph before it when it points back
+    ("It also…", "…adds that capability, and this post covers…"); [] when it points back
+    with nothing, or too much, before it in its paragraph."""
+    if _OF_THE_ARTICLE.match(fact.text):
+        return []  # "This post covers the parts of pgvector…" is about the post, not pgvector
+    if not (_leans(fact) or _POINTS_BACK.search(fact.text[1:])):
+        return [fact]
+    before = [
+        f for f in facts if f.kind == "sentence" and f.group == fact.group and f.order < fact.order
+    ]
+    return [*before, fact] if 0 < len(before) <= LEAD_IN else []
 
 
 # A summary sentence that speaks of the article, not of its subject: "Includes a comparison
@@ -492,6 +555,24 @@ _BLURB = re.compile(
 )
 
 
+# A summary sentence that lists the article's topics instead of saying something of them:
+# "Server-Sent Events or WebSockets, deltas or full snapshots, and the proxy setting that
+# silently buffers everything." Three or more short phrases, the last short too or a noun
+# with a relative clause: no predicate follows the list, as one does in "A hard cap…, an
+# honest message…, and a final-answer fallback keep runaway loops cheap and visible."
+_RELATIVE = re.compile(r"\b(?:that|which|who|whose|where)\b", re.IGNORECASE)
+LIST_PHRASE_WORDS = 4
+
+
+def _topic_list(text: str) -> bool:
+    """Is the sentence a list of short phrases with no predicate after it?"""
+    phrases = [p.strip() for p in re.split(r"[,;]", text.rstrip(".!?")) if p.strip()]
+    if len(phrases) < 3 or any(len(p.split()) > LIST_PHRASE_WORDS for p in phrases[:-1]):
+        return False
+    last = re.sub(r"^(?:and|or)\s+", "", phrases[-1], flags=re.IGNORECASE)
+    return len(last.split()) <= LIST_PHRASE_WORDS or bool(_RELATIVE.search(last))
+
+
 def _summary_claims(source: dict) -> list[Fact]:
     """The summary sentences of an article titled after X that say something of X itself.
 
@@ -500,7 +581,9 @@ def _summary_claims(source: dict) -> list[Fact]:
     sentences naming it were an aside ("A step limit is also a sensor.").
     """
     summary = plain(str(source.get("summary") or ""))
-    claims = [text for text in sentences(summary) if not _BLURB.search(text)]
+    claims = [
+        text for text in sentences(summary) if not _BLURB.search(text) and not _topic_list(text)
+    ]
     return [Fact(text, "sentence", "", i - len(claims), -1) for i, text in enumerate(claims)]
 
 
@@ -527,17 +610,36 @@ def _with_thesis(
     return [*facts, *picked][: max(MAX_FACTS, len(facts) + 1)]
 
 
+def _no_figure(lang: str, source: dict, part: str) -> str:
+    """The figure asked for is not given: the nearest article, or for a part, the part."""
+    if part:
+        return NO_FIGURE_FOR_PART[lang].format(part=_part_label(part))
+    return NO_FIGURE[lang].format(title=_title(source))
+
+
+def _not_mentioned(lang: str, name: str, source: dict, part: str) -> str:
+    """A name the articles read never mention: the nearest article, or for a part, the part."""
+    if part:
+        return NOT_MENTIONED_FOR_PART[lang].format(name=inert(name), part=_part_label(part))
+    return NOT_MENTIONED[lang].format(name=inert(name), title=_title(source))
+
+
+def _part_label(part: str) -> str:
+    """A part of the question quoted back: whole up to PART_LABEL_CHARS, else cut at a word."""
+    part = part.strip().rstrip("?？,，。.;；")
+    if len(part) > PART_LABEL_CHARS:
+        cut = part[:PART_LABEL_CHARS].rsplit(" ", 1)[0] if " " in part else part[:PART_LABEL_CHARS]
+        part = cut.rstrip(" ,，") + "…"
+    return inert(part)
+
+
 def _nearest_label(source: dict, lang: str, part: str = "") -> str:
     """The lead-in of a passage quoted blind; for `part`, of one part of a two-part question."""
     written = LANGUAGE_NAMES[lang].get(str(source.get("language") or ""), "")
     fields = {"title": _title(source), "written": written}
     if not part:
         return NEAREST[lang].format(**fields).replace("  ", " ")
-    part = part.strip().rstrip("?？,，。.;；")
-    if len(part) > PART_LABEL_CHARS:
-        cut = part[:PART_LABEL_CHARS].rsplit(" ", 1)[0] if " " in part else part[:PART_LABEL_CHARS]
-        part = cut.rstrip(" ,，") + "…"
-    return NEAREST_FOR_PART[lang].format(part=inert(part), **fields).replace("  ", " ")
+    return NEAREST_FOR_PART[lang].format(part=_part_label(part), **fields).replace("  ", " ")
 
 
 def _other_language(source: dict, lang: str) -> bool:

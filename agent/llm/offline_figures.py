@@ -44,6 +44,13 @@ _ASKS_TIME = re.compile(
     r"多久|多长时间|多快|耗时|延迟|几秒|几毫秒|几分钟",
     re.IGNORECASE,
 )
+# "How much slower?", "慢多少？" ask how two things compare: a ratio, a share or a duration
+# answers, not a count of something else ("切成…三个片段" is no speed).
+_ASKS_RATIO = re.compile(
+    r"\bhow much (slower|faster|quicker|longer|shorter|bigger|smaller|larger|better|worse)\b|"
+    r"[慢快]多少|[慢快]了?几倍|[慢快]多少倍",
+    re.IGNORECASE,
+)
 # "How many questions per minute?", "how many tokens in a day?" ask for a count: the time unit
 # there is the rate's period, not a duration asked for.
 # ("a second", "one second" are left out: far more often "a second question" than a period.)
@@ -112,6 +119,9 @@ _TIME = re.compile(
 )
 _SHARE = re.compile(
     rf"{_NUMBER}\s*(?:%|percent\b|per cent\b)|百分之|[一二三四五六七八九]成", re.IGNORECASE
+)
+_RATIO = re.compile(
+    rf"{_NUMBER}\s*(?:x\b|×|times\b|倍)|\b(?:twice|half|double|triple)\b|一半", re.IGNORECASE
 )
 
 
@@ -200,6 +210,8 @@ def gives_figure(text: str, question: str) -> bool:
     period = _period(question)
     if period and not re.search(_PERIOD_WORDS[period], text, re.IGNORECASE):
         return False
+    if _ASKS_RATIO.search(question):
+        return bool(_RATIO.search(text) or _SHARE.search(text) or _TIME.search(text))
     if _ASKS_TIME.search(_PERIOD.sub(" ", question)):
         return bool(_TIME.search(text))
     if _ASKS_SHARE.search(question):

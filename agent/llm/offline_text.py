@@ -8,7 +8,7 @@ any sentence that only introduces something dropped (it ends with a colon).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from blog.chunking import TABLE_RULE
 
@@ -370,6 +370,44 @@ def article_facts(body: str) -> list[Fact]:
         elif not text.endswith((":", "：")) and len(text) >= 3:
             facts.append(Fact(text, kind, section, len(facts), group, header))
     return facts
+
+
+# A link to another of the blog's articles, outside code: "described in [Why step limits
+# matter](/articles/why-step-limits-matter/)".
+_ARTICLE_LINK = re.compile(r"(?<!!)\[([^\]]+)\]\((/articles/[^)\s#?]+)[^)]*\)")
+
+
+def article_pointers(body: str, url: str = "") -> set[str]:
+    """The names an article gives the other articles it links to: each link's text, plain, as
+    a quoted fact shows it ("Why step limits matter", "取消与超时"). A link to `url`, the
+    article's own address, points at nothing else."""
+    own = url.split("#")[0].rstrip("/")
+    text = _CODE_SPAN.sub(" ", _FENCE.sub("\n", body))  # code shows a link, it does not make one
+    return {
+        plain(label)
+        for label, target in _ARTICLE_LINK.findall(text)
+        if target.rstrip("/") != own and plain(label)
+    }
+
+
+# Where a sentence's clauses meet: "…per turn, described in X, this bounds…", "…相似度，详见 X。"
+_CLAUSE = re.compile(r"(?<=[,;])\s+|(?<=[，；])")
+
+
+def without_pointers(fact: Fact, pointers: set[str]) -> Fact | None:
+    """The fact less the clauses naming an article it links to ("…, described in Why step
+    limits matter, …", "…，详见 pgvector 与 HNSW。"); None when its first clause names one
+    ("Cancellation is covered in the Chinese-language post 取消与超时."): the whole of it points
+    away. A quoted name would be an article the answer names without citing it."""
+    if not any(name in fact.text for name in pointers):
+        return fact
+    clauses = _CLAUSE.split(fact.text)
+    kept = [c for c in clauses if not any(name in c for name in pointers)]
+    if not kept or kept[0] != clauses[0]:
+        return None
+    text = " ".join(kept) if fact.text.isascii() else "".join(kept)
+    end = fact.text[-1] if fact.text[-1] in ".!?。！？" else ""
+    return replace(fact, text=text.rstrip(",;，； ") + (end if not text.endswith(end) else ""))
 
 
 def section_leads(body: str) -> list[tuple[str, str]]:

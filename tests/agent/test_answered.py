@@ -7,7 +7,7 @@ from channels.db import database_sync_to_async
 
 from agent.answered import is_decline, turn_answered
 from agent.llm.offline import DONT_KNOW
-from agent.llm.offline_answer import NO_FIGURE
+from agent.llm.offline_answer import NO_FIGURE, NO_FIGURE_FOR_PART, NOT_MENTIONED_FOR_PART
 from agent.prompts import SYSTEM_PROMPT
 from agent.selectors import turn_unanswered
 from agent.tools.search_knowledge_base import NO_RESULTS
@@ -31,6 +31,11 @@ from tests.agent.chat_helpers import ask, connect, saved_turns
         # The topic is discussed, the asked-for figure is not.
         NO_FIGURE["en"].format(title="Why step limits matter"),
         NO_FIGURE["zh"].format(title="向量检索入门"),
+        # One part of a two-part question: said after the answered part, as a decline.
+        NO_FIGURE_FOR_PART["en"].format(part="how long does a search get before it times out"),
+        NO_FIGURE_FOR_PART["zh"].format(part="还有，一次最多允许同时并发多少个工具调用"),
+        NOT_MENTIONED_FOR_PART["en"].format(part="what does tiktoken count", name="tiktoken"),
+        NOT_MENTIONED_FOR_PART["zh"].format(part="结巴分词怎么加词典", name="结巴"),
         "The articles don't state a default for ef_search.",
         "文章里没有写明默认值。",
     ],

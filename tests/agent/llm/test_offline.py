@@ -8,7 +8,12 @@ from pydantic import BaseModel, ConfigDict, Field
 from agent.answered import is_decline
 from agent.exceptions import ToolNotFound
 from agent.llm.offline import DONT_KNOW, SEARCH_FAILED, OfflineModel
-from agent.llm.offline_answer import NO_FIGURE, NOT_MENTIONED
+from agent.llm.offline_answer import (
+    NO_FIGURE,
+    NO_FIGURE_FOR_PART,
+    NOT_MENTIONED,
+    NOT_MENTIONED_FOR_PART,
+)
 from agent.llm.offline_definitions import defines
 from agent.llm.offline_overview import (
     COUNT,
@@ -2383,5 +2388,153 @@ async def test_the_part_of_a_two_part_question_turning_on_an_unknown_word_is_the
     result, _ = await ask(question, search)
 
     assert "Recall: 0.99" in result.answer
-    declined = NOT_MENTIONED["en"].format(name="tiktoken", title="What a chat turn costs")
+    declined = NOT_MENTIONED_FOR_PART["en"].format(
+        name="tiktoken", part="how do I count the budget with tiktoken"
+    )
     assert declined in result.answer and "20,000 tokens" not in result.answer
+    assert_names_only_cited(result)
+
+
+def assert_names_only_cited(result: TurnResult) -> None:
+    """Every article of the test blog the answer names (its title) is one it cites."""
+    named = {a["article_id"] for a in ARTICLES.values() if a["title"] in result.answer}
+    assert named <= {c["article_id"] for c in result.citations}
+
+
+@pytest.mark.asyncio
+async def test_the_part_a_figure_is_missing_for_does_not_name_an_article_the_answer_never_cites():
+    """A declined part named its nearest article ("The nearest is “What a chat turn costs”…")
+    beside the other part's quotes: an article named in the answer and not among its sources."""
+    question = (
+        "Which index has the best recall, and what does the conversation budget cost in dollars?"
+    )
+    search = searched_by_part(
+        {
+            "best recall, and": [relevant_hit(INDEX_ARTICLE, 0.9), relevant_hit(COST_ARTICLE, 0.8)],
+            "best recall": [relevant_hit(INDEX_ARTICLE, 0.9)],
+            "dollars": [relevant_hit(COST_ARTICLE, 0.8)],
+        }
+    )
+
+    result, _ = await ask(question, search)
+
+    assert "Recall: 0.99" in result.answer
+    declined = NO_FIGURE_FOR_PART["en"].format(
+        part="what does the conversation budget cost in dollars"
+    )
+    assert result.answer.endswith(declined)
+    assert [c["article_id"] for c in result.citations] == [11]
+    assert_names_only_cited(result)
+
+
+LINKING_ARTICLE = {
+    "article_id": 31,
+    "title": "Budgets for chat turns",
+    "url": "/articles/budgets/",
+    "body": """Every chat turn spends tokens from a budget.
+
+## Caps
+
+Each chat turn is capped at five model calls, as described in [Why step limits
+matter](/articles/why-step-limits-matter/). How the cap on model calls was picked is told in
+[Why step limits matter](/articles/why-step-limits-matter/). It came from the model calls of
+real chat turns.
+""",
+}
+ARTICLES[31] = LINKING_ARTICLE
+
+
+@pytest.mark.asyncio
+async def test_a_clause_naming_another_article_it_links_to_is_not_quoted():
+    """Quoted, "…as described in Why step limits matter" named an article the answer does not
+    cite: the clause goes, the sentence stays. A sentence that is all pointer goes whole, and
+    "It came from…", which leans on it, goes with it rather than onto the sentence before."""
+    result, _ = await ask(
+        "What caps the model calls of a chat turn?", [relevant_hit(LINKING_ARTICLE, 0.8)]
+    )
+
+    assert result.answer.startswith("Each chat turn is capped at five model calls.\n\n")
+    assert "Why step limits matter" not in result.answer
+    assert "It came from" not in result.answer
+    assert [c["article_id"] for c in result.citations] == [31]
+    assert_names_only_cited(result)
+
+
+STREAMING_ARTICLE = {
+    "article_id": 32,
+    "title": "Streaming tokens to the browser",
+    "url": "/articles/streaming-tokens-to-the-browser/",
+    "summary": "Server-Sent Events or WebSockets, deltas or full snapshots, and the proxy setting "
+    "that silently buffers everything. A practical guide to getting model output on screen.",
+    "body": """Nobody likes staring at a spinner.
+
+## Deltas
+
+Model APIs stream deltas: small fragments, often a few characters or a single token.
+""",
+}
+CHANNELS_ARTICLE = {
+    "article_id": 33,
+    "title": "Django Channels in practice",
+    "url": "/articles/django-channels-in-practice/",
+    "summary": "How Docent serves its chat over WebSockets with Django Channels.",
+    "body": """Classic Django answers one HTTP request with one response and then forgets about it.
+A chat assistant needs something different: a connection that stays open while a model
+streams. Django Channels adds that capability on top of ordinary Django, and this post covers
+the pieces we actually use.
+
+## Consumers
+
+A consumer handles the events of one connection.
+""",
+}
+ARTICLES.update({32: STREAMING_ARTICLE, 33: CHANNELS_ARTICLE})
+
+
+@pytest.mark.asyncio
+async def test_what_x_is_does_not_open_with_a_summary_that_only_lists_topics():
+    """ "Server-Sent Events or WebSockets, deltas or full snapshots, and the proxy setting…"
+    names what the article covers and says nothing of token streaming."""
+    result, _ = await ask("What is token streaming?", [relevant_hit(STREAMING_ARTICLE, 0.8)])
+
+    assert "Server-Sent Events or WebSockets" not in result.answer
+    assert "Model APIs stream deltas" in result.answer
+
+
+@pytest.mark.asyncio
+async def test_what_x_is_quotes_a_sentence_pointing_back_with_the_sentences_before_it():
+    """ "Django Channels adds that capability…, and this post covers…" alone leaves "that
+    capability" unsaid: the sentences of its paragraph before it say what it is."""
+    result, _ = await ask("What is Django Channels?", [relevant_hit(CHANNELS_ARTICLE, 0.8)])
+
+    assert result.answer.startswith(
+        "Classic Django answers one HTTP request with one response and then forgets about it. "
+        "A chat assistant needs something different: a connection that stays open while a model "
+        "streams. Django Channels adds that capability"
+    )
+
+
+FROB_ARTICLE = {
+    "article_id": 35,
+    "title": "Frobnicators in practice",
+    "url": "/articles/frobnicators/",
+    "summary": "How we run frobnicators.",
+    "body": """The frobnicator turns requests into jobs. This post covers the parts of the
+frobnicator we use.
+
+## Jobs
+
+Each job runs once.
+""",
+}
+ARTICLES[35] = FROB_ARTICLE
+
+
+@pytest.mark.asyncio
+async def test_what_x_is_does_not_quote_a_sentence_about_the_article():
+    """ "This post covers the parts of the frobnicator…" names X and says what the post does,
+    not what X is."""
+    result, _ = await ask("What is a frobnicator?", [relevant_hit(FROB_ARTICLE, 0.8)])
+
+    assert result.answer.startswith("The frobnicator turns requests into jobs.")
+    assert "This post" not in result.answer

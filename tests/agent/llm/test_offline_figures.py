@@ -28,6 +28,11 @@ from agent.llm.offline_figures import asks_for_figure, asks_price, frame_terms, 
             False,
         ),
         ("Allowance: 30 questions per 10 minutes", "What's the per-IP limit?", True),
+        # "How much slower?" asks how two things compare: a count of something else is no answer.
+        ("把“全文检索”切成“全文”“文检”“检索”三个片段", "二元切分比 zhparser 慢多少？", False),
+        ("二元切分的查询比 zhparser 慢 3 倍", "二元切分比 zhparser 慢多少？", True),
+        ("HNSW answers in 2 ms, IVFFlat in 5 ms.", "How much faster is HNSW than IVFFlat?", True),
+        ("IVFFlat splits the rows into 100 lists.", "How much faster is HNSW than IVFFlat?", False),
     ],
 )
 def test_a_fact_gives_the_figure_the_question_asks_for(text, question, gives):

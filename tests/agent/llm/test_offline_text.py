@@ -1,6 +1,6 @@
 """Matching terms of the offline model: what a question and a fact have in common."""
 
-from agent.llm.offline_text import article_facts, plain, terms
+from agent.llm.offline_text import article_facts, article_pointers, plain, terms
 
 
 def test_contractions_carry_no_topic_and_a_possessive_keeps_its_noun():
@@ -149,3 +149,14 @@ def test_a_plural_in_ings_meets_its_singular():
     assert terms("embeddings") == terms("embedding") == terms("embedded")
     assert terms("settings") == terms("setting")
     assert terms("strings") == terms("string") == {"string"}
+
+
+def test_article_pointers_are_the_names_of_other_articles_linked_outside_code():
+    body = (
+        "See [Why step limits matter](/articles/why-step-limits-matter/) and "
+        "[**取消与超时**](/articles/cancel-zh/#取消).\n\n"
+        "Back to [the top](/articles/budgets/). The format is `[Title](/articles/slug/)`.\n\n"
+        "An [outside page](https://example.com/articles/x/) is no article of the blog."
+    )
+
+    assert article_pointers(body, "/articles/budgets/") == {"Why step limits matter", "取消与超时"}
