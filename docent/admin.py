@@ -167,11 +167,20 @@ class RoutineFilter(admin.SimpleListFilter):
         return queryset.exclude(queue_name=ROUTINE_QUEUE, status="succeeded")
 
 
+class JobEventInline(admin.TabularInline):
+    """A job's events, what happened and when, as one table of our own template."""
+
+    model = models.ProcrastinateEvent
+    template = "admin/procrastinate/job_events.html"
+    ordering = ["at", "id"]
+
+
 @admin.register(models.ProcrastinateJob)
 class JobAdmin(BoundedLookups, ProcrastinateJobAdmin):
     """procrastinate's job admin; its summary template is overridden in templates/procrastinate."""
 
     actions = ["retry", "cancel", "abort"]
+    inlines = [JobEventInline]
     # "pk" has no name to translate: the list and the job page read "PK" and "Pk".
     fields = ["id", "short_task_name", "article", *ProcrastinateJobAdmin.fields[2:]]
     # The list's arguments as short "name: value" lines (job_arguments), not indented JSON: at

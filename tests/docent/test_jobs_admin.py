@@ -94,14 +94,21 @@ def test_a_job_s_status_filter_and_summary_read_in_chinese(staff_client, job_id)
     assert "待执行" in text and "执行中" in text  # the status filter's choices
 
 
-def test_a_job_s_events_are_headed_by_what_happened_and_when(staff_client, job_id):
+def test_a_job_s_events_are_a_table_of_what_happened_and_when(staff_client, job_id):
     page = staff_client.get(
         f"/admin/procrastinate/procrastinatejob/{job_id}/change/",
         headers={"accept-language": "zh-CN"},
     )
-    text = visible_text(page.content.decode())
-    # It read "Event 1 - Job 1: deferred at 2026-12-03 01:57:34.141321+00:00".
-    assert re.search(r"任务事件: 已入队 · \d{4}年", text), text
+    html = page.content.decode()
+    text = visible_text(html)
+    # It read "Event 1 - Job 1: deferred at 2026-12-03 01:57:34.141321+00:00", then each event
+    # was headed "任务事件: 已入队 · 2026年…" (Django's Western ":") above an "事件" and a "时间"
+    # field saying the same again.
+    events = html.split('class="module dc-job-events"')[1].split("</table>")[0]
+    rows = re.findall(r"<tr><td>([^<]+)</td><td><time [^>]+>([^<]+)</time></td></tr>", events)
+    assert rows and rows[0][0] == "已入队", events
+    assert re.fullmatch(r"\d{4}年\d+月\d+日 \d\d:\d\d", rows[0][1]), rows
+    assert "任务事件:" not in text and "任务事件：" not in text
     assert "Event " not in text and "Pk" not in text and "ID：" in text  # a Chinese label colon
 
 
@@ -122,7 +129,7 @@ def test_a_job_s_status_reads_as_a_capitalised_pill_like_a_turn_s(staff_client, 
     choices = re.findall(r"(?:\?|&amp;)status__exact=\w+\">([^<]+)</a>", listing)
     assert choices == ["Waiting", "Running", "Succeeded", "Failed", "Cancelled", "Aborted"]
     page = staff_client.get(f"/admin/procrastinate/procrastinatejob/{job_id}/change/")
-    assert "Queued · " in page.content.decode()  # an event's heading, no longer "queued · …"
+    assert "<tr><td>Queued</td>" in page.content.decode()  # an event, no longer "queued"
 
 
 def test_the_list_shows_arguments_as_short_name_value_lines(staff_client, job_id):
