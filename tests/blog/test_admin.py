@@ -483,3 +483,36 @@ def test_the_chinese_article_form_labels_end_in_a_chinese_colon(staff_client):
 
     assert re.search(r'<label class="required" for="id_title">标题：</label>', zh.content.decode())
     assert re.search(r'<label class="required" for="id_title">Title:</label>', en.content.decode())
+
+
+def test_a_delete_confirmation_lists_the_articles_not_their_chunks_and_tag_links(
+    staff_client, make_article
+):
+    # The Chinese confirmation listed "Chunk: 12#0" and "Article-tag relationship: Article_tags
+    # object (26)" under each article, and "Chunks: 6" in its summary, all in English.
+    from blog.models import Chunk
+
+    article = make_article(title="Doomed", slug="doomed", tags=["search"])
+    Chunk.objects.create(
+        article=article, ordinal=0, text="x", lexical="x", embedding=[0.1] * 384,
+        embedding_model="m", content_hash="h",
+    )  # fmt: skip
+    chinese = {"accept-language": "zh-CN"}
+    pages = [
+        staff_client.post(
+            "/admin/blog/article/",
+            {"action": "delete_selected", "_selected_action": [article.pk]},
+            headers=chinese,
+        ),
+        staff_client.get(f"/admin/blog/article/{article.pk}/delete/", headers=chinese),
+    ]
+    for response in pages:
+        html = response.content.decode()
+        assert response.status_code == 200 and "Doomed" in html
+        assert "Chunk" not in html and "relationship" not in html and "object (" not in html
+    # Django's Chinese put spaces around the model's name: "请确认要删除选中的 文章 吗？".
+    assert "确定要删除所选的文章吗？" in pages[0].content.decode()
+    assert "确定要删除文章“Doomed”吗？" in pages[1].content.decode()
+    summary = pages[0].content.decode().split("<h2>")[1]
+    assert "文章: 1" in summary  # the article itself is still counted
+    assert Article.objects.filter(pk=article.pk).exists()  # only asked, not done
