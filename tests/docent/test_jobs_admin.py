@@ -109,6 +109,7 @@ def test_a_job_s_events_are_a_table_of_what_happened_and_when(staff_client, job_
     assert rows and rows[0][0] == "已入队", events
     assert re.fullmatch(r"\d{4}年\d+月\d+日 \d\d:\d\d", rows[0][1]), rows
     assert "任务事件:" not in text and "任务事件：" not in text
+    assert "查看任务" in text  # Django's Chinese: "查看 任务"
     assert "Event " not in text and "Pk" not in text and "ID：" in text  # a Chinese label colon
 
 
