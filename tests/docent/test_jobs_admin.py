@@ -274,3 +274,20 @@ def test_the_job_list_reads_its_articles_in_one_query(staff_client, make_article
         return len(captured)
 
     assert queries(1) == queries(5)
+
+
+def test_a_job_action_says_what_it_did_of_how_many(staff_client, job_id):
+    # procrastinate's actions said nothing: "Cancel" on a job that had already run left the list
+    # as it was, and the reviewer could not tell whether it had worked.
+    for language, expected in [
+        ("en", "0 of 1 selected job cancelled: only waiting jobs can be."),
+        ("zh-CN", "所选 1 个任务中有 0 个已取消：只有待执行的任务可以取消。"),
+    ]:
+        response = staff_client.post(
+            LIST,
+            {"action": "cancel", "_selected_action": [job_id]},
+            headers={"accept-language": language},
+            follow=True,
+        )
+        messages = [(m.level_tag, m.message) for m in response.context["messages"]]
+        assert messages == [("warning", expected)]
