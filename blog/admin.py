@@ -24,6 +24,7 @@ from blog.selectors import (
     article_list_for_admin,
     article_preview_build,
     article_titled,
+    tag_is_public,
     tag_list_for_admin,
 )
 from blog.services import article_slug_from_title
@@ -121,6 +122,10 @@ class TagAdmin(BoundedLookups, OwnRowsDeletion, admin.ModelAdmin):
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Tag]:
         return tag_list_for_admin(queryset=super().get_queryset(request))
+
+    def view_on_site(self, tag: Tag) -> str | None:
+        # A tag no published article carries has no page: "View on site" led a new tag to a 404.
+        return tag.get_absolute_url() if tag_is_public(tag=tag) else None
 
     @admin.display(description=_("Articles"), ordering="article_count")
     def article_total(self, tag: Tag) -> str:  # not "articles": the relation has that name

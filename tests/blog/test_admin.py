@@ -517,3 +517,20 @@ def test_a_delete_confirmation_lists_the_articles_not_their_chunks_and_tag_links
     summary = pages[0].content.decode().split("<h2>")[1]
     assert "文章: 1" in summary  # the article itself is still counted
     assert Article.objects.filter(pk=article.pk).exists()  # only asked, not done
+
+
+def test_a_tag_links_to_its_page_only_once_a_published_article_carries_it(
+    staff_client, make_article
+):
+    # "View on site" on a new tag, or one only drafts carry, opened a 404.
+    from blog.models import Tag
+
+    make_article(title="Draft", slug="draft", tags=["unused"], status="draft")
+    make_article(title="Live", slug="live", tags=["used"])
+
+    def change_page(slug: str) -> str:
+        pk = Tag.objects.get(slug=slug).pk
+        return staff_client.get(f"/admin/blog/tag/{pk}/change/").content.decode()
+
+    assert "View on site" not in change_page("unused")
+    assert 'href="/tags/used/"' in change_page("used") and "View on site" in change_page("used")
