@@ -181,6 +181,9 @@ class JobAdmin(BoundedLookups, ProcrastinateJobAdmin):
 
     actions = ["retry", "cancel", "abort"]
     inlines = [JobEventInline]
+    # The assistant's pages say "—" for nothing; a job's page said Django's "-" (no article, lock
+    # or schedule), which read as a stray hyphen.
+    empty_value_display = "—"
     # "pk" has no name to translate: the list and the job page read "PK" and "Pk".
     fields = ["id", "short_task_name", "article", *ProcrastinateJobAdmin.fields[2:]]
     # The list's arguments as short "name: value" lines (job_arguments), not indented JSON: at

@@ -291,3 +291,12 @@ def test_a_job_action_says_what_it_did_of_how_many(staff_client, job_id):
         )
         messages = [(m.level_tag, m.message) for m in response.context["messages"]]
         assert messages == [("warning", expected)]
+
+
+def test_a_job_page_says_nothing_with_a_dash_as_the_assistant_s_pages_do(staff_client, job_id):
+    # The job's empty article and schedule read Django's "-", a stray hyphen beside "—" elsewhere.
+    html = staff_client.get(f"/admin/procrastinate/procrastinatejob/{job_id}/change/").content
+    html = html.decode()
+
+    assert '<div class="readonly">—</div>' in html
+    assert '<div class="readonly">-</div>' not in html
