@@ -13,6 +13,7 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext
 
 from agent import admin_views, selectors
+from agent.admin_tags import ConversationTagFilter
 from agent.charts import format_ms
 from agent.error_text import error_text
 from agent.models import Conversation, ToolCall, Turn
@@ -147,7 +148,7 @@ class ConversationAdmin(ReadOnlyAdmin):
     list_display_links = ["started", "question"]
     list_filter = [
         TurnStatusFilter, ("created_at", StartedFilter), StepLimitFilter, ToolErrorFilter,
-        ModelFilter,
+        ModelFilter, ConversationTagFilter,
     ]  # fmt: skip
     # Searched through an EXISTS in get_search_results; listed so the search box shows.
     search_fields = ["turns__user_message"]

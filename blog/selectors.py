@@ -181,6 +181,16 @@ def tag_list_in_use() -> QuerySet[Tag]:
     )
 
 
+def tag_is_public(*, tag: Tag) -> bool:
+    """True when the tag's page exists: a published article carries it."""
+    return Article.objects.published().filter(tags=tag).exists()
+
+
+def tag_list_for_admin(*, queryset: QuerySet[Tag]) -> QuerySet[Tag]:
+    """Tags with how many articles carry each, drafts included (the admin's tag list)."""
+    return queryset.annotate(article_count=Count("articles", distinct=True))
+
+
 def article_list_unindexed() -> QuerySet[Article]:
     """Published articles the search cannot serve as they are now.
 

@@ -13,13 +13,13 @@ import datetime as dt
 import json
 
 from django.apps import apps
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.urls import reverse
 from django.utils.formats import date_format
 from django.utils.html import format_html
 from django.utils.timezone import localtime
 from django.utils.translation import gettext_lazy as _
-from django.utils.translation import pgettext_lazy
+from django.utils.translation import ngettext, pgettext_lazy
 from procrastinate.contrib.django import models
 from procrastinate.contrib.django.admin import ProcrastinateJobAdmin
 
@@ -167,11 +167,23 @@ class RoutineFilter(admin.SimpleListFilter):
         return queryset.exclude(queue_name=ROUTINE_QUEUE, status="succeeded")
 
 
+class JobEventInline(admin.TabularInline):
+    """A job's events, what happened and when, as one table of our own template."""
+
+    model = models.ProcrastinateEvent
+    template = "admin/procrastinate/job_events.html"
+    ordering = ["at", "id"]
+
+
 @admin.register(models.ProcrastinateJob)
 class JobAdmin(BoundedLookups, ProcrastinateJobAdmin):
     """procrastinate's job admin; its summary template is overridden in templates/procrastinate."""
 
     actions = ["retry", "cancel", "abort"]
+    inlines = [JobEventInline]
+    # The assistant's pages say "—" for nothing; a job's page said Django's "-" (no article, lock
+    # or schedule), which read as a stray hyphen.
+    empty_value_display = "—"
     # "pk" has no name to translate: the list and the job page read "PK" and "Pk".
     fields = ["id", "short_task_name", "article", *ProcrastinateJobAdmin.fields[2:]]
     # The list's arguments as short "name: value" lines (job_arguments), not indented JSON: at
@@ -210,17 +222,44 @@ class JobAdmin(BoundedLookups, ProcrastinateJobAdmin):
     def summary(self, instance: models.ProcrastinateJob) -> str:
         return super().summary(instance)
 
+    # procrastinate's actions say nothing: "Cancel" on a running job left the list as it was,
+    # with no word that only waiting jobs can be cancelled. Each says what it did, of how many.
     @admin.action(description=_("Retry the selected failed or running jobs"))
     def retry(self, request, queryset):
-        return super().retry(request, queryset)
+        done, chosen = queryset.filter(status__in=["failed", "doing"]).count(), queryset.count()
+        super().retry(request, queryset)
+        text = ngettext(
+            "%(done)d of %(chosen)d selected job retried: only failed or running jobs can be.",
+            "%(done)d of %(chosen)d selected jobs retried: only failed or running jobs can be.",
+            chosen,
+        )
+        self._report(request, text, done=done, chosen=chosen)
 
     @admin.action(description=_("Cancel the selected jobs still waiting"))
     def cancel(self, request, queryset):
-        return super().cancel(request, queryset)
+        done, chosen = queryset.filter(status="todo").count(), queryset.count()
+        super().cancel(request, queryset)
+        text = ngettext(
+            "%(done)d of %(chosen)d selected job cancelled: only waiting jobs can be.",
+            "%(done)d of %(chosen)d selected jobs cancelled: only waiting jobs can be.",
+            chosen,
+        )
+        self._report(request, text, done=done, chosen=chosen)
 
     @admin.action(description=_("Abort the selected jobs, waiting or running"))
     def abort(self, request, queryset):
-        return super().abort(request, queryset)
+        done, chosen = queryset.filter(status__in=["todo", "doing"]).count(), queryset.count()
+        super().abort(request, queryset)
+        text = ngettext(
+            "%(done)d of %(chosen)d selected job aborted: only waiting or running jobs can be.",
+            "%(done)d of %(chosen)d selected jobs aborted: only waiting or running jobs can be.",
+            chosen,
+        )
+        self._report(request, text, done=done, chosen=chosen)
+
+    def _report(self, request, text: str, *, done: int, chosen: int) -> None:
+        level = messages.SUCCESS if done == chosen else messages.WARNING
+        self.message_user(request, text % {"done": done, "chosen": chosen}, level)
 
     # An indexing job's article by its title, not "article_id: 15": a reviewer could not tell
     # which article a failed job was about, nor that it had been deleted since.

@@ -23,6 +23,16 @@ ADMIN_MESSAGES = [
     gettext_noop("Change %s"),
     gettext_noop("Select %s to change"),
     gettext_noop("Delete selected %(verbose_name_plural)s"),
+    gettext_noop("View %s"),
+    # The delete confirmations ("请确认要删除选中的 文章 吗？").
+    gettext_noop(
+        "Are you sure you want to delete the selected %(objects_name)s? All of the "
+        "following objects and their related items will be deleted:"
+    ),
+    gettext_noop(
+        "Are you sure you want to delete the %(object_name)s “%(escaped_object)s”? "
+        "All of the following related items will be deleted:"
+    ),
     # A form label's suffix: Django's Chinese keeps the Western ":" ("标题:", "状态:").
     gettext_noop(":"),
 ]

@@ -24,7 +24,7 @@ from django.db.models.functions import Cast, Coalesce, Left
 
 from agent.models import Conversation, ToolCall, Turn
 from agent.selectors.unanswered import UNANSWERED
-from blog.models import Article
+from blog.models import Article, Tag
 
 
 def conversation_list_annotate(*, queryset: QuerySet[Conversation]) -> QuerySet[Conversation]:
@@ -177,3 +177,24 @@ def turn_filter_answered(*, queryset: QuerySet[Turn], answered: str) -> QuerySet
 def turn_filter_feedback(*, queryset: QuerySet[Turn], feedback: str) -> QuerySet[Turn]:
     """Narrow turns to one kind of visitor feedback (a key of FEEDBACK); others leave all."""
     return queryset.filter(FEEDBACK[feedback]) if feedback in FEEDBACK else queryset
+
+
+def tag_list_annotate_conversations(*, queryset: QuerySet[Tag]) -> QuerySet[Tag]:
+    """Add how many conversations started on an article carrying each tag (`conversation_count`)."""
+    slugs = Article.objects.filter(tags=OuterRef(OuterRef("pk"))).values("slug")
+    count = (
+        Conversation.objects.filter(page__in=slugs)
+        .order_by()
+        .annotate(value=Func(F("pk"), function="COUNT"))
+        .values("value")
+    )
+    return queryset.annotate(
+        conversation_count=Coalesce(Subquery(count), 0, output_field=IntegerField())
+    )
+
+
+def conversation_filter_tag(
+    *, queryset: QuerySet[Conversation], slug: str
+) -> QuerySet[Conversation]:
+    """The conversations that started on an article carrying the tag `slug`."""
+    return queryset.filter(page__in=Article.objects.filter(tags__slug=slug).values("slug"))

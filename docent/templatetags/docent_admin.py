@@ -1,10 +1,13 @@
 """Template tags for the admin's own pages."""
 
+import re
+
 from django import template
 from django.conf import settings
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html
+from django.utils.safestring import SafeData, mark_safe
 
 from config.middleware import local_viewer
 from docent import selectors
@@ -56,3 +59,19 @@ def admin_time_zone() -> str:
     hours, rest = divmod(abs(minutes), 60)
     offset = f"UTC{'-' if minutes < 0 else '+'}{hours}" + (f":{rest:02d}" if rest else "")
     return f"{name} ({offset})"
+
+
+# A space after Chinese (full-width) punctuation: Django joins a message's sentences with one.
+_SPACE_AFTER_FULL_WIDTH = re.compile(r"(?<=[。！？；：，）])[ \t]+")
+
+
+@register.filter
+def full_width_spacing(message) -> str:
+    """A message without the space Django puts between its sentences when they end in '。'.
+
+    Django writes "added successfully." + " " + "You may edit it again below.", so the Chinese
+    admin read "已添加文章“…”。 可以在下方继续编辑。"; Chinese puts no space after a full stop.
+    """
+    raw = getattr(message, "message", message)  # a Message's own text keeps its safety
+    text = _SPACE_AFTER_FULL_WIDTH.sub("", str(raw))
+    return mark_safe(text) if isinstance(raw, SafeData) else text  # noqa: S308 (a space less)

@@ -419,7 +419,8 @@ def test_saving_an_article_with_another_s_title_warns_the_author(staff_client, m
 
 def test_the_chinese_admin_words_its_messages_as_chinese_is_written(staff_client):
     # Django's catalogue spaced the model's name off ("成功添加了 文章“飞艇”。", "修改 文章") and
-    # ended "您可以在下面再次编辑它." with a Western full stop.
+    # ended "您可以在下面再次编辑它." with a Western full stop; then the space Django joins the two
+    # sentences with still stood after the "。" (templates/admin/base_site.html drops it).
     zh = {"headers": {"accept-language": "zh-hans"}}
     form = {"title": "飞艇", "slug": "airships", "summary": "", "tags": [],
             "body": "## 机库\n\n很大。", "status": "draft", "_continue": "1"}  # fmt: skip
@@ -429,7 +430,7 @@ def test_the_chinese_admin_words_its_messages_as_chinese_is_written(staff_client
     listed = staff_client.get("/admin/blog/article/", **zh).content.decode()
     blank = staff_client.get("/admin/blog/article/add/", **zh).content.decode()
 
-    assert re.search(r"已添加文章“<a [^>]+>飞艇</a>”。 可以在下方继续编辑。</li>", page)
+    assert re.search(r"已添加文章“<a [^>]+>飞艇</a>”。可以在下方继续编辑。</li>", page)
     assert "| 修改文章 |" in page and "修改 文章" not in page
     assert "选择要修改的文章" in listed and "<title>添加文章 |" in blank
 
@@ -483,3 +484,53 @@ def test_the_chinese_article_form_labels_end_in_a_chinese_colon(staff_client):
 
     assert re.search(r'<label class="required" for="id_title">标题：</label>', zh.content.decode())
     assert re.search(r'<label class="required" for="id_title">Title:</label>', en.content.decode())
+
+
+def test_a_delete_confirmation_lists_the_articles_not_their_chunks_and_tag_links(
+    staff_client, make_article
+):
+    # The Chinese confirmation listed "Chunk: 12#0" and "Article-tag relationship: Article_tags
+    # object (26)" under each article, and "Chunks: 6" in its summary, all in English.
+    from blog.models import Chunk
+
+    article = make_article(title="Doomed", slug="doomed", tags=["search"])
+    Chunk.objects.create(
+        article=article, ordinal=0, text="x", lexical="x", embedding=[0.1] * 384,
+        embedding_model="m", content_hash="h",
+    )  # fmt: skip
+    chinese = {"accept-language": "zh-CN"}
+    pages = [
+        staff_client.post(
+            "/admin/blog/article/",
+            {"action": "delete_selected", "_selected_action": [article.pk]},
+            headers=chinese,
+        ),
+        staff_client.get(f"/admin/blog/article/{article.pk}/delete/", headers=chinese),
+    ]
+    for response in pages:
+        html = response.content.decode()
+        assert response.status_code == 200 and "Doomed" in html
+        assert "Chunk" not in html and "relationship" not in html and "object (" not in html
+    # Django's Chinese put spaces around the model's name: "请确认要删除选中的 文章 吗？".
+    assert "确定要删除所选的文章吗？" in pages[0].content.decode()
+    assert "确定要删除文章“Doomed”吗？" in pages[1].content.decode()
+    summary = pages[0].content.decode().split("<h2>")[1]
+    assert "文章: 1" in summary  # the article itself is still counted
+    assert Article.objects.filter(pk=article.pk).exists()  # only asked, not done
+
+
+def test_a_tag_links_to_its_page_only_once_a_published_article_carries_it(
+    staff_client, make_article
+):
+    # "View on site" on a new tag, or one only drafts carry, opened a 404.
+    from blog.models import Tag
+
+    make_article(title="Draft", slug="draft", tags=["unused"], status="draft")
+    make_article(title="Live", slug="live", tags=["used"])
+
+    def change_page(slug: str) -> str:
+        pk = Tag.objects.get(slug=slug).pk
+        return staff_client.get(f"/admin/blog/tag/{pk}/change/").content.decode()
+
+    assert "View on site" not in change_page("unused")
+    assert 'href="/tags/used/"' in change_page("used") and "View on site" in change_page("used")

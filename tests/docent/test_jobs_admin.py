@@ -94,14 +94,22 @@ def test_a_job_s_status_filter_and_summary_read_in_chinese(staff_client, job_id)
     assert "待执行" in text and "执行中" in text  # the status filter's choices
 
 
-def test_a_job_s_events_are_headed_by_what_happened_and_when(staff_client, job_id):
+def test_a_job_s_events_are_a_table_of_what_happened_and_when(staff_client, job_id):
     page = staff_client.get(
         f"/admin/procrastinate/procrastinatejob/{job_id}/change/",
         headers={"accept-language": "zh-CN"},
     )
-    text = visible_text(page.content.decode())
-    # It read "Event 1 - Job 1: deferred at 2026-12-03 01:57:34.141321+00:00".
-    assert re.search(r"任务事件: 已入队 · \d{4}年", text), text
+    html = page.content.decode()
+    text = visible_text(html)
+    # It read "Event 1 - Job 1: deferred at 2026-12-03 01:57:34.141321+00:00", then each event
+    # was headed "任务事件: 已入队 · 2026年…" (Django's Western ":") above an "事件" and a "时间"
+    # field saying the same again.
+    events = html.split('class="module dc-job-events"')[1].split("</table>")[0]
+    rows = re.findall(r"<tr><td>([^<]+)</td><td><time [^>]+>([^<]+)</time></td></tr>", events)
+    assert rows and rows[0][0] == "已入队", events
+    assert re.fullmatch(r"\d{4}年\d+月\d+日 \d\d:\d\d", rows[0][1]), rows
+    assert "任务事件:" not in text and "任务事件：" not in text
+    assert "查看任务" in text  # Django's Chinese: "查看 任务"
     assert "Event " not in text and "Pk" not in text and "ID：" in text  # a Chinese label colon
 
 
@@ -122,7 +130,7 @@ def test_a_job_s_status_reads_as_a_capitalised_pill_like_a_turn_s(staff_client, 
     choices = re.findall(r"(?:\?|&amp;)status__exact=\w+\">([^<]+)</a>", listing)
     assert choices == ["Waiting", "Running", "Succeeded", "Failed", "Cancelled", "Aborted"]
     page = staff_client.get(f"/admin/procrastinate/procrastinatejob/{job_id}/change/")
-    assert "Queued · " in page.content.decode()  # an event's heading, no longer "queued · …"
+    assert "<tr><td>Queued</td>" in page.content.decode()  # an event, no longer "queued"
 
 
 def test_the_list_shows_arguments_as_short_name_value_lines(staff_client, job_id):
@@ -266,3 +274,29 @@ def test_the_job_list_reads_its_articles_in_one_query(staff_client, make_article
         return len(captured)
 
     assert queries(1) == queries(5)
+
+
+def test_a_job_action_says_what_it_did_of_how_many(staff_client, job_id):
+    # procrastinate's actions said nothing: "Cancel" on a job that had already run left the list
+    # as it was, and the reviewer could not tell whether it had worked.
+    for language, expected in [
+        ("en", "0 of 1 selected job cancelled: only waiting jobs can be."),
+        ("zh-CN", "所选 1 个任务中有 0 个已取消：只有待执行的任务可以取消。"),
+    ]:
+        response = staff_client.post(
+            LIST,
+            {"action": "cancel", "_selected_action": [job_id]},
+            headers={"accept-language": language},
+            follow=True,
+        )
+        messages = [(m.level_tag, m.message) for m in response.context["messages"]]
+        assert messages == [("warning", expected)]
+
+
+def test_a_job_page_says_nothing_with_a_dash_as_the_assistant_s_pages_do(staff_client, job_id):
+    # The job's empty article and schedule read Django's "-", a stray hyphen beside "—" elsewhere.
+    html = staff_client.get(f"/admin/procrastinate/procrastinatejob/{job_id}/change/").content
+    html = html.decode()
+
+    assert '<div class="readonly">—</div>' in html
+    assert '<div class="readonly">-</div>' not in html
