@@ -369,6 +369,7 @@ def _pick(
     shared = _across([_shared(fact, wanted) for _, fact in pool], pool, sources, question)
     said = question_terms(question)
     asked = {t for t in wanted if t in said} if asked is None else asked
+    shared = _beyond_titles(pool, shared, asked, sources)
     subject = defined_subject(question)
     shared = _defined_whole(pool, shared, subject, wanted)
     boost = [
@@ -429,6 +430,29 @@ def _pick(
         picked.append(best)
         covered |= shared[best]
     return _with_context(pool, picked, shared, compares=compares(question))
+
+
+def _beyond_titles(
+    pool: list[tuple[int, Fact]], shared: list[set[str]], asked: set[str], sources: list[dict]
+) -> list[set[str]]:
+    """No shared words for a fact sharing only its article's title words with the question,
+    in an article where some fact shares another of its words.
+
+    The title says what every sentence of its article is about, so sharing only title words
+    shows the question is on the article's subject, not that this sentence answers it: "In
+    the agent loop, what happens if the model calls a tool name that doesn't exist?" quoted
+    the loop article's "Once you can draw it on a whiteboard you can debug almost any agent."
+    for "agent". A fact sharing a word beyond the title keeps its title words too: they are
+    often what the question turns on. When only title words match anywhere in the article
+    (the question names its subject and little else), every fact keeps them.
+    """
+    topics = [terms(str(source.get("title") or "")) for source in sources]
+    pairs = zip(shared, pool, strict=True)
+    beyond = [bool((words & asked) - topics[n]) for words, (n, _) in pairs]
+    matching = {n for more, (n, _) in zip(beyond, pool, strict=True) if more}
+    return [
+        set() if n in matching and not beyond[i] else shared[i] for i, (n, _) in enumerate(pool)
+    ]
 
 
 def _defined_whole(
