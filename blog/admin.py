@@ -12,9 +12,11 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.urls import URLPattern, path, reverse
 from django.utils.cache import patch_cache_control
 from django.utils.decorators import method_decorator
-from django.utils.html import format_html
+from django.utils.html import conditional_escape, format_html
+from django.utils.safestring import mark_safe
+from django.utils.text import capfirst
 from django.utils.translation import gettext_lazy as _
-from django.utils.translation import ngettext, pgettext_lazy
+from django.utils.translation import ngettext, pgettext, pgettext_lazy
 from django.views.decorators.http import require_POST
 
 from blog.indexing import articles_index_enqueue
@@ -117,9 +119,24 @@ class OwnRowsDeletion:
     def get_deleted_objects(self, objs, request):
         deleted, counts, perms_needed, protected = super().get_deleted_objects(objs, request)
         own = str(self.model._meta.verbose_name_plural)
-        deleted = [item for item in deleted if not isinstance(item, list)]  # lists: their rows
+        deleted = [
+            self._colon_localise(item)
+            for item in deleted
+            if not isinstance(item, list)  # lists: their rows
+        ]
         counts = {name: count for name, count in counts.items() if str(name) == own}
         return deleted, counts, perms_needed, protected
+
+    def _colon_localise(self, item: str) -> str:
+        """Django's "文章: <a …>title</a>" (its colon is in code, not in a catalogue) with the
+        colon the summary above it writes ("文章：…", templates/admin/includes)."""
+        name = conditional_escape(capfirst(self.model._meta.verbose_name))
+        head = f"{name}: "
+        if not item.startswith(head):
+            return item
+        line = pgettext("a name and its value", "%(name)s: %(value)s")
+        # Both parts are already escaped (Django's line, the name above); a slice loses the mark.
+        return mark_safe(line % {"name": name, "value": item[len(head) :]})  # noqa: S308
 
 
 @admin.register(Tag)

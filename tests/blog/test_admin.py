@@ -515,7 +515,7 @@ def test_a_delete_confirmation_lists_the_articles_not_their_chunks_and_tag_links
     assert "确定要删除所选的文章吗？" in pages[0].content.decode()
     assert "确定要删除文章“Doomed”吗？" in pages[1].content.decode()
     summary = pages[0].content.decode().split("<h2>")[1]
-    assert "文章: 1" in summary  # the article itself is still counted
+    assert "文章：1" in summary  # the article itself is still counted
     assert Article.objects.filter(pk=article.pk).exists()  # only asked, not done
 
 
@@ -576,3 +576,29 @@ def test_the_preview_of_a_body_nested_too_deep_shows_all_its_text_and_says_why(s
     )
     plain = {**form, "body": "- one\n  - two"}
     assert "draft-banner--problem" not in staff_client.post(PREVIEW, plain).content.decode()
+
+
+@pytest.mark.parametrize(
+    ("language", "title", "count", "line"),
+    [
+        ("zh-CN", "删除所选文章", "<li>文章：2</li>", "<li>文章：<a "),
+        ("en", "Delete the selected articles", "<li>Articles: 2</li>", "<li>Article: <a "),
+    ],
+)
+def test_a_delete_confirmation_is_titled_by_what_it_deletes_with_each_language_s_colon(
+    staff_client, make_article, language, title, count, line
+):
+    # The Chinese page was titled "删除多个对象" ("Delete multiple objects") and wrote "文章: 2"
+    # and "文章: <title>" with a Western colon and a space.
+    ids = [make_article(title=name, slug=name.lower()).pk for name in ("Kept", "Gone")]
+    html = staff_client.post(
+        "/admin/blog/article/",
+        {"action": "delete_selected", "_selected_action": ids},
+        headers={"accept-language": language},
+    ).content.decode()
+    crumbs = html.split('<ol class="breadcrumbs">')[1].split("</ol>")[0]
+
+    assert f"<title>{title} | " in html and f"<h1>{title}</h1>" in html
+    assert f'<li aria-current="page">{title}</li>' in crumbs
+    assert count in html and html.count(line) == 2
+    assert "删除多个对象" not in html and "Delete multiple objects" not in html
