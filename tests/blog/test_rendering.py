@@ -91,3 +91,14 @@ def test_the_first_line_nested_too_deep_is_named_with_its_words():
     assert markdown_too_deep(ordered) == TooDeep(10, "1. word word word word word word word w…")
     assert markdown_too_deep(quotes) == TooDeep(line=1, text=quotes[:39] + "…")
     assert markdown_too_deep(DEEP_ARTICLE.replace(DEEP_LIST, NINE_DEEP)) is None
+
+
+def test_a_table_column_keeps_the_alignment_its_markdown_asks_for():
+    # markdown-it writes it as style="text-align:right", which the sanitiser dropped: the
+    # figures of a "|---:|" column read left-aligned on the page and in the preview.
+    html = markdown_to_html("| Name | Default | Note |\n|:--|--:|:-:|\n| `m` | 16 | links |")
+
+    assert '<th align="left">Name</th>\n<th align="right">Default</th>' in html
+    assert '<td align="right">16</td>\n<td align="center">links</td>' in html
+    assert "style" not in html
+    assert "<td>4</td>" in markdown_to_html("| a |\n|---|\n| 4 |")  # no alignment asked: none
