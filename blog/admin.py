@@ -12,13 +12,16 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.urls import URLPattern, path, reverse
 from django.utils.cache import patch_cache_control
 from django.utils.decorators import method_decorator
-from django.utils.html import format_html
+from django.utils.html import conditional_escape, format_html
+from django.utils.safestring import mark_safe
+from django.utils.text import capfirst
 from django.utils.translation import gettext_lazy as _
-from django.utils.translation import ngettext, pgettext_lazy
+from django.utils.translation import ngettext, pgettext, pgettext_lazy
 from django.views.decorators.http import require_POST
 
 from blog.indexing import articles_index_enqueue
 from blog.models import Article, Tag
+from blog.rendering import markdown_too_deep
 from blog.selectors import (
     article_index_state,
     article_list_for_admin,
@@ -60,6 +63,15 @@ INDEX_NOTES = {
 }
 # The states that change only when the author does something: the page stops asking.
 INDEX_FINAL = {"draft", "up_to_date"}  # "failed" is retried within ten minutes: still asked
+
+
+# The renderer keeps such a line as plain text (blog.rendering._within_depth), markers and all:
+# nothing is lost, but the page would not look as the author meant.
+TOO_DEEP = _(
+    "Line %(line)s (“%(text)s”) is nested too deeply in lists or quotes for the page to show: "
+    "it and what it holds would appear as plain text, list markers and all. Lists can go nine "
+    "levels deep; nest this one less deeply."
+)
 
 
 class PublishedWhenFilter(FromNowFilter):
@@ -107,9 +119,24 @@ class OwnRowsDeletion:
     def get_deleted_objects(self, objs, request):
         deleted, counts, perms_needed, protected = super().get_deleted_objects(objs, request)
         own = str(self.model._meta.verbose_name_plural)
-        deleted = [item for item in deleted if not isinstance(item, list)]  # lists: their rows
+        deleted = [
+            self._colon_localise(item)
+            for item in deleted
+            if not isinstance(item, list)  # lists: their rows
+        ]
         counts = {name: count for name, count in counts.items() if str(name) == own}
         return deleted, counts, perms_needed, protected
+
+    def _colon_localise(self, item: str) -> str:
+        """Django's "文章: <a …>title</a>" (its colon is in code, not in a catalogue) with the
+        colon the summary above it writes ("文章：…", templates/admin/includes)."""
+        name = conditional_escape(capfirst(self.model._meta.verbose_name))
+        head = f"{name}: "
+        if not item.startswith(head):
+            return item
+        line = pgettext("a name and its value", "%(name)s: %(value)s")
+        # Both parts are already escaped (Django's line, the name above); a slice loses the mark.
+        return mark_safe(line % {"name": name, "value": item[len(head) :]})  # noqa: S308
 
 
 @admin.register(Tag)
@@ -136,11 +163,19 @@ class TagAdmin(BoundedLookups, OwnRowsDeletion, admin.ModelAdmin):
 
 
 class ArticleForm(forms.ModelForm):
-    """An empty slug is made from the title (a Chinese title's slug script leaves it empty)."""
+    """An empty slug is made from the title (a Chinese title's slug script leaves it empty);
+    a body nested deeper than the page can show is refused, naming its line."""
 
     class Meta:
         model = Article
         fields = ["title", "slug", "summary", "body", "tags", "status", "published_at"]
+
+    def clean_body(self) -> str:
+        body = self.cleaned_data["body"]
+        if (deep := markdown_too_deep(body)) is None:
+            return body
+        params = {"line": deep.line, "text": deep.text}
+        raise forms.ValidationError(TOO_DEEP, code="too_deep", params=params)
 
     def clean(self) -> dict:
         data = super().clean()
@@ -239,7 +274,11 @@ class ArticleAdmin(BoundedLookups, OwnRowsDeletion, admin.ModelAdmin):
             published_at=cleaned.get("published_at"),
             tags=cleaned.get("tags") or [],
         )
-        response = article_page_render(request, article=article, tags=tags, preview=True)
+        # The body would not save as it is: the author reads why beside what the page makes of it.
+        problems = form.errors["body"] if form.has_error("body", "too_deep") else []
+        response = article_page_render(
+            request, article=article, tags=tags, preview=True, problems=problems
+        )
         patch_cache_control(response, private=True, no_store=True)
         return response
 

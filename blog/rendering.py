@@ -1,6 +1,9 @@
 """Markdown to safe HTML: markdown-it-py renders, nh3 (Ammonia) sanitizes."""
 
 import hashlib
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
 from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
@@ -9,7 +12,7 @@ from urllib.parse import urlsplit
 import nh3
 from django.utils.text import slugify
 from markdown_it import MarkdownIt
-from markdown_it.rules_block import StateBlock
+from markdown_it.rules_block import StateBlock, blockquote, list_block
 from markdown_it.rules_block.table import table as table_block
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
@@ -75,6 +78,14 @@ def _heading_ids(state: StateCore) -> None:
         token.attrSet("id", anchor if seen[anchor] == 1 else f"{anchor}-{seen[anchor]}")
 
 
+def _cell_alignment(state: StateCore) -> None:
+    """A column's alignment ("|---:|") as the cell's `align`, not markdown-it's `style`, which
+    the sanitiser drops (and the site's CSP would refuse): every column read left-aligned."""
+    for token in state.tokens:
+        if token.type in ("th_open", "td_open") and (style := token.attrGet("style")):
+            token.attrs = {"align": str(style).removeprefix("text-align:")}
+
+
 # A table row short of its header's cells is filled with empty ones, and markdown-it bounds
 # that per table only (65,536): ten tables of 256 header cells over 256 rows of "|" (15 kB)
 # made 650,000 cells, 13 CPU-seconds and 6.6 MB of HTML for each view of the page holding
@@ -103,6 +114,35 @@ def _table_within_budget(state: StateBlock, start: int, end: int, silent: bool) 
     return True
 
 
+# markdown-it stops at a nesting depth (the preset's maxNesting, 20: a list takes two levels, its
+# list and its item; a quote one) by dropping every line from there to the end of the
+# enclosing range, and for a list that range is the rest of the document: a tenth list inside
+# nine others cut the article there, on the page, in the preview and in the transcript, with
+# no word to anyone. A list or quote that would open past the depth is refused instead, so its
+# lines stay in the text around them (its markers shown as written), and the first such line
+# is noted for the admin's form (markdown_too_deep).
+_TOO_DEEP = "docent_too_deep_line"
+RuleFn = Callable[[StateBlock, int, int, bool], bool]
+
+
+def _within_depth(rule: RuleFn, *, levels: int) -> RuleFn:
+    """`rule`, refused where the `levels` it opens would put its content past maxNesting."""
+
+    def guarded(state: StateBlock, start: int, end: int, silent: bool) -> bool:
+        # A line indented less than the block being read belongs to an outer one: the list or
+        # quote it starts opens out there (a sibling of the ninth list's item ends that
+        # item's paragraph, as before). Refused here, in a look-ahead too, the line goes on
+        # the paragraph above it, as its next line.
+        inside = state.sCount[start] >= state.blkIndent
+        if not inside or state.level + levels < state.md.options.maxNesting:
+            return rule(state, start, end, silent)
+        if rule(state, start, end, True):  # it would have opened here: the line stays as text
+            state.env[_TOO_DEEP] = min(start, state.env.get(_TOO_DEEP, start))
+        return False
+
+    return guarded
+
+
 @lru_cache(maxsize=1)
 def _parser() -> MarkdownIt:
     # Raw HTML is off at the parser, and the sanitizer still runs: two independent guards.
@@ -110,7 +150,19 @@ def _parser() -> MarkdownIt:
         ["table", "strikethrough"]
     )
     parser.block.ruler.at("table", _table_within_budget, {"alt": ["paragraph", "reference"]})
+    # The same rules and the same "alt" chains (what each may interrupt) as markdown-it's own.
+    parser.block.ruler.at(
+        "blockquote",
+        _within_depth(blockquote, levels=1),
+        {"alt": ["paragraph", "reference", "blockquote", "list"]},
+    )
+    parser.block.ruler.at(
+        "list",
+        _within_depth(list_block, levels=2),
+        {"alt": ["paragraph", "reference", "blockquote"]},
+    )
     parser.core.ruler.push("heading_ids", _heading_ids)
+    parser.core.ruler.push("cell_alignment", _cell_alignment)
     return parser
 
 
@@ -198,6 +250,28 @@ def answer_to_html(text: str, *, external_label: str) -> str:
         url_schemes={"http", "https"},
         link_rel=None,  # set above, on the links that leave the site
     )
+
+
+@dataclass(frozen=True)
+class TooDeep:
+    """Where a body first nests deeper than the page shows: its line (from 1) and words."""
+
+    line: int
+    text: str  # the line as typed, cut to 40 characters: a textarea shows no line numbers
+
+
+def markdown_too_deep(text: str) -> TooDeep | None:
+    """The first line where a list or quote opens deeper than the page can show it, if any.
+
+    The page keeps that line and the ones nested in it as plain text, markers and all
+    (`_within_depth`); an author should hear of it before the readers see it.
+    """
+    env: dict = {}
+    _parser().parse(text, env)
+    if (index := env.get(_TOO_DEEP)) is None:
+        return None
+    words = re.split(r"\r\n?|\n", text)[index].strip()  # markdown-it's own line breaks
+    return TooDeep(line=index + 1, text=words if len(words) <= 40 else words[:39] + "…")
 
 
 def markdown_to_text(text: str) -> str:

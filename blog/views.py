@@ -39,12 +39,18 @@ def article_detail(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 def article_page_render(
-    request: HttpRequest, *, article: Article, tags: Iterable[Tag], preview: bool = False
+    request: HttpRequest,
+    *,
+    article: Article,
+    tags: Iterable[Tag],
+    preview: bool = False,
+    problems: Iterable[str] = (),
 ) -> HttpResponse:
     """An article's page; the admin's preview renders an unsaved one with the same template.
 
     A saved article's body comes from the rendered-body cache; a preview's is rendered as typed,
-    and kept out of the cache (a draft typed over and over need not fill it).
+    and kept out of the cache (a draft typed over and over need not fill it). `problems`: what
+    the form would refuse in the body, said above the preview.
     """
     body_html = (
         markdown_to_html(article.body) if preview else selectors.article_body_html(article=article)
@@ -54,6 +60,7 @@ def article_page_render(
         "tags": tags,
         "body_html": body_html,
         "preview": preview,
+        "problems": problems,
     }
     return render(request, "blog/article_detail.html", context)
 

@@ -71,6 +71,19 @@ FIELDS = {
     },
     models.ProcrastinateEvent: {"job": _("job"), "type": _("event"), "at": _("at")},
 }
+# A job's page is titled, and its breadcrumb ends, with its str(): procrastinate's
+# "agent.turns_recover[20](timestamp=1796514060)", code where a reader looks for what the job is
+# for. Each task by its purpose (the list's "task" column and filter keep the name, to search by).
+TASK_PURPOSES = {
+    "agent.turns_recover": _("Recover interrupted turns"),
+    "agent.spool_drain": _("Save the turns held during an outage"),
+    "blog.article_index": _("Index an article"),
+    "blog.reindex_scan": _("Bring the search index up to date"),
+    "blog.reindex_reconcile": _("Check the search index for missed changes"),
+    "docent.jobs_stalled_retry": _("Retry the jobs of a stopped worker"),
+    "docent.jobs_prune": _("Delete old finished jobs"),
+    "docent.sessions_clear_expired": _("Delete expired sessions"),
+}
 NAMES = {
     models.ProcrastinateJob: (_("job"), _("jobs")),
     models.ProcrastinateEvent: (_("job event"), _("job events")),
@@ -91,6 +104,12 @@ def queue_names_translate() -> None:
     models.ProcrastinateJob._meta.get_field("id").verbose_name = "ID"  # the job page read "Pk"
     # The job page heads each event with its str(): "Event 1 - Job 1: deferred at 2026-…".
     models.ProcrastinateEvent.__str__ = _event_str
+    models.ProcrastinateJob.__str__ = _job_str
+
+
+def _job_str(job: models.ProcrastinateJob) -> str:
+    """ "Recover interrupted turns · #20"; a task without a purpose here by its name."""
+    return f"{TASK_PURPOSES.get(job.task_name, job.task_name)} · #{job.id}"
 
 
 def _event_str(event: models.ProcrastinateEvent) -> str:

@@ -515,7 +515,7 @@ def test_a_delete_confirmation_lists_the_articles_not_their_chunks_and_tag_links
     assert "确定要删除所选的文章吗？" in pages[0].content.decode()
     assert "确定要删除文章“Doomed”吗？" in pages[1].content.decode()
     summary = pages[0].content.decode().split("<h2>")[1]
-    assert "文章: 1" in summary  # the article itself is still counted
+    assert "文章：1" in summary  # the article itself is still counted
     assert Article.objects.filter(pk=article.pk).exists()  # only asked, not done
 
 
@@ -534,3 +534,71 @@ def test_a_tag_links_to_its_page_only_once_a_published_article_carries_it(
 
     assert "View on site" not in change_page("unused")
     assert 'href="/tags/used/"' in change_page("used") and "View on site" in change_page("used")
+
+
+# A tenth list inside nine others: markdown-it dropped it and the rest of the article from the
+# page and the preview, and the admin saved it without a word.
+DEEP_BODY = "\n".join("  " * depth + f"- step {depth + 1}" for depth in range(10)) + "\n\nThe end."
+
+
+@pytest.mark.parametrize(
+    ("language", "words"),
+    [
+        ("en", "Line 10 (“- step 10”) is nested too deeply in lists or quotes"),
+        ("zh-hans", "第 10 行（“- step 10”）在列表或引用里嵌套得太深"),
+    ],
+)
+def test_a_body_nested_deeper_than_the_page_shows_is_refused_naming_its_line(
+    staff_client, language, words
+):
+    form = {"title": "Stairs", "slug": "stairs", "summary": "", "tags": [],
+            "body": DEEP_BODY.replace("\n", "\r\n"), "status": "published"}  # fmt: skip
+    headers = {"accept-language": language}
+
+    page = staff_client.post("/admin/blog/article/add/", form, headers=headers)
+
+    assert page.status_code == 200 and words in page.content.decode()
+    assert not Article.objects.exists()
+    form["body"] = DEEP_BODY.replace("  - step 10", "- step 10")  # nine deep: saved
+    saved = staff_client.post("/admin/blog/article/add/", form)
+    assert saved.status_code == 302, saved.context["adminform"].form.errors
+
+
+def test_the_preview_of_a_body_nested_too_deep_shows_all_its_text_and_says_why(staff_client):
+    form = {"title": "Stairs", "slug": "", "summary": "", "tags": [], "body": DEEP_BODY,
+            "status": "draft"}  # fmt: skip
+
+    html = staff_client.post(PREVIEW, form).content.decode()
+
+    assert "step 9\n- step 10</li>" in html and "<p>The end.</p>" in html
+    assert re.search(
+        r'<p class="draft-banner draft-banner--problem" role="alert"[^>]*>Line 10 ', html
+    )
+    plain = {**form, "body": "- one\n  - two"}
+    assert "draft-banner--problem" not in staff_client.post(PREVIEW, plain).content.decode()
+
+
+@pytest.mark.parametrize(
+    ("language", "title", "count", "line"),
+    [
+        ("zh-CN", "删除所选文章", "<li>文章：2</li>", "<li>文章：<a "),
+        ("en", "Delete the selected articles", "<li>Articles: 2</li>", "<li>Article: <a "),
+    ],
+)
+def test_a_delete_confirmation_is_titled_by_what_it_deletes_with_each_language_s_colon(
+    staff_client, make_article, language, title, count, line
+):
+    # The Chinese page was titled "删除多个对象" ("Delete multiple objects") and wrote "文章: 2"
+    # and "文章: <title>" with a Western colon and a space.
+    ids = [make_article(title=name, slug=name.lower()).pk for name in ("Kept", "Gone")]
+    html = staff_client.post(
+        "/admin/blog/article/",
+        {"action": "delete_selected", "_selected_action": ids},
+        headers={"accept-language": language},
+    ).content.decode()
+    crumbs = html.split('<ol class="breadcrumbs">')[1].split("</ol>")[0]
+
+    assert f"<title>{title} | " in html and f"<h1>{title}</h1>" in html
+    assert f'<li aria-current="page">{title}</li>' in crumbs
+    assert count in html and html.count(line) == 2
+    assert "删除多个对象" not in html and "Delete multiple objects" not in html

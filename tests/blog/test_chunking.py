@@ -190,3 +190,12 @@ def test_the_extension_of_a_file_name_the_blog_writes_is_no_term_of_the_question
     # A file the blog never writes is a name it does not know, extension and all.
     assert file_extensions("my settings.py has DEBUG on", written) == set()
     assert file_extensions("what is asgi.pyc or asgi.py2?", written) == set()
+
+
+def test_chunks_keep_a_list_nested_deeper_than_the_page_shows():
+    # Chunks are cut from the Markdown's lines, not from markdown-it's tokens: the text its
+    # nesting limit once dropped from the page was still indexed (blog.rendering._within_depth).
+    ladder = "\n".join("  " * depth + f"- rung{depth}" for depth in range(12))
+    text = "\n\n".join(d.text for d in markdown_chunk(body=f"{ladder}\n\n## After\n\nThe end."))
+
+    assert "rung11" in text and "The end." in text

@@ -1,4 +1,11 @@
-from blog.rendering import heading_anchor, markdown_to_html, markdown_to_text
+from blog.rendering import (
+    TooDeep,
+    answer_to_html,
+    heading_anchor,
+    markdown_to_html,
+    markdown_to_text,
+    markdown_too_deep,
+)
 
 
 def test_script_tags_do_not_survive():
@@ -40,3 +47,58 @@ def test_headings_get_stable_prefixed_ids_unique_per_page():
     assert '<h3 id="sec-向量-索引">' in html
     assert '<h2 id="sec-setup-2">' in html
     assert heading_anchor("Why `steps` matter") == "sec-why-steps-matter"
+
+
+# Ten lists inside one another, then the rest of an article: markdown-it's nesting limit
+# (maxNesting 20; a list takes two levels) dropped the tenth list and every line after it.
+DEEP_LIST = "\n".join("  " * depth + f"- step {depth + 1}" for depth in range(11))
+NINE_DEEP = "\n".join("  " * depth + f"- step {depth + 1}" for depth in range(9))
+DEEP_ARTICLE = f"# Setup\n\nFirst this.\n\n{DEEP_LIST}\n\nThen the **end**.\n\n## Later\n\nMore."
+
+
+def test_a_list_nested_past_the_renderer_s_depth_keeps_the_rest_of_the_article():
+    html = markdown_to_html(DEEP_ARTICLE)
+
+    assert html.count("<ul>") == 9  # as deep as the page shows lists
+    assert "step 9\n- step 10\n- step 11</li>" in html  # deeper: the lines, as text
+    assert "<p>Then the <strong>end</strong>.</p>" in html
+    assert '<h2 id="sec-later">Later</h2>\n<p>More.</p>' in html
+    # A sibling of the ninth list's item is still an item, not the tail of its paragraph.
+    sibling = markdown_to_html(NINE_DEEP + "\n" + "  " * 8 + "- step 9b")
+    assert "<li>step 9</li>\n<li>step 9b</li>" in sibling
+
+
+def test_a_quote_nested_past_the_renderer_s_depth_keeps_its_words_and_what_follows():
+    html = markdown_to_html("Before.\n\n" + ">" * 25 + " Deep words.\n\nAfter.")
+
+    assert html.count("<blockquote>") == 19
+    assert "<p>&gt;&gt;&gt;&gt;&gt;&gt; Deep words.</p>" in html
+    assert html.endswith("<p>After.</p>\n")
+
+
+def test_an_answer_nested_too_deep_keeps_its_text_in_the_transcript():
+    html = answer_to_html(DEEP_ARTICLE, external_label="leaves")
+
+    assert "step 11" in html and "<h2" in html and "More." in html
+
+
+def test_the_first_line_nested_too_deep_is_named_with_its_words():
+    ordered = "\n".join("   " * depth + "1. " + "word " * depth for depth in range(12))
+    quotes = "> " * 20 + "deep"
+
+    assert markdown_too_deep(DEEP_ARTICLE) == TooDeep(line=14, text="- step 10")
+    assert markdown_too_deep(DEEP_ARTICLE.replace("\n", "\r\n")) == TooDeep(14, "- step 10")
+    assert markdown_too_deep(ordered) == TooDeep(10, "1. word word word word word word word w…")
+    assert markdown_too_deep(quotes) == TooDeep(line=1, text=quotes[:39] + "…")
+    assert markdown_too_deep(DEEP_ARTICLE.replace(DEEP_LIST, NINE_DEEP)) is None
+
+
+def test_a_table_column_keeps_the_alignment_its_markdown_asks_for():
+    # markdown-it writes it as style="text-align:right", which the sanitiser dropped: the
+    # figures of a "|---:|" column read left-aligned on the page and in the preview.
+    html = markdown_to_html("| Name | Default | Note |\n|:--|--:|:-:|\n| `m` | 16 | links |")
+
+    assert '<th align="left">Name</th>\n<th align="right">Default</th>' in html
+    assert '<td align="right">16</td>\n<td align="center">links</td>' in html
+    assert "style" not in html
+    assert "<td>4</td>" in markdown_to_html("| a |\n|---|\n| 4 |")  # no alignment asked: none

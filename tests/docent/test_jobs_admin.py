@@ -300,3 +300,30 @@ def test_a_job_page_says_nothing_with_a_dash_as_the_assistant_s_pages_do(staff_c
 
     assert '<div class="readonly">—</div>' in html
     assert '<div class="readonly">-</div>' not in html
+
+
+@pytest.mark.parametrize(
+    ("language", "name"),
+    [("en", "Save the turns held during an outage"), ("zh-CN", "保存故障期间暂存的轮次")],
+)
+def test_a_job_page_is_titled_by_what_the_job_is_for(staff_client, job_id, language, name):
+    # Its title and breadcrumb were procrastinate's str(): "agent.spool_drain[7](timestamp=…)".
+    page = staff_client.get(
+        f"/admin/procrastinate/procrastinatejob/{job_id}/change/",
+        headers={"accept-language": language},
+    ).content.decode()
+    crumbs = page.split('<ol class="breadcrumbs">')[1].split("</ol>")[0]
+
+    assert re.search(rf"<title>{name} · #{job_id} \| ", page)
+    assert f'<li aria-current="page">{name} · #{job_id}</li>' in crumbs
+    assert "timestamp" not in crumbs
+    assert f"<h2>{name} · #{job_id}</h2>" in page
+
+
+def test_every_task_of_the_site_has_a_name_for_its_job_pages():
+    from procrastinate.contrib.django import app
+
+    from docent.admin import TASK_PURPOSES
+
+    ours = {name for name in app.tasks if not name.split(":")[-1].startswith("procrastinate.")}
+    assert ours and ours == set(TASK_PURPOSES)

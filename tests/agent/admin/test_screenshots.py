@@ -361,3 +361,35 @@ def test_the_turn_list_fits_1280_with_room_for_a_long_row_and_a_sorted_column(
     # Django's sidebar, narrower, still shows each name on one line.
     assert set(page.evaluate(TEXT_LINES, "#nav-sidebar th[scope=row] a")) == {1}
     page.close()
+
+
+ALIGNMENTS = """() => [...document.querySelectorAll(
+  '#result_list th[class*="column-"], #result_list tbody tr:first-child td[class*="field-"]'
+)].map((cell) => [cell.className.match(/(?:column|field)-(\\w+)/)[1], cell.tagName,
+  getComputedStyle(cell).textAlign])"""
+
+
+@pytest.fixture
+def tagged(showcase):
+    from blog.models import Article
+
+    Article.objects.create(title="Tagged", slug="tagged", body="x").tags.create(name="counted")
+
+
+def test_the_tags_list_sets_its_counts_right_as_the_other_reports_do(live_server, tagged, browser):
+    # Its "Articles" and "Conversations" columns were left-aligned, figures under a heading's
+    # start, where every other report (turns, tokens, chunks) sets them right.
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    log_in(page, live_server.url)
+
+    page.goto(f"{live_server.url}/admin/blog/tag/")
+    page.screenshot(path=str(SCREENSHOTS / "admin-tags-1280.png"))
+    cells = page.evaluate(ALIGNMENTS)
+    page.goto(f"{live_server.url}/admin/blog/article/")
+    cells += page.evaluate(ALIGNMENTS)
+    page.close()
+
+    figures = ("article_total", "conversation_total", "chunk_count")
+    aligned = {(name, tag): align for name, tag, align in cells if name in figures}
+    assert len(aligned) == 6 and set(aligned.values()) == {"right"}, aligned
+    assert {align for name, _, align in cells if name in ("name", "title")} == {"left"}
