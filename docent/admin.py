@@ -19,7 +19,7 @@ from django.utils.formats import date_format
 from django.utils.html import format_html
 from django.utils.timezone import localtime
 from django.utils.translation import gettext_lazy as _
-from django.utils.translation import ngettext, pgettext_lazy
+from django.utils.translation import ngettext_lazy, pgettext_lazy
 from procrastinate.contrib.django import models
 from procrastinate.contrib.django.admin import ProcrastinateJobAdmin
 
@@ -84,6 +84,22 @@ TASK_PURPOSES = {
     "docent.jobs_prune": _("Delete old finished jobs"),
     "docent.sessions_clear_expired": _("Delete expired sessions"),
 }
+# What each job action did, of how many chosen (JobAdmin._act); the form follows "chosen".
+RETRIED = ngettext_lazy(
+    "%(done)d of %(chosen)d selected job retried: only failed or running jobs can be.",
+    "%(done)d of %(chosen)d selected jobs retried: only failed or running jobs can be.",
+    "chosen",
+)
+CANCELLED = ngettext_lazy(
+    "%(done)d of %(chosen)d selected job cancelled: only waiting jobs can be.",
+    "%(done)d of %(chosen)d selected jobs cancelled: only waiting jobs can be.",
+    "chosen",
+)
+ABORTED = ngettext_lazy(
+    "%(done)d of %(chosen)d selected job aborted: only waiting or running jobs can be.",
+    "%(done)d of %(chosen)d selected jobs aborted: only waiting or running jobs can be.",
+    "chosen",
+)
 NAMES = {
     models.ProcrastinateJob: (_("job"), _("jobs")),
     models.ProcrastinateEvent: (_("job event"), _("job events")),
@@ -245,38 +261,20 @@ class JobAdmin(BoundedLookups, ProcrastinateJobAdmin):
     # with no word that only waiting jobs can be cancelled. Each says what it did, of how many.
     @admin.action(description=_("Retry the selected failed or running jobs"))
     def retry(self, request, queryset):
-        done, chosen = queryset.filter(status__in=["failed", "doing"]).count(), queryset.count()
-        super().retry(request, queryset)
-        text = ngettext(
-            "%(done)d of %(chosen)d selected job retried: only failed or running jobs can be.",
-            "%(done)d of %(chosen)d selected jobs retried: only failed or running jobs can be.",
-            chosen,
-        )
-        self._report(request, text, done=done, chosen=chosen)
+        self._act(request, queryset, super().retry, ["failed", "doing"], RETRIED)
 
     @admin.action(description=_("Cancel the selected jobs still waiting"))
     def cancel(self, request, queryset):
-        done, chosen = queryset.filter(status="todo").count(), queryset.count()
-        super().cancel(request, queryset)
-        text = ngettext(
-            "%(done)d of %(chosen)d selected job cancelled: only waiting jobs can be.",
-            "%(done)d of %(chosen)d selected jobs cancelled: only waiting jobs can be.",
-            chosen,
-        )
-        self._report(request, text, done=done, chosen=chosen)
+        self._act(request, queryset, super().cancel, ["todo"], CANCELLED)
 
     @admin.action(description=_("Abort the selected jobs, waiting or running"))
     def abort(self, request, queryset):
-        done, chosen = queryset.filter(status__in=["todo", "doing"]).count(), queryset.count()
-        super().abort(request, queryset)
-        text = ngettext(
-            "%(done)d of %(chosen)d selected job aborted: only waiting or running jobs can be.",
-            "%(done)d of %(chosen)d selected jobs aborted: only waiting or running jobs can be.",
-            chosen,
-        )
-        self._report(request, text, done=done, chosen=chosen)
+        self._act(request, queryset, super().abort, ["todo", "doing"], ABORTED)
 
-    def _report(self, request, text: str, *, done: int, chosen: int) -> None:
+    def _act(self, request, queryset, action, statuses: list[str], text) -> None:
+        """Run procrastinate's `action`, then say how many of the chosen jobs it applied to."""
+        done, chosen = queryset.filter(status__in=statuses).count(), queryset.count()
+        action(request, queryset)
         level = messages.SUCCESS if done == chosen else messages.WARNING
         self.message_user(request, text % {"done": done, "chosen": chosen}, level)
 
