@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from blog.chunking import TABLE_RULE
 
@@ -356,7 +357,10 @@ def sentences(paragraph: str) -> list[str]:
     return kept
 
 
-def article_facts(body: str) -> list[Fact]:
+# A turn reads an article's facts twice (to quote, and to weigh its words: the quoted facts
+# lose the clauses pointing at other articles), and the next turns read the same few articles.
+@lru_cache(maxsize=64)
+def article_facts(body: str) -> tuple[Fact, ...]:
     """Every quotable fact of an article body, in reading order."""
     facts: list[Fact] = []
     group, previous = 0, None
@@ -369,7 +373,7 @@ def article_facts(body: str) -> list[Fact]:
                 facts.append(Fact(sentence, "sentence", section, len(facts), group))
         elif not text.endswith((":", "：")) and len(text) >= 3:
             facts.append(Fact(text, kind, section, len(facts), group, header))
-    return facts
+    return tuple(facts)
 
 
 # A link to another of the blog's articles, outside code: "described in [Why step limits
