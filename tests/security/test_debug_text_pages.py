@@ -5,7 +5,8 @@ for a client that prefers `Accept: text/plain`, and that text lacks the `<code>`
 sentence the guard looked for. An error raised in a middleware is drawn by Django there, not
 by the guard's `process_exception`: a form post with more fields than Django parses, read by
 the CSRF check, answered a visitor behind a tunnel with the traceback, the settings and the
-paths (18 kB).
+paths (18 kB). The CSRF failure's page with DEBUG on (its help section) breaks that sentence
+across a line, and reached any such visitor who posted without a token.
 """
 
 import httpx
@@ -35,6 +36,11 @@ def test_a_remote_client_asking_for_text_gets_no_debug_page(serve):
             for sign in (remote, tunnel)
             for path in ("/", "/articles/no-such-article/")
         ]
+        local_csrf = client.post("/", content="a=1", headers=POST | {"Cookie": ""})
+        csrf = [
+            client.post("/", content="a=1", headers={**POST, "Cookie": "", **sign})
+            for sign in (remote, tunnel)
+        ]
 
     assert local.status_code == 400 and DEBUG_TEXT in local.text
     assert "TooManyFieldsSent" in local.text  # the attack reaches the error it aims at
@@ -43,3 +49,7 @@ def test_a_remote_client_asking_for_text_gets_no_debug_page(serve):
         assert DEBUG_TEXT not in answer.text
         assert "TooManyFieldsSent" not in answer.text and "INSTALLED_APPS" not in answer.text
         assert len(answer.content) < 2000
+    assert local_csrf.status_code == 403 and "DEBUG =" in local_csrf.text  # its help section
+    for answer in csrf:
+        assert answer.status_code == 403
+        assert "DEBUG =" not in answer.text and "CSRF" not in answer.text
