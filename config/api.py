@@ -83,6 +83,15 @@ def http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
     return api.create_response(request, {"detail": str(exc)}, status=exc.status_code)
 
 
+@api.exception_handler(Exception)
+def unexpected(request: HttpRequest, exc: Exception) -> HttpResponse:
+    # Raised on to Django, as ninja does with DEBUG off. With DEBUG on ninja answered with a
+    # traceback of its own (text/plain, a plain 500 answer), which neither carries the debug
+    # pages' sentence nor reaches DebugPageGuard as an exception: every visitor behind a
+    # proxy or tunnel read the stack, paths and SQL of any fault.
+    raise exc
+
+
 @api.exception_handler(ValidationError)
 def invalid(request: HttpRequest, exc: ValidationError) -> HttpResponse:
     # The chat speaks its own protocol over SSE, as over the WebSocket: a malformed field is a

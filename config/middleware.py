@@ -3,6 +3,7 @@ lazily; the language cookie in Vary; the admin in its viewer's time zone."""
 
 import functools
 import logging
+import re
 import zoneinfo
 
 from asgiref.sync import iscoroutinefunction, markcoroutinefunction, sync_to_async
@@ -27,8 +28,13 @@ from config.sessions import session_key_mint
 
 logger = logging.getLogger(__name__)
 
-# Both technical pages (404 and 500) carry this sentence; nothing else the site renders does.
-DEBUG_MARK = b"because you have <code>DEBUG = True</code>"
+# Django's debug pages (the technical 404 and 500, the CSRF failure's help) carry this
+# sentence; nothing else the site renders does. Matched loosely: the 500 also comes as plain
+# text, to a client that prefers `Accept: text/plain`, without the <code> (an error raised in a
+# middleware, such as a form post past DATA_UPLOAD_MAX_NUMBER_FIELDS read by the CSRF check,
+# reached such a client through a tunnel with its traceback and settings), and the CSRF page
+# breaks the line inside it.
+DEBUG_MARK = re.compile(rb"because you have (?:<code>)?DEBUG\s+=\s+True")
 
 
 class AsyncMiddleware:
@@ -61,7 +67,7 @@ class DebugPageGuard(AsyncMiddleware):
         if (
             response.status_code >= 400
             and not response.streaming
-            and DEBUG_MARK in response.content
+            and DEBUG_MARK.search(response.content)
         ):
             logger.warning("replaced a debug page for %s", request.META.get("REMOTE_ADDR"))
             return await _error_page(request, response.status_code)

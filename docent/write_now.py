@@ -82,6 +82,17 @@ class FrameWriter(WebSocketProtocol):
 
     wire_frames: FrameWindow | None = None
 
+    def onConnect(self, request):
+        # daphne decodes Sec-WebSocket-Protocol as ASCII outside any guard, and autobahn keeps
+        # a raw byte such as 0xff: one in a handshake was a 500 echoing the decode error and a
+        # traceback at ERROR, before the application (and the request bucket) saw it, as often
+        # as a client sent it. A protocol name is an ASCII token (RFC 6455): a header with
+        # anything else names none, and the handshake goes on as one without it.
+        protocols = request.headers.get("sec-websocket-protocol")
+        if protocols is not None and not protocols.isascii():
+            del request.headers["sec-websocket-protocol"]
+        return super().onConnect(request)
+
     def onFrameBegin(self) -> None:
         # The consumer counts messages, and daphne's queue holds messages: pings, pongs and a
         # message's continuation frames reach neither. One socket sending empty continuations

@@ -12,6 +12,7 @@ tests run jobs through the queue's own test mode or call the services.
 
 from __future__ import annotations
 
+import secrets
 import shutil
 import signal
 import subprocess
@@ -41,9 +42,16 @@ class LocalCluster:
         self.url = f"http://127.0.0.1:{self.port}"
         self.ws_url = f"ws://127.0.0.1:{self.port}/ws/chat/"
         self.redis_url = f"redis://127.0.0.1:{self.redis_port}/0"
+        # As `make run WORKERS=N` does (docent.cluster.cluster_plan): nginx vouches for its
+        # X-Forwarded-For with a secret, and a request straight to a worker's port is its peer's.
+        # Without it the tests never ran the check the real cluster depends on.
+        self.proxy_secret = (extra or {}).get(
+            "DJANGO_TRUSTED_PROXY_SECRET"
+        ) or secrets.token_urlsafe(24)
         env = {
             "REDIS_URL": self.redis_url,
             "DJANGO_TRUSTED_PROXIES": "1",
+            "DJANGO_TRUSTED_PROXY_SECRET": self.proxy_secret,
             **(extra or {}),
         }
         spool = tmp / "spool"  # one host, so one spool directory shared by its processes
@@ -120,6 +128,7 @@ class LocalCluster:
                 web_ports=[*self.other_upstreams, *(web.port for web in self.webs)],
                 host="127.0.0.1",
                 port=self.port,
+                proxy_secret=self.proxy_secret,
             )
         )
         nginx = shutil.which("nginx", path="/usr/sbin:/usr/bin:/sbin") or "nginx"

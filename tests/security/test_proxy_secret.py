@@ -94,3 +94,27 @@ def test_the_cluster_gives_its_nginx_and_workers_a_secret_only_its_owner_reads(s
     assert all(secret not in program.command for program in plan.programs)  # `ps` shows those
     for private in (nginx, plan.data / "supervisord.conf"):
         assert stat.S_IMODE(os.stat(private).st_mode) == 0o600, private
+
+
+def test_the_test_cluster_vouches_as_the_real_one_does(tmp_path):
+    """testing_support's cluster ran nginx without the secret and its workers without one, so
+    no cluster test exercised the check `make run WORKERS=N` depends on."""
+    from django.db import connection
+
+    from testing_support.cluster import LocalCluster
+    from testing_support.live_server import database_url
+
+    url = database_url(connection.settings_dict["NAME"])
+    extra = {"AGENT_TRANSCRIPTS_PER_MINUTE_PER_IP": str(READS)}
+    with LocalCluster(url, tmp_path, extra=extra, workers=1) as cluster:
+        worker = cluster.webs[0].port
+        forged = [_read(worker, headers={"X-Forwarded-For": f"203.0.113.{n}"}) for n in (1, 2, 3)]
+        visitors = {
+            source: [_read(cluster.port, source=source) for _ in range(READS + 1)]
+            for source in ("127.0.0.4", "127.0.0.5")
+        }
+
+    # Before: three forged addresses, three reads answered past an allowance of two.
+    assert forged == [404, 404, 429]
+    # nginx's secret reaches the worker: each visitor is itself, not nginx's loopback peer.
+    assert visitors == {source: [404] * READS + [429] for source in ("127.0.0.4", "127.0.0.5")}
