@@ -53,3 +53,59 @@ def test_an_indented_or_deeply_nested_list_renders_with_the_rest_of_the_answer(
         expect(reply.locator("li")).to_have_text(["By keywords", "exact terms", "names",
                                                   "merge the two"])  # fmt: skip
         screenshot(page, "eleventh-indented-lists")
+
+
+TIMEOUTS = "cancellation-and-timeouts-zh"  # a demo article whose table has code in a column
+TIMEOUT_TABLE = (
+    "| 对象 | 超时 | 超时后的处理 |\n| --- | --- | --- |\n"
+    "| 文章搜索 | 10 秒（`AGENT_TOOL_TIMEOUT`） | 把“搜索超时”作为工具结果交给模型 |\n"
+    "| 读取整篇文章 | 10 秒 | 同上 |\n"
+    "| 单次模型调用 | 60 秒收不到新数据（`AGENT_MODEL_TIMEOUT`），或整段流超过 300 秒 "
+    "| 尚未输出时最多重试两次，仍失败则结束本轮，状态记为 error |\n"
+)
+# Per table: its narrowest cell's text width in characters (em), the header cells on more than
+# one line whose text is three characters or fewer, and the code broken across lines in cells.
+TABLE_FIT = """(tables) => tables.map((table) => {
+  const lines = (node) => {
+    const range = document.createRange();
+    range.selectNodeContents(node);
+    return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size;
+  };
+  const cells = [...table.querySelectorAll('th, td')];
+  const widths = cells.map((cell) => {
+    const style = getComputedStyle(cell);
+    const text = cell.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+    return text / parseFloat(style.fontSize);
+  });
+  return {
+    narrowest: Math.min(...widths),
+    brokenHeaders: [...table.querySelectorAll('th')]
+      .filter((th) => th.textContent.trim().length <= 3 && lines(th) > 1)
+      .map((th) => th.textContent),
+    brokenCode: [...table.querySelectorAll('td code')].filter((c) => lines(c) > 1)
+      .map((c) => c.textContent),
+  };
+})"""
+
+
+def test_a_chinese_table_on_a_phone_keeps_its_columns_readable(site, scripted, open_page):
+    # Beside a column of code, the other columns fell to one character a line ("对/象",
+    # "文/章/搜/索" down the page); in the panel, the code itself broke ("AGENT_TOOL_TIMEOU/T").
+    scripted.enqueue(text_response(chunks(TIMEOUT_TABLE, 60)))
+    page = open_page(PHONE, locale="zh-CN")
+    page.goto(f"{site}/articles/{TIMEOUTS}/")
+    table = page.locator("article table").first
+    table.evaluate("(node) => { node.scrollIntoView(); scrollBy(0, -80); }")  # the sticky header
+    article = page.locator("article table").evaluate_all(TABLE_FIT)[0]
+    screenshot(page, "eleventh-table-article-zh")
+    open_chat(page)
+    ask(page, "超时怎么处理？")
+    wait_answered(page)
+    answer = page.locator(".chat-answer table").evaluate_all(TABLE_FIT)[0]
+    screenshot(page, "eleventh-table-answer-zh")
+    for fit in (article, answer):
+        assert fit["narrowest"] >= 2.95, fit  # three characters at least
+        assert fit["brokenHeaders"] == [], fit
+    assert answer["brokenCode"] == [], answer
+    # It still fits the phone: the article's table does not scroll sideways.
+    assert table.evaluate("(node) => node.scrollWidth <= node.clientWidth")
