@@ -109,3 +109,35 @@ def test_a_chinese_table_on_a_phone_keeps_its_columns_readable(site, scripted, o
     assert answer["brokenCode"] == [], answer
     # It still fits the phone: the article's table does not scroll sideways.
     assert table.evaluate("(node) => node.scrollWidth <= node.clientWidth")
+
+
+@pytest.mark.parametrize(("locale", "other", "lang"), [("en-US", "中文", "zh-Hans"),
+                                                       ("zh-CN", "English", "en")])  # fmt: skip
+def test_on_a_phone_the_open_panel_switches_the_language(
+    site, scripted, open_page, locale, other, lang
+):
+    # The sheet covers the header, its language switch with it: a reader had to close the chat
+    # to find the switch. The sheet carries the other language; the panel reopens after it.
+    scripted.enqueue(text_response(["Caps ", "keep ", "loops ", "cheap."]))
+    page = open_page(PHONE, locale=locale)
+    page.goto(f"{site}/articles/why-step-limits-matter/")
+    open_chat(page)
+    ask(page, "why cap steps?")
+    wait_answered(page)
+    switch = page.locator("#chat-panel .chat-lang button")
+    expect(switch).to_be_visible()
+    expect(switch).to_have_accessible_name(other)
+    screenshot(page, f"eleventh-panel-language-{locale}")
+    switch.click()
+    expect(page.locator("#chat")).to_have_attribute("lang", lang)
+    expect(page.locator("#chat-panel")).to_be_visible()
+    expect(page.locator(".chat-answer")).to_have_text("Caps keep loops cheap.")
+    screenshot(page, f"eleventh-panel-language-{locale}-switched")
+
+
+def test_beside_the_page_the_panel_leaves_the_language_to_the_header(site, open_page):
+    page = open_page(DESKTOP)
+    page.goto(site + "/")
+    open_chat(page)
+    expect(page.locator("#chat-panel .chat-lang")).to_be_hidden()
+    expect(page.locator(".site-header .lang-switch")).to_be_visible()
