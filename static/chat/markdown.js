@@ -156,17 +156,23 @@ function codeBlock(text, lang, onCode) {
   return wrapper;
 }
 
+const indent = (line) => line.length - line.trimStart().length;
+
 function renderList(parent, lines, start) {
   const first = lines[start].match(ITEM);
   const ordered = /\d/.test(first[1]);
   const list = auto(el(ordered ? "ol" : "ul"));
   if (ordered && parseInt(first[1], 10) !== 1) list.start = parseInt(first[1], 10);
+  // Items sit at the first one's indent: measured from column 0, a list indented two or three
+  // spaces ("  - a", or a sub-list after a blank line) took none of its lines, and the caller
+  // asked again for ever: the tab froze on the answer and on every reload of its conversation.
+  const edge = indent(lines[start]) + 1;
   let item = null;
   let i = start;
   while (i < lines.length) {
     const line = lines[i];
     const m = line.match(ITEM);
-    if (m && /\d/.test(m[1]) === ordered && !/^\s{2,}/.test(line)) {
+    if (m && /\d/.test(m[1]) === ordered && indent(line) <= edge) {
       item = el("li");
       appendInline(item, m[2], 0);
       list.appendChild(item);
