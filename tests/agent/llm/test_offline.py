@@ -571,6 +571,44 @@ async def test_a_part_its_article_does_not_answer_is_said_after_the_part_that_is
     assert not is_decline(answer)
 
 
+@pytest.mark.asyncio
+async def test_a_part_whose_article_has_nothing_to_quote_is_said_not_dropped():
+    """Dropped, the other part's answer read as an answer to both."""
+    question = "Which dashboards track queue latency, and how large is the conversation budget?"
+    search = searched_by_part(
+        {
+            "latency, and": [relevant_hit(INDEX_ARTICLE, 0.9), relevant_hit(COST_ARTICLE, 0.8)],
+            "queue latency": [relevant_hit(INDEX_ARTICLE, 0.9)],
+            "conversation budget": [relevant_hit(COST_ARTICLE, 0.8)],
+        }
+    )
+
+    result, _ = await ask(question, search)
+
+    answer = result.answer
+    assert answer.startswith("A conversation budget of 20,000 tokens")
+    assert answer.endswith(
+        "On “Which dashboards track queue latency”, I found nothing in this blog’s articles."
+    )
+    assert not is_decline(answer) and [c["article_id"] for c in result.citations] == [12]
+
+
+@pytest.mark.asyncio
+async def test_a_part_quoted_back_leaves_off_the_word_that_joined_it():
+    question = "限流按什么来算？还有，一次对话的 Grafana 看板在哪里？"
+    search = searched_by_part(
+        {
+            "限流按什么来算？还有": [relevant_hit(COST_ARTICLE, 0.9)],
+            "限流": [relevant_hit(COST_ARTICLE, 0.9)],
+            "Grafana": [relevant_hit(INDEX_ARTICLE, 0.8)],
+        }
+    )
+
+    result, _ = await ask(question, search)
+
+    assert "关于“一次对话的 Grafana 看板在哪里”" in result.answer
+
+
 CANCEL_ZH_ARTICLE = {
     "article_id": 29,
     "title": "取消与超时",
