@@ -36,6 +36,7 @@ from agent.llm.offline_overview import (
 from agent.llm.offline_page import page_answer, page_first, points_at_page
 from agent.llm.offline_parts import question_parts
 from agent.llm.offline_self import about_assistant
+from agent.llm.offline_swap import swapped_subject
 from agent.llm.offline_text import answer_language, language, terms
 from agent.prompts import PAGE_CONTEXT_PREFIX, READER_LANGUAGE_PREFIX, STEP_LIMIT_NUDGE
 from agent.small_talk import is_thanks
@@ -221,7 +222,10 @@ def _plan(turn: _Turn, available: set[str]) -> tuple[list[ToolCall], str]:
     # the bar: its words were outweighed by the other part's. It cleared the bar for its own
     # part, and the whole question cleared it too, so it is read (docs/answer-quality.md,
     # "Fifteenth pass").
-    part_hits = [_hit_list(output) for output in searched[1:]]
+    follow_up = is_follow_up(turn)
+    # A follow-up's second search is its new subject's ("what about X?"), not a part's.
+    later = [_hit_list(output) for output in searched[1:]]
+    part_hits = [] if follow_up else later
     chosen = with_part_tops(choose_hits(turn.question, hits), part_hits)
     if summary:
         chosen = titled_first(summary_topic(turn.question), chosen)
@@ -229,7 +233,14 @@ def _plan(turn: _Turn, available: set[str]) -> tuple[list[ToolCall], str]:
         # "这里的上限是按工具调用次数算的吗？" on the step-limits page led with the loop article,
         # whose table names the cap too. Another article still leads when it answers better.
         chosen = page_first(chosen, turn.page_hit, MAX_READ)
-    elif is_follow_up(turn) and (quoted := quoted_before(turn.previous_answer, hits)):
+    elif follow_up and later:
+        # "what about the step limit?" after a question on the token budget names a new
+        # subject: the article quoted before is no longer the topic. When the search with the
+        # question before put that article first again, the new subject's own best article
+        # answers; the combined search cleared the bar, so an unrelated subject is declined.
+        if later[0] and cited_before(turn.previous_answer, hits[0]):
+            chosen = page_first(chosen, later[0][0], MAX_READ)
+    elif follow_up and (quoted := quoted_before(turn.previous_answer, hits)):
         # A follow-up is about what the answer before it quoted, as a question pointing at the
         # page is about the page: "那要是其中一个工具一直卡着不返回呢？" after the loop article's
         # answer led with the audit article, whose table says how a failed call is recorded.
@@ -244,7 +255,7 @@ def _plan(turn: _Turn, available: set[str]) -> tuple[list[ToolCall], str]:
     sources = [_source(hit, read.get(hit["article_id"])) for hit in chosen]
     answer = compose_answer(
         question=turn.question,
-        context=turn.leans_on if is_follow_up(turn) else "",
+        context=turn.leans_on if follow_up else "",
         sources=sources,
         excerpts={h["article_id"]: h.get("excerpt", "") for h in chosen},
         lang=turn.lang,
@@ -381,6 +392,8 @@ def _says_little(question: str) -> bool:
 def _searches(turn: _Turn, summary: bool) -> list[ToolCall]:
     """The question's search, then one per part of a question asked in two."""
     calls = [turn.call(SEARCH, {"query": search_query(turn), "limit": 5})]
+    if is_follow_up(turn) and not summary and (subject := swapped_subject(turn.question)):
+        return [*calls, turn.call(SEARCH, {"query": subject, "limit": 5}, 1)]
     if summary or is_follow_up(turn):
         return calls
     parts = question_parts(turn.question[:500])
@@ -415,6 +428,11 @@ def answered_parts(
     if len(texts) != len(tops) or len(set(tops)) < len(tops) or not set(tops) <= set(ids):
         return []
     return [(text, ids.index(top)) for text, top in zip(texts, tops, strict=True)]
+
+
+def cited_before(answer: str, hit: dict) -> bool:
+    """Whether the previous answer cited the hit's article (its source lines)."""
+    return hit.get("url") in set(_CITED.findall(answer))
 
 
 def quoted_before(answer: str, hits: list[dict]) -> dict | None:

@@ -762,6 +762,58 @@ async def test_a_follow_up_reads_first_the_article_the_answer_before_it_quoted(s
 
 @pytest.mark.asyncio
 @pytest.mark.parametrize(
+    ("source", "cited"),
+    [  # The combined search put the article quoted before first again: the subject's own wins.
+     ("Source: [Choosing a pgvector index](/articles/choosing-an-index/)", 12),
+     # It put another article first: that one is the combined search's answer, and the article
+     # quoted before is not pulled ahead of it (the reader moved on).
+     ("Source: [What a chat turn costs](/articles/turn-costs/)", 11)],
+)  # fmt: skip
+async def test_a_follow_up_that_swaps_the_subject_reads_the_new_subject_s_article(source, cited):
+    # "what about the step limit?" after the token budget's answer quoted the budget article
+    # again: the earlier question's words outweighed the new subject's in the combined search.
+    history = [
+        {"role": "user", "content": "Which pgvector index has the best recall?"},
+        {"role": "assistant", "content": f"HNSW, 0.99.\n\n{source}"},
+    ]
+    search = searched_by_part(
+        {
+            "best recall? what about": [
+                relevant_hit(INDEX_ARTICLE, 0.9),
+                relevant_hit(COST_ARTICLE, 0.6),
+            ],
+            "the conversation budget": [relevant_hit(COST_ARTICLE, 0.8)],
+        }
+    )
+
+    result, _ = await ask("what about the conversation budget?", search, history=history)
+
+    queries = [args["query"] for name, args in calls(result) if name == "search_knowledge_base"]
+    assert queries == [
+        "Which pgvector index has the best recall? what about the conversation budget?",
+        "the conversation budget",
+    ]
+    assert [c["article_id"] for c in result.citations] == [cited]
+
+
+@pytest.mark.asyncio
+async def test_a_follow_up_that_swaps_to_a_subject_the_blog_lacks_is_declined():
+    # The new subject's own search may find something; the combined search decides the bar.
+    history = [
+        {"role": "user", "content": "Which pgvector index has the best recall?"},
+        {"role": "assistant", "content": f"HNSW.\n\nSource: [x]({INDEX_ARTICLE['url']})"},
+    ]
+    search = searched_by_part(
+        {"recall? what about": [], "Elasticsearch": [relevant_hit(INDEX_ARTICLE, 0.6)]}
+    )
+
+    result, _ = await ask("what about Elasticsearch?", search, history=history)
+
+    assert result.answer == DONT_KNOW["en"] and result.citations == []
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
     ("declined", "question", "query"),
     [(DONT_KNOW["en"], "HNSW index", "HNSW index"),
      (DONT_KNOW["zh"], "HNSW 索引", "HNSW 索引"),
