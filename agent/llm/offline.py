@@ -13,7 +13,7 @@ import asyncio
 import json
 import re
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from agent.answered import is_decline
@@ -36,7 +36,7 @@ from agent.llm.offline_overview import (
 from agent.llm.offline_page import page_answer, page_first, points_at_page
 from agent.llm.offline_parts import question_parts
 from agent.llm.offline_self import about_assistant
-from agent.llm.offline_swap import swapped_subject
+from agent.llm.offline_swap import asked_language, swapped_subject
 from agent.llm.offline_text import answer_language, language, terms
 from agent.prompts import PAGE_CONTEXT_PREFIX, READER_LANGUAGE_PREFIX, STEP_LIMIT_NUDGE
 from agent.small_talk import is_thanks
@@ -57,6 +57,12 @@ SEARCH_FAILED = {
     "en": "The search didn’t finish this time, so I can’t say whether the blog covers that. "
     "Please ask again in a moment.",
     "zh": "这次检索没有完成，所以我还说不准博客里是否有相关内容。请稍后再问一次。",
+}
+# "and in Chinese?" answered from an article in the other language: quotes are not translated.
+AS_WRITTEN = {
+    "en": "I can only quote this blog’s articles as they are written, not translate them; "
+    "this one is written in Chinese:",
+    "zh": "我只能引用这个博客的文章原文，没法翻译；这篇文章是用英文写的：",
 }
 _FOUND_NOTHING = {*DONT_KNOW.values(), *SEARCH_FAILED.values(), *FOREIGN_DECLINE.values()}
 MAX_READ = 3  # articles read in full per question
@@ -154,12 +160,13 @@ class _Turn:
     previous_answer: str = ""  # the assistant's last answer before this question
     leans_on: str = ""  # the earlier question a follow-up leans on: the last one answered
     reader: str = ""  # the language the visitor reads the site in ("zh-hans"), if known
+    asked_in: str = ""  # the language a follow-up asked the last answer in ("and in Chinese?")
 
     @property
     def lang(self) -> str:
         """The answer's language (its frame, its declines); matching words goes by the
         question's own (`language(question)`)."""
-        return answer_language(self.question, self.reader)
+        return self.asked_in or answer_language(self.question, self.reader)
 
     def call(self, name: str, arguments: dict, n: int = 0) -> ToolCall:
         call_id = f"call_offline_{self.index}_{self.step}_{n}"
@@ -263,6 +270,8 @@ def _plan(turn: _Turn, available: set[str]) -> tuple[list[ToolCall], str]:
         parts=answered_parts(turn.question, chosen, part_hits),
         unknown=_asked_unknown(turn.question, hits),
     )
+    if answer and turn.asked_in and sources and sources[0].get("language") != turn.asked_in:
+        answer = f"{AS_WRITTEN[turn.lang]}\n\n{answer}"
     return [], answer or DONT_KNOW[turn.lang]
 
 
@@ -315,6 +324,15 @@ def _no_question(turn: _Turn, available: set[str]) -> tuple[list[ToolCall], str]
 
 
 def _read(messages: list[dict]) -> _Turn:
+    turn = _read_turn(messages)
+    wanted = asked_language(turn.question) if turn.earlier and turn.leans_on else ""
+    if not wanted:
+        return turn
+    # "and in Chinese?": the question answered before, asked again, answered in that language.
+    return replace(turn, question=turn.leans_on, earlier=[], leans_on="", asked_in=wanted)
+
+
+def _read_turn(messages: list[dict]) -> _Turn:
     users = [
         i
         for i, m in enumerate(messages)

@@ -1,4 +1,5 @@
-"""A follow-up that keeps the question and swaps its subject ("what about X?", "那 X 呢？").
+"""A follow-up that keeps the question and swaps its subject ("what about X?", "那 X 呢？") or
+the language of the answer ("and in Chinese?", "用英文说一下").
 
 "What is the per-conversation token budget?" then "what about the step limit?" asks the same
 thing of a new subject. Searched with the earlier question in front, the earlier subject's
@@ -51,3 +52,26 @@ def swapped_subject(question: str) -> str:
     if _POINTS_BACK.search(subject) or _LANGUAGE.match(subject) or not terms(subject):
         return ""
     return subject
+
+
+# "and in Chinese?", "can you say that in English?", "用中文说一下", "英文呢？": the question
+# before, answered in that language. Searched as asked, "Chinese" found the article on Chinese
+# full-text search; the reader asked for no new subject.
+_IN_LANGUAGE = re.compile(
+    r"^\W*(?:ok(?:ay)?\W*|so\W*)?(?:and\s+|now\s+|please\s+)?(?:(?:can|could) you\s+)?"
+    r"(?:(?:say|answer|give|put|write)\s+(?:it|that|this|the answer|me that)\s+)?(?:in\s+)?"
+    r"(?P<en>chinese|english|mandarin)(?:\s+please)?\W*$|"
+    r"^\s*(?:那|请|能不能|可以)?(?:用|换成|换)?(?P<zh>中文|英文|汉语|英语)"
+    r"(?:说|回答|讲|写)?(?:一下|一遍)?(?:吗|呢|吧)?\s*[？?。！!]*\s*$",
+    re.IGNORECASE,
+)
+_CODES = {"chinese": "zh", "mandarin": "zh", "中文": "zh", "汉语": "zh", "english": "en",
+          "英文": "en", "英语": "en"}  # fmt: skip
+
+
+def asked_language(question: str) -> str:
+    """The language a follow-up asks the last answer in ("zh", "en"), else ""."""
+    match = _IN_LANGUAGE.match(question.strip())
+    if not match:
+        return ""
+    return _CODES[(match.group("en") or match.group("zh")).lower()]

@@ -813,6 +813,24 @@ async def test_a_follow_up_that_swaps_to_a_subject_the_blog_lacks_is_declined():
 
 
 @pytest.mark.asyncio
+async def test_and_in_chinese_answers_the_question_before_in_chinese():
+    # Searched as asked, "Chinese" found the article on Chinese full-text search.
+    history = [
+        {"role": "user", "content": "Which pgvector index has the best recall?"},
+        {"role": "assistant", "content": f"HNSW.\n\nSource: [x]({INDEX_ARTICLE['url']})"},
+    ]
+    hits = [{**relevant_hit(INDEX_ARTICLE, 0.8), "language": "en"}]
+
+    result, _ = await ask("and in Chinese?", hits, history=history)
+
+    assert calls(result)[0][1]["query"] == "Which pgvector index has the best recall?"
+    answer = result.answer
+    assert answer.startswith("我只能引用这个博客的文章原文，没法翻译；这篇文章是用英文写的：")
+    assert "Recall: 0.99" in answer and "\n\n来源：[Choosing a pgvector index]" in answer
+    assert [c["article_id"] for c in result.citations] == [11]
+
+
+@pytest.mark.asyncio
 @pytest.mark.parametrize(
     ("declined", "question", "query"),
     [(DONT_KNOW["en"], "HNSW index", "HNSW index"),

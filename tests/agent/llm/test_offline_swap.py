@@ -1,6 +1,6 @@
 import pytest
 
-from agent.llm.offline_swap import swapped_subject
+from agent.llm.offline_swap import asked_language, swapped_subject
 
 
 @pytest.mark.parametrize(
@@ -36,3 +36,19 @@ def test_a_follow_up_that_swaps_the_subject_names_it(question, subject):
 )
 def test_anything_else_swaps_no_subject(question):
     assert swapped_subject(question) == ""
+
+
+@pytest.mark.parametrize(
+    ("question", "code"),
+    [
+        ("and in Chinese?", "zh"),
+        ("can you say that in English please?", "en"),
+        ("用中文说一下", "zh"),
+        ("英文呢？", "en"),
+        ("Chinese full-text search?", ""),  # a subject, not a language for the answer
+        ("中文分词呢？", ""),
+        ("and in Chinese, which extension?", ""),
+    ],
+)
+def test_a_follow_up_asking_for_another_language_names_it(question, code):
+    assert asked_language(question) == code
