@@ -246,7 +246,9 @@ def _plan(turn: _Turn, available: set[str]) -> tuple[list[ToolCall], str]:
         # question before put that article first again, the new subject's own best article
         # answers; the combined search cleared the bar, so an unrelated subject is declined.
         if later[0] and cited_before(turn.previous_answer, hits[0]):
-            chosen = page_first(chosen, later[0][0], MAX_READ)
+            chosen = page_first(
+                chosen, subject_top(swapped_subject(turn.question), later[0]), MAX_READ
+            )
     elif follow_up and (quoted := quoted_before(turn.previous_answer, hits)):
         # A follow-up is about what the answer before it quoted, as a question pointing at the
         # page is about the page: "那要是其中一个工具一直卡着不返回呢？" after the loop article's
@@ -446,6 +448,18 @@ def answered_parts(
     if len(texts) != len(tops) or len(set(tops)) < len(tops) or not set(tops) <= set(ids):
         return []
     return [(text, ids.index(top)) for text, top in zip(texts, tops, strict=True)]
+
+
+def subject_top(subject: str, hits: list[dict]) -> dict:
+    """The best hit for a subject searched alone, or a nearly as relevant one titled after it.
+
+    A short subject is matched nearly alike by every article that mentions it ("the step
+    limit": the audit article 0.95, "Why step limits matter" 0.95); the article named after
+    it is about it.
+    """
+    top = _relevance(hits[0]) or 0.0
+    close = [hit for hit in hits if (_relevance(hit) or 0.0) >= SECOND_HIT_SHARE * top]
+    return titled_first(subject, close)[0]
 
 
 def cited_before(answer: str, hit: dict) -> bool:

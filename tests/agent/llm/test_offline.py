@@ -796,6 +796,48 @@ async def test_a_follow_up_that_swaps_the_subject_reads_the_new_subject_s_articl
     assert [c["article_id"] for c in result.citations] == [cited]
 
 
+AUDIT_ARTICLE = {
+    "article_id": 41,
+    "title": "Auditing tool calls",
+    "url": "/articles/audit/",
+    "body": "The audit row records each step; a turn that hits the step limit is marked max_steps.",
+}
+STEP_LIMIT_ARTICLE = {
+    "article_id": 42,
+    "title": "The step limit",
+    "url": "/articles/step-limit/",
+    "body": "The step limit caps the model calls of one turn at five.",
+}
+ARTICLES.update({41: AUDIT_ARTICLE, 42: STEP_LIMIT_ARTICLE})
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    ("close", "cited"),
+    [(0.8, 42),  # as relevant: the article titled after the subject is about it
+     (0.5, 41)],  # far less relevant: the subject's best hit stands
+)  # fmt: skip
+async def test_a_swapped_subject_s_article_is_the_one_titled_after_it_among_equals(close, cited):
+    # "what about the step limit?": the audit article and "Why step limits matter" both 0.95.
+    history = [
+        {"role": "user", "content": "Which pgvector index has the best recall?"},
+        {"role": "assistant", "content": f"HNSW.\n\nSource: [x]({INDEX_ARTICLE['url']})"},
+    ]
+    search = searched_by_part(
+        {
+            "recall? what about": [relevant_hit(INDEX_ARTICLE, 0.9)],
+            "the step limit": [
+                relevant_hit(AUDIT_ARTICLE, 0.85),
+                relevant_hit(STEP_LIMIT_ARTICLE, close),
+            ],
+        }
+    )
+
+    result, _ = await ask("what about the step limit?", search, history=history)
+
+    assert [c["article_id"] for c in result.citations][:1] == [cited]
+
+
 @pytest.mark.asyncio
 async def test_a_follow_up_that_swaps_to_a_subject_the_blog_lacks_is_declined():
     # The new subject's own search may find something; the combined search decides the bar.
