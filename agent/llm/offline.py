@@ -13,7 +13,7 @@ import asyncio
 import json
 import re
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from agent.answered import is_decline
@@ -36,6 +36,7 @@ from agent.llm.offline_overview import (
 from agent.llm.offline_page import page_answer, page_first, points_at_page
 from agent.llm.offline_parts import question_parts
 from agent.llm.offline_self import about_assistant
+from agent.llm.offline_swap import asked_language, swapped_subject
 from agent.llm.offline_text import answer_language, language, terms
 from agent.prompts import PAGE_CONTEXT_PREFIX, READER_LANGUAGE_PREFIX, STEP_LIMIT_NUDGE
 from agent.small_talk import is_thanks
@@ -56,6 +57,12 @@ SEARCH_FAILED = {
     "en": "The search didn’t finish this time, so I can’t say whether the blog covers that. "
     "Please ask again in a moment.",
     "zh": "这次检索没有完成，所以我还说不准博客里是否有相关内容。请稍后再问一次。",
+}
+# "and in Chinese?" answered from an article in the other language: quotes are not translated.
+AS_WRITTEN = {
+    "en": "I can only quote this blog’s articles as they are written, not translate them; "
+    "this one is written in Chinese:",
+    "zh": "我只能引用这个博客的文章原文，没法翻译；这篇文章是用英文写的：",
 }
 _FOUND_NOTHING = {*DONT_KNOW.values(), *SEARCH_FAILED.values(), *FOREIGN_DECLINE.values()}
 MAX_READ = 3  # articles read in full per question
@@ -153,12 +160,13 @@ class _Turn:
     previous_answer: str = ""  # the assistant's last answer before this question
     leans_on: str = ""  # the earlier question a follow-up leans on: the last one answered
     reader: str = ""  # the language the visitor reads the site in ("zh-hans"), if known
+    asked_in: str = ""  # the language a follow-up asked the last answer in ("and in Chinese?")
 
     @property
     def lang(self) -> str:
         """The answer's language (its frame, its declines); matching words goes by the
         question's own (`language(question)`)."""
-        return answer_language(self.question, self.reader)
+        return self.asked_in or answer_language(self.question, self.reader)
 
     def call(self, name: str, arguments: dict, n: int = 0) -> ToolCall:
         call_id = f"call_offline_{self.index}_{self.step}_{n}"
@@ -221,7 +229,10 @@ def _plan(turn: _Turn, available: set[str]) -> tuple[list[ToolCall], str]:
     # the bar: its words were outweighed by the other part's. It cleared the bar for its own
     # part, and the whole question cleared it too, so it is read (docs/answer-quality.md,
     # "Fifteenth pass").
-    part_hits = [_hit_list(output) for output in searched[1:]]
+    follow_up = is_follow_up(turn)
+    # A follow-up's second search is its new subject's ("what about X?"), not a part's.
+    later = [_hit_list(output) for output in searched[1:]]
+    part_hits = [] if follow_up else later
     chosen = with_part_tops(choose_hits(turn.question, hits), part_hits)
     if summary:
         chosen = titled_first(summary_topic(turn.question), chosen)
@@ -229,7 +240,16 @@ def _plan(turn: _Turn, available: set[str]) -> tuple[list[ToolCall], str]:
         # "这里的上限是按工具调用次数算的吗？" on the step-limits page led with the loop article,
         # whose table names the cap too. Another article still leads when it answers better.
         chosen = page_first(chosen, turn.page_hit, MAX_READ)
-    elif is_follow_up(turn) and (quoted := quoted_before(turn.previous_answer, hits)):
+    elif follow_up and later:
+        # "what about the step limit?" after a question on the token budget names a new
+        # subject: the article quoted before is no longer the topic. When the search with the
+        # question before put that article first again, the new subject's own best article
+        # answers; the combined search cleared the bar, so an unrelated subject is declined.
+        if later[0] and cited_before(turn.previous_answer, hits[0]):
+            chosen = page_first(
+                chosen, subject_top(swapped_subject(turn.question), later[0]), MAX_READ
+            )
+    elif follow_up and (quoted := quoted_before(turn.previous_answer, hits)):
         # A follow-up is about what the answer before it quoted, as a question pointing at the
         # page is about the page: "那要是其中一个工具一直卡着不返回呢？" after the loop article's
         # answer led with the audit article, whose table says how a failed call is recorded.
@@ -244,7 +264,7 @@ def _plan(turn: _Turn, available: set[str]) -> tuple[list[ToolCall], str]:
     sources = [_source(hit, read.get(hit["article_id"])) for hit in chosen]
     answer = compose_answer(
         question=turn.question,
-        context=turn.leans_on if is_follow_up(turn) else "",
+        context=turn.leans_on if follow_up else "",
         sources=sources,
         excerpts={h["article_id"]: h.get("excerpt", "") for h in chosen},
         lang=turn.lang,
@@ -252,6 +272,8 @@ def _plan(turn: _Turn, available: set[str]) -> tuple[list[ToolCall], str]:
         parts=answered_parts(turn.question, chosen, part_hits),
         unknown=_asked_unknown(turn.question, hits),
     )
+    if answer and turn.asked_in and sources and sources[0].get("language") != turn.asked_in:
+        answer = f"{AS_WRITTEN[turn.lang]}\n\n{answer}"
     return [], answer or DONT_KNOW[turn.lang]
 
 
@@ -304,6 +326,15 @@ def _no_question(turn: _Turn, available: set[str]) -> tuple[list[ToolCall], str]
 
 
 def _read(messages: list[dict]) -> _Turn:
+    turn = _read_turn(messages)
+    wanted = asked_language(turn.question) if turn.earlier and turn.leans_on else ""
+    if not wanted:
+        return turn
+    # "and in Chinese?": the question answered before, asked again, answered in that language.
+    return replace(turn, question=turn.leans_on, earlier=[], leans_on="", asked_in=wanted)
+
+
+def _read_turn(messages: list[dict]) -> _Turn:
     users = [
         i
         for i, m in enumerate(messages)
@@ -381,6 +412,8 @@ def _says_little(question: str) -> bool:
 def _searches(turn: _Turn, summary: bool) -> list[ToolCall]:
     """The question's search, then one per part of a question asked in two."""
     calls = [turn.call(SEARCH, {"query": search_query(turn), "limit": 5})]
+    if is_follow_up(turn) and not summary and (subject := swapped_subject(turn.question)):
+        return [*calls, turn.call(SEARCH, {"query": subject, "limit": 5}, 1)]
     if summary or is_follow_up(turn):
         return calls
     parts = question_parts(turn.question[:500])
@@ -415,6 +448,23 @@ def answered_parts(
     if len(texts) != len(tops) or len(set(tops)) < len(tops) or not set(tops) <= set(ids):
         return []
     return [(text, ids.index(top)) for text, top in zip(texts, tops, strict=True)]
+
+
+def subject_top(subject: str, hits: list[dict]) -> dict:
+    """The best hit for a subject searched alone, or a nearly as relevant one titled after it.
+
+    A short subject is matched nearly alike by every article that mentions it ("the step
+    limit": the audit article 0.95, "Why step limits matter" 0.95); the article named after
+    it is about it.
+    """
+    top = _relevance(hits[0]) or 0.0
+    close = [hit for hit in hits if (_relevance(hit) or 0.0) >= SECOND_HIT_SHARE * top]
+    return titled_first(subject, close)[0]
+
+
+def cited_before(answer: str, hit: dict) -> bool:
+    """Whether the previous answer cited the hit's article (its source lines)."""
+    return hit.get("url") in set(_CITED.findall(answer))
 
 
 def quoted_before(answer: str, hits: list[dict]) -> dict | None:

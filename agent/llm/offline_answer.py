@@ -97,6 +97,12 @@ NOT_MENTIONED_FOR_PART = {
     "en": "On “{part}”, the articles I found don’t mention “{name}”, so they don’t answer it.",
     "zh": "关于“{part}”，我找到的文章都没有提到“{name}”，所以回答不了这一问。",
 }
+# A part whose article has nothing to quote for it: said, not dropped, so the reader does not
+# take the other part's answer for an answer to both.
+NOTHING_FOR_PART = {
+    "en": "On “{part}”, I found nothing in this blog’s articles.",
+    "zh": "关于“{part}”，我在这个博客的文章里没有找到相关内容。",
+}
 # Quoted in the other language without a word in common with the question.
 NEAREST = {
     "en": "The nearest passage I found is from the {written} article “{title}”; it may not "
@@ -114,6 +120,10 @@ SUMMARY_IN = {
     "en": "“{title}” is written in {written}; its summary and sections, as it puts them:",
     "zh": "《{title}》是{written}文章，以下是它的摘要和各节要点（原文）：",
 }
+# The word that joined a part to the one before it, left off when the part is quoted back.
+_JOINING = re.compile(
+    r"^(?:(?:and|but|plus|also)\s+|(?:还有|另外|以及|而且)[，,、\s]*)", re.IGNORECASE
+)
 PART_LABEL_CHARS = 80  # a part is quoted back whole up to this, else cut at a word
 LANGUAGE_NAMES = {"en": {"zh": "Chinese", "en": "English"}, "zh": {"en": "英文", "zh": "中文"}}
 # Sentences that lean on the one before; shown alone they would be out of context.
@@ -244,11 +254,14 @@ def _by_parts(
             unknown=tuple(word for word in unknown if mentions(text.lower(), word.lower())),
             part=text,
         )
+        if not answer:
+            unsaid.append(NOTHING_FOR_PART[lang].format(part=_part_label(text)))
+            continue
         blind = _nearest_label(sources[n], lang)
         if answer.startswith(blind):  # quoted blind: say which part it stands in for
             answer = _nearest_label(sources[n], lang, part=text) + answer[len(blind) :]
         (unsaid if is_decline(answer) else said).append(answer)
-    return "\n\n".join(answer for answer in [*said, *unsaid] if answer) if any(said) else ""
+    return "\n\n".join([*said, *unsaid]) if said else ""
 
 
 def compose_summary(article: dict, lang: str) -> str:
@@ -649,8 +662,9 @@ def _not_mentioned(lang: str, name: str, source: dict, part: str) -> str:
 
 
 def _part_label(part: str) -> str:
-    """A part of the question quoted back: whole up to PART_LABEL_CHARS, else cut at a word."""
-    part = part.strip().rstrip("?？,，。.;；")
+    """A part of the question quoted back: whole up to PART_LABEL_CHARS, else cut at a word,
+    without the word that joined it to the other part ("还有，", "and")."""
+    part = _JOINING.sub("", part.strip()).rstrip("?？,，。.;；")
     if len(part) > PART_LABEL_CHARS:
         cut = part[:PART_LABEL_CHARS].rsplit(" ", 1)[0] if " " in part else part[:PART_LABEL_CHARS]
         part = cut.rstrip(" ,，") + "…"

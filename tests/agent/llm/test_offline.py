@@ -571,6 +571,44 @@ async def test_a_part_its_article_does_not_answer_is_said_after_the_part_that_is
     assert not is_decline(answer)
 
 
+@pytest.mark.asyncio
+async def test_a_part_whose_article_has_nothing_to_quote_is_said_not_dropped():
+    """Dropped, the other part's answer read as an answer to both."""
+    question = "Which dashboards track queue latency, and how large is the conversation budget?"
+    search = searched_by_part(
+        {
+            "latency, and": [relevant_hit(INDEX_ARTICLE, 0.9), relevant_hit(COST_ARTICLE, 0.8)],
+            "queue latency": [relevant_hit(INDEX_ARTICLE, 0.9)],
+            "conversation budget": [relevant_hit(COST_ARTICLE, 0.8)],
+        }
+    )
+
+    result, _ = await ask(question, search)
+
+    answer = result.answer
+    assert answer.startswith("A conversation budget of 20,000 tokens")
+    assert answer.endswith(
+        "On “Which dashboards track queue latency”, I found nothing in this blog’s articles."
+    )
+    assert not is_decline(answer) and [c["article_id"] for c in result.citations] == [12]
+
+
+@pytest.mark.asyncio
+async def test_a_part_quoted_back_leaves_off_the_word_that_joined_it():
+    question = "限流按什么来算？还有，一次对话的 Grafana 看板在哪里？"
+    search = searched_by_part(
+        {
+            "限流按什么来算？还有": [relevant_hit(COST_ARTICLE, 0.9)],
+            "限流": [relevant_hit(COST_ARTICLE, 0.9)],
+            "Grafana": [relevant_hit(INDEX_ARTICLE, 0.8)],
+        }
+    )
+
+    result, _ = await ask(question, search)
+
+    assert "关于“一次对话的 Grafana 看板在哪里”" in result.answer
+
+
 CANCEL_ZH_ARTICLE = {
     "article_id": 29,
     "title": "取消与超时",
@@ -720,6 +758,118 @@ async def test_a_follow_up_reads_first_the_article_the_answer_before_it_quoted(s
 
     assert [c["url"] for c in result.citations] == ([INDEX_ARTICLE["url"]] if from_index else [])
     assert ("IVFFlat" in result.answer) is from_index
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    ("source", "cited"),
+    [  # The combined search put the article quoted before first again: the subject's own wins.
+     ("Source: [Choosing a pgvector index](/articles/choosing-an-index/)", 12),
+     # It put another article first: that one is the combined search's answer, and the article
+     # quoted before is not pulled ahead of it (the reader moved on).
+     ("Source: [What a chat turn costs](/articles/turn-costs/)", 11)],
+)  # fmt: skip
+async def test_a_follow_up_that_swaps_the_subject_reads_the_new_subject_s_article(source, cited):
+    # "what about the step limit?" after the token budget's answer quoted the budget article
+    # again: the earlier question's words outweighed the new subject's in the combined search.
+    history = [
+        {"role": "user", "content": "Which pgvector index has the best recall?"},
+        {"role": "assistant", "content": f"HNSW, 0.99.\n\n{source}"},
+    ]
+    search = searched_by_part(
+        {
+            "best recall? what about": [
+                relevant_hit(INDEX_ARTICLE, 0.9),
+                relevant_hit(COST_ARTICLE, 0.6),
+            ],
+            "the conversation budget": [relevant_hit(COST_ARTICLE, 0.8)],
+        }
+    )
+
+    result, _ = await ask("what about the conversation budget?", search, history=history)
+
+    queries = [args["query"] for name, args in calls(result) if name == "search_knowledge_base"]
+    assert queries == [
+        "Which pgvector index has the best recall? what about the conversation budget?",
+        "the conversation budget",
+    ]
+    assert [c["article_id"] for c in result.citations] == [cited]
+
+
+AUDIT_ARTICLE = {
+    "article_id": 41,
+    "title": "Auditing tool calls",
+    "url": "/articles/audit/",
+    "body": "The audit row records each step; a turn that hits the step limit is marked max_steps.",
+}
+STEP_LIMIT_ARTICLE = {
+    "article_id": 42,
+    "title": "The step limit",
+    "url": "/articles/step-limit/",
+    "body": "The step limit caps the model calls of one turn at five.",
+}
+ARTICLES.update({41: AUDIT_ARTICLE, 42: STEP_LIMIT_ARTICLE})
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    ("close", "cited"),
+    [(0.8, 42),  # as relevant: the article titled after the subject is about it
+     (0.5, 41)],  # far less relevant: the subject's best hit stands
+)  # fmt: skip
+async def test_a_swapped_subject_s_article_is_the_one_titled_after_it_among_equals(close, cited):
+    # "what about the step limit?": the audit article and "Why step limits matter" both 0.95.
+    history = [
+        {"role": "user", "content": "Which pgvector index has the best recall?"},
+        {"role": "assistant", "content": f"HNSW.\n\nSource: [x]({INDEX_ARTICLE['url']})"},
+    ]
+    search = searched_by_part(
+        {
+            "recall? what about": [relevant_hit(INDEX_ARTICLE, 0.9)],
+            "the step limit": [
+                relevant_hit(AUDIT_ARTICLE, 0.85),
+                relevant_hit(STEP_LIMIT_ARTICLE, close),
+            ],
+        }
+    )
+
+    result, _ = await ask("what about the step limit?", search, history=history)
+
+    assert [c["article_id"] for c in result.citations][:1] == [cited]
+
+
+@pytest.mark.asyncio
+async def test_a_follow_up_that_swaps_to_a_subject_the_blog_lacks_is_declined():
+    # The new subject's own search may find something; the combined search decides the bar.
+    history = [
+        {"role": "user", "content": "Which pgvector index has the best recall?"},
+        {"role": "assistant", "content": f"HNSW.\n\nSource: [x]({INDEX_ARTICLE['url']})"},
+    ]
+    search = searched_by_part(
+        {"recall? what about": [], "Elasticsearch": [relevant_hit(INDEX_ARTICLE, 0.6)]}
+    )
+
+    result, _ = await ask("what about Elasticsearch?", search, history=history)
+
+    assert result.answer == DONT_KNOW["en"] and result.citations == []
+
+
+@pytest.mark.asyncio
+async def test_and_in_chinese_answers_the_question_before_in_chinese():
+    # Searched as asked, "Chinese" found the article on Chinese full-text search.
+    history = [
+        {"role": "user", "content": "Which pgvector index has the best recall?"},
+        {"role": "assistant", "content": f"HNSW.\n\nSource: [x]({INDEX_ARTICLE['url']})"},
+    ]
+    hits = [{**relevant_hit(INDEX_ARTICLE, 0.8), "language": "en"}]
+
+    result, _ = await ask("and in Chinese?", hits, history=history)
+
+    assert calls(result)[0][1]["query"] == "Which pgvector index has the best recall?"
+    answer = result.answer
+    assert answer.startswith("我只能引用这个博客的文章原文，没法翻译；这篇文章是用英文写的：")
+    assert "Recall: 0.99" in answer and "\n\n来源：[Choosing a pgvector index]" in answer
+    assert [c["article_id"] for c in result.citations] == [11]
 
 
 @pytest.mark.asyncio
