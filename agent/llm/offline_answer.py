@@ -683,7 +683,8 @@ def _figure_instead(
     *,
     assigned_only: bool = False,
 ) -> list[tuple[int, Fact]]:
-    """The strongest fact of the quoted articles that gives the figure, if it is strong enough.
+    """The strongest fact giving the figure, of the quoted articles or else of the others read,
+    if it is strong enough.
 
     Returns [] when no fact about the question gives it: the articles discuss the topic but
     do not answer the question. `assigned_only`: only a fact giving a setting the question
@@ -707,10 +708,14 @@ def _figure_instead(
     candidates = [
         i
         for i, (n, fact) in enumerate(pool)
-        if n in quoted
-        and (_assigns(fact.text, names) or (strength[i] >= floor * best and not assigned_only))
+        if (_assigns(fact.text, names) or (strength[i] >= floor * best and not assigned_only))
         and gives_figure(fact.text, question)
     ]
+    # The quoted article's own figure first. Failing that, another article read may state it:
+    # "How long does Docent wait on a model stream that stops sending data?" led with the
+    # loop article, which names no timeout, while the cancellation article read beside it
+    # gives "60 秒收不到新数据" in a row sharing more of the question than any fact quoted.
+    candidates = [i for i in candidates if pool[i][0] in quoted] or candidates
     if not candidates:
         return []
     top = max(candidates, key=lambda i: (_assigns(pool[i][1].text, names), strength[i]))

@@ -36,3 +36,59 @@ def test_title_words_still_count_when_nothing_else_of_the_question_matches():
     # The question names the article's subject and little else: the article is still the one.
     answer = _answer("Anatomy of an agent?", LOOP_ARTICLE)
     assert "whiteboard" in answer
+
+
+TIMEOUTS_ARTICLE = {
+    "article_id": 14,
+    "title": "取消与超时",
+    "url": "/articles/cancellation-and-timeouts-zh/",
+    "language": "zh",
+    "body": """每一轮回答都可以被打断。
+
+## 超时
+
+| 对象 | 超时 | 超时后的处理 |
+|---|---|---|
+| 单次模型调用 | 60 秒收不到新数据，或整段流超过 300 秒 | 仍失败则结束本轮 |
+""",
+}
+PARSING_ARTICLE = {
+    "article_id": 5,
+    "title": "Parsing model replies",
+    "url": "/articles/parsing-model-replies/",
+    "language": "en",
+    "body": """Treat the model's reply as untrusted data before you act on it.
+
+A call that fails validation is fed back to the model as data, not raised.
+""",
+}
+
+
+def test_a_figure_the_lead_article_lacks_is_taken_from_another_article_read():
+    # The English article leads (the search ranked it first; the Chinese one cannot contest
+    # it on shared words) and states no duration; the article read beside it gives the one
+    # asked for, in a row about the question.
+    answer = compose_answer(
+        question="How long does Docent wait on a model stream that stops sending data before "
+        "treating the call as failed?",
+        context="",
+        sources=[PARSING_ARTICLE, TIMEOUTS_ARTICLE],
+        excerpts={},
+        lang="en",
+        own="Docent",
+    )
+    assert "60 秒收不到新数据" in answer
+    assert "取消与超时" in answer
+    assert "don’t give that figure" not in answer
+
+
+def test_no_article_read_giving_the_figure_is_still_a_decline():
+    answer = compose_answer(
+        question="How many bytes does a model stream fragment hold before the loop treats it "
+        "as failed?",
+        context="",
+        sources=[PARSING_ARTICLE],
+        excerpts={},
+        lang="en",
+    )
+    assert "don’t give that figure" in answer
