@@ -22,7 +22,7 @@ from agent.llm.offline_figures import (
     frame_terms,
     gives_figure,
 )
-from agent.llm.offline_names import mentions, missing_names, named_terms
+from agent.llm.offline_names import aside, mentions, missing_names, named_terms
 from agent.llm.offline_second import TWO_PART_FLOOR, Second, names_it, second_article
 from agent.llm.offline_text import (
     UNIT_MARK,
@@ -152,7 +152,8 @@ def compose_answer(
         answer = _by_parts(parts, sources, excerpts, lang, own, unknown)
         if answer:
             return answer
-    missing = [*_missing_names(question, sources, excerpts, own), *_unknown(unknown, own)]
+    names = _missing_names(question, sources, excerpts, own)
+    missing = [*names, *_unknown(unknown, own, question, names)]
     if missing and sources:
         return _not_mentioned(lang, missing[0], sources[0], part)
     read = _definition_first(question, [(source, _facts(source)) for source in sources])
@@ -289,9 +290,15 @@ def _missing_names(question: str, sources: list[dict], excerpts: dict, own: str)
     return missing_names(question, [*texts, *(str(e) for e in excerpts.values()), own])
 
 
-def _unknown(words: tuple[str, ...], own: str) -> list[str]:
-    """The search's unknown words, less those the system messages use ("Docent")."""
-    return [word for word in words if not mentions(own.lower(), word)]
+def _unknown(words: tuple[str, ...], own: str, question: str, missing: list[str]) -> list[str]:
+    """The search's unknown words, less those the system messages use ("Docent") and those
+    the question only sets beside its subject ("does it stream like ChatGPT?")."""
+    said = [name for name in named_terms(question) if name not in missing]
+    return [
+        word
+        for word in words
+        if not mentions(own.lower(), word) and not aside(question, word, said)
+    ]
 
 
 def _facts(source: dict, passage: str | None = None) -> list[Fact]:

@@ -92,3 +92,27 @@ def test_no_article_read_giving_the_figure_is_still_a_decline():
         lang="en",
     )
     assert "don’t give that figure" in answer
+
+
+def test_a_product_the_blog_never_names_set_beside_the_subject_does_not_decline():
+    # "ChatGPT" is a word no article uses (the search's unknown words), but the question
+    # asks about the loop's tool calls, naming ChatGPT only to compare.
+    answer = compose_answer(
+        question="Like ChatGPT, does the loop feed a tool name that is unknown back to the model?",
+        context="",
+        sources=[LOOP_ARTICLE],
+        excerpts={},
+        lang="en",
+        unknown=("chatgpt",),
+    )
+    assert "misspelt tool name" in answer
+    # Asked about alone, it is what the question is about: declined.
+    alone = compose_answer(
+        question="Does ChatGPT feed an unknown tool name back to the model?",
+        context="",
+        sources=[LOOP_ARTICLE],
+        excerpts={},
+        lang="en",
+        unknown=("chatgpt",),
+    )
+    assert "don’t mention “chatgpt”" in alone or "don’t mention “ChatGPT”" in alone
