@@ -821,11 +821,16 @@ def _lead_article(
     The articles read are all close to the top hit, and the top hit is often a loosely related
     article (a hub section that many questions land near). A lower article among `rivals`
     leads only with a fact sharing two of the question's words whose weight, after the rank
-    decay (RANK_DECAY per rank), beats every fact of the top.
+    decay (RANK_DECAY per rank), beats every such fact of the top.
     """
     best: dict[int, float] = {}
     for i, (n, _) in enumerate(pool):
-        if n == 0 or (n in rivals and len(shared[i] & asked) >= 2):
+        # The top article is weighed as its rivals are, by facts sharing two of the question's
+        # words: one shared word is a coincidence it cannot hold the lead on ("Why stream
+        # tokens instead of waiting for the full answer?" opened with the rate-limit article's
+        # "…rather than the full address", over the streaming article's "Re-sending the whole
+        # answer-so-far…", which shares "answer", "stream" and "token").
+        if (n == 0 or n in rivals) and len(shared[i] & asked) >= 2:
             strength = sum(wanted[t] for t in shared[i] & asked) * boost[i]
             best[n] = max(best.get(n, 0.0), strength)
     top = best.get(0, 0.0)

@@ -116,3 +116,43 @@ def test_a_product_the_blog_never_names_set_beside_the_subject_does_not_decline(
         unknown=("chatgpt",),
     )
     assert "don’t mention “chatgpt”" in alone or "don’t mention “ChatGPT”" in alone
+
+
+LIMITS_ARTICLE = {
+    "article_id": 9,
+    "title": "Rate limits for public chatbots",
+    "url": "/articles/rate-limits/",
+    "language": "en",
+    "body": """For IPv6 clients, limit on the /64 prefix rather than the full address.
+
+A rejected request should get status 429 and a Retry-After header.
+""",
+}
+STREAMING_ARTICLE = {
+    "article_id": 4,
+    "title": "Pushing text to the browser",
+    "url": "/articles/pushing-text/",
+    "language": "en",
+    "body": """Re-sending the whole answer so far on every update turns an O(n) stream of
+tokens into O(n²) bytes.
+
+A stream sends each token as it is made. A long answer takes seconds; its first token takes
+milliseconds. The stream ends with the answer's last token.
+""",
+}
+
+
+def test_one_shared_word_does_not_hold_the_lead_against_a_fact_sharing_three():
+    # The search ranked the rate-limit article first; its only match is "full", which it
+    # writes once and so weighs the most. The article read beside it writes "answer",
+    # "stream" and "token" often, so each weighs little, but one fact shares all three.
+    answer = compose_answer(
+        question="Why stream tokens instead of waiting for the full answer?",
+        context="",
+        sources=[LIMITS_ARTICLE, STREAMING_ARTICLE],
+        excerpts={},
+        lang="en",
+    )
+    assert "Re-sending the whole answer" in answer
+    assert "Pushing text to the browser" in answer
+    assert "IPv6" not in answer
