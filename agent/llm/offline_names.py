@@ -15,6 +15,9 @@ _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_./+'-]*[A-Za-z0-9+]|[A-Za-z0-9]")
 # Where a sentence (or a quotation) starts: a capital there says nothing about a name.
 _STARTS = re.compile(r"(?:^|[.?!。？！:：;；]|[\"“‘(（])\s*$")
+# Interjections and chat shorthand rarer in print than in questions (zipf under 5: "hello"
+# 4.7, "hmm" 4.1, "btw" 4.1); the commoner ones ("ok", "hey", "thanks") go by frequency.
+_INTERJECTIONS = frozenset("hello hmm hm um uh er oh ah emm wow btw fyi imo thx pls plz".split())
 # Capitalised everyday words: languages are how a bilingual blog's readers ask across them.
 _ORDINARY = frozenset("i english chinese".split())
 _DIGIT = re.compile(r"\d")
@@ -69,8 +72,8 @@ def named_terms(question: str) -> list[str]:
 def _is_name(token: str, *, chinese: bool, start: bool) -> bool:
     if _DIGIT.search(token):
         return True
-    if _everyday(token):
-        return False  # "ok 那…", "hi，请问", "is that OK?": how people talk, not a topic
+    if _everyday(token, start=start):
+        return False  # "ok 那…", "Hi，请问", "is that OK?": how people talk, not a topic
     if chinese:
         return len(token) >= 2
     if re.search(r"\w[_.]\w\w|\w\w[_.]\w|[A-Z]/|/[A-Z]|-[A-Z]|[A-Z]-", token):
@@ -162,23 +165,36 @@ def missing_names(question: str, texts: list[str]) -> list[str]:
     return [name for name in unsaid if not aside(question, name, said)]
 
 
-def _everyday(token: str) -> bool:
+def _everyday(token: str, *, start: bool) -> bool:
     """A plain word of everyday English typed in lower case or all capitals ("ok", "OK",
-    "hey"): a capitalised one ("Windows", "Apple") may name a product, so it stays a name."""
-    if not token.isalpha() or not (token.islower() or token.isupper()):
+    "hey"), or capitalised where a sentence starts ("Hi，请问…"). Capitalised mid-sentence
+    ("Windows", "Apple"), it may name a product, so it stays a name."""
+    if not token.isalpha():
+        return False
+    if not (token.islower() or token.isupper() or (start and token[1:].islower())):
         return False
     from blog.commonness import COMMON, zipf  # the search's own measure of an everyday word
 
-    return zipf(token.lower()) >= COMMON
+    return token.lower() in _INTERJECTIONS or zipf(token.lower()) >= COMMON
 
 
 def spelled_out(text: str, name: str) -> bool:
     """Does `text` (lower-cased) write the acronym `name` out, word by word ("TTFT": "time
-    to first token", "SSE": "server-sent events")? Only an acronym of 2 to 6 capitals."""
-    if not (name.isupper() and name.isalpha() and 2 <= len(name) <= 6):
+    to first token", "SSE": "server-sent events")? Only an acronym of 2 to 6 capitals, or of
+    3 to 6 lower-case letters that spell no English word ("ttft" in "ttft 指什么？")."""
+    if not (name.isalpha() and 2 <= len(name) <= 6):
+        return False
+    if not name.isupper() and not (name.islower() and len(name) >= 3 and not _a_word(name)):
         return False
     words = r"[\s-]+".join(rf"{letter}[a-z]*" for letter in name.lower())
     return bool(re.search(rf"\b{words}\b", text))
+
+
+def _a_word(name: str) -> bool:
+    """Is `name` an English word at all (wordfreq's small list: "bug", "sum" are; "ttft" not)?"""
+    from blog.commonness import RARE, zipf
+
+    return zipf(name) >= RARE
 
 
 # A name set beside the subject, to compare with: "does it stream like ChatGPT does?",

@@ -127,3 +127,18 @@ def test_a_number_offered_beside_the_one_the_articles_give_is_no_missing_name():
     # Neither option given, or a number asked alone: the articles don't answer it.
     assert missing_names("is the cap 8 or 10 model calls?", texts) == ["8", "10"]
     assert missing_names("Is the cap 10, and are 5 calls enough?", texts) == ["10"]
+
+
+def test_a_greeting_opening_a_chinese_question_is_not_a_name():
+    # Capitalised where the question starts, an everyday word or an interjection is how the
+    # reader opens; a product named there ("Windows") is still a name.
+    assert named_terms("Hi，请问 Docent 的上限是多少？") == ["Docent"]
+    assert named_terms("Hello，btw pgvector 是什么？") == ["pgvector"]
+    assert named_terms("Windows 上能跑吗？") == ["Windows"]
+
+
+def test_a_lower_case_acronym_the_articles_spell_out_is_mentioned():
+    texts = ["Time to first token is what users feel; reciprocal rank fusion merges lists."]
+    assert missing_names("ttft 指什么？rrf 又是什么？", texts) == []
+    # An English word is not read as an acronym ("bug"), nor letters the text does not spell.
+    assert missing_names("bug 在哪？tfr 呢？", texts) == ["bug", "tfr"]
