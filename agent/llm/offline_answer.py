@@ -22,7 +22,7 @@ from agent.llm.offline_figures import (
     frame_terms,
     gives_figure,
 )
-from agent.llm.offline_names import mentions, missing_names, named_terms
+from agent.llm.offline_names import aside, mentions, missing_names, named_terms
 from agent.llm.offline_second import TWO_PART_FLOOR, Second, names_it, second_article
 from agent.llm.offline_text import (
     UNIT_MARK,
@@ -162,7 +162,8 @@ def compose_answer(
         answer = _by_parts(parts, sources, excerpts, lang, own, unknown)
         if answer:
             return answer
-    missing = [*_missing_names(question, sources, excerpts, own), *_unknown(unknown, own)]
+    names = _missing_names(question, sources, excerpts, own)
+    missing = [*names, *_unknown(unknown, own, question, names)]
     if missing and sources:
         return _not_mentioned(lang, missing[0], sources[0], part)
     read = _definition_first(question, [(source, _facts(source)) for source in sources])
@@ -302,9 +303,15 @@ def _missing_names(question: str, sources: list[dict], excerpts: dict, own: str)
     return missing_names(question, [*texts, *(str(e) for e in excerpts.values()), own])
 
 
-def _unknown(words: tuple[str, ...], own: str) -> list[str]:
-    """The search's unknown words, less those the system messages use ("Docent")."""
-    return [word for word in words if not mentions(own.lower(), word)]
+def _unknown(words: tuple[str, ...], own: str, question: str, missing: list[str]) -> list[str]:
+    """The search's unknown words, less those the system messages use ("Docent") and those
+    the question only sets beside its subject ("does it stream like ChatGPT?")."""
+    said = [name for name in named_terms(question) if name not in missing]
+    return [
+        word
+        for word in words
+        if not mentions(own.lower(), word) and not aside(question, word, said)
+    ]
 
 
 def _facts(source: dict, passage: str | None = None) -> list[Fact]:
@@ -697,7 +704,8 @@ def _figure_instead(
     *,
     assigned_only: bool = False,
 ) -> list[tuple[int, Fact]]:
-    """The strongest fact of the quoted articles that gives the figure, if it is strong enough.
+    """The strongest fact giving the figure, of the quoted articles or else of the others read,
+    if it is strong enough.
 
     Returns [] when no fact about the question gives it: the articles discuss the topic but
     do not answer the question. `assigned_only`: only a fact giving a setting the question
@@ -721,10 +729,14 @@ def _figure_instead(
     candidates = [
         i
         for i, (n, fact) in enumerate(pool)
-        if n in quoted
-        and (_assigns(fact.text, names) or (strength[i] >= floor * best and not assigned_only))
+        if (_assigns(fact.text, names) or (strength[i] >= floor * best and not assigned_only))
         and gives_figure(fact.text, question)
     ]
+    # The quoted article's own figure first. Failing that, another article read may state it:
+    # "How long does Docent wait on a model stream that stops sending data?" led with the
+    # loop article, which names no timeout, while the cancellation article read beside it
+    # gives "60 秒收不到新数据" in a row sharing more of the question than any fact quoted.
+    candidates = [i for i in candidates if pool[i][0] in quoted] or candidates
     if not candidates:
         return []
     top = max(candidates, key=lambda i: (_assigns(pool[i][1].text, names), strength[i]))
@@ -823,11 +835,16 @@ def _lead_article(
     The articles read are all close to the top hit, and the top hit is often a loosely related
     article (a hub section that many questions land near). A lower article among `rivals`
     leads only with a fact sharing two of the question's words whose weight, after the rank
-    decay (RANK_DECAY per rank), beats every fact of the top.
+    decay (RANK_DECAY per rank), beats every such fact of the top.
     """
     best: dict[int, float] = {}
     for i, (n, _) in enumerate(pool):
-        if n == 0 or (n in rivals and len(shared[i] & asked) >= 2):
+        # The top article is weighed as its rivals are, by facts sharing two of the question's
+        # words: one shared word is a coincidence it cannot hold the lead on ("Why stream
+        # tokens instead of waiting for the full answer?" opened with the rate-limit article's
+        # "…rather than the full address", over the streaming article's "Re-sending the whole
+        # answer-so-far…", which shares "answer", "stream" and "token").
+        if (n == 0 or n in rivals) and len(shared[i] & asked) >= 2:
             strength = sum(wanted[t] for t in shared[i] & asked) * boost[i]
             best[n] = max(best.get(n, 0.0), strength)
     top = best.get(0, 0.0)

@@ -15,6 +15,9 @@ _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_./+'-]*[A-Za-z0-9+]|[A-Za-z0-9]")
 # Where a sentence (or a quotation) starts: a capital there says nothing about a name.
 _STARTS = re.compile(r"(?:^|[.?!。？！:：;；]|[\"“‘(（])\s*$")
+# Interjections and chat shorthand rarer in print than in questions (zipf under 5: "hello"
+# 4.7, "hmm" 4.1, "btw" 4.1); the commoner ones ("ok", "hey", "thanks") go by frequency.
+_INTERJECTIONS = frozenset("hello hmm hm um uh er oh ah emm wow btw fyi imo thx pls plz".split())
 # Capitalised everyday words: languages are how a bilingual blog's readers ask across them.
 _ORDINARY = frozenset("i english chinese".split())
 _DIGIT = re.compile(r"\d")
@@ -69,6 +72,8 @@ def named_terms(question: str) -> list[str]:
 def _is_name(token: str, *, chinese: bool, start: bool) -> bool:
     if _DIGIT.search(token):
         return True
+    if _everyday(token, start=start):
+        return False  # "ok 那…", "Hi，请问", "is that OK?": how people talk, not a topic
     if chinese:
         return len(token) >= 2
     if re.search(r"\w[_.]\w\w|\w\w[_.]\w|[A-Z]/|/[A-Z]|-[A-Z]|[A-Z]-", token):
@@ -148,6 +153,96 @@ def _spelled(text: str, number: str, *, ordinal: bool = False) -> bool:
 
 
 def missing_names(question: str, texts: list[str]) -> list[str]:
-    """The question's names that none of `texts` (the articles read) mentions, as asked."""
+    """The question's names that none of `texts` (the articles read) mentions, as asked.
+
+    An acronym the articles spell out ("TTFT": "time to first token") is mentioned; a name
+    the question sets beside its subject (asides) is not what it asks about.
+    """
     read = re.sub(r"(?<=\d),(?=\d)", "", " ".join(texts).lower().replace("\u2019", "'"))
-    return [name for name in named_terms(question) if not mentions(read, name)]
+    names = named_terms(question)
+    said = [name for name in names if mentions(read, name) or spelled_out(read, name)]
+    unsaid = [name for name in names if name not in said]
+    return [name for name in unsaid if not aside(question, name, said)]
+
+
+def _everyday(token: str, *, start: bool) -> bool:
+    """A plain word of everyday English typed in lower case or all capitals ("ok", "OK",
+    "hey"), or capitalised where a sentence starts ("Hi，请问…"). Capitalised mid-sentence
+    ("Windows", "Apple"), it may name a product, so it stays a name."""
+    if not token.isalpha():
+        return False
+    if not (token.islower() or token.isupper() or (start and token[1:].islower())):
+        return False
+    from blog.commonness import COMMON, zipf  # the search's own measure of an everyday word
+
+    return token.lower() in _INTERJECTIONS or zipf(token.lower()) >= COMMON
+
+
+def spelled_out(text: str, name: str) -> bool:
+    """Does `text` (lower-cased) write the acronym `name` out, word by word ("TTFT": "time
+    to first token", "SSE": "server-sent events")? Only an acronym of 2 to 6 capitals, or of
+    3 to 6 lower-case letters that spell no English word ("ttft" in "ttft 指什么？")."""
+    if not (name.isalpha() and 2 <= len(name) <= 6):
+        return False
+    if not name.isupper() and not (name.islower() and len(name) >= 3 and not _a_word(name)):
+        return False
+    words = r"[\s-]+".join(rf"{letter}[a-z]*" for letter in name.lower())
+    return bool(re.search(rf"\b{words}\b", text))
+
+
+def _a_word(name: str) -> bool:
+    """Is `name` an English word at all (wordfreq's small list: "bug", "sum" are; "ttft" not)?"""
+    from blog.commonness import RARE, zipf
+
+    return zipf(name) >= RARE
+
+
+# A name set beside the subject, to compare with: "does it stream like ChatGPT does?",
+# "跟 Pinecone 比", "像 Elasticsearch 那样". The question is about the rest.
+_COMPARED = re.compile(
+    r"\b(?:like|unlike|similar to|compared (?:to|with)|as in|the way|instead of|rather than)"
+    r"\s+(?:the\s+|a\s+|an\s+)?$|(?:像|类似于?|不像|相比|比起|而不是|不用|对比)\s*$",
+    re.IGNORECASE,
+)
+# What follows a name compared with in Chinese: "跟 Pinecone 比", "和 Pinecone 相比".
+_COMPARED_AFTER = re.compile(r"^\s*(?:那样|那种|一样|这样|似的|相比|比起来|比的话|比)")
+_COMPARED_BEFORE = re.compile(r"(?:跟|和|与|同)\s*$")
+# Names offered as options: "5 or 10?", "5 次还是 10 次", "Redis or Memcached".
+_OR = re.compile(
+    r"^\W*(?:\w+\s+)?(?:or|还是|或者|或是|或)\s*$|^\s*[个次步秒倍条]?\s*(?:还是|或者|或)\s*$"
+)
+
+
+def aside(question: str, name: str, said: list[str]) -> bool:
+    """Is `name` only set beside what the question asks about?
+
+    Either compared with ("like X", "跟 X 比"), or offered as an option beside another name
+    in `said` (those the articles mention: "is the cap 5 or 10?", and they say 5). A name
+    the question asks about alone is never an aside: "Does Docent use Pinecone?".
+    """
+    at = _find(question, name)
+    if at < 0:
+        return False
+    before, after = question[:at], question[at + len(name) :]
+    if _COMPARED.search(before):
+        return True
+    if _COMPARED_BEFORE.search(before) and _COMPARED_AFTER.match(after):
+        return True
+    return any(_OR.match(_between(question, name, at, other)) for other in said)
+
+
+def _between(question: str, name: str, at: int, other: str) -> str:
+    """The text between `name` (found at `at`) and `other`, whichever comes first; "" when
+    `other` is not in the question as a word (no text between them says "or")."""
+    where = _find(question, other)
+    if where < 0:
+        return ""
+    if where < at:
+        return question[where + len(other) : at]
+    return question[at + len(name) : where]
+
+
+def _find(question: str, name: str) -> int:
+    """Where `name` first stands as a whole word in the question, or -1."""
+    found = re.search(rf"(?<![\w.-]){re.escape(name)}(?![\w-])", question, re.IGNORECASE)
+    return found.start() if found else -1

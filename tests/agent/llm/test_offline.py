@@ -1558,7 +1558,7 @@ STREAM_ARTICLE = {
     [
         ("Does SSE over HTTP/2 keep one connection open per stream?", "en", "HTTP/2"),
         ("Can the idle SSE connections be kept open with Postgres?", "en", "Postgres"),
-        ("SSE 的空闲连接是 60 秒还是 10 秒被关掉？", "zh", "10"),
+        ("SSE 的空闲连接是 30 秒还是 10 秒被关掉？", "zh", "30"),
     ],
 )
 async def test_a_question_naming_what_no_article_read_mentions_is_a_decline(
@@ -1573,6 +1573,25 @@ async def test_a_question_naming_what_no_article_read_mentions_is_a_decline(
 
     assert result.answer == NOT_MENTIONED[lang].format(name=name, title="Streaming over SSE")
     assert result.citations == [] and sent[-1]["answered"] is False
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    "question",
+    [
+        "SSE 的空闲连接是 60 秒还是 10 秒被关掉？",
+        "Are idle SSE connections closed after 10 or 60 seconds?",
+    ],
+)
+async def test_a_number_offered_beside_the_one_the_article_gives_is_answered(monkeypatch, question):
+    # The reader offers two values and the article states one of them: the other is not
+    # what the question is about, and the article answers it.
+    monkeypatch.setitem(ARTICLES, 26, STREAM_ARTICLE)
+
+    result, sent = await ask(question, [relevant_hit(STREAM_ARTICLE, 0.9)])
+
+    assert "closed by proxies after 60 seconds" in result.answer
+    assert sent[-1]["answered"] is True
 
 
 @pytest.mark.asyncio

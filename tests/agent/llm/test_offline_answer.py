@@ -36,3 +36,123 @@ def test_title_words_still_count_when_nothing_else_of_the_question_matches():
     # The question names the article's subject and little else: the article is still the one.
     answer = _answer("Anatomy of an agent?", LOOP_ARTICLE)
     assert "whiteboard" in answer
+
+
+TIMEOUTS_ARTICLE = {
+    "article_id": 14,
+    "title": "取消与超时",
+    "url": "/articles/cancellation-and-timeouts-zh/",
+    "language": "zh",
+    "body": """每一轮回答都可以被打断。
+
+## 超时
+
+| 对象 | 超时 | 超时后的处理 |
+|---|---|---|
+| 单次模型调用 | 60 秒收不到新数据，或整段流超过 300 秒 | 仍失败则结束本轮 |
+""",
+}
+PARSING_ARTICLE = {
+    "article_id": 5,
+    "title": "Parsing model replies",
+    "url": "/articles/parsing-model-replies/",
+    "language": "en",
+    "body": """Treat the model's reply as untrusted data before you act on it.
+
+A call that fails validation is fed back to the model as data, not raised.
+""",
+}
+
+
+def test_a_figure_the_lead_article_lacks_is_taken_from_another_article_read():
+    # The English article leads (the search ranked it first; the Chinese one cannot contest
+    # it on shared words) and states no duration; the article read beside it gives the one
+    # asked for, in a row about the question.
+    answer = compose_answer(
+        question="How long does Docent wait on a model stream that stops sending data before "
+        "treating the call as failed?",
+        context="",
+        sources=[PARSING_ARTICLE, TIMEOUTS_ARTICLE],
+        excerpts={},
+        lang="en",
+        own="Docent",
+    )
+    assert "60 秒收不到新数据" in answer
+    assert "取消与超时" in answer
+    assert "don’t give that figure" not in answer
+
+
+def test_no_article_read_giving_the_figure_is_still_a_decline():
+    answer = compose_answer(
+        question="How many bytes does a model stream fragment hold before the loop treats it "
+        "as failed?",
+        context="",
+        sources=[PARSING_ARTICLE],
+        excerpts={},
+        lang="en",
+    )
+    assert "don’t give that figure" in answer
+
+
+def test_a_product_the_blog_never_names_set_beside_the_subject_does_not_decline():
+    # "ChatGPT" is a word no article uses (the search's unknown words), but the question
+    # asks about the loop's tool calls, naming ChatGPT only to compare.
+    answer = compose_answer(
+        question="Like ChatGPT, does the loop feed a tool name that is unknown back to the model?",
+        context="",
+        sources=[LOOP_ARTICLE],
+        excerpts={},
+        lang="en",
+        unknown=("chatgpt",),
+    )
+    assert "misspelt tool name" in answer
+    # Asked about alone, it is what the question is about: declined.
+    alone = compose_answer(
+        question="Does ChatGPT feed an unknown tool name back to the model?",
+        context="",
+        sources=[LOOP_ARTICLE],
+        excerpts={},
+        lang="en",
+        unknown=("chatgpt",),
+    )
+    assert "don’t mention “chatgpt”" in alone or "don’t mention “ChatGPT”" in alone
+
+
+LIMITS_ARTICLE = {
+    "article_id": 9,
+    "title": "Rate limits for public chatbots",
+    "url": "/articles/rate-limits/",
+    "language": "en",
+    "body": """For IPv6 clients, limit on the /64 prefix rather than the full address.
+
+A rejected request should get status 429 and a Retry-After header.
+""",
+}
+STREAMING_ARTICLE = {
+    "article_id": 4,
+    "title": "Pushing text to the browser",
+    "url": "/articles/pushing-text/",
+    "language": "en",
+    "body": """Re-sending the whole answer so far on every update turns an O(n) stream of
+tokens into O(n²) bytes.
+
+A stream sends each token as it is made. A long answer takes seconds; its first token takes
+milliseconds. The stream ends with the answer's last token.
+""",
+}
+
+
+def test_one_shared_word_does_not_hold_the_lead_against_a_fact_sharing_three():
+    # The search ranked the rate-limit article first; its only match is "full", which it
+    # writes once and so weighs the most. The article read beside it writes "answer",
+    # "stream" and "token" often, so each weighs little, but one fact shares all three.
+    answer = compose_answer(
+        question="Why stream tokens instead of waiting for the full answer?",
+        context="",
+        sources=[LIMITS_ARTICLE, STREAMING_ARTICLE],
+        excerpts={},
+        lang="en",
+    )
+    assert "Re-sending the whole answer" in answer
+    assert "Pushing text to the browser" in answer
+    assert "IPv6" not in answer

@@ -82,9 +82,7 @@ def test_a_small_number_or_position_is_mentioned_when_an_article_spells_it_out()
     assert missing_names("Does the 4th one wait?", texts) == ["4th"]
     chinese = ["模型连续搜索三次，第二个结果先返回。"]
     assert missing_names("搜了 3 次以后第 2 个先回来怎么办？", chinese) == []
-    assert missing_names("两种写法一样吗，要 1 个还是 2 个？", ["两种写法一样，统一处理。"]) == [
-        "1"
-    ]
+    assert missing_names("两种写法一样吗，要 1 个就够吗？", ["两种写法一样，统一处理。"]) == ["1"]
     # Not inside a larger number or a word, not 1 ("one", 一个 are everywhere), and an ordinal
     # only as an ordinal: "HTTP/2" does not mention "the 2nd one".
     assert missing_names("要 3 次还是 10 次？", ["重试十三次，三分之一，这一点十分重要"]) == [
@@ -95,3 +93,52 @@ def test_a_small_number_or_position_is_mentioned_when_an_article_spells_it_out()
     assert missing_names("Does the 2nd one wait?", ["HTTP/2 is used"]) == ["2nd"]
     assert missing_names("What if it is 3rd in the list?", ["Keyword rank: 3"]) == []
     assert missing_names("Is 99999999999999999999 enough?", ["ninety"]) == ["99999999999999999999"]
+
+
+def test_everyday_words_typed_plainly_are_not_names():
+    # "ok", "hey" in a Chinese question and a shouted "OK" are how people talk; a capitalised
+    # word mid-sentence may still name a product ("Windows").
+    assert named_terms("ok 那 Docent 的上限是多少？") == ["Docent"]
+    assert named_terms("hey，pgvector 支持几种索引？") == ["pgvector"]
+    assert named_terms("is that OK with SSE?") == ["SSE"]
+    assert named_terms("Does it run on Windows?") == ["Windows"]
+
+
+def test_an_acronym_the_articles_spell_out_is_mentioned():
+    texts = ["Time to first token is what users feel; server-sent events reconnect by themselves."]
+    assert missing_names("How is TTFT measured, and does SSE reconnect?", texts) == []
+    assert missing_names("How is TTL set?", texts) == ["TTL"]
+
+
+def test_a_name_set_beside_the_subject_is_not_what_is_asked():
+    texts = ["Docent streams each answer token by token. The cap is 5 model calls."]
+    assert missing_names("Does Docent stream like ChatGPT does?", texts) == []
+    assert missing_names("跟 Pinecone 比，Docent 的上限是多少？", texts) == []
+    assert missing_names("Why does Docent cap calls instead of Pinecone?", texts) == []
+    # A name asked about alone, or after the subject it is compared with, is the subject.
+    assert missing_names("Does Docent use Pinecone?", texts) == ["Pinecone"]
+    assert missing_names("Is Pinecone like Docent?", texts) == ["Pinecone"]
+
+
+def test_a_number_offered_beside_the_one_the_articles_give_is_no_missing_name():
+    texts = ["Docent streams each answer token by token. The cap is 5 model calls."]
+    assert missing_names("is the cap 5 or 10 model calls?", texts) == []
+    assert missing_names("上限是 5 次还是 10 次？", texts) == []
+    # Neither option given, or a number asked alone: the articles don't answer it.
+    assert missing_names("is the cap 8 or 10 model calls?", texts) == ["8", "10"]
+    assert missing_names("Is the cap 10, and are 5 calls enough?", texts) == ["10"]
+
+
+def test_a_greeting_opening_a_chinese_question_is_not_a_name():
+    # Capitalised where the question starts, an everyday word or an interjection is how the
+    # reader opens; a product named there ("Windows") is still a name.
+    assert named_terms("Hi，请问 Docent 的上限是多少？") == ["Docent"]
+    assert named_terms("Hello，btw pgvector 是什么？") == ["pgvector"]
+    assert named_terms("Windows 上能跑吗？") == ["Windows"]
+
+
+def test_a_lower_case_acronym_the_articles_spell_out_is_mentioned():
+    texts = ["Time to first token is what users feel; reciprocal rank fusion merges lists."]
+    assert missing_names("ttft 指什么？rrf 又是什么？", texts) == []
+    # An English word is not read as an acronym ("bug"), nor letters the text does not spell.
+    assert missing_names("bug 在哪？tfr 呢？", texts) == ["bug", "tfr"]
