@@ -1,4 +1,5 @@
 /* Minimal Markdown for answers, built with DOM APIs only: model output never becomes HTML. */
+import { inlineSpans } from "./inline.js";
 import { el, safeUrl, withoutOverrides } from "./util.js";
 
 const FENCE = /^\s{0,3}(`{3,}|~{3,})\s*([\w+#.-]*)\s*$/;
@@ -8,17 +9,6 @@ const QUOTE = /^\s{0,3}>\s?(.*)$/;
 const RULE = /^\s{0,3}([-*_])(\s*\1){2,}\s*$/;
 // A table's delimiter row, under its header row: "|---|:--:|" or "--- | ---".
 const TABLE_RULE = /^\s{0,3}\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$/;
-const INLINE = new RegExp(
-  [
-    "(`+)([^`]|[^`][\\s\\S]*?[^`])\\1(?!`)", // 1,2 code
-    "\\*\\*(?=\\S)([\\s\\S]*?\\S)\\*\\*", // 3 bold
-    // Not inside a word, as CommonMark reads "_": "snake__case__name" is a name, not bold.
-    "(?:^|(?<=\\W))__(?=\\S)([\\s\\S]*?\\S)__(?!\\w)", // 4 bold
-    '\\[([^\\]\\n]+)\\]\\(\\s*<?([^\\s)>]+)>?(?:\\s+"[^"]*")?\\s*\\)', // 5,6 link
-    "(?:^|(?<=[^\\w*]))\\*(?=[^\\s*])([^*\\n]*?[^\\s*])\\*(?![\\w*])", // 7 italic
-  ].join("|"),
-  "g",
-);
 // An answer sits below the panel's own title: its "#" is a section, not the page's title.
 const HEADING_TAGS = ["h3", "h3", "h4", "h5", "h5", "h5"];
 // Quotes are parsed by recursion, one level per ">": 5,000 of them in an answer overflowed
@@ -60,7 +50,9 @@ export function renderMarkdown(target, source, onCode) {
 }
 
 // Each block takes its direction from its own first letters: an answer in Arabic or Hebrew
-// read left to right, its question mark at the wrong end, inside the panel's LTR page.
+// read left to right, its question mark at the wrong end, inside the panel's LTR page. Set it
+// once the block is filled: Chromium works the direction out again on each child added to a
+// dir="auto" element, and 6,000 code spans in one paragraph took 180 ms a render that way.
 function auto(node) {
   node.dir = "auto";
   return node;
@@ -73,12 +65,12 @@ function renderBlocks(source, onCode, depth) {
   let i = 0;
   const flush = () => {
     if (!para.length) return;
-    const p = auto(el("p"));
+    const p = el("p");
     para.forEach((line, k) => {
       if (k) p.appendChild(el("br"));
       appendInline(p, line, 0);
     });
-    blocks.appendChild(p);
+    blocks.appendChild(auto(p));
     para = [];
   };
   while (i < lines.length) {
@@ -106,9 +98,9 @@ function renderBlocks(source, onCode, depth) {
     }
     if ((m = line.match(HEADING))) {
       flush();
-      const heading = auto(el(HEADING_TAGS[m[1].length - 1], "chat-md-heading"));
+      const heading = el(HEADING_TAGS[m[1].length - 1], "chat-md-heading");
       appendInline(heading, m[2], 0);
-      blocks.appendChild(heading);
+      blocks.appendChild(auto(heading));
       i++;
       continue;
     }
@@ -132,9 +124,9 @@ function renderBlocks(source, onCode, depth) {
         quoted.push(m[1]);
         i++;
       }
-      const quote = auto(el("blockquote"));
+      const quote = el("blockquote");
       quote.appendChild(renderBlocks(quoted.join("\n"), onCode, depth + 1));
-      blocks.appendChild(quote);
+      blocks.appendChild(auto(quote));
       continue;
     }
     para.push(line.trim());
@@ -161,7 +153,7 @@ const indent = (line) => line.length - line.trimStart().length;
 function renderList(parent, lines, start) {
   const first = lines[start].match(ITEM);
   const ordered = /\d/.test(first[1]);
-  const list = auto(el(ordered ? "ol" : "ul"));
+  const list = el(ordered ? "ol" : "ul");
   if (ordered && parseInt(first[1], 10) !== 1) list.start = parseInt(first[1], 10);
   // Items sit at the first one's indent: measured from column 0, a list indented two or three
   // spaces ("  - a", or a sub-list after a blank line) took none of its lines, and the caller
@@ -185,7 +177,7 @@ function renderList(parent, lines, start) {
     }
     i++;
   }
-  parent.appendChild(list);
+  parent.appendChild(auto(list));
   return i;
 }
 
@@ -236,32 +228,20 @@ function renderTable(parent, lines, start, head) {
 
 function appendInline(parent, text, depth) {
   let last = 0;
-  const matches = [];
-  INLINE.lastIndex = 0;
-  let m;
-  while ((m = INLINE.exec(text))) {
-    matches.push({ index: m.index, end: INLINE.lastIndex, groups: m.slice() });
-    if (m[0] === "") INLINE.lastIndex++;
-  }
-  for (const match of matches) {
-    const g = match.groups;
-    if (match.index > last) parent.appendChild(document.createTextNode(text.slice(last, match.index)));
-    last = match.end;
-    if (g[1]) {
-      parent.appendChild(el("code", null, g[2]));
-    } else if (g[3] != null || g[4] != null) {
-      const strong = el("strong");
-      inlineOrText(strong, g[3] ?? g[4], depth);
-      parent.appendChild(strong);
-    } else if (g[5] != null) {
-      parent.appendChild(link(g[5], g[6], depth));
-    } else if (g[7] != null) {
-      const em = el("em");
-      inlineOrText(em, g[7], depth);
-      parent.appendChild(em);
-    }
+  for (const span of inlineSpans(text)) {
+    if (span.start > last) parent.appendChild(document.createTextNode(text.slice(last, span.start)));
+    last = span.end;
+    parent.appendChild(inlineNode(span, depth));
   }
   if (last < text.length) parent.appendChild(document.createTextNode(text.slice(last)));
+}
+
+function inlineNode(span, depth) {
+  if (span.kind === "code") return el("code", null, span.text);
+  if (span.kind === "link") return link(span.text, span.href, depth);
+  const node = el(span.kind); // "strong" or "em"
+  inlineOrText(node, span.text, depth);
+  return node;
 }
 
 function inlineOrText(parent, text, depth) {
