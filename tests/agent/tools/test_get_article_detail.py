@@ -8,6 +8,7 @@ from agent.exceptions import ToolNotFound
 from agent.tools import get_article_detail
 from agent.tools.get_article_detail import DetailInput
 from blog.models import Article
+from blog.services import DEMO_DIR, demo_article_parse
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -55,6 +56,17 @@ async def test_the_body_is_capped(make_article, settings):
     out = await get_article_detail.run(DetailInput(article_id=article.pk))
 
     assert out["body"] == "x" * 20 + "\n\n[…truncated]"
+
+
+def test_the_default_cap_reads_every_demo_article_whole():
+    # At 6,000 characters the end of four demo articles never reached the model: the Channels
+    # article's close code 4008 was declined as "not mentioned".
+    from django.conf import settings
+
+    bodies = [demo_article_parse(text=p.read_text(encoding="utf-8")) for p in DEMO_DIR.glob("*.md")]
+
+    assert len(bodies) >= 14
+    assert max(len(demo.body) for demo in bodies) <= settings.AGENT_DETAIL_MAX_CHARS
 
 
 def test_the_schema_forbids_extra_properties():
