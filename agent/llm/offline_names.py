@@ -10,6 +10,7 @@ an answer and is not one.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_./+'-]*[A-Za-z0-9+]|[A-Za-z0-9]")
@@ -223,7 +224,9 @@ def aside(question: str, name: str, said: list[str]) -> bool:
     at = _find(question, name)
     if at < 0:
         return False
-    before, after = question[:at], question[at + len(name) :]
+    # The words just before and after are enough ("compared with the " is 18 characters):
+    # a question of many names asks this of every name, so each look stays short.
+    before, after = question[max(0, at - _NEAR) : at], question[at + len(name) :][:_NEAR]
     if _COMPARED.search(before):
         return True
     if _COMPARED_BEFORE.search(before) and _COMPARED_AFTER.match(after):
@@ -237,12 +240,18 @@ def _between(question: str, name: str, at: int, other: str) -> str:
     where = _find(question, other)
     if where < 0:
         return ""
-    if where < at:
-        return question[where + len(other) : at]
-    return question[at + len(name) : where]
+    between = question[where + len(other) : at] if where < at else question[at + len(name) : where]
+    return between if len(between) <= _NEAR else ""  # options sit close: "5 seconds or 10"
 
 
+# How far around a name its comparison or its "or" is looked for.
+_NEAR = 40
+
+
+@lru_cache(maxsize=1024)
 def _find(question: str, name: str) -> int:
+    # Cached: `aside` looks up every name the articles said for each name they did not, so a
+    # question pasting hundreds of names cost seconds (cubic) before; a str caches its hash.
     """Where `name` first stands as a whole word in the question, or -1."""
     found = re.search(rf"(?<![\w.-]){re.escape(name)}(?![\w-])", question, re.IGNORECASE)
     return found.start() if found else -1

@@ -142,3 +142,20 @@ def test_a_lower_case_acronym_the_articles_spell_out_is_mentioned():
     assert missing_names("ttft 指什么？rrf 又是什么？", texts) == []
     # An English word is not read as an acronym ("bug"), nor letters the text does not spell.
     assert missing_names("bug 在哪？tfr 呢？", texts) == ["bug", "tfr"]
+
+
+def test_a_question_of_hundreds_of_names_looks_each_up_once():
+    # `aside` asks, for each name the articles do not mention, where every name they do
+    # mention stands: 900 names in a 4,000-character question were 12.6 CPU-seconds of regex
+    # searches (cubic) before each name's place was looked up once.
+    from agent.llm import offline_names
+
+    question = " ".join(f"v{i}" for i in range(900))
+    said = " ".join(f"v{i}" for i in range(0, 900, 2))
+    offline_names._find.cache_clear()
+
+    missing = offline_names.missing_names(question, [said])
+
+    assert missing[-2:] == ["v897", "v899"]  # the unsaid ones, as before
+    assert "v898" not in missing
+    assert offline_names._find.cache_info().misses <= 900
