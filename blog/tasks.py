@@ -13,6 +13,7 @@ from procrastinate.contrib.django import app
 from procrastinate.jobs import Job
 
 from blog import indexing
+from blog.embeddings import EmbeddingError
 from ops.logs import log_text
 from ops.metrics import indexing_job_count
 
@@ -92,6 +93,8 @@ def _failure_log(job: Job, article_id: int, exc: Exception) -> None:
             article_id, attempt, RETRY.max_attempts + 1, cause, wait,
         )  # fmt: skip
         return
+    if isinstance(exc, EmbeddingError):  # said here in full: procrastinate's traceback goes
+        exc.docent_said = True  # type: ignore[attr-defined]  (ops.logs.SaidJobFailureFilter)
     logger.error(
         "indexing article %s failed for good after %s attempts: %s; it stays out of search "
         "until the cause is fixed and it is reindexed (manage.py reindex, or retry the job in "
