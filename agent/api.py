@@ -122,7 +122,7 @@ async def conversation_detail(
     patch_vary_headers(response, ("Cookie",))
     refusal = await ratelimit.transcript_allow(client_ip=_client_ip(request))
     if refusal is not None:  # before any database work: a refused read costs none
-        refusal_count(reason=refusal.reason)
+        refusal_count(reason=refusal.reason, address=_client_ip(request))
         response["Retry-After"] = str(refusal.retry_after)
         return Status(429, {"detail": refusal.message})
     session_key = request.session.session_key or ""

@@ -74,7 +74,7 @@ async def feedback_submit(*, frame: dict[str, Any], session_key: str, client_ip:
         # Each vote is a write: one socket could otherwise send them as fast as it can.
         refusal = await ratelimit.feedback_allow(session_key=session_key, client_ip=client_ip)
         if refusal:
-            refusal_count(reason=refusal.reason)
+            refusal_count(reason=refusal.reason, address=client_ip)
             return _refused(
                 frame,
                 events.error(events.RATE_LIMITED, refusal.message, retry_after=refusal.retry_after),

@@ -99,7 +99,7 @@ class TurnRunner:
             session_key=visitor.session_key, client_ip=visitor.client_ip, content=message.content
         )
         if refusal:
-            metrics.refusal_count(reason=refusal.reason)
+            metrics.refusal_count(reason=refusal.reason, address=visitor.client_ip)
             await emit(_rate_limited(refusal))
             return
         # One running turn per conversation, AGENT_TURNS_PER_SESSION per session,

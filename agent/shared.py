@@ -693,9 +693,29 @@ def _reachable() -> Iterator[None]:
     try:
         yield
     except (ConnectionError, TimeoutError, ReadOnlyError) as exc:
-        # One line, no traceback: the cause is known, and /metrics has docent_redis_up.
-        logger.warning("the shared state (Redis) is unreachable: %s", exc)
+        _down_say(exc)
         raise SharedStateDown(SHARED_STATE_DOWN) from exc
+
+
+DOWN_SAY_EVERY = 10.0  # seconds between two "unreachable" lines of one process
+_down_said = [float("-inf"), 0]  # when this process last said so, and the failures since
+
+
+def _down_say(exc: Exception) -> None:
+    """One line, no traceback (the cause is known, and /metrics has docent_redis_up), at most
+    every DOWN_SAY_EVERY seconds: it was one per request, so in an outage the visitors decided
+    how fast the log grew (a reload storm wrote hundreds of the same line a second)."""
+    now = time.monotonic()
+    if now - _down_said[0] < DOWN_SAY_EVERY:
+        _down_said[1] += 1
+        return
+    since, _down_said[:] = _down_said[1], [now, 0]
+    more = f" ({since} more requests failed since the last such line)" if since else ""
+    logger.warning(
+        "the shared state (Redis) is unreachable: %s%s; chat messages, votes, searches and "
+        "admin sign-ins are refused until it answers: start it, or check REDIS_URL",
+        exc, more,
+    )  # fmt: skip
 
 
 def _slot_keys(session: str, address: str, network: str = "") -> list[str]:

@@ -12,6 +12,7 @@ calling thread's connection and the search gives the same rows.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import psycopg
 from django.db import connection
@@ -19,6 +20,7 @@ from psycopg.rows import dict_row
 
 from blog import parallel, search_sql
 from blog.relevance import QUERY_LEXEMES_SQL, change_key_sql
+from ops import tracing
 
 
 @dataclass
@@ -69,9 +71,11 @@ def lists_fetch(
 
 def text_rows_fetch(statement: tuple[str, dict]) -> tuple[list[dict], list[dict]]:
     """Run a `text_statement` on this thread's connection."""
-    with search_sql.search_cursor() as cursor:
+    with tracing.statements_span([statement[0]]) as span, search_sql.search_cursor() as cursor:
         cursor.execute(*statement)
-        return search_sql.text_split(cursor.fetchall())
+        rows = cursor.fetchall()
+        tracing.statement_rows(span, len(rows))
+        return search_sql.text_split(rows)
 
 
 def _main_fetch(
@@ -92,10 +96,11 @@ def _main_fetch(
         for _, params in statements
     ]
     try:
-        with raw.pipeline():
+        with tracing.statements_span([sql for sql, _ in statements]) as span, raw.pipeline():
             for cursor, (sql, params) in zip(cursors, statements, strict=True):
                 cursor.execute(sql, params)
             results = [cursor.fetchall() for cursor in cursors]
+            tracing.statement_rows(span, sum(len(rows) for rows in results))
     finally:
         for cursor in cursors:
             cursor.close()
@@ -113,16 +118,22 @@ class _SideStatement:
 
     def __init__(self, statement: tuple[str, dict]) -> None:
         self.failed = True
+        self._span: Any = None
         self._side = parallel.take()
         if self._side is None:
             return
+        # From sending to reading: beside the main round trip's span, it shows which half of
+        # the search the time went to.
+        self._span = tracing.statement_span_start([statement[0]])
+        tracing.span_note(self._span, **{"docent.db.side_connection": True})
         try:
             self._cursor = search_sql.search_cursor(self._side)
             self._pipeline = self._side.pipeline()
             self._pipeline.__enter__()  # sent now; the rows are read in rows()
             self._cursor.execute(*statement)
             self.failed = False
-        except psycopg.Error:
+        except psycopg.Error as exc:
+            self._span_end(type(exc).__qualname__)
             self.close()
 
     def rows(self) -> list[dict] | None:
@@ -131,9 +142,12 @@ class _SideStatement:
         try:
             rows = self._cursor.fetchall()
             self._pipeline.__exit__(None, None, None)
-        except psycopg.Error:
+        except psycopg.Error as exc:
+            self._span_end(type(exc).__qualname__)
             self.close()
             return None
+        tracing.statement_rows(self._span, len(rows))
+        self._span_end()
         parallel.give_back(self._side)
         self._side = None
         return rows
@@ -141,6 +155,15 @@ class _SideStatement:
     def close(self) -> None:
         """Drop the connection unless rows() handed it back (an error, or never read)."""
         self.failed = True
+        self._span_end("not_read")  # failed when sent, or the search raised before reading it
         if self._side is not None:
             parallel.discard(self._side)
             self._side = None
+
+    def _span_end(self, error_type: str = "") -> None:
+        if self._span is None:
+            return
+        if error_type:
+            tracing.span_failed(self._span, error_type)
+        self._span.end()
+        self._span = None

@@ -30,6 +30,7 @@ from psycopg.rows import dict_row
 from psycopg.types import TypeInfo
 
 from blog.models import Article, published_q
+from ops import tracing
 
 # `matched`: the query's lexemes the chunk holds, in the tsvector's (sorted) order. It is the
 # query's tsvector minus (the query's minus the chunk's) lexemes: two ts_delete calls, each a
@@ -76,10 +77,12 @@ def vector_lists(
     Call inside a transaction: the HNSW settings are `SET LOCAL`.
     """
     sql, params = vector_statement(vector=vector, lexemes=lexemes, k=k, languages=languages)
-    with search_cursor() as cursor:
+    with tracing.statements_span([sql]) as span, search_cursor() as cursor:
         hnsw_configure(cursor, k=k)
         cursor.execute(sql, params)
-        return vector_split(cursor.fetchall(), len(languages))
+        rows = cursor.fetchall()
+        tracing.statement_rows(span, len(rows))
+        return vector_split(rows, len(languages))
 
 
 def vector_split(rows: list[dict], count: int) -> list[list[dict]]:

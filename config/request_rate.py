@@ -99,7 +99,7 @@ class HttpRequestRate:
         )
         if wait is None:
             return await self.application(scope, receive, send)
-        refusal_count(reason="http_rate")
+        refusal_count(reason="http_rate", address=client)
         if scope["type"] == "websocket":
             await _socket_refused(receive, send)
         else:

@@ -52,7 +52,7 @@ class SearchRateLimit(AsyncMiddleware):
             except SharedStateDown as exc:  # nothing can be counted: refused, as turns are
                 return shared_state_down_json(exc)
             if refusal is not None:
-                refusal_count(reason="search")
+                refusal_count(reason="search", address=request.META.get("REMOTE_ADDR", ""))
                 return _too_many(refusal)
         return await self.get_response(request)
 
@@ -90,7 +90,7 @@ class AdminLoginRateLimit(AsyncMiddleware):
                 )
             )
         if refusal is not None:
-            refusal_count(reason="admin_login")
+            refusal_count(reason="admin_login", address=attempt["client_ip"])
             return await sync_to_async(_sign_in_refused)(request, refusal)
         response = await self.get_response(request)
         if name and response.status_code == 302 and (await request.auser()).is_authenticated:

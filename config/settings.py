@@ -345,12 +345,16 @@ LOGGING = {
         "json": {"()": "ops.logs.JsonFormatter"},
     },
     # A refused suspicious request is one WARNING line, not a traceback per request.
-    "filters": {"suspicious": {"()": "ops.logs.SuspiciousRequestFilter"}},
+    "filters": {
+        "suspicious": {"()": "ops.logs.SuspiciousRequestFilter"},
+        # A job's known failure (an embedding endpoint down) is its own one line, not a traceback.
+        "said_job_failure": {"()": "ops.logs.SaidJobFailureFilter"},
+    },
     "handlers": {
         "console": {
             "class": "logging.StreamHandler",
             "formatter": "json" if LOG_FORMAT == "json" else "plain",
-            "filters": ["suspicious"],
+            "filters": ["suspicious", "said_job_failure"],
         }
     },
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},

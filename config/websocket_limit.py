@@ -23,5 +23,5 @@ class WebsocketConnectLimit:
         client = scope.get("client") or ("", 0)
         if await socket_allow(client_ip=str(client[0])):
             return await self.application(scope, receive, send)
-        refusal_count(reason="sockets")
+        refusal_count(reason="sockets", address=str(client[0]))
         return await WebsocketDenier()(scope, receive, send)

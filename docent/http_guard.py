@@ -242,7 +242,8 @@ class PeerLimitedFactory(WrappingFactory):
             self.refusal_log(full)
             return None  # Twisted closes the connection at once
         if self.over_rate(host) and not self.exempt(host):
-            refusal_count(reason="http_rate")  # as its requests' 429s are: counted, not logged
+            # As its requests' 429s are: counted, and said once a minute (ops.refusals).
+            refusal_count(reason="http_rate", address=host)
             return None
         protocol = super().buildProtocol(addr)
         protocol.wrappedProtocol.requestFactory = self.request_factory

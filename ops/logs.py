@@ -88,6 +88,22 @@ class SuspiciousRequestFilter(logging.Filter):
         return True
 
 
+class SaidJobFailureFilter(logging.Filter):
+    """procrastinate's ERROR line for a job that gave up, without its traceback when the job
+    has said the cause in one line already (an exception marked `docent_said`).
+
+    An embedding endpoint that stayed down is no bug: blog.tasks says so in one ERROR line with
+    the article and the cause, and procrastinate's traceback after it (57 lines) said no more.
+    Any other exception keeps its traceback.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.name.startswith("procrastinate.") and isinstance(record.exc_info, tuple):
+            if getattr(record.exc_info[1], "docent_said", False):
+                record.exc_info, record.exc_text = None, None
+        return True
+
+
 # What begins a new line in a log file or a terminal reading it, or rewrites the one shown:
 # control characters (line feed, carriage return, ESC's sequences), the Unicode line and
 # paragraph separators (str.splitlines and many log viewers break there), and the format

@@ -9,6 +9,7 @@ do not linger.
 from prometheus_client import Counter, Gauge, Histogram
 
 from ops import multiproc
+from ops.refusals import refusal_note
 
 # Unlabelled metrics open their files as they are defined below: the directory comes first.
 multiproc.directory_ensure()
@@ -177,8 +178,11 @@ def turn_observe(
     TURN_DURATION.observe(duration_ms / 1000)
 
 
-def refusal_count(*, reason: str) -> None:
+def refusal_count(*, reason: str, address: str = "") -> None:
+    """Count a refusal; with the client's `address`, also the throttled line that names it."""
     child(REFUSALS, reason).inc()
+    if address:
+        refusal_note(reason=reason, address=address)
 
 
 def indexing_job_count(*, ok: bool) -> None:

@@ -138,6 +138,64 @@ def span_failed(span: Any, error_type: str) -> None:
     span.set_status(Status(StatusCode.ERROR, error_type))
 
 
+@contextlib.contextmanager
+def statements_span(sqls: list[str]) -> Iterator[Any]:
+    """A CLIENT span around statements sent on a raw psycopg cursor, a child of the current span.
+
+    Django's execute wrapper (`db_spans`) never sees such cursors: the search's pipelined round
+    trip and its side statement had no span, so a slow search's time went unexplained. Several
+    statements are one batch span (they share one round trip, so only their sum is timed).
+    Yields the span (None when tracing is off) for `statement_rows`.
+    """
+    span = statement_span_start(sqls)
+    try:
+        yield span
+    except Exception as exc:
+        if span is not None:
+            span_failed(span, type(exc).__qualname__)
+        raise
+    finally:
+        if span is not None:
+            span.end()
+
+
+def statement_span_start(sqls: list[str]) -> Any | None:
+    """The span of `statements_span`, started now and ended by the caller (a statement sent
+    now and read later); None when tracing is off."""
+    active = tracer()
+    if active is None:
+        return None
+    from django.db import connection
+    from opentelemetry.trace import SpanKind
+
+    operations = {_operation(sql) for sql in sqls}
+    if len(sqls) == 1:
+        operation = operations.pop()
+    else:  # the semantic conventions' name for a batch: "BATCH SELECT", or "BATCH" when mixed
+        operation = f"BATCH {operations.pop()}" if len(operations) == 1 else "BATCH"
+    database = connection.settings_dict["NAME"]
+    attributes = {
+        "db.system.name": "postgresql",
+        "db.namespace": database,
+        "db.operation.name": operation,
+        "db.query.text": ";\n".join(sqls),  # placeholders, never the values
+    }
+    if len(sqls) > 1:
+        attributes["db.operation.batch.size"] = len(sqls)
+    return active.start_span(f"{operation} {database}", kind=SpanKind.CLIENT, attributes=attributes)
+
+
+def statement_rows(span: Any, rows: int) -> None:
+    """Note how many rows the statements returned (a span that may be None)."""
+    if span is not None:
+        span.set_attribute("db.response.returned_rows", rows)
+
+
+def _operation(sql: str) -> str:
+    # A UNION of parenthesized SELECTs (the search's vector lists) is a SELECT too.
+    return (sql.lstrip("( \n").split(None, 1) or ["QUERY"])[0].upper()
+
+
 def db_spans() -> contextlib.AbstractContextManager:
     """Database spans for every query run in the block, children of the current span.
 
@@ -161,7 +219,7 @@ class _DatabaseSpans:
     def __call__(self, execute, sql, params, many, context):
         from opentelemetry.trace import SpanKind, Status, StatusCode
 
-        operation = (sql.lstrip().split(None, 1) or ["QUERY"])[0].upper()
+        operation = _operation(sql)
         attributes = {
             "db.system.name": "postgresql",
             "db.namespace": self.database,

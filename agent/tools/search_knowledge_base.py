@@ -55,7 +55,7 @@ async def _allowance_spend(query: str) -> None:
         return
     refusal = await search_allow(client_ip=address, query=query)
     if refusal is not None:
-        refusal_count(reason=refusal.reason)
+        refusal_count(reason=refusal.reason, address=address)
         raise ToolFailure(
             f"Error: too many searches for this visitor right now (retry in {refusal.retry_after}"
             " s). Answer from the results you have, or say that you could not search.",

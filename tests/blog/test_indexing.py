@@ -1,5 +1,11 @@
+import contextlib
+import io
+import logging
+from collections.abc import Iterator
+
 import pytest
 from django.test import override_settings
+from django.utils import timezone
 
 from blog.embeddings import LocalEmbedder, embedder_get
 from blog.indexing import articles_reindex, chunk_reindex, indexing_resume, indexing_stop
@@ -212,7 +218,11 @@ def test_a_queued_job_indexes_the_article(make_article, run_jobs):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_failing_job_is_retried_by_the_queue(make_article, run_jobs, task_queue):
+def test_a_failing_job_is_retried_by_the_queue(make_article, run_jobs, task_queue, caplog):
+    """A failed attempt left no line (procrastinate logs retries at INFO, kept at WARNING) and
+    the retries came 1 s apart (exponential_wait=1: 1 ** n), so a six-second outage of the
+    embedding endpoint failed the job for good; only the last attempt logged, with a traceback.
+    """
     with (
         EmbeddingsServer(dimensions=384) as server,
         override_settings(
@@ -220,12 +230,77 @@ def test_a_failing_job_is_retried_by_the_queue(make_article, run_jobs, task_queu
         ),
     ):
         server.fail(400)
-        make_article(title="Airships", body=BODY)
-        run_jobs()
+        article = make_article(title="Airships", body=BODY)
+        with caplog.at_level(logging.WARNING, logger="blog.tasks"):
+            run_jobs()
+        (job,) = [j for j in task_queue.jobs.values() if j["task_name"] == "blog.article_index"]
+        assert job["status"] == "todo" and job["attempts"] == 1  # scheduled again, not lost
+        assert not Chunk.objects.exists()
+        (line,) = [r for r in caplog.records if r.name == "blog.tasks"]
+        assert line.levelno == logging.WARNING and line.exc_info is None
+        assert line.getMessage() == (
+            f"indexing article {article.pk} failed (attempt 1 of 6): EmbeddingError: embeddings "
+            f"endpoint {server.base_url}/embeddings answered HTTP 400: "
+            '{"error": {"message": "scripted failure"}}; tried again in 2 s'
+        )
 
-    (job,) = [j for j in task_queue.jobs.values() if j["task_name"] == "blog.article_index"]
-    assert job["status"] == "todo" and job["attempts"] == 1  # scheduled again, not lost
-    assert not Chunk.objects.exists()
+        caplog.clear()
+        server.fail(500)
+        job["attempts"], job["scheduled_at"] = 5, None  # the last attempt, due now
+        with caplog.at_level(logging.WARNING, logger="blog.tasks"), _console() as console:
+            run_jobs()
+    assert job["status"] == "failed"
+    # procrastinate's own ERROR line follows, without the traceback the line above made
+    # redundant (it was 58 lines: the traceback through procrastinate, blog and httpx).
+    (gave_up,) = [line for line in console.getvalue().splitlines() if "ended with status" in line]
+    assert "ERROR procrastinate.worker: Job blog.article_index" in gave_up
+    assert "Traceback" not in console.getvalue()
+    (line,) = [r for r in caplog.records if r.name == "blog.tasks"]
+    assert line.levelno == logging.ERROR and line.exc_info is None
+    assert line.getMessage().startswith(
+        f"indexing article {article.pk} failed for good after 6 attempts: EmbeddingError:"
+    )
+    assert "manage.py reindex" in line.getMessage()
+
+
+@contextlib.contextmanager
+def _console() -> Iterator[io.StringIO]:
+    """What the site's console handler (settings.LOGGING, its filters) writes of procrastinate."""
+    from ops.logs import ContextFormatter, SuspiciousRequestFilter
+
+    site = next(
+        handler
+        for handler in logging.getLogger().handlers
+        if any(isinstance(f, SuspiciousRequestFilter) for f in handler.filters)
+    )
+    written = io.StringIO()
+    handler = logging.StreamHandler(written)
+    handler.setFormatter(ContextFormatter("%(levelname)s %(name)s: %(message)s"))
+    handler.filters = list(site.filters)
+    logging.getLogger("procrastinate").addHandler(handler)
+    try:
+        yield written
+    finally:
+        logging.getLogger("procrastinate").removeHandler(handler)
+
+
+def test_an_indexing_job_backs_off_for_a_minute_before_it_gives_up():
+    from procrastinate.jobs import Job
+
+    from blog.tasks import RETRY
+
+    def wait(attempts: int) -> float | None:
+        job = Job(
+            id=1, queue="index", lock=None, queueing_lock=None, task_name="t", attempts=attempts
+        )
+        decision = RETRY.get_retry_decision(exception=RuntimeError(), job=job)
+        return (
+            None
+            if decision is None
+            else round((decision.retry_at - timezone.now()).total_seconds())
+        )
+
+    assert [wait(n) for n in range(6)] == [2, 4, 8, 16, 32, None]
 
 
 @pytest.mark.django_db(transaction=True)

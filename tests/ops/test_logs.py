@@ -105,3 +105,27 @@ def test_a_django_request_warning_is_one_line_in_the_chosen_format():
     assert len(lines) == 1, lines
     entry = json.loads(lines[0])
     assert (entry["level"], entry["message"]) == ("WARNING", "Not Found: /admin/x/")
+
+
+def test_a_limit_says_it_refuses_once_a_minute_with_the_count_since(caplog):
+    """A storm from one address moved docent_rate_limit_refusals_total and nothing said whose;
+    a line per refusal would let the client decide how fast the log grows."""
+    from ops import refusals
+
+    refusals.reset()
+    with caplog.at_level(logging.WARNING, logger="ops.refusals"):
+        for second in range(0, 60, 5):  # twelve refusals in the first minute: one line
+            refusals.refusal_note(reason="ip", address="203.0.113.9", now=1000.0 + second)
+        refusals.refusal_note(reason="session", address="203.0.113.9", now=1001.0)  # its own
+        refusals.refusal_note(reason="ip", address="198.51.100.4\nFORGED", now=1060.0)
+    refusals.reset()
+
+    lines = [record.getMessage() for record in caplog.records]
+    assert lines == [
+        "rate limit ip refused a request from 203.0.113.9; each refusal counts in "
+        'docent_rate_limit_refusals_total{reason="ip"}',
+        "rate limit session refused a request from 203.0.113.9; each refusal counts in "
+        'docent_rate_limit_refusals_total{reason="session"}',
+        "rate limit ip refused a request from 198.51.100.4\\nFORGED (11 more refused since the "
+        'last such line); each refusal counts in docent_rate_limit_refusals_total{reason="ip"}',
+    ]

@@ -105,6 +105,17 @@ def test_one_trace_per_turn_with_genai_spans_and_no_content(model_server, tmp_pa
     queries = [c for c in children if c is not embedding]
     assert queries and {q["attributes"]["db.system.name"] for q in queries} == {"postgresql"}
     assert "SELECT" in {q["attributes"]["db.operation.name"] for q in queries}
+    # The search's own statements go out on raw psycopg cursors, which Django's wrapper never
+    # sees: the round trip with the vector lists and the full-text half on its side connection
+    # had no span, so a search slowed by many chunks did not say which half took the time.
+    (batch,) = [q for q in queries if q["attributes"].get("db.operation.batch.size")]
+    assert batch["attributes"]["db.operation.name"].startswith("BATCH")
+    assert "blog_chunk.embedding <=>" in batch["attributes"]["db.query.text"]
+    (side,) = [q for q in queries if q["attributes"].get("docent.db.side_connection")]
+    assert side["attributes"]["db.operation.name"] in {"SELECT", "WITH"}
+    assert "search_vector @@" in side["attributes"]["db.query.text"]
+    for statement in (batch, side):
+        assert statement["attributes"]["db.response.returned_rows"] >= 0
 
     # Message contents stay out unless enabled.
     everything = json.dumps([span["attributes"] for span in spans])
