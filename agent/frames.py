@@ -17,6 +17,7 @@ from agent.schemas import ChatIn
 from agent.text import INVALID, text_scrub
 
 __all__ = [
+    "BOM_REFUSED",
     "CONVERSATION_ID_INVALID",
     "FrameError",
     "FrameWindow",
@@ -30,6 +31,10 @@ __all__ = [
 CONVERSATION_ID_INVALID = (
     "conversation_id is not a valid id. Send a conversation's id (a UUID), "
     "or leave it out (or null) to start a new chat."
+)
+
+BOM_REFUSED = (
+    "The request starts with a byte order mark (U+FEFF, bytes EF BB BF). Send the JSON without it."
 )
 
 
@@ -83,6 +88,10 @@ def json_parse(raw: str | bytes, *, max_bytes: int | None = None, max_depth: int
             raw = raw.decode("utf-8")
         except UnicodeDecodeError:
             raise FrameError("The request is not valid UTF-8.") from None
+    if raw.startswith("\ufeff"):
+        # JSON on the network has no byte order mark (RFC 8259, 8.1), and `json.loads` refuses
+        # one: the refusal said only "not valid JSON", of a text that was JSON after the mark.
+        raise FrameError(BOM_REFUSED)
     too_deep = FrameError(f"The JSON is nested deeper than {max_depth} levels.")
     try:
         value = json.loads(raw)

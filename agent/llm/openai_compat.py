@@ -293,10 +293,26 @@ def _parse(data: bytes) -> dict:
         # "surrogatepass". Scrubbed only when escaped, the raw one reached the visitor's frame,
         # whose encoding failed: the socket's turn ended without a last event (every later
         # message "busy") and the SSE stream broke off.
-        return _checked(text_scrub(json.loads(data)))
+        return _checked(text_scrub(_loads_lenient(data)))
     if b"\\u" in data:  # orjson's strings are valid UTF-8: only an escape can smuggle NUL in
         chunk = text_scrub(chunk)
     return _checked(chunk)
+
+
+def _loads_lenient(data: bytes) -> Any:
+    """A payload orjson refused: WTF-8 surrogates decoded as such, and bytes that are no UTF-8
+    at all (a stray byte, an overlong form, a character cut short) as U+FFFD.
+
+    Such a byte raised UnicodeDecodeError, taken for a malformed reply: the turn ended
+    `model_error` mid-answer and what the model had written was lost.
+
+    Raises:
+        ValueError: the payload is not JSON.
+    """
+    try:
+        return json.loads(data)
+    except UnicodeDecodeError:
+        return json.loads(data.decode("utf-8", "replace"))
 
 
 def _checked(chunk: Any) -> dict:

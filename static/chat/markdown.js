@@ -4,11 +4,15 @@ import { el, safeUrl, withoutOverrides } from "./util.js";
 
 const FENCE = /^\s{0,3}(`{3,}|~{3,})\s*([\w+#.-]*)\s*$/;
 const ITEM = /^\s{0,3}([-*+]|\d{1,9}[.)])\s+(.*)$/;
-const HEADING = /^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$/;
+// A heading's opening "#"s only: its text and closing "#"s are cut by `headingText`. As one
+// expression, /^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$/, the lazy text and the spaces either side
+// of "#*" were tried at every split of every position: "# a", 5,000 spaces and "b" (5 kB on
+// one line) took 70 s to test, and the panel renders the whole answer on every frame.
+const HEADING = /^\s{0,3}(#{1,6})\s/;
 const QUOTE = /^\s{0,3}>\s?(.*)$/;
 const RULE = /^\s{0,3}([-*_])(\s*\1){2,}\s*$/;
-// A table's delimiter row, under its header row: "|---|:--:|" or "--- | ---".
-const TABLE_RULE = /^\s{0,3}\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$/;
+// A cell of a table's delimiter row (`tableRule`).
+const RULE_CELL = /^:?-+:?$/;
 // An answer sits below the panel's own title: its "#" is a section, not the page's title.
 const HEADING_TAGS = ["h3", "h3", "h4", "h5", "h5", "h5"];
 // Quotes are parsed by recursion, one level per ">": 5,000 of them in an answer overflowed
@@ -99,7 +103,7 @@ function renderBlocks(source, onCode, depth) {
     if ((m = line.match(HEADING))) {
       flush();
       const heading = el(HEADING_TAGS[m[1].length - 1], "chat-md-heading");
-      appendInline(heading, m[2], 0);
+      appendInline(heading, headingText(line.slice(m[0].length)), 0);
       blocks.appendChild(auto(heading));
       i++;
       continue;
@@ -109,7 +113,7 @@ function renderBlocks(source, onCode, depth) {
       i = renderList(blocks, lines, i);
       continue;
     }
-    if (line.includes("|") && TABLE_RULE.test(lines[i + 1] ?? "") && lines[i + 1].includes("|")) {
+    if (line.includes("|") && tableRule(lines[i + 1] ?? "") && lines[i + 1].includes("|")) {
       const head = cells(line);
       if (head.length === cells(lines[i + 1]).length) {
         flush();
@@ -179,6 +183,28 @@ function renderList(parent, lines, start) {
   }
   parent.appendChild(auto(list));
   return i;
+}
+
+/** A heading's text: without its closing "#"s, which count only after a space ("# C#"). */
+function headingText(rest) {
+  const text = rest.trim();
+  let end = text.length;
+  while (end > 0 && text[end - 1] === "#") end--;
+  return end === 0 || /\s/.test(text[end - 1]) ? text.slice(0, end).trimEnd() : text;
+}
+
+/**
+ * A table's delimiter row, under its header row: "|---|:--:|" or "--- | ---". Read cell by
+ * cell: as one expression, "-" and 20,000 spaces took 1.3 s to test (quadratic).
+ */
+function tableRule(line) {
+  let row = line.trim();
+  if (row.startsWith("|")) {
+    if (line.indexOf("|") > 3) return false; // its leading "|" is indented as code
+    row = row.slice(1);
+  }
+  if (row.endsWith("|")) row = row.slice(0, -1);
+  return row.split("|").every((cell) => RULE_CELL.test(cell.trim()));
 }
 
 /** A row's cells: "| a | b |" and "a | b" alike; a "\|" is a pipe inside a cell. */

@@ -1,8 +1,10 @@
-"""FrameWindow: the moving window of a socket's frames (agent/frames.py)."""
+"""The moving window of a socket's frames, and json_parse's refusals (agent/frames.py)."""
 
 import sys
 
-from agent.frames import FrameWindow
+import pytest
+
+from agent.frames import BOM_REFUSED, FrameError, FrameWindow, json_parse
 
 
 def test_a_window_takes_its_limit_in_any_60_seconds_and_more_once_the_oldest_is_older():
@@ -23,3 +25,12 @@ def test_a_window_with_one_frame_is_small():
     window.over(0.0)
 
     assert sys.getsizeof(window) + sys.getsizeof(window.times) < 200
+
+
+def test_a_body_or_frame_starting_with_a_byte_order_mark_is_refused_with_that_reason():
+
+    for raw in ('\ufeff{"type": "stop"}', '\ufeff{"type": "stop"}'.encode()):
+        with pytest.raises(FrameError) as refused:
+            json_parse(raw, max_bytes=1000, max_depth=5)
+        assert str(refused.value) == BOM_REFUSED  # was "The request is not valid JSON."
+    assert json_parse('{"type": "\ufeff"}', max_bytes=1000, max_depth=5) == {"type": "\ufeff"}

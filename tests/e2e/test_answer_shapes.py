@@ -5,6 +5,8 @@ table row short of its header with empty cells. 5,000 ">" overflowed the stack: 
 never rendered, and the conversation never restored after a reload. 600 header cells over
 600 rows of "|" (3.6 kB) made 360,000 cells, re-rendered on every frame while streaming.
 A bidi override made an answer show text other than it held, and code other than it copied.
+A heading's and a table rule's regular expressions backtracked over a long run of spaces: one
+line of "# a", 5,000 spaces and "b" (5 kB) held the page's thread 70 s per render.
 """
 
 import json
@@ -31,6 +33,9 @@ OVERRIDDEN = (
     f"Open the report {RLO}fdp.exe{PDF} now.\n\n"
     f"```\nif (user != admin{RLI} ) {{ // not admin{PDI} allow()\n```"
 )
+# A heading line and a table rule, each a long run of spaces that ends in a letter.
+SPACED_HEADING = "# Spaced" + " " * 5000 + "out"
+SPACED_RULE = "a | b\n-" + " " * 30000 + "x"
 
 
 def chunks(text: str, size: int = 500) -> list[str]:
@@ -102,3 +107,17 @@ def test_bidi_overrides_in_a_search_the_model_made_are_not_obeyed(site, scripted
     expect(step).to_contain_text("report fdp.exe")
     shown = step.evaluate("(node) => node.textContent")
     assert not {RLO, PDF} & set(shown), ascii(shown)
+
+
+def test_a_heading_or_table_rule_of_many_spaces_renders_at_once(site, scripted, open_page):
+    answer_text = f"{SPACED_HEADING}\n\n{SPACED_RULE}\n\nThe end."
+    scripted.enqueue(text_response(chunks(answer_text, 4000)))
+    page = open_page()
+    page.goto(site + "/")
+    open_chat(page)
+    ask(page, "space it out")
+    wait_answered(page)
+    answer = page.locator(".chat-answer")
+    expect(answer.locator(".chat-md-heading")).to_have_text("Spaced" + " " * 5000 + "out")
+    expect(answer).to_contain_text("The end.")
+    assert answer.locator("table").count() == 0  # "-   x" is no delimiter row

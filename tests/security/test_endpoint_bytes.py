@@ -56,3 +56,33 @@ def test_over_sse_the_stream_ends_with_its_last_event(serve, scripted):
     assert response.status_code == 200 and events[-1]["type"] == "done"
     assert "".join(e["content"] for e in events if e["type"] == "text") == SPLIT
     assert "Traceback" not in server.output()
+
+
+# Bytes that are no UTF-8 at all: a stray byte, an overlong "/" and a character cut short.
+BROKEN = b"a \xff b \xc0\xaf c \xe4\xb8"
+
+
+def broken_answer() -> ScriptedResponse:
+    raw = b'{"choices":[{"index":0,"delta":{"content":"' + BROKEN + b' end"}}]}'
+    finish = json.dumps({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+    return ScriptedResponse(
+        chunks=[b'{"choices":[{"index":0,"delta":{"content":"Start. "}}]}', raw, finish.encode()]
+    )
+
+
+async def test_bytes_that_are_not_utf8_are_replaced_and_the_answer_is_kept(serve, scripted):
+    # Before: json.loads raised UnicodeDecodeError, read as a malformed reply: the turn ended
+    # `model_error` after its first words, and what the model had written was lost.
+    scripted.enqueue(broken_answer())
+    server = serve("broken-utf8", **model_env(scripted))
+    socket = await ws_open(server)
+
+    events = await ws_ask(socket, "tell me")
+    await socket.close()
+    server.stop()
+
+    assert events[-1]["type"] == "done", events[-1]
+    answer = "".join(e["content"] for e in events if e["type"] == "text")
+    assert answer.startswith("Start. a \ufffd b ") and answer.endswith(" c \ufffd end"), answer
+    turns = await database_sync_to_async(list)(Turn.objects.all())
+    assert [(t.status, t.answer) for t in turns] == [("done", answer)]
