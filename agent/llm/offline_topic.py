@@ -193,9 +193,9 @@ def names_topic(text: str, topic: Topic) -> bool:
 
 
 def _renders(lowered: str, other: str) -> bool:
-    if language(other) == "zh":
-        return other in lowered
-    return text_terms(other) <= text_terms(lowered)
+    """The other-language name as a phrase: "cosine similarity", not "similarity … cosine
+    distance"."""
+    return other in lowered if language(other) == "zh" else mentions(lowered, other)
 
 
 def topic_step(

@@ -258,3 +258,9 @@ async def test_an_article_titled_after_the_term_gets_the_usual_answer():
     # Not only the sentences naming "rate limits" (none does in the body): the usual answer.
     assert [c["url"] for c in result.citations] == ["/articles/limits/"]
     assert not is_decline(result.answer)
+
+
+def test_a_glossary_name_counts_only_as_a_phrase():
+    topic = topic_of("余弦相似度")
+    assert names_topic("Most models are trained for cosine similarity.", topic)
+    assert not names_topic("An embedding similarity query ordered by cosine distance.", topic)
