@@ -38,6 +38,7 @@ from agent.llm.offline_parts import question_parts
 from agent.llm.offline_self import about_assistant
 from agent.llm.offline_swap import asked_language, swapped_subject
 from agent.llm.offline_text import answer_language, language, terms
+from agent.llm.offline_topic import topic_step, topic_term
 from agent.prompts import PAGE_CONTEXT_PREFIX, READER_LANGUAGE_PREFIX, STEP_LIMIT_NUDGE
 from agent.small_talk import is_thanks
 from blog.language import fullwidth_fold
@@ -208,6 +209,10 @@ def _plan(turn: _Turn, available: set[str]) -> tuple[list[ToolCall], str]:
         return [], compose_overview(listed[-1], turn.lang, requested=LIST_LIMIT, count=count)
     if not turn.results and (is_thanks(turn.question) or rephrase):
         return _no_question(turn, available)
+    # "Do you have anything on Redis?": the passages naming the term (offline_topic).
+    term = "" if is_follow_up(turn) else topic_term(turn.question)
+    if term and (step := topic_step(turn, term, SEARCH, DETAIL, available)) is not None:
+        return step
     if not turn.results:
         if summary and turn.page and DETAIL in available and _about_page(turn.question):
             return [turn.call(DETAIL, {"article_id": turn.page})], ""
