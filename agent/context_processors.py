@@ -67,6 +67,9 @@ def chat_strings() -> dict[str, str]:
         "suggest_section": _("What does the article say about “%(heading)s”?"),
         # Copy buttons, the length counter, visitor feedback.
         "copy": _("Copy"),
+        # Read by screen readers: a list of buttons read "Copy, Copy, Copy" for three answers.
+        "copy_answer": _("Copy the answer"),
+        "copy_code": _("Copy the code"),
         "copied": _("Copied"),
         "copy_failed": _("Couldn’t copy"),
         "chars_left": _("%(count)s / %(max)s characters"),

@@ -335,16 +335,31 @@ def _read(messages: list[dict]) -> _Turn:
     wanted = asked_language(turn.question) if turn.earlier and turn.leans_on else ""
     if not wanted:
         return turn
-    # "and in Chinese?": the question answered before, asked again, answered in that language.
-    return replace(turn, question=turn.leans_on, earlier=[], leans_on="", asked_in=wanted)
+    # "and in Chinese?": the question answered before, asked again as it was asked then, so a
+    # follow-up keeps the question it leaned on (alone, "and how do I tune it?" lost its
+    # subject), and answered in that language.
+    before = _read(messages[: _answered_at(messages, _user_messages(messages)) + 1])
+    return replace(
+        turn,
+        question=before.question,
+        earlier=before.earlier,
+        leans_on=before.leans_on,
+        previous_answer=before.previous_answer,
+        asked_in=wanted,
+    )
 
 
-def _read_turn(messages: list[dict]) -> _Turn:
-    users = [
+def _user_messages(messages: list[dict]) -> list[int]:
+    """Where the visitor's messages are (the loop's nudge at the step limit is not one)."""
+    return [
         i
         for i, m in enumerate(messages)
         if m.get("role") == "user" and m.get("content") != STEP_LIMIT_NUDGE
     ]
+
+
+def _read_turn(messages: list[dict]) -> _Turn:
+    users = _user_messages(messages)
     last = users[-1] if users else -1
     page = _page(messages)
     question = str(messages[last].get("content") or "") if last >= 0 else ""
@@ -381,6 +396,13 @@ def _answered_question(messages: list[dict], users: list[int]) -> str:
     "And how do I set it?" after a declined "capital of France?" was searched with France and
     declined again; "it" is the step limit asked about (and answered) before that.
     """
+    if len(users) < 2:
+        return ""
+    return fullwidth_fold(str(messages[_answered_at(messages, users)].get("content") or ""))
+
+
+def _answered_at(messages: list[dict], users: list[int]) -> int:
+    """Where _answered_question's question is among the messages (of two user messages or more)."""
     for start, end in reversed(list(zip(users[:-1], users[1:], strict=True))):
         answers = [
             str(m.get("content") or "").strip()
@@ -388,8 +410,8 @@ def _answered_question(messages: list[dict], users: list[int]) -> str:
             if m.get("role") == "assistant" and m.get("content")
         ]
         if answers and answers[-1] not in _FOUND_NOTHING:
-            return fullwidth_fold(str(messages[start].get("content") or ""))
-    return fullwidth_fold(str(messages[users[-2]].get("content") or "")) if len(users) > 1 else ""
+            return start
+    return users[-2]
 
 
 def is_follow_up(turn: _Turn) -> bool:

@@ -3,6 +3,7 @@
 One module per concern; everything is re-exported here, so callers import `agent.selectors`.
 """
 
+from agent.selectors.answer_html import turn_answer_html, turn_answers_html
 from agent.selectors.changelists import (
     conversation_filter,
     conversation_filter_tag,
@@ -35,7 +36,6 @@ from agent.selectors.transcript import (
     conversation_export,
     conversation_transcript,
     json_text,
-    turn_answer_html,
 )
 from agent.selectors.unanswered import (
     UnansweredGroup,
@@ -68,6 +68,7 @@ __all__ = [
     "toolcall_filter",
     "toolcall_list_annotate",
     "turn_answer_html",
+    "turn_answers_html",
     "turn_downvoted",
     "turn_filter_answered",
     "turn_filter_feedback",

@@ -14,16 +14,10 @@ from django.utils.translation import gettext, ngettext
 
 from agent.answered import FINISHED
 from agent.models import Conversation, ToolCall, Turn, call_outcome
-from blog.rendering import answer_to_html
+from agent.selectors.answer_html import turn_answers_html
 
 # Results longer than this are folded away behind a <details> in the transcript.
 LONG_RESULT_CHARS = 360
-
-
-def turn_answer_html(*, answer: str) -> str:
-    """An answer's Markdown as reviewers read it: sanitized as articles are, its links shown
-    as the chat panel shows them (the label is the panel's own string)."""
-    return answer_to_html(answer, external_label=gettext("opens another site"))
 
 
 def json_text(value: Any) -> str:
@@ -86,6 +80,7 @@ class TranscriptStep:
 class TranscriptTurn:
     turn: Turn
     steps: list[TranscriptStep]
+    answer_html: str = ""  # the answer's Markdown as HTML (turn_answers_html)
 
     @property
     def tool_call_count(self) -> int:
@@ -132,10 +127,6 @@ class TranscriptTurn:
         if not (template and self.turn.trace_id):
             return ""
         return template.replace("{trace_id}", self.turn.trace_id)
-
-    @cached_property
-    def answer_html(self) -> str:
-        return turn_answer_html(answer=self.turn.answer)
 
 
 @dataclass(frozen=True)
@@ -185,7 +176,11 @@ def conversation_transcript(*, conversation_id: UUID) -> Transcript | None:
     for row in rows:
         fields = {name: getattr(row, name) for name in _CALL_FIELDS}
         calls.setdefault(row.turn_id, []).append(TranscriptCall(**fields))
-    items = [TranscriptTurn(turn, _steps(turn, calls.get(turn.pk, []))) for turn in turns]
+    html = turn_answers_html(answers=[turn.answer for turn in turns])
+    items = [
+        TranscriptTurn(turn, _steps(turn, calls.get(turn.pk, [])), answer_html)
+        for turn, answer_html in zip(turns, html, strict=True)
+    ]
     return Transcript(conversation=conversation, turns=items)
 
 

@@ -10,26 +10,34 @@ const SOURCE_LINE = /^\s*[^\s:：]{1,16}\s*[:：](?:[\s,，、;；.。]|and|&|�
 
 let previewIds = 0;
 
-/** A small button that copies `text()` and says so for a moment. */
-export function copyButton(className, text) {
-  const button = el("button", `chat-copy ${className}`, S.copy);
+/** Show `text` on the button and give it as its name (the name alone hid "Copied"). */
+function label(button, text, name = text) {
+  button.textContent = text;
+  button.setAttribute("aria-label", name);
+}
+
+/**
+ * A small button that copies `text()` and says so for a moment. Its name says what it copies
+ * (`name`, "Copy the answer"), so that a screen reader's list of buttons is not "Copy" thrice.
+ */
+export function copyButton(className, text, name) {
+  const button = el("button", `chat-copy ${className}`);
+  label(button, S.copy, name);
   button.type = "button";
   button.addEventListener("click", async () => {
     try {
       await copyText(text());
-      button.textContent = S.copied;
+      label(button, S.copied);
     } catch {
-      button.textContent = S.copy_failed;
+      label(button, S.copy_failed);
     }
-    setTimeout(() => {
-      button.textContent = S.copy;
-    }, 1500);
+    setTimeout(() => label(button, S.copy, name), 1500);
   });
   return button;
 }
 
 function decorateCode(wrapper, text) {
-  wrapper.appendChild(copyButton("chat-copy--code", () => text));
+  wrapper.appendChild(copyButton("chat-copy--code", () => text, S.copy_code));
 }
 
 export class Turn {
@@ -194,7 +202,7 @@ export class Turn {
     if (answered && !this.text.trim()) this.answer.appendChild(el("p", "chat-muted", S.no_answer));
     if (this.text.trim()) {
       const copied = () => withoutOverrides(this.text).trim(); // as shown: see withoutOverrides
-      this.actions.appendChild(copyButton("chat-copy--answer", copied));
+      this.actions.appendChild(copyButton("chat-copy--answer", copied, S.copy_answer));
       this.actions.hidden = false;
     }
   }

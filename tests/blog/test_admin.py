@@ -280,6 +280,20 @@ def test_the_add_form_previews_the_body_as_the_site_renders_it_without_saving(st
     assert not Article.objects.exists()
 
 
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+def test_the_preview_has_no_language_switch_that_leads_to_an_error(staff_client, language):
+    # The switch sends its page's address on; the preview's answers a posted form only, so the
+    # author's click on "English" in a Chinese preview ended on a bare "HTTP ERROR 405".
+    form = {"title": "预览", "slug": "", "summary": "", "tags": [], "body": "正文",
+            "status": "draft"}  # fmt: skip
+
+    preview = staff_client.post(PREVIEW, form, HTTP_ACCEPT_LANGUAGE=language).content.decode()
+    home = staff_client.get("/", HTTP_ACCEPT_LANGUAGE=language).content.decode()
+
+    assert 'class="lang-switch"' in home  # the site's pages keep theirs
+    assert 'class="lang-switch"' not in preview and "正文" in preview
+
+
 def test_the_preview_is_for_staff_with_a_csrf_token_only(staff_client):
     from django.test import Client
 

@@ -872,6 +872,38 @@ async def test_and_in_chinese_answers_the_question_before_in_chinese():
     assert [c["article_id"] for c in result.citations] == [11]
 
 
+RECALL_THEN_TUNING = [
+    {"role": "user", "content": "Which pgvector index has the best recall?"},
+    {"role": "assistant", "content": f"HNSW.\n\nSource: [x]({INDEX_ARTICLE['url']})"},
+    {"role": "user", "content": "and how do I tune it?"},
+    {"role": "assistant", "content": f"Raise ef_search.\n\nSource: [x]({INDEX_ARTICLE['url']})"},
+]
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    "asked", [["and in Chinese?"], ["and in Chinese?", "and in English?"]], ids=["once", "twice"]
+)
+async def test_and_in_chinese_after_a_follow_up_keeps_what_the_follow_up_leaned_on(asked):
+    # Asked again alone, "and how do I tune it?" had lost its subject: the search and the
+    # answer were about tuning in general, not the pgvector index of the question before it.
+    history = list(RECALL_THEN_TUNING)
+    answered = f"HNSW 调优。\n\n来源：[x]({INDEX_ARTICLE['url']})"
+    for question in asked[:-1]:
+        history += [{"role": "user", "content": question},
+                    {"role": "assistant", "content": answered}]  # fmt: skip
+    hits = [{**relevant_hit(INDEX_ARTICLE, 0.8), "language": "en"}]
+
+    result, _ = await ask(asked[-1], hits, history=history)
+
+    query = calls(result)[0][1]["query"]
+    assert query == "Which pgvector index has the best recall? and how do I tune it?"
+    english = asked[-1] == "and in English?"
+    assert ("\n\nSource: [" in result.answer) is english
+    assert result.answer.startswith("我只能") is not english  # quoted from an English article
+    assert [c["article_id"] for c in result.citations] == [11]
+
+
 @pytest.mark.asyncio
 @pytest.mark.parametrize(
     ("declined", "question", "query"),
