@@ -19,7 +19,7 @@ from typing import Any
 
 from agent.llm.base import ToolCall
 from agent.llm.offline_answer import LANGUAGE_NAMES, SOURCE, compose_summary
-from agent.llm.offline_text import blocks, inert, language, link_label, terms
+from agent.llm.offline_text import CJK_RUN, blocks, inert, language, link_label, terms
 
 DETAIL = "get_article_detail"
 LIST = "list_articles"
@@ -35,16 +35,23 @@ Call = Callable[[str, dict, int], ToolCall]
 # the record gives, and "who wrote this?" is no request for the body's words on a writer.
 _UNRECORDED = {
     "author": r"\bwho\b[^?？]*\b(wrote|writes|write|written|authored|posted)\b|"
-    r"\b(author|writer|blogger)s?\b|作者|谁写|写的人|博主",
-    "readers": r"\bhow many (people|readers|visitors|views|times)\b|\b(page ?views|views|"
-    r"readership|read count|popularity|comments|likes|upvotes|ratings|shares)\b|阅读量|浏览量|"
-    r"点击量|访问量|多少人|评论|点赞|收藏",
-    "edited": r"\b(edit(ed|s)?|updated?|revised|revisions?|modified|changed)\b|修改|更新|修订|改过"
-    r"|编辑过",
+    r"\bwho('s| is)( the)? (author|writer)|\b(author|writer)('s)? (name|bio|background|contact)|"
+    r"\b(author|writer) of (this|the)\b|\bwho('s| is) behind\b|"
+    r"作者是谁|谁写|作者叫|作者的名字|哪位作者|作者是哪|写的人是谁|博主是谁",
+    "readers": r"\bhow many (people|readers|visitors|views|times|comments|likes|upvotes|shares)\b|"
+    r"\b(page ?views|view count|readership|read count|popular(ity)?)\b|\b(number|count) of "
+    r"(views|readers|comments|likes)\b|阅读量|浏览量|点击量|访问量|多少人(看|读|阅读|浏览)|"
+    r"(多少|几)(条|个)?(评论|点赞|赞|收藏)|评论数|点赞数|收藏数",
+    # Past and passive forms only: "can I edit the prompt here?" asks how, not when.
+    "edited": r"\b(was|were|been|is|has|ever|get|got)( \w+){0,2} (edited|updated|revised|"
+    r"modified|changed)\b|\blast (edit|updat|chang|modif|revis)\w*|\b(revisions|changelog|"
+    r"update history)\b|(最后|上次|最近)(一次)?(修改|更新|修订|编辑)|(修改|更新|修订|改动)(过|时间|"
+    r"日期|记录)|改过",
 }
 _ASKS = {
     "date": r"\b(publication|publish(ed|ing)?|post(ed|ing)?|release) date\b|\bhow (old|recent|"
-    r"long ago)\b|\bis (this|it)( \w+)? (recent|new|old|current)\b|"
+    r"long ago)\b|\bis (this|it)( (article|post|page|piece|one))? (recent|new|old|current|"
+    r"up to date)\b|"
     r"\b(when|what (day|date|year|month))\b[^?？]*\b(publish\w*|posted|written|wr[io]te|"
     r"(come|came|go|went|put) (out|up|online)|released?)\b|"
     r"(什么时候|何时|哪天|哪一天|哪年|几月|几号|日期|时间)[^？?]{0,6}(发布|发表|发的|写的|写成|上线|"
@@ -54,7 +61,8 @@ _ASKS = {
     "gist": r"\b(take-?aways?|take away|main (points?|ideas?|message|argument)|key (points?|"
     r"ideas?|message|lessons?)|gist|tl;?dr|summar\w*|sum (it |this )?up|in (one|a|1) "
     r"(sentence|line|word)|in (short|brief|a nutshell)|eli5|like i'?m (five|5)|bottom line|"
-    r"what('s| is| was) (this|it)( \w+)? about)\b|要点|重点|核心|总结|概括|归纳|一句话|简单说|"
+    r"what('s| is| was) (this|it)( (article|post|page|piece|one))? about)\b|"
+    r"要点|重点|核心|总结|概括|归纳|一句话|简单说|"
     r"[讲说]了?(什么|啥)|主要(内容|讲|说|观点)|大意|中心思想|观点",
     "related": r"\b(related|similar|like this|read (next|after)|next read|what (else|next)|"
     r"recommend\w*|further reading|more like)\b|相关|类似|相似|接下来|下一篇|推荐|延伸阅读|"
@@ -152,9 +160,15 @@ def page_ask(question: str, *, first: bool) -> str:
 def _names_nothing(question: str, asked: re.Pattern[str], pointer: bool) -> bool:
     """Nothing but the asking is left ("when was this published?"); one word more when the
     question points at the page ("is this post recent?")."""
-    rest = _FRAME.sub(" ", asked.sub(" ", _POINTER.sub(" ", question)))
-    allowed = OWN_WORDS[language(question)] if pointer else 0
-    return len(terms(rest)) <= allowed
+    rest = _FRAME.sub(" ", _POINTER.sub(" ", asked.sub(" ", question)))
+    if not pointer:
+        return not terms(rest)
+    # A word in letters in a Chinese question is a name ("这篇哪部分讲 HNSW？"): a topic.
+    pairs = {term for term in terms(rest) if CJK_RUN.search(term)}
+    words = terms(rest) - pairs
+    if language(question) == "zh":
+        return not words and len(pairs) <= OWN_WORDS["zh"]
+    return not pairs and len(words) <= OWN_WORDS["en"]
 
 
 def page_meta_plan(

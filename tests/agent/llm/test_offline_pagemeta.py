@@ -126,6 +126,12 @@ def tools_called(result: TurnResult) -> list[str]:
         ("How many people have read this post?", "unrecorded:readers"),
         ("本文有多少点赞？", "unrecorded:readers"),
         ("Was this article edited after it was published?", "unrecorded:edited"),
+        ("When was this post last updated?", "unrecorded:edited"),
+        ("这篇文章最后一次修改是什么时候？", "unrecorded:edited"),
+        ("Is the writer of this post on Twitter?", "unrecorded:author"),
+        ("这篇文章是谁写的", "unrecorded:author"),
+        ("这篇的阅读量是多少？", "unrecorded:readers"),
+        ("Is this post recent?", "date"),
     ],
 )
 def test_a_question_about_the_page_itself(question, asked):
@@ -143,6 +149,13 @@ def test_a_question_about_the_page_itself(question, asked):
         "作者为什么选二元切分而不是 zhparser？",
         "is there a version of pgvector that supports halfvec?",
         "How many tokens can one session spend per day?",
+        # Asking how to change a thing, what the writer says, or whether an idea is new.
+        "Can I edit the prompt here?",
+        "这里的配置怎么修改？",
+        "Does the author use Redis here?",
+        "Is this approach new?",
+        "Why are there comments in this code here?",
+        "这篇哪部分讲了 HNSW？",
     ],
 )
 def test_a_question_that_names_a_topic_is_not_about_the_page_itself(question):
