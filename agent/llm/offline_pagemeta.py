@@ -19,7 +19,7 @@ from typing import Any
 
 from agent.llm.base import ToolCall
 from agent.llm.offline_answer import LANGUAGE_NAMES, SOURCE, compose_summary
-from agent.llm.offline_text import CJK_RUN, blocks, inert, language, link_label, terms
+from agent.llm.offline_text import CJK_RUN, blocks, inert, language, link_label, plain, terms
 
 DETAIL = "get_article_detail"
 LIST = "list_articles"
@@ -131,6 +131,16 @@ OTHERS_IN = {
     "en": "Its articles in {wanted}: {titles}.",
     "zh": "博客里的{wanted}文章有：{titles}。",
 }
+# Asked for briefly, the gist is the page's own summary, without each section's lead.
+_BRIEF = re.compile(
+    r"\b(in (one|a|1) (sentence|line|word)|in (short|brief|a nutshell)|tl;?dr|eli5|"
+    r"like i'?m (five|5))\b|一句话|简单说|简要|简短",
+    re.IGNORECASE,
+)
+BRIEF_IN = {
+    "en": "“{title}” is written in {written}; its summary, as it puts it:",
+    "zh": "《{title}》是{written}文章，以下是它的摘要（原文）：",
+}
 UNREAD = {
     "en": "I couldn’t read the article on this page just now, so I can’t say.",
     "zh": "这次没能读取本页的文章，所以我说不准。",
@@ -198,11 +208,12 @@ def page_meta_plan(
         return [], UNREAD[lang]
     if ask in ("related", "version"):
         return _listed(ask, article, results, lang, call, question)
-    return [], _from_record(ask, article, lang)
+    return [], _from_record(ask, article, lang, brief=bool(_BRIEF.search(question)))
 
 
-def _from_record(ask: str, article: dict, lang: str) -> str:
-    """The date, the sections or the gist, from the page's own record, cited."""
+def _from_record(ask: str, article: dict, lang: str, *, brief: bool = False) -> str:
+    """The date, the sections or the gist, from the page's own record, cited; asked for
+    briefly ("in one sentence"), the gist is the summary alone."""
     title = inert(str(article.get("title", "")))
     source = f"{SOURCE[lang]}{_link(article)}"
     if ask == "date" and article.get("published_at"):
@@ -213,7 +224,14 @@ def _from_record(ask: str, article: dict, lang: str) -> str:
         listed = "\n".join(f"{n}. {inert(head)}" for n, head in enumerate(headings, 1))
         intro = SECTIONS[lang].format(title=title, count=len(headings))
         return f"{intro}\n\n{listed}\n\n{source}"
-    return compose_summary(article, lang)
+    summary = inert(plain(str(article.get("summary") or "")))
+    if ask != "gist" or not brief or not summary:
+        return compose_summary(article, lang)
+    written = _written(article)
+    if written != lang:
+        intro = BRIEF_IN[lang].format(title=title, written=LANGUAGE_NAMES[lang][written])
+        summary = f"{intro}\n\n{summary}"
+    return f"{summary}\n\n{source}"
 
 
 def page_sections(body: str) -> list[str]:

@@ -248,3 +248,14 @@ def test_among_equally_related_articles_those_in_the_pages_language_come_first()
     page = {**HNSW, "tags": ["search"]}
     answer = related_answer(page, listed, "en")
     assert answer.index("/articles/en/") < answer.index(ZH["url"])
+
+
+@pytest.mark.asyncio
+async def test_a_gist_asked_for_in_one_sentence_is_the_summary_alone():
+    result = await ask("Sum this post up in one sentence.", HNSW)
+    assert result.answer.startswith(HNSW["summary"])
+    assert "The vector type" not in result.answer
+    assert cited(result) == [HNSW["url"]]
+    zh = await ask("用一句话概括本文", HNSW)
+    assert zh.answer.startswith("《pgvector and HNSW indexes》是英文文章，以下是它的摘要（原文）：")
+    assert cited(zh) == [HNSW["url"]]
