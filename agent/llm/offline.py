@@ -34,6 +34,7 @@ from agent.llm.offline_overview import (
     without_preamble,
 )
 from agent.llm.offline_page import page_answer, page_first, points_at_page
+from agent.llm.offline_pagemeta import page_meta_plan
 from agent.llm.offline_parts import question_parts
 from agent.llm.offline_self import about_assistant
 from agent.llm.offline_swap import asked_language, swapped_subject
@@ -197,6 +198,8 @@ def _plan(turn: _Turn, available: set[str]) -> tuple[list[ToolCall], str]:
     summary = bool(_SUMMARY.search(turn.question)) or (
         rephrase and not turn.earlier and turn.page is not None
     )
+    if turn.page is not None and (meta := _page_meta(turn, available)) is not None:
+        return meta  # "when was this published?": the page's own record (offline_pagemeta)
     if not turn.results and (reply := about_assistant(turn.question, turn.lang)):
         return [], reply
     overview = wants_overview(turn.question) and LIST in available
@@ -280,6 +283,18 @@ def _plan(turn: _Turn, available: set[str]) -> tuple[list[ToolCall], str]:
     if answer and turn.asked_in and sources and sources[0].get("language") != turn.asked_in:
         answer = f"{AS_WRITTEN[turn.lang]}\n\n{answer}"
     return [], answer or DONT_KNOW[turn.lang]
+
+
+def _page_meta(turn: _Turn, available: set[str]) -> tuple[list[ToolCall], str] | None:
+    return page_meta_plan(
+        question=turn.question,
+        page=turn.page or 0,
+        first=not turn.earlier,
+        results=turn.results,
+        lang=turn.lang,
+        available=available,
+        call=turn.call,
+    )
 
 
 def _asked_unknown(question: str, hits: list[dict]) -> tuple[str, ...]:
