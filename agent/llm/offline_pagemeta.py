@@ -28,6 +28,9 @@ LIST_LIMIT = 20  # list_articles' own maximum: each tag's articles, newest first
 # A question says too much of its own to be about the page alone past this many words
 # (Chinese counts character pairs: about twice as many per idea).
 OWN_WORDS = {"en": 1, "zh": 2}
+# Such a question is short; a longer one names more than the page. The limit also bounds the
+# patterns' work: "who" repeated through a 4,000-character question took 0.4 s to refuse.
+MAX_ASK_CHARS = 300
 
 Call = Callable[[str, dict, int], ToolCall]
 
@@ -155,6 +158,8 @@ def page_ask(question: str, *, first: bool) -> str:
     """What the question asks about the page itself ("date", "sections", "gist", "related",
     "version", or "unrecorded:<what>"), or "" when it is not about the page alone. `first`:
     nothing was asked before in the conversation ("it" then can only mean the page)."""
+    if len(question) > MAX_ASK_CHARS:
+        return ""
     pointer = bool(_POINTER.search(question) or (first and _BARE_POINTER.search(question)))
     if not (pointer or first):
         return ""  # after an answer, "a summary?" may mean the article it quoted

@@ -162,6 +162,13 @@ def test_a_question_that_names_a_topic_is_not_about_the_page_itself(question):
     assert page_ask(question, first=True) == ""
 
 
+def test_a_long_question_is_not_about_the_page_alone():
+    # Asking about the page takes a few words; past MAX_ASK_CHARS the patterns are not run
+    # (repeated words made them scan the rest of the question from each one).
+    assert page_ask("When was this published?", first=True) == "date"
+    assert page_ask("When was this published? " + "this " * 800, first=True) == ""
+
+
 def test_it_alone_means_the_page_only_first_thing_in_a_conversation():
     assert page_ask("when was it published?", first=True) == "date"
     assert page_ask("when was it published?", first=False) == ""
