@@ -14,6 +14,17 @@ from collections import Counter
 from agent.answered import is_decline
 from agent.llm.offline_bridge import question_terms, translations
 from agent.llm.offline_definitions import defined_subject, defines, named, names
+from agent.llm.offline_facts import (
+    _core_terms,
+    _fact_terms,
+    _facts,
+    _id,
+    _leans,
+    _other_language,
+    _shared,
+    _standalone,
+    _with_context,
+)
 from agent.llm.offline_figures import (
     asks_for_figure,
     asks_price,
@@ -28,7 +39,6 @@ from agent.llm.offline_text import (
     UNIT_MARK,
     Fact,
     article_facts,
-    article_pointers,
     article_text,
     inert,
     language,
@@ -37,13 +47,11 @@ from agent.llm.offline_text import (
     section_leads,
     sentences,
     terms,
-    without_pointers,
 )
 from agent.llm.offline_titles import title_names
 
 MAX_FACTS = 4
 MAX_SECTIONS = 6
-MAX_TABLE_ROWS = 8
 NEXT_FACT_FLOOR = 0.4  # a further fact must add this share of the first fact's weight
 HEADER_ONLY = 0.5
 RANK_DECAY = 0.8  # a lower search hit needs a slightly better fact
@@ -126,14 +134,6 @@ _JOINING = re.compile(
 )
 PART_LABEL_CHARS = 80  # a part is quoted back whole up to this, else cut at a word
 LANGUAGE_NAMES = {"en": {"zh": "Chinese", "en": "English"}, "zh": {"en": "英文", "zh": "中文"}}
-# Sentences that lean on the one before; shown alone they would be out of context.
-_LEANING = (
-    "this ", "that ", "these ", "those ", "it ", "its ", "they ", "their ", "both ", "such ",
-    "the other ", "then ", "so ", "but ", "and ", "also ", "here ", "there ",
-    "otherwise", "however", "instead", "therefore", "thus ", "hence ", "for example",
-    "for instance", "in that case", "in this case", "as a result",
-    "这", "那", "它", "其", "但", "而", "因此", "所以", "否则", "此外", "不过", "然而", "于是",
-)  # fmt: skip
 
 
 def compose_answer(
@@ -312,28 +312,6 @@ def _unknown(words: tuple[str, ...], own: str, question: str, missing: list[str]
         for word in words
         if not mentions(own.lower(), word) and not aside(question, word, said)
     ]
-
-
-def _facts(source: dict, passage: str | None = None) -> list[Fact]:
-    """The source's facts (of `passage`, the search's excerpt, when given) as they can be
-    quoted under its source line alone: without the clauses naming another article it links
-    to ("…, described in Why step limits matter, …"), which the answer would name and not
-    cite, and without a fact that is all such a pointer (nor the sentence leaning on it)."""
-    pointers = article_pointers(str(source.get("body") or ""), str(source.get("url") or ""))
-    facts = article_facts(str(source.get("body") or "") if passage is None else passage)
-    kept: list[Fact] = []
-    gone: set[int] = set()
-    for fact in facts:
-        cut = without_pointers(fact, pointers)
-        if cut is None or (_leans(fact) and fact.order - 1 in gone):
-            gone.add(fact.order)
-        else:
-            kept.append(cut)
-    return kept
-
-
-def _id(source: dict) -> object:
-    return source.get("article_id")
 
 
 def _weights(question: str, context: str, facts: list[Fact]) -> dict[str, float]:
@@ -687,11 +665,6 @@ def _nearest_label(source: dict, lang: str, part: str = "") -> str:
     return NEAREST_FOR_PART[lang].format(part=_part_label(part), **fields).replace("  ", " ")
 
 
-def _other_language(source: dict, lang: str) -> bool:
-    """True when the article is not in the question's language, or its language is unknown."""
-    return source.get("language") not in (lang, "")
-
-
 def _has_figure(picked: list[tuple[int, Fact]], question: str) -> bool:
     return any(gives_figure(fact.text, question) for _, fact in picked)
 
@@ -909,68 +882,6 @@ def _worth_adding(
     # "X and Y": a second article with a strong fact of its own may answer Y, even when the
     # first already touched it.
     return sum(wanted[t] for t in shared[best]) >= TWO_PART_FLOOR * first
-
-
-def _fact_terms(fact: Fact) -> set[str]:
-    return _core_terms(fact) | _context_terms(fact)
-
-
-def _core_terms(fact: Fact) -> set[str]:
-    # A row's column names repeat in every row: alone they match every row equally.
-    return terms(fact.text) - terms(fact.header)
-
-
-def _context_terms(fact: Fact) -> set[str]:
-    # A row or item sits under a heading and columns that name what it lists.
-    return terms(f"{fact.header} {fact.section}") if fact.kind != "sentence" else set()
-
-
-def _shared(fact: Fact, wanted: dict[str, float]) -> set[str]:
-    """The wanted terms a fact has, its own words and those of its heading or columns."""
-    return set(wanted) & (_core_terms(fact) | _context_terms(fact))
-
-
-def _with_context(
-    pool: list[tuple[int, Fact]], picked: list[int], shared: list[set[str]], *, compares: bool
-) -> list[tuple[int, Fact]]:
-    """Picked facts with what they need to be read alone.
-
-    A table row brings the rest of its (small) table when the question compares ("which is
-    cheapest?") and several of its rows match.
-    A sentence that leans on its predecessor brings it along, or is left out.
-    """
-    chosen = set(picked)
-    for i in picked:
-        n, fact = pool[i]
-        if fact.kind == "row" and compares:
-            table = [j for j, (m, f) in enumerate(pool) if m == n and f.group == fact.group]
-            matching = sum(1 for j in table if shared[j] & _core_terms(pool[j][1]))
-            if matching >= 2 and len(table) <= MAX_TABLE_ROWS:
-                chosen.update(table)
-        if not _leans(fact):
-            continue
-        before = i - 1
-        if before >= 0 and pool[before][0] == n and pool[before][1].section == fact.section:
-            chosen.add(before)
-        else:
-            chosen.discard(i)
-    return [pool[i] for i in sorted(chosen)]
-
-
-def _leans(fact: Fact) -> bool:
-    """A sentence that leans on the one before ("It resets…", "Otherwise…")."""
-    return fact.kind == "sentence" and fact.text.lower().startswith(_LEANING)
-
-
-def _standalone(facts: list[Fact]) -> list[Fact]:
-    """The facts that can be read on their own: a leaning sentence stays only after its own
-    predecessor (same section), which is kept."""
-    kept: list[Fact] = []
-    for fact in facts:
-        if _leans(fact) and not (kept and kept[-1].section == fact.section):
-            continue
-        kept.append(fact)
-    return kept
 
 
 def _render(facts: list[Fact], lang: str) -> str:
