@@ -18,7 +18,7 @@ from typing import Any
 
 from agent.answered import is_decline
 from agent.llm.base import ModelTurn, TextDelta, ToolCall, Usage
-from agent.llm.offline_answer import SOURCE, compose_answer, compose_summary
+from agent.llm.offline_answer import compose_answer
 from agent.llm.offline_definitions import defined_subject
 from agent.llm.offline_foreign import FOREIGN_DECLINE, foreign_decline
 from agent.llm.offline_names import mentions
@@ -35,6 +35,7 @@ from agent.llm.offline_overview import (
 )
 from agent.llm.offline_page import page_answer, page_first, points_at_page
 from agent.llm.offline_parts import question_parts
+from agent.llm.offline_render import SOURCE, compose_summary
 from agent.llm.offline_self import about_assistant
 from agent.llm.offline_swap import asked_language, swapped_subject
 from agent.llm.offline_text import answer_language, language, terms

@@ -34,6 +34,7 @@ from agent.llm.offline_figures import (
     gives_figure,
 )
 from agent.llm.offline_names import aside, mentions, missing_names, named_terms
+from agent.llm.offline_render import LANGUAGE_NAMES, SOURCE, _link, _render, _title
 from agent.llm.offline_second import TWO_PART_FLOOR, Second, names_it, second_article
 from agent.llm.offline_text import (
     UNIT_MARK,
@@ -42,16 +43,13 @@ from agent.llm.offline_text import (
     article_text,
     inert,
     language,
-    link_label,
     plain,
-    section_leads,
     sentences,
     terms,
 )
 from agent.llm.offline_titles import title_names
 
 MAX_FACTS = 4
-MAX_SECTIONS = 6
 NEXT_FACT_FLOOR = 0.4  # a further fact must add this share of the first fact's weight
 HEADER_ONLY = 0.5
 RANK_DECAY = 0.8  # a lower search hit needs a slightly better fact
@@ -76,7 +74,6 @@ FACT_BONUS = 1.15  # a table row or list item says more per word than prose
 DEFINES_BONUS = 2.0  # "what is X?" is best answered by the sentence saying what X is
 EXPLANATION_FACTS = 3  # the opening of the section a "how does X work?" names
 TITLE_FACTS = 2  # the first sentences about X of an article titled after X
-SOURCE = {"en": "Source: ", "zh": "来源："}
 # A fact that gives the asked-for figure replaces the picked ones only when it is nearly as
 # much about the question; a figure from a weaker fact is some other figure.
 FIGURE_FLOOR = 0.7
@@ -123,17 +120,11 @@ NEAREST_FOR_PART = {
     "it may not answer that part exactly:",
     "zh": "关于“{part}”，我找到的最接近的内容来自{written}文章《{title}》，未必正好回答这一问：",
 }
-# A summary of an article in the other language, in the article's own words.
-SUMMARY_IN = {
-    "en": "“{title}” is written in {written}; its summary and sections, as it puts them:",
-    "zh": "《{title}》是{written}文章，以下是它的摘要和各节要点（原文）：",
-}
 # The word that joined a part to the one before it, left off when the part is quoted back.
 _JOINING = re.compile(
     r"^(?:(?:and|but|plus|also)\s+|(?:还有|另外|以及|而且)[，,、\s]*)", re.IGNORECASE
 )
 PART_LABEL_CHARS = 80  # a part is quoted back whole up to this, else cut at a word
-LANGUAGE_NAMES = {"en": {"zh": "Chinese", "en": "English"}, "zh": {"en": "英文", "zh": "中文"}}
 
 
 def compose_answer(
@@ -263,34 +254,6 @@ def _by_parts(
             answer = _nearest_label(sources[n], lang, part=text) + answer[len(blind) :]
         (unsaid if is_decline(answer) else said).append(answer)
     return "\n\n".join([*said, *unsaid]) if said else ""
-
-
-def compose_summary(article: dict, lang: str) -> str:
-    """The article's summary, then the lead sentence of each section, with the source."""
-    body = str(article.get("body") or "")
-    summary = plain(str(article.get("summary") or ""))
-    leads = section_leads(body)[:MAX_SECTIONS]
-    if not summary:
-        opening = [fact.text for fact in article_facts(body)[:2] if fact.kind == "sentence"]
-        summary = _join(opening, language(" ".join(opening)))
-    lines = [inert(summary)] if summary else []
-    written = language(f"{article.get('title', '')} {summary}")
-    if written != lang:
-        # "tl;dr of the article on cancellation" reads a Chinese article: say so before
-        # quoting it, as a quoted passage in the other language is introduced.
-        names = LANGUAGE_NAMES[lang]
-        lines.insert(0, SUMMARY_IN[lang].format(written=names[written], title=_title(article)))
-    if leads:
-        lines.append(
-            _bullets([f"**{inert(head)}**{_colon(head)}{inert(lead)}" for head, lead in leads])
-        )
-    lines.append(f"{SOURCE[lang]}{_link(article)}")
-    return "\n\n".join(lines)
-
-
-def _colon(heading: str) -> str:
-    """After a Chinese heading the full-width colon, as Chinese writes it ("方案一：…")."""
-    return "：" if language(heading) == "zh" else ": "
 
 
 def _missing_names(question: str, sources: list[dict], excerpts: dict, own: str) -> list[str]:
@@ -882,43 +845,3 @@ def _worth_adding(
     # "X and Y": a second article with a strong fact of its own may answer Y, even when the
     # first already touched it.
     return sum(wanted[t] for t in shared[best]) >= TWO_PART_FLOOR * first
-
-
-def _render(facts: list[Fact], lang: str) -> str:
-    """Sentences as paragraphs; two or more list items and table rows in a row as a bulleted
-    list, one alone as a paragraph (a list of one bullet read as a fragment)."""
-    runs: list[list[str] | str] = []  # paragraphs, and runs of list items and rows
-    prose: list[str] = []
-    for fact in facts:
-        if fact.kind == "sentence":
-            prose.append(fact.text)
-            continue
-        if prose:
-            runs.append(_join(prose, lang))
-            prose = []
-        if runs and isinstance(runs[-1], list):
-            runs[-1].append(fact.text)
-        else:
-            runs.append([fact.text])
-    if prose:
-        runs.append(_join(prose, lang))
-    parts = [_bullets(run) if isinstance(run, list) else run for run in runs]
-    return inert("\n\n".join(parts))
-
-
-def _bullets(items: list[str]) -> str:
-    return items[0] if len(items) == 1 else "\n".join(f"- {item}" for item in items)
-
-
-def _join(sentences: list[str], lang: str) -> str:
-    chinese = lang == "zh" and all(language(s) == "zh" for s in sentences)
-    return ("" if chinese else " ").join(sentences)
-
-
-def _title(source: dict) -> str:
-    # Article text like the rest: a title cannot carry a link of its own into the answer.
-    return inert(str(source.get("title", "")))
-
-
-def _link(source: dict) -> str:
-    return f"[{link_label(str(source.get('title', '')))}]({source.get('url', '')})"
