@@ -20,7 +20,7 @@ from agent.answered import is_decline
 from agent.llm.base import ModelTurn, TextDelta, ToolCall, Usage
 from agent.llm.offline_answer import compose_answer
 from agent.llm.offline_definitions import defined_subject
-from agent.llm.offline_foreign import FOREIGN_DECLINE, foreign_decline
+from agent.llm.offline_foreign import foreign_decline
 from agent.llm.offline_names import mentions
 from agent.llm.offline_overview import (
     NOTHING_BEFORE,
@@ -36,6 +36,7 @@ from agent.llm.offline_overview import (
 from agent.llm.offline_page import page_answer, page_first, points_at_page
 from agent.llm.offline_parts import question_parts
 from agent.llm.offline_render import SOURCE, compose_summary
+from agent.llm.offline_replies import _FOUND_NOTHING, AS_WRITTEN, DONT_KNOW, SEARCH_FAILED
 from agent.llm.offline_self import about_assistant
 from agent.llm.offline_swap import asked_language, swapped_subject
 from agent.llm.offline_text import answer_language, language, terms
@@ -46,26 +47,6 @@ from blog.language import fullwidth_fold
 SEARCH = "search_knowledge_base"
 DETAIL = "get_article_detail"
 LIST = "list_articles"
-# The typographic apostrophe, as in the panel's own strings. agent.answered reads "’" as "'",
-# so a turn stored with "couldn't" still counts as a decline.
-DONT_KNOW = {
-    "en": "I couldn’t find anything about that in this blog’s articles.",
-    "zh": "我在这个博客的文章里没有找到相关内容。",
-}
-# A search that failed (timed out, raised) found nothing *yet*: saying "the blog has nothing on
-# that" would be untrue, and on a first run, while the demo articles index, it is common.
-SEARCH_FAILED = {
-    "en": "The search didn’t finish this time, so I can’t say whether the blog covers that. "
-    "Please ask again in a moment.",
-    "zh": "这次检索没有完成，所以我还说不准博客里是否有相关内容。请稍后再问一次。",
-}
-# "and in Chinese?" answered from an article in the other language: quotes are not translated.
-AS_WRITTEN = {
-    "en": "I can only quote this blog’s articles as they are written, not translate them; "
-    "this one is written in Chinese:",
-    "zh": "我只能引用这个博客的文章原文，没法翻译；这篇文章是用英文写的：",
-}
-_FOUND_NOTHING = {*DONT_KNOW.values(), *SEARCH_FAILED.values(), *FOREIGN_DECLINE.values()}
 MAX_READ = 3  # articles read in full per question
 LIST_LIMIT = 4 * OVERVIEW_LIMIT  # listed for an overview: the reader's language goes first
 # A lower hit is read too when its relevance is at least this share of the top hit's.
