@@ -10,10 +10,8 @@ No network, no randomness.
 from __future__ import annotations
 
 import asyncio
-import json
 import re
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field, replace
 from typing import Any
 
 from agent.answered import is_decline
@@ -31,18 +29,16 @@ from agent.llm.offline_overview import (
     compose_rephrase,
     wants_overview,
     wants_rephrase,
-    without_preamble,
 )
 from agent.llm.offline_page import page_answer, page_first, points_at_page
 from agent.llm.offline_parts import question_parts
 from agent.llm.offline_render import SOURCE, compose_summary
 from agent.llm.offline_replies import _FOUND_NOTHING, AS_WRITTEN, DONT_KNOW, SEARCH_FAILED
 from agent.llm.offline_self import about_assistant
-from agent.llm.offline_swap import asked_language, swapped_subject
-from agent.llm.offline_text import answer_language, language, terms
-from agent.prompts import PAGE_CONTEXT_PREFIX, READER_LANGUAGE_PREFIX, STEP_LIMIT_NUDGE
+from agent.llm.offline_swap import swapped_subject
+from agent.llm.offline_text import language, terms
+from agent.llm.offline_turn import _read, _Turn
 from agent.small_talk import is_thanks
-from blog.language import fullwidth_fold
 
 SEARCH = "search_knowledge_base"
 DETAIL = "get_article_detail"
@@ -52,8 +48,6 @@ LIST_LIMIT = 4 * OVERVIEW_LIMIT  # listed for an overview: the reader's language
 # A lower hit is read too when its relevance is at least this share of the top hit's.
 SECOND_HIT_SHARE = 0.75
 
-_PAGE = re.compile(re.escape(PAGE_CONTEXT_PREFIX) + r'(\d+) "(.*)" \((\S+)\)')
-_READER = re.compile(re.escape(READER_LANGUAGE_PREFIX) + r"\w+ \(([\w-]+)\)")
 _SUMMARY = re.compile(
     # Whole words: "gist" is inside "AppRegistryNotReady", which is no request for a summary.
     r"\b(summari[sz]\w*|summary|tl;?dr|sum (it )?up|overview|key points|main points|gist)\b|"
@@ -125,34 +119,6 @@ class OfflineModel:
         # the model says it answered. Anything else (greetings, the overview) is read as text.
         declined = False if not calls and _SOURCE_LINE.search(answer) else None
         yield ModelTurn(text=answer, tool_calls=calls, usage=Usage(), declined=declined)
-
-
-@dataclass
-class _Turn:
-    """What the planner reads from the messages of the current turn."""
-
-    question: str
-    earlier: list[str]
-    page: int | None
-    results: list[tuple[str, Any]] = field(default_factory=list)
-    page_hit: dict | None = None  # the page on screen as a search hit: id, title, url
-    step: int = 1
-    index: int = 0
-    system: str = ""  # the system messages: the assistant's own name and the page on screen
-    previous_answer: str = ""  # the assistant's last answer before this question
-    leans_on: str = ""  # the earlier question a follow-up leans on: the last one answered
-    reader: str = ""  # the language the visitor reads the site in ("zh-hans"), if known
-    asked_in: str = ""  # the language a follow-up asked the last answer in ("and in Chinese?")
-
-    @property
-    def lang(self) -> str:
-        """The answer's language (its frame, its declines); matching words goes by the
-        question's own (`language(question)`)."""
-        return self.asked_in or answer_language(self.question, self.reader)
-
-    def call(self, name: str, arguments: dict, n: int = 0) -> ToolCall:
-        call_id = f"call_offline_{self.index}_{self.step}_{n}"
-        return ToolCall(call_id, name, json.dumps(arguments, ensure_ascii=False))
 
 
 def plan(messages: list[dict], available: set[str]) -> tuple[list[ToolCall], str]:
@@ -305,68 +271,6 @@ def _no_question(turn: _Turn, available: set[str]) -> tuple[list[ToolCall], str]
     if turn.page is not None and DETAIL in available:
         return [turn.call(DETAIL, {"article_id": turn.page})], ""
     return [], NOTHING_BEFORE[turn.lang]
-
-
-def _read(messages: list[dict]) -> _Turn:
-    turn = _read_turn(messages)
-    wanted = asked_language(turn.question) if turn.earlier and turn.leans_on else ""
-    if not wanted:
-        return turn
-    # "and in Chinese?": the question answered before, asked again, answered in that language.
-    return replace(turn, question=turn.leans_on, earlier=[], leans_on="", asked_in=wanted)
-
-
-def _read_turn(messages: list[dict]) -> _Turn:
-    users = [
-        i
-        for i, m in enumerate(messages)
-        if m.get("role") == "user" and m.get("content") != STEP_LIMIT_NUDGE
-    ]
-    last = users[-1] if users else -1
-    page = _page(messages)
-    question = str(messages[last].get("content") or "") if last >= 0 else ""
-    current = [m for m in messages[last + 1 :] if m.get("content") != STEP_LIMIT_NUDGE]
-    return _Turn(
-        question=without_preamble(fullwidth_fold(question.strip())),
-        earlier=[fullwidth_fold(str(messages[i].get("content") or "")) for i in users[:-1]],
-        page=page["article_id"] if page else None,
-        page_hit=page,
-        results=_tool_results(current),
-        step=sum(1 for m in current if m.get("role") == "assistant") + 1,
-        index=last,
-        system=" ".join(
-            str(m.get("content") or "")
-            for m in messages
-            if m.get("role") == "system" and not _READER.match(str(m.get("content") or ""))
-        ),
-        reader=_reader(messages),
-        leans_on=_answered_question(messages, users),
-        previous_answer=next(
-            (
-                str(m.get("content") or "")
-                for m in reversed(messages[: max(last, 0)])
-                if m.get("role") == "assistant" and m.get("content")
-            ),
-            "",
-        ),
-    )
-
-
-def _answered_question(messages: list[dict], users: list[int]) -> str:
-    """The latest earlier question the blog answered, else the one just before this.
-
-    "And how do I set it?" after a declined "capital of France?" was searched with France and
-    declined again; "it" is the step limit asked about (and answered) before that.
-    """
-    for start, end in reversed(list(zip(users[:-1], users[1:], strict=True))):
-        answers = [
-            str(m.get("content") or "").strip()
-            for m in messages[start + 1 : end]
-            if m.get("role") == "assistant" and m.get("content")
-        ]
-        if answers and answers[-1] not in _FOUND_NOTHING:
-            return fullwidth_fold(str(messages[start].get("content") or ""))
-    return fullwidth_fold(str(messages[users[-2]].get("content") or "")) if len(users) > 1 else ""
 
 
 def is_follow_up(turn: _Turn) -> bool:
@@ -553,46 +457,6 @@ def _about_page(question: str) -> bool:
 
 def _about_other(turn: _Turn, hits: list[dict]) -> bool:
     return bool(hits) and turn.page is not None and hits[0].get("article_id") != turn.page
-
-
-def _tool_results(turn: list[dict]) -> list[tuple[str, Any]]:
-    """(tool name, parsed output) for each tool message of the current turn, in order."""
-    names = {
-        call["id"]: call["function"]["name"]
-        for m in turn
-        if m.get("role") == "assistant"
-        for call in m.get("tool_calls") or []
-    }
-    results = []
-    for m in turn:
-        if m.get("role") == "tool":
-            content = m.get("content") or ""
-            try:
-                output = json.loads(content)
-            except ValueError:
-                output = content
-            results.append((names.get(m.get("tool_call_id"), ""), output))
-    return results
-
-
-def _reader(messages: list[dict]) -> str:
-    """The reader's language code from the reader-context system line, or ""."""
-    for m in messages:
-        match = _READER.match(str(m.get("content") or "")) if m.get("role") == "system" else None
-        if match:
-            return match.group(1)
-    return ""
-
-
-def _page(messages: list[dict]) -> dict | None:
-    """The page on screen from the page-context system line, as a search hit, if any."""
-    for m in messages:
-        if m.get("role") == "system":
-            match = _PAGE.search(str(m.get("content") or ""))
-            if match:
-                article_id, title, url = match.groups()
-                return {"article_id": int(article_id), "title": title, "url": url, "excerpt": ""}
-    return None
 
 
 def _pieces(text: str, size: int = 12) -> list[str]:
