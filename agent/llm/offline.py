@@ -17,7 +17,13 @@ from typing import Any
 from agent.answered import is_decline
 from agent.llm.base import ModelTurn, TextDelta, ToolCall, Usage
 from agent.llm.offline_answer import compose_answer
-from agent.llm.offline_definitions import defined_subject
+from agent.llm.offline_follow_up import (
+    _says_little,
+    cited_before,
+    is_follow_up,
+    quoted_before,
+    search_query,
+)
 from agent.llm.offline_foreign import foreign_decline
 from agent.llm.offline_hits import (
     MAX_READ,
@@ -43,11 +49,11 @@ from agent.llm.offline_overview import (
 from agent.llm.offline_page import page_answer, page_first, points_at_page
 from agent.llm.offline_parts import question_parts
 from agent.llm.offline_render import SOURCE, compose_summary
-from agent.llm.offline_replies import _FOUND_NOTHING, AS_WRITTEN, DONT_KNOW, SEARCH_FAILED
+from agent.llm.offline_replies import AS_WRITTEN, DONT_KNOW, SEARCH_FAILED
 from agent.llm.offline_self import about_assistant
 from agent.llm.offline_summary_request import _SUMMARY, _about_page, summary_topic, titled_first
 from agent.llm.offline_swap import swapped_subject
-from agent.llm.offline_text import language, terms
+from agent.llm.offline_text import language
 from agent.llm.offline_turn import _read, _Turn
 from agent.small_talk import is_thanks
 
@@ -56,36 +62,8 @@ DETAIL = "get_article_detail"
 LIST = "list_articles"
 LIST_LIMIT = 4 * OVERVIEW_LIMIT  # listed for an overview: the reader's language goes first
 
-# Words that lean on the previous question ("which of those is cheapest?", "那个呢？").
-_FOLLOW_UP = re.compile(
-    r"\b(those|these|them|they|it|its|this|there|the two|the first|the second|the latter|"
-    r"the former|either|both|the other|same)\b|^\s*(and|but|so|then|also|what about|"
-    r"how about)\b|那些|这些|它们|它|哪个|哪一个|其中|上面|前者|后者|那个|这个|两者|两种|"
-    # A demonstrative with a measure word points back as "这个" does: "这条记录" (this record),
-    # "这一轮" (this turn), "分这么细" (split this finely), "那两路结果" (those two lists).
-    r"[这那](?:[种样么条篇次轮俩两位项步段]|一[种条篇次轮个项步])|"
-    # "that" with a particle is the object of a phrasal verb: "turn that off", "set that up".
-    r"\bthat (?:off|on|up|down|out|back|away|instead)\b|"
-    # "one" standing for a thing named before: "Which one did Docent pick?" as 哪个 does
-    # ("the one that trades recall for speed" names it in its own clause).
-    r"\b(?:which|that) ones?\b|"
-    # A leading 那 ("then") leans back before a pause, a function word or a clause ending in 呢
-    # ("那单次模型调用呢？", "那在生产环境里…"); not as the first sound of 那不勒斯 (Naples).
-    r"^\s*(那(?=[，,、\s就在要还是该怎为如]|[^？?。！!]*呢)|那么|如果|还|再|另外|而)|呢[？?]?\s*$|"
-    # "that" after a verb or a preposition points back ("how long does that take?", "is there a
-    # limit on that?"); after a noun it starts a clause ("a tool that does not exist").
-    r"\b(?:does|do|did|is|was|are|were|will|would|can|could|should|about|for|with|of|on|in|"
-    r"from|to|after|before|without|like|by) that\b",
-    re.IGNORECASE,
-)
-FOLLOW_UP_TERMS = 2  # a question with this few words of its own leans on the one before
 # The line an answer ends each article's quotes with ("Source: [Title](/articles/…/)").
 _SOURCE_LINE = re.compile("^(" + "|".join(map(re.escape, SOURCE.values())) + r")\[", re.MULTILINE)
-# The link of each source line: the articles an answer quoted.
-_CITED = re.compile(
-    "^(?:" + "|".join(map(re.escape, SOURCE.values())) + r")\[[^\]\n]*\]\(([^)\s]+)\)",
-    re.MULTILINE,
-)
 
 
 class OfflineModel:
@@ -263,28 +241,6 @@ def _no_question(turn: _Turn, available: set[str]) -> tuple[list[ToolCall], str]
     return [], NOTHING_BEFORE[turn.lang]
 
 
-def is_follow_up(turn: _Turn) -> bool:
-    """A question that leans on the previous one: a pronoun, or almost no words of its own."""
-    if not turn.earlier:
-        return False
-    if defined_subject(turn.question, bare=False) and not _FOLLOW_UP.search(turn.question):
-        return False  # "How does HNSW work?" names what it asks about, however short
-    if _FOLLOW_UP.search(turn.question):
-        return True
-    if turn.previous_answer.strip() in _FOUND_NOTHING:
-        # "HNSW index" after a declined "sourdough recipe?" is a new topic: searched together,
-        # the two found nothing again. Only a word that leans back ("那…呢") still leans.
-        return False
-    return _says_little(turn.question)
-
-
-def _says_little(question: str) -> bool:
-    """Too few words of its own to be about anything alone: it leans on the question before it,
-    or on the page it is asked on."""
-    chinese = language(question) == "zh"  # two-character terms: twice as many per idea
-    return len(terms(question)) <= (2 * FOLLOW_UP_TERMS if chinese else FOLLOW_UP_TERMS)
-
-
 def _searches(turn: _Turn, summary: bool) -> list[ToolCall]:
     """The question's search, then one per part of a question asked in two."""
     calls = [turn.call(SEARCH, {"query": search_query(turn), "limit": 5})]
@@ -294,29 +250,6 @@ def _searches(turn: _Turn, summary: bool) -> list[ToolCall]:
         return calls
     parts = question_parts(turn.question[:500])
     return calls + [turn.call(SEARCH, {"query": p, "limit": 5}, n) for n, p in enumerate(parts, 1)]
-
-
-def cited_before(answer: str, hit: dict) -> bool:
-    """Whether the previous answer cited the hit's article (its source lines)."""
-    return hit.get("url") in set(_CITED.findall(answer))
-
-
-def quoted_before(answer: str, hits: list[dict]) -> dict | None:
-    """The best-ranked hit for an article the previous answer cited (its source lines), if
-    the search found one; None when the search's first hit is already one of them."""
-    cited = set(_CITED.findall(answer))
-    quoted = next((hit for hit in hits if hit.get("url") in cited), None)
-    return quoted if quoted is not None and quoted is not hits[0] else None
-
-
-def search_query(turn: _Turn) -> str:
-    """The question, preceded by the previous question when this one is a follow-up; for
-    "summarize the article about X", X alone."""
-    if is_follow_up(turn):
-        return f"{turn.leans_on} {turn.question}"[-500:]
-    if _SUMMARY.search(turn.question):
-        return summary_topic(turn.question)[:500]
-    return turn.question[:500]
 
 
 def _about_other(turn: _Turn, hits: list[dict]) -> bool:
