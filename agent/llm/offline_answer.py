@@ -1,9 +1,11 @@
 """Writing the offline model's answers: the best facts of the articles read, each cited.
 
-Facts are scored by the question's words they share, rarer words counting more (a word in
-every fact says little). A follow-up's earlier question counts at half weight. Facts are
-picked greedily for the question words they add, so a two-part question draws on both
-articles that answer it, and each quoted article is cited right after its facts.
+compose_answer decides in order: decline a name or rare word no article read mentions
+(offline_declines); read the articles' facts (offline_facts); for "what is X?" prefer an
+article's own explanation (offline_explain), else pick facts (offline_pick); make sure a
+figure asked for is given (offline_figure_pick); and quote the passage the search chose when
+no word can match across languages. A question in two parts is answered part by part, each
+from its own article, and each quoted article is cited right after its facts (offline_render).
 """
 
 from __future__ import annotations
