@@ -19,11 +19,9 @@ from blog.search import (
     article_search_text,
     article_search_vector,
     article_url,
-    chunk_matching,
-    chunk_nearest,
-    chunk_text_candidates,
     excerpt_cut,
 )
+from blog.search_lists import chunk_matching, chunk_nearest, chunk_text_candidates
 from blog.services import demo_articles_load
 
 pytestmark = pytest.mark.django_db
