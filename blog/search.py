@@ -5,7 +5,9 @@ PostgreSQL (the HNSW index for vectors, ts_rank for text) and filtered to publis
 inside the same SQL. Python fuses them into candidates, gives each its evidence and
 calibrated relevance (blog.relevance), orders by relevance and drops what is below the bar.
 Everything here is sync and uses the calling thread's connection, so the agent's tool can
-run it through `sync_to_async` in a worker thread.
+run it through `sync_to_async` in a worker thread. The fusion and evidence are
+blog.search_fusion's, the hits returned blog.search_hits's, and the lists' ORM forms (for the
+tests and benchmarks) blog.search_lists's.
 """
 
 from django.conf import settings
