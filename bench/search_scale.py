@@ -225,7 +225,7 @@ def timed_searches(workload, keep=lambda hit: hit.article_id, mode: str = "hybri
 def timed_part(workload, part: str) -> list[float]:
     from django.db import transaction
 
-    from blog.search import chunk_nearest, chunk_text_candidates
+    from blog.search_lists import chunk_nearest, chunk_text_candidates
 
     latencies = []
     for vector, text in workload:
@@ -244,7 +244,7 @@ def recall(workload, ef_search: int, k: int = 10) -> tuple[float, float]:
     from django.db import connection, transaction
     from django.test.utils import override_settings
 
-    from blog.search import chunk_nearest
+    from blog.search_lists import chunk_nearest
 
     found, seconds = 0, 0.0
     with override_settings(SEARCH_EF_SEARCH=ef_search):
@@ -264,7 +264,7 @@ def recall(workload, ef_search: int, k: int = 10) -> tuple[float, float]:
 def plan_uses_hnsw(vector: list[float]) -> bool:
     from django.db import transaction
 
-    from blog.search import chunk_nearest
+    from blog.search_lists import chunk_nearest
 
     with transaction.atomic():
         return "chunk_embedding_hnsw" in chunk_nearest(vector=vector, k=40).explain()

@@ -50,7 +50,7 @@ _QUERY_OF_LEXEMES = "(SELECT array_to_tsvector(array_remove(%(lexemes)s::text[],
 _QUERY_OF_LEXICAL = "(SELECT to_tsvector('english', %(lexical)s))"
 _COLUMNS = _COLUMNS_TEMPLATE.format(distance=_DISTANCE, query=_QUERY_OF_LEXEMES)
 _FROM = "blog_chunk JOIN blog_article ON blog_article.id = blog_chunk.article_id"
-# ts_rank normalization 1: rank / (1 + log(length)); see blog.search._RANK_NORMALIZATION.
+# ts_rank normalization 1: rank / (1 + log(length)); see blog.search_lists._RANK_NORMALIZATION.
 # Visibility applies before the cap: a post scheduled for later has its chunks indexed, and
 # capped first, enough of them (a long post, or several, using the query's words) took every
 # place of the cap and the visible chunks were never ranked. The capped rows are ranked where

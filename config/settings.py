@@ -451,7 +451,7 @@ SEARCH_VECTOR_PER_LANGUAGE = env.bool("SEARCH_VECTOR_PER_LANGUAGE", default=True
 SEARCH_GLOSSARY = env.bool("SEARCH_GLOSSARY", default=True)
 # An article's RRF sum is divided by (lists that could have found it) ** alpha: 0 is plain RRF,
 # 1 the mean; in between, a Chinese question's English article is not sunk only because
-# Chinese full text cannot match it (blog.search._fuse).
+# Chinese full text cannot match it (blog.search_fusion._fuse).
 SEARCH_FUSION_ALPHA = env.float("SEARCH_FUSION_ALPHA", default=1.0)
 # Run the full-text half on a second connection while the vector half runs (blog.parallel).
 SEARCH_PARALLEL = env.bool("SEARCH_PARALLEL", default=True)

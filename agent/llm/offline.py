@@ -10,17 +10,31 @@ No network, no randomness.
 from __future__ import annotations
 
 import asyncio
-import json
 import re
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field, replace
 from typing import Any
 
 from agent.answered import is_decline
 from agent.llm.base import ModelTurn, TextDelta, ToolCall, Usage
-from agent.llm.offline_answer import SOURCE, compose_answer, compose_summary
-from agent.llm.offline_definitions import defined_subject
-from agent.llm.offline_foreign import FOREIGN_DECLINE, foreign_decline
+from agent.llm.offline_answer import compose_answer
+from agent.llm.offline_follow_up import (
+    _says_little,
+    cited_before,
+    is_follow_up,
+    quoted_before,
+    search_query,
+)
+from agent.llm.offline_foreign import foreign_decline
+from agent.llm.offline_hits import (
+    MAX_READ,
+    _failed,
+    _hit_list,
+    _relevant,
+    answered_parts,
+    choose_hits,
+    subject_top,
+    with_part_tops,
+)
 from agent.llm.offline_names import mentions
 from agent.llm.offline_overview import (
     NOTHING_BEFORE,
@@ -31,97 +45,27 @@ from agent.llm.offline_overview import (
     compose_rephrase,
     wants_overview,
     wants_rephrase,
-    without_preamble,
 )
 from agent.llm.offline_page import page_answer, page_first, points_at_page
 from agent.llm.offline_pagemeta import page_meta_plan
 from agent.llm.offline_parts import question_parts
+from agent.llm.offline_render import SOURCE, compose_summary
+from agent.llm.offline_replies import AS_WRITTEN, DONT_KNOW, SEARCH_FAILED
 from agent.llm.offline_self import about_assistant
-from agent.llm.offline_swap import asked_language, swapped_subject
-from agent.llm.offline_text import answer_language, language, terms
+from agent.llm.offline_summary_request import _SUMMARY, _about_page, summary_topic, titled_first
+from agent.llm.offline_swap import swapped_subject
+from agent.llm.offline_text import language
 from agent.llm.offline_topic import topic_step, topic_term
-from agent.prompts import PAGE_CONTEXT_PREFIX, READER_LANGUAGE_PREFIX, STEP_LIMIT_NUDGE
+from agent.llm.offline_turn import _read, _Turn
 from agent.small_talk import is_thanks
-from blog.language import fullwidth_fold
 
 SEARCH = "search_knowledge_base"
 DETAIL = "get_article_detail"
 LIST = "list_articles"
-# The typographic apostrophe, as in the panel's own strings. agent.answered reads "’" as "'",
-# so a turn stored with "couldn't" still counts as a decline.
-DONT_KNOW = {
-    "en": "I couldn’t find anything about that in this blog’s articles.",
-    "zh": "我在这个博客的文章里没有找到相关内容。",
-}
-# A search that failed (timed out, raised) found nothing *yet*: saying "the blog has nothing on
-# that" would be untrue, and on a first run, while the demo articles index, it is common.
-SEARCH_FAILED = {
-    "en": "The search didn’t finish this time, so I can’t say whether the blog covers that. "
-    "Please ask again in a moment.",
-    "zh": "这次检索没有完成，所以我还说不准博客里是否有相关内容。请稍后再问一次。",
-}
-# "and in Chinese?" answered from an article in the other language: quotes are not translated.
-AS_WRITTEN = {
-    "en": "I can only quote this blog’s articles as they are written, not translate them; "
-    "this one is written in Chinese:",
-    "zh": "我只能引用这个博客的文章原文，没法翻译；这篇文章是用英文写的：",
-}
-_FOUND_NOTHING = {*DONT_KNOW.values(), *SEARCH_FAILED.values(), *FOREIGN_DECLINE.values()}
-MAX_READ = 3  # articles read in full per question
 LIST_LIMIT = 4 * OVERVIEW_LIMIT  # listed for an overview: the reader's language goes first
-# A lower hit is read too when its relevance is at least this share of the top hit's.
-SECOND_HIT_SHARE = 0.75
 
-_PAGE = re.compile(re.escape(PAGE_CONTEXT_PREFIX) + r'(\d+) "(.*)" \((\S+)\)')
-_READER = re.compile(re.escape(READER_LANGUAGE_PREFIX) + r"\w+ \(([\w-]+)\)")
-_SUMMARY = re.compile(
-    # Whole words: "gist" is inside "AppRegistryNotReady", which is no request for a summary.
-    r"\b(summari[sz]\w*|summary|tl;?dr|sum (it )?up|overview|key points|main points|gist)\b|"
-    r"总结|概括|摘要|概述|要点|讲了什么|说了什么|主要内容|"
-    # "What does the blog say about X?", "is there an article on X?", "有没有讲X的文章": the
-    # answer is that article, summed up, or that there is none.
-    r"^\W*(what|anything) (do|does|did) (the|this|your) (blog|site|articles?|posts?) "
-    r"(say|said|write|cover|have)\b|"
-    r"^\W*does (the|this|your) (blog|site) (say|write|have|cover|mention) (anything|something)?|"
-    r"^\W*(is there|are there|do you have|have you got|any) (an? |any )?(articles?|posts?|"
-    r"write-?ups?) (on|about|covering|regarding|that covers?|explaining)\b|"
-    r"^\W*(did|have) you (write|written) (anything |something )?(on|about)\b|"
-    r"有没有(?=[^？?]{1,20}(文章|博文))|的?(文章|博文)吗|博客(里|中)?(是)?怎么(说|讲)",
-    re.IGNORECASE,
-)
-_THIS_PAGE = re.compile(
-    r"\bthis (article|post|page)\b|\bthis\b|\bit\b|这篇|本文|这个|这页|该文", re.IGNORECASE
-)
-# Words that lean on the previous question ("which of those is cheapest?", "那个呢？").
-_FOLLOW_UP = re.compile(
-    r"\b(those|these|them|they|it|its|this|there|the two|the first|the second|the latter|"
-    r"the former|either|both|the other|same)\b|^\s*(and|but|so|then|also|what about|"
-    r"how about)\b|那些|这些|它们|它|哪个|哪一个|其中|上面|前者|后者|那个|这个|两者|两种|"
-    # A demonstrative with a measure word points back as "这个" does: "这条记录" (this record),
-    # "这一轮" (this turn), "分这么细" (split this finely), "那两路结果" (those two lists).
-    r"[这那](?:[种样么条篇次轮俩两位项步段]|一[种条篇次轮个项步])|"
-    # "that" with a particle is the object of a phrasal verb: "turn that off", "set that up".
-    r"\bthat (?:off|on|up|down|out|back|away|instead)\b|"
-    # "one" standing for a thing named before: "Which one did Docent pick?" as 哪个 does
-    # ("the one that trades recall for speed" names it in its own clause).
-    r"\b(?:which|that) ones?\b|"
-    # A leading 那 ("then") leans back before a pause, a function word or a clause ending in 呢
-    # ("那单次模型调用呢？", "那在生产环境里…"); not as the first sound of 那不勒斯 (Naples).
-    r"^\s*(那(?=[，,、\s就在要还是该怎为如]|[^？?。！!]*呢)|那么|如果|还|再|另外|而)|呢[？?]?\s*$|"
-    # "that" after a verb or a preposition points back ("how long does that take?", "is there a
-    # limit on that?"); after a noun it starts a clause ("a tool that does not exist").
-    r"\b(?:does|do|did|is|was|are|were|will|would|can|could|should|about|for|with|of|on|in|"
-    r"from|to|after|before|without|like|by) that\b",
-    re.IGNORECASE,
-)
-FOLLOW_UP_TERMS = 2  # a question with this few words of its own leans on the one before
 # The line an answer ends each article's quotes with ("Source: [Title](/articles/…/)").
 _SOURCE_LINE = re.compile("^(" + "|".join(map(re.escape, SOURCE.values())) + r")\[", re.MULTILINE)
-# The link of each source line: the articles an answer quoted.
-_CITED = re.compile(
-    "^(?:" + "|".join(map(re.escape, SOURCE.values())) + r")\[[^\]\n]*\]\(([^)\s]+)\)",
-    re.MULTILINE,
-)
 
 
 class OfflineModel:
@@ -145,34 +89,6 @@ class OfflineModel:
         # the model says it answered. Anything else (greetings, the overview) is read as text.
         declined = False if not calls and _SOURCE_LINE.search(answer) else None
         yield ModelTurn(text=answer, tool_calls=calls, usage=Usage(), declined=declined)
-
-
-@dataclass
-class _Turn:
-    """What the planner reads from the messages of the current turn."""
-
-    question: str
-    earlier: list[str]
-    page: int | None
-    results: list[tuple[str, Any]] = field(default_factory=list)
-    page_hit: dict | None = None  # the page on screen as a search hit: id, title, url
-    step: int = 1
-    index: int = 0
-    system: str = ""  # the system messages: the assistant's own name and the page on screen
-    previous_answer: str = ""  # the assistant's last answer before this question
-    leans_on: str = ""  # the earlier question a follow-up leans on: the last one answered
-    reader: str = ""  # the language the visitor reads the site in ("zh-hans"), if known
-    asked_in: str = ""  # the language a follow-up asked the last answer in ("and in Chinese?")
-
-    @property
-    def lang(self) -> str:
-        """The answer's language (its frame, its declines); matching words goes by the
-        question's own (`language(question)`)."""
-        return self.asked_in or answer_language(self.question, self.reader)
-
-    def call(self, name: str, arguments: dict, n: int = 0) -> ToolCall:
-        call_id = f"call_offline_{self.index}_{self.step}_{n}"
-        return ToolCall(call_id, name, json.dumps(arguments, ensure_ascii=False))
 
 
 def plan(messages: list[dict], available: set[str]) -> tuple[list[ToolCall], str]:
@@ -345,112 +261,6 @@ def _no_question(turn: _Turn, available: set[str]) -> tuple[list[ToolCall], str]
     return [], NOTHING_BEFORE[turn.lang]
 
 
-def _read(messages: list[dict]) -> _Turn:
-    turn = _read_turn(messages)
-    wanted = asked_language(turn.question) if turn.earlier and turn.leans_on else ""
-    if not wanted:
-        return turn
-    # "and in Chinese?": the question answered before, asked again as it was asked then, so a
-    # follow-up keeps the question it leaned on (alone, "and how do I tune it?" lost its
-    # subject), and answered in that language.
-    before = _read(messages[: _answered_at(messages, _user_messages(messages)) + 1])
-    return replace(
-        turn,
-        question=before.question,
-        earlier=before.earlier,
-        leans_on=before.leans_on,
-        previous_answer=before.previous_answer,
-        asked_in=wanted,
-    )
-
-
-def _user_messages(messages: list[dict]) -> list[int]:
-    """Where the visitor's messages are (the loop's nudge at the step limit is not one)."""
-    return [
-        i
-        for i, m in enumerate(messages)
-        if m.get("role") == "user" and m.get("content") != STEP_LIMIT_NUDGE
-    ]
-
-
-def _read_turn(messages: list[dict]) -> _Turn:
-    users = _user_messages(messages)
-    last = users[-1] if users else -1
-    page = _page(messages)
-    question = str(messages[last].get("content") or "") if last >= 0 else ""
-    current = [m for m in messages[last + 1 :] if m.get("content") != STEP_LIMIT_NUDGE]
-    return _Turn(
-        question=without_preamble(fullwidth_fold(question.strip())),
-        earlier=[fullwidth_fold(str(messages[i].get("content") or "")) for i in users[:-1]],
-        page=page["article_id"] if page else None,
-        page_hit=page,
-        results=_tool_results(current),
-        step=sum(1 for m in current if m.get("role") == "assistant") + 1,
-        index=last,
-        system=" ".join(
-            str(m.get("content") or "")
-            for m in messages
-            if m.get("role") == "system" and not _READER.match(str(m.get("content") or ""))
-        ),
-        reader=_reader(messages),
-        leans_on=_answered_question(messages, users),
-        previous_answer=next(
-            (
-                str(m.get("content") or "")
-                for m in reversed(messages[: max(last, 0)])
-                if m.get("role") == "assistant" and m.get("content")
-            ),
-            "",
-        ),
-    )
-
-
-def _answered_question(messages: list[dict], users: list[int]) -> str:
-    """The latest earlier question the blog answered, else the one just before this.
-
-    "And how do I set it?" after a declined "capital of France?" was searched with France and
-    declined again; "it" is the step limit asked about (and answered) before that.
-    """
-    if len(users) < 2:
-        return ""
-    return fullwidth_fold(str(messages[_answered_at(messages, users)].get("content") or ""))
-
-
-def _answered_at(messages: list[dict], users: list[int]) -> int:
-    """Where _answered_question's question is among the messages (of two user messages or more)."""
-    for start, end in reversed(list(zip(users[:-1], users[1:], strict=True))):
-        answers = [
-            str(m.get("content") or "").strip()
-            for m in messages[start + 1 : end]
-            if m.get("role") == "assistant" and m.get("content")
-        ]
-        if answers and answers[-1] not in _FOUND_NOTHING:
-            return start
-    return users[-2]
-
-
-def is_follow_up(turn: _Turn) -> bool:
-    """A question that leans on the previous one: a pronoun, or almost no words of its own."""
-    if not turn.earlier:
-        return False
-    if defined_subject(turn.question, bare=False) and not _FOLLOW_UP.search(turn.question):
-        return False  # "How does HNSW work?" names what it asks about, however short
-    if _FOLLOW_UP.search(turn.question):
-        return True
-    if turn.previous_answer.strip() in _FOUND_NOTHING:
-        # "HNSW index" after a declined "sourdough recipe?" is a new topic: searched together,
-        # the two found nothing again. Only a word that leans back ("那…呢") still leans.
-        return False
-    return _says_little(turn.question)
-
-
-def _says_little(question: str) -> bool:
-    """Too few words of its own to be about anything alone: it leans on the question before it,
-    or on the page it is asked on."""
-    chinese = language(question) == "zh"  # two-character terms: twice as many per idea
-    return len(terms(question)) <= (2 * FOLLOW_UP_TERMS if chinese else FOLLOW_UP_TERMS)
-
-
 def _searches(turn: _Turn, summary: bool) -> list[ToolCall]:
     """The question's search, then one per part of a question asked in two."""
     calls = [turn.call(SEARCH, {"query": search_query(turn), "limit": 5})]
@@ -462,197 +272,8 @@ def _searches(turn: _Turn, summary: bool) -> list[ToolCall]:
     return calls + [turn.call(SEARCH, {"query": p, "limit": 5}, n) for n, p in enumerate(parts, 1)]
 
 
-def with_part_tops(chosen: list[dict], parts: list[list[dict]]) -> list[dict]:
-    """The articles to read: the question's top hit, then each part's top hit, then the rest.
-
-    Searched whole, a two-part question's hits fill up with the article answering the part
-    with more (or rarer) words; each part's own best article is what answers the other.
-    """
-    ids = {hit["article_id"] for hit in chosen[:1]}
-    tops = []
-    for hits in parts:
-        if hits and hits[0]["article_id"] not in ids:
-            tops.append(hits[0])
-            ids.add(hits[0]["article_id"])
-    rest = [hit for hit in chosen[1:] if hit["article_id"] not in ids]
-    return [*chosen[:1], *tops, *rest][:MAX_READ]
-
-
-def answered_parts(
-    question: str, chosen: list[dict], parts: list[list[dict]]
-) -> list[tuple[str, int]]:
-    """Each part of a two-part question with the article (its index in `chosen`) its own
-    search ranked first, when every part has an article of its own; [] otherwise (the whole
-    question's answer serves both)."""
-    texts = question_parts(question[:500]) if parts else []
-    ids = [hit["article_id"] for hit in chosen]
-    tops = [hits[0]["article_id"] if hits else None for hits in parts]
-    if len(texts) != len(tops) or len(set(tops)) < len(tops) or not set(tops) <= set(ids):
-        return []
-    return [(text, ids.index(top)) for text, top in zip(texts, tops, strict=True)]
-
-
-def subject_top(subject: str, hits: list[dict]) -> dict:
-    """The best hit for a subject searched alone, or a nearly as relevant one titled after it.
-
-    A short subject is matched nearly alike by every article that mentions it ("the step
-    limit": the audit article 0.95, "Why step limits matter" 0.95); the article named after
-    it is about it.
-    """
-    top = _relevance(hits[0]) or 0.0
-    close = [hit for hit in hits if (_relevance(hit) or 0.0) >= SECOND_HIT_SHARE * top]
-    return titled_first(subject, close)[0]
-
-
-def cited_before(answer: str, hit: dict) -> bool:
-    """Whether the previous answer cited the hit's article (its source lines)."""
-    return hit.get("url") in set(_CITED.findall(answer))
-
-
-def quoted_before(answer: str, hits: list[dict]) -> dict | None:
-    """The best-ranked hit for an article the previous answer cited (its source lines), if
-    the search found one; None when the search's first hit is already one of them."""
-    cited = set(_CITED.findall(answer))
-    quoted = next((hit for hit in hits if hit.get("url") in cited), None)
-    return quoted if quoted is not None and quoted is not hits[0] else None
-
-
-def _hit_list(output: Any) -> list[dict]:
-    return output if isinstance(output, list) else []
-
-
-def search_query(turn: _Turn) -> str:
-    """The question, preceded by the previous question when this one is a follow-up; for
-    "summarize the article about X", X alone."""
-    if is_follow_up(turn):
-        return f"{turn.leans_on} {turn.question}"[-500:]
-    if _SUMMARY.search(turn.question):
-        return summary_topic(turn.question)[:500]
-    return turn.question[:500]
-
-
-# Asking for a summary names what to summarise with words no article uses of its topic:
-# "summarize" alone is a word the demo blog never writes, so "summarize the article about step
-# limits" scored relevance 0.05 and was declined; "step limits" scores 0.96.
-_SUMMARY_WORDS = re.compile(r"\b\w*summar\w*|" + _SUMMARY.pattern, re.IGNORECASE)
-_ARTICLE_WORDS = re.compile(
-    r"\b(the|a|an|your|this|that|articles?|posts?|blog posts?|pieces?|write-?ups?|page|entry|"
-    r"about|on|of|for|me|give|please|pls|can you|could you|quick|short|brief|blog|say|says|"
-    r"anything|something|there|any|covering|regarding|explaining)\b|"
-    r"关于|有关于|有关|相关|那篇|这篇|一篇|文章|博文|一下|给我|请|帮我|简单|的|有没有|讲|写|吗|博客|里",
-    re.IGNORECASE,
-)
-
-
-def titled_first(topic: str, hits: list[dict]) -> list[dict]:
-    """The hits, the first whose title names the topic first: "any posts about streaming?"
-    means "Streaming tokens to the browser", though a Chinese article that mentions 流式 once
-    ranked above it on the word alone."""
-    wanted = terms(topic)
-    named = [hit for hit in hits if wanted and wanted <= terms(str(hit.get("title", "")))]
-    return [*named[:1], *(hit for hit in hits if hit not in named[:1])]
-
-
-def summary_topic(question: str) -> str:
-    """What a summary request is about, its asking words removed; the question itself when
-    nothing is left ("summarize" alone goes by the page, or finds nothing)."""
-    topic = " ".join(_ARTICLE_WORDS.sub(" ", _SUMMARY_WORDS.sub(" ", question)).split())
-    topic = topic.strip(" ?？.。!！:：,，")
-    return topic if terms(topic) else question
-
-
-def choose_hits(question: str, hits: list[dict]) -> list[dict]:
-    """The top hit, plus lower hits that are nearly as relevant or cover other question words."""
-    if not hits:
-        return []
-    chosen, top = [hits[0]], _relevance(hits[0])
-    wanted = terms(question)
-    covered = wanted & terms(_hit_text(hits[0]))
-    for hit in hits[1:]:
-        if len(chosen) == MAX_READ:
-            break
-        relevance, new = _relevance(hit), (wanted & terms(_hit_text(hit))) - covered
-        close = relevance is not None and top and relevance >= SECOND_HIT_SHARE * top
-        if close or len(new) >= 2:
-            chosen.append(hit)
-            covered |= new
-    return chosen
-
-
-def _relevance(hit: dict) -> float | None:
-    value = hit.get("relevance")
-    return float(value) if isinstance(value, int | float) else None
-
-
-def _hit_text(hit: dict) -> str:
-    return f"{hit.get('title', '')} {hit.get('heading', '')} {hit.get('excerpt', '')}"
-
-
-def _relevant(question: str, hits: list[dict]) -> bool:
-    """Hits that carry a calibrated relevance already cleared the search's bar.
-
-    Without one (an older search), a hit counts only when it shares a word with the question.
-    """
-    if not hits:
-        return False
-    if _relevance(hits[0]) is not None:
-        return True
-    return bool(terms(question) & terms(_hit_text(hits[0])))
-
-
-def _failed(output: Any) -> bool:
-    """A tool result the loop wrote for a failed call (its messages start "Error:")."""
-    return isinstance(output, str) and output.startswith("Error:")
-
-
-def _about_page(question: str) -> bool:
-    """ "Summarize this" on an article page means that page, unless another topic is named."""
-    rest = _SUMMARY.sub(" ", _THIS_PAGE.sub(" ", question))
-    return bool(_THIS_PAGE.search(question)) or len(terms(rest)) <= 1
-
-
 def _about_other(turn: _Turn, hits: list[dict]) -> bool:
     return bool(hits) and turn.page is not None and hits[0].get("article_id") != turn.page
-
-
-def _tool_results(turn: list[dict]) -> list[tuple[str, Any]]:
-    """(tool name, parsed output) for each tool message of the current turn, in order."""
-    names = {
-        call["id"]: call["function"]["name"]
-        for m in turn
-        if m.get("role") == "assistant"
-        for call in m.get("tool_calls") or []
-    }
-    results = []
-    for m in turn:
-        if m.get("role") == "tool":
-            content = m.get("content") or ""
-            try:
-                output = json.loads(content)
-            except ValueError:
-                output = content
-            results.append((names.get(m.get("tool_call_id"), ""), output))
-    return results
-
-
-def _reader(messages: list[dict]) -> str:
-    """The reader's language code from the reader-context system line, or ""."""
-    for m in messages:
-        match = _READER.match(str(m.get("content") or "")) if m.get("role") == "system" else None
-        if match:
-            return match.group(1)
-    return ""
-
-
-def _page(messages: list[dict]) -> dict | None:
-    """The page on screen from the page-context system line, as a search hit, if any."""
-    for m in messages:
-        if m.get("role") == "system":
-            match = _PAGE.search(str(m.get("content") or ""))
-            if match:
-                article_id, title, url = match.groups()
-                return {"article_id": int(article_id), "title": title, "url": url, "excerpt": ""}
-    return None
 
 
 def _pieces(text: str, size: int = 12) -> list[str]:

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from agent.llm.base import ToolCall
-from agent.llm.offline_answer import LANGUAGE_NAMES, SOURCE, compose_summary
+from agent.llm.offline_render import LANGUAGE_NAMES, SOURCE, compose_summary
 from agent.llm.offline_text import CJK_RUN, blocks, inert, language, link_label, plain, terms
 
 DETAIL = "get_article_detail"

@@ -16,6 +16,7 @@ from functools import lru_cache
 from typing import Any, Protocol
 
 from agent.llm.offline_names import mentions, named_terms
+from agent.llm.offline_render import SOURCE
 from agent.llm.offline_text import (
     Fact,
     article_text,
@@ -109,7 +110,6 @@ NOT_NAMED = {
     "en": "The articles I found don’t mention “{name}”, so I can’t point you to anything on it.",
     "zh": "我找到的文章都没有提到“{name}”，所以没有可以推荐的内容。",
 }
-SOURCE = {"en": "Source: ", "zh": "来源："}
 
 
 class _Asking(Protocol):

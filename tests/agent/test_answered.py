@@ -7,7 +7,7 @@ from channels.db import database_sync_to_async
 
 from agent.answered import is_decline, turn_answered
 from agent.llm.offline import DONT_KNOW
-from agent.llm.offline_answer import NO_FIGURE, NO_FIGURE_FOR_PART, NOT_MENTIONED_FOR_PART
+from agent.llm.offline_declines import NO_FIGURE, NO_FIGURE_FOR_PART, NOT_MENTIONED_FOR_PART
 from agent.prompts import SYSTEM_PROMPT
 from agent.selectors import turn_unanswered
 from agent.tools.search_knowledge_base import NO_RESULTS

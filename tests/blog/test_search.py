@@ -13,17 +13,12 @@ from blog.indexing import articles_reindex
 from blog.models import Article, Chunk
 from blog.relevance import vocabulary
 from blog.search import (
-    EXCERPT_MAX_CHARS,
-    SearchHit,
     article_search,
     article_search_text,
     article_search_vector,
-    article_url,
-    chunk_matching,
-    chunk_nearest,
-    chunk_text_candidates,
-    excerpt_cut,
 )
+from blog.search_hits import EXCERPT_MAX_CHARS, SearchHit, article_url, excerpt_cut
+from blog.search_lists import chunk_matching, chunk_nearest, chunk_text_candidates
 from blog.services import demo_articles_load
 
 pytestmark = pytest.mark.django_db

@@ -7,7 +7,8 @@ from psycopg import pq
 
 from blog import search_sql
 from blog.models import Chunk
-from blog.search import article_search, chunk_nearest
+from blog.search import article_search
+from blog.search_lists import chunk_nearest
 from tests.blog.test_search import VectorBook, unit
 
 pytestmark = pytest.mark.django_db

@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from agent.answered import is_decline
 from agent.exceptions import ToolNotFound
 from agent.llm.offline import DONT_KNOW, SEARCH_FAILED, OfflineModel
-from agent.llm.offline_answer import (
+from agent.llm.offline_declines import (
     NO_FIGURE,
     NO_FIGURE_FOR_PART,
     NOT_MENTIONED,

@@ -43,7 +43,7 @@ def test_a_name_is_found_as_a_word_or_its_start_and_a_number_only_whole():
 def test_a_decline_for_a_missing_name_counts_as_a_decline():
     # The turn must be recorded as not answered, in either language.
     from agent.answered import is_decline
-    from agent.llm.offline_answer import NOT_MENTIONED
+    from agent.llm.offline_declines import NOT_MENTIONED
 
     for text in NOT_MENTIONED.values():
         assert is_decline(text.format(name="HTTP/2", title="Streaming tokens to the browser"))

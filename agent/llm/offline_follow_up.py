@@ -1,0 +1,92 @@
+"""Follow-up questions: whether a question leans on the one before, and what it is about.
+
+A pronoun ("which of those…", "那个呢？") or almost no words of its own make a follow-up: it
+is searched together with the question it leans on, and it is about what the answer before
+it quoted (that answer's source lines), unless it names a new subject ("what about X?").
+"""
+
+from __future__ import annotations
+
+import re
+
+from agent.llm.offline_definitions import defined_subject
+from agent.llm.offline_render import SOURCE
+from agent.llm.offline_replies import _FOUND_NOTHING
+from agent.llm.offline_summary_request import _SUMMARY, summary_topic
+from agent.llm.offline_text import language, terms
+from agent.llm.offline_turn import _Turn
+
+# Words that lean on the previous question ("which of those is cheapest?", "那个呢？").
+_FOLLOW_UP = re.compile(
+    r"\b(those|these|them|they|it|its|this|there|the two|the first|the second|the latter|"
+    r"the former|either|both|the other|same)\b|^\s*(and|but|so|then|also|what about|"
+    r"how about)\b|那些|这些|它们|它|哪个|哪一个|其中|上面|前者|后者|那个|这个|两者|两种|"
+    # A demonstrative with a measure word points back as "这个" does: "这条记录" (this record),
+    # "这一轮" (this turn), "分这么细" (split this finely), "那两路结果" (those two lists).
+    r"[这那](?:[种样么条篇次轮俩两位项步段]|一[种条篇次轮个项步])|"
+    # "that" with a particle is the object of a phrasal verb: "turn that off", "set that up".
+    r"\bthat (?:off|on|up|down|out|back|away|instead)\b|"
+    # "one" standing for a thing named before: "Which one did Docent pick?" as 哪个 does
+    # ("the one that trades recall for speed" names it in its own clause).
+    r"\b(?:which|that) ones?\b|"
+    # A leading 那 ("then") leans back before a pause, a function word or a clause ending in 呢
+    # ("那单次模型调用呢？", "那在生产环境里…"); not as the first sound of 那不勒斯 (Naples).
+    r"^\s*(那(?=[，,、\s就在要还是该怎为如]|[^？?。！!]*呢)|那么|如果|还|再|另外|而)|呢[？?]?\s*$|"
+    # "that" after a verb or a preposition points back ("how long does that take?", "is there a
+    # limit on that?"); after a noun it starts a clause ("a tool that does not exist").
+    r"\b(?:does|do|did|is|was|are|were|will|would|can|could|should|about|for|with|of|on|in|"
+    r"from|to|after|before|without|like|by) that\b",
+    re.IGNORECASE,
+)
+FOLLOW_UP_TERMS = 2  # a question with this few words of its own leans on the one before
+
+# The link of each source line: the articles an answer quoted.
+_CITED = re.compile(
+    "^(?:" + "|".join(map(re.escape, SOURCE.values())) + r")\[[^\]\n]*\]\(([^)\s]+)\)",
+    re.MULTILINE,
+)
+
+
+def is_follow_up(turn: _Turn) -> bool:
+    """A question that leans on the previous one: a pronoun, or almost no words of its own."""
+    if not turn.earlier:
+        return False
+    if defined_subject(turn.question, bare=False) and not _FOLLOW_UP.search(turn.question):
+        return False  # "How does HNSW work?" names what it asks about, however short
+    if _FOLLOW_UP.search(turn.question):
+        return True
+    if turn.previous_answer.strip() in _FOUND_NOTHING:
+        # "HNSW index" after a declined "sourdough recipe?" is a new topic: searched together,
+        # the two found nothing again. Only a word that leans back ("那…呢") still leans.
+        return False
+    return _says_little(turn.question)
+
+
+def _says_little(question: str) -> bool:
+    """Too few words of its own to be about anything alone: it leans on the question before it,
+    or on the page it is asked on."""
+    chinese = language(question) == "zh"  # two-character terms: twice as many per idea
+    return len(terms(question)) <= (2 * FOLLOW_UP_TERMS if chinese else FOLLOW_UP_TERMS)
+
+
+def cited_before(answer: str, hit: dict) -> bool:
+    """Whether the previous answer cited the hit's article (its source lines)."""
+    return hit.get("url") in set(_CITED.findall(answer))
+
+
+def quoted_before(answer: str, hits: list[dict]) -> dict | None:
+    """The best-ranked hit for an article the previous answer cited (its source lines), if
+    the search found one; None when the search's first hit is already one of them."""
+    cited = set(_CITED.findall(answer))
+    quoted = next((hit for hit in hits if hit.get("url") in cited), None)
+    return quoted if quoted is not None and quoted is not hits[0] else None
+
+
+def search_query(turn: _Turn) -> str:
+    """The question, preceded by the previous question when this one is a follow-up; for
+    "summarize the article about X", X alone."""
+    if is_follow_up(turn):
+        return f"{turn.leans_on} {turn.question}"[-500:]
+    if _SUMMARY.search(turn.question):
+        return summary_topic(turn.question)[:500]
+    return turn.question[:500]

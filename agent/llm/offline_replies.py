@@ -1,0 +1,31 @@
+"""The offline planner's own replies when it has nothing to quote, or quotes as written.
+
+"Nothing found" and "the search failed" are different facts: a failed search found nothing
+*yet*, and saying the blog has nothing would be untrue. An earlier turn answered with any of
+these found nothing, so a follow-up does not lean on it (offline_turn, offline_follow_up).
+"""
+
+from __future__ import annotations
+
+from agent.llm.offline_foreign import FOREIGN_DECLINE
+
+# The typographic apostrophe, as in the panel's own strings. agent.answered reads "’" as "'",
+# so a turn stored with "couldn't" still counts as a decline.
+DONT_KNOW = {
+    "en": "I couldn’t find anything about that in this blog’s articles.",
+    "zh": "我在这个博客的文章里没有找到相关内容。",
+}
+# A search that failed (timed out, raised) found nothing *yet*: saying "the blog has nothing on
+# that" would be untrue, and on a first run, while the demo articles index, it is common.
+SEARCH_FAILED = {
+    "en": "The search didn’t finish this time, so I can’t say whether the blog covers that. "
+    "Please ask again in a moment.",
+    "zh": "这次检索没有完成，所以我还说不准博客里是否有相关内容。请稍后再问一次。",
+}
+# "and in Chinese?" answered from an article in the other language: quotes are not translated.
+AS_WRITTEN = {
+    "en": "I can only quote this blog’s articles as they are written, not translate them; "
+    "this one is written in Chinese:",
+    "zh": "我只能引用这个博客的文章原文，没法翻译；这篇文章是用英文写的：",
+}
+_FOUND_NOTHING = {*DONT_KNOW.values(), *SEARCH_FAILED.values(), *FOREIGN_DECLINE.values()}
