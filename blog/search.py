@@ -26,7 +26,7 @@ from blog.commonness import lexeme_words
 from blog.compounds import unknown_compounds
 from blog.embeddings import Embedder, embedder_get, embedding_dimensions_check
 from blog.glossary import Bridge, bridged_coverage, bridged_known, glossary
-from blog.language import fullwidth_fold
+from blog.script import question_fold
 from blog.models import Chunk, published_q
 from blog.rare_words import in_vocabulary, unused_words
 from blog.relevance import (
@@ -167,7 +167,7 @@ def _search(
     vector: bool,
     text: bool,
 ) -> list[SearchHit]:
-    query, limit = fullwidth_fold(query.strip()), _clamp(limit)
+    query, limit = question_fold(query.strip()), _clamp(limit)
     if not query:
         return []
     bar = settings.SEARCH_MIN_RELEVANCE if min_relevance is None else min_relevance

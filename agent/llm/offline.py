@@ -40,7 +40,8 @@ from agent.llm.offline_swap import asked_language, swapped_subject
 from agent.llm.offline_text import answer_language, language, terms
 from agent.prompts import PAGE_CONTEXT_PREFIX, READER_LANGUAGE_PREFIX, STEP_LIMIT_NUDGE
 from agent.small_talk import is_thanks
-from blog.language import fullwidth_fold
+from agent.llm.offline_script import reader_script
+from blog.script import question_fold, simplified_chars
 
 SEARCH = "search_knowledge_base"
 DETAIL = "get_article_detail"
@@ -136,12 +137,13 @@ class OfflineModel:
         # worker's other sockets keep being served meanwhile.
         names = {t["function"]["name"] for t in tools or []}
         calls, answer = await asyncio.to_thread(plan, messages, names)
-        for piece in _pieces(answer):
-            yield TextDelta(piece)
         # An answer quoting articles ends each one's quotes with its source; a decline cites
         # nothing. A quote may open with words that read as a decline ("…关键词检索就找不到。"):
         # the model says it answered. Anything else (greetings, the overview) is read as text.
         declined = False if not calls and _SOURCE_LINE.search(answer) else None
+        answer = reader_script(answer, messages)  # the question was matched in Simplified
+        for piece in _pieces(answer):
+            yield TextDelta(piece)
         yield ModelTurn(text=answer, tool_calls=calls, usage=Usage(), declined=declined)
 
 
@@ -345,8 +347,8 @@ def _read_turn(messages: list[dict]) -> _Turn:
     question = str(messages[last].get("content") or "") if last >= 0 else ""
     current = [m for m in messages[last + 1 :] if m.get("content") != STEP_LIMIT_NUDGE]
     return _Turn(
-        question=without_preamble(fullwidth_fold(question.strip())),
-        earlier=[fullwidth_fold(str(messages[i].get("content") or "")) for i in users[:-1]],
+        question=without_preamble(question_fold(question.strip())),
+        earlier=[question_fold(str(messages[i].get("content") or "")) for i in users[:-1]],
         page=page["article_id"] if page else None,
         page_hit=page,
         results=_tool_results(current),
@@ -361,7 +363,7 @@ def _read_turn(messages: list[dict]) -> _Turn:
         leans_on=_answered_question(messages, users),
         previous_answer=next(
             (
-                str(m.get("content") or "")
+                simplified_chars(str(m.get("content") or ""))
                 for m in reversed(messages[: max(last, 0)])
                 if m.get("role") == "assistant" and m.get("content")
             ),
@@ -378,13 +380,13 @@ def _answered_question(messages: list[dict], users: list[int]) -> str:
     """
     for start, end in reversed(list(zip(users[:-1], users[1:], strict=True))):
         answers = [
-            str(m.get("content") or "").strip()
+            simplified_chars(str(m.get("content") or "")).strip()
             for m in messages[start + 1 : end]
             if m.get("role") == "assistant" and m.get("content")
         ]
         if answers and answers[-1] not in _FOUND_NOTHING:
-            return fullwidth_fold(str(messages[start].get("content") or ""))
-    return fullwidth_fold(str(messages[users[-2]].get("content") or "")) if len(users) > 1 else ""
+            return question_fold(str(messages[start].get("content") or ""))
+    return question_fold(str(messages[users[-2]].get("content") or "")) if len(users) > 1 else ""
 
 
 def is_follow_up(turn: _Turn) -> bool:
