@@ -26,7 +26,6 @@ from blog.commonness import lexeme_words
 from blog.compounds import unknown_compounds
 from blog.embeddings import Embedder, embedder_get, embedding_dimensions_check
 from blog.glossary import Bridge, bridged_coverage, bridged_known, glossary
-from blog.script import question_fold
 from blog.models import Chunk, published_q
 from blog.rare_words import in_vocabulary, unused_words
 from blog.relevance import (
@@ -39,6 +38,7 @@ from blog.relevance import (
     weighted_terms,
 )
 from blog.rendering import heading_anchor
+from blog.script import question_fold
 from blog.spelling import corrected
 from ops.tracing import embedding_span
 

@@ -35,12 +35,12 @@ from agent.llm.offline_overview import (
 )
 from agent.llm.offline_page import page_answer, page_first, points_at_page
 from agent.llm.offline_parts import question_parts
+from agent.llm.offline_script import reader_script
 from agent.llm.offline_self import about_assistant
 from agent.llm.offline_swap import asked_language, swapped_subject
 from agent.llm.offline_text import answer_language, language, terms
 from agent.prompts import PAGE_CONTEXT_PREFIX, READER_LANGUAGE_PREFIX, STEP_LIMIT_NUDGE
 from agent.small_talk import is_thanks
-from agent.llm.offline_script import reader_script
 from blog.script import question_fold, simplified_chars
 
 SEARCH = "search_knowledge_base"
