@@ -86,6 +86,8 @@ _MAINLAND = {
     "数位": "数字",
     "汇入": "导入",
     "汇出": "导出",
+    "呼叫": "调用",
+    "讯息": "消息",
 }
 # 係 is also the second half of 關係 and 聯係 (relation) and the first of 係數 (coefficient).
 _CANTONESE_WORD = re.compile(

@@ -86,6 +86,7 @@ def test_a_traditional_question_no_article_answers_still_finds_nothing(make_arti
 
 def test_taiwan_and_hong_kong_words_become_the_mainland_words_the_articles_use():
     assert question_fold("串流輸出逾時了，使用者會看到什麼？") == "流式输出超时了，用户会看到什么？"
+    assert question_fold("工具呼叫失敗的訊息") == "工具调用失败的消息"
     # Cantonese grammar words, as Hong Kong writes them, read as Mandarin's.
     assert question_fold("聊天機械人嘅每日權杖預算係幾多？") == "聊天机器人的每日令牌预算是多少？"
     # Words both sides write alike stay, 關係 included (OpenCC's Taiwan phrase table made
