@@ -60,3 +60,19 @@ async def test_a_fullwidth_traditional_question_is_searched_folded():
 
     (search,) = [r for r in result.tool_calls if r.name == "search_knowledge_base"]
     assert search.arguments["query"] == "HNSW 和混合检索有什么关系？"
+
+
+@pytest.mark.asyncio
+async def test_a_new_subject_after_a_decline_in_traditional_is_searched_on_its_own():
+    declined = "部落格裡有關於量子電腦的文章嗎？"
+    history = [
+        {"role": "user", "content": declined},
+        {"role": "assistant", "content": to_traditional(DONT_KNOW["zh"])},
+    ]
+    result, _ = await ask("混合檢索", [hit(ZH_ARTICLE)], history=history)
+
+    searched = [
+        r.arguments["query"] for r in result.tool_calls if r.name == "search_knowledge_base"
+    ]
+    # The declined question is not searched again with it: it found nothing before.
+    assert searched == ["混合检索"]
