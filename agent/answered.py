@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from blog.script import simplified_chars
+
 # Finished turns whose text the visitor read as the answer (max_steps: the final-answer call).
 FINISHED = ("done", "max_steps")
 
@@ -51,8 +53,9 @@ OPENING_MIN_CHARS = 20
 
 
 def is_decline(text: str) -> bool:
-    """True when the answer opens by saying the blog has no answer (English or Chinese)."""
-    opening = _opening(text.replace("\u2019", "'"))
+    """True when the answer opens by saying the blog has no answer (English or Chinese, in
+    either script: "沒有找到" is "没有找到")."""
+    opening = simplified_chars(_opening(text.replace("\u2019", "'")))
     if _STRONG.search(opening):
         return True
     return bool(_WEAK.search(opening) and _BLOG.search(opening))

@@ -19,7 +19,6 @@ from blog.commonness import lexeme_words
 from blog.compounds import unknown_compounds
 from blog.embeddings import Embedder, embedder_get, embedding_dimensions_check
 from blog.glossary import Bridge, bridged_known, glossary
-from blog.language import fullwidth_fold
 from blog.rare_words import in_vocabulary, unused_words
 from blog.relevance import (
     Vocabulary,
@@ -27,6 +26,7 @@ from blog.relevance import (
     vocabulary,
     weighted_terms,
 )
+from blog.script import question_fold
 from blog.search_fusion import _fuse, _Query, _Ranked
 from blog.search_hits import SearchHit, _hit
 from blog.search_lists import _text_statement, _text_window
@@ -91,7 +91,7 @@ def _search(
     vector: bool,
     text: bool,
 ) -> list[SearchHit]:
-    query, limit = fullwidth_fold(query.strip()), _clamp(limit)
+    query, limit = question_fold(query.strip()), _clamp(limit)
     if not query:
         return []
     bar = settings.SEARCH_MIN_RELEVANCE if min_relevance is None else min_relevance

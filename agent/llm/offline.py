@@ -51,6 +51,7 @@ from agent.llm.offline_pagemeta import page_meta_plan
 from agent.llm.offline_parts import question_parts
 from agent.llm.offline_render import SOURCE, compose_summary
 from agent.llm.offline_replies import AS_WRITTEN, DONT_KNOW, SEARCH_FAILED
+from agent.llm.offline_script import reader_script
 from agent.llm.offline_self import about_assistant
 from agent.llm.offline_summary_request import _SUMMARY, _about_page, summary_topic, titled_first
 from agent.llm.offline_swap import swapped_subject
@@ -82,12 +83,13 @@ class OfflineModel:
         # worker's other sockets keep being served meanwhile.
         names = {t["function"]["name"] for t in tools or []}
         calls, answer = await asyncio.to_thread(plan, messages, names)
-        for piece in _pieces(answer):
-            yield TextDelta(piece)
         # An answer quoting articles ends each one's quotes with its source; a decline cites
         # nothing. A quote may open with words that read as a decline ("…关键词检索就找不到。"):
         # the model says it answered. Anything else (greetings, the overview) is read as text.
         declined = False if not calls and _SOURCE_LINE.search(answer) else None
+        answer = reader_script(answer, messages)  # the question was matched in Simplified
+        for piece in _pieces(answer):
+            yield TextDelta(piece)
         yield ModelTurn(text=answer, tool_calls=calls, usage=Usage(), declined=declined)
 
 

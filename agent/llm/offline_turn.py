@@ -19,7 +19,7 @@ from agent.llm.offline_replies import _FOUND_NOTHING
 from agent.llm.offline_swap import asked_language
 from agent.llm.offline_text import answer_language
 from agent.prompts import PAGE_CONTEXT_PREFIX, READER_LANGUAGE_PREFIX, STEP_LIMIT_NUDGE
-from blog.language import fullwidth_fold
+from blog.script import question_fold, simplified_chars
 
 _PAGE = re.compile(re.escape(PAGE_CONTEXT_PREFIX) + r'(\d+) "(.*)" \((\S+)\)')
 _READER = re.compile(re.escape(READER_LANGUAGE_PREFIX) + r"\w+ \(([\w-]+)\)")
@@ -88,8 +88,8 @@ def _read_turn(messages: list[dict]) -> _Turn:
     question = str(messages[last].get("content") or "") if last >= 0 else ""
     current = [m for m in messages[last + 1 :] if m.get("content") != STEP_LIMIT_NUDGE]
     return _Turn(
-        question=without_preamble(fullwidth_fold(question.strip())),
-        earlier=[fullwidth_fold(str(messages[i].get("content") or "")) for i in users[:-1]],
+        question=without_preamble(question_fold(question.strip())),
+        earlier=[question_fold(str(messages[i].get("content") or "")) for i in users[:-1]],
         page=page["article_id"] if page else None,
         page_hit=page,
         results=_tool_results(current),
@@ -104,7 +104,7 @@ def _read_turn(messages: list[dict]) -> _Turn:
         leans_on=_answered_question(messages, users),
         previous_answer=next(
             (
-                str(m.get("content") or "")
+                simplified_chars(str(m.get("content") or ""))
                 for m in reversed(messages[: max(last, 0)])
                 if m.get("role") == "assistant" and m.get("content")
             ),
@@ -121,14 +121,14 @@ def _answered_question(messages: list[dict], users: list[int]) -> str:
     """
     if len(users) < 2:
         return ""
-    return fullwidth_fold(str(messages[_answered_at(messages, users)].get("content") or ""))
+    return question_fold(str(messages[_answered_at(messages, users)].get("content") or ""))
 
 
 def _answered_at(messages: list[dict], users: list[int]) -> int:
     """Where _answered_question's question is among the messages (of two user messages or more)."""
     for start, end in reversed(list(zip(users[:-1], users[1:], strict=True))):
         answers = [
-            str(m.get("content") or "").strip()
+            simplified_chars(str(m.get("content") or "")).strip()
             for m in messages[start + 1 : end]
             if m.get("role") == "assistant" and m.get("content")
         ]

@@ -7,7 +7,8 @@ script can send: controls, noncharacters, marks, ZWJ emoji, compatibility forms,
 Found here: 3,990 combining marks on one letter drew a column of ink over the admin's header
 and the other visitors' rows (agent/templatetags/visitor_text.py now shows at most four); and a
 question typed in fullwidth letters, as Chinese keyboards in fullwidth mode type them, was
-declined where the same question in ASCII was answered (blog/language.py folds them).
+declined where the same question in ASCII was answered (blog/language.py folds them); so was
+a question in Traditional Chinese about a Simplified article (blog/script.py folds it).
 """
 
 import json
@@ -201,4 +202,30 @@ def test_a_question_in_fullwidth_letters_is_answered_as_the_same_in_ascii(serve)
     assert (
         list(asked.values())
         == [(True, ["/articles/zebra-tokens/"], ["/articles/zebra-tokens/"])] * 2
+    )
+
+
+def test_a_question_in_traditional_chinese_is_answered_as_its_simplified_twin(serve):
+    published_indexed(
+        title="斑马令牌",
+        slug="zebra-tokens-zh",
+        summary="斑马令牌是什么。",
+        body="## 斑马令牌\n\n斑马令牌是一种少见的会话凭证，由服务器在登录时签发。\n",
+    )
+    server = serve("unicode-traditional")
+    asked = {}
+
+    for question in ["斑马令牌是什么？", "斑馬令牌是什麼？"]:
+        received = ask_over_websocket(server, question)
+        cited = [e["url"] for e in received if e["type"] == "citation"]
+        text = "".join(e["content"] for e in received if e["type"] == "text")
+        with httpx.Client(base_url=server.url, timeout=60) as client:
+            hits = client.get("/api/search", params={"q": question}).json()
+        asked[question] = (received[-1]["answered"], cited, [hit["url"] for hit in hits])
+        # The quote as the article wrote it, whichever script the question was in.
+        assert "斑马令牌是一种少见的会话凭证" in text
+
+    assert (
+        list(asked.values())
+        == [(True, ["/articles/zebra-tokens-zh/"], ["/articles/zebra-tokens-zh/"])] * 2
     )

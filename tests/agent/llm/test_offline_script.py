@@ -1,0 +1,78 @@
+"""Readers who write Traditional Chinese: matched in Simplified, answered in their script."""
+
+import pytest
+
+from agent.answered import is_decline
+from agent.llm.offline import DONT_KNOW
+from blog.script import to_traditional
+from tests.agent.llm.test_offline import ZH_ARTICLE, ask, hit
+
+SOURCE_TRADITIONAL = "來源：[向量检索入门](/articles/vector-search-intro/)"
+
+
+@pytest.mark.asyncio
+async def test_a_traditional_question_quotes_its_simplified_article_as_written():
+    result, sent = await ask("什麼是混合檢索？", [hit(ZH_ARTICLE)])
+
+    # The quote as the article wrote it; the frame ("来源：") in the reader's script, the
+    # article's title as written.
+    assert "混合检索同时使用关键词和向量。" in result.answer
+    assert "午饭" not in result.answer
+    assert result.answer.endswith("\n\n" + SOURCE_TRADITIONAL)
+    assert [c["url"] for c in result.citations] == ["/articles/vector-search-intro/"]
+    assert "".join(e["content"] for e in sent if e["type"] == "text") == result.answer
+    assert sent[-1]["type"] == "done" and sent[-1]["answered"] is True
+
+
+@pytest.mark.asyncio
+async def test_the_same_question_in_simplified_keeps_the_simplified_frame():
+    result, _ = await ask("什么是混合检索？", [hit(ZH_ARTICLE)])
+
+    assert result.answer.endswith("来源：[向量检索入门](/articles/vector-search-intro/)")
+
+
+@pytest.mark.asyncio
+async def test_a_traditional_question_the_blog_does_not_answer_is_declined_in_traditional():
+    result, sent = await ask("部落格裡有關於量子電腦的文章嗎？", [])
+
+    assert (
+        result.answer == to_traditional(DONT_KNOW["zh"]) == "我在這個博客的文章裡沒有找到相關內容。"
+    )
+    assert result.citations == [] and sent[-1]["answered"] is False
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "我在這個博客的文章裡沒有找到相關內容。",
+        # A configured model's own words, in Taiwan's: still a decline.
+        "抱歉，我在這個部落格的文章中沒找到關於這個問題的資訊。",
+        "這個部落格並未提及量子電腦。",
+    ],
+)
+def test_a_decline_written_in_traditional_counts_as_unanswered(answer):
+    assert is_decline(answer)
+
+
+@pytest.mark.asyncio
+async def test_a_fullwidth_traditional_question_is_searched_folded():
+    result, _ = await ask("ＨＮＳＷ 和混合檢索有什麼關係？", [hit(ZH_ARTICLE)])
+
+    (search,) = [r for r in result.tool_calls if r.name == "search_knowledge_base"]
+    assert search.arguments["query"] == "HNSW 和混合检索有什么关系？"
+
+
+@pytest.mark.asyncio
+async def test_a_new_subject_after_a_decline_in_traditional_is_searched_on_its_own():
+    declined = "部落格裡有關於量子電腦的文章嗎？"
+    history = [
+        {"role": "user", "content": declined},
+        {"role": "assistant", "content": to_traditional(DONT_KNOW["zh"])},
+    ]
+    result, _ = await ask("混合檢索", [hit(ZH_ARTICLE)], history=history)
+
+    searched = [
+        r.arguments["query"] for r in result.tool_calls if r.name == "search_knowledge_base"
+    ]
+    # The declined question is not searched again with it: it found nothing before.
+    assert searched == ["混合检索"]
