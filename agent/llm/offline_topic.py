@@ -38,6 +38,10 @@ MAX_TOPIC_FACTS = 2  # sentences quoted per article
 PASSING_SHARE = 0.25
 MAX_TERM_WORDS = 5  # "the ASGI application setup" is a term; a longer tail is a question
 MAX_TERM_CHARS_ZH = 12
+MAX_TERM_CHARS = 80  # a name longer than this is no name a reader types
+# A topic probe is short. The limit also bounds the frames' work: each frame's term is followed
+# by optional tails, so a run of 4,000 spaces took half a second per frame to refuse.
+MAX_PROBE_CHARS = 300
 
 # English framings, each with the term as `x`. Grammar, not a list of questions: a verb of
 # covering (have, cover, mention, discuss, say, write, talk about) with the blog, the site,
@@ -137,7 +141,9 @@ class Topic:
 def topic_term(question: str) -> str:
     """The term a topic probe asks about ("Redis" of "Do you have anything on Redis?"), or ""
     when the question is not asking whether the blog has something on a term."""
-    text = question.strip().rstrip("?？.。!！ ")
+    text = " ".join(question.split()).rstrip("?？.。!！ ")
+    if len(text) > MAX_PROBE_CHARS:
+        return ""
     for frame in _FRAMES:
         match = frame.search(text)
         if match and (term := _term(match.group("x"))):
@@ -147,7 +153,7 @@ def topic_term(question: str) -> str:
 
 def _term(raw: str) -> str:
     term = _DETERMINER.sub("", raw.strip(" \"'“”‘’`「」《》")).strip()
-    if not term or _ASKS.search(term):
+    if not term or len(term) > MAX_TERM_CHARS or _ASKS.search(term):
         return ""
     if language(term) == "zh":
         return term if len(term) <= MAX_TERM_CHARS_ZH else ""
@@ -251,7 +257,7 @@ def compose_topic(topic: Topic, articles: list[dict], lang: str) -> str:
         # mentioned"; the usual answer says what it can.
         in_code = any(names_topic(article_text(article), topic) for article in articles)
         named = _is_name(topic.term)
-        return NOT_NAMED[lang].format(name=topic.term) if named and not in_code else ""
+        return NOT_NAMED[lang].format(name=inert(topic.term)) if named and not in_code else ""
     # The articles that discuss it, not those naming it in passing (WebSockets: the Channels
     # article 16 times, the streaming one 5, the cancellation one twice). Stable: the search's
     # order among equals.

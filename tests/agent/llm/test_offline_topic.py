@@ -172,6 +172,25 @@ def test_a_name_no_article_mentions_is_declined_plainly():
     assert is_decline(compose_topic(topic_of("Milvus"), [PERSISTENCE], "zh"))
 
 
+def test_the_declined_name_is_shown_as_text_never_as_a_link():
+    # The name is the visitor's own words: quoted back as Markdown, it made a link (or an
+    # image) in the assistant's answer.
+    for name in ("[Kafka](https://evil.example)", "![Kafka](https://evil.example/x.png)"):
+        answer = compose_topic(topic_of(name), [CHANNELS, LIMITS], "en")
+        assert "](" not in answer and is_decline(answer)
+    answer = compose_topic(topic_of("<https://evil.example>"), [CHANNELS], "en")
+    assert "<https:" not in answer
+
+
+def test_a_probe_is_short_and_its_term_a_name():
+    # Long inputs are refused before the frames run: their optional tails made a run of
+    # spaces quadratic, and a term of hundreds of letters reached a recursive name check.
+    assert topic_term("do you have anything on" + " " * 3990 + "Redis") == "Redis"
+    assert topic_term("Do you have anything on Redis? " + "Please. " * 40) == ""
+    assert topic_term("Do you have anything on Redis" + "s" * 100 + "?") == ""
+    assert topic_term("Do you have anything on Redis?") == "Redis"
+
+
 def test_a_name_only_in_code_or_a_plain_phrase_is_left_to_the_usual_answer():
     assert compose_topic(topic_of("check_citations"), [PROMPTS], "en") == ""
     assert compose_topic(topic_of("audit trail"), [CHANNELS], "en") == ""
