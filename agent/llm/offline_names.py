@@ -94,11 +94,13 @@ _QUALIFIED = re.compile(
 )
 
 
-def mentions(text: str, name: str) -> bool:
+def mentions(text: str, name: str, plural_strips: int = 2) -> bool:
     """True when `text` (lower-cased) mentions `name` as a word or the start of one.
 
     "postgres" is found in "PostgreSQL" and "websockets" in "WebSocket"; a number only as a
-    whole number ("10" is not in "100" or "0.10"), and "384-dim" by its number.
+    whole number ("10" is not in "100" or "0.10"), and "384-dim" by its number. A plural's
+    "s" is dropped at most `plural_strips` times ("classes" → "class"): dropped once per call
+    without a limit, "Redis" followed by 990 letters s exhausted the stack and ended the turn.
     """
     qualified = _QUALIFIED.match(name)
     if qualified and mentions(text, qualified.group(1)):
@@ -120,8 +122,9 @@ def mentions(text: str, name: str) -> bool:
         )
     if re.search(rf"(?<![a-z0-9]){re.escape(name)}", text):
         return True
-    if name.endswith("s") and len(name) > 3 and mentions(text, name[:-1]):
-        return True
+    if plural_strips and name.endswith("s") and len(name) > 3:
+        if mentions(text, name[:-1], plural_strips - 1):
+            return True
     # "tsvector/GIN", "SSE/WebSocket": two names asked together, each mentioned on its own
     # ("HTTP/2" is one name: a side with a digit keeps it whole).
     sides = name.split("/")

@@ -1,6 +1,6 @@
 """Names a question asks about (versions, products, values) and whether articles mention them."""
 
-from agent.llm.offline_names import missing_names, named_terms
+from agent.llm.offline_names import mentions, missing_names, named_terms
 
 
 def test_names_in_an_english_question():
@@ -159,3 +159,10 @@ def test_a_question_of_hundreds_of_names_looks_each_up_once():
     assert missing[-2:] == ["v897", "v899"]  # the unsaid ones, as before
     assert "v898" not in missing
     assert offline_names._find.cache_info().misses <= 900
+
+
+def test_a_plural_s_is_dropped_twice_at_most():
+    # Once per call without a limit, a name of 990 trailing letters s ran out of stack (a
+    # RecursionError that ended the turn).
+    assert mentions("a websocket", "websockets") and mentions("a websocket", "websocketss")
+    assert mentions("redis", "redis" + "s" * 3000) is False
