@@ -10,7 +10,7 @@ words the regions write differently are listed here.
 from __future__ import annotations
 
 import re
-from functools import cache
+from functools import cache, lru_cache
 
 from opencc_purepy import OpenCC
 
@@ -96,7 +96,9 @@ _CANTONESE_WORD = re.compile(
 _MAINLAND_WORD = re.compile("|".join(sorted(_MAINLAND, key=len, reverse=True)))
 # Kana: a Japanese question shares many Traditional-looking characters (検, 設定) and is no
 # Chinese reader's; its script is left as it is.
-_KANA = re.compile(r"[\u3040-\u30ff]")
+# (Hiragana and katakana letters only: ・ and ー, at the block's end, also appear in Chinese
+# text.)
+_KANA = re.compile(r"[\u3041-\u3096\u30a1-\u30fa]")
 
 
 @cache
@@ -105,8 +107,14 @@ def _converter(config: str) -> OpenCC:
     return OpenCC(config)
 
 
+def _convert(text: str, config: str) -> str:
+    # The named method, not OpenCC.convert: convert catches every exception and returns its
+    # message ("Conversion failed: …") as if it were the converted text.
+    return getattr(_converter(config), config)(text)
+
+
 def _changed(text: str, config: str) -> int:
-    converted = _converter(config).convert(text)
+    converted = _convert(text, config)
     if len(converted) != len(text):
         return 1 + abs(len(converted) - len(text))  # a phrase rewritten: at least one change
     return sum(1 for a, b in zip(text, converted, strict=True) if a != b)
@@ -135,25 +143,27 @@ def to_simplified(text: str) -> str:
     if not is_traditional(text):
         return text
     mandarin = _CANTONESE_WORD.sub(lambda m: _CANTONESE[m.group()], text)
-    simplified = _converter("t2s").convert(mandarin)
+    simplified = _convert(mandarin, "t2s")
     return _MAINLAND_WORD.sub(lambda m: _MAINLAND[m.group()], simplified)
 
 
+@lru_cache(maxsize=256)  # a turn folds its history on every step: the same texts again
 def question_fold(text: str) -> str:
     """A question as the search and the offline model match it: fullwidth letters and digits
     as ASCII, Traditional characters as Simplified."""
     return to_simplified(fullwidth_fold(text))
 
 
+@lru_cache(maxsize=256)
 def simplified_chars(text: str) -> str:
     """Every Traditional character of `text` as its Simplified one, words unchanged.
 
     For text that may mix both scripts (an answer whose frame was put in Traditional around
     quotes left in Simplified): character by character, Simplified text stays as it is.
     """
-    return _converter("t2s").convert(text) if text and not text.isascii() else text
+    return _convert(text, "t2s") if text and not text.isascii() else text
 
 
 def to_traditional(text: str) -> str:
     """`text` in Traditional characters (the words stay: 博客 is not rewritten as 部落格)."""
-    return _converter("s2t").convert(text) if text and not text.isascii() else text
+    return _convert(text, "s2t") if text and not text.isascii() else text

@@ -94,3 +94,16 @@ def test_taiwan_and_hong_kong_words_become_the_mainland_words_the_articles_use()
     assert question_fold("向量檢索的查詢和混合檢索有什麼關係？") == (
         "向量检索的查询和混合检索有什么关系？"
     )
+
+
+def test_the_katakana_middle_dot_and_long_mark_do_not_make_a_question_japanese():
+    # ・ and ー end the katakana block, and Chinese text uses them too.
+    assert is_traditional("資料庫・索引怎麼設定？")
+    assert not is_traditional("インデックスの設定は？")
+
+
+def test_a_text_folded_again_is_read_from_the_cache():
+    question_fold.cache_clear()
+    for _ in range(3):
+        question_fold("資料庫怎麼設定？")
+    assert question_fold.cache_info().hits == 2
