@@ -82,15 +82,20 @@ class OfflineModel:
         # question of repeated words against a long article): off the event loop, so the
         # worker's other sockets keep being served meanwhile.
         names = {t["function"]["name"] for t in tools or []}
-        calls, answer = await asyncio.to_thread(plan, messages, names)
-        # An answer quoting articles ends each one's quotes with its source; a decline cites
-        # nothing. A quote may open with words that read as a decline ("…关键词检索就找不到。"):
-        # the model says it answered. Anything else (greetings, the overview) is read as text.
-        declined = False if not calls and _SOURCE_LINE.search(answer) else None
-        answer = reader_script(answer, messages)  # the question was matched in Simplified
+        calls, answer, declined = await asyncio.to_thread(_planned, messages, names)
         for piece in _pieces(answer):
             yield TextDelta(piece)
         yield ModelTurn(text=answer, tool_calls=calls, usage=Usage(), declined=declined)
+
+
+def _planned(messages: list[dict], available: set[str]) -> tuple[list[ToolCall], str, bool | None]:
+    """`plan`, its answer in the reader's script, and whether it declined."""
+    calls, answer = plan(messages, available)
+    # An answer quoting articles ends each one's quotes with its source; a decline cites
+    # nothing. A quote may open with words that read as a decline ("…关键词检索就找不到。"):
+    # the model says it answered. Anything else (greetings, the overview) is read as text.
+    declined = False if not calls and _SOURCE_LINE.search(answer) else None
+    return calls, reader_script(answer, messages), declined  # matched in Simplified
 
 
 def plan(messages: list[dict], available: set[str]) -> tuple[list[ToolCall], str]:
