@@ -7,7 +7,7 @@ import logging
 
 from django.conf import settings
 from django.core.cache import cache
-from django.utils.translation import get_language, gettext
+from django.utils.translation import gettext
 
 from blog.rendering import RENDERER, answer_to_html
 
@@ -21,9 +21,11 @@ def turn_answer_html(*, answer: str) -> str:
 
 
 def _key(answer: str) -> str:
-    # The language is the external links' label; the renderer's fingerprint, its code.
-    digest = hashlib.sha256(answer.encode()).hexdigest()
-    return f"agent:answer-html:{RENDERER}:{get_language()}:{digest}"
+    # The external links' label as translated now (a new translation is a new entry), and the
+    # renderer's fingerprint, its code.
+    label = gettext("opens another site")
+    digest = hashlib.sha256(f"{label}\0{answer}".encode()).hexdigest()
+    return f"agent:answer-html:{RENDERER}:{digest}"
 
 
 def turn_answers_html(*, answers: list[str]) -> list[str]:
