@@ -24,7 +24,7 @@ from agent.llm.offline_text import CJK_RUN, blocks, inert, language, link_label,
 DETAIL = "get_article_detail"
 LIST = "list_articles"
 RELATED_SHOWN = 3  # articles suggested to read next
-LIST_LIMIT = 20  # list_articles' own maximum: each tag's articles, newest first
+TAG_LIST_LIMIT = 20  # list_articles' own maximum: each tag's articles, newest first
 # A question says too much of its own to be about the page alone past this many words
 # (Chinese counts character pairs: about twice as many per idea).
 OWN_WORDS = {"en": 1, "zh": 2}
@@ -252,8 +252,10 @@ def _listed(
     tags = [str(tag) for tag in article.get("tags") or []]
     if not lists:
         if ask == "version" or not tags:
-            return [call(LIST, {"limit": LIST_LIMIT}, 0)], ""
-        return [call(LIST, {"tag": tag, "limit": LIST_LIMIT}, n) for n, tag in enumerate(tags)], ""
+            return [call(LIST, {"limit": TAG_LIST_LIMIT}, 0)], ""
+        return [
+            call(LIST, {"tag": tag, "limit": TAG_LIST_LIMIT}, n) for n, tag in enumerate(tags)
+        ], ""
     listed = [item for out in lists if isinstance(out, list) for item in out if _is_item(item)]
     if ask == "version":
         return [], other_version(question, article, listed, lang)
