@@ -480,9 +480,10 @@ async def test_a_block_with_a_chunk_orjson_refuses_still_parses_every_chunk():
 
 
 async def test_after_a_text_block_the_socket_rests_so_the_next_tokens_come_in_one_read(server):
-    server.enqueue(text_response(list("abcde"), delay=0.05))
-    # A pause far longer than the stream: everything after the first token waits in the kernel.
-    chat = OpenAICompatModel(base_url=server.base_url, api_key="", model="m", read_pause=1.0)
+    # 0.3 s apart (50 ms apart, a first read late by as much on a loaded machine took "ab"),
+    # and a pause far longer than the stream: everything after "a" waits in the kernel.
+    server.enqueue(text_response(list("abcde"), delay=0.3))
+    chat = OpenAICompatModel(base_url=server.base_url, api_key="", model="m", read_pause=3.0)
     try:
         deltas, turn = await collect(chat)
     finally:
@@ -493,7 +494,8 @@ async def test_after_a_text_block_the_socket_rests_so_the_next_tokens_come_in_on
 
 
 async def test_a_stream_stopped_while_its_socket_rests_leaves_the_model_usable(server):
-    server.enqueue(text_response(["first ", "second"], delay=0.05))
+    # 2 s apart: 50 ms apart, a first read late by as much on a loaded machine took both pieces.
+    server.enqueue(text_response(["first ", "second"], delay=2.0))
     server.enqueue(text_response(["again"]))
     chat = OpenAICompatModel(base_url=server.base_url, api_key="", model="m", read_pause=30.0)
     try:
