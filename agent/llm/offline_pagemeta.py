@@ -18,11 +18,10 @@ from collections.abc import Callable
 from typing import Any
 
 from agent.llm.base import ToolCall
-from agent.llm.offline_render import LANGUAGE_NAMES, SOURCE, compose_summary
-from agent.llm.offline_text import CJK_RUN, blocks, inert, language, link_label, plain, terms
+from agent.llm.offline_render import LANGUAGE_NAMES, SOURCE, article_link, compose_summary
+from agent.llm.offline_text import CJK_RUN, blocks, inert, language, plain, terms
+from agent.llm.offline_tools import DETAIL, LIST
 
-DETAIL = "get_article_detail"
-LIST = "list_articles"
 RELATED_SHOWN = 3  # articles suggested to read next
 TAG_LIST_LIMIT = 20  # list_articles' own maximum: each tag's articles, newest first
 # A question says too much of its own to be about the page alone past this many words
@@ -74,6 +73,7 @@ _ASKS = {
     r"language|other languages)\b|[中英]文版|英语版|翻译|译文|译本|(其他|别的|其它)语言|"
     r"(英文|中文|英语|汉语)的?版本",
 }
+_TAGS = re.compile(r"\b(tags?|tagged|labels?)\b|标签", re.IGNORECASE)
 _ASKED = {ask: re.compile(pattern, re.IGNORECASE) for ask, pattern in _ASKS.items()}
 _NOT_RECORDED = {what: re.compile(pattern, re.IGNORECASE) for what, pattern in _UNRECORDED.items()}
 # Words that point at the page on screen; "it" and "this" alone do only first thing in a
@@ -213,14 +213,22 @@ def page_meta_plan(
         return [], UNREAD[lang]
     if ask in ("related", "version"):
         return _listed(ask, article, results, lang, call, question)
-    return [], _from_record(ask, article, lang, brief=bool(_BRIEF.search(question)))
+    return [], from_record(ask, article, lang, brief=bool(_BRIEF.search(question)))
 
 
-def _from_record(ask: str, article: dict, lang: str, *, brief: bool = False) -> str:
+def ask_of_record(question: str) -> str:
+    """Which field of an article's record the question asks for ("tags", "date", "sections",
+    "gist"), wherever the article is; "" for none."""
+    if _TAGS.search(question):
+        return "tags"
+    return next((a for a in ("date", "sections", "gist") if _ASKED[a].search(question)), "")
+
+
+def from_record(ask: str, article: dict, lang: str, *, brief: bool = False) -> str:
     """The date, the sections or the gist, from the page's own record, cited; asked for
     briefly ("in one sentence"), the gist is the summary alone."""
     title = inert(str(article.get("title", "")))
-    source = f"{SOURCE[lang]}{_link(article)}"
+    source = f"{SOURCE[lang]}{article_link(article)}"
     if ask == "date" and article.get("published_at"):
         date = inert(str(article["published_at"]))
         return f"{PUBLISHED[lang].format(title=title, date=date)}\n\n{source}"
@@ -292,7 +300,7 @@ def related_answer(article: dict, listed: list[dict], lang: str) -> str:
     lines = [RELATED[lang].format(title=title, tags=", ".join(sorted(tags)))]
     for item in ranked:
         summary = inert(str(item.get("summary") or ""))
-        lines.append(f"- {_link(item)}" + (f": {summary}" if summary else ""))
+        lines.append(f"- {article_link(item)}" + (f": {summary}" if summary else ""))
     return "\n".join(lines)
 
 
@@ -318,7 +326,3 @@ def other_version(question: str, article: dict, listed: list[dict], lang: str) -
 def _written(article: dict) -> str:
     """The language an article is written in, by its title and summary."""
     return language(f"{article.get('title', '')} {article.get('summary', '')}")
-
-
-def _link(article: dict) -> str:
-    return f"[{link_label(str(article.get('title', '')))}]({article.get('url', '')})"

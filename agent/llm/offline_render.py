@@ -95,5 +95,9 @@ def _title(source: dict) -> str:
     return inert(str(source.get("title", "")))
 
 
-def _link(source: dict) -> str:
+def article_link(source: dict) -> str:
+    """The article as a Markdown link: its title (inert) to its url, which cites it."""
     return f"[{link_label(str(source.get('title', '')))}]({source.get('url', '')})"
+
+
+_link = article_link
