@@ -18,6 +18,7 @@ class ListInput(BaseModel):
 def _list(tag: str | None, limit: int) -> list[dict]:
     from django.db.models import Q
 
+    from blog.chunking import language_detect
     from blog.selectors import article_list_published
 
     articles = article_list_published()
@@ -31,6 +32,9 @@ def _list(tag: str | None, limit: int) -> list[dict]:
             "published_at": article.published_at.date().isoformat(),
             "summary": article.summary,
             "tags": [t.name for t in article.tags.all()],
+            # The language it is written in ("en", "zh"), as its chunks are indexed: readers
+            # ask for the articles in one language.
+            "language": language_detect(f"{article.title} {article.summary}"),
         }
         for article in articles[:limit]
     ]
@@ -48,9 +52,10 @@ def summarize(output: list[dict]) -> str:
 list_articles = Tool(
     name="list_articles",
     description=(
-        "List the newest published articles (title, url, date, summary, tags), optionally "
-        "only those with a tag. Use it for questions like 'what is new' or 'what do you have "
-        "about X' when X is a topic tag."
+        "List the newest published articles (title, url, date, summary, tags, language), "
+        "optionally only those with a tag. Use it for questions like 'what is new' or 'what do "
+        "you have about X' when X is a topic tag, and for questions about the collection: "
+        "which articles are in a language, the oldest ones, how many there are."
     ),
     input_model=ListInput,
     run=run,

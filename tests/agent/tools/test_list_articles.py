@@ -31,7 +31,15 @@ async def test_lists_the_newest_published_first(articles):
     out = await list_articles.run(ListInput())
 
     assert [a["title"] for a in out] == ["New", "Middle", "Old"]
-    assert set(out[0]) == {"article_id", "title", "url", "published_at", "summary", "tags"}
+    assert set(out[0]) == {
+        "article_id",
+        "title",
+        "url",
+        "published_at",
+        "summary",
+        "tags",
+        "language",
+    }
     assert list_articles.summarize(out) == "3 articles"
 
 
@@ -43,6 +51,26 @@ async def test_filters_by_tag_and_limits(articles):
 
     assert [a["title"] for a in by_tag] == ["New", "Middle"]
     assert [a["title"] for a in limited] == ["New"]
+
+
+async def test_each_article_says_the_language_it_is_written_in(make_article):
+    def build():
+        make_article(
+            title="文本嵌入入门",
+            slug="primer",
+            summary="把一段文字变成 384 个数字。",
+            tags=["search"],
+        )
+        make_article(title="pgvector and HNSW", summary="Vectors in PostgreSQL.", tags=["search"])
+
+    await database_sync_to_async(build)()
+
+    out = await list_articles.run(ListInput(tag="search"))
+
+    assert {a["title"]: a["language"] for a in out} == {
+        "文本嵌入入门": "zh",
+        "pgvector and HNSW": "en",
+    }
 
 
 def test_rejects_unknown_arguments():
