@@ -17,6 +17,7 @@ from typing import Any
 from agent.answered import is_decline
 from agent.llm.base import ModelTurn, TextDelta, ToolCall, Usage
 from agent.llm.offline_answer import compose_answer
+from agent.llm.offline_catalog import catalogue_plan
 from agent.llm.offline_follow_up import (
     _says_little,
     cited_before,
@@ -56,13 +57,11 @@ from agent.llm.offline_self import about_assistant
 from agent.llm.offline_summary_request import _SUMMARY, _about_page, summary_topic, titled_first
 from agent.llm.offline_swap import swapped_subject
 from agent.llm.offline_text import language
+from agent.llm.offline_tools import DETAIL, LIST, SEARCH
 from agent.llm.offline_topic import topic_step, topic_term
 from agent.llm.offline_turn import _read, _Turn
 from agent.small_talk import is_thanks
 
-SEARCH = "search_knowledge_base"
-DETAIL = "get_article_detail"
-LIST = "list_articles"
 LIST_LIMIT = 4 * OVERVIEW_LIMIT  # listed for an overview: the reader's language goes first
 
 # The line an answer ends each article's quotes with ("Source: [Title](/articles/…/)").
@@ -125,6 +124,8 @@ def _plan(turn: _Turn, available: set[str]) -> tuple[list[ToolCall], str]:
         return meta  # "when was this published?": the page's own record (offline_pagemeta)
     if not turn.results and (reply := about_assistant(turn.question, turn.lang)):
         return [], reply
+    if (catalogue := _catalogue(turn, available)) is not None:
+        return catalogue  # "which articles are tagged postgres?": the catalogue (offline_catalog)
     overview = wants_overview(turn.question) and LIST in available
     if overview and not turn.results:
         # More than are shown: the reader's language goes first (compose_overview).
@@ -213,6 +214,17 @@ def _page_meta(turn: _Turn, available: set[str]) -> tuple[list[ToolCall], str] |
         question=turn.question,
         page=turn.page or 0,
         first=not turn.earlier,
+        results=turn.results,
+        lang=turn.lang,
+        available=available,
+        call=turn.call,
+    )
+
+
+def _catalogue(turn: _Turn, available: set[str]) -> tuple[list[ToolCall], str] | None:
+    return catalogue_plan(
+        question=turn.question,
+        on_page=turn.page is not None,
         results=turn.results,
         lang=turn.lang,
         available=available,
