@@ -33,6 +33,7 @@ _PLURAL = re.compile(
     r"多少篇|所有|全部|有什么文章|列出|列一下",
     re.IGNORECASE,
 )
+_THIS = re.compile(r"\b(this|that) (article|post|page|piece|one)\b|^\s*(这篇|本文|此文|本篇)", re.I)
 # More than one article: "which articles…", not "the article's sections".
 _MANY = re.compile(
     r"\b(articles|posts|pieces|entries|write-?ups|essays)\b|哪些文章|哪几篇|几篇|多少篇|所有|全部",
@@ -163,9 +164,11 @@ class CatalogueAsk:
 def catalogue_ask(question: str) -> CatalogueAsk | None:
     """What the question asks of the catalogue, or None when it asks something else."""
     if len(question) > MAX_ASK_CHARS or not any(
-        p.search(question) for p in (_NOUN, _START, _TAG, _TITLE)
+        p.search(question) for p in (_NOUN, _START, _TAG, _TITLE, _TOPIC)
     ):
         return None
+    if _THIS.search(question):
+        return None  # "this article" is the page on screen (offline_pagemeta), none named
     unrecorded = "author" if _AUTHOR.search(question) else ""
     unrecorded = unrecorded or ("readers" if _READERS.search(question) else "")
     if unrecorded:

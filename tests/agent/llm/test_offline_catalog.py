@@ -134,6 +134,7 @@ def calls(result: TurnResult) -> list[tuple[str, dict]]:
         ("标签是 postgres 的文章有哪些？", "list", {"tag": "postgres", "tag_named": True}),
         ("关于搜索的文章有哪些？", "list", {"tag": "搜索", "tag_named": False}),
         ("List the articles about search.", "list", {"tag": "search"}),
+        ("Show me everything about agents", "list", {"tag": "agents"}),
         ("What are the oldest articles here?", "list", {"order": "oldest", "shown": 5}),
         ("What's the newest article?", "list", {"order": "newest", "shown": 1}),
         ("最近发了哪三篇文章？", "list", {"order": "newest", "shown": 3}),
@@ -166,6 +167,8 @@ def test_a_catalogue_question_is_read_by_its_grammar(question, what, facet):
         "中文全文检索用什么分词？",
         "In this post, what's the quick check the author proposes for a runaway loop?",
         "What does the tool-driven agents article say about schedulers?",
+        "Who wrote this article?",  # the page on screen: offline_pagemeta
+        "这篇文章有哪些小节？",
     ],
 )
 def test_a_question_with_a_topic_of_its_own_is_not_a_catalogue_question(question):
