@@ -31,6 +31,7 @@ from agent.llm.offline_catalog_text import (
 )
 from agent.llm.offline_hits import _hit_list
 from agent.llm.offline_names import mentions
+from agent.llm.offline_overview import wants_overview
 from agent.llm.offline_page import points_at_page
 from agent.llm.offline_pagemeta import Call, from_record
 from agent.llm.offline_render import SOURCE, article_link
@@ -65,15 +66,26 @@ def catalogue_plan(
         return [], NOT_RECORDED[lang][ask.field]
     if LIST not in available:
         return None
+    if ask.what == "count" and not _faceted(ask) and wants_overview(question):
+        return None  # "how many articles are there?": the overview says so (offline_overview)
     lists = [out for name, out in results if name == LIST]
     if not lists:
-        return [call(LIST, {"limit": CATALOGUE_LIMIT}, 0)], ""
+        listing = call(LIST, {"limit": CATALOGUE_LIMIT}, 0)
+        if ask.tag and not ask.tag_named and SEARCH in available:
+            # A topic may be a tag or not ("articles about HNSW"): its search goes with the
+            # catalogue, so a topic no tag names is answered from it without another step.
+            return [call(SEARCH, {"query": ask.tag, "limit": 5}, 1), listing], ""
+        return [listing], ""
     catalogue = _items(lists[0])
     if ask.what == "record":
         return _record_step(ask, catalogue, results, lang, available, call)
     if ask.tag and not ask.tag_named and not tag_for(ask.tag, _tags(catalogue)):
         return _topic_step(ask.tag, results, lang, available, call)
     return _list_step(ask, catalogue, lists[1:], lang, call)
+
+
+def _faceted(ask: CatalogueAsk) -> bool:
+    return bool(ask.language or ask.tag or ask.year or ask.order or ask.start)
 
 
 def _items(output: Any) -> list[dict]:

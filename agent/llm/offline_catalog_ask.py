@@ -95,7 +95,9 @@ _COUNT = re.compile(
 )
 _YEAR = re.compile(r"(?P<b>(19|20)\d\d)\s*年|\b(?P<a>(19|20)\d\d)\b")
 _AUTHOR = re.compile(
-    r"\b(written|wrote|authored|posted) by\b|\bwho (wrote|writes|authored)\b|\bby (the )?"
+    r"\b(written|wrote|authored|posted) by\b|\bwho (wrote|writes|authored)( the| this| that| "
+    r"these| those| your| all( the)?)? (articles?|posts?|blog( posts?)?|pieces?)(?=\s*[?？.!]|\s*$|"
+    r"\s+(about|on|here|for)\b)|\bby (the )?"
     r"(same )?(author|writer)\b|\b(author|writer)s? (of|is|are|name)\b|\bwho('s| is)( the)? "
     r"(author|writer)|谁写|作者是|作者叫|哪位作者|博主是谁|"
     r"(?<!你们)(?<!你)(?<!博客)(?<!这里)(?<!我们)写(了|过)(哪些|什么|几篇|多少篇)",
