@@ -52,7 +52,8 @@ _LANGUAGE = re.compile(
     r"韩文|韩语|法文|法语|德文|德语|西班牙语|俄文|俄语|葡萄牙语|意大利语|阿拉伯语)",
     re.IGNORECASE,
 )
-_NAME = r"[A-Za-z0-9][A-Za-z0-9.+#-]*"
+# A dot or hyphen only inside a name ("node.js"), so the sentence's full stop is not part of it.
+_NAME = r"[A-Za-z0-9](?:[A-Za-z0-9.+#-]*[A-Za-z0-9+#])?"
 _TAG = re.compile(
     rf"\btagged(?: as| with)?\s+[\"'“‘]?(?P<a>{_NAME})|\btags?\s+(?:of\s+)?[\"'“‘](?P<b>{_NAME})"
     rf"|\bthe\s+tag\s+[\"'“‘]?(?P<c>{_NAME})|\bthe\s+[\"'“‘]?(?P<d>{_NAME})[\"'”’]?\s+tag\b"

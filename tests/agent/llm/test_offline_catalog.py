@@ -131,6 +131,9 @@ def calls(result: TurnResult) -> list[tuple[str, dict]]:
         ("Which articles are written in Chinese?", "list", {"language": "zh"}),
         ("有哪些英文文章？", "list", {"language": "en"}),
         ("Which articles are tagged postgres?", "list", {"tag": "postgres", "tag_named": True}),
+        # The full stop ends the sentence, not the tag ("No article is tagged “ml.”.").
+        ("List the articles tagged machine-learning.", "list", {"tag": "machine-learning"}),
+        ("Any posts tagged node.js?", "list", {"tag": "node.js"}),
         ("标签是 postgres 的文章有哪些？", "list", {"tag": "postgres", "tag_named": True}),
         ("关于搜索的文章有哪些？", "list", {"tag": "搜索", "tag_named": False}),
         ("List the articles about search.", "list", {"tag": "search"}),
