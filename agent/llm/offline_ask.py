@@ -69,6 +69,10 @@ _POINTS_BACK_ZH = re.compile(r"这|它|那种|那样|那个|那些|此")
 # An ask with this many content words or fewer says nothing on its own ("What's the trick?",
 # "What should we have done?", "what am i missing"): it is read with its whole scene.
 _FEW_TERMS = 4
+# A scene sentence about the reader's own work ("I'm building…", "our bill", "我们团队…"): its
+# names are theirs, not the topic. A pasted error ("redis.exceptions.ConnectionError: …")
+# speaks of no one, and its names stay the question's.
+_READER = re.compile(r"\b(?:i|i'm|i've|i'd|me|my|we|we're|we've|us|our)\b|我|咱", re.IGNORECASE)
 # A word of the scene, as names are written ("Django", "gpt-4o", "asgi.py", "通义千问").
 _NAME = re.compile(r"[\w][\w.+#/-]*[\w+#]|\w")
 
@@ -78,7 +82,7 @@ class Ask:
     """A message split into what it asks and the scene it sets."""
 
     question: str  # from the first sentence that asks on; after the one it points back to
-    scene: str  # the scene's words the asking sentences do not use ("Django", "OpenAI")
+    scene: str  # words of the reader's own scene the ask does not use ("Django", "OpenAI")
 
 
 def the_ask(message: str) -> Ask:
@@ -90,7 +94,8 @@ def the_ask(message: str) -> Ask:
         return Ask(message, "")
     asked = " ".join(parts[first:])
     lowered = asked.lower()
-    scene = [w for w in _NAME.findall(" ".join(parts[:first])) if not mentions(lowered, w)]
+    own = " ".join(part for part in parts[:first] if _READER.search(part))
+    scene = [w for w in _NAME.findall(own) if not mentions(lowered, w)]
     if _POINTS_BACK_EN.search(asked) or _POINTS_BACK_ZH.search(asked):
         question = f"{parts[first - 1]} {asked}"  # "How do I stop that from happening?"
     elif len(terms(asked)) <= _FEW_TERMS:

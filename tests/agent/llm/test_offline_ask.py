@@ -119,6 +119,13 @@ class _DetailIn(BaseModel):
     article_id: int = Field(description="The article id.")
 
 
+def test_only_a_scene_about_the_reader_gives_its_names():
+    # A pasted error speaks of no one: its names stay the question's.
+    error = "redis.exceptions.ConnectionError: Error 111. What does the rate limiter do then?"
+    assert "redis.exceptions.ConnectionError" not in the_ask(error).scene.split()
+    assert "Redis" in the_ask("Our app uses Redis. What does the rate limiter do?").scene.split()
+
+
 def test_the_scene_gives_no_words_when_the_message_opens_with_its_ask():
     assert the_ask("How do I cap steps in Django? We use Django 5.").scene == ""
 
