@@ -17,6 +17,7 @@ from typing import Any
 from agent.answered import is_decline
 from agent.llm.base import ModelTurn, TextDelta, ToolCall, Usage
 from agent.llm.offline_answer import compose_answer
+from agent.llm.offline_ask import ask_searched
 from agent.llm.offline_catalog import catalogue_plan
 from agent.llm.offline_follow_up import (
     _says_little,
@@ -146,7 +147,9 @@ def _plan(turn: _Turn, available: set[str]) -> tuple[list[ToolCall], str]:
         if SEARCH in available:
             return _searches(turn, summary), ""
         return [], DONT_KNOW[turn.lang]
-    # The first search is the whole question's; any others are its parts' (_searches).
+    # The first search is the whole question's; any others are its parts' (_searches), and
+    # last the ask's when the message sets a scene first: it stands in when the whole misses.
+    searched = ask_searched(turn.question, turn.ask, searched, summary or is_follow_up(turn))
     hits = _hit_list(searched[0]) if searched else []
     articles = [d for d in details if isinstance(d, dict) and "body" in d]
     if summary and articles and (not hits or not _about_other(turn, hits)):
@@ -195,12 +198,12 @@ def _plan(turn: _Turn, available: set[str]) -> tuple[list[ToolCall], str]:
     read = {a["article_id"]: a for a in articles}
     sources = [_source(hit, read.get(hit["article_id"])) for hit in chosen]
     answer = compose_answer(
-        question=turn.question,
+        question=turn.ask or turn.question,
         context=turn.leans_on if follow_up else "",
         sources=sources,
         excerpts={h["article_id"]: h.get("excerpt", "") for h in chosen},
         lang=turn.lang,
-        own=turn.system,
+        own=f"{turn.system} {turn.scene}",  # the reader's scene is no topic (offline_ask)
         parts=answered_parts(turn.question, chosen, part_hits),
         unknown=_asked_unknown(turn.question, hits),
     )
@@ -288,7 +291,10 @@ def _searches(turn: _Turn, summary: bool) -> list[ToolCall]:
     if summary or is_follow_up(turn):
         return calls
     parts = question_parts(turn.question[:500])
-    return calls + [turn.call(SEARCH, {"query": p, "limit": 5}, n) for n, p in enumerate(parts, 1)]
+    calls += [turn.call(SEARCH, {"query": p, "limit": 5}, n) for n, p in enumerate(parts, 1)]
+    if turn.ask and turn.ask != turn.question:  # the ask alone (offline_ask)
+        calls.append(turn.call(SEARCH, {"query": turn.ask[:500], "limit": 5}, len(calls)))
+    return calls
 
 
 def _about_other(turn: _Turn, hits: list[dict]) -> bool:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from agent.llm.base import ToolCall
+from agent.llm.offline_ask import the_ask
 from agent.llm.offline_overview import without_preamble
 from agent.llm.offline_replies import _FOUND_NOTHING
 from agent.llm.offline_swap import asked_language
@@ -41,6 +42,8 @@ class _Turn:
     leans_on: str = ""  # the earlier question a follow-up leans on: the last one answered
     reader: str = ""  # the language the visitor reads the site in ("zh-hans"), if known
     asked_in: str = ""  # the language a follow-up asked the last answer in ("and in Chinese?")
+    ask: str = ""  # the sentences that ask, without the scene set before them (offline_ask)
+    scene: str = ""  # the scene's words the ask does not use ("I'm building a Django site")
 
     @property
     def lang(self) -> str:
@@ -65,6 +68,8 @@ def _read(messages: list[dict]) -> _Turn:
     return replace(
         turn,
         question=before.question,
+        ask=before.ask,
+        scene=before.scene,
         earlier=before.earlier,
         leans_on=before.leans_on,
         previous_answer=before.previous_answer,
@@ -87,8 +92,12 @@ def _read_turn(messages: list[dict]) -> _Turn:
     page = _page(messages)
     question = str(messages[last].get("content") or "") if last >= 0 else ""
     current = [m for m in messages[last + 1 :] if m.get("content") != STEP_LIMIT_NUDGE]
+    message = without_preamble(question_fold(question.strip()))
+    ask = the_ask(message)  # what it asks, apart from the scene it sets (offline_ask)
     return _Turn(
-        question=without_preamble(question_fold(question.strip())),
+        question=message,
+        ask=ask.question,
+        scene=ask.scene,
         earlier=[question_fold(str(messages[i].get("content") or "")) for i in users[:-1]],
         page=page["article_id"] if page else None,
         page_hit=page,
