@@ -248,9 +248,20 @@ def dashboard(request: HttpRequest, *, model_admin: ModelAdmin) -> HttpResponse:
         day_rows=[(_day(row.day), row) for row in metrics.days],
         # The offline model reports no usage: its chart was a flat line on an axis to 1k.
         tokens_reported=tokens > 0,
+        unanswered_top=_unanswered_top(metrics.since),
         **_charts(metrics),
     )
     return TemplateResponse(request, "admin/agent/dashboard.html", context)
+
+
+# The dashboard's own list of what the blog could not answer: "Unanswered 3" said how many,
+# and which three, and where to write about them, took two more pages.
+UNANSWERED_ON_DASHBOARD = 5
+
+
+def _unanswered_top(since: date) -> list[selectors.UnansweredGroup]:
+    start = timezone.make_aware(datetime.combine(since, time.min))
+    return selectors.turn_unanswered_groups(since=start)[:UNANSWERED_ON_DASHBOARD]
 
 
 def _unanswered_hint(metrics: selectors.Dashboard) -> str:

@@ -31,7 +31,7 @@ Chinese, so asking in one of those may find more.
 
 PAGE_CONTEXT_PREFIX = "The visitor is reading article #"
 READER_LANGUAGE_PREFIX = "The visitor reads this site in "
-LANGUAGE_NAMES = {"en": "English", "zh-hans": "Chinese"}
+LANGUAGE_NAMES = {"en": "English", "zh-hans": "Chinese", "zh-hant": "Chinese"}
 
 STEP_LIMIT_NUDGE = (
     "The step limit was reached, so no more tools can be called. Answer now from what the "

@@ -19,9 +19,9 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext, pgettext, pgettext_lazy
 from django.views.decorators.http import require_POST
 
+from blog.admin_forms import ArticleForm
 from blog.indexing import articles_index_enqueue
 from blog.models import Article, Tag
-from blog.rendering import markdown_too_deep
 from blog.selectors import (
     article_index_state,
     article_list_for_admin,
@@ -30,7 +30,6 @@ from blog.selectors import (
     tag_is_public,
     tag_list_for_admin,
 )
-from blog.services import article_slug_from_title
 from blog.views import article_page_render
 from docent.admin_dates import FromNowFilter, short_datetime
 from docent.admin_lookups import BoundedLookups
@@ -63,15 +62,6 @@ INDEX_NOTES = {
 }
 # The states that change only when the author does something: the page stops asking.
 INDEX_FINAL = {"draft", "up_to_date"}  # "failed" is retried within ten minutes: still asked
-
-
-# The renderer keeps such a line as plain text (blog.rendering._within_depth), markers and all:
-# nothing is lost, but the page would not look as the author meant.
-TOO_DEEP = _(
-    "Line %(line)s (“%(text)s”) is nested too deeply in lists or quotes for the page to show: "
-    "it and what it holds would appear as plain text, list markers and all. Lists can go nine "
-    "levels deep; nest this one less deeply."
-)
 
 
 class PublishedWhenFilter(FromNowFilter):
@@ -160,28 +150,6 @@ class TagAdmin(BoundedLookups, OwnRowsDeletion, admin.ModelAdmin):
             return "0"
         url = reverse("admin:blog_article_changelist") + f"?tags__id__exact={tag.pk}"
         return format_html('<a href="{}">{}</a>', url, tag.article_count)
-
-
-class ArticleForm(forms.ModelForm):
-    """An empty slug is made from the title (a Chinese title's slug script leaves it empty);
-    a body nested deeper than the page can show is refused, naming its line."""
-
-    class Meta:
-        model = Article
-        fields = ["title", "slug", "summary", "body", "tags", "status", "published_at"]
-
-    def clean_body(self) -> str:
-        body = self.cleaned_data["body"]
-        if (deep := markdown_too_deep(body)) is None:
-            return body
-        params = {"line": deep.line, "text": deep.text}
-        raise forms.ValidationError(TOO_DEEP, code="too_deep", params=params)
-
-    def clean(self) -> dict:
-        data = super().clean()
-        if not data.get("slug") and data.get("title"):
-            data["slug"] = article_slug_from_title(title=data["title"], exclude_pk=self.instance.pk)
-        return data
 
 
 @admin.register(Article)

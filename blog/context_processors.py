@@ -1,8 +1,23 @@
 from django.conf import settings
 from django.http import HttpRequest
+from django.utils.translation import get_language
+
+from blog.language import chinese_variant, html_lang
 
 
 def site(request: HttpRequest) -> dict:
     # No session here: reading pages must not write session rows. The chat's session key comes
     # with the page's cookie (config/middleware.py) and is saved on the first message.
-    return {"site_name": settings.SITE_NAME}
+    chinese = chinese_variant(
+        current=get_language() or "", accept=request.META.get("HTTP_ACCEPT_LANGUAGE", "")
+    )
+    # The language switches' 中文 (base.html, the panel, the admin): which Chinese, and whether
+    # it is the one shown.
+    return {
+        "site_name": settings.SITE_NAME,
+        "site_chinese": {
+            "code": chinese,
+            "lang": html_lang(chinese),
+            "current": chinese == get_language(),
+        },
+    }

@@ -2,6 +2,9 @@
 
 import re
 
+from django.utils.translation import get_supported_language_variant
+from django.utils.translation.trans_real import parse_accept_lang_header
+
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _LATIN = re.compile(r"[A-Za-z]")
 # Chinese articles quote English terms (pgvector, HNSW); a third of the letters is plenty.
@@ -38,3 +41,21 @@ def fullwidth_fold(text: str) -> str:
     No index holds the fullwidth forms: "ｐｇｖｅｃｔｏｒ 是什么？" found nothing, and was declined.
     """
     return text.translate(_FULLWIDTH)
+
+
+def chinese_variant(*, current: str, accept: str) -> str:
+    """The Chinese the language switch offers: the one shown now, else the browser's first
+    Chinese (zh-TW gives "zh-hant"), else "zh-hans".
+
+    The switch said 中文 and always meant Simplified: an English page read by a browser set to
+    Taiwan's Chinese switched to a script its reader does not write.
+    """
+    if current.startswith("zh"):
+        return current
+    for code, _quality in parse_accept_lang_header(accept):
+        if code.startswith("zh"):
+            try:
+                return get_supported_language_variant(code)
+            except LookupError:
+                break
+    return "zh-hans"

@@ -133,6 +133,14 @@ def is_traditional(text: str) -> bool:
     return _changed(text, "t2s") > _changed(text, "s2t")
 
 
+def is_simplified(text: str) -> bool:
+    """True when `text` leans Simplified: the mirror of is_traditional. A text with no
+    character that differs between the scripts ("如何使用") leans neither way."""
+    if not text or _KANA.search(text) or text.isascii():
+        return False
+    return _changed(text, "s2t") > _changed(text, "t2s")
+
+
 def to_simplified(text: str) -> str:
     """`text` in Simplified characters and mainland wording when it leans Traditional, else
     unchanged.

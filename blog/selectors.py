@@ -124,6 +124,12 @@ def article_titled(*, title: str, exclude_pk: int | None = None) -> list[str]:
     return list(others.exclude(pk=exclude_pk).order_by("pk").values_list("slug", flat=True)[:50])
 
 
+def article_slug_holder(*, slug: str, exclude_pk: int | None = None) -> str | None:
+    """The title of the other article at this slug, or None when the slug is free."""
+    other = Article.objects.filter(slug=slug).exclude(pk=exclude_pk).values_list("title")
+    return next((title for (title,) in other[:1]), None)
+
+
 def article_preview_build(
     *,
     title: str,

@@ -174,7 +174,9 @@ AUTH_PASSWORD_VALIDATORS = [
 ]
 
 LANGUAGE_CODE = "en"
-LANGUAGES = [("en", "English"), ("zh-hans", "简体中文")]
+# Traditional for readers in Taiwan and Hong Kong (zh-TW, zh-HK): its catalogue is made from the
+# Simplified one (docent/traditional.py). Simplified first: a bare "zh" gets it.
+LANGUAGES = [("en", "English"), ("zh-hans", "简体中文"), ("zh-hant", "繁體中文")]
 LOCALE_PATHS = [BASE_DIR / "locale"]
 # English timestamps in the 24-hour form the admin's lists use (docent/formats/en/formats.py).
 FORMAT_MODULE_PATH = ["docent.formats"]

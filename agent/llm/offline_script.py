@@ -1,4 +1,5 @@
-"""The offline model's answer in the reader's script: Traditional when the question was.
+"""The offline model's answer in the reader's script: Traditional when the question was, or
+when a reader of the Traditional site asked in words both scripts share.
 
 The question is matched in Simplified (blog.script.question_fold); the answer's own words (its
 declines, its frame, "来源：") are then put in the script the reader wrote, while quotes stay
@@ -12,8 +13,9 @@ import json
 import re
 from collections.abc import Iterable
 
+from agent.llm.offline_turn import _reader as reader_language
 from agent.prompts import STEP_LIMIT_NUDGE
-from blog.script import is_traditional, to_traditional
+from blog.script import is_simplified, is_traditional, to_traditional
 
 # A Markdown link (its label is an article's title, kept as written), or a stretch of text up to
 # and including a sentence's or a clause's end.
@@ -24,11 +26,20 @@ _HAN_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 
 def reader_script(answer: str, messages: list[dict]) -> str:
     """`answer` with its own words in Traditional when the visitor asked in Traditional."""
-    if not answer or not is_traditional(_question(messages)):
+    if not answer or not _traditional_wanted(messages):
         return answer
     corpus = "\n".join(_strings(m.get("content") for m in messages if m.get("role") == "tool"))
     corpus = _EMPHASIS.sub("", corpus)  # "384 **维**向量" is quoted as "384 维向量"
     return "".join(_piece(piece, corpus) for piece in _PIECE.findall(answer))
+
+
+def _traditional_wanted(messages: list[dict]) -> bool:
+    # "台北今天天氣如何？" has as many Simplified-only characters (台, for 臺) as Traditional
+    # ones (氣): declined in Simplified to a reader of the Traditional site.
+    question = _question(messages)
+    if is_traditional(question):
+        return True
+    return reader_language(messages) == "zh-hant" and not is_simplified(question)
 
 
 def _question(messages: list[dict]) -> str:

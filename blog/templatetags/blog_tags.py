@@ -10,7 +10,7 @@ from blog.models import Article
 register = template.Library()
 
 # Per language: how a publication date reads in running text.
-_DATE = {"en": "j F Y", "zh-hans": "Y年n月j日"}
+_DATE = {"en": "j F Y", "zh-hans": "Y年n月j日", "zh-hant": "Y年n月j日"}
 
 
 def _code(article: Article) -> str:

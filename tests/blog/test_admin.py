@@ -616,3 +616,33 @@ def test_a_delete_confirmation_is_titled_by_what_it_deletes_with_each_language_s
     assert f'<li aria-current="page">{title}</li>' in crumbs
     assert count in html and html.count(line) == 2
     assert "删除多个对象" not in html and "Delete multiple objects" not in html
+
+
+def test_a_draft_saves_with_a_title_alone_and_publishing_it_asks_for_a_body(staff_client):
+    # A new author's first save, a title and a draft, got "This field is required." on the body.
+    form = {"title": "Zeppelins", "slug": "", "summary": "", "tags": [], "body": "",
+            "status": "draft"}  # fmt: skip
+
+    page = staff_client.post("/admin/blog/article/add/", form, follow=True).content.decode()
+
+    assert "was added successfully" in page
+    article = Article.objects.get(title="Zeppelins")
+    assert article.body == "" and article.slug == "zeppelins"
+    published = {**form, "slug": "zeppelins", "status": "published", "body": "  \n"}
+    page = staff_client.post(f"/admin/blog/article/{article.pk}/change/", published)
+    assert "A published article needs a body" in page.content.decode()
+    assert Article.objects.get(pk=article.pk).status == "draft"
+
+
+def test_a_taken_slug_is_refused_naming_its_article_and_a_free_one(staff_client, make_article):
+    # Django said "Article with this Slug already exists.": which article, and what then?
+    make_article(title="Sourdough basics", slug="sourdough")
+    form = {"title": "Rye bread", "slug": "sourdough", "summary": "", "tags": [],
+            "body": "Rye.", "status": "draft"}  # fmt: skip
+
+    page = staff_client.post("/admin/blog/article/add/", form).content.decode()
+
+    assert "/articles/sourdough/ is already taken by “Sourdough basics”" in page
+    assert "for example sourdough-2" in page
+    assert "already exists" not in page
+    assert not Article.objects.filter(title="Rye bread").exists()

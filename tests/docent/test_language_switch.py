@@ -74,3 +74,37 @@ def test_a_cross_site_post_is_refused_and_a_foreign_next_goes_home(client):
     assert settings.LANGUAGE_COOKIE_NAME not in foreign.cookies
     assert own.status_code == 302 and own["Location"] == "/"
     assert own.cookies[settings.LANGUAGE_COOKIE_NAME].value == "zh-hans"
+
+
+def test_a_taiwan_browser_gets_the_site_and_the_panel_in_traditional(client, make_article):
+    # Django picked the nearest language the site had, zh-hans: the placeholder, the steps
+    # and the buttons reached a reader in Taipei in Simplified.
+    make_article(title="Public post", slug="public-post")
+
+    html = client.get("/articles/public-post/", headers={"accept-language": "zh-TW,zh;q=0.9"})
+    html = html.content.decode()
+
+    assert '<header class="site-header" lang="zh-Hant">' in html
+    assert button('value="zh-hant" lang="zh-Hant" aria-current="true"', "中文", html)
+    strings = chat_strings(html)
+    assert strings["sources"] == "來源"
+    assert strings["placeholder_article"] == "就這篇文章提問…"
+    assert 'aria-label="語言"' in html
+
+
+@pytest.mark.parametrize(
+    ("accept", "chinese"),
+    [("zh-TW,zh;q=0.9,en;q=0.8", "zh-hant"), ("zh-HK", "zh-hant"),
+     ("zh-CN,zh;q=0.9", "zh-hans"), ("en-US,en;q=0.9", "zh-hans")],
+)  # fmt: skip
+def test_on_an_english_page_the_switch_offers_the_browsers_own_chinese(
+    make_article, accept, chinese
+):
+    make_article(title="Public post", slug="public-post")
+    visitor = Client(headers={"accept-language": accept})
+    visitor.post(SWITCH, {"language": "en", "next": "/"})
+
+    html = visitor.get("/articles/public-post/").content.decode()
+
+    assert button('value="en" lang="en" aria-current="true"', "English", html)
+    assert button(f'value="{chinese}" lang="{chinese[:3]}{chinese[3:].title()}"', "中文", html)

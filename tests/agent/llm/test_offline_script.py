@@ -41,6 +41,29 @@ async def test_a_traditional_question_the_blog_does_not_answer_is_declined_in_tr
     assert result.citations == [] and sent[-1]["answered"] is False
 
 
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    ("language", "decline"),
+    [("zh-hant", "我在這個博客的文章裡沒有找到相關內容。"),
+     ("zh-hans", "我在这个博客的文章里没有找到相关内容。")],
+)  # fmt: skip
+async def test_a_question_both_scripts_could_write_is_declined_in_the_script_the_site_is_read_in(
+    language, decline
+):
+    # 台 is Simplified only (臺), 氣 Traditional only: the question leans neither way, and a
+    # reader of the Traditional site was declined in Simplified.
+    result, _ = await ask("台北今天天氣如何？", [], language=language)
+
+    assert result.answer == decline
+
+
+@pytest.mark.asyncio
+async def test_a_simplified_question_on_the_traditional_site_keeps_the_simplified_frame():
+    result, _ = await ask("什么是混合检索？", [hit(ZH_ARTICLE)], language="zh-hant")
+
+    assert result.answer.endswith("来源：[向量检索入门](/articles/vector-search-intro/)")
+
+
 @pytest.mark.parametrize(
     "answer",
     [

@@ -1,0 +1,33 @@
+"""The Traditional Chinese catalogues are the Simplified ones converted (docent/traditional.py)."""
+
+from django.conf import settings
+
+from docent.traditional import CATALOGUES, SOURCE, TARGET, catalogue_traditional
+
+
+def test_the_committed_traditional_catalogues_are_the_simplified_ones_converted():
+    # A string translated in zh_Hans only would reach a reader in Taipei in English.
+    locale = settings.LOCALE_PATHS[0]
+    for name in CATALOGUES:
+        source = (locale / SOURCE / "LC_MESSAGES" / name).read_text(encoding="utf-8")
+        target = (locale / TARGET / "LC_MESSAGES" / name).read_text(encoding="utf-8")
+        assert target == catalogue_traditional(source), (
+            f"{name}: run `python manage.py catalogue_traditional` after editing zh_Hans"
+        )
+
+
+def test_only_translations_change_script_and_their_placeholders_stay():
+    source = (
+        'msgid ""\nmsgstr ""\n"Language: zh_Hans\\n"\n\n'
+        "#: templates/x.html\n"
+        'msgid "Searching the blog for “%(query)s”…"\n'
+        'msgstr "正在博客中搜索“%(query)s”…"\n\n'
+        'msgid "Copy"\nmsgstr ""\n"复制"\n'
+    )
+
+    converted = catalogue_traditional(source)
+
+    assert '"Language: zh_Hant\\n"' in converted
+    assert 'msgid "Searching the blog for “%(query)s”…"' in converted
+    assert 'msgstr "正在部落格中搜尋“%(query)s”…"' in converted
+    assert '"複製"' in converted
