@@ -3,8 +3,8 @@
 The embedder reads a query NFKC-normalised (blog.embeddings.engine_text), and a compatibility
 character grows there: "㌚" (U+331A, a squared katakana word) is one character typed and five
 read, about five tokens. The weight counted the typed characters, so 31 of them weighed as a
-question (1) and filled the embedder's 128 tokens, costing about 1.2 CPU-seconds a search, as
-much as 500 Chinese characters weighing 16.
+question (1) and filled the embedder's 128 tokens: 0.21 CPU-seconds a search through a live
+server, as 128 Chinese characters weighing 5 cost, against 0.03 for a question.
 """
 
 import httpx
