@@ -20,6 +20,7 @@ from django.conf import settings
 from agent.exceptions import SharedStateDown, TokenBudgetSpent
 from agent.holds import HoldSettlement
 from agent.shared import Counter, state
+from blog.embeddings import engine_text
 from ops.metrics import refusal_count
 
 logger = logging.getLogger(__name__)
@@ -117,9 +118,11 @@ def query_tokens_estimate(text: str) -> int:
     The chat's estimate (a token per three ASCII characters) suits prose, but "a.a.a." or
     "*a*a*a" is a token per character: 500 such characters were 505 tokens, weighed as 167,
     and cost 2.1 to 2.5 CPU-seconds each, as much as the longest query allowed.
+    Counted on the text the embedder reads (NFKC): "㌚" is one character typed and five read,
+    so 31 of them weighed as a question and cost as much as 128 Chinese characters (7 times).
     """
     tokens = 1
-    for match in _QUERY_PIECE.finditer(text):
+    for match in _QUERY_PIECE.finditer(engine_text(text)):
         piece = match.group()
         tokens += 1 + (len(piece) - 1) // 4 if piece.isascii() and piece.isalnum() else 1
     return tokens

@@ -56,6 +56,11 @@ _DEFINING_ZH = r"(?:\s*[（(][^)）]{1,40}[)）])?\s*(是|指|就是|即|意思�
 # handed a note saying "HNSW" reads out what HNSW is, not a bullet that happens to use it.
 _BARE = re.compile(rf"^\s*{_SUBJECT}\s*[?？]?\s*$")
 BARE_WORDS = 3
+# A "what is X?" is short: X is at most 60 characters. The limit also bounds the patterns'
+# work: the subject may end in spaces and two runs of spaces follow it, so "ok", 3,980 spaces
+# and "x" tried every split of the run for each of the subject's 60 lengths, 6.9 CPU-seconds
+# of one turn, the web process answering nobody meanwhile (a regex holds the GIL).
+MAX_DEFINING_CHARS = 160
 _QUESTION_WORDS = re.compile(
     r"\b(what|who|why|how|when|where|which|whose|is|are|does|do|can|should|thanks?|ok|okay)\b|"
     r"[吗呢么啥吧]|什么|怎么|为什|如何|哪",
@@ -69,6 +74,8 @@ def defined_subject(question: str, *, bare: bool = True) -> str:
     `bare=False` leaves out a message that is only a name: after an answer, "HNSW index" may
     lean on the conversation as much as ask what it is.
     """
+    if len(question) > MAX_DEFINING_CHARS:
+        return ""
     for pattern in _ASKS:
         match = pattern.match(question)
         if match:

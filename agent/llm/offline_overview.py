@@ -35,6 +35,10 @@ _ABOUT_BLOG = (
 _WHOLE = re.compile(
     rf"\s*(({GREETING})[\s,，!！.。]*)?(({_ABOUT_BLOG}))?\s*[?？!！.。~]*\s*", re.IGNORECASE
 )
+# Such a message is short. The limit also bounds _WHOLE's work: three of its runs take spaces,
+# so "hi", 3,980 tabs and a question tried every way of sharing the tabs among them, minutes of
+# CPU for one message, with the web process answering nobody meanwhile (a regex holds the GIL).
+MAX_OVERVIEW_CHARS = 120
 
 INTRO = {
     "en": "Hello! I answer questions from this blog’s articles and cite the ones I quote. "
@@ -111,7 +115,7 @@ _NOT_CATALOGUE = re.compile(
 
 def wants_overview(question: str) -> bool:
     """True when the whole message is a greeting, or asks what the assistant or blog offers."""
-    if not question.strip():
+    if not question.strip() or len(question) > MAX_OVERVIEW_CHARS:
         return False
     return _WHOLE.fullmatch(question) is not None or _asks_catalogue(question)
 
