@@ -44,7 +44,7 @@ class SearchHit:
     # on something the blog does not cover, however well the rest of it matches (blog.rare_words).
     unknown_words: tuple[str, ...] = ()
     # The query's typos and the words the search read them as ("pgvecter": "pgvector").
-    read_as: dict[str, str] = field(default_factory=dict)
+    read_as: dict[str, str] = field(default_factory=dict, hash=False)
 
     def as_dict(self) -> dict:
         """JSON-ready dict."""
