@@ -31,6 +31,10 @@ class SearchHitOut(Schema):
     unknown_words: list[str] = Field(
         description="Rare words of the query that no article uses in any form ('tiktoken')."
     )
+    read_as: dict[str, str] = Field(
+        default_factory=dict,
+        description="The query's typos and the words searched for ('pgvecter': 'pgvector').",
+    )
 
 
 class ArticleOut(Schema):

@@ -26,11 +26,12 @@ from blog.relevance import (
     vocabulary,
     weighted_terms,
 )
+from blog.respelling import acronyms, respelled, spelling_words
 from blog.script import question_fold
 from blog.search_fusion import _fuse, _Query, _Ranked
 from blog.search_hits import SearchHit, _hit
 from blog.search_lists import _text_statement, _text_window
-from blog.spelling import corrected
+from blog.spelling import applied, typo_fixes
 from ops.tracing import embedding_span
 
 MAX_LIMIT = 50
@@ -100,7 +101,10 @@ def _search(
     embedded = _query_vector(query=query, embedder=embedder)  # before the statements: slow
     if not vocabulary.built:
         vocabulary.current()  # once per process: the lists are per language
-    terms = corrected(query_terms(query), vocabulary.frequency)  # "diference" is "difference"
+    typed = query_terms(query)
+    words = spelling_words(vocabulary.frequency)
+    fixes = typo_fixes(typed, words, as_typed=acronyms(query))  # "diference": "difference"
+    terms = applied(typed, fixes)
     languages = _languages(vocabulary)
     fetched = search_fetch.lists_fetch(
         lexical=" ".join(terms),
@@ -147,8 +151,9 @@ def _search(
     candidates = sorted(_fuse(lists, prepared, window), key=lambda c: (-c.relevance, -c.score))
     kept = [c for c in candidates if c.relevance >= bar][:limit]
     # Only the hits returned get their URL and excerpt (a blog-wide candidate set can be 100).
-    unknown = _unknown_words(query, vocab) if kept else ()
-    return [_hit(c, rank=rank, unknown=unknown) for rank, c in enumerate(kept, start=1)]
+    read_as = {typo: word for typo, word in fixes.items() if word}  # on each hit, for the audit
+    unknown = _unknown_words(respelled(query, read_as), vocab) if kept else ()
+    return [_hit(c, rank=rank, unknown=unknown, read_as=read_as) for rank, c in enumerate(kept, 1)]
 
 
 def _unknown_words(query: str, vocab: Vocabulary) -> tuple[str, ...]:

@@ -6,7 +6,7 @@ a sentence when one ends late enough, and the section URL carries the excerpt's 
 """
 
 import re
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 
 from django.conf import settings
@@ -43,6 +43,8 @@ class SearchHit:
     # The query's rare words that no article uses in any form ("tiktoken"): the question turns
     # on something the blog does not cover, however well the rest of it matches (blog.rare_words).
     unknown_words: tuple[str, ...] = ()
+    # The query's typos and the words the search read them as ("pgvecter": "pgvector").
+    read_as: dict[str, str] = field(default_factory=dict, hash=False)
 
     def as_dict(self) -> dict:
         """JSON-ready dict."""
@@ -62,10 +64,17 @@ class SearchHit:
             "relevance": round(self.relevance, 2),
             # Only when there are some: most questions use no word the blog lacks.
             **({"unknown_words": list(self.unknown_words)} if self.unknown_words else {}),
+            **({"read_as": dict(self.read_as)} if self.read_as else {}),
         }
 
 
-def _hit(candidate: _Candidate, *, rank: int, unknown: tuple[str, ...] = ()) -> SearchHit:
+def _hit(
+    candidate: _Candidate,
+    *,
+    rank: int,
+    unknown: tuple[str, ...] = (),
+    read_as: dict[str, str] | None = None,
+) -> SearchHit:
     row, evidence = candidate.row, candidate.evidence
     url = article_url(row["article__slug"])
     return SearchHit(
@@ -84,6 +93,7 @@ def _hit(candidate: _Candidate, *, rank: int, unknown: tuple[str, ...] = ()) -> 
         score=round(float(candidate.score), 6),
         section_url=_section_url(url, row.get("heading_path") or ""),
         unknown_words=unknown,
+        read_as=dict(read_as or {}),
     )
 
 

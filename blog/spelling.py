@@ -8,7 +8,14 @@ A typo is one edit (a letter dropped, added, changed, or two swapped) away from 
   ("diference", "embeding") becomes the one-edit word the blog uses most ("difference");
 - a shorter word becomes a stop word only by two swapped letters ("teh", "adn", "hwo"), and
   is then dropped like one: a short unknown word is far more often a name ("jit", "ttl") than
-  a slip, and one edit would turn half of them into a stop word.
+  a slip, and one edit would turn half of them into a stop word;
+- a word of four letters that is no stop word's slip becomes the blog's word with one letter
+  more ("limt" "limit", "tokn" "token") or two letters swapped back ("tsak" "task"); a
+  three-letter word stays as written.
+
+A word the large list holds is read as a blog word only when that word is a hundred times as
+common ("serach" "search", not "parsec" "parse"). What was read as what goes back to the
+reader: each search hit lists it (`read_as`), and the offline model reads the question so.
 
 A word everyday English knows (the wordfreq list, blog.commonness) is left as written:
 "Jaeger" or "Claude" are names, and the bar must see them as words the blog never uses. Only
@@ -25,12 +32,15 @@ from __future__ import annotations
 import functools
 import string
 import threading
+from collections.abc import Mapping
 
 import snowballstemmer
 
 from blog.commonness import RARE, zipf
 
-MIN_LENGTH = 5  # a shorter unknown word is corrected only to a stop word, by a swap
+MIN_LENGTH = 5  # a shorter unknown word is corrected to a stop word by a swap, or
+SHORT_LENGTH = 4  # from this length by a dropped or swapped letter ("limt" "limit")
+SLIP_GAP = 2.0  # zipf: the word meant is a hundred times as common as a listed slip
 # A longer word is no slip: the blog's longest words are class names of about 27 letters. A
 # word has about 54 variants per letter, each stemmed at its length, so the cost grows with the
 # square of it: one made-up word of 490 letters, a query weighing 4 of the address's 60
@@ -49,21 +59,35 @@ SHORT_STOP_WORDS = frozenset(
 )
 
 
-def corrected(terms: list[str], frequency: dict[str, int]) -> list[str]:
+def corrected(terms: list[str], frequency: Mapping[str, int]) -> list[str]:
     """`terms` (query_terms output) with typos replaced, or dropped when they meant a stop word.
 
     `frequency` is the vocabulary's document frequency per lexeme (blog.relevance). No
     database round trip; a few milliseconds only when a term looks like a typo.
     """
+    return applied(terms, typo_fixes(terms, frequency))
+
+
+def typo_fixes(
+    terms: list[str], frequency: Mapping[str, int], as_typed: frozenset[str] = frozenset()
+) -> dict[str, str]:
+    """Each typo among `terms` and the word it is read as ("" for a stop word's slip); the
+    terms `as_typed` (the acronyms the reader typed in capitals) are none."""
     # A question has a slip or two; a query of sixty made-up words cost 1.1 s of variants.
-    unknown = [t for t in terms if _suspect(t) and stem(t) not in frequency and not _named(t)][
-        :MAX_SUSPECTS
-    ]
-    if not unknown:
-        return terms
+    unknown = [
+        t
+        for t in terms
+        if t not in as_typed and _suspect(t) and stem(t) not in frequency and not _named(t)
+    ][:MAX_SUSPECTS]
     fixes = {term: _best(term, variants(term), frequency) for term in unknown}
-    result = [fixes.get(term, term) for term in terms]
-    return list(dict.fromkeys(term for term in result if term))
+    return {term: fix for term, fix in fixes.items() if fix != term}
+
+
+def applied(terms: list[str], fixes: dict[str, str]) -> list[str]:
+    """`terms` with `fixes` made, each term once, a dropped slip left out."""
+    if not fixes:
+        return terms
+    return list(dict.fromkeys(fix for term in terms if (fix := fixes.get(term, term))))
 
 
 def _suspect(term: str) -> bool:
@@ -97,8 +121,19 @@ def variants(word: str) -> list[str]:
     letters = string.ascii_lowercase
     deletes = [a + b[1:] for a, b in splits if b]
     changes = [a + c + b[1:] for a, b in splits if b for c in letters if c != b[0]]
-    inserts = [a + c + b for a, b in splits for c in letters]
-    return list(dict.fromkeys(deletes + swaps + changes + inserts))
+    return list(dict.fromkeys(deletes + swaps + changes + _inserts(splits)))
+
+
+def _short_variants(word: str) -> list[str]:
+    """A four-letter word's slips that fast typing makes: a letter dropped ("limt", "tokn")
+    or two swapped ("tsak"). Not a letter changed or added: one of those turns most
+    four-letter names into some other word ("vllm" "vlm"?, "jwts" "jets")."""
+    splits = [(word[:i], word[i:]) for i in range(1, len(word) + 1)]
+    return list(dict.fromkeys(_swaps(splits) + _inserts(splits)))
+
+
+def _inserts(splits: list[tuple[str, str]]) -> list[str]:
+    return [a + c + b for a, b in splits for c in string.ascii_lowercase]
 
 
 def _swaps(splits: list[tuple[str, str]]) -> list[str]:
@@ -116,13 +151,27 @@ def stem(word: str) -> str:
     return stemmer.stemWord(word)
 
 
-def _best(term: str, variants: list[str], frequency: dict[str, int]) -> str:
+def _best(term: str, variants: list[str], frequency: Mapping[str, int]) -> str:
     """The word meant: "" for a stop word, the term itself when nothing is one edit away."""
     if len(term) < MIN_LENGTH:
-        return "" if any(v in SHORT_STOP_WORDS for v in variants) else term
+        if any(v in SHORT_STOP_WORDS for v in variants):
+            return ""
+        if len(term) < SHORT_LENGTH:  # "jit", "ttl": a three-letter word is a name
+            return term
+        variants = _short_variants(term)
     scored = [
         (frequency[lexeme], zipf(variant), variant)
         for variant in variants
         if frequency.get(lexeme := stem(variant), 0) >= MIN_CHUNKS
     ]
-    return max(scored)[2] if scored else term
+    best = max(scored)[2] if scored else term
+    return best if best == term or _slip_of(term, best) else term
+
+
+def _slip_of(term: str, word: str) -> bool:
+    """Is `term` a slip for `word` rather than a rarer word of its own? A word the large list
+    does not hold is; one it holds ("parsec" 1.95, one letter from "parse" 2.98) only when
+    `word` is at least a hundred times as common ("serach" 1.2, "search" 5.0): people type a
+    slip far less often than the word they meant."""
+    listed = _rare_word(term)
+    return listed == 0 or zipf(word) - listed >= SLIP_GAP

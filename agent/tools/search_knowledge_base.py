@@ -67,7 +67,12 @@ async def _allowance_spend(query: str) -> None:
 def summarize(output: list[dict] | str) -> str:
     if isinstance(output, str):
         return "no results"
-    return "1 result" if len(output) == 1 else f"{len(output)} results"
+    found = "1 result" if len(output) == 1 else f"{len(output)} results"
+    # The panel shows this line: a reader sees which word their typo was searched as.
+    read_as = output[0].get("read_as") if output and isinstance(output[0], dict) else None
+    if not isinstance(read_as, dict) or not read_as:
+        return found
+    return found + " for " + ", ".join(f"“{word}”" for word in read_as.values())
 
 
 search_knowledge_base = Tool(
@@ -77,7 +82,8 @@ search_knowledge_base = Tool(
         "first, each with its article_id, title, url, language and a relevance from 0 to 1. "
         "Use it first for any question about what the blog says. A hit may list unknown_words: "
         "words of the query that no article uses; a question that turns on one of them is not "
-        "covered, however close the excerpts look. The blog is written in "
+        "covered, however close the excerpts look. A hit may list read_as: the query's typos "
+        "and the blog's words searched for instead. The blog is written in "
         "English and Chinese: when a search finds nothing relevant, search again with the key "
         "terms translated into the other language before concluding. "
         f'Returns "{NO_RESULTS}" when nothing in the blog is relevant enough to quote; then '

@@ -186,6 +186,7 @@ def test_hybrid_search_fuses_both_rankings_by_reciprocal_rank(make_article, add_
         "score",
         "section_url",
         "unknown_words",
+        "read_as",
     }
 
 

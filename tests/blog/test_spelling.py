@@ -6,7 +6,7 @@ from django.db import connection
 from blog.chunking import query_terms
 from blog.relevance import vocabulary
 from blog.search import article_search
-from blog.spelling import SHORT_STOP_WORDS, _rare_word, corrected, stem
+from blog.spelling import SHORT_STOP_WORDS, _rare_word, corrected, stem, typo_fixes
 from tests.blog.test_search import VectorBook, add_chunk, demo_index, unit  # noqa: F401
 
 pytestmark = pytest.mark.django_db
@@ -45,6 +45,38 @@ def test_names_and_rare_words_stay_as_written(frequency):
     terms = ["shard", "jit", "ttl", "jaeger", "pinecone", "streaming"]
 
     assert corrected(terms, frequency) == terms
+
+
+def test_a_four_letter_slip_is_a_dropped_or_swapped_letter():
+    """ "limt", "tokn", "tsak" are fast typing; a changed letter ("tekn") or a three-letter
+    word ("tsk") is as likely a name, and stays as written."""
+    frequency = {"limit": 3, "token": 4, "task": 2}
+
+    assert corrected(["limt", "tokn", "tsak"], frequency) == ["limit", "token", "task"]
+    assert corrected(["tekn", "tsk"], frequency) == ["tekn", "tsk"]
+
+
+def test_a_word_of_its_own_near_a_blog_word_stays_as_written():
+    """ "parsec" is one letter from "parse" and in the large list (1.95), and "parse" is not a
+    hundred times as common (2.98): it is meant. "serach" (1.2) is a slip of "search" (5.0)."""
+    frequency = {"pars": 3, "search": 3, "grep": 2}
+
+    assert corrected(["parsec", "grpc"], frequency) == ["parsec", "grpc"]
+    assert typo_fixes(["parsec", "serach", "teh"], frequency) == {"serach": "search", "teh": ""}
+
+
+def test_the_search_says_what_it_read_a_typo_as(make_article, add_chunk):  # noqa: F811
+    article = make_article(title="Streaming")
+    add_chunk(article, ARTICLE, unit((0, 1.0)))
+    add_chunk(article, ARTICLE, unit((0, 1.0)), ordinal=1)
+    typed = "how does retreival keep latancy low?"
+    book = VectorBook({typed: unit((0, 0.9), (1, math.sqrt(1 - 0.9**2)))})
+
+    (hit,) = article_search(query=typed, embedder=book, min_relevance=0)
+
+    read_as = {"retreival": "retrieval", "latancy": "latency"}
+    assert hit.read_as == read_as
+    assert hit.as_tool()["read_as"] == read_as
 
 
 def test_a_word_the_blog_writes_is_not_looked_up_in_the_large_list():

@@ -77,3 +77,11 @@ def test_the_description_names_both_languages_and_asks_to_search_again():
     description = search_knowledge_base.description
 
     assert "English and Chinese" in description and "search again" in description
+
+
+def test_the_summary_names_the_words_a_typo_was_searched_as():
+    """The panel shows the summary: a reader sees that "pgvecter" was searched as "pgvector"."""
+    hit = {"rank": 1, "title": "pgvector", "read_as": {"pgvecter": "pgvector"}}
+
+    assert search_knowledge_base.summarize([hit]) == "1 result for “pgvector”"
+    assert search_knowledge_base.summarize([{"rank": 1}, {"rank": 2}]) == "2 results"
