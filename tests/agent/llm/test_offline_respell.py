@@ -77,6 +77,21 @@ def test_the_question_is_read_as_searched_only_where_the_search_said_so():
     assert search_read_as([(SEARCH, NO_RESULTS), (DETAIL, PGVECTOR)]) == {}
 
 
+def test_the_ask_after_a_scene_is_read_as_searched_too():
+    """A message that sets a scene is answered by its ask (offline_ask): a typo left in the
+    ask declined what the search had read right."""
+    question = "I run a small blog at work. What is pgvecter used for?"
+    hit = _hit(PGVECTOR, read_as={"pgvecter": "pgvector"})
+    read = as_searched(
+        _Turn(question=question, earlier=[], page=None, ask="What is pgvecter used for?",
+              results=[(SEARCH, [hit])])
+    )  # fmt: skip
+
+    assert read.ask == "What is pgvector used for?"
+    answer, _ = _answer(question, lambda query, limit: [hit], lambda article_id: PGVECTOR)
+    assert not is_decline(answer) and "/articles/pgvector-and-hnsw/" in answer
+
+
 def test_a_name_is_read_as_the_blog_word_only_where_the_blog_writes_that_as_a_name():
     """The search read "Faiss" as "fails": the question must still turn on a name no article
     mentions. "Djnago" is read as "Django", which the articles write as a name."""
