@@ -93,15 +93,22 @@ def the_ask(message: str) -> Ask:
     if first == 0:
         return Ask(message, "")
     asked = " ".join(parts[first:])
-    lowered = asked.lower()
-    own = " ".join(part for part in parts[:first] if _READER.search(part))
-    scene = [w for w in _NAME.findall(own) if not mentions(lowered, w)]
-    if _POINTS_BACK_EN.search(asked) or _POINTS_BACK_ZH.search(asked):
-        question = f"{parts[first - 1]} {asked}"  # "How do I stop that from happening?"
+    read = asked  # the words the scene's names are checked against
+    if _POINTS_BACK_EN.search(asked) or _POINTS_BACK_ZH.search(asked) or not terms(asked):
+        # "How do I stop that from happening?" and a bare "why??" read the sentence before
+        # them; a pasted passage that speaks of no one ("redis.exceptions.ConnectionError: …
+        # Connection refused. -- when this happens…") is read whole: "this" is all of it.
+        start = first - 1
+        while start > 0 and not _READER.search(parts[start - 1]):
+            start -= 1
+        question = read = " ".join(parts[start:])
     elif len(terms(asked)) <= _FEW_TERMS:
         question = message  # "What's the trick?" says nothing without the scene
     else:
         question = asked
+    lowered = read.lower()
+    own = " ".join(part for part in parts[:first] if _READER.search(part))
+    scene = [w for w in _NAME.findall(own) if not mentions(lowered, w)]
     return Ask(question, " ".join(dict.fromkeys(scene)))
 
 

@@ -126,6 +126,27 @@ def test_only_a_scene_about_the_reader_gives_its_names():
     assert "Redis" in the_ask("Our app uses Redis. What does the rate limiter do?").scene.split()
 
 
+def test_an_ask_with_no_words_of_its_own_reads_the_sentence_before_it():
+    # "why??" asks about the sentence before it: its words are the question's, not a scene
+    # whose names are excused (which answered this with an article on another subject).
+    ask = the_ask("I filter my vector query by language and get 3 rows back. why??")
+    assert ask.question.startswith("I filter my vector query") and ask.scene == ""
+
+
+def test_a_pasted_passage_an_ask_points_back_to_is_read_whole():
+    # "this" is the whole error, not its last line ("Connection refused."): searched alone,
+    # that line found an article on streaming for a question no article answers.
+    message = (
+        "redis.exceptions.ConnectionError: Error 111 connecting to redis:6379. Connection "
+        "refused. -- when this happens does the rate limiter let requests through?"
+    )
+    assert the_ask(message).question == message
+    # A sentence about the reader ends the passage: their project stays a scene.
+    told = the_ask("We use Django. The bot loops forever. How do I stop that?")
+    assert told.question == "The bot loops forever. How do I stop that?"
+    assert "Django" in told.scene.split()
+
+
 def test_the_scene_gives_no_words_when_the_message_opens_with_its_ask():
     assert the_ask("How do I cap steps in Django? We use Django 5.").scene == ""
 
