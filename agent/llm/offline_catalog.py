@@ -178,7 +178,11 @@ def tag_for(word: str, tags: list[str]) -> str:
     lowered = word.lower().strip()
     english = [lowered]
     if not lowered.isascii():
-        english = [" ".join(en) for en, zh in glossary_pairs() if lowered in zh]
+        # As the glossary writes it, else a glossary term inside the reader's compound
+        # ("流式传输", streaming transfer, holds "流式").
+        english = [" ".join(en) for en, zh in glossary_pairs() if lowered in zh] or [
+            " ".join(en) for en, zh in glossary_pairs() if any(t in lowered for t in zh)
+        ]
     for candidate in english:
         for tag in tags:
             name = tag.lower()

@@ -184,6 +184,7 @@ def test_a_tag_is_named_by_its_stem_a_longer_name_or_in_chinese():
     assert tag_for("postgresql", tags) == "postgres"
     assert tag_for("搜索", tags) == "search"
     assert tag_for("智能体", tags) == "agents"
+    assert tag_for("搜索引擎", tags) == "search"  # a glossary term inside a compound
     assert tag_for("kafka", tags) == ""
 
 
