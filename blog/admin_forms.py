@@ -62,6 +62,8 @@ class ArticleForm(forms.ModelForm):
         data = super().clean()
         if not data.get("slug") and data.get("title") and "slug" not in self.errors:
             data["slug"] = article_slug_from_title(title=data["title"], exclude_pk=self.instance.pk)
-        if data.get("status") == Article.Status.PUBLISHED and not (data.get("body") or "").strip():
+        # A body refused already (too deeply nested) is not an empty one.
+        published = data.get("status") == Article.Status.PUBLISHED
+        if published and "body" not in self.errors and not (data.get("body") or "").strip():
             self.add_error("body", forms.ValidationError(EMPTY_PUBLISHED, code="required"))
         return data

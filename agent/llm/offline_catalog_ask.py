@@ -284,11 +284,13 @@ def _nothing_else(question: str, spans: list[tuple[int, int]]) -> bool:
 
 def _record(question: str) -> CatalogueAsk | None:
     """A field of one article the question names by title or topic."""
-    field = ask_of_record(question)
-    if not field:
+    subject = _subject(question)
+    if not subject:
         return None
-    subject = _subject(question, field)
-    return CatalogueAsk("record", field=field, subject=subject) if subject else None
+    # The field is asked of the question without the title: "When was the “Tags and search”
+    # article published?" asks for its date, not its tags.
+    field = ask_of_record(question.replace(subject, " "))
+    return CatalogueAsk("record", field=field, subject=subject) if field else None
 
 
 _TITLE = re.compile(
@@ -301,13 +303,17 @@ _NAMED = (
         r"written|go|went|in|from|about)\b|[?？.!]|$)",
         re.IGNORECASE,
     ),
-    re.compile(r"\b(the|that)\s+(?P<s>[\w.+#-]+( [\w.+#-]+){0,3}?)\s+(article|post|piece)\b", re.I),
+    # The subject's words are not "the": "the tags of the pgvector article" names "pgvector".
+    re.compile(
+        r"\b(the|that)\s+(?P<s>(?!the\b)[\w.+#-]+( (?!the\b)[\w.+#-]+){0,3}?)\s+(article|post|piece)\b",
+        re.I,
+    ),
     re.compile(r"(关于|讲|介绍|写)\s*(?P<s>[^，。？！?《》]{1,16}?)\s*的?(那篇|这篇|那一篇)"),
     re.compile(r"(?P<s>[^，。？！?《》\s]{2,16}?)\s*的?(那篇|这篇|那一篇)"),
 )
 
 
-def _subject(question: str, field: str) -> str:
+def _subject(question: str) -> str:
     """The words naming the article: a quoted title, "the X article", "the article on X",
     "X 那篇"."""
     match = _TITLE.search(question) or next(

@@ -17,10 +17,9 @@ from dataclasses import replace
 from typing import Any
 
 from agent.llm.offline_names import named_terms
+from agent.llm.offline_tools import SEARCH
 from agent.llm.offline_turn import _Turn
 from blog.respelling import respelled
-
-SEARCH = "search_knowledge_base"
 
 # The line an answer ends with when it read a typo as the blog's word.
 READ_AS = {"en": "(I read “{typed}” as “{meant}”.)", "zh": "（“{typed}”按“{meant}”理解。）"}

@@ -572,6 +572,7 @@ def test_a_body_nested_deeper_than_the_page_shows_is_refused_naming_its_line(
     page = staff_client.post("/admin/blog/article/add/", form, headers=headers)
 
     assert page.status_code == 200 and words in page.content.decode()
+    assert "A published article needs a body" not in page.content.decode()  # it has one
     assert not Article.objects.exists()
     form["body"] = DEEP_BODY.replace("  - step 10", "- step 10")  # nine deep: saved
     saved = staff_client.post("/admin/blog/article/add/", form)

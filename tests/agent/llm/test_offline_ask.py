@@ -147,6 +147,16 @@ def test_a_pasted_passage_an_ask_points_back_to_is_read_whole():
     assert "Django" in told.scene.split()
 
 
+def test_a_scene_lends_each_name_once_and_a_few_dozen_at_most():
+    # Each name costs a pattern: 4,000 characters of distinct words in a scene took 70 ms a
+    # planner step, every step of the turn.
+    scene = " ".join(f"{n}-x" for n in range(700))
+    ask = the_ask(f"my {scene}. how do i fix the pgvector index? we use Django. Django!")
+    assert len(ask.scene.split()) <= 40
+    told = the_ask("I'm on Django, Django and Django. What does the rate limiter do?")
+    assert told.scene.split().count("Django") == 1 and "m" not in told.scene.split()
+
+
 def test_the_scene_gives_no_words_when_the_message_opens_with_its_ask():
     assert the_ask("How do I cap steps in Django? We use Django 5.").scene == ""
 

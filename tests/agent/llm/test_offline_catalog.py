@@ -149,6 +149,9 @@ def calls(result: TurnResult) -> list[tuple[str, dict]]:
         ("When was the step limits article published?", "record", {"subject": "step limits"}),
         ("关于 HNSW 的那篇文章是什么时候发布的？", "record", {"field": "date", "subject": "HNSW"}),
         ("What tags does the prompts article have?", "record", {"field": "tags"}),
+        # The subject is not read from the first "the", nor the field from the title.
+        ("What are the tags of the pgvector article?", "record", {"field": "tags", "subject": "pgvector"}),
+        ('When was the "Tags and search" article published?', "record", {"field": "date"}),
         ("Who wrote the article about HNSW?", "unrecorded", {"field": "author"}),
         ("Show me the articles written by Alice.", "unrecorded", {"field": "author"}),
         ("张三写了哪些文章？", "unrecorded", {"field": "author"}),
