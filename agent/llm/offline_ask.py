@@ -105,7 +105,7 @@ def the_ask(message: str) -> Ask:
             start -= 1
         question = read = " ".join(parts[start:])
     elif len(terms(asked)) <= _FEW_TERMS:
-        question = read = message  # "What's the trick?" says nothing without the scene
+        question = message  # "What's the trick?" says nothing without the scene
     else:
         question = asked
     lowered = read.lower()

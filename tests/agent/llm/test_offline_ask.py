@@ -103,12 +103,9 @@ def test_a_message_that_is_all_ask_or_no_ask_is_left_whole(message):
 
 
 def test_the_scene_gives_the_names_the_ask_does_not_use():
-    ask = the_ask("We run Django and MySQL. How does MySQL store vectors next to the rows?")
+    ask = the_ask("We run Django and MySQL. How does MySQL store vectors?")
     assert "Django" in ask.scene.split()
     assert "MySQL" not in ask.scene.split()  # the ask names it: it must still be found
-    # An ask too short to stand alone is read with its scene, whose names are then the
-    # question's: "We run Elasticsearch." is what "the trick" is for.
-    assert the_ask("We run Elasticsearch. What's the trick for vector indexes?").scene == ""
 
 
 class _SearchIn(BaseModel):
@@ -126,8 +123,7 @@ def test_only_a_scene_about_the_reader_gives_its_names():
     # A pasted error speaks of no one: its names stay the question's.
     error = "redis.exceptions.ConnectionError: Error 111. What does the rate limiter do then?"
     assert "redis.exceptions.ConnectionError" not in the_ask(error).scene.split()
-    told = the_ask("Our app uses Redis. What does the rate limiter do when a visitor sends too much?")
-    assert "Redis" in told.scene.split()
+    assert "Redis" in the_ask("Our app uses Redis. What does the rate limiter do?").scene.split()
 
 
 def test_an_ask_with_no_words_of_its_own_reads_the_sentence_before_it():
@@ -157,7 +153,7 @@ def test_a_scene_lends_each_name_once_and_a_few_dozen_at_most():
     scene = " ".join(f"{n}-x" for n in range(700))
     ask = the_ask(f"my {scene}. how do i fix the pgvector index? we use Django. Django!")
     assert len(ask.scene.split()) <= 40
-    told = the_ask("I'm on Django, Django and Django. What does the rate limiter do when one visitor floods the chat?")
+    told = the_ask("I'm on Django, Django and Django. What does the rate limiter do?")
     assert told.scene.split().count("Django") == 1 and "m" not in told.scene.split()
 
 
