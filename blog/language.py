@@ -2,9 +2,6 @@
 
 import re
 
-from django.utils.translation import get_supported_language_variant
-from django.utils.translation.trans_real import parse_accept_lang_header
-
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _LATIN = re.compile(r"[A-Za-z]")
 # Chinese articles quote English terms (pgvector, HNSW); a third of the letters is plenty.
@@ -50,6 +47,11 @@ def chinese_variant(*, current: str, accept: str) -> str:
     The switch said 中文 and always meant Simplified: an English page read by a browser set to
     Taiwan's Chinese switched to a script its reader does not write.
     """
+    # Imported here: blog.script folds questions with this module's helpers inside the
+    # framework-free agent loop, which must not import Django (tests/agent/test_import_purity.py).
+    from django.utils.translation import get_supported_language_variant
+    from django.utils.translation.trans_real import parse_accept_lang_header
+
     if current.startswith("zh"):
         return current
     for code, _quality in parse_accept_lang_header(accept):

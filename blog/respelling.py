@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from blog.glossary import glossary
 from blog.spelling import MIN_CHUNKS
 
 # A word of letters, alone or a part of a snake_case name ("database_sync_to_asnyc": the
@@ -24,6 +23,10 @@ def spelling_words(frequency: Mapping[str, int]) -> Mapping[str, int]:
     """The words a typo may be read as: the blog's lexemes (`frequency`, chunks per lexeme),
     and the glossary's English words, which the blog writes in Chinese ("segmentation" is
     分词 there): "segmentaton" is a slip of a word the blog covers."""
+    # Imported here: the offline model reads `respelled` inside the framework-free agent
+    # loop, and the glossary module imports Django (tests/agent/test_import_purity.py).
+    from blog.glossary import glossary
+
     global _merged
     last = _merged  # one read: another thread may replace it meanwhile
     if last[0] is not frequency:

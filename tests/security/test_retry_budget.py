@@ -84,11 +84,14 @@ async def test_retries_stop_where_the_budget_ends(serve, scripted, abandoned_by)
         serve,
         scripted,
         f"retry-budget-{abandoned_by.__name__}",
-        AGENT_TOKENS_PER_IP_PER_DAY="3000",
+        AGENT_TOKENS_PER_IP_PER_DAY="3500",
         AGENT_TOKENS_PER_ANSWER="200",
     )
     prompt = prompt_tokens(scripted.requests[0])
-    assert 2 * prompt + 200 <= 3000 < 3 * prompt + 200  # room for two attempts, not three
+    # Room for two attempts, not three. The prompt (instructions and tool descriptions) was
+    # 1,400 tokens and is 1,420 since the tools describe `read_as` and the catalogue: 3,000
+    # left room for one. 3,500 holds for any prompt from 1,101 to 1,650 tokens.
+    assert 2 * prompt + 200 <= 3500 < 3 * prompt + 200
 
     # Before: three attempts sent, the turn charged one prompt and ended model_error.
     assert events[-1]["code"] == "rate_limited", events[-1]

@@ -8,6 +8,8 @@ both were read nowhere, so 2,000 chunks of either ended `done` with nothing show
 
 import pytest
 
+from agent.llm.openai_compat import DELTA_CHARS
+from agent.loop import tokens_estimate
 from testing_support.model_server import raw_response, text_response
 from tests.security.clients import ws_ask, ws_open
 from tests.security.conftest import BUDGET_LEFT, ask_near_the_budget, model_env
@@ -28,7 +30,11 @@ async def test_text_outside_content_is_cut_where_the_budget_ends(serve, scripted
     events, spent = await ask_near_the_budget(serve, scripted, "unread", reply, "Why?")
 
     assert events[-1]["code"] == "rate_limited", events[-1]
-    assert 0 < spent <= BUDGET_LEFT
+    # Cut within one delta of where the budget ends: the delta that outgrows the grant was
+    # written by the endpoint before it could be refused, and is charged (not shown).
+    # Before: 41,000 tokens charged. The bound was met exactly until the prompt grew by 20
+    # tokens (the tool descriptions of passes 44 and 46) and the cut fell 1 token past it.
+    assert 0 < spent <= BUDGET_LEFT + tokens_estimate(PIECE[:DELTA_CHARS])
 
 
 async def test_a_refusal_reaches_the_visitor(serve, scripted):
