@@ -32,6 +32,7 @@ from agent.llm.offline_text import language
 from agent.loop import Limits, TurnResult, run_turn
 from agent.prompts import build_messages
 from agent.tool import Tool
+from tests.agent.llm.tool_inputs import DetailIn, SearchIn
 
 LIMITS_ARTICLE = {
     "article_id": 5,
@@ -61,17 +62,6 @@ ZH_ARTICLE = {
     "今天的午饭很好吃。混合检索同时使用关键词和向量。",
 }
 ARTICLES = {a["article_id"]: a for a in (LIMITS_ARTICLE, ZH_ARTICLE)}
-
-
-class SearchIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    query: str = Field(description="What to look for.")
-    limit: int = Field(default=5, description="How many excerpts.")
-
-
-class DetailIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    article_id: int = Field(description="The article id.")
 
 
 def make_tools(hits):

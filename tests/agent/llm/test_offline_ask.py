@@ -1,7 +1,6 @@
 """Long chatty questions: the sentences that ask are answered; the scene is no topic."""
 
 import pytest
-from pydantic import BaseModel, ConfigDict, Field
 
 from agent.answered import is_decline
 from agent.llm.offline import OfflineModel
@@ -9,6 +8,7 @@ from agent.llm.offline_ask import the_ask
 from agent.loop import Limits, run_turn
 from agent.prompts import build_messages
 from agent.tool import Tool
+from tests.agent.llm.tool_inputs import DetailIn, SearchIn
 
 STEPS = {
     "article_id": 1,
@@ -108,17 +108,6 @@ def test_the_scene_gives_the_names_the_ask_does_not_use():
     assert "MySQL" not in ask.scene.split()  # the ask names it: it must still be found
 
 
-class _SearchIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    query: str = Field(description="What to look for.")
-    limit: int = Field(default=5, description="How many excerpts.")
-
-
-class _DetailIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    article_id: int = Field(description="The article id.")
-
-
 def test_only_a_scene_about_the_reader_gives_its_names():
     # A pasted error speaks of no one: its names stay the question's.
     error = "redis.exceptions.ConnectionError: Error 111. What does the rate limiter do then?"
@@ -169,16 +158,16 @@ def _hit(article: dict, relevance: float) -> dict:
 async def _ask(question: str, hits: list[dict], found: dict[str, list[dict]] | None = None):
     """The turn with a search that finds `found[query]` when given, else `hits`."""
 
-    async def search(params: _SearchIn):
+    async def search(params: SearchIn):
         listed = (found or {}).get(params.query, hits if found is None else [])
         return listed or "No relevant content found."
 
-    async def detail(params: _DetailIn):
+    async def detail(params: DetailIn):
         return ARTICLES[params.article_id]
 
     tools = [
-        Tool("search_knowledge_base", "Search.", _SearchIn, search, lambda out: "results"),
-        Tool("get_article_detail", "Read.", _DetailIn, detail, lambda out: "1 article"),
+        Tool("search_knowledge_base", "Search.", SearchIn, search, lambda out: "results"),
+        Tool("get_article_detail", "Read.", DetailIn, detail, lambda out: "1 article"),
     ]
     messages = build_messages(history=[], user_message=question, page=None, language="")
 

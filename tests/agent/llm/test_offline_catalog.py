@@ -1,7 +1,6 @@
 """Questions about the blog's catalogue, answered from list_articles and the search."""
 
 import pytest
-from pydantic import BaseModel, ConfigDict, Field
 
 from agent.exceptions import ToolNotFound
 from agent.llm.offline import OfflineModel
@@ -10,6 +9,7 @@ from agent.llm.offline_catalog_ask import catalogue_ask
 from agent.loop import Limits, TurnResult, run_turn
 from agent.prompts import build_messages
 from agent.tool import Tool
+from tests.agent.llm.tool_inputs import DetailIn, ListIn, SearchIn
 
 
 def _article(n, slug, title, date, tags, summary, body="Text.\n\n## One\n\nLead.\n"):
@@ -61,23 +61,6 @@ FTS = _article(12, "chinese-full-text-search-zh", "中文全文检索的难点",
                ["search", "postgres", "chinese"], "PostgreSQL 不会给中文分词。")  # fmt: skip
 ARTICLES = {a["article_id"]: a for a in (AGENT, LOOP, HNSW, EMBED, FTS)}
 NEWEST_FIRST = sorted(ARTICLES.values(), key=lambda a: a["published_at"], reverse=True)
-
-
-class SearchIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    query: str = Field(description="What to look for.")
-    limit: int = Field(default=5, description="How many excerpts.")
-
-
-class DetailIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    article_id: int = Field(description="The article id.")
-
-
-class ListIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    tag: str | None = Field(default=None, description="Only this tag.")
-    limit: int = Field(default=10, description="How many.")
 
 
 def make_tools(hits: dict[str, list[dict]] | None = None) -> list[Tool]:
@@ -150,7 +133,11 @@ def calls(result: TurnResult) -> list[tuple[str, dict]]:
         ("关于 HNSW 的那篇文章是什么时候发布的？", "record", {"field": "date", "subject": "HNSW"}),
         ("What tags does the prompts article have?", "record", {"field": "tags"}),
         # The subject is not read from the first "the", nor the field from the title.
-        ("What are the tags of the pgvector article?", "record", {"field": "tags", "subject": "pgvector"}),
+        (
+            "What are the tags of the pgvector article?",
+            "record",
+            {"field": "tags", "subject": "pgvector"},
+        ),
         ('When was the "Tags and search" article published?', "record", {"field": "date"}),
         ("Who wrote the article about HNSW?", "unrecorded", {"field": "author"}),
         ("Show me the articles written by Alice.", "unrecorded", {"field": "author"}),

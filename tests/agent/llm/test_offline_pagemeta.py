@@ -1,7 +1,6 @@
 """Questions about the article on screen itself, answered from its record or declined."""
 
 import pytest
-from pydantic import BaseModel, ConfigDict, Field
 
 from agent.exceptions import ToolNotFound
 from agent.llm.offline import OfflineModel
@@ -9,6 +8,7 @@ from agent.llm.offline_pagemeta import NOT_RECORDED, page_ask, page_sections, re
 from agent.loop import Limits, TurnResult, run_turn
 from agent.prompts import build_messages
 from agent.tool import Tool
+from tests.agent.llm.tool_inputs import DetailIn, ListIn, SearchIn
 
 HNSW = {
     "article_id": 6,
@@ -48,23 +48,6 @@ ZH = {
     "body": "嵌入把文字变成向量。\n\n## 前缀\n\n查询要加 query 前缀。\n",
 }
 ARTICLES = {a["article_id"]: a for a in (HNSW, RRF, LOOP, ZH)}
-
-
-class SearchIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    query: str = Field(description="What to look for.")
-    limit: int = Field(default=5, description="How many excerpts.")
-
-
-class DetailIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    article_id: int = Field(description="The article id.")
-
-
-class ListIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    tag: str | None = Field(default=None, description="Only this tag.")
-    limit: int = Field(default=10, description="How many.")
 
 
 def make_tools() -> list[Tool]:

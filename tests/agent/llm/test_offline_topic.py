@@ -1,7 +1,6 @@
 """Topic probes ("Do you have anything on Redis?"): the passages naming the term, each cited."""
 
 import pytest
-from pydantic import BaseModel, ConfigDict, Field
 
 from agent.answered import is_decline
 from agent.llm.offline import OfflineModel
@@ -15,6 +14,7 @@ from agent.llm.offline_topic import (
 from agent.loop import Limits, run_turn
 from agent.prompts import build_messages
 from agent.tool import Tool
+from tests.agent.llm.tool_inputs import DetailIn, SearchIn
 
 CHANNELS = {
     "article_id": 1,
@@ -196,32 +196,21 @@ def test_a_name_only_in_code_or_a_plain_phrase_is_left_to_the_usual_answer():
     assert compose_topic(topic_of("audit trail"), [CHANNELS], "en") == ""
 
 
-class _SearchIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    query: str = Field(description="What to look for.")
-    limit: int = Field(default=5, description="How many excerpts.")
-
-
-class _DetailIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    article_id: int = Field(description="The article id.")
-
-
 def _hit(article: dict, relevance: float) -> dict:
     fields = {k: article[k] for k in ("article_id", "title", "url")}
     return {**fields, "rank": 1, "excerpt": article["body"][:600], "relevance": relevance}
 
 
 def _tools(found: dict[str, list[dict]]) -> list[Tool]:
-    async def search(params: _SearchIn):
+    async def search(params: SearchIn):
         return found.get(params.query) or "No relevant content found."
 
-    async def detail(params: _DetailIn):
+    async def detail(params: DetailIn):
         return ARTICLES[params.article_id]
 
     return [
-        Tool("search_knowledge_base", "Search.", _SearchIn, search, lambda out: "results"),
-        Tool("get_article_detail", "Read.", _DetailIn, detail, lambda out: "1 article"),
+        Tool("search_knowledge_base", "Search.", SearchIn, search, lambda out: "results"),
+        Tool("get_article_detail", "Read.", DetailIn, detail, lambda out: "1 article"),
     ]
 
 
