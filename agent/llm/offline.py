@@ -53,7 +53,7 @@ from agent.llm.offline_pagemeta import page_meta_plan
 from agent.llm.offline_parts import question_parts
 from agent.llm.offline_render import SOURCE, compose_summary
 from agent.llm.offline_replies import AS_WRITTEN, DONT_KNOW, SEARCH_FAILED
-from agent.llm.offline_respell import as_searched, with_reading
+from agent.llm.offline_respell import as_searched, trusted_reading, with_reading
 from agent.llm.offline_script import reader_script
 from agent.llm.offline_self import about_assistant
 from agent.llm.offline_summary_request import _SUMMARY, _about_page, summary_topic, titled_first
@@ -102,14 +102,15 @@ def _planned(messages: list[dict], available: set[str]) -> tuple[list[ToolCall],
 def plan(messages: list[dict], available: set[str]) -> tuple[list[ToolCall], str]:
     """Return the next tool calls, or the final answer text."""
     typed = _read(messages)
-    turn = as_searched(typed)  # "pgvecter" as the search read it: "pgvector" (offline_respell)
+    read_as = trusted_reading(typed)  # once: both readings below use it
+    turn = as_searched(typed, read_as)  # "pgvecter" read as the search did: "pgvector"
     calls, answer = _plan(turn, available)
     # A decline of a question in a language the blog is not written in says so (offline_foreign);
     # a failed search found nothing yet and says that instead, and a cited answer answered.
     if calls or answer in SEARCH_FAILED.values():
         return calls, answer
     if _SOURCE_LINE.search(answer):
-        return [], with_reading(answer, typed)
+        return [], with_reading(answer, typed, read_as)
     if is_decline(answer) and (foreign := foreign_decline(turn.question, turn.reader)):
         return [], foreign
     return [], answer

@@ -37,9 +37,10 @@ def search_read_as(results: list[tuple[str, Any]]) -> dict[str, str]:
     return found
 
 
-def as_searched(turn: _Turn) -> _Turn:
-    """`turn` with its question read as the search read it."""
-    read_as = _trusted(turn)
+def as_searched(turn: _Turn, read_as: dict[str, str] | None = None) -> _Turn:
+    """`turn` with its question read as the search read it (`read_as`: `trusted_reading`'s,
+    when the caller has it already)."""
+    read_as = trusted_reading(turn) if read_as is None else read_as
     if not read_as:
         return turn
     # The ask of a message that sets a scene first (offline_ask) is what gets answered: read
@@ -51,7 +52,7 @@ def as_searched(turn: _Turn) -> _Turn:
     )
 
 
-def _trusted(turn: _Turn) -> dict[str, str]:
+def trusted_reading(turn: _Turn) -> dict[str, str]:
     """The search's corrections of the question, but a name's ("Faiss", "Citus", "Djnago")
     only where the articles read write the word meant as a name too ("Django"): the search
     read "Faiss" as "fails", and a name no article mentions must still decline the question.
@@ -95,9 +96,9 @@ def _texts(results: list[tuple[str, Any]]) -> str:
     return "\n".join(parts)
 
 
-def with_reading(answer: str, turn: _Turn) -> str:
+def with_reading(answer: str, turn: _Turn, read_as: dict[str, str] | None = None) -> str:
     """`answer` with a last line naming each typo of the question it read as another word."""
-    read_as = _trusted(turn)
+    read_as = trusted_reading(turn) if read_as is None else read_as
     asked = turn.question
     typed = [(t, m) for t, m in read_as.items() if respelled(asked, {t: m}) != asked]
     if not typed:
