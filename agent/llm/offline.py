@@ -52,7 +52,13 @@ from agent.llm.offline_page import page_answer, page_first, points_at_page
 from agent.llm.offline_pagemeta import page_meta_plan
 from agent.llm.offline_parts import question_parts
 from agent.llm.offline_render import SOURCE, compose_summary
-from agent.llm.offline_replies import AS_WRITTEN, DONT_KNOW, SEARCH_FAILED
+from agent.llm.offline_replies import (
+    AS_WRITTEN,
+    DONT_KNOW,
+    SEARCH_FAILED,
+    SEARCH_LIMITED,
+    search_failed,
+)
 from agent.llm.offline_respell import as_searched, trusted_reading, with_reading
 from agent.llm.offline_script import reader_script
 from agent.llm.offline_self import about_assistant
@@ -107,7 +113,7 @@ def plan(messages: list[dict], available: set[str]) -> tuple[list[ToolCall], str
     calls, answer = _plan(turn, available)
     # A decline of a question in a language the blog is not written in says so (offline_foreign);
     # a failed search found nothing yet and says that instead, and a cited answer answered.
-    if calls or answer in SEARCH_FAILED.values():
+    if calls or answer in {*SEARCH_FAILED.values(), *SEARCH_LIMITED.values()}:
         return calls, answer
     if _SOURCE_LINE.search(answer):
         return [], with_reading(answer, typed, read_as)
@@ -160,7 +166,7 @@ def _plan(turn: _Turn, available: set[str]) -> tuple[list[ToolCall], str]:
     if summary and articles and (not hits or not _about_other(turn, hits)):
         return [], compose_summary(articles[0], turn.lang)
     if searched and _failed(searched[0]) and not articles:
-        return [], SEARCH_FAILED[turn.lang]
+        return [], search_failed(searched[0], turn.lang)
     if searched and not _relevant(turn.question, hits):
         # A part alone may clear the bar with its fewer words; answering it was measured to
         # answer out-of-scope questions (docs/answer-quality.md, "Eleventh pass").

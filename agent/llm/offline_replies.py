@@ -22,10 +22,30 @@ SEARCH_FAILED = {
     "Please ask again in a moment.",
     "zh": "这次检索没有完成，所以我还说不准博客里是否有相关内容。请稍后再问一次。",
 }
+# A search refused because the visitor's address used its search allowance (the tool's error
+# starts LIMITED_SEARCH): asked again at once it is refused again, and anyone behind the same
+# address can spend that allowance, so the reader is told why and how long.
+LIMITED_SEARCH = "Error: too many searches"  # agent/tools/search_knowledge_base.py
+SEARCH_LIMITED = {
+    "en": "Too many searches came from your connection in the last minute, so I couldn’t "
+    "search the blog this time. Please wait a minute, then ask again.",
+    "zh": "过去一分钟里从你的网络连接发出的检索太多，所以这次没能检索博客。请等一分钟再问。",
+}
 # "and in Chinese?" answered from an article in the other language: quotes are not translated.
 AS_WRITTEN = {
     "en": "I can only quote this blog’s articles as they are written, not translate them; "
     "this one is written in Chinese:",
     "zh": "我只能引用这个博客的文章原文，没法翻译；这篇文章是用英文写的：",
 }
-_FOUND_NOTHING = {*DONT_KNOW.values(), *SEARCH_FAILED.values(), *FOREIGN_DECLINE.values()}
+_FOUND_NOTHING = {
+    *DONT_KNOW.values(),
+    *SEARCH_FAILED.values(),
+    *SEARCH_LIMITED.values(),
+    *FOREIGN_DECLINE.values(),
+}
+
+
+def search_failed(output: object, lang: str) -> str:
+    """What a failed search `output` (the tool's error text) lets the model say."""
+    limited = isinstance(output, str) and output.startswith(LIMITED_SEARCH)
+    return (SEARCH_LIMITED if limited else SEARCH_FAILED)[lang]
