@@ -29,12 +29,13 @@ from agent.llm.offline_catalog_text import (
     TITLED,
     intro_line,
 )
-from agent.llm.offline_hits import _hit_list
+from agent.llm.offline_hits import _failed, _hit_list
 from agent.llm.offline_names import mentions
 from agent.llm.offline_overview import wants_overview
 from agent.llm.offline_page import points_at_page
 from agent.llm.offline_pagemeta import Call, from_record
 from agent.llm.offline_render import SOURCE, article_link
+from agent.llm.offline_replies import search_failed
 from agent.llm.offline_text import inert, language, plain, terms
 from agent.llm.offline_titles import title_names
 from agent.llm.offline_tools import DETAIL, LIST, SEARCH
@@ -203,6 +204,8 @@ def _topic_step(
         if SEARCH not in available:
             return None
         return [call(SEARCH, {"query": topic, "limit": 5}, 1)], ""
+    if _failed(searched[0]):  # it found nothing yet: "no article about it" would be untrue
+        return [], search_failed(searched[0], lang)
     naming = _naming_hits(topic, searched[0])
     if not naming:
         return [], NO_ARTICLE[lang].format(subject=inert(topic))
@@ -233,6 +236,8 @@ def _record_step(
             if SEARCH not in available:
                 return None
             return [call(SEARCH, {"query": ask.subject, "limit": 5}, 1)], ""
+        if _failed(searched[0]):
+            return [], search_failed(searched[0], lang)
         found = next(iter(_naming_hits(ask.subject, searched[0])), None)
         if found is None:
             return [], NO_ARTICLE[lang].format(subject=inert(ask.subject))

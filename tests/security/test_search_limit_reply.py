@@ -9,7 +9,9 @@ is spent over HTTP against a live daphne, then the question is asked over its ch
 
 import httpx
 import pytest
+from channels.db import database_sync_to_async
 
+from blog.models import Article
 from tests.security.clients import ws_ask, ws_open
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
@@ -37,3 +39,35 @@ async def test_a_reader_past_the_search_allowance_is_told_to_wait(serve, lang):
     answer = "".join(event["content"] for event in events if event["type"] == "text")
     assert said in answer and "didn" not in answer and "没有完成" not in answer
     assert events[-1]["type"] == "done" and events[-1]["answered"] is False
+
+
+# Catalogue questions that search for a topic no tag names, or for an article not found by
+# its title: a refused search there said the blog had no such article, while it has one.
+CATALOGUE = [
+    "Which articles are about websockets?",
+    "When was the “Reconnecting sockets” article published?",
+]
+
+
+@pytest.mark.parametrize("question", CATALOGUE)
+async def test_a_catalogue_question_past_the_allowance_does_not_deny_the_article(serve, question):
+    await database_sync_to_async(Article.objects.create)(
+        title="Keeping WebSockets alive",
+        slug="keeping-websockets-alive",
+        summary="Reconnecting sockets with backoff.",
+        body="How the chat panel reconnects its websockets after a dropped connection.",
+        status=Article.Status.PUBLISHED,
+    )
+    server = serve("search-limit-catalogue", SEARCH_REQUESTS_PER_MINUTE_PER_IP="1")
+    with httpx.Client(base_url=server.url) as client:
+        spent = [client.get("/api/search", params={"q": "step"}).status_code for _ in range(2)]
+
+    socket = await ws_open(server)
+    events = await ws_ask(socket, question)
+    await socket.close()
+
+    assert spent == [200, 429]
+    steps = [(e["name"], e["summary"]) for e in events if e["type"] == "tool_end"]
+    assert ("search_knowledge_base", "too many searches") in steps
+    answer = "".join(event["content"] for event in events if event["type"] == "text")
+    assert answer.startswith("Too many searches") and "couldn’t find" not in answer

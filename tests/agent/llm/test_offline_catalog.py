@@ -6,6 +6,7 @@ from agent.exceptions import ToolNotFound
 from agent.llm.offline import OfflineModel
 from agent.llm.offline_catalog import tag_for, titled
 from agent.llm.offline_catalog_ask import catalogue_ask
+from agent.llm.offline_replies import SEARCH_FAILED
 from agent.loop import Limits, TurnResult, run_turn
 from agent.prompts import build_messages
 from agent.tool import Tool
@@ -295,3 +296,26 @@ async def test_this_article_on_a_page_is_the_pages_not_the_catalogues():
         messages=messages, model=OfflineModel(), tools=make_tools(), limits=Limits(), emit=emit
     )
     assert "so I can’t say who wrote this one" in result.answer  # offline_pagemeta's decline
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["List the articles about Kafka.", "When was the article on GraphQL published?"],
+)
+async def test_a_catalogue_search_that_failed_does_not_say_the_blog_has_no_such_article(question):
+    # A search that raised (or timed out) found nothing *yet*: "I couldn't find an article on
+    # this blog about Kafka" would be untrue of a blog that has one.
+    async def broken(params: SearchIn):
+        raise RuntimeError("the embedder is still loading")
+
+    async def emit(event: dict) -> None:
+        pass
+
+    tools = [Tool("search_knowledge_base", "Search.", SearchIn, broken, str), *make_tools()[1:]]
+    messages = build_messages(history=[], user_message=question, page=None)
+    result = await run_turn(
+        messages=messages, model=OfflineModel(), tools=tools, limits=Limits(), emit=emit
+    )
+
+    assert [r.name for r in result.tool_calls if not r.ok] == ["search_knowledge_base"]
+    assert result.answer == SEARCH_FAILED["en"] and cited(result) == []
