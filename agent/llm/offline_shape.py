@@ -10,6 +10,8 @@ The facts an answer quotes are picked by the words they share with the question
   comes with the sentence that leads into its list ("It is made up of:").
 - A reader asking for several things ("what are the steps…", "list the…", "哪些", "哪几种") gets
   the whole short list or table the picked item or row belongs to, not one line of it.
+- A "why" question whose words a "Why …" heading of the lead article holds ("Why append in call
+  order") is answered by that section: the article gives its reasons there.
 """
 
 from __future__ import annotations
@@ -18,12 +20,14 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from agent.llm.offline_facts import _facts, _leans
+from agent.llm.offline_explain import _WHY
+from agent.llm.offline_facts import _facts, _leans, _standalone
 from agent.llm.offline_text import _SPLIT, Fact, blocks, plain, sentences, terms
 
 MAX_CODE_LINES = 30  # a longer block is a program to read on the page, not an answer to quote
 MAX_LIST = 8  # list items brought along for "what are the steps?"
 MAX_ROWS = 12  # table rows brought along: a field table is read whole
+WHY_FACTS = 2  # the opening sentences of a "Why …" section with no list of reasons
 CODE = "code"
 
 # A noun naming code: what a reader asks to be shown.
@@ -51,6 +55,7 @@ _ASKS_MANY = re.compile(
     r"|哪些|哪几|几种|几个|步骤|阶段|有什么坑|什么坑",
     re.IGNORECASE,
 )
+_WHY_HEADING = re.compile(r"^\W*(?:why\b|为什么)", re.IGNORECASE)
 _FENCED = re.compile(r"^\s*(```|~~~)([^\n]*)\n(.*?)^\s*\1[^\n]*$", re.MULTILINE | re.DOTALL)
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$", re.MULTILINE)
 
@@ -82,8 +87,11 @@ def shaped(
     `lead`: the article the answer opens with; only its code block is quoted.
     """
     body = str(source.get("body") or "")
+    every = _facts(source)
+    if lead and _WHY.search(question):
+        facts = _why_section(facts, every, wanted)
     if asks_many(question):
-        facts = _whole_lists(facts, _facts(source))
+        facts = _whole_lists(facts, every)
     facts = _with_lead_ins(facts, body)
     block = _best_block(body, wanted, facts) if lead and asks_code(question) else None
     if block is None:
@@ -91,6 +99,26 @@ def shaped(
     fence = f"```{block.info}\n{block.code}\n```"
     order = max((fact.order for fact in facts), default=0) + 1
     return [*facts, Fact(fence, CODE, block.section, order)]
+
+
+def _why_section(facts: list[Fact], every: list[Fact], wanted: dict[str, float]) -> list[Fact]:
+    """The reasons a "Why …" section gives, when its heading holds two of the question's words
+    and no fact picked is in it: its list of reasons, else its opening sentences."""
+    best, best_weight = "", 0.0
+    for section in dict.fromkeys(fact.section for fact in every):
+        if not _WHY_HEADING.match(section):
+            continue
+        shared = terms(section) & set(wanted)
+        weight = sum(wanted[term] for term in shared)
+        if len(shared) >= 2 and weight > best_weight:
+            best, best_weight = section, weight
+    if not best or any(fact.section == best for fact in facts):
+        return facts
+    inside = [fact for fact in every if fact.section == best]
+    items = [fact for fact in inside if fact.kind == "item"]
+    if items and len(items) <= MAX_LIST:
+        return [fact for fact in items if fact.group == items[0].group]
+    return _standalone([fact for fact in inside if fact.kind == "sentence"])[:WHY_FACTS]
 
 
 def _whole_lists(facts: list[Fact], every: list[Fact]) -> list[Fact]:

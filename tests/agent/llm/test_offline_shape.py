@@ -119,6 +119,18 @@ def test_a_question_asking_for_several_things_is_read_so(question):
     assert asks_many(question)
 
 
+@pytest.mark.parametrize(
+    "question",
+    [
+        # A plural noun is the subject asked about, not what is asked for.
+        "What do the capacity and expiry options actually control?",
+        "Does a response asking for three searches count as three steps?",
+    ],
+)
+def test_a_plural_subject_is_no_ask_for_several_things(question):
+    assert not asks_many(question)
+
+
 def test_a_question_asking_for_several_things_gets_the_whole_short_list():
     answer = _answer("What are the HNSW tuning parameters and their defaults?", PGVECTOR)
     for default in ("default 16", "default 64", "default 40"):
@@ -154,3 +166,41 @@ def test_a_chinese_lead_in_is_read_whole_and_brings_the_sentence_it_leans_on():
     # "2.1 秒" is no sentence end; "因此…" leans on the sentence before it.
     assert "假设平均总耗时是 2.1 秒，看上去不错。因此每个指标都画 p50 和 p95：" in answer
     assert "p95 反映最慢的那二十分之一用户的体验" in answer
+
+
+LOOP = {
+    "article_id": 2,
+    "title": "Anatomy of the agent loop",
+    "url": "/articles/anatomy-of-the-agent-loop/",
+    "language": "en",
+    "summary": "Call the model, run its tool calls, append results in call order, and call again.",
+    "body": """Every assistant runs on the same small loop.
+
+## The five phases
+
+Append the results to the conversation as tool messages, in the same order the model issued
+the calls.
+
+## Why append in call order
+
+Tools finish in unpredictable order. There are three reasons:
+
+- Several providers reject a conversation whose tool messages do not line up.
+- Deterministic ordering makes transcripts reproducible.
+- The model reasons more reliably when result n sits in position n.
+""",
+}
+
+
+def test_a_why_question_is_answered_by_the_section_giving_the_reasons():
+    answer = _answer(
+        "Why do tool results have to be appended in the order the calls were issued?", LOOP
+    )
+    assert "There are three reasons:" in answer
+    assert "Several providers reject a conversation" in answer
+    assert "the same order the model issued" not in answer  # what, not why
+
+
+def test_a_question_not_asking_why_keeps_its_pick():
+    answer = _answer("In what order are tool results appended to the conversation?", LOOP)
+    assert "Several providers reject" not in answer
