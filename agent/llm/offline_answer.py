@@ -38,6 +38,7 @@ from agent.llm.offline_figures import (
 from agent.llm.offline_names import aside, mentions, missing_names, named_terms
 from agent.llm.offline_pick import _pick
 from agent.llm.offline_render import SOURCE, _link, _render
+from agent.llm.offline_shape import shaped
 from agent.llm.offline_text import (
     UNIT_MARK,
     Fact,
@@ -130,7 +131,10 @@ def compose_answer(
     for n, source in enumerate(sources):
         facts = sorted((fact for m, fact in picked if m == n), key=lambda fact: fact.order)
         if facts:
-            groups.append((source, facts))
+            fitted = shaped(
+                question=question, source=source, facts=facts, wanted=wanted, lead=not groups
+            )
+            groups.append((source, fitted))
     if not groups:
         return ""
     # Each article's facts, then its source line: who said what stays clear.

@@ -71,6 +71,9 @@ def _render(facts: list[Fact], lang: str) -> str:
         if prose:
             runs.append(_join(prose, lang))
             prose = []
+        if fact.kind == "code":  # a fenced block (offline_shape), shown as it is
+            runs.append(fact.text)
+            continue
         if runs and isinstance(runs[-1], list):
             runs[-1].append(fact.text)
         else:
