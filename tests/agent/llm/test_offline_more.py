@@ -119,11 +119,14 @@ def _hit(article: dict) -> dict:
     return {**fields, "rank": 1, "excerpt": article["body"][:600], "relevance": 0.9}
 
 
-async def _ask(turns: list[str], article: dict = LOOP, *, answers: list[str] | None = None):
-    """The last of `turns`, after the model answered each one before it (or `answers`)."""
+async def _ask(
+    turns: list[str], article: dict = LOOP, *, answers: list[str] | None = None, needs: str = ""
+):
+    """The last of `turns`, after the model answered each one before it (or `answers`); the
+    search finds the article only for a query with `needs` in it, when given."""
 
     async def search(params: SearchIn):
-        return [_hit(article)]
+        return [_hit(article)] if needs in params.query else "No relevant content found."
 
     async def detail(params: DetailIn):
         return ARTICLES[params.article_id]
@@ -251,3 +254,17 @@ async def test_an_answer_citing_nothing_gives_the_ask_nothing_to_point_at():
         answers=["I couldn’t find anything about that in this blog’s articles."],
     )
     assert "Running tools concurrently" not in result.answer
+
+
+@pytest.mark.asyncio
+async def test_an_ask_in_many_characters_still_leans_on_the_question_before():
+    # "举个代码例子" reads as five two-character terms, too many for "says little": it was
+    # searched alone, found nothing and was declined.
+    first = (
+        "The loop runs independent tool calls concurrently with asyncio.gather in every turn.\n\n"
+        "Source: [Anatomy of the agent loop](/articles/loop/)"
+    )
+    result, _ = await _ask(
+        ["How does the loop run tools?", "举个代码例子"], answers=[first], needs="run tools"
+    )
+    assert "results = await asyncio.gather" in result.answer
