@@ -85,8 +85,13 @@ def quoted_before(answer: str, hits: list[dict]) -> dict | None:
 
 
 def search_query(turn: _Turn) -> str:
-    """The question, preceded by the previous question when this one is a follow-up; for
-    "summarize the article about X", X alone."""
+    """The question, preceded by the previous question when this one is a follow-up (an ask
+    about the answer: the questions before it alone); for "summarize the article about X", X
+    alone."""
+    if is_follow_up(turn) and answer_ask(turn.question):
+        # "举个代码例子" is about the answer, not a subject: its words pulled the search with
+        # the question before it under the bar. The questions asked so far find the article.
+        return " ".join(turn.earlier[-2:])[-500:]
     if is_follow_up(turn):
         return f"{turn.leans_on} {turn.question}"[-500:]
     if _SUMMARY.search(turn.question):
