@@ -37,6 +37,7 @@ from agent.llm.offline_hits import (
     subject_top,
     with_part_tops,
 )
+from agent.llm.offline_more import about_answer
 from agent.llm.offline_names import mentions
 from agent.llm.offline_overview import (
     NOTHING_BEFORE,
@@ -208,6 +209,8 @@ def _plan(turn: _Turn, available: set[str]) -> tuple[list[ToolCall], str]:
     # A failed detail (or no detail tool) leaves the search excerpt to quote from.
     read = {a["article_id"]: a for a in articles}
     sources = [_source(hit, read.get(hit["article_id"])) for hit in chosen]
+    if follow_up and (about := about_answer(turn, sources)):
+        return [], about  # "tell me more", "why?", "an example?" (offline_more)
     answer = compose_answer(
         question=turn.ask or turn.question,
         context=turn.leans_on if follow_up else "",

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from agent.llm.offline_definitions import defined_subject
+from agent.llm.offline_more_ask import answer_ask
 from agent.llm.offline_render import SOURCE
 from agent.llm.offline_replies import _FOUND_NOTHING
 from agent.llm.offline_summary_request import _SUMMARY, summary_topic
@@ -59,7 +60,8 @@ def is_follow_up(turn: _Turn) -> bool:
         # "HNSW index" after a declined "sourdough recipe?" is a new topic: searched together,
         # the two found nothing again. Only a word that leans back ("那…呢") still leans.
         return False
-    return _says_little(turn.question)
+    # "举个代码例子", "这是文章哪一节说的？": an ask about the answer, however many characters.
+    return _says_little(turn.question) or bool(answer_ask(turn.question))
 
 
 def _says_little(question: str) -> bool:
@@ -83,8 +85,13 @@ def quoted_before(answer: str, hits: list[dict]) -> dict | None:
 
 
 def search_query(turn: _Turn) -> str:
-    """The question, preceded by the previous question when this one is a follow-up; for
-    "summarize the article about X", X alone."""
+    """The question, preceded by the previous question when this one is a follow-up (an ask
+    about the answer: the questions before it alone); for "summarize the article about X", X
+    alone."""
+    if is_follow_up(turn) and answer_ask(turn.question):
+        # "举个代码例子" is about the answer, not a subject: its words pulled the search with
+        # the question before it under the bar. The questions asked so far find the article.
+        return " ".join(turn.earlier[-2:])[-500:]
     if is_follow_up(turn):
         return f"{turn.leans_on} {turn.question}"[-500:]
     if _SUMMARY.search(turn.question):
