@@ -6,6 +6,10 @@ relevance bar read it as a sign that the question is off-topic (an unknown bigra
 much as the rarest word of the blog against the question's coverage). Each entry here is a
 general word of everyday Mandarin and its written equivalent, not a phrase of any question;
 question words become 什么/怎么, whose bigrams the search already leaves out as framing.
+
+The search reads its terms through `colloquial_fold` (full text and the relevance evidence);
+the question is embedded as typed: embedded rewritten, "Redis 挂了" as "Redis 崩溃了" moved an
+out-of-scope question's vector toward the Channels article and over the bar.
 """
 
 from __future__ import annotations

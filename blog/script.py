@@ -14,7 +14,6 @@ from functools import cache, lru_cache
 
 from opencc_purepy import OpenCC
 
-from blog.colloquial import colloquial_fold
 from blog.language import fullwidth_fold
 
 # Cantonese as Hong Kong writes it, in its own characters: the grammar words, to Mandarin's
@@ -159,8 +158,8 @@ def to_simplified(text: str) -> str:
 @lru_cache(maxsize=256)  # a turn folds its history on every step: the same texts again
 def question_fold(text: str) -> str:
     """A question as the search and the offline model match it: fullwidth letters and digits
-    as ASCII, Traditional characters as Simplified, spoken words as written ones (啥 as 什么)."""
-    return colloquial_fold(to_simplified(fullwidth_fold(text)))
+    as ASCII, Traditional characters as Simplified."""
+    return to_simplified(fullwidth_fold(text))
 
 
 @lru_cache(maxsize=256)

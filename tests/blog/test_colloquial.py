@@ -49,8 +49,8 @@ def test_written_chinese_and_english_are_left_as_they_are(text):
     assert colloquial_fold(text) == text
 
 
-def test_the_question_is_read_in_simplified_and_written_chinese():
-    assert question_fold("寫庫失敗了會咋樣") == "写库失败了会怎么样"
+def test_the_question_is_read_in_simplified_then_in_written_chinese():
+    assert colloquial_fold(question_fold("寫庫失敗了會咋樣")) == "写库失败了会怎么样"
 
 
 def test_a_lone_chinese_character_is_grammar_not_a_topic():
