@@ -30,6 +30,7 @@ from functools import cache
 
 from django.db import connection
 
+from blog.colloquial import lone_character
 from blog.commonness import unknown_weight
 
 _CJK = re.compile(r"^[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]{2}$")
@@ -238,7 +239,8 @@ def weighted_terms(
 
     A CJK bigram the blog never uses but whose two characters both sit in bigrams it does use
     ("口限" in "窗口限流") is a word boundary, not an unknown word: it is left out. So is a
-    function word the blog never uses (FUNCTION_LEXEMES).
+    function word the blog never uses (FUNCTION_LEXEMES), and a Chinese character standing
+    alone ("A 跟 B": blog.colloquial.lone_character).
     """
     known_chars = {ch for lexeme in lexemes if lexeme in vocab.frequency for ch in lexeme}
     weights: dict[str, float] = {}
@@ -246,7 +248,7 @@ def weighted_terms(
         unknown = lexeme not in vocab.frequency
         if unknown and _CJK.match(lexeme) and set(lexeme) <= known_chars:
             continue
-        if unknown and lexeme in FUNCTION_LEXEMES:
+        if unknown and (lexeme in FUNCTION_LEXEMES or lone_character(lexeme)):
             continue
         weights[lexeme] = vocab.idf(lexeme)
     if weights and all(_NUMBER.fullmatch(lexeme) for lexeme in weights):

@@ -15,6 +15,7 @@ from django.db import transaction
 
 from blog import search_fetch, search_sql
 from blog.chunking import file_extensions, query_terms
+from blog.colloquial import colloquial_fold
 from blog.commonness import lexeme_words
 from blog.compounds import unknown_compounds
 from blog.embeddings import Embedder, embedder_get, embedding_dimensions_check
@@ -101,7 +102,9 @@ def _search(
     embedded = _query_vector(query=query, embedder=embedder)  # before the statements: slow
     if not vocabulary.built:
         vocabulary.current()  # once per process: the lists are per language
-    typed = query_terms(query)
+    # Spoken words as the blog writes them (为啥 is 为什么), for the terms only: the question is
+    # embedded as typed (a rewritten question moved its vector, toward the wrong article).
+    typed = query_terms(colloquial_fold(query))
     words = spelling_words(vocabulary.frequency)
     fixes = typo_fixes(typed, words, as_typed=acronyms(query))  # "diference": "difference"
     terms = applied(typed, fixes)
