@@ -48,9 +48,11 @@ _ASKS_CODE = re.compile(
 )
 # A question asking for several things: a list, its steps, options, kinds or fields.
 # A plural noun counts only as what is asked for ("what patterns…", "the steps of…"), not as a
-# subject asked about ("what do the capacity and expiry options control?").
+# subject asked about ("what do the capacity and expiry options control?"). "Which X do…" asks
+# for several only when X is plural: "which operator class do I use?" wants one row.
 _ASKS_MANY = re.compile(
-    r"\blist\b|\bwhat\s+are\s+the\b|\bwhich\s+(?:\w+\s+){0,3}(?:are|do)\b|\bin\s+what\s+ways\b"
+    r"\blist\b|\bwhat\s+are\s+the\b|\bwhich\s+(?:\w+\s+){0,3}are\b"
+    r"|\bwhich\s+(?:\w+\s+){0,2}\w*[^\Ws]s\s+do\b|\bin\s+what\s+ways\b"
     r"|\b(?:what|which|the)\s+(?:\w+\s+){0,2}(?:steps|phases|stages|options|ways|kinds|types|"
     r"patterns|fields|rules|parameters|pitfalls|mistakes)\b"
     r"|哪些|哪几|几种|几个|步骤|阶段|有什么坑|什么坑",

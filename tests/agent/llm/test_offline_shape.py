@@ -204,3 +204,9 @@ def test_a_why_question_is_answered_by_the_section_giving_the_reasons():
 def test_a_question_not_asking_why_keeps_its_pick():
     answer = _answer("In what order are tool results appended to the conversation?", LOOP)
     assert "Several providers reject" not in answer
+
+
+def test_which_asks_for_several_only_of_a_plural():
+    # "Which operator class do I use?" wants the one row, not the whole operator table.
+    assert not asks_many("Which operator class do I use for a cosine HNSW index?")
+    assert asks_many("Which prefixes do E5 models need on queries and on passages?")
