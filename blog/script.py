@@ -149,10 +149,21 @@ def to_simplified(text: str) -> str:
     使用者 -> 用户, 逾時 -> 超时), so a question written in Taipei matches them word for word.
     """
     if not is_traditional(text):
-        return text
+        # "部落格有哪些文章？" leans neither way (every character is both scripts'), but its
+        # words are Taiwan's: they become the articles' (博客) all the same.
+        return text if is_simplified(text) else _mainland_words(text)
     mandarin = _CANTONESE_WORD.sub(lambda m: _CANTONESE[m.group()], text)
-    simplified = _convert(mandarin, "t2s")
-    return _MAINLAND_WORD.sub(lambda m: _MAINLAND[m.group()], simplified)
+    return _mainland_words(_convert(mandarin, "t2s"))
+
+
+def _mainland_words(text: str) -> str:
+    return _MAINLAND_WORD.sub(lambda m: _MAINLAND[m.group()], text)
+
+
+def taiwan_wording(text: str) -> bool:
+    """True when `text` uses a word Taiwan or Hong Kong writes and the mainland does not
+    (部落格, 資料庫), in either script: its reader wants Taiwan's words back."""
+    return bool(text) and not text.isascii() and bool(_MAINLAND_WORD.search(simplified_chars(text)))
 
 
 @lru_cache(maxsize=256)  # a turn folds its history on every step: the same texts again
@@ -175,3 +186,9 @@ def simplified_chars(text: str) -> str:
 def to_traditional(text: str) -> str:
     """`text` in Traditional characters (the words stay: 博客 is not rewritten as 部落格)."""
     return _convert(text, "s2t") if text and not text.isascii() else text
+
+
+def to_taiwan(text: str) -> str:
+    """`text` in Traditional characters and Taiwan's words (博客 -> 部落格, 搜索 -> 搜尋), as
+    the Traditional admin catalogues are made (docent/traditional.py: OpenCC's s2twp)."""
+    return _convert(text, "s2twp") if text and not text.isascii() else text

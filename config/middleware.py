@@ -15,7 +15,6 @@ from django.http import (
     HttpResponse,
     HttpResponseBadRequest,
     HttpResponseNotAllowed,
-    JsonResponse,
 )
 from django.middleware.locale import LocaleMiddleware
 from django.urls import Resolver404, get_resolver, resolve, reverse
@@ -23,6 +22,13 @@ from django.utils import timezone
 from django.utils.cache import patch_cache_control, patch_vary_headers
 
 from agent.text import INVALID
+from config.api_errors import (
+    BAD_REQUEST,
+    METHOD_NOT_ALLOWED,
+    SERVER_ERROR,
+    api_error_json,
+    is_api_request,
+)
 from config.proxy import PROXY_HEADERS, UNTRUSTED_FORWARD, client_is_loopback
 from config.sessions import session_key_mint
 
@@ -79,6 +85,8 @@ class DebugPageGuard(AsyncMiddleware):
         if isinstance(exception, Http404):
             return _not_found(request)
         logger.error("unhandled error for a non-loopback client", exc_info=exception)
+        if is_api_request(request):
+            return api_error_json(status=500, detail=SERVER_ERROR, code="internal")
         return HttpResponse("Server error.", status=500, content_type="text/plain")
 
 
@@ -107,6 +115,8 @@ async def _early_failure(request: HttpRequest) -> HttpResponse | None:
     try:
         request.get_host()
     except SuspiciousOperation:
+        if is_api_request(request):
+            return api_error_json(status=400, detail=BAD_REQUEST, code="bad_request")
         return HttpResponseBadRequest("Bad request.", content_type="text/plain")
     try:
         resolve(request.path_info)
@@ -139,6 +149,11 @@ class MethodGuard(AsyncMiddleware):
     """405 for TRACE, TRACK and CONNECT, before any view."""
 
     async def __call__(self, request: HttpRequest) -> HttpResponse:
+        if request.method in REFUSED_METHODS and is_api_request(request):
+            code = "method_not_allowed"
+            answer = api_error_json(status=405, detail=METHOD_NOT_ALLOWED, code=code)
+            answer["Allow"] = ", ".join(ANSWERED_METHODS)
+            return answer
         if request.method in REFUSED_METHODS:
             return HttpResponseNotAllowed(ANSWERED_METHODS, content_type="text/plain")
         return await self.get_response(request)
@@ -165,8 +180,8 @@ class UrlTextGuard(AsyncMiddleware):
 
 
 def _bad_url(request: HttpRequest, message: str) -> HttpResponse:
-    if request.path.startswith("/api/"):
-        return JsonResponse({"detail": message, "code": "bad_request"}, status=400)
+    if is_api_request(request):
+        return api_error_json(status=400, detail=message, code="bad_request")
     return HttpResponseBadRequest(message, content_type="text/plain")
 
 

@@ -17,11 +17,11 @@ from django.core.exceptions import DisallowedHost
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.http.request import split_domain_port, validate_host
 
+from config.api_errors import API_PREFIX, METHOD_NOT_ALLOWED, api_error_json
 from config.middleware import AsyncMiddleware
 
 MAX_ORIGIN = 512  # characters; a real origin is far shorter
 # Every state-changing API request (the chat, feedback) follows the rule; reads do not.
-API_PREFIX = "/api/"
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 ADMIN_LOGIN_PATH = "/admin/login/"  # matched against `request.path_info`, as the throttle does
 # `Sec-Fetch-Site` for a request sent for another site's page. "same-site" is a sibling
@@ -128,8 +128,9 @@ class ApiMethodsMiddleware(AsyncMiddleware):
             answer["Allow"] = f"{allow}, OPTIONS"
             return answer
         if response.status_code == 405:
-            body = {"detail": "Method not allowed.", "code": "method_not_allowed"}
-            answer = JsonResponse(body, status=405)
+            answer = api_error_json(
+                status=405, detail=METHOD_NOT_ALLOWED, code="method_not_allowed"
+            )
             answer["Allow"] = f"{allow}, OPTIONS"
             return answer
         return response

@@ -1,10 +1,11 @@
 from django.contrib import admin
 from django.templatetags.static import static
-from django.urls import include, path
+from django.urls import include, path, re_path
 from django.utils.translation import gettext_lazy as _
 from django.views.generic import RedirectView
 
 from config.api import api
+from docent import error_views
 from docent import views as docent_views
 from docent.admin_order import apps_in_order
 from ops.views import metrics
@@ -20,6 +21,8 @@ urlpatterns = [
     path("readyz", docent_views.readyz, name="readyz"),
     path("admin/", admin.site.urls),
     path("api/", api.urls),
+    # After the API's routes: the rest of /api/ is a JSON 404, not the blog's page.
+    re_path(r"^api/", error_views.api_not_found),
     path("metrics", metrics, name="metrics"),
     # Where django.conf.urls.i18n puts it; the header's switch posts here.
     path("i18n/setlang/", docent_views.language_set, name="set_language"),
@@ -28,5 +31,8 @@ urlpatterns = [
     path("", include("blog.urls")),
 ]
 
-handler404 = "blog.views.not_found"
-handler500 = "blog.views.server_error"
+# JSON under /api/, the site's pages elsewhere (docent/error_views.py).
+handler400 = "docent.error_views.bad_request"
+handler403 = "docent.error_views.permission_denied"
+handler404 = "docent.error_views.not_found"
+handler500 = "docent.error_views.server_error"

@@ -8,6 +8,7 @@ these found nothing, so a follow-up does not lean on it (offline_turn, offline_f
 from __future__ import annotations
 
 from agent.llm.offline_foreign import FOREIGN_DECLINE
+from blog.script import simplified_chars, to_taiwan
 
 # The typographic apostrophe, as in the panel's own strings. agent.answered reads "’" as "'",
 # so a turn stored with "couldn't" still counts as a decline.
@@ -43,6 +44,9 @@ _FOUND_NOTHING = {
     *SEARCH_LIMITED.values(),
     *FOREIGN_DECLINE.values(),
 }
+# As a Traditional reader was told them (Taiwan's words: offline_script), read back from the
+# history character by character (offline_turn): 部落格 stays 部落格.
+_FOUND_NOTHING |= {simplified_chars(to_taiwan(text)) for text in _FOUND_NOTHING}
 
 
 def search_failed(output: object, lang: str) -> str:

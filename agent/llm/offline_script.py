@@ -2,7 +2,8 @@
 when a reader of the Traditional site asked in words both scripts share.
 
 The question is matched in Simplified (blog.script.question_fold); the answer's own words (its
-declines, its frame, "来源：") are then put in the script the reader wrote, while quotes stay
+declines, its frame, "来源：") are then put in the script the reader wrote, with Taiwan's words
+(博客 -> 部落格) for a Traditional reader, while quotes stay
 as the articles wrote them: a quote is text whose every run of Chinese characters the
 turn's tool results contain.
 """
@@ -15,7 +16,7 @@ from collections.abc import Iterable
 
 from agent.llm.offline_turn import _reader as reader_language
 from agent.prompts import STEP_LIMIT_NUDGE
-from blog.script import is_simplified, is_traditional, to_traditional
+from blog.script import is_simplified, is_traditional, taiwan_wording, to_taiwan
 
 # A Markdown link (its label is an article's title, kept as written), or a stretch of text up to
 # and including a sentence's or a clause's end.
@@ -39,7 +40,10 @@ def _traditional_wanted(messages: list[dict]) -> bool:
     question = _question(messages)
     if is_traditional(question):
         return True
-    return reader_language(messages) == "zh-hant" and not is_simplified(question)
+    if is_simplified(question):
+        return False
+    # "部落格有哪些文章？": every character is both scripts', the word is Taiwan's.
+    return reader_language(messages) == "zh-hant" or taiwan_wording(question)
 
 
 def _question(messages: list[dict]) -> str:
@@ -56,7 +60,8 @@ def _piece(piece: str, corpus: str) -> str:
         return piece  # a link to an article: its title as written
     runs = _HAN_RUN.findall(piece)
     quoted = bool(runs) and all(run in corpus for run in runs)
-    return piece if quoted or not runs else to_traditional(piece)
+    # The model's own words in Taiwan's (部落格, 搜尋), as the Traditional site's catalogues are.
+    return piece if quoted or not runs else to_taiwan(piece)
 
 
 def _strings(contents: Iterable[object]) -> list[str]:

@@ -44,6 +44,8 @@ class UnansweredGroup:
     count: int = 0
     variants: list[str] = field(default_factory=list)
     examples: list[tuple[UUID, int]] = field(default_factory=list)
+    # Normalised wording -> (times asked, first asked, its first form as typed): names the group.
+    wordings: dict[str, tuple[int, datetime, str]] = field(default_factory=dict, repr=False)
     # Turns whose search failed (timed out, raised): a fault to look into, not a missing article.
     search_failed: int = 0
     # Turns asked while some article was not indexed yet: ask again before writing anything.
@@ -120,9 +122,10 @@ def turn_unanswered_groups(
         )[:limit]
     )  # fmt: skip
     groups: list[tuple[frozenset[str], UnansweredGroup]] = []
-    # Newest first, so each group is named by its most recent wording.
     for row in rows:
         _group_add(groups, row, threshold)
+    for _, group in groups:
+        group.question = _representative(group)
     # Stable sort: equal counts keep newest-first order.
     ordered = sorted((group for _, group in groups), key=lambda group: -group.count)
     _indexed_since(ordered)
@@ -161,6 +164,20 @@ def _indexed_since(groups: list[UnansweredGroup]) -> None:
         ][:INDEXED_SINCE_SHOWN]
 
 
+def _representative(group: UnansweredGroup) -> str:
+    """The wording most visitors used (normalised), as first typed; ties go to the earliest.
+
+    The newest message named the group before, so one odd wording renamed a popular group and
+    became the "Write an article about this" title. Counting wordings lets one message rename
+    a group only by outnumbering it; the earliest breaks ties because it stays put as more are
+    asked, and a group with one wording per visitor keeps the name it started with.
+    """
+    _times, _first_asked, typed = min(
+        group.wordings.values(), key=lambda counted: (-counted[0], counted[1])
+    )
+    return typed
+
+
 def _group_add(
     groups: list[tuple[frozenset[str], UnansweredGroup]], row: tuple, threshold: float
 ) -> None:
@@ -185,3 +202,6 @@ def _group_add(
     if message.strip() not in best.variants and len(best.variants) < 5:
         best.variants.append(message.strip())
     best.examples.append((conversation_id, index))
+    # Newest first: a later row is older, so it becomes the wording's form as first typed.
+    times = best.wordings.get(normal, (0,))[0]
+    best.wordings[normal] = (times + 1, started_at, message.strip())

@@ -3,6 +3,7 @@
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from django.utils import timezone
 
 from agent.models import ToolCall
 from agent.selectors import turn_unanswered, turn_unanswered_groups
@@ -15,12 +16,13 @@ pytestmark = pytest.mark.django_db
 T0 = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
 
 
-def ask(question: str, *, minutes: int, empty_search: bool = False, tool_calls=(), **fields):
+def ask(question: str, *, minutes: int, empty_search: bool = False, tool_calls=(), at=T0,
+        **fields):  # fmt: skip
     conversation = make_conversation()
     calls = [{"arguments": {"query": question}, "result": NO_RESULTS}] if empty_search else []
     calls += list(tool_calls)
     return make_turn(conversation, index=1, user_message=question, answered=False,
-                     started_at=T0 + timedelta(minutes=minutes), tool_calls=calls,
+                     started_at=at + timedelta(minutes=minutes), tool_calls=calls,
                      **fields)  # fmt: skip
 
 
@@ -68,7 +70,8 @@ def test_similar_questions_are_grouped_with_counts(questions):
         (1, ["What is the capital of France?"]),
     ]
     install = groups[0]
-    assert install.question == "How to install pgvector?"  # named by the newest wording
+    # All three wordings normalise alike ("how install pgvector"): named as first typed.
+    assert install.question == "How do I install pgvector?"
     assert install.last_asked == T0 + timedelta(minutes=3)
     assert install.conversations == 3
 
@@ -92,7 +95,7 @@ def test_page_lists_the_groups_biggest_first_with_links(staff_client, questions)
     counts = [part.split('"')[0] for part in html.split('data-count="')[1:]]
     assert counts == ["3", "2", "2", "1"]
     first = html.split('data-count="3"')[1].split("</li>\n    \n")[0]
-    assert "How to install pgvector?" in first
+    assert "How do I install pgvector?" in first
     assert "how do i install pgvector" in first
     assert first.count("/admin/agent/conversation/") == 3
     assert "#turn-1" in first
@@ -119,7 +122,7 @@ def test_a_question_whose_search_failed_says_so_instead_of_asking_for_an_article
 
     failed = {group.question: group.search_failed for group in turn_unanswered_groups()}
     assert failed == {
-        "why cap the agents steps": 1,
+        "Why cap the agent's steps?": 1,
         "What is the capital of France?": 0,
         "Is there a dark mode?": 0,
     }
@@ -138,7 +141,7 @@ def test_questions_asked_while_indexing_are_marked_and_can_be_hidden(staff_clien
     ask("What is the capital of France?", minutes=3)
 
     groups = {group.question: group.while_indexing for group in turn_unanswered_groups()}
-    assert groups == {"is there a post on hnsw": 1, "What is the capital of France?": 0}
+    assert groups == {"Is there a post on HNSW?": 1, "What is the capital of France?": 0}
 
     html = staff_client.get("/admin/agent/conversation/unanswered/").content.decode()
     assert "1 of these was asked while some articles were not indexed yet" in html
@@ -234,3 +237,50 @@ def test_small_talk_is_neither_answered_nor_a_missed_question(staff_client):
     ]
     page = staff_client.get("/admin/agent/conversation/unanswered/").content.decode()
     assert "capital of France" in page and "thanks!" not in page
+
+
+def popular_group_with_an_odd_newest_message(at: datetime) -> None:
+    for minutes, question in enumerate(["How do I tune HNSW?", "how to tune hnsw",
+                                        "tune HNSW how?", "How do I tune HNSW?"]):  # fmt: skip
+        ask(question, minutes=minutes, at=at)
+    # The newest, an odd one that still groups with them (trigram similarity >= 0.5).
+    ask("How do I tune HNSW??? asap!!!", minutes=9, at=at)
+
+
+def shown_questions(html: str) -> list[str]:
+    parts = html.split('class="dc-question__text">')[1:]
+    return [part.split("</p>")[0].removeprefix("<bdi>").removesuffix("</bdi>") for part in parts]
+
+
+WRITE_LINK = "/admin/blog/article/add/?title=How+do+I+tune+HNSW%3F"
+
+
+def test_a_group_is_named_by_its_most_asked_wording_not_its_newest(staff_client):
+    # One odd newest message renamed a popular group, and became the article form's title.
+    popular_group_with_an_odd_newest_message(T0)
+    [group] = turn_unanswered_groups()
+
+    assert group.count == 5 and group.last_asked == T0 + timedelta(minutes=9)
+    assert group.question == "How do I tune HNSW?"  # three of five, as first typed
+    html = staff_client.get("/admin/agent/conversation/unanswered/").content.decode()
+    assert shown_questions(html) == ["How do I tune HNSW?"]
+    assert f'href="{WRITE_LINK}"' in html
+
+
+def test_the_dashboard_names_the_group_as_the_unanswered_page_does(staff_client):
+    popular_group_with_an_odd_newest_message(timezone.now() - timedelta(hours=1))
+
+    html = staff_client.get("/admin/agent/conversation/dashboard/?days=7").content.decode()
+
+    assert shown_questions(html) == ["How do I tune HNSW?"]
+    assert f'href="{WRITE_LINK}"' in html
+
+
+def test_wordings_asked_equally_often_name_the_group_by_the_earliest():
+    # The same words in another order: one group (the same trigrams), two wordings, once each.
+    ask("tuning HNSW recall?", minutes=1)
+    ask("HNSW recall tuning", minutes=2)
+
+    [group] = turn_unanswered_groups()
+
+    assert group.count == 2 and group.question == "tuning HNSW recall?"

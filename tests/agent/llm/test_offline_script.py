@@ -4,7 +4,7 @@ import pytest
 
 from agent.answered import is_decline
 from agent.llm.offline import DONT_KNOW
-from blog.script import to_traditional
+from blog.script import to_taiwan
 from tests.agent.llm.test_offline import ZH_ARTICLE, ask, hit
 
 SOURCE_TRADITIONAL = "來源：[向量检索入门](/articles/vector-search-intro/)"
@@ -35,16 +35,15 @@ async def test_the_same_question_in_simplified_keeps_the_simplified_frame():
 async def test_a_traditional_question_the_blog_does_not_answer_is_declined_in_traditional():
     result, sent = await ask("部落格裡有關於量子電腦的文章嗎？", [])
 
-    assert (
-        result.answer == to_traditional(DONT_KNOW["zh"]) == "我在這個博客的文章裡沒有找到相關內容。"
-    )
+    # In Taiwan's words (部落格, the reader's own), not Simplified's in Traditional characters.
+    assert result.answer == to_taiwan(DONT_KNOW["zh"]) == "我在這個部落格的文章裡沒有找到相關內容。"
     assert result.citations == [] and sent[-1]["answered"] is False
 
 
 @pytest.mark.asyncio
 @pytest.mark.parametrize(
     ("language", "decline"),
-    [("zh-hant", "我在這個博客的文章裡沒有找到相關內容。"),
+    [("zh-hant", "我在這個部落格的文章裡沒有找到相關內容。"),
      ("zh-hans", "我在这个博客的文章里没有找到相关内容。")],
 )  # fmt: skip
 async def test_a_question_both_scripts_could_write_is_declined_in_the_script_the_site_is_read_in(
@@ -90,7 +89,7 @@ async def test_a_new_subject_after_a_decline_in_traditional_is_searched_on_its_o
     declined = "部落格裡有關於量子電腦的文章嗎？"
     history = [
         {"role": "user", "content": declined},
-        {"role": "assistant", "content": to_traditional(DONT_KNOW["zh"])},
+        {"role": "assistant", "content": to_taiwan(DONT_KNOW["zh"])},
     ]
     result, _ = await ask("混合檢索", [hit(ZH_ARTICLE)], history=history)
 
