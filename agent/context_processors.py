@@ -51,6 +51,11 @@ def chat_strings() -> dict[str, str]:
     # Only English and Chinese are offered (LANGUAGES), so "one" and "other" cover the plurals.
     return {
         "thinking": _("Thinking…"),
+        # After a long silence in a turn (static/chat/panel.js, SLOW_MS).
+        "still_waiting": _(
+            "Still waiting for the answer: the assistant is slow right now. "
+            "You can keep waiting or press Stop."
+        ),
         "sources": _("Sources"),
         "steps": _("What I looked up"),
         # With its colon: Chinese writes a full-width one ("你的问题：").

@@ -17,6 +17,9 @@ import { el, fmt, shorten, storageGet, storageSet } from "./util.js";
 const KEY_CONVERSATION = "docent.chat.conversation";
 const KEY_OPEN = "docent.chat.open";
 const RETRYABLE = new Set([...CONFIG.retryable, "connection", "unreachable"]);
+// Silence from the server this long, mid-turn, is worth a word: dots alone for a minute read as
+// a hang (a slow model, a slow network). A model may take this long to start, rarely longer.
+const SLOW_MS = 15000;
 
 const $ = (id) => document.getElementById(id);
 
@@ -33,6 +36,7 @@ class Panel {
     this.stopButton = $("chat-stop");
     this.statusLine = $("chat-status");
     this.badge = $("chat-offline-badge");
+    this.announcer = $("chat-announce");
     this.sheet = new Sheet(root, this.panel, this.launcher);
     this.composer = new Composer(this.input, $("chat-counter"), this.sendButton);
     this.indexing = new IndexingNotice(
@@ -122,6 +126,7 @@ class Panel {
       if (event.type === "error") this.feedbackFailed(event);
       return;
     }
+    this.watchSlow(turn);
     switch (event.type) {
       case "start":
         if (event.conversation_id) this.setConversation(event.conversation_id);
@@ -141,17 +146,29 @@ class Panel {
         turn.addSource(event);
         break;
       case "done":
-        this.endTurn(null);
         // On a first run a decline may be the index's gap, not the blog's: say so, offer a retry.
         if (event.answered === false && this.indexing.running) {
           this.askButton(turn.note("muted", S.declined_while_indexing), S.ask_again, turn);
         }
+        this.endTurn(null);
         break;
       case "error":
         this.endTurn(event);
         break;
     }
     this.scrollDown(false);
+  }
+
+  /** (Re)start the wait after which a silent turn says it is still waiting; news hides it. */
+  watchSlow(turn) {
+    clearTimeout(this.slowTimer);
+    turn.slow(false);
+    this.slowTimer = setTimeout(() => {
+      // Offline, the status line says why nothing comes; "slow" would blame the assistant.
+      if (this.turn !== turn || navigator.onLine === false) return;
+      turn.slow(true);
+      this.announce(S.still_waiting);
+    }, SLOW_MS);
   }
 
   afterRender() {
@@ -169,6 +186,7 @@ class Panel {
   endTurn(error) {
     const turn = this.turn;
     if (!turn) return;
+    clearTimeout(this.slowTimer);
     turn.finish(!error);
     if (!error) this.addFeedback(turn, {});
     if (error) this.explain(turn, error);
@@ -179,6 +197,12 @@ class Panel {
     this.log.setAttribute("aria-busy", "false");
     this.setBusy(false);
     this.scrollDown(false);
+    this.announce(turn.spoken());
+  }
+
+  /** Say `text` once to a screen reader (the log itself is not live: see _panel.html). */
+  announce(text) {
+    this.announcer.textContent = text;
   }
 
   explain(turn, error) {
@@ -256,6 +280,8 @@ class Panel {
     this.turn = turn;
     this.log.appendChild(turn.node);
     turn.streaming();
+    this.announce(S.thinking);
+    this.watchSlow(turn);
     this.log.setAttribute("aria-busy", "true");
     this.composer.value = "";
     this.setBusy(true);

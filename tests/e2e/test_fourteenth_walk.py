@@ -1,0 +1,98 @@
+"""The fourteenth first-run walk, as three people: a reader with a keyboard and a screen reader,
+a reader on a bad connection, and an operator connecting a real model for the first time.
+What each tripped on first, fixed and checked in Chromium."""
+
+import json
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+
+from testing_support.model_server import text_response, tool_call_response
+from tests.e2e.conftest import CHROMIUM, screenshot
+from tests.e2e.test_chat_panel import (
+    ask,
+    open_chat,
+    wait_answered,
+    words,
+)
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db]
+
+if not Path(CHROMIUM).exists():
+    pytest.skip(f"no {CHROMIUM}: apt-get install chromium (.ci/run does)", allow_module_level=True)
+
+STEP_LIMITS = "why-step-limits-matter"
+# What a screen reader is given to say: every text a live region took on, in order.
+HEARD = """() => {
+  window.heard = [];
+  const live = [...document.querySelectorAll(
+    '#chat [aria-live]:not([aria-live=off]), #chat [role=status]')];
+  for (const region of live) {
+    new MutationObserver(() => {
+      const text = region.textContent.trim();
+      if (text && region.closest('[hidden]') === null) window.heard.push([region.id, text]);
+    }).observe(region, {childList: true, subtree: true, characterData: true});
+  }
+}"""
+
+
+def test_a_streamed_answer_is_said_once_when_it_is_done(site, scripted, open_page, articles):
+    # The log was the live region (aria-relevant "additions text"): each frame re-rendered the
+    # answer's paragraphs, and a screen reader read the answer in pieces as it grew.
+    article = articles[STEP_LIMITS]
+    answer = "Step limits cap the model calls of one turn, so a runaway loop stays cheap."
+    source = f"\n\nSource: [{article['title']}](/articles/{STEP_LIMITS}/)"
+    scripted.enqueue(
+        tool_call_response(
+            [("call_read", "get_article_detail", json.dumps({"article_id": article["id"]}))]
+        ),
+        text_response(words(answer + source), delay=0.03),
+    )
+    page = open_page()
+    page.goto(f"{site}/articles/{STEP_LIMITS}/")
+    open_chat(page)
+    page.evaluate(HEARD)
+    ask(page, "What do step limits do?")
+    wait_answered(page)
+
+    expect(page.locator(".chat-answer")).to_have_text(answer)
+    heard = [text for _, text in page.evaluate("window.heard")]
+    assert heard == ["Thinking…", f"{answer} Sources: {article['title']}."]
+    # Nothing around the answer is live: not the log, not the turn.
+    live = page.locator(".chat-answer").evaluate(
+        "n => n.closest('[aria-live]').getAttribute('aria-live')"
+    )
+    assert live == "off"
+    screenshot(page, "fourteenth-said-once")
+
+
+def test_a_long_silence_says_the_assistant_is_still_working(site, scripted, open_page):
+    # On slow 3G, or with a slow model, the panel showed its three dots and nothing else for as
+    # long as the answer took: after a minute a reader could not tell waiting from a hang.
+    scripted.enqueue(text_response(["A late answer."], first_delay=2.0))
+    page = open_page()
+    page.clock.install()
+    page.goto(site + "/")
+    open_chat(page)
+    page.evaluate(HEARD)
+    ask(page, "Anyone there?")
+    slow = page.locator(".chat-turn .chat-slow")
+    expect(page.locator(".chat-turn.is-streaming")).to_have_count(1)
+    started = "() => localStorage.getItem('docent.chat.conversation')"  # set by `start`
+    for _ in range(100):  # (wait_for_function evaluates a string: the page's CSP refuses it)
+        if page.evaluate(started):
+            break
+        page.wait_for_timeout(100)
+    expect(slow).to_be_hidden()
+    page.clock.fast_forward("00:20")  # the model still holds its answer (first_delay)
+    expect(slow).to_be_visible()
+    expect(slow).to_contain_text("You can keep waiting or press Stop")
+    expect(page.get_by_role("button", name="Stop")).to_be_visible()
+    screenshot(page, "fourteenth-still-waiting")
+
+    wait_answered(page)
+    expect(page.locator(".chat-answer")).to_have_text("A late answer.")
+    expect(slow).to_be_hidden()
+    heard = [text for _, text in page.evaluate("window.heard")]
+    assert heard[1].startswith("Still waiting for the answer") and heard[-1] == "A late answer."
