@@ -152,6 +152,11 @@ def chat_strings() -> dict[str, str]:
         "error_model_error": _(
             "The language model behind the assistant isn’t responding right now."
         ),
+        # The endpoint refused the site's settings (key, model name): asking again cannot help.
+        "error_model_error_setup": _(
+            "The assistant can’t answer at the moment: its language model isn’t set up right. "
+            "Asking again won’t help until the site’s owner fixes it."
+        ),
         "error_bad_request": _("I couldn’t take that message."),
         # Counted down to "Try again in 1 second." (static/chat/steps.js).
         "error_rate_limited_one": ngettext(

@@ -221,8 +221,10 @@ class Panel {
       this.connection.restart();
       this.askButton(box, S.ask_again, turn);
     }
-    // The visitor's words are never lost: back into the box.
-    if (RETRYABLE.has(code) && !this.composer.value.trim()) this.composer.value = turn.question;
+    // The visitor's words are never lost: back into the box. Unless the model refused the
+    // site's settings: "press Enter to send it again" met the same refusal every time.
+    const retryable = RETRYABLE.has(code) && error.reason !== "setup";
+    if (retryable && !this.composer.value.trim()) this.composer.value = turn.question;
     if (code === "rate_limited" && !(error.retry_after > 0)) {
       // This conversation is spent (its token budget or its length): no wait helps, and
       // sending again here is refused again. A new chat takes the question.
@@ -230,7 +232,7 @@ class Panel {
     } else if (code === "rate_limited" && error.retry_after > 90) {
       // A day's budget, or a long wait: Enter now would be refused again.
       box.appendChild(el("p", "chat-note__hint", S.question_kept_later));
-    } else if (RETRYABLE.has(code)) {
+    } else if (retryable) {
       box.appendChild(el("p", "chat-note__hint", S.question_kept));
     }
   }

@@ -8,14 +8,17 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from testing_support.model_server import text_response, tool_call_response
+from testing_support.model_server import error_response, text_response, tool_call_response
 from tests.e2e.conftest import CHROMIUM, screenshot
 from tests.e2e.test_chat_panel import (
     ask,
+    conversation_id,
     open_chat,
+    saved_turns,
     wait_answered,
     words,
 )
+from tests.e2e.test_rough_edges import reviewer, sign_in  # noqa: F401
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db]
 
@@ -96,3 +99,45 @@ def test_a_long_silence_says_the_assistant_is_still_working(site, scripted, open
     expect(slow).to_be_hidden()
     heard = [text for _, text in page.evaluate("window.heard")]
     assert heard[1].startswith("Still waiting for the answer") and heard[-1] == "A late answer."
+
+
+@pytest.mark.parametrize(
+    ("status", "setting"), [(401, "OPENAI_API_KEY"), (404, "AGENT_MODEL")]
+)  # fmt: skip
+def test_a_wrong_key_or_model_name_is_no_retry_for_the_reader_and_named_for_the_operator(
+    site,
+    scripted,
+    open_page,
+    reviewer,  # noqa: F811
+    status,
+    setting,
+):
+    # The reader read "isn't responding right now… press Enter to send it again", and every
+    # retry met the same refusal; the operator's dashboard said "Error 1", the transcript
+    # "returned an error (HTTP 404)": no word of which setting was wrong.
+    scripted.enqueue(error_response(status, message="scripted refusal"))
+    page = open_page()
+    page.goto(site + "/")
+    open_chat(page)
+    ask(page, "Is the model set up?")
+    wait_answered(page)
+    note = page.locator(".chat-turn .chat-note")
+    expect(note).to_have_text(
+        "The assistant can’t answer at the moment: its language model isn’t set up right. "
+        "Asking again won’t help until the site’s owner fixes it."
+    )
+    expect(page.locator("#chat-input")).to_have_value("")
+    expect(note.locator(".chat-note__hint")).to_have_count(0)
+    screenshot(page, f"fourteenth-setup-{status}")
+    saved_turns(conversation_id(page))  # the turn is completed in the background
+
+    admin = open_page()
+    sign_in(admin, site, reviewer)
+    admin.goto(f"{site}/admin/agent/conversation/dashboard/")
+    card = admin.get_by_test_id("model-trouble")
+    expect(card).to_contain_text(setting)
+    expect(card).to_contain_text("scripted")  # the model's name as configured
+    card.get_by_role("link", name="the last failed turn").click()
+    expect(admin.locator(".dc-turn").last).to_contain_text("Is the model set up?")
+    admin.go_back()
+    screenshot(admin, f"fourteenth-dashboard-{status}")
