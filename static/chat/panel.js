@@ -242,6 +242,9 @@ class Panel {
     const button = el("button", "chat-note__action", label);
     button.type = "button";
     button.addEventListener("click", () => {
+      // Removed under the keyboard's focus, the button left it on <body>: Tab started over
+      // from the page's top, outside the panel. The box is where the question goes again.
+      if (document.activeElement === button) this.input.focus();
       button.remove();
       before();
       this.composer.value = turn.question;

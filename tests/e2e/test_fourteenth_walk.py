@@ -10,6 +10,7 @@ from playwright.sync_api import expect
 
 from testing_support.model_server import error_response, text_response, tool_call_response
 from tests.e2e.conftest import CHROMIUM, screenshot
+from tests.e2e.sockets import ChatRoute
 from tests.e2e.test_chat_panel import (
     ask,
     conversation_id,
@@ -18,6 +19,7 @@ from tests.e2e.test_chat_panel import (
     wait_answered,
     words,
 )
+from tests.e2e.test_panel_fixes import UNAVAILABLE
 from tests.e2e.test_rough_edges import reviewer, sign_in  # noqa: F401
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db]
@@ -141,3 +143,30 @@ def test_a_wrong_key_or_model_name_is_no_retry_for_the_reader_and_named_for_the_
     expect(admin.locator(".dc-turn").last).to_contain_text("Is the model set up?")
     admin.go_back()
     screenshot(admin, f"fourteenth-dashboard-{status}")
+
+
+def test_ask_again_from_the_keyboard_keeps_the_focus_in_the_panel(site, open_page):
+    # "Ask again" removed itself under the keyboard's focus: focus fell to <body>, and the next
+    # Tab started from the top of the page, outside the panel, with the answer streaming.
+    def on_frame(socket, frame):
+        if frame["type"] != "message":
+            return
+        if socket.number == 1:
+            socket.send(UNAVAILABLE)
+        else:
+            socket.answer("Answered by another worker.")
+
+    page = open_page()
+    route = ChatRoute(page, on_frame)
+    page.goto(site + "/")
+    open_chat(page)
+    ask(page, "Are you there?")
+    again = page.locator(".chat-note").get_by_role("button", name="Ask again")
+    route.wait_for_sockets(2)
+    page.locator("#chat-input").fill("")
+    again.focus()
+    page.keyboard.press("Enter")
+    expect(page.locator(".chat-answer").last).to_have_text("Answered by another worker.")
+    expect(page.locator("#chat-input")).to_be_focused()
+    page.keyboard.press("Shift+Tab")  # back through the panel, not from the page's top
+    assert page.evaluate("() => document.activeElement.closest('#chat-panel') !== null")
