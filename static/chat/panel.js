@@ -433,7 +433,10 @@ class Panel {
     this.restore();
     this.indexing.watch();
     this.stick = true;
-    this.scrollDown(true);
+    // The welcome reads from its top: scrolled to its end, at 200% zoom (640 by 400 CSS px) it
+    // opened on the suggestions with its title cut off above. A conversation opens on its end.
+    if (this.log.querySelector(".chat-turn")) this.scrollDown(true);
+    else this.log.scrollTop = 0;
     if (focus) this.input.focus();
   }
 

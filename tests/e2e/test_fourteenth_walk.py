@@ -187,3 +187,18 @@ def test_every_module_of_the_panel_is_asked_for_with_the_page(site, open_page):
     )
     assert len(preloaded) == len(set(preloaded))
     assert set(preloaded) | {"/static/chat/panel.js"} == modules
+
+
+def test_at_200_percent_zoom_the_welcome_opens_at_its_title(offline_site, open_page):
+    # 1280 by 800 at 200% is 640 by 400 CSS px: the panel opened scrolled to the welcome's end,
+    # on its suggestions, with "Ask me about anything on this blog." cut off above (under the
+    # Quote mode line, the welcome is taller than the log).
+    page = open_page({"width": 640, "height": 400})  # device scale 2 with a viewport
+    page.goto(f"{offline_site}/articles/{STEP_LIMITS}/")
+    page.keyboard.press("Control+k")
+    expect(page.locator("#chat-input")).to_be_focused()
+    log = page.locator("#chat-log").bounding_box()
+    title = page.locator(".chat-empty__title").bounding_box()
+    assert title["y"] >= log["y"]
+    assert page.locator("#chat-log").evaluate("n => n.scrollHeight > n.clientHeight")  # it scrolls
+    screenshot(page, "fourteenth-zoom-200")
