@@ -249,6 +249,7 @@ def dashboard(request: HttpRequest, *, model_admin: ModelAdmin) -> HttpResponse:
         # The offline model reports no usage: its chart was a flat line on an axis to 1k.
         tokens_reported=tokens > 0,
         unanswered_top=_unanswered_top(metrics.since),
+        model_trouble=selectors.model_trouble(since=metrics.since),
         **_charts(metrics),
     )
     return TemplateResponse(request, "admin/agent/dashboard.html", context)

@@ -1,5 +1,7 @@
 """The chat panel's strings and settings, in the visitor's language, for every page."""
 
+from functools import cache
+
 from django.conf import settings
 from django.http import HttpRequest
 from django.utils.translation import gettext as _
@@ -27,7 +29,22 @@ def chat(request: HttpRequest) -> dict:
         "chat_offline": offline_mode(),
         # A callable: the template counts only where the panel is shown (not in the admin).
         "chat_indexing_notice": indexing_notice,
+        "chat_modules": chat_modules(),
     }
+
+
+@cache
+def chat_modules() -> list[str]:
+    """The URLs panel.js imports, for <link rel="modulepreload"> (templates/base.html).
+
+    Each module is found only once its importer has arrived: panel.js, then turn.js, then
+    markdown.js, then inline.js, four round trips on a slow link (2 s apiece on slow 3G).
+    Unhashed URLs, as the imports name them (`./turn.js`): with ManifestStaticFilesStorage the
+    hashed panel.js still imports those, so a hashed preload would be a second download.
+    """
+    folder = settings.BASE_DIR / "static" / "chat"
+    names = sorted(path.name for path in folder.glob("*.js") if path.name != "panel.js")
+    return [f"{settings.STATIC_URL}chat/{name}" for name in names]
 
 
 def indexing_notice() -> str:
@@ -51,6 +68,11 @@ def chat_strings() -> dict[str, str]:
     # Only English and Chinese are offered (LANGUAGES), so "one" and "other" cover the plurals.
     return {
         "thinking": _("Thinking…"),
+        # After a long silence in a turn (static/chat/panel.js, SLOW_MS).
+        "still_waiting": _(
+            "Still waiting for the answer: the assistant is slow right now. "
+            "You can keep waiting or press Stop."
+        ),
         "sources": _("Sources"),
         "steps": _("What I looked up"),
         # With its colon: Chinese writes a full-width one ("你的问题：").
@@ -146,6 +168,11 @@ def chat_strings() -> dict[str, str]:
         ),
         "error_model_error": _(
             "The language model behind the assistant isn’t responding right now."
+        ),
+        # The endpoint refused the site's settings (key, model name): asking again cannot help.
+        "error_model_error_setup": _(
+            "The assistant can’t answer at the moment: its language model isn’t set up right. "
+            "Asking again won’t help until the site’s owner fixes it."
         ),
         "error_bad_request": _("I couldn’t take that message."),
         # Counted down to "Try again in 1 second." (static/chat/steps.js).

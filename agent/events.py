@@ -41,9 +41,21 @@ def error_code(exc: BaseException) -> str:
     return next((code for kind, code in _CODES.items() if isinstance(exc, kind)), INTERNAL)
 
 
+# Model failures that sending the question again cannot mend: the endpoint refused the site's
+# key or its model name (the adapter's `reason`, agent.llm.openai_compat.failure_reason).
+SETUP_FAILURES = frozenset({"auth", "http_4xx"})
+
+
 def error_from(exc: AgentError, articles: list[dict] | None = None) -> dict:
     """The terminal `error` event for an agent exception; its message is visitor-safe."""
-    return error(error_code(exc), str(exc) or "Something went wrong.", articles)
+    return error(error_code(exc), str(exc) or "Something went wrong.", articles, **setup(exc))
+
+
+def setup(exc: BaseException) -> dict[str, str]:
+    """`{"reason": "setup"}` for a model error the site's settings caused (the panel offers no
+    retry: the same question meets the same refusal), else nothing."""
+    failed_setup = isinstance(exc, ModelError) and exc.reason in SETUP_FAILURES
+    return {"reason": "setup"} if failed_setup else {}
 
 
 def start(conversation_id: str, turn: int, offline: bool) -> dict:

@@ -242,7 +242,8 @@ async def run_turn(
         result.status, result.error_code = "cancelled", events.CANCELLED
         raise
     except ModelError as exc:
-        return await _fail(result, emit, events.error_code(exc), str(exc) or "The model failed.")
+        message = str(exc) or "The model failed."
+        return await _fail(result, emit, events.error_code(exc), message, **events.setup(exc))
     except SharedStateDown as exc:
         # The budget could not be asked for more (Redis is down): what was shown is kept, and
         # the visitor is told to ask again in a moment, not that something broke.

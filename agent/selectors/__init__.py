@@ -28,6 +28,7 @@ from agent.selectors.dashboard import (
     ToolStats,
     dashboard_metrics,
 )
+from agent.selectors.model_health import ModelTrouble, model_endpoint, model_trouble
 from agent.selectors.transcript import (
     Transcript,
     TranscriptCall,
@@ -45,6 +46,9 @@ from agent.selectors.unanswered import (
 )
 
 __all__ = [
+    "ModelTrouble",
+    "model_endpoint",
+    "model_trouble",
     "Dashboard",
     "DayStats",
     "PercentileCont",

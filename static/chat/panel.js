@@ -17,6 +17,9 @@ import { el, fmt, shorten, storageGet, storageSet } from "./util.js";
 const KEY_CONVERSATION = "docent.chat.conversation";
 const KEY_OPEN = "docent.chat.open";
 const RETRYABLE = new Set([...CONFIG.retryable, "connection", "unreachable"]);
+// Silence from the server this long, mid-turn, is worth a word: dots alone for a minute read as
+// a hang (a slow model, a slow network). A model may take this long to start, rarely longer.
+const SLOW_MS = 15000;
 
 const $ = (id) => document.getElementById(id);
 
@@ -33,6 +36,7 @@ class Panel {
     this.stopButton = $("chat-stop");
     this.statusLine = $("chat-status");
     this.badge = $("chat-offline-badge");
+    this.announcer = $("chat-announce");
     this.sheet = new Sheet(root, this.panel, this.launcher);
     this.composer = new Composer(this.input, $("chat-counter"), this.sendButton);
     this.indexing = new IndexingNotice(
@@ -122,6 +126,7 @@ class Panel {
       if (event.type === "error") this.feedbackFailed(event);
       return;
     }
+    this.watchSlow(turn);
     switch (event.type) {
       case "start":
         if (event.conversation_id) this.setConversation(event.conversation_id);
@@ -141,17 +146,29 @@ class Panel {
         turn.addSource(event);
         break;
       case "done":
-        this.endTurn(null);
         // On a first run a decline may be the index's gap, not the blog's: say so, offer a retry.
         if (event.answered === false && this.indexing.running) {
           this.askButton(turn.note("muted", S.declined_while_indexing), S.ask_again, turn);
         }
+        this.endTurn(null);
         break;
       case "error":
         this.endTurn(event);
         break;
     }
     this.scrollDown(false);
+  }
+
+  /** (Re)start the wait after which a silent turn says it is still waiting; news hides it. */
+  watchSlow(turn) {
+    clearTimeout(this.slowTimer);
+    turn.slow(false);
+    this.slowTimer = setTimeout(() => {
+      // Offline, the status line says why nothing comes; "slow" would blame the assistant.
+      if (this.turn !== turn || navigator.onLine === false) return;
+      turn.slow(true);
+      this.announce(S.still_waiting);
+    }, SLOW_MS);
   }
 
   afterRender() {
@@ -169,6 +186,7 @@ class Panel {
   endTurn(error) {
     const turn = this.turn;
     if (!turn) return;
+    clearTimeout(this.slowTimer);
     turn.finish(!error);
     if (!error) this.addFeedback(turn, {});
     if (error) this.explain(turn, error);
@@ -179,6 +197,12 @@ class Panel {
     this.log.setAttribute("aria-busy", "false");
     this.setBusy(false);
     this.scrollDown(false);
+    this.announce(turn.spoken());
+  }
+
+  /** Say `text` once to a screen reader (the log itself is not live: see _panel.html). */
+  announce(text) {
+    this.announcer.textContent = text;
   }
 
   explain(turn, error) {
@@ -197,8 +221,10 @@ class Panel {
       this.connection.restart();
       this.askButton(box, S.ask_again, turn);
     }
-    // The visitor's words are never lost: back into the box.
-    if (RETRYABLE.has(code) && !this.composer.value.trim()) this.composer.value = turn.question;
+    // The visitor's words are never lost: back into the box. Unless the model refused the
+    // site's settings: "press Enter to send it again" met the same refusal every time.
+    const retryable = RETRYABLE.has(code) && error.reason !== "setup";
+    if (retryable && !this.composer.value.trim()) this.composer.value = turn.question;
     if (code === "rate_limited" && !(error.retry_after > 0)) {
       // This conversation is spent (its token budget or its length): no wait helps, and
       // sending again here is refused again. A new chat takes the question.
@@ -206,7 +232,7 @@ class Panel {
     } else if (code === "rate_limited" && error.retry_after > 90) {
       // A day's budget, or a long wait: Enter now would be refused again.
       box.appendChild(el("p", "chat-note__hint", S.question_kept_later));
-    } else if (RETRYABLE.has(code)) {
+    } else if (retryable) {
       box.appendChild(el("p", "chat-note__hint", S.question_kept));
     }
   }
@@ -216,6 +242,9 @@ class Panel {
     const button = el("button", "chat-note__action", label);
     button.type = "button";
     button.addEventListener("click", () => {
+      // Removed under the keyboard's focus, the button left it on <body>: Tab started over
+      // from the page's top, outside the panel. The box is where the question goes again.
+      if (document.activeElement === button) this.input.focus();
       button.remove();
       before();
       this.composer.value = turn.question;
@@ -256,6 +285,8 @@ class Panel {
     this.turn = turn;
     this.log.appendChild(turn.node);
     turn.streaming();
+    this.announce(S.thinking);
+    this.watchSlow(turn);
     this.log.setAttribute("aria-busy", "true");
     this.composer.value = "";
     this.setBusy(true);
@@ -402,7 +433,10 @@ class Panel {
     this.restore();
     this.indexing.watch();
     this.stick = true;
-    this.scrollDown(true);
+    // The welcome reads from its top: scrolled to its end, at 200% zoom (640 by 400 CSS px) it
+    // opened on the suggestions with its title cut off above. A conversation opens on its end.
+    if (this.log.querySelector(".chat-turn")) this.scrollDown(true);
+    else this.log.scrollTop = 0;
     if (focus) this.input.focus();
   }
 

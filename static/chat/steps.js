@@ -84,6 +84,7 @@ export function summaryText(summary) {
 }
 
 export function errorMessage(code, retryAfter, reason) {
+  if (code === "model_error" && reason === "setup") return S.error_model_error_setup;
   if (code === "busy" && (reason === "session" || reason === "network")) {
     return S[`error_busy_${reason}`];
   }

@@ -63,6 +63,8 @@ export class Turn {
     this.typing = el("div", "chat-typing");
     this.typing.append(el("span", "chat-typing__dots"), el("span", "chat-sr-only", S.thinking));
     this.typing.hidden = true;
+    this.slowNote = el("p", "chat-slow", S.still_waiting);
+    this.slowNote.hidden = true;
     this.sourceBox = el("nav", "chat-sources");
     this.sourceBox.setAttribute("aria-label", S.sources);
     this.sourceBox.appendChild(el("p", "chat-sources__title", S.sources));
@@ -71,7 +73,7 @@ export class Turn {
     this.sourceBox.hidden = true;
     this.actions = el("div", "chat-actions");
     this.actions.hidden = true;
-    this.reply.append(this.stepList, this.typing, this.answer, this.sourceBox, this.actions);
+    this.reply.append(this.stepList, this.typing, this.answer, this.slowNote, this.sourceBox, this.actions);
     this.node.append(q, this.reply);
   }
 
@@ -100,6 +102,11 @@ export class Turn {
   streaming() {
     this.node.classList.add("is-streaming");
     this.typing.hidden = false;
+  }
+
+  /** Show or hide "Still waiting…" (the panel decides when the silence has lasted). */
+  slow(waiting) {
+    this.slowNote.hidden = !waiting;
   }
 
   addText(delta, onRendered) {
@@ -198,6 +205,7 @@ export class Turn {
     this.unlinkGone();
     this.finished = true;
     this.typing.hidden = true;
+    this.slowNote.hidden = true;
     this.node.classList.remove("is-streaming");
     if (answered && !this.text.trim()) this.answer.appendChild(el("p", "chat-muted", S.no_answer));
     if (this.text.trim()) {
@@ -230,6 +238,17 @@ export class Turn {
       text.title = S.source_gone;
       a.replaceWith(text);
     }
+  }
+
+  /** The turn's end as one text for a screen reader: the answer, its sources, its notes. */
+  spoken() {
+    const parts = [this.answer.textContent.trim()];
+    const titles = [...this.sourceList.querySelectorAll(".chat-source__link, .chat-source--gone > span:first-child")];
+    if (titles.length) parts.push(`${S.sources}: ${titles.map((t) => t.textContent).join("; ")}.`);
+    for (const line of this.reply.querySelectorAll(".chat-note__text, .chat-note__hint")) {
+      parts.push(line.textContent.trim());
+    }
+    return parts.filter(Boolean).join(" ");
   }
 
   note(kind, message, articles) {

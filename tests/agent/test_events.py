@@ -35,3 +35,15 @@ def test_one_hierarchy():
 def test_done_says_whether_the_turn_answered():
     assert events.done("c", 2, {}, answered=True)["answered"] is True
     assert events.done("c", 2, {})["answered"] is False
+
+
+@pytest.mark.parametrize(
+    ("reason", "extra"),
+    [("auth", {"reason": "setup"}), ("http_4xx", {"reason": "setup"}), ("connection", {}),
+     ("timeout", {}), ("http_5xx", {}), ("rate_limited", {})],
+)  # fmt: skip
+def test_a_model_error_the_sites_settings_caused_is_marked_setup(reason, extra):
+    # A wrong key or model name was "isn't responding right now... press Enter to send it
+    # again", and every retry met the same refusal.
+    event = events.error_from(ModelError("The language model rejected it.", reason))
+    assert {k: v for k, v in event.items() if k == "reason"} == extra

@@ -508,3 +508,12 @@ def test_events_encode_falls_back_for_what_orjson_refuses():
         b'{"type":"tool_start","call_id":"c1","name":"list_articles",'
         b'"arguments":{"limit":1180591620717411303424,"3":"int key"}}'
     )
+
+
+@pytest.mark.asyncio
+async def test_a_refused_key_ends_the_turn_marked_as_the_sites_setup():
+    failure = ModelError("The language model rejected this site’s credentials.", "auth")
+    sink = Sink()
+    await turn(ScriptedModel(Step(text=[], raises=failure)), sink=sink)
+    assert sink.events[-1]["code"] == "model_error"
+    assert sink.events[-1]["reason"] == "setup"

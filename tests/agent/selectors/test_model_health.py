@@ -1,0 +1,67 @@
+"""The dashboard's word on a failing model endpoint: which setting to check."""
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from agent import selectors
+from agent.models import Conversation, Turn
+
+pytestmark = pytest.mark.django_db
+
+SINCE = (timezone.now() - timedelta(days=1)).date()
+NOT_FOUND = "The language model returned an error (HTTP 404)."
+REFUSED_KEY = "The language model rejected this site’s credentials."
+
+
+def _turn(conversation, index: int, minutes: int, **fields) -> Turn:
+    started = timezone.now() - timedelta(minutes=minutes)
+    defaults = {"status": "done", "model": "gpt-4o-mnii", "started_at": started}
+    return Turn.objects.create(
+        conversation=conversation, index=index, user_message="q", **{**defaults, **fields}
+    )
+
+
+@pytest.fixture
+def conversation():
+    return Conversation.objects.create(session_key="s")
+
+
+def _failed(conversation, index: int, minutes: int, error: str) -> Turn:
+    return _turn(
+        conversation, index, minutes, status="error", error_code="model_error", error=error
+    )
+
+
+def test_failures_since_the_last_answer_name_the_setting(conversation, settings):
+    settings.OPENAI_BASE_URL = "http://user:secret@models.internal:8001/v1"
+    _failed(conversation, 1, 30, REFUSED_KEY)
+    _turn(conversation, 2, 20)
+    _failed(conversation, 3, 10, NOT_FOUND)
+    _failed(conversation, 4, 5, NOT_FOUND)
+
+    trouble = selectors.model_trouble(since=SINCE)
+
+    assert trouble.failures == 2 and trouble.latest.index == 4
+    assert trouble.endpoint == "http://models.internal:8001/v1"  # no credentials shown
+    assert "AGENT_MODEL" in trouble.advice and "“gpt-4o-mnii”" in trouble.advice
+    assert "secret" not in trouble.advice
+
+
+@pytest.mark.parametrize(
+    ("error", "setting"),
+    [(REFUSED_KEY, "OPENAI_API_KEY"),
+     ("The language model could not be reached.", "OPENAI_BASE_URL"),
+     ("The language model timed out.", "AGENT_MODEL_TIMEOUT")],
+)  # fmt: skip
+def test_each_failure_names_its_setting(conversation, error, setting):
+    _failed(conversation, 1, 5, error)
+    assert setting in selectors.model_trouble(since=SINCE).advice
+
+
+def test_an_answer_after_the_failures_clears_it(conversation):
+    _failed(conversation, 1, 10, NOT_FOUND)
+    _turn(conversation, 2, 5)
+    _turn(conversation, 3, 1, offline=True, model="")  # the offline model's say nothing here
+    assert selectors.model_trouble(since=SINCE) is None
