@@ -33,14 +33,17 @@ def catalogue_traditional(text: str) -> str:
         The zh_Hant catalogue: msgids, comments and placeholders as they were.
     """
     converter = OpenCC("s2twp")
-    lines, in_msgstr = [_NOTE], False
+    lines, in_msgstr, in_header = [_NOTE], False, True
     for line in text.splitlines(keepends=True):
+        in_header = in_header and not line.startswith("msgid")
         if line.startswith("msgstr"):
             in_msgstr = True
         elif not line.startswith('"'):
             in_msgstr = False
         if line.rstrip("\n") in _HEADER:
             line = _HEADER[line.rstrip("\n")] + "\n"
+        elif in_header and line.startswith("#"):  # the file's opening comment names its script
+            line = line.replace("Simplified Chinese", "Traditional Chinese")
         elif in_msgstr and not line.isascii():
             line = converter.s2twp(line)
         lines.append(line)
