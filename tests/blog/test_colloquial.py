@@ -57,6 +57,11 @@ def test_a_lone_chinese_character_is_grammar_not_a_topic():
     assert lone_character("跟") and not lone_character("区别") and not lone_character("m")
 
 
+def test_a_lone_character_outside_the_function_words_may_be_the_topic():
+    # "pgvector 跟 猫" asks about a cat: with every lone character left out it cleared the bar.
+    assert not lone_character("猫") and not lone_character("好")
+
+
 def _vocab(frequency: dict[str, int], chunks: int = 100) -> Vocabulary:
     vocab = Vocabulary()
     vocab.frequency, vocab.chunks = frequency, chunks

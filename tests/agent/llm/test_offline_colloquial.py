@@ -20,6 +20,8 @@ def test_the_demo_blog_answers_spoken_chinese_and_declines_spoken_near_misses(de
         "bge-m3 比 e5 好使不",  # another embedding model
         "celery 的重试咋配",  # another task queue
         "pgvector 装 mac 上老报错咋整",  # installing, on a system no article covers
+        "pgvector 跟 猫",  # a lone character that names the topic: a cat
+        "向量 跟 猪 肉",  # and pork
     ):
         answer, _ = _demo_answer(off_topic, demo_index)
         assert is_decline(answer), (off_topic, answer)
