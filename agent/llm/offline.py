@@ -38,6 +38,7 @@ from agent.llm.offline_hits import (
     with_part_tops,
 )
 from agent.llm.offline_more import about_answer
+from agent.llm.offline_more_ask import answer_ask
 from agent.llm.offline_names import mentions
 from agent.llm.offline_overview import (
     NOTHING_BEFORE,
@@ -130,7 +131,9 @@ def _plan(turn: _Turn, available: set[str]) -> tuple[list[ToolCall], str]:
     rephrase = wants_rephrase(turn.question)
     # "explain this more simply" with no answer before it, on an article page: the article's
     # own summary is the simplest account of it a librarian can give.
-    summary = bool(_SUMMARY.search(turn.question)) or (
+    # "一句话总结一下" after an answer asks for it shorter (offline_more), not for the outline.
+    shorter = is_follow_up(turn) and answer_ask(turn.question) == "shorter"
+    summary = (bool(_SUMMARY.search(turn.question)) and not shorter) or (
         rephrase and not turn.earlier and turn.page is not None
     )
     if turn.page is not None and (meta := _page_meta(turn, available)) is not None:

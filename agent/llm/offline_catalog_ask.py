@@ -305,7 +305,8 @@ _NAMED = (
     ),
     # The subject's words are not "the": "the tags of the pgvector article" names "pgvector".
     re.compile(
-        r"\b(the|that)\s+(?P<s>(?!the\b)[\w.+#-]+( (?!the\b)[\w.+#-]+){0,3}?)\s+(article|post|piece)\b",
+        r"\b(the|that)\s+(?P<s>(?!the\b)[\w.+#-]+( (?!the\b)[\w.+#-]+){0,3}?)"
+        r"\s+(article|post|piece)\b",
         re.I,
     ),
     re.compile(r"(关于|讲|介绍|写)\s*(?P<s>[^，。？！?《》]{1,16}?)\s*的?(那篇|这篇|那一篇)"),

@@ -91,7 +91,9 @@ def search_query(turn: _Turn) -> str:
     if is_follow_up(turn) and answer_ask(turn.question):
         # "举个代码例子" is about the answer, not a subject: its words pulled the search with
         # the question before it under the bar. The questions asked so far find the article.
-        return " ".join(turn.earlier[-2:])[-500:]
+        # Earlier asks ("举个代码例子" before "为什么？") name no subject either: left out.
+        asked = [q for q in turn.earlier if not answer_ask(q)] or turn.earlier
+        return " ".join(asked[-2:])[-500:]
     if is_follow_up(turn):
         return f"{turn.leans_on} {turn.question}"[-500:]
     if _SUMMARY.search(turn.question):

@@ -16,6 +16,7 @@ from collections import Counter
 from agent.llm.offline_facts import _fact_terms, _facts, _standalone
 from agent.llm.offline_more_ask import answer_ask
 from agent.llm.offline_render import SOURCE, _link, _render
+from agent.llm.offline_shape import code_blocks, fenced
 from agent.llm.offline_text import Fact, blocks, inert, plain, terms
 from agent.llm.offline_turn import _Turn
 
@@ -41,7 +42,6 @@ _STRONG_EXAMPLE = re.compile(r"\bexamples?\b|例如|举例|示例|例子", re.I)
 # are three reasons:", "为什么…", "原因有三").
 _REASONS = re.compile(r"^why\b|\breasons?\b|为什么|原因|好处", re.I)
 _FENCED = re.compile(r"^\s*(```|~~~)[^\n]*\n(.*?)^\s*\1", re.M | re.S)
-_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$", re.M)
 _SENTENCE = re.compile(r"(?<=[.!?。！？])\s*")
 _RULE = re.compile(r"^\|[\s:|-]+$")
 _CITED = re.compile(r"\]\((/articles/[^)\s]+)\)")
@@ -111,6 +111,9 @@ class _Read:
         self.quoted = [f for f in self.facts if inert(f.text) in previous_answer]
         self.said = {f.order for f in self.quoted}
         self.context = context
+        # The earlier questions' words, read once: per fact they cost 0.25 s a turn on
+        # questions at the message cap.
+        self.context_terms = terms(context)
         self.asked = ""  # the follow-up's own words ("the other ways it can end")
         self.leads = _leads(self.body, self.facts)
         frequency = Counter(t for f in self.facts for t in _fact_terms(f))
@@ -147,7 +150,7 @@ def _reason(fact: Fact, read: _Read) -> float:
 def _reason_list(read: _Read) -> list[Fact]:
     """The items of a list its lead announces as reasons ("There are three reasons:"), in a
     section the answer quoted or one sharing the earlier question's words."""
-    asked = terms(read.context)
+    asked = read.context_terms
     for group, lead in read.leads.items():
         rows = read.group(group)
         if not rows or not _REASONS.search(lead):
@@ -204,9 +207,10 @@ def _example(read: _Read) -> str:
     """An example: a sentence giving one, a list or table announced as one (with the sentence
     after it), or a code block; the one nearest the quote and the earlier question."""
     candidates = _examples(read)
-    for section, code in _code_blocks(read.body):
-        near = CODE_NEAR if section in read.sections() else 0.0
-        candidates.append((near + _overlap(terms(code), read), f"```\n{code}\n```"))
+    for block in code_blocks(read.body):
+        near = CODE_NEAR if block.section in read.sections() else 0.0
+        score = near + _overlap(terms(block.code), read)
+        candidates.append((score, fenced(block.code, block.info)))
     return max(candidates, key=lambda c: c[0])[1] if candidates else ""
 
 
@@ -230,7 +234,7 @@ def _lang(text: str) -> str:
 
 
 def _overlap(words: set[str], read: _Read) -> float:
-    return sum(read.rarity.get(t, 0.0) for t in terms(read.context) & words)
+    return sum(read.rarity.get(t, 0.0) for t in read.context_terms & words)
 
 
 def _closeness(fact: Fact, read: _Read) -> float:
@@ -272,26 +276,16 @@ def _probe(below: list[str]) -> list[str]:
     return [plain(re.sub(r"^([-*+]|\d+[.)])\s+", "", first))[:24]]
 
 
-def _code_blocks(body: str) -> list[tuple[str, str]]:
-    """(section, code) of each fenced code block of the article."""
-    found = []
-    for match in _FENCED.finditer(body):
-        headings = _HEADING.findall(body[: match.start()])
-        code = match.group(2).rstrip().replace("```", "")
-        found.append((plain(headings[-1]) if headings else "", code))
-    return found
-
-
 def _code(read: _Read) -> str:
     """The code block in a section the answer quoted, else the one sharing most of the
     earlier question's words, as a fenced block."""
-    blocks = _code_blocks(read.body)
+    blocks = code_blocks(read.body)
     if not blocks:
         return ""
     sections = read.sections()
-    asked = terms(read.context)
-    _, code = max(blocks, key=lambda b: (b[0] in sections, len(asked & terms(b[1]))))
-    return f"```\n{code}\n```"
+    asked = read.context_terms
+    best = max(blocks, key=lambda b: (b.section in sections, len(asked & terms(b.code))))
+    return fenced(best.code, best.info)
 
 
 def _where(quoted: list[Fact], article: dict, lang: str) -> str:

@@ -15,9 +15,16 @@ MAX_ASK = 60  # characters: a longer message says more than an ask about the ans
 # What may open and close the ask: "ok, why?", "那为什么呢？", "more please".
 _OPEN = r"\s*(?:and|so|ok|okay|also|then|那|那么|好的?|嗯)?[\s,，]*(?:"
 _END = r")[\s,，.。!！?？~]*(?:please|thanks|吗|呢|吧|啊)?[\s.。!！?？]*"
+_LIST_NOUN = (
+    r"(?:ones?|ways|options|kinds|types|steps|phases|parameters|fields|reasons|cases|endings|"
+    r"conditions|statuses|settings|rules|methods)"
+)
 _KINDS = {
     "other": r"(?:what|how) about the (?:other|rest)(?: ones?)?|"
-    r"(?:what are )?the (?:other|rest)(?: \w+){0,4}|"
+    # "the other ways it can end": a list noun and a pronoun's clause, nothing naming a new
+    # subject ("and the other databases like MongoDB?" is searched).
+    rf"(?:what are )?the (?:other|rest)(?: {_LIST_NOUN})?(?: of (?:them|it|those))?"
+    r"(?: (?:it|they|that|this|you|we|i|one) \w+(?: \w+)?)?|"
     r"(?:any )?other (?:ones|options|ways|kinds|types)|"
     r"(?:其他|其它|别的|其余)的?(?:方案|方法|办法|几种|几个|选项|情况)?|"
     r"还有(?:别的|其他|其它)(?:方案|方法|办法|选项)?",
@@ -27,7 +34,8 @@ _KINDS = {
     r"(?:再)?(?:详细|具体|多)(?:说说|讲讲|说一点|讲一点|一点)|再多(?:讲|说)(?:一点|一些|点)|"
     r"展开(?:说说|讲讲)",
     # "why that number?", "why concurrently?": a pronoun or a manner, no subject of its own.
-    "why": r"why(?: (?:is|was|does|do) (?:that|it|this)(?: so)?| not| so| both| that \w+|"
+    "why": r"why(?: (?:is|was|does|do) (?:that|it|this)(?: so)?| not| so| both|"
+    r" that (?:number|figure|value|one|choice|order|limit|default|way)|"
     r" \w+ly| use (?:it|that|this))?|how come|what(?:'s| is) the reason|"
     r"为什么(?:不行|不能|要这样|选这个|呢)?|为啥|原因是什么|原因呢",
     "example": r"(?:(?:can|could) you )?(?:give|show) (?:me )?an? example|(?:an? |for )?examples?|"

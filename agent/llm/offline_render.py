@@ -18,6 +18,8 @@ from agent.llm.offline_text import (
     section_leads,
 )
 
+CODE = "code"  # the kind of a Fact holding a fenced code block (offline_shape.fenced)
+
 MAX_SECTIONS = 6
 
 SOURCE = {"en": "Source: ", "zh": "来源："}
@@ -62,7 +64,7 @@ def _colon(heading: str) -> str:
 def _render(facts: list[Fact], lang: str) -> str:
     """Sentences as paragraphs; two or more list items and table rows in a row as a bulleted
     list, one alone as a paragraph (a list of one bullet read as a fragment)."""
-    runs: list[list[str] | str] = []  # paragraphs, and runs of list items and rows
+    runs: list[list[str] | str] = []  # paragraphs, code blocks, runs of list items and rows
     prose: list[str] = []
     for fact in facts:
         if fact.kind == "sentence":
@@ -71,8 +73,8 @@ def _render(facts: list[Fact], lang: str) -> str:
         if prose:
             runs.append(_join(prose, lang))
             prose = []
-        if fact.kind == "code":  # a fenced block (offline_shape), shown as it is
-            runs.append(fact.text)
+        if fact.kind == CODE:
+            runs.append(_Code(fact.text))
             continue
         if runs and isinstance(runs[-1], list):
             runs[-1].append(fact.text)
@@ -80,8 +82,18 @@ def _render(facts: list[Fact], lang: str) -> str:
             runs.append([fact.text])
     if prose:
         runs.append(_join(prose, lang))
-    parts = [_bullets(run) if isinstance(run, list) else run for run in runs]
-    return inert("\n\n".join(parts))
+    return "\n\n".join(_shown(run) for run in runs)
+
+
+class _Code(str):
+    """A fenced block (offline_shape.fenced): no link can form inside a fence, and `inert`
+    would change the code ("-> list[dict]:" shown as "-> list[dict] :")."""
+
+
+def _shown(run: list[str] | str) -> str:
+    if isinstance(run, _Code):
+        return run
+    return inert(_bullets(run) if isinstance(run, list) else run)
 
 
 def _bullets(items: list[str]) -> str:

@@ -22,13 +22,13 @@ from functools import lru_cache
 
 from agent.llm.offline_explain import _WHY
 from agent.llm.offline_facts import _facts, _leans, _standalone
+from agent.llm.offline_render import CODE
 from agent.llm.offline_text import _SPLIT, Fact, blocks, plain, sentences, terms
 
 MAX_CODE_LINES = 30  # a longer block is a program to read on the page, not an answer to quote
 MAX_LIST = 8  # list items brought along for "what are the steps?"
 MAX_ROWS = 12  # table rows brought along: a field table is read whole
 WHY_FACTS = 2  # the opening sentences of a "Why …" section with no list of reasons
-CODE = "code"
 
 # A noun naming code: what a reader asks to be shown. The gaps between the words are bounded
 # (80 characters): an unbounded `.*` made a 4,800-character "show me show me …" cost 0.16 s.
@@ -99,9 +99,8 @@ def shaped(
     block = _best_block(body, wanted, facts) if lead and asks_code(question) else None
     if block is None:
         return facts
-    fence = f"```{block.info}\n{block.code}\n```"
     order = max((fact.order for fact in facts), default=0) + 1
-    return [*facts, Fact(fence, CODE, block.section, order)]
+    return [*facts, Fact(fenced(block.code, block.info), CODE, block.section, order)]
 
 
 def _why_section(facts: list[Fact], every: list[Fact], wanted: dict[str, float]) -> list[Fact]:
@@ -191,7 +190,7 @@ def _best_block(body: str, wanted: dict[str, float], facts: list[Fact]) -> Block
     shares a word."""
     sections = {fact.section for fact in facts}
     best, best_score = None, 0.0
-    for block in _blocks(body):
+    for block in code_blocks(body):
         if block.code.count("\n") + 1 > MAX_CODE_LINES:
             continue
         words = terms(f"{block.code} {block.section}")
@@ -203,8 +202,16 @@ def _best_block(body: str, wanted: dict[str, float], facts: list[Fact]) -> Block
     return best
 
 
+def fenced(code: str, info: str = "") -> str:
+    """`code` as a fenced block no line of it can close: the fence is longer than any run of
+    backticks inside."""
+    longest = max((len(run) for run in re.findall(r"`+", code)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{info}\n{code}\n{fence}"
+
+
 @lru_cache(maxsize=64)
-def _blocks(body: str) -> tuple[Block, ...]:
+def code_blocks(body: str) -> tuple[Block, ...]:
     """Every fenced code block of `body`, with the heading above it."""
     found = []
     for match in _FENCED.finditer(body):

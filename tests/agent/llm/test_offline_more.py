@@ -108,6 +108,10 @@ def test_an_ask_about_the_answer_is_read_by_what_it_wants(message, kind):
         "那中文呢？",  # the other language: offline_swap's
         "OK, different question: how does Docent stop cross-site WebSocket hijacking?",
         "why does the loop append results in call order?",
+        # A new subject after "the other": searched, not read as an ask about the answer.
+        "and the other databases like MongoDB?",
+        "what are the other ways to cook rice?",
+        "why that Redis?",
     ],
 )
 def test_a_follow_up_with_a_subject_of_its_own_is_no_ask_about_the_answer(message):
@@ -218,7 +222,7 @@ async def test_the_code_is_the_block_in_the_section_quoted():
         "Source: [Anatomy of the agent loop](/articles/loop/)"
     )
     result, _ = await _ask(["How does the loop run tools?", "代码怎么写？"], answers=[first])
-    assert "```\nresults = await asyncio.gather" in result.answer
+    assert "```python\nresults = await asyncio.gather" in result.answer  # its language kept
     assert result.answer.endswith("来源：[Anatomy of the agent loop](/articles/loop/)")
 
 
@@ -289,3 +293,23 @@ async def test_an_ask_about_the_answer_is_searched_with_the_questions_before_it_
         ["How does the loop run tools?", "有示例代码吗？"], answers=[first], misses="代码"
     )
     assert "results = await asyncio.gather" in result.answer
+
+
+@pytest.mark.asyncio
+async def test_a_second_ask_in_a_row_is_searched_with_the_question_not_the_first_ask():
+    # "… → show me the code → why?" searched "show me the code why?"-ish words and declined.
+    result, _ = await _ask(
+        ["How does the loop run tools concurrently?", "show me the code", "why?"],
+        needs="concurrently",
+        misses="code",
+    )
+    assert not is_decline(result.answer)
+    assert [c["url"] for c in result.citations] == ["/articles/loop/"]
+
+
+@pytest.mark.asyncio
+async def test_sum_it_up_in_one_sentence_after_an_answer_is_the_short_version():
+    # "一句话总结一下" also reads as "summarize": it gave the article's whole section outline.
+    result, _ = await _ask(["How does the agent loop end a turn?", "一句话总结一下"])
+    assert LOOP["summary"] in result.answer
+    assert "Stop conditions" not in result.answer

@@ -210,3 +210,15 @@ def test_which_asks_for_several_only_of_a_plural():
     # "Which operator class do I use?" wants the one row, not the whole operator table.
     assert not asks_many("Which operator class do I use for a cosine HNSW index?")
     assert asks_many("Which prefixes do E5 models need on queries and on passages?")
+
+
+def test_code_is_quoted_as_written_and_its_fence_cannot_be_closed_early():
+    # Markdown's link guard (inert) put a space into "-> list[dict]:" inside the block.
+    from agent.llm.offline_render import CODE, _render
+    from agent.llm.offline_shape import fenced
+    from agent.llm.offline_text import Fact
+
+    code = "def hits(q) -> list[dict]:\n    return m[0][1]  # ``` inside"
+    shown = _render([Fact("Here it is.", "sentence", "", 0), Fact(fenced(code), CODE, "", 1)], "en")
+
+    assert f"````\n{code}\n````" in shown
