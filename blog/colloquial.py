@@ -62,7 +62,7 @@ def colloquial_fold(text: str) -> str:
 # character outside it may be the topic ("pgvector 跟 猫" asks about a cat, and left out, it
 # let that question clear the bar at 0.96).
 FUNCTION_CHARACTERS = frozenset(
-    "跟和与及或比在用把被给对从到向往于为让当是的地得了着过也都就还又很太更最"
+    "跟和与及或比在用把被给对从到向往于为让当按以由经据靠凭除替同是的地得了着过也都就还又很太更最"
     "吗呢吧啊嘛么个这那哪有没不能会要想该可装跑写做加换"
 )
 
