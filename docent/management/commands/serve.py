@@ -17,8 +17,10 @@ class Command(BaseCommand):
     requires_system_checks = []
 
     def add_arguments(self, parser) -> None:
-        parser.add_argument("--host", default="127.0.0.1")
-        parser.add_argument("--port", type=int, default=8000)
+        # HOST and PORT as `make run` reads them (DESIGN's environment): `PORT=9000 manage.py
+        # serve` bound 8000, next to someone else's server, and two engineers tripped on it.
+        parser.add_argument("--host", default=os.environ.get("HOST") or "127.0.0.1")
+        parser.add_argument("--port", type=int, default=int(os.environ.get("PORT") or 8000))
         parser.add_argument(
             "--no-prepare",
             action="store_true",
