@@ -215,13 +215,16 @@ def link_followed(request: HttpRequest) -> bool:
 
 
 def chat_request_refusal(request: HttpRequest) -> str:
-    """Why this request may not drive the chat, or "" when it may."""
+    """Why this request may not write to the API (the chat, feedback), or "" when it may.
+
+    Said of the API, not the chat: a form post to /api/feedback or to an unknown path was told
+    "The chat accepts application/json only"."""
     if (request.content_type or "").lower() != "application/json":
-        return "The chat accepts application/json only."
+        return "The API accepts application/json only."
     try:
         host = request.get_host()
     except DisallowedHost:
         host = None
     if not origin_allowed(origin=request.headers.get("Origin"), scheme=request.scheme, host=host):
-        return "This origin may not use the chat."
+        return "This origin may not use the API."
     return ""

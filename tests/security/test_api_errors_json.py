@@ -49,6 +49,11 @@ def test_client_errors_under_api_are_json_and_the_pages_stay_html(serve, mode):
         assert_json(client.get("/api/articles", headers={"host": "evil.example"}), 400,
                     {"detail": "Bad request.", "code": "bad_request"})  # fmt: skip
 
+        # A write that is not JSON, to any /api/ path: refused, and told so of the API.
+        for path in ["/api/nope", "/api/feedback"]:
+            form = client.post(path, content="x=1", headers={"content-type": "text/plain"})
+            assert_json(form, 403, {"detail": "The API accepts application/json only."})
+
         page = client.get("/nope")
         trace = client.request("TRACE", "/")
         bad_host = client.get("/", headers={"host": "evil.example"})
