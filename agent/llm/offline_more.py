@@ -63,6 +63,7 @@ def about_answer(turn: _Turn, sources: list[dict]) -> str:
         kind=kind,
         question=turn.question,
         previous_answer=turn.previous_answer,
+        said_before=turn.answers,
         context=" ".join(turn.earlier),
         sources=sources,
         lang=turn.lang,
@@ -77,6 +78,7 @@ def compose_about_answer(
     context: str,
     sources: list[dict],
     lang: str,
+    said_before: str = "",
 ) -> str:
     """The answer to an ask about `previous_answer`, from the first article it cited that
     was read again (`sources`); "" when none was, or the article has nothing more to give.
@@ -88,7 +90,7 @@ def compose_about_answer(
     if kind == "shorter":
         summary = plain(str(article.get("summary") or ""))
         return _cite(f"{SUMMARY[lang]}\n\n{inert(summary)}", article, lang) if summary else ""
-    read = _Read(article, previous_answer, context)
+    read = _Read(article, previous_answer, context, said_before or previous_answer)
     read.asked = question
     if kind == "where":
         return _where(read.quoted, article, lang)
@@ -105,11 +107,12 @@ class _Read:
     """An article as a follow-up reads it: its facts, those the answer quoted, the sentence
     leading each list or table ("The loop has four ways to end:"), and its code blocks."""
 
-    def __init__(self, article: dict, previous_answer: str, context: str) -> None:
+    def __init__(self, article: dict, previous_answer: str, context: str, said: str) -> None:
         self.body = str(article.get("body") or "")
         self.facts = _facts(article)
         self.quoted = [f for f in self.facts if inert(f.text) in previous_answer]
-        self.said = {f.order for f in self.quoted}
+        # Facts any earlier answer quoted: a second "tell me more" repeated the first answer.
+        self.said = {f.order for f in self.facts if inert(f.text) in said}
         self.context = context
         # The earlier questions' words, read once: per fact they cost 0.25 s a turn on
         # questions at the message cap.

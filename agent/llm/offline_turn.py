@@ -39,6 +39,7 @@ class _Turn:
     index: int = 0
     system: str = ""  # the system messages: the assistant's own name and the page on screen
     previous_answer: str = ""  # the assistant's last answer before this question
+    answers: str = ""  # every answer before this question, joined: what was said already
     leans_on: str = ""  # the earlier question a follow-up leans on: the last one answered
     reader: str = ""  # the language the visitor reads the site in ("zh-hans"), if known
     asked_in: str = ""  # the language a follow-up asked the last answer in ("and in Chinese?")
@@ -73,6 +74,7 @@ def _read(messages: list[dict]) -> _Turn:
         earlier=before.earlier,
         leans_on=before.leans_on,
         previous_answer=before.previous_answer,
+        answers=before.answers,
         asked_in=wanted,
     )
 
@@ -118,6 +120,11 @@ def _read_turn(messages: list[dict]) -> _Turn:
                 if m.get("role") == "assistant" and m.get("content")
             ),
             "",
+        ),
+        answers="\n\n".join(
+            simplified_chars(str(m.get("content") or ""))
+            for m in messages[: max(last, 0)]
+            if m.get("role") == "assistant" and m.get("content")
         ),
     )
 

@@ -313,3 +313,19 @@ async def test_sum_it_up_in_one_sentence_after_an_answer_is_the_short_version():
     result, _ = await _ask(["How does the agent loop end a turn?", "一句话总结一下"])
     assert LOOP["summary"] in result.answer
     assert "Stop conditions" not in result.answer
+
+
+@pytest.mark.asyncio
+async def test_a_second_tell_me_more_adds_what_neither_answer_quoted():
+    # Only the last answer counted as said: the third turn quoted the first answer again.
+    first = (
+        "The loop runs independent tool calls concurrently with asyncio.gather in every turn.\n\n"
+        "Source: [Anatomy of the agent loop](/articles/loop/)"
+    )
+    turns = ["How does the loop run tools?", "tell me more", "tell me more"]
+    second, _ = await _ask(turns[:2], answers=[first])
+    third, _ = await _ask(turns, answers=[first, second.answer])
+
+    quoted = [line for line in second.answer.split("\n\n") if not line.startswith("Source")]
+    assert "asyncio.gather in every turn" not in third.answer
+    assert not any(line in third.answer for line in quoted), (second.answer, third.answer)
