@@ -16,9 +16,10 @@ from collections import Counter
 from agent.llm.offline_facts import _fact_terms, _facts, _standalone
 from agent.llm.offline_more_ask import answer_ask
 from agent.llm.offline_render import SOURCE, _link, _render
-from agent.llm.offline_shape import code_blocks, fenced
+from agent.llm.offline_shape import FENCED, code_blocks, fenced
 from agent.llm.offline_text import Fact, blocks, inert, plain, terms
 from agent.llm.offline_turn import _Turn
+from blog.chunking import TABLE_RULE
 
 CODE_NEAR = 0.75  # an example in code, in the quoted section: a sentence right after it wins
 ANNOUNCED = 2.0  # a table or list its lead calls an example ("A worked example with k = 60:")
@@ -41,9 +42,7 @@ _STRONG_EXAMPLE = re.compile(r"\bexamples?\b|例如|举例|示例|例子", re.I)
 # A section or a list whose lead says it gives reasons ("Why append in call order", "There
 # are three reasons:", "为什么…", "原因有三").
 _REASONS = re.compile(r"^why\b|\breasons?\b|为什么|原因|好处", re.I)
-_FENCED = re.compile(r"^\s*(```|~~~)[^\n]*\n(.*?)^\s*\1", re.M | re.S)
 _SENTENCE = re.compile(r"(?<=[.!?。！？])\s*")
-_RULE = re.compile(r"^\|[\s:|-]+$")
 _CITED = re.compile(r"\]\((/articles/[^)\s]+)\)")
 
 WHERE = {
@@ -251,7 +250,7 @@ def _closeness(fact: Fact, read: _Read) -> float:
 def _leads(body: str, facts: list[Fact]) -> dict[int, str]:
     """The sentence introducing each list or table ("…four ways to end:"), by its group:
     quoting leaves it out (it ends with a colon), but it says what the list is."""
-    lines = _FENCED.sub("", body).splitlines()
+    lines = FENCED.sub("", body).splitlines()
     leads: dict[int, str] = {}
     for at, line in enumerate(lines[:-1]):
         text = line.strip()
@@ -274,7 +273,7 @@ def _probe(below: list[str]) -> list[str]:
     """The first item or row under a lead, as pieces its fact holds."""
     first = below[0]
     if first.startswith("|"):
-        rows = [ln for ln in below[1:] if ln.startswith("|") and not _RULE.match(ln)]
+        rows = [ln for ln in below[1:] if ln.startswith("|") and not TABLE_RULE.match(ln)]
         return [plain(c) for c in (rows[0].strip("|").split("|") if rows else []) if plain(c)]
     return [plain(re.sub(r"^([-*+]|\d+[.)])\s+", "", first))[:24]]
 

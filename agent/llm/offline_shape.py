@@ -59,7 +59,7 @@ _ASKS_MANY = re.compile(
     re.IGNORECASE,
 )
 _WHY_HEADING = re.compile(r"^\W*(?:why\b|为什么)", re.IGNORECASE)
-_FENCED = re.compile(r"^\s*(```|~~~)([^\n]*)\n(.*?)^\s*\1[^\n]*$", re.MULTILINE | re.DOTALL)
+FENCED = re.compile(r"^\s*(```|~~~)([^\n]*)\n(.*?)^\s*\1[^\n]*$", re.MULTILINE | re.DOTALL)
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$", re.MULTILINE)
 
 
@@ -214,9 +214,9 @@ def fenced(code: str, info: str = "") -> str:
 def code_blocks(body: str) -> tuple[Block, ...]:
     """Every fenced code block of `body`, with the heading above it."""
     found = []
-    for match in _FENCED.finditer(body):
+    for match in FENCED.finditer(body):
         # A "#" comment in an earlier block is no heading.
-        headings = _HEADING.findall(_FENCED.sub("", body[: match.start()]))
+        headings = _HEADING.findall(FENCED.sub("", body[: match.start()]))
         section = plain(headings[-1]) if headings else ""
         found.append(Block(match.group(2).strip(), match.group(3).rstrip("\n"), section))
     return tuple(found)
