@@ -2,8 +2,8 @@
 
 A web process answers a refused /api/ request in JSON (`{"detail": …}`, config/request_rate.py
 and config/api_errors.py), but in the cluster nginx refuses first: past an address's request
-burst every /api/ route got nginx's HTML "429 Too Many Requests" page (no Retry-After), and
-with no web process up its HTML 502. A client that parses the
+burst every /api/ route got nginx's HTML "429 Too Many Requests" page (no Retry-After), a body
+past nginx's 1 MB its HTML 413, and with no web process up its HTML 502. A client that parses the
 API's errors read markup, and only behind nginx. Sent through the real nginx configuration.
 """
 
@@ -63,12 +63,18 @@ def test_nginx_refusals_under_api_are_json(tmp_path: Path, settings):
         searches = [sent(port, "127.0.0.11", get("/api/search?q=x")) for _ in range(3 * BURST)]
         chats = [sent(port, "127.0.0.12", post("/api/chat", 2)) for _ in range(3 * BURST)]
         page = [sent(port, "127.0.0.13", get("/")) for _ in range(3 * BURST)][-1]
+        too_large = sent(port, "127.0.0.14", post("/api/feedback", 2 * 1024 * 1024))
 
     # Before: 429 text/html, nginx's page, with no Retry-After.
     for refused in (searches[-1], chats[-1]):
         assert assert_api_json(refused, 429) == TOO_MANY
         assert refused[1]["retry-after"] == "10"  # one request's refill at 0.1 a second
     assert page[0] == 429 and "application/json" not in page[1]["content-type"]
+    # Before: 413 text/html, past nginx's 1 MB (the web process answers as the socket does).
+    assert assert_api_json(too_large, 413) == {
+        "detail": "The request body is larger than this server accepts.",
+        "code": "bad_request",
+    }
 
 
 def test_nginx_with_no_web_process_answers_api_requests_in_json(tmp_path: Path):
