@@ -15,6 +15,15 @@ TAG_CHARACTERS = re.compile("[\U000e0000-\U000e007f]+")
 _SHOWN = frozenset("LNPS")
 # Letters that render as blank space: Hangul fillers, the halfwidth filler, the Braille blank.
 _BLANK = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+# Controls, format characters (bidi overrides, zero-width spaces, tag characters) and code
+# points no character is assigned to.
+_HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Cn"})
+# Marks Unicode says to show as nothing (Default_Ignorable_Code_Point): the combining grapheme
+# joiner, Khmer's two inherent vowels, Mongolian's free variation selectors, the variation
+# selectors and their supplement. Their category is a mark's, so a check by category passed them.
+_IGNORABLE_MARKS = (
+    (0x034F, 0x034F), (0x17B4, 0x17B5), (0x180B, 0x180F), (0xFE00, 0xFE0F), (0xE0100, 0xE01EF),
+)  # fmt: skip
 
 
 def text_scrub(value: Any) -> Any:
@@ -38,6 +47,16 @@ def has_visible_text(text: str) -> bool:
     only of them started a turn and stood as a blank row in the admin.
     """
     return any(unicodedata.category(char)[0] in _SHOWN and char not in _BLANK for char in text)
+
+
+def shows_nothing(char: str) -> bool:
+    """True for a character that takes no visible place in a line: a control, a format
+    character, an unassigned code point, a blank letter (a Hangul filler, the Braille blank) or
+    a mark Unicode says to ignore (a variation selector, the combining grapheme joiner)."""
+    if unicodedata.category(char) in _HIDDEN_CATEGORIES or char in _BLANK:
+        return True
+    point = ord(char)
+    return any(low <= point <= high for low, high in _IGNORABLE_MARKS)
 
 
 def without_tags(text: str) -> str:

@@ -306,6 +306,8 @@ SESSION_ENGINE = "config.sessions"
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"
 CSRF_COOKIE_SAMESITE = "Lax"
+# JSON under /api/: a JSON post to the docs or the schema was Django's HTML CSRF page.
+CSRF_FAILURE_VIEW = "docent.error_views.csrf_failure"
 X_FRAME_OPTIONS = "DENY"
 # A debug page hides the password of a URL in a setting (REDIS_URL), not only settings by name.
 DEFAULT_EXCEPTION_REPORTER_FILTER = "config.reporting.CredentialsFilter"

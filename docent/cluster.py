@@ -6,6 +6,7 @@ supervisord's and nginx's configuration under `.data/cluster/`.
 """
 
 import json
+import math
 import os
 import re
 import resource
@@ -190,6 +191,9 @@ def nginx_conf(
         "requests_per_minute": _per_minute(settings.HTTP_REQUESTS_PER_SECOND_PER_IP),
         "network_requests_per_minute": _per_minute(settings.HTTP_REQUESTS_PER_SECOND_PER_NETWORK),
         "request_burst": request_burst,
+        # What nginx's 429 under /api/ says in Retry-After: one request's refill, as the web
+        # processes say it for their own bucket (config/request_rate.py).
+        "retry_after": max(1, math.ceil(1 / settings.HTTP_REQUESTS_PER_SECOND_PER_IP)),
         "network_burst": network_burst,
         "foreign_requests_per_minute": _per_minute(
             share * settings.HTTP_REQUESTS_PER_SECOND_PER_IP

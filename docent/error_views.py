@@ -1,7 +1,7 @@
 """Django's error handlers (config/urls.py): JSON under /api/, the site's pages elsewhere."""
 
 from django.http import HttpRequest, HttpResponse
-from django.views import defaults
+from django.views import csrf, defaults
 from django.views.decorators.csrf import csrf_exempt
 
 from blog import views as blog_views
@@ -32,6 +32,14 @@ def permission_denied(request: HttpRequest, exception: Exception) -> HttpRespons
     if is_api_request(request):
         return api_error_json(status=403, detail=FORBIDDEN)
     return defaults.permission_denied(request, exception)
+
+
+def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
+    """settings.CSRF_FAILURE_VIEW: the API's routes take no CSRF token (their writes are JSON
+    from an allowed origin), but the docs and schema views are Django's and are checked."""
+    if is_api_request(request):
+        return api_error_json(status=403, detail=FORBIDDEN)
+    return csrf.csrf_failure(request, reason)
 
 
 def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:

@@ -31,6 +31,7 @@ of one /48 used up a web process's 1,024 file descriptors and every other visito
 was dropped at once, `/healthz` included, and a connect loop every 20 s kept it so.
 """
 
+import json
 import logging
 import time
 from collections import Counter
@@ -133,10 +134,17 @@ def bounded_request(max_body: int) -> type[WebRequest]:
             # Twisted answers "Expect: 100-continue" after gotLength: not after a refusal.
             self.requestHeaders.removeHeader(b"expect")
             status, body = answer
+            kind = b"text/plain; charset=utf-8"
+            # The request line is in (the channel keeps its path until the request is built):
+            # under /api/ the refusal is JSON, as the API's other errors are.
+            if getattr(self.channel, "_path", b"").startswith(b"/api/"):
+                detail = body.decode().strip()
+                body = json.dumps({"detail": detail, "code": "bad_request"}).encode()
+                kind = b"application/json"
             head = (
-                b"HTTP/1.1 %s\r\nContent-Type: text/plain; charset=utf-8\r\n"
+                b"HTTP/1.1 %s\r\nContent-Type: %s\r\n"
                 b"Content-Length: %d\r\nConnection: close\r\n%s\r\n"
-                % (status, len(body), REFUSAL_HEADERS)
+                % (status, kind, len(body), REFUSAL_HEADERS)
             )
             self.channel.transport.write(head + body)
             self.channel.transport.loseConnection()

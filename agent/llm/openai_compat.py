@@ -135,7 +135,7 @@ class OpenAICompatModel:
                 # The endpoint's error may quote what it was sent (the visitor's words): escaped,
                 # it cannot begin a log line of its own.
                 logger.warning(
-                    "model call failed (%s), retry %d in %.2fs", log_text(str(exc)), attempt, delay
+                    "model call failed (%s), retry %d in %.2fs", _described(exc), attempt, delay
                 )
                 if isinstance(exc, openai.APIConnectionError) and request_sent(exc):
                     # Dropped once the request was out: the endpoint may have had the whole
@@ -550,6 +550,15 @@ def failure_reason(exc: Exception) -> str:
     if isinstance(exc, openai.APIStatusError):
         return "http_5xx" if exc.status_code >= 500 else "http_4xx"
     return "bad_response"
+
+
+def _described(exc: Exception) -> str:
+    """The failure for the log, escaped. The SDK's aiohttp transport calls a refused connection
+    a timeout, and its "Request timed out." sent an operator looking for a slow endpoint when
+    nothing listened at OPENAI_BASE_URL."""
+    if isinstance(exc, openai.APITimeoutError) and _refused(exc):
+        return "connection refused"
+    return log_text(str(exc))
 
 
 def _visitor_message(exc: Exception) -> str:

@@ -15,3 +15,10 @@ def test_lines_and_tabs_still_part_words_once_hidden_characters_are_dropped():
 
 def test_chinese_and_emoji_stay():
     assert title_of("怎么用 pgvector？🚀") == "怎么用 pgvector？🚀"
+
+
+def test_blank_letters_and_ignorable_marks_go_while_korean_and_accents_stay():
+    # A Hangul filler, a variation selector and the combining grapheme joiner show nothing;
+    # Hangul syllables and a combining accent on a letter are text.
+    question = "pg\u3164vector \ufe0f한국어\u034f café cafe\u0301"
+    assert title_of(question) == "pgvector 한국어 café cafe\u0301"

@@ -31,10 +31,10 @@ _WRITE_LINK = re.compile(r'<a[^>]*class="[^"]*dc-question__write"[^>]*>')
 _TITLE_INPUT = re.compile(r'<input[^>]*name="title"[^>]*>')
 
 
-def visitor_asks(server) -> None:
+def visitor_asks(server, question: str = QUESTION) -> None:
     """A question the empty blog declines, asked over the chat socket."""
     with connect(server.ws_url, additional_headers={"Origin": server.url}) as socket:
-        socket.send(json.dumps({"type": "message", "content": QUESTION}))
+        socket.send(json.dumps({"type": "message", "content": question}))
         while json.loads(socket.recv(timeout=60))["type"] not in {"done", "error"}:
             pass
 

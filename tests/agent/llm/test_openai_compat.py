@@ -376,6 +376,27 @@ async def test_a_refused_connection_is_retried_unpaid(http):
     assert items == []  # three attempts, none charged
 
 
+@pytest.mark.parametrize("http", ["aiohttp", "httpx"])
+async def test_a_refused_connection_is_logged_as_refused_not_as_a_timeout(http, caplog):
+    with socket.socket() as unused:  # a port with nothing listening
+        unused.bind(("127.0.0.1", 0))
+        port = unused.getsockname()[1]
+    chat = OpenAICompatModel(
+        base_url=f"http://127.0.0.1:{port}/v1", api_key="", model="m", http=http
+    )
+    chat.retry_base_delay = 0.01
+    try:
+        with pytest.raises(ModelError):
+            await collect(chat)
+    finally:
+        await chat.aclose()
+
+    retries = [r.getMessage() for r in caplog.records if "model call failed" in r.getMessage()]
+    assert len(retries) == 2
+    # Before, through aiohttp: "model call failed (Request timed out.), retry 1 in 0.01s".
+    assert not [line for line in retries if "timed out" in line.lower()]
+
+
 async def test_a_reply_that_ran_out_its_whole_deadline_is_not_tried_again(server):
     # Kept alive by pings and never answering, it was cut at call_seconds and retried twice:
     # 3 x AGENT_MODEL_CALL_SECONDS (15 minutes at the default) before the visitor heard.
