@@ -42,8 +42,10 @@ def error_code(exc: BaseException) -> str:
 
 
 # Model failures that sending the question again cannot mend: the endpoint refused the site's
-# key or its model name (the adapter's `reason`, agent.llm.openai_compat.failure_reason).
-SETUP_FAILURES = frozenset({"auth", "http_4xx"})
+# key or does not know its model name (the adapter's `reason`, openai_compat.failure_reason).
+# Other 4xx are not: a provider's content filter or context limit refuses one question, and
+# the visitor may ask again in other words.
+SETUP_FAILURES = frozenset({"auth", "not_found"})
 
 
 def error_from(exc: AgentError, articles: list[dict] | None = None) -> dict:

@@ -40,7 +40,7 @@ MODEL_CALLS = Counter("docent_model_calls", "Model calls (one per step), by outc
 MODEL_ERRORS = Counter(
     "docent_model_errors",
     "Model calls that failed, by what failed (timeout, deadline, connection, rate_limited, auth, "
-    "http_4xx, http_5xx, bad_response, stream_error, broke_off, no_result).",
+    "not_found, http_4xx, http_5xx, bad_response, stream_error, broke_off, no_result).",
     ["reason"],
 )
 MODEL_RETRIES = Counter(

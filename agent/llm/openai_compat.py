@@ -547,6 +547,8 @@ def failure_reason(exc: Exception) -> str:
         return "rate_limited"
     if isinstance(exc, openai.AuthenticationError | openai.PermissionDeniedError):
         return "auth"
+    if isinstance(exc, openai.NotFoundError):
+        return "not_found"  # a model name or a base URL the endpoint does not know
     if isinstance(exc, openai.APIStatusError):
         return "http_5xx" if exc.status_code >= 500 else "http_4xx"
     return "bad_response"

@@ -39,7 +39,8 @@ def test_done_says_whether_the_turn_answered():
 
 @pytest.mark.parametrize(
     ("reason", "extra"),
-    [("auth", {"reason": "setup"}), ("http_4xx", {"reason": "setup"}), ("connection", {}),
+    [("auth", {"reason": "setup"}), ("not_found", {"reason": "setup"}), ("http_4xx", {}),
+     ("connection", {}),
      ("timeout", {}), ("http_5xx", {}), ("rate_limited", {})],
 )  # fmt: skip
 def test_a_model_error_the_sites_settings_caused_is_marked_setup(reason, extra):

@@ -139,6 +139,17 @@ async def test_a_400_is_not_retried(server, model):
 
 
 @pytest.mark.asyncio
+@pytest.mark.parametrize(("status", "reason"), [(404, "not_found"), (400, "http_4xx"), (422, "http_4xx")])
+async def test_a_missing_model_is_told_apart_from_a_refused_question(server, model, status, reason):
+    # A content filter's or a context limit's 400 refuses one visitor's question: it was read
+    # as the site's setup, the panel offered no retry and the visitor was told of settings.
+    server.enqueue(error_response(status))
+    with pytest.raises(ModelError) as caught:
+        await collect(model)
+    assert caught.value.reason == reason
+
+
+@pytest.mark.asyncio
 async def test_429_retry_after_is_honoured(server, model):
     server.enqueue(error_response(429, retry_after=0.3), text_response(["ok"]))
     started = time.monotonic()
