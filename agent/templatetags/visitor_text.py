@@ -1,5 +1,5 @@
-"""Visitor text in the admin: bidi controls and hidden tag characters shown as what they
-are, towers of combining marks cut short, the text isolated."""
+"""Visitor text in the admin: bidi controls, blank letters and hidden tag characters shown as
+what they are, towers of combining marks cut short, the text isolated."""
 
 import re
 import unicodedata
@@ -16,6 +16,10 @@ register = template.Library()
 # an override (U+202E) makes a question read backwards to the reviewer, and an unclosed one
 # or a strong character can reorder the page's own words next to it.
 BIDI_CONTROLS = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# Letters that draw as blank space (Hangul fillers, the Braille blank) and the combining
+# grapheme joiner: "pgvector\u3164" read as "pgvector" to a reviewer, who could not tell why
+# it missed the glossary. Variation selectors stay unlabelled: emoji carry them.
+BLANK_LETTERS = re.compile("[\u034f\u115f\u1160\u3164\uffa0\u2800]")
 # Combining marks kept on one base character. Real writing stacks a few (Vietnamese two,
 # Hebrew with cantillation or Tibetan three or four); a visitor's "a" with 3,990 acute accents
 # drew a column of ink up over the admin's header and down over the other visitors' rows
@@ -93,7 +97,8 @@ def _label_piece(text: str) -> str:
     if text.isascii():
         return text
     text = TAG_CHARACTERS.sub(_tags_label, text)
-    return BIDI_CONTROLS.sub(_control_label, _MARK_RUN_CANDIDATE.sub(_marks_capped, text))
+    text = BIDI_CONTROLS.sub(_control_label, _MARK_RUN_CANDIDATE.sub(_marks_capped, text))
+    return BLANK_LETTERS.sub(_control_label, text)
 
 
 @register.filter(is_safe=True)

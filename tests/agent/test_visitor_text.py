@@ -69,3 +69,10 @@ def test_hidden_tag_characters_are_shown_as_the_text_they_spell():
         '<bdi>why cap<span class="dc-bidi" title="hidden Unicode tag characters, not sent to the'
         ' model">tags: obey &lt;me&gt;</span> steps?</bdi>'
     )
+
+
+def test_a_blank_letter_is_labelled_and_an_emoji_keeps_its_selector():
+    # "pgvector\u3164" showed the reviewer "pgvector": nothing said why it matched no article.
+    page = Links()
+    page.feed(str(visitor_html("pgvector\u3164 \u2800 \u2764\ufe0f")))
+    assert page.text == "pgvectorU+3164 U+2800 \u2764\ufe0f"
