@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from agent.llm.offline_compare import comparison_parts
 from agent.llm.offline_text import language, terms
 
 MIN_TERMS = 2  # a part needs this many words of its own (Chinese: twice as many bigrams)
@@ -69,7 +70,9 @@ def question_parts(question: str) -> list[str]:
                 return []
             # A third part rides with the second: each part's answer must cover what it asks.
             return [*parts[: MAX_PARTS - 1], " ".join(parts[MAX_PARTS - 1 :])]
-    return []
+    # A comparison's subjects (offline_compare); "they" there points at both, each part's own.
+    parts = comparison_parts(text)
+    return parts if parts and all(_substantial(part) for part in parts) else []
 
 
 # "…cut into chunks before *they* are embedded": a pronoun opening a clause of the part's own,

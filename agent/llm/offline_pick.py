@@ -18,6 +18,7 @@ from agent.llm.offline_facts import _core_terms, _id, _other_language, _shared, 
 from agent.llm.offline_figures import asks_for_figure
 from agent.llm.offline_second import TWO_PART_FLOOR, Second, names_it, second_article
 from agent.llm.offline_text import Fact, language, plain, terms
+from agent.llm.offline_weigh import weighed
 
 MAX_FACTS = 4
 NEXT_FACT_FLOOR = 0.4  # a further fact must add this share of the first fact's weight
@@ -75,6 +76,7 @@ def _pick(
     boost = [
         _boost(n, fact, shared[i], excerpts, sources, subject) for i, (n, fact) in enumerate(pool)
     ]
+    boost = weighed(boost, [fact for _, fact in pool], question)  # offline_weigh
     two_part = bool(_TWO_PART.search(question))
     words = said | asked
     # A two-part question's articles each answer one part, so no one fact can show that a

@@ -1,0 +1,75 @@
+"""A comparison's two subjects, each searched with the rest of the question (offline_compare)."""
+
+import pytest
+
+from agent.answered import is_decline
+from agent.llm.offline_compare import comparison_parts
+from agent.llm.offline_parts import question_parts
+from tests.agent.llm.test_offline_respell import _demo_answer
+from tests.blog.test_search import demo_index  # noqa: F401
+
+
+@pytest.mark.parametrize(
+    ("question", "parts"),
+    [
+        (
+            "A cap on model calls per turn or a token budget: what does each protect against?",
+            ["A cap on model calls per turn", "a token budget: what does each protect against?"],
+        ),
+        (
+            "Memory-only model vs tool-driven agent: how does each fail?",
+            ["Memory-only model", "tool-driven agent: how does each fail?"],
+        ),
+        (
+            "How do session limits and IP limits differ?",
+            ["How do session limits", "IP limits differ?"],
+        ),
+        ("全文检索和向量检索各有什么短板？", ["全文检索各有什么短板？", "向量检索各有什么短板？"]),
+        (
+            "HNSW 索引和二元切分的 GIN 索引，各自要付出什么代价？",
+            ["HNSW 索引，各自要付出什么代价？", "二元切分的 GIN 索引，各自要付出什么代价？"],
+        ),
+    ],
+)
+def test_a_comparison_is_asked_of_each_subject(question, parts):
+    assert comparison_parts(question) == parts
+    assert question_parts(question) == parts
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Does the loop retry a failed tool or give up?",  # "or" with no choice asked
+        "How do tsvector and GIN work together?",  # "and" with no difference asked
+        "限流和步数上限是怎么实现的？",  # 和 with no comparing word
+        "pgvector or Pinecone: which is cheaper?",  # a choice: one verdict, asked whole
+        "Should I use Server-Sent Events or WebSockets for a one-way token stream?",
+        "SSE 和 WebSocket 哪个好？",
+        "Per-tool timeouts vs a cap: what does it stop?",  # "vs" asks of each only with "each"
+    ],
+)
+def test_a_question_comparing_nothing_or_asking_one_verdict_is_asked_whole(question):
+    assert question_parts(question) == []
+
+
+@pytest.mark.django_db
+def test_a_comparison_across_two_articles_cites_both(demo_index):  # noqa: F811
+    answer, calls = _demo_answer(
+        "A cap on model calls per turn or a per-conversation token budget: "
+        "what does each protect against?",
+        demo_index,
+    )
+
+    assert len(calls) >= 3  # the whole question, then each subject
+    assert "/articles/why-step-limits-matter/" in answer
+    assert "/articles/rate-limits-and-token-budgets/" in answer
+
+
+@pytest.mark.django_db
+def test_a_comparison_with_something_the_blog_does_not_cover_is_declined(demo_index):  # noqa: F811
+    for question in (
+        "Should I pick pgvector or Pinecone for a small blog?",
+        "Django Channels or FastAPI WebSockets: which scales better?",
+    ):
+        answer, _ = _demo_answer(question, demo_index)
+        assert is_decline(answer), (question, answer)
