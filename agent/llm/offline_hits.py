@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from agent.llm.offline_compare import comparison_parts
 from agent.llm.offline_parts import question_parts
 from agent.llm.offline_summary_request import titled_first
 from agent.llm.offline_text import terms
@@ -48,6 +49,19 @@ def answered_parts(
     if len(texts) != len(tops) or len(set(tops)) < len(tops) or not set(tops) <= set(ids):
         return []
     return [(text, ids.index(top)) for text, top in zip(texts, tops, strict=True)]
+
+
+def compared_in_one(question: str, hits: list[dict]) -> bool:
+    """Whether a comparison's top hit names both its subjects (at least half of each one's own
+    words): one article weighs them, and it answers whole. Searched alone, a short subject
+    matched a stray word elsewhere: "Memory-only model" put the persistence article first
+    (0.90, its "内存"), over the article whose table sets it beside the tool-driven agent."""
+    parts = comparison_parts(question) if hits else []
+    if len(parts) != 2:
+        return False
+    first, second = (terms(part) for part in parts)
+    named = terms(_hit_text(hits[0]))
+    return all(len(own & named) * 2 >= len(own) for own in (first - second, second - first) if own)
 
 
 def subject_top(subject: str, hits: list[dict]) -> dict:

@@ -73,3 +73,16 @@ def test_a_comparison_with_something_the_blog_does_not_cover_is_declined(demo_in
     ):
         answer, _ = _demo_answer(question, demo_index)
         assert is_decline(answer), (question, answer)
+
+
+@pytest.mark.django_db
+def test_a_comparison_one_article_weighs_is_answered_from_it(demo_index):  # noqa: F811
+    # Searched alone, "Memory-only model" put the persistence article first (its "内存"),
+    # and the answer quoted it and the audit article instead of the table setting both side
+    # by side.
+    answer, _ = _demo_answer(
+        "Memory-only model vs tool-driven agent: how does each fail?", demo_index
+    )
+
+    assert "/articles/tool-driven-agents/" in answer
+    assert "/articles/async-persistence-zh/" not in answer
