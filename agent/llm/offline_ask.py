@@ -22,6 +22,7 @@ from typing import Any
 
 from agent.llm.offline_hits import _failed, _hit_list, _relevant
 from agent.llm.offline_names import mentions
+from agent.llm.offline_symptom import symptom_start
 from agent.llm.offline_text import terms
 
 # Sentence ends: English ones before a space (so "asyncio.gather" and "0.5" stay whole),
@@ -100,7 +101,9 @@ def the_ask(message: str) -> Ask:
         # "How do I stop that from happening?" and a bare "why??" read the sentence before
         # them; a pasted passage that speaks of no one ("redis.exceptions.ConnectionError: …
         # Connection refused. -- when this happens…") is read whole: "this" is all of it.
-        start = first - 1
+        # The story's sentence that says what goes wrong, when the nearest one only adds to
+        # it ("…never answers. The bill was huge. How can I stop it?", offline_symptom).
+        start = symptom_start(parts, first - 1)
         while start > 0 and not _READER.search(parts[start - 1]):
             start -= 1
         question = read = " ".join(parts[start:])
