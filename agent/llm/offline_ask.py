@@ -22,7 +22,7 @@ from typing import Any
 
 from agent.llm.offline_hits import _failed, _hit_list, _relevant
 from agent.llm.offline_names import mentions
-from agent.llm.offline_symptom import symptom_start
+from agent.llm.offline_symptom import clauses, is_symptom, symptom_start
 from agent.llm.offline_text import terms
 
 # Sentence ends: English ones before a space (so "asyncio.gather" and "0.5" stay whole),
@@ -112,7 +112,10 @@ def the_ask(message: str) -> Ask:
     else:
         question = asked
     lowered = read.lower()
-    own = " ".join(part for part in parts[:first] if _READER.search(part))
+    # The reader's set-up ("We run Django behind a proxy"), not what they say goes wrong:
+    # the names of a symptom ("…our DiskANN index keeps returning nothing") are the
+    # question's, and an article that does not name them does not answer it (offline_symptom).
+    own = " ".join(c for c in clauses(parts[:first]) if _READER.search(c) and not is_symptom(c))
     # Each distinct word once, the question's own words skipped, and at most _SCENE_NAMES:
     # `mentions` builds a pattern per word, and 4,000 characters of distinct words cost 70 ms.
     words = set(_NAME.findall(lowered))

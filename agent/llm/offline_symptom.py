@@ -39,6 +39,14 @@ _SYMPTOM_ZH = re.compile(
 )
 
 
+# Where a sentence's clauses part: a comma or semicolon, or a conjunction that starts a new
+# clause ("We run Django behind a proxy and users say…", "…inside a worker, but it hangs").
+_CLAUSE = re.compile(
+    r"[,，;；:：]\s*|\s+(?=(?:and|but|so|yet|though|although|while|because|until)\s)",
+    re.IGNORECASE,
+)
+
+
 def is_symptom(sentence: str) -> bool:
     """True for a sentence that says what goes wrong, in either language."""
     return bool(_SYMPTOM_EN.search(sentence) or _SYMPTOM_ZH.search(sentence))
@@ -51,3 +59,8 @@ def symptom_start(parts: list[str], nearest: int) -> int:
     if is_symptom(parts[nearest]):
         return nearest
     return next((n for n in range(nearest - 1, -1, -1) if is_symptom(parts[n])), nearest)
+
+
+def clauses(sentences: list[str]) -> list[str]:
+    """The sentences' clauses, in order."""
+    return [c.strip() for s in sentences for c in _CLAUSE.split(s) if c and c.strip()]

@@ -2,8 +2,10 @@
 
 import pytest
 
+from agent.answered import is_decline
 from agent.llm.offline_ask import the_ask
-from agent.llm.offline_symptom import is_symptom, symptom_start
+from agent.llm.offline_symptom import clauses, is_symptom, symptom_start
+from tests.agent.llm.test_offline_ask import STEPS, VECTORS, _ask, _hit
 
 
 @pytest.mark.parametrize(
@@ -56,3 +58,47 @@ def test_an_ask_that_points_back_is_read_with_the_symptom_not_only_the_nearest_s
     stuck = the_ask("We use Django. Our bot keeps looping. Our logs are long. How do I stop it?")
     assert stuck.question == "Our bot keeps looping. Our logs are long. How do I stop it?"
     assert "Django" in stuck.scene.split()
+
+
+def test_a_sentence_parts_at_commas_and_at_conjunctions_that_start_a_clause():
+    assert clauses(["We run Django behind a proxy and users say it hangs, every time."]) == [
+        "We run Django behind a proxy",
+        "and users say it hangs",
+        "every time.",
+    ]
+    assert clauses(["我们升级到 17 之后，编译不过了。"]) == ["我们升级到 17 之后", "编译不过了。"]
+
+
+def test_the_scene_is_the_readers_set_up_not_what_they_say_goes_wrong():
+    # "What's going on?" says too little, so the story is the question; its set-up names are
+    # excused, the names in what goes wrong are not.
+    told = the_ask(
+        "I'm trying to run the loop inside a Celery worker, but Trio just hangs. What's going on?"
+    )
+    assert "Celery" in told.scene.split()
+    assert "Trio" not in told.scene.split()
+    assert the_ask("Our DiskANN index keeps returning nothing. Any idea why?").scene == ""
+
+
+@pytest.mark.asyncio
+async def test_a_story_whose_trouble_names_what_no_article_does_is_declined():
+    # The hit shares the story's nouns (pgvector, index, filter), not its problem: DiskANN.
+    # As the reader's scene, "DiskANN" was excused and the pgvector article quoted.
+    result = await _ask(
+        "We filter our pgvector queries by language, and since we moved to DiskANN the "
+        "index keeps returning fewer results than asked for. Any idea why?",
+        [_hit(VECTORS, 0.8)],
+    )
+    assert is_decline(result.answer)
+    assert "DiskANN" in result.answer
+    assert result.citations == []
+
+
+@pytest.mark.asyncio
+async def test_a_set_up_name_still_does_not_decline_the_story():
+    result = await _ask(
+        "We run a small Flask site, and our bot keeps calling tools forever. Any idea why?",
+        [_hit(STEPS, 0.8)],
+    )
+    assert not is_decline(result.answer)
+    assert [c["url"] for c in result.citations] == ["/articles/steps/"]
