@@ -22,7 +22,7 @@ from typing import Any
 
 from agent.llm.offline_hits import _failed, _hit_list, _relevant
 from agent.llm.offline_names import mentions
-from agent.llm.offline_symptom import clauses, is_symptom, symptom_start
+from agent.llm.offline_symptom import clauses, is_symptom, symptom_start, without_set_up
 from agent.llm.offline_text import terms
 
 # Sentence ends: English ones before a space (so "asyncio.gather" and "0.5" stay whole),
@@ -108,7 +108,11 @@ def the_ask(message: str) -> Ask:
             start -= 1
         question = read = " ".join(parts[start:])
     elif len(terms(asked)) <= _FEW_TERMS:
-        question = message  # "What's the trick?" says nothing without the scene
+        # "What's the trick?" says nothing without the scene; what goes wrong in it, without
+        # the reader's set-up ("We run a small Flask site, and our bot keeps calling…"), is
+        # what it asks about, and is searched when the whole message misses (offline_symptom).
+        story = without_set_up(parts[:first], _READER)
+        question = f"{story} {asked}" if story else message
     else:
         question = asked
     lowered = read.lower()

@@ -12,6 +12,12 @@ searching", "again and again", 反复, 一直, 总是), does not happen ("never 
 nothing", "returns nothing", 不起作用, 搜不到), happens at the wrong time or way ("all at
 once", "instead of", 才, 一下子), fails ("hangs", "times out", "raises", 报错, 卡住, 断了),
 or got worse ("got slower", 变慢). Not by the topics it names.
+
+The rest of a reader's clauses about themselves is their set-up ("We run a small Flask
+site", "I'm trying to run the loop inside a Celery worker"): its names are excused when no
+article uses them (offline_ask's scene), and a short ask ("Any idea why?") is about the story
+without it. A symptom's names are the question's: "…but asyncio.gather just hangs" is not
+answered by an article that never names asyncio.gather.
 """
 
 from __future__ import annotations
@@ -64,3 +70,14 @@ def symptom_start(parts: list[str], nearest: int) -> int:
 def clauses(sentences: list[str]) -> list[str]:
     """The sentences' clauses, in order."""
     return [c.strip() for s in sentences for c in _CLAUSE.split(s) if c and c.strip()]
+
+
+def without_set_up(sentences: list[str], about_reader: re.Pattern[str]) -> str:
+    """The story told in `sentences` without the reader's set-up: each clause about the reader
+    that says nothing goes wrong is left out ("We run a small Flask site"); "" when no clause
+    says what goes wrong, or none is set-up."""
+    told = clauses(sentences)
+    set_up = [c for c in told if about_reader.search(c) and not is_symptom(c)]
+    if not set_up or not any(is_symptom(c) for c in told):
+        return ""
+    return " ".join(c for c in told if c not in set_up)

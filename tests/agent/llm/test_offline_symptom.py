@@ -1,10 +1,12 @@
 """Readers who describe their situation: the sentence that says what goes wrong is the topic."""
 
+import re
+
 import pytest
 
 from agent.answered import is_decline
 from agent.llm.offline_ask import the_ask
-from agent.llm.offline_symptom import clauses, is_symptom, symptom_start
+from agent.llm.offline_symptom import clauses, is_symptom, symptom_start, without_set_up
 from tests.agent.llm.test_offline_ask import STEPS, VECTORS, _ask, _hit
 
 
@@ -99,6 +101,44 @@ async def test_a_set_up_name_still_does_not_decline_the_story():
     result = await _ask(
         "We run a small Flask site, and our bot keeps calling tools forever. Any idea why?",
         [_hit(STEPS, 0.8)],
+    )
+    assert not is_decline(result.answer)
+    assert [c["url"] for c in result.citations] == ["/articles/steps/"]
+
+
+def test_a_story_without_the_readers_set_up_keeps_what_goes_wrong():
+    about_reader = re.compile(r"\b(?:we|our)\b", re.IGNORECASE)
+    told = ["We run a small Flask site, and our bot keeps calling the search tool forever."]
+    assert (
+        without_set_up(told, about_reader) == "and our bot keeps calling the search tool forever."
+    )
+    # Nothing goes wrong, or nothing is set-up: no story to tell apart.
+    assert without_set_up(["We run a small Flask site."], about_reader) == ""
+    assert without_set_up(["The bot keeps calling tools."], about_reader) == ""
+
+
+def test_a_short_ask_after_a_story_is_the_story_without_its_set_up():
+    # "Any idea why?" says too little: it is read with what goes wrong, and the set-up
+    # ("a small Flask site") is the scene, whose names are excused.
+    ask = the_ask(
+        "We run a small Flask site, and our bot keeps calling tools forever. Any idea why?"
+    )
+    assert ask.question == "and our bot keeps calling tools forever. Any idea why?"
+    assert "Flask" in ask.scene.split()
+    # A scene with no symptom in it is still read whole (pass 45).
+    told = "We run a public demo. Our chatbot burned through our bill. What should we have done?"
+    assert the_ask(told).question == told
+
+
+@pytest.mark.asyncio
+async def test_a_story_whose_set_up_misses_is_answered_by_what_goes_wrong():
+    # The whole message (with "Flask", a word the blog never uses) fell under the bar; the
+    # story without its set-up finds the step-limits article.
+    story = "and our bot keeps calling tools forever. Any idea why?"
+    result = await _ask(
+        "We run a small Flask site, and our bot keeps calling tools forever. Any idea why?",
+        [],
+        found={story: [_hit(STEPS, 0.8)]},
     )
     assert not is_decline(result.answer)
     assert [c["url"] for c in result.citations] == ["/articles/steps/"]
