@@ -22,6 +22,7 @@ from typing import Any
 
 from agent.llm.offline_hits import _failed, _hit_list, _relevant
 from agent.llm.offline_names import mentions
+from agent.llm.offline_symptom import clauses, is_symptom, symptom_start, without_set_up
 from agent.llm.offline_text import terms
 
 # Sentence ends: English ones before a space (so "asyncio.gather" and "0.5" stay whole),
@@ -100,16 +101,25 @@ def the_ask(message: str) -> Ask:
         # "How do I stop that from happening?" and a bare "why??" read the sentence before
         # them; a pasted passage that speaks of no one ("redis.exceptions.ConnectionError: …
         # Connection refused. -- when this happens…") is read whole: "this" is all of it.
-        start = first - 1
+        # The story's sentence that says what goes wrong, when the nearest one only adds to
+        # it ("…never answers. The bill was huge. How can I stop it?", offline_symptom).
+        start = symptom_start(parts, first - 1)
         while start > 0 and not _READER.search(parts[start - 1]):
             start -= 1
         question = read = " ".join(parts[start:])
     elif len(terms(asked)) <= _FEW_TERMS:
-        question = message  # "What's the trick?" says nothing without the scene
+        # "What's the trick?" says nothing without the scene; what goes wrong in it, without
+        # the reader's set-up ("We run a small Flask site, and our bot keeps calling…"), is
+        # what it asks about, and is searched when the whole message misses (offline_symptom).
+        story = without_set_up(parts[:first], _READER)
+        question = f"{story} {asked}" if story else message
     else:
         question = asked
     lowered = read.lower()
-    own = " ".join(part for part in parts[:first] if _READER.search(part))
+    # The reader's set-up ("We run Django behind a proxy"), not what they say goes wrong:
+    # the names of a symptom ("…our DiskANN index keeps returning nothing") are the
+    # question's, and an article that does not name them does not answer it (offline_symptom).
+    own = " ".join(c for c in clauses(parts[:first]) if _READER.search(c) and not is_symptom(c))
     # Each distinct word once, the question's own words skipped, and at most _SCENE_NAMES:
     # `mentions` builds a pattern per word, and 4,000 characters of distinct words cost 70 ms.
     words = set(_NAME.findall(lowered))
