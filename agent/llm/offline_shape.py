@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from agent.llm.offline_artifact import asks_artifact, block_weight
 from agent.llm.offline_explain import _WHY
 from agent.llm.offline_facts import _facts, _leans, _standalone
 from agent.llm.offline_render import CODE
@@ -74,7 +75,7 @@ class Block:
 
 def asks_code(question: str) -> bool:
     """Does the question ask to be shown code, SQL or a configuration?"""
-    return bool(_ASKS_CODE.search(question))
+    return bool(_ASKS_CODE.search(question)) or asks_artifact(question)
 
 
 def asks_many(question: str) -> bool:
@@ -193,8 +194,7 @@ def _best_block(body: str, wanted: dict[str, float], facts: list[Fact]) -> Block
     for block in code_blocks(body):
         if block.code.count("\n") + 1 > MAX_CODE_LINES:
             continue
-        words = terms(f"{block.code} {block.section}")
-        score = sum(weight for term, weight in wanted.items() if term in words)
+        score = block_weight(body, block.code, block.section, wanted)
         if block.section in sections:
             score *= 1.5
         if score > best_score:
