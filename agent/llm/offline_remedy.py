@@ -32,7 +32,8 @@ NEAR_BEFORE = 1  # the sentence saying what to do may come just before the probl
 NEAR_AFTER = 2  # …or in the two after it ("nginx buffers…. You can switch it off…")
 STRONG = 0.5  # a pick whose fix comes along shares this share of the best pick's weight
 MAX_ADDED = 2  # fixes brought along: the answer stays a few facts long
-LABEL_WORDS = 4  # a paragraph's label: "Sliding window counter."
+# A paragraph's label: "Sliding window counter."; "Filtering deserves a warning." is a sentence.
+LABEL_WORDS = 3
 KEYWORDS = 5  # a query of at most this many words and no grammar asks how to do it
 
 # How readers ask for the fix: "how do I fix/stop/avoid…", "how can I keep … from…", "what

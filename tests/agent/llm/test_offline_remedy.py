@@ -182,3 +182,19 @@ def test_a_fix_beside_a_weak_pick_does_not_come_along():
     texts = [fact.text for _, fact in picked]
     assert "You can switch it off per location." in texts
     assert "Wrap sends in a timeout." not in texts
+
+
+def test_a_short_opening_sentence_is_no_label():
+    article = {
+        **LIMITS,
+        "body": LIMITS["body"]
+        + """
+## Filtering
+
+Filtering deserves a warning. A selective filter can leave you with far fewer rows than
+asked for; raise the candidate count to get them back.
+""",
+    }
+    answer = _answer("How do I fix a selective filter that leaves me with fewer rows?", article)
+    assert "raise the candidate count" in answer
+    assert "Filtering deserves a warning." not in answer
