@@ -25,7 +25,8 @@ _ASKS = re.compile(
     rf"(?:write|paste|hand|post)\s+(?:me\s+|us\s+)?.{{0,80}}\b{_CODE_NOUN}\b"
     # 写/贴/来/给 as a request takes a measure word or a complement ("写一个", "来段", "给我"):
     # the 来 of "搜不出来，是我哪里配置错了" is no request.
-    r"|(?:写|贴|来|给)(?:我|一个|个|一段|段|一下|出)(?:写|贴)?.{0,24}"
+    # ("给我看…" asks to be shown, offline_shape's reading.)
+    r"|(?:写|贴|来|给)(?:我(?!看)|一个|个|一段|段|一下|出)(?:写|贴)?.{0,24}"
     r"(?:代码|函数|配置|语句|SQL|sql|[Pp]ython|脚本)"
     r"|(?:代码|函数|配置|语句|SQL|sql).{0,4}(?:贴出来|贴一下|写出来|给我)",
     re.IGNORECASE,
@@ -61,3 +62,14 @@ def block_weight(body: str, code: str, section: str, wanted: dict[str, float]) -
     words = terms(f"{code} {section}")
     lead = terms(block_lead(body, code))
     return sum(weight * ((term in words) + 2 * (term in lead)) for term, weight in wanted.items())
+
+
+def artifact_wanted(question: str, wanted: dict[str, float], title: str) -> dict[str, float]:
+    """The question's words a block must share when it was asked for by "write me…": those
+    beyond the article's title. The title names what every block of the article is about, so
+    sharing only its words ("streaming") shows the block is on the subject, not that it is the
+    thing asked for ("Write me the nginx location block…" got the Python relay)."""
+    if not asks_artifact(question):
+        return wanted
+    topic = terms(title)
+    return {term: weight for term, weight in wanted.items() if term not in topic}

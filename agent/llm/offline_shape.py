@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from agent.llm.offline_artifact import asks_artifact, block_weight
+from agent.llm.offline_artifact import artifact_wanted, asks_artifact, block_weight
 from agent.llm.offline_explain import _WHY
 from agent.llm.offline_facts import _facts, _leans, _standalone
 from agent.llm.offline_render import CODE
@@ -97,7 +97,12 @@ def shaped(
     if asks_many(question):
         facts = _whole_lists(facts, every)
     facts = _with_lead_ins(facts, body)
-    block = _best_block(body, wanted, facts) if lead and asks_code(question) else None
+    title = str(source.get("title") or "")
+    block = (
+        _best_block(body, artifact_wanted(question, wanted, title), facts)
+        if lead and asks_code(question)
+        else None
+    )
     if block is None:
         return facts
     order = max((fact.order for fact in facts), default=0) + 1

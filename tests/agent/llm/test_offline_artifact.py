@@ -72,7 +72,12 @@ def test_a_question_asking_to_be_written_code_is_read_so(question):
 
 @pytest.mark.parametrize(
     "question",
-    ["Why write a fallback loop at all?", "What does the config control?", "给我讲讲限流"],
+    [
+        "Why write a fallback loop at all?",
+        "What does the config control?",
+        "给我讲讲限流",
+        "给我看在 pgvector 里建 HNSW 索引的 SQL",  # shown, as offline_shape reads it
+    ],
 )
 def test_other_questions_ask_no_artifact(question):
     assert not asks_artifact(question)
@@ -124,3 +129,37 @@ SELECT id FROM chunk ORDER BY embedding <=> %(q)s LIMIT 10;
 
 def test_a_question_about_a_configuration_is_no_request_for_one():
     assert not asks_artifact("postgres 搜中文词啥都搜不出来，是我哪里配置错了吗")
+
+
+def test_write_me_gets_no_block_sharing_only_the_title_words():
+    article = {
+        "article_id": 4,
+        "title": "Streaming tokens to the browser",
+        "url": "/articles/streaming-tokens-to-the-browser/",
+        "language": "en",
+        "body": """Streaming is mostly plumbing.
+
+## The proxy that buffers everything
+
+nginx buffers proxied responses by default, which breaks streaming.
+
+## Send deltas
+
+On the server, the relay is only a few lines:
+
+```python
+async def relay(stream, send):
+    async for chunk in stream:
+        await send(chunk)
+```
+""",
+    }
+    answer = compose_answer(
+        question="Write me the nginx location block I need for streaming responses.",
+        context="",
+        sources=[article],
+        excerpts={},
+        lang="en",
+    )
+    assert "nginx buffers proxied responses" in answer
+    assert "async def relay" not in answer
