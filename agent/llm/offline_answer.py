@@ -37,6 +37,7 @@ from agent.llm.offline_figures import (
 )
 from agent.llm.offline_names import aside, mentions, missing_names, named_terms
 from agent.llm.offline_pick import _pick
+from agent.llm.offline_remedy import remedied
 from agent.llm.offline_render import SOURCE, _link, _render
 from agent.llm.offline_shape import shaped
 from agent.llm.offline_text import (
@@ -116,6 +117,7 @@ def compose_answer(
         picked = _pick(top, wanted, question, excerpts, sources, asked=set(wanted))
         if picked and asks_price(question) and not _has_figure(picked, question):
             return _no_figure(lang, sources[0], part)
+    picked = remedied(question=question, pool=pool, picked=picked, wanted=wanted)
     # Whether a word could match goes by the question's language; `lang` only frames.
     blind = not picked and bool(sources) and _other_language(sources[0], language(question))
     if blind:

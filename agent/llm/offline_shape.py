@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from agent.llm.offline_artifact import artifact_wanted, asks_artifact, block_weight
 from agent.llm.offline_explain import _WHY
 from agent.llm.offline_facts import _facts, _leans, _standalone
 from agent.llm.offline_render import CODE
@@ -74,7 +75,7 @@ class Block:
 
 def asks_code(question: str) -> bool:
     """Does the question ask to be shown code, SQL or a configuration?"""
-    return bool(_ASKS_CODE.search(question))
+    return bool(_ASKS_CODE.search(question)) or asks_artifact(question)
 
 
 def asks_many(question: str) -> bool:
@@ -96,7 +97,12 @@ def shaped(
     if asks_many(question):
         facts = _whole_lists(facts, every)
     facts = _with_lead_ins(facts, body)
-    block = _best_block(body, wanted, facts) if lead and asks_code(question) else None
+    title = str(source.get("title") or "")
+    block = (
+        _best_block(body, artifact_wanted(question, wanted, title), facts)
+        if lead and asks_code(question)
+        else None
+    )
     if block is None:
         return facts
     order = max((fact.order for fact in facts), default=0) + 1
@@ -193,8 +199,7 @@ def _best_block(body: str, wanted: dict[str, float], facts: list[Fact]) -> Block
     for block in code_blocks(body):
         if block.code.count("\n") + 1 > MAX_CODE_LINES:
             continue
-        words = terms(f"{block.code} {block.section}")
-        score = sum(weight for term, weight in wanted.items() if term in words)
+        score = block_weight(body, block.code, block.section, wanted)
         if block.section in sections:
             score *= 1.5
         if score > best_score:
