@@ -14,7 +14,8 @@ TAG_CHARACTERS = re.compile("[\U000e0000-\U000e007f]+")
 # What shows as a mark on screen: letters, digits, punctuation and symbols (emoji included).
 _SHOWN = frozenset("LNPS")
 # Letters that render as blank space: Hangul fillers, the halfwidth filler, the Braille blank.
-_BLANK = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+BLANK_LETTERS = "\u115f\u1160\u3164\uffa0\u2800"
+_BLANK = frozenset(BLANK_LETTERS)
 # Controls, format characters (bidi overrides, zero-width spaces, tag characters) and code
 # points no character is assigned to.
 _HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Cn"})

@@ -52,16 +52,27 @@ def answered_parts(
 
 
 def compared_in_one(question: str, hits: list[dict]) -> bool:
-    """Whether a comparison's top hit names both its subjects (at least half of each one's own
-    words): one article weighs them, and it answers whole. Searched alone, a short subject
-    matched a stray word elsewhere: "Memory-only model" put the persistence article first
-    (0.90, its "内存"), over the article whose table sets it beside the tool-driven agent."""
-    parts = comparison_parts(question) if hits else []
+    """Whether a comparison's top hit names both its subjects: one article weighs them, and it
+    answers whole. Searched alone, a short subject matched a stray word elsewhere: "Memory-only
+    model" put the persistence article first (0.90, its "内存"), over the article whose table
+    sets it beside the tool-driven agent."""
+    parts = comparison_parts(question[:500]) if hits else []
     if len(parts) != 2:
         return False
-    first, second = (terms(part) for part in parts)
+    first, second = (terms(part) - _COMPARING for part in parts)
     named = terms(_hit_text(hits[0]))
-    return all(len(own & named) * 2 >= len(own) for own in (first - second, second - first) if own)
+    return all(_named(own, named) for own in (first - second, second - first) if own)
+
+
+# The words that make a question a comparison are no subject's ("how do X and Y differ?").
+_COMPARING = terms("each differ differs different difference compare compared comparison both")
+
+
+def _named(own: set[str], named: set[str]) -> bool:
+    """A subject of one or two words is named when all are ("step limits": the budget article's
+    "limit" alone is not it); a longer one when at least half are."""
+    found = len(own & named)
+    return found == len(own) if len(own) <= 2 else found * 2 >= len(own)
 
 
 def subject_top(subject: str, hits: list[dict]) -> dict:

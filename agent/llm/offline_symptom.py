@@ -48,7 +48,9 @@ _SYMPTOM_ZH = re.compile(
 # Where a sentence's clauses part: a comma or semicolon, or a conjunction that starts a new
 # clause ("We run Django behind a proxy and users say…", "…inside a worker, but it hangs").
 _CLAUSE = re.compile(
-    r"[,，;；:：]\s*|\s+(?=(?:and|but|so|yet|though|although|while|because|until)\s)",
+    # (?<!\s): a run of spaces is tried from its start only; tried from each of its spaces,
+    # 3,900 spaces took 2.6 s of a worker's CPU per question (the review of pass 51).
+    r"[,，;；:：]\s*|(?<!\s)\s+(?=(?:and|but|so|yet|though|although|while|because|until)\s)",
     re.IGNORECASE,
 )
 

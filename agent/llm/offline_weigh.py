@@ -21,15 +21,14 @@ WEIGHS_BONUS = 1.5  # a weighing fact's head start when the ask weighs
 
 _ASKS = re.compile(
     r"\b(downsides?|drawbacks?|disadvantages?|weak(ness|nesses|er)?|shortcomings?|pitfalls?|"
-    r"gotchas?|caveats?|catch|trade-?offs?|flaws?|limitations?|blind spots?|cons|"
+    r"gotchas?|caveats?|(?:the|any|a) catch|trade-?offs?|flaws?|limitations?|blind spots?|cons|"
     r"costs?|price|pay|penalty|risks?|problems? with|wrong with|go(es)? wrong|fall short|"
     r"wrong choice|when (should|would|do) (i|you|we) not|when not|not worth|worth it|"
-    r"vs\.?|versus|differ(s|ence|ences)?|compare[sd]?|comparison|better|worse|prefer|"
-    r"or .+\bfor)\b",
+    r"vs\.?|versus|differ(s|ence|ences)?|compare[sd]?|comparison|better|worse|prefer)\b",
     re.IGNORECASE,
 )
 _ASKS_ZH = re.compile(
-    r"缺点|短板|弱点|弊端|缺陷|局限|劣势|不足|代价|坑|风险|毛病|问题在|不好|"
+    r"缺点|短板|弱点|弊端|缺陷|局限|劣势|不足|代价|坑|风险|毛病|问题在|不好(?!意思)|"
     r"区别|差别|差异|不同|相比|对比|比较|哪个|哪种|优缺点|优劣|什么时候不|不该|不适合|值得"
 )
 _WEIGHS = re.compile(
@@ -40,13 +39,22 @@ _WEIGHS = re.compile(
     re.IGNORECASE,
 )
 _WEIGHS_ZH = re.compile(
-    r"但|却|然而|不过|缺点|代价|短板|坑|不如|更|失效|退化|局限|不足|问题|只能|无法|不宜"
+    # 更 as "more", not in 更新/更改/变更; 问题 as "the problem is", not any mention of one.
+    r"但|却|然而|不过|缺点|代价|短板|坑|不如|(?<!变)更(?![新改换])|失效|退化|局限|不足"
+    r"|问题(?:是|在于)|只能|无法|不宜"
 )
 
 
 def asks_weighing(question: str) -> bool:
     """Whether the question asks what goes against a thing, or how two compare."""
-    return bool(_ASKS.search(question) or _ASKS_ZH.search(question))
+    return bool(_ASKS.search(question) or _ASKS_ZH.search(question) or _choice(question))
+
+
+def _choice(question: str) -> bool:
+    """ "X or Y for Z?": a choice for a purpose. Found as two searches, not `or .+for`, which
+    ran to the end of the line from each "or" and back (a message of "or"s took 134 ms)."""
+    either = re.search(r"\bor\s", question, re.IGNORECASE)
+    return bool(either and re.search(r"\bfor\b", question[either.end() :], re.IGNORECASE))
 
 
 def weighs(text: str) -> bool:

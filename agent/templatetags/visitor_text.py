@@ -8,7 +8,7 @@ from django import template
 from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
-from agent.text import TAG_CHARACTERS, tag_text
+from agent.text import BLANK_LETTERS, TAG_CHARACTERS, tag_text
 
 register = template.Library()
 
@@ -19,7 +19,7 @@ BIDI_CONTROLS = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 # Letters that draw as blank space (Hangul fillers, the Braille blank) and the combining
 # grapheme joiner: "pgvector\u3164" read as "pgvector" to a reviewer, who could not tell why
 # it missed the glossary. Variation selectors stay unlabelled: emoji carry them.
-BLANK_LETTERS = re.compile("[\u034f\u115f\u1160\u3164\uffa0\u2800]")
+BLANKS = re.compile(f"[{BLANK_LETTERS}\u034f]")
 # Combining marks kept on one base character. Real writing stacks a few (Vietnamese two,
 # Hebrew with cantillation or Tibetan three or four); a visitor's "a" with 3,990 acute accents
 # drew a column of ink up over the admin's header and down over the other visitors' rows
@@ -98,7 +98,7 @@ def _label_piece(text: str) -> str:
         return text
     text = TAG_CHARACTERS.sub(_tags_label, text)
     text = BIDI_CONTROLS.sub(_control_label, _MARK_RUN_CANDIDATE.sub(_marks_capped, text))
-    return BLANK_LETTERS.sub(_control_label, text)
+    return BLANKS.sub(_control_label, text)
 
 
 @register.filter(is_safe=True)

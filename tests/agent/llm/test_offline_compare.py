@@ -86,3 +86,41 @@ def test_a_comparison_one_article_weighs_is_answered_from_it(demo_index):  # noq
 
     assert "/articles/tool-driven-agents/" in answer
     assert "/articles/async-persistence-zh/" not in answer
+
+
+@pytest.mark.parametrize(
+    ("question", "parts"),
+    [
+        ("HNSW 和 IVFFlat 有什么区别？", ["HNSW 有什么区别？", "IVFFlat 有什么区别？"]),
+        (
+            "WebSocket 与 SSE 在流式输出上的差异",
+            ["WebSocket 在流式输出上的差异", "SSE 在流式输出上的差异"],
+        ),
+    ],
+)
+def test_both_chinese_subjects_keep_the_predicate_they_share(question, parts):
+    # The words after the second subject were its own: the first part read "HNSW区别？".
+    assert comparison_parts(question) == parts
+
+
+def test_a_subject_named_in_part_is_not_named():
+    # "step limits" is not named by the budget article's "limit": both articles answer.
+    from agent.llm.offline_hits import compared_in_one
+
+    budget = {"title": "Rate limits and token budgets", "heading": "", "excerpt": "A token budget."}
+    assert not compared_in_one("How do step limits and token budgets differ?", [budget])
+    table = {
+        "title": "Tool-driven agents",
+        "heading": "",
+        "excerpt": "Step limits and token budgets.",
+    }
+    assert compared_in_one("How do step limits and token budgets differ?", [table])
+
+
+def test_a_run_of_spaces_before_a_joiner_is_tried_from_its_start_only():
+    # From each of 3,980 spaces, the joiners took 0.7 s; no match may begin inside the run.
+    from agent.llm.offline_compare import _JOINERS
+
+    text = "HNSW" + " " * 5 + "vs IVFFlat"
+    assert all(joiner.search(text, 6) is None for joiner in _JOINERS)
+    assert comparison_parts("compare HNSW" + " " * 5 + "vs IVFFlat") == ["compare HNSW", "IVFFlat"]

@@ -19,6 +19,7 @@ from tests.blog.test_search import demo_index  # noqa: F401
         "二元切分有什么缺点？",
         "zhparser 的代价是什么？",
         "SSE 和 WebSocket 哪个好？",
+        "HNSW or IVFFlat for a small blog?",
     ],
 )
 def test_asks_that_weigh(question):
@@ -27,7 +28,16 @@ def test_asks_that_weigh(question):
 
 @pytest.mark.parametrize(
     "question",
-    ["What is HNSW?", "How do I create an HNSW index?", "什么是二元切分？", "怎么安装 zhparser？"],
+    [
+        "What is HNSW?",
+        "How do I create an HNSW index?",
+        "什么是二元切分？",
+        "怎么安装 zhparser？",
+        # A verb and a politeness are no weighing (review of pass 52).
+        "How do I catch CancelledError in a tool?",
+        "不好意思，HNSW 索引怎么建？",
+        "Does it retry or give up?",
+    ],
 )
 def test_asks_that_do_not_weigh(question):
     assert not asks_weighing(question)
@@ -39,6 +49,10 @@ def test_a_sentence_weighs_by_contrast_fault_or_cost():
     assert weighs("分词扩展的结果最接近人的理解，但代价也明显。")
     assert not weighs("Sliding window counter.")
     assert not weighs("每个块单独编码、单独入库。")
+    # 更 inside 更新, and a mere mention of 问题, weigh nothing.
+    assert not weighs("索引更新后自动重建。")
+    assert not weighs("这个问题的答案在第二节。")
+    assert weighs("二元切分更慢。")
 
 
 def _fact(text: str) -> Fact:

@@ -139,7 +139,9 @@ async def test_a_400_is_not_retried(server, model):
 
 
 @pytest.mark.asyncio
-@pytest.mark.parametrize(("status", "reason"), [(404, "not_found"), (400, "http_4xx"), (422, "http_4xx")])
+@pytest.mark.parametrize(
+    ("status", "reason"), [(404, "not_found"), (400, "http_4xx"), (422, "http_4xx")]
+)
 async def test_a_missing_model_is_told_apart_from_a_refused_question(server, model, status, reason):
     # A content filter's or a context limit's 400 refuses one visitor's question: it was read
     # as the site's setup, the panel offered no retry and the visitor was told of settings.
