@@ -223,6 +223,26 @@ def test_a_down_voted_answer_shows_what_was_voted_down_as_plain_text(staff_clien
     assert "**" not in shown and "](" not in shown
 
 
+def test_the_unanswered_page_shows_the_period_asked_for(staff_client):
+    # "What could readers not get answered this week?": the page held every question ever asked.
+    now = timezone.now()
+    ask("How do I keep bees on a roof?", minutes=0, at=now - timedelta(days=20))
+    ask("How do I brew kombucha?", minutes=0, at=now - timedelta(hours=1))
+    ask("Why is the sky blue?", minutes=0, at=now - timedelta(days=20), vote="down",
+        answer="It scatters.")  # fmt: skip
+
+    week = staff_client.get("/admin/agent/conversation/unanswered/?days=7").content.decode()
+    everything = staff_client.get("/admin/agent/conversation/unanswered/").content.decode()
+    odd = staff_client.get("/admin/agent/conversation/unanswered/?days=8").content.decode()
+
+    assert "How do I brew kombucha?" in week and "How do I keep bees" not in week
+    assert "Why is the sky blue?" not in week  # the down-voted list keeps to the period too
+    assert 'href="?days=7" aria-current="page"' in week
+    assert "How do I keep bees" in everything and "Why is the sky blue?" in everything
+    assert 'href="?" aria-current="page"' in everything
+    assert "How do I keep bees" in odd  # a period the page does not offer: all of it
+
+
 def test_small_talk_is_neither_answered_nor_a_missed_question(staff_client):
     # "thanks!" cites nothing under any model; it used to top the "write this next" list.
     ask("thanks!", minutes=1, small_talk=True, answer="You're welcome!")
