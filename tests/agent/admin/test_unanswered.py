@@ -223,6 +223,21 @@ def test_a_down_voted_answer_shows_what_was_voted_down_as_plain_text(staff_clien
     assert "**" not in shown and "](" not in shown
 
 
+def test_a_down_voted_answer_with_code_and_a_table_shows_no_fences_or_table_rules(staff_client):
+    # The backlog read "`sql CREATE INDEX … ` | setting | default | |---|---|---| | m | 16 |".
+    answer = (
+        "Create it:\n\n```sql\nCREATE INDEX i ON t USING hnsw (e);\n```\n\n"
+        "| setting | default |\n|---|:---:|\n| m | 16 |\n"
+    )
+    ask("How do I create the index?", minutes=1, vote="down", answer=answer)
+
+    html = staff_client.get("/admin/agent/conversation/unanswered/").content.decode()
+    shown = html.split('data-testid="downvoted-answer"')[1].split("</blockquote>")[0]
+
+    assert "Create it: CREATE INDEX i ON t USING hnsw (e); setting · default m · 16" in shown
+    assert "```" not in shown and "---" not in shown and "sql" not in shown
+
+
 def test_the_unanswered_page_shows_the_period_asked_for(staff_client):
     # "What could readers not get answered this week?": the page held every question ever asked.
     now = timezone.now()
