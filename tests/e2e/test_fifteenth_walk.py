@@ -2,8 +2,10 @@
 on a phone, and an admin reviewing a busy week. What each tripped on first, fixed and checked
 in Chromium."""
 
+from datetime import timedelta
 from pathlib import Path
 
+import psycopg
 import pytest
 from playwright.sync_api import expect
 
@@ -11,6 +13,8 @@ from testing_support.model_server import text_response
 from tests.e2e.conftest import CHROMIUM, screenshot
 from tests.e2e.test_answer_shapes import chunks
 from tests.e2e.test_chat_panel import ask, open_chat, wait_answered
+from tests.e2e.test_rough_edges import ask_and_wait, reviewer, sign_in  # noqa: F401
+from tests.e2e.test_rough_edges import open_chat as open_chat_in_any_language
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db]
 
@@ -81,3 +85,104 @@ def test_with_a_mouse_the_panel_keeps_its_compact_buttons(site, scripted, open_p
     wait_answered(page)
     sizes = {b["name"]: b for b in page.evaluate(BUTTON_SIZES)}
     assert sizes["Helpful"]["height"] < 44 and sizes["Copy the answer"]["height"] < 44
+
+
+@pytest.mark.parametrize(
+    ("locale", "viewport", "everything", "old", "new"),
+    [("en-US", {"width": 1280, "height": 800}, "All time",
+      "How do I keep bees on a roof?", "How do I brew kombucha at home?"),
+     ("zh-CN", {"width": 390, "height": 844}, "全部", "屋顶上怎么养蜜蜂？", "在家怎么酿康普茶？")],
+)  # fmt: skip
+def test_what_readers_could_not_get_answered_this_week_is_one_click_from_the_dashboard(
+    offline_site,
+    live_data,
+    open_page,
+    reviewer,  # noqa: F811
+    locale,
+    viewport,
+    everything,
+    old,
+    new,
+):
+    # The dashboard's week led to a page of every question ever asked, with no period: "what
+    # could we not answer this week?" meant reading dates off a list of 146 questions.
+    conversation = ask_and_wait(offline_site, open_page(), old)
+    # Asked three weeks ago: its turn moved back, as a clock would have left it; committed on
+    # a connection of its own, outside the test's transaction, so the site's server sees it.
+    with psycopg.connect(live_data, autocommit=True) as connection:
+        connection.execute(
+            "UPDATE agent_turn SET started_at = started_at - %s WHERE conversation_id = %s",
+            (timedelta(days=21), conversation),
+        )
+    ask_and_wait(offline_site, open_page(), new)
+
+    page = open_page(viewport, locale=locale)
+    sign_in(page, offline_site, reviewer)
+    page.goto(f"{offline_site}/admin/agent/conversation/dashboard/?days=7")
+    page.get_by_test_id("unanswered-top").locator("a[href*='/unanswered/']").click()
+
+    expect(page).to_have_url(f"{offline_site}/admin/agent/conversation/unanswered/?days=7")
+    periods = page.get_by_test_id("unanswered-periods")
+    week = "7 days" if locale == "en-US" else "7 天"
+    expect(periods.locator("[aria-current=page]")).to_have_text(week)
+    expect(page.get_by_test_id("unanswered-period")).to_be_visible()
+    questions = page.locator(".dc-questions").first
+    expect(questions).to_contain_text(new)
+    expect(questions).not_to_contain_text(old)
+    screenshot(page, f"fifteenth-unanswered-week-{locale}")
+
+    periods.get_by_role("link", name=everything).click()
+    expect(page.locator(".dc-questions").first).to_contain_text(old)
+    expect(page.get_by_test_id("unanswered-period")).to_have_count(0)
+
+
+@pytest.mark.parametrize(
+    ("locale", "withdrawn"),
+    [("en-US", "may have been withdrawn"), ("zh-CN", "可能已被撤下")],
+)  # fmt: skip
+def test_a_citation_to_an_article_since_withdrawn_leads_to_the_sites_page_and_back(
+    site,
+    scripted,
+    open_page,
+    reviewer,  # noqa: F811
+    locale,
+    withdrawn,
+):
+    # The author unpublished an article the chat had cited on a reader's open tab: the reader's
+    # click on the old citation met `make run`'s DEBUG page (Django's URL patterns, no site, no
+    # chat), with nothing saying the article had been taken down.
+    author = open_page({"width": 1280, "height": 800}, locale=locale)
+    sign_in(author, site, reviewer)
+    author.goto(f"{site}/admin/blog/article/add/")
+    author.fill("#id_title", f"Brewing kombucha {locale}")
+    author.fill("#id_body", "Kombucha ferments for ten days.")
+    author.fill("#id_slug", f"kombucha-{locale.lower()}")
+    author.select_option("#id_status", "published")
+    author.locator("input[name=_continue]").click()
+    expect(author.locator(".messagelist .success")).to_have_count(1)
+    change_url = author.url
+
+    slug = f"kombucha-{locale.lower()}"
+    scripted.enqueue(text_response([f"Ten days. Source: [Brewing kombucha](/articles/{slug}/)"]))
+    reader = open_page({"width": 390, "height": 844}, locale=locale, is_mobile=True, has_touch=True)
+    reader.goto(site + "/")
+    open_chat_in_any_language(reader)
+    ask(reader, "How long does kombucha ferment?")
+    wait_answered(reader)
+
+    author.select_option("#id_status", "draft")
+    author.locator("input[name=_continue]").click()
+    expect(author.locator(".messagelist .success")).to_have_count(1)
+
+    try:
+        reader.locator(".chat-answer a", has_text="Brewing kombucha").tap()
+        expect(reader.locator("h1")).to_have_count(1)
+        expect(reader.locator(".lede")).to_contain_text(withdrawn)
+        screenshot(reader, f"fifteenth-withdrawn-{locale}")
+        # The site's page carries the panel: the conversation is one tap away.
+        open_chat_in_any_language(reader)
+        expect(reader.locator(".chat-question").first).to_contain_text("kombucha")
+    finally:
+        author.goto(change_url.replace("/change/", "/delete/"))
+        author.locator("input[type=submit]").first.click()
+        expect(author.locator(".messagelist .success")).to_have_count(1)
