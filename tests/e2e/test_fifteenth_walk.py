@@ -186,3 +186,40 @@ def test_a_citation_to_an_article_since_withdrawn_leads_to_the_sites_page_and_ba
         author.goto(change_url.replace("/change/", "/delete/"))
         author.locator("input[type=submit]").first.click()
         expect(author.locator(".messagelist .success")).to_have_count(1)
+
+
+def test_a_long_transcript_leads_the_reviewer_to_its_unanswered_turn(
+    offline_site,
+    open_page,
+    reviewer,  # noqa: F811
+):
+    # A 100-turn conversation was 79,000 px of transcript: finding the turn the blog could not
+    # answer meant scrolling through every other one.
+    questions = [
+        "What is reciprocal rank fusion?",
+        "How do step limits work?",
+        "What is pgvector?",
+        "Who won the world cup in 1966?",
+        "How does streaming work?",
+        "What is HNSW?",
+    ]
+    reader = open_page()
+    conversation = ask_and_wait(offline_site, reader, questions[0])
+    for question in questions[1:]:
+        ask(reader, question)
+        wait_answered(reader)
+    page = open_page({"width": 1280, "height": 800})
+    sign_in(page, offline_site, reviewer)
+    page.goto(f"{offline_site}/admin/agent/conversation/{conversation}/change/")
+
+    index = page.get_by_test_id("turn-index")
+    expect(index.locator("a")).to_have_count(len(questions))
+    screenshot(page, "fifteenth-transcript-index")
+    marked = index.locator("a.is-unanswered")
+    expect(marked).to_have_count(1)
+    expect(marked).to_have_attribute("title", questions[3])
+    marked.click()
+    expect(page).to_have_url(
+        f"{offline_site}/admin/agent/conversation/{conversation}/change/#turn-4"
+    )
+    expect(page.locator("#turn-4")).to_be_in_viewport()
