@@ -7,7 +7,7 @@ each view also asks the model admin for view permission on conversations.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import date, datetime, time
+from datetime import date, datetime, time, timedelta
 from urllib.parse import urlencode
 from uuid import UUID
 
@@ -174,11 +174,7 @@ def _charts(metrics: selectors.Dashboard) -> dict:
 def dashboard(request: HttpRequest, *, model_admin: ModelAdmin) -> HttpResponse:
     """Show how the assistant is doing: volume, outcomes, steps, tool latency, tokens."""
     _allowed(request, model_admin)
-    try:
-        days = int(request.GET.get("days", 30))
-    except ValueError:
-        days = 30
-    days = days if days in DASHBOARD_PERIODS else 30
+    days = _period_days(request, default=30)
     metrics = selectors.dashboard_metrics(days=days)
     tokens = sum(row.tokens_in + row.tokens_out for row in metrics.days)
     count, ms = charts.format_count, charts.format_ms
@@ -261,8 +257,25 @@ UNANSWERED_ON_DASHBOARD = 5
 
 
 def _unanswered_top(since: date) -> list[selectors.UnansweredGroup]:
-    start = timezone.make_aware(datetime.combine(since, time.min))
-    return selectors.turn_unanswered_groups(since=start)[:UNANSWERED_ON_DASHBOARD]
+    return selectors.turn_unanswered_groups(since=_day_start(since))[:UNANSWERED_ON_DASHBOARD]
+
+
+def _period_days(request: HttpRequest, *, default: int | None) -> int | None:
+    """The report's period in days, one of DASHBOARD_PERIODS; `default` for anything else."""
+    try:
+        days = int(request.GET.get("days", ""))
+    except ValueError:
+        return default
+    return days if days in DASHBOARD_PERIODS else default
+
+
+def _period_since(days: int) -> date:
+    """The first day of a period of `days` days ending today, as the dashboard counts it."""
+    return timezone.localdate() - timedelta(days=days - 1)
+
+
+def _day_start(day: date) -> datetime:
+    return timezone.make_aware(datetime.combine(day, time.min))
 
 
 def _unanswered_hint(metrics: selectors.Dashboard) -> str:
@@ -301,18 +314,46 @@ def unanswered(request: HttpRequest, *, model_admin: ModelAdmin) -> HttpResponse
     # The first indexing (or a model switch) leaves questions unanswered that the blog covers:
     # the editor may hide them, and the page says how many there are either way.
     hide_indexing = request.GET.get("while_indexing") == "hide"
-    groups = selectors.turn_unanswered_groups(while_indexing=not hide_indexing)
+    # "What could we not answer this week?" had no answer here: the page held every question
+    # ever asked. The dashboard's periods, or all of it when none is asked for.
+    days = _period_days(request, default=None)
+    since = _period_since(days) if days else None
+    start = _day_start(since) if since else None
+    groups = selectors.turn_unanswered_groups(since=start, while_indexing=not hide_indexing)
     context = _context(
         request,
         model_admin,
         title=_("Unanswered questions"),
         groups=groups,
-        downvoted=selectors.turn_downvoted(),
+        downvoted=selectors.turn_downvoted(since=start),
         total=sum(group.count for group in groups),
         while_indexing=sum(group.while_indexing for group in groups),
         hide_indexing=hide_indexing,
+        days=days,
+        since=since,
+        until=timezone.localdate(),
+        period_links=_period_links(days, hide_indexing=hide_indexing),
+        indexing_query=_query(days, hide_indexing=not hide_indexing),
     )
     return TemplateResponse(request, "admin/agent/unanswered.html", context)
+
+
+def _period_links(days: int | None, *, hide_indexing: bool) -> list[tuple[str, str, bool]]:
+    """(label, query, current) for each period of the unanswered page, its other filter kept."""
+    choices = [(None, _("All time"))] + [
+        (period, _("%(period)s days") % {"period": period}) for period in DASHBOARD_PERIODS
+    ]
+    return [
+        (label, _query(period, hide_indexing=hide_indexing), period == days)
+        for period, label in choices
+    ]
+
+
+def _query(days: int | None, *, hide_indexing: bool) -> str:
+    params = {"days": days} if days else {}
+    if hide_indexing:
+        params["while_indexing"] = "hide"
+    return f"?{urlencode(params)}"
 
 
 def with_report_links(site: AdminSite, get_app_list):

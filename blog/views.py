@@ -5,7 +5,7 @@ from collections.abc import Iterable
 
 from django.conf import settings
 from django.core.paginator import Paginator
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.utils.cache import patch_cache_control
@@ -29,7 +29,13 @@ def article_list(request: HttpRequest) -> HttpResponse:
 
 
 def article_detail(request: HttpRequest, slug: str) -> HttpResponse:
-    article = selectors.article_get_visible(slug=slug, user=request.user)
+    try:
+        article = selectors.article_get_visible(slug=slug, user=request.user)
+    except Http404:
+        # A reader's citation to an article since withdrawn lands here, from a chat answered
+        # before: the site's page, with the panel and its conversation, even under `make run`'s
+        # DEBUG, whose yellow page of URL patterns is for a path no route matches.
+        return render(request, "404.html", {"article_missing": True}, status=404)
     response = article_page_render(request, article=article, tags=article.tags.all())
     if not article.is_public:
         # A staff preview of a draft: the same URL is a 404 for everyone else, so no shared

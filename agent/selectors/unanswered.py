@@ -27,12 +27,15 @@ def turn_unanswered(*, queryset: QuerySet[Turn] | None = None) -> QuerySet[Turn]
     return queryset.filter(UNANSWERED)
 
 
-def turn_downvoted(*, limit: int = 200) -> QuerySet[Turn]:
-    """Answers visitors voted down, newest first: the other half of the review backlog."""
+def turn_downvoted(*, limit: int = 200, since: datetime | None = None) -> QuerySet[Turn]:
+    """Answers visitors voted down, newest first: the other half of the review backlog
+    (`since`: only turns asked from then on, as the dashboard counts its down-votes)."""
+    turns = Turn.objects.filter(vote=Turn.Vote.DOWN)
+    if since is not None:
+        turns = turns.filter(started_at__gte=since)
     return (
-        Turn.objects.filter(vote=Turn.Vote.DOWN)
-        .only("conversation_id", "index", "user_message", "answer", "feedback_comment",
-              "feedback_at", "started_at")
+        turns.only("conversation_id", "index", "user_message", "answer", "feedback_comment",
+                   "feedback_at", "started_at")
         .order_by("-feedback_at", "-started_at")[:limit]
     )  # fmt: skip
 

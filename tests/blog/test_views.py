@@ -175,3 +175,20 @@ def test_a_trimmed_address_leads_to_the_article_list_not_a_404(client, path):
     response = client.get(path)
 
     assert response.status_code == 302 and response["Location"] == "/"
+
+
+@pytest.mark.parametrize("debug", [True, False])
+def test_a_withdrawn_article_gets_the_sites_page_even_with_debug_on(
+    client, make_article, settings, debug
+):
+    # A reader's old chat citation to an unpublished article showed `make run`'s DEBUG page:
+    # "Page not found (404)", Django's URL patterns, no way back to the site or the chat.
+    settings.DEBUG = debug
+    make_article(title="Brewing kombucha", slug="kombucha", status=Article.Status.DRAFT)
+
+    response = client.get("/articles/kombucha/")
+
+    assert response.status_code == 404
+    page = response.content.decode()
+    assert "There is no page here" in page and "may have been withdrawn" in page
+    assert "site.css" in page and "URLconf" not in page

@@ -359,3 +359,25 @@ def test_a_call_refused_for_its_arguments_is_the_models_mistake_not_a_tool_error
     assert '<span class="dc-pill dc-pill--max_steps">Invalid arguments</span>' in refused
     assert "refused: the model's arguments did not fit the tool" in refused
     assert "dc-pill--error" not in refused
+
+
+def test_a_long_transcript_opens_with_an_index_of_its_turns_marking_those_to_review(staff_client):
+    # A 100-turn conversation was 79,000 px of page with nothing saying which turns went
+    # unanswered or were voted down: the reviewer scrolled through all of them to find out.
+    long = make_conversation()
+    for index in range(1, 13):
+        make_turn(long, index=index, user_message=f"Question {index}?",
+                  answered=index != 4, vote="down" if index == 9 else "")  # fmt: skip
+    short = make_conversation()
+    for index in range(1, 4):
+        make_turn(short, index=index)
+
+    page = staff_client.get(f"/admin/agent/conversation/{long.pk}/change/").content.decode()
+    index = page.split('data-testid="turn-index"')[1].split("</nav>")[0]
+
+    assert re.findall(r'href="#turn-(\d+)"', index) == [str(n) for n in range(1, 13)]
+    assert re.findall(r'href="#turn-(\d+)" title="[^"]*" class="is-unanswered"', index) == ["4"]
+    assert re.findall(r'href="#turn-(\d+)" title="[^"]*" class="is-voted-down"', index) == ["9"]
+    assert 'title="Question 4?"' in index
+    short_page = staff_client.get(f"/admin/agent/conversation/{short.pk}/change/").content
+    assert b'data-testid="turn-index"' not in short_page

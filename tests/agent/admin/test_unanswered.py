@@ -223,6 +223,41 @@ def test_a_down_voted_answer_shows_what_was_voted_down_as_plain_text(staff_clien
     assert "**" not in shown and "](" not in shown
 
 
+def test_a_down_voted_answer_with_code_and_a_table_shows_no_fences_or_table_rules(staff_client):
+    # The backlog read "`sql CREATE INDEX … ` | setting | default | |---|---|---| | m | 16 |".
+    answer = (
+        "Create it:\n\n```sql\nCREATE INDEX i ON t USING hnsw (e);\n```\n\n"
+        "| setting | default |\n|---|:---:|\n| m | 16 |\n"
+    )
+    ask("How do I create the index?", minutes=1, vote="down", answer=answer)
+
+    html = staff_client.get("/admin/agent/conversation/unanswered/").content.decode()
+    shown = html.split('data-testid="downvoted-answer"')[1].split("</blockquote>")[0]
+
+    assert "Create it: CREATE INDEX i ON t USING hnsw (e); setting · default m · 16" in shown
+    assert "```" not in shown and "---" not in shown and "sql" not in shown
+
+
+def test_the_unanswered_page_shows_the_period_asked_for(staff_client):
+    # "What could readers not get answered this week?": the page held every question ever asked.
+    now = timezone.now()
+    ask("How do I keep bees on a roof?", minutes=0, at=now - timedelta(days=20))
+    ask("How do I brew kombucha?", minutes=0, at=now - timedelta(hours=1))
+    ask("Why is the sky blue?", minutes=0, at=now - timedelta(days=20), vote="down",
+        answer="It scatters.")  # fmt: skip
+
+    week = staff_client.get("/admin/agent/conversation/unanswered/?days=7").content.decode()
+    everything = staff_client.get("/admin/agent/conversation/unanswered/").content.decode()
+    odd = staff_client.get("/admin/agent/conversation/unanswered/?days=8").content.decode()
+
+    assert "How do I brew kombucha?" in week and "How do I keep bees" not in week
+    assert "Why is the sky blue?" not in week  # the down-voted list keeps to the period too
+    assert 'href="?days=7" aria-current="page"' in week
+    assert "How do I keep bees" in everything and "Why is the sky blue?" in everything
+    assert 'href="?" aria-current="page"' in everything
+    assert "How do I keep bees" in odd  # a period the page does not offer: all of it
+
+
 def test_small_talk_is_neither_answered_nor_a_missed_question(staff_client):
     # "thanks!" cites nothing under any model; it used to top the "write this next" list.
     ask("thanks!", minutes=1, small_talk=True, answer="You're welcome!")
