@@ -27,7 +27,13 @@ from agent.llm.offline_follow_up import (
     search_query,
 )
 from agent.llm.offline_foreign import foreign_decline
-from agent.llm.offline_frame import frame_searched, frame_topic, rescued, unweighed
+from agent.llm.offline_frame import (
+    frame_searched,
+    frame_topic,
+    rescued,
+    unweighed,
+    weighing_first,
+)
 from agent.llm.offline_hits import (
     MAX_READ,
     _failed,
@@ -232,6 +238,8 @@ def _plan(turn: _Turn, available: set[str]) -> tuple[list[ToolCall], str]:
         parts=answered_parts(turn.question, chosen, part_hits),
         unknown=_asked_unknown(turn.question, hits),
     )
+    if rescue:  # the sentence that weighs against the topic is what was asked (offline_frame)
+        answer = weighing_first(answer, topic, hits, articles)
     if answer and turn.asked_in and sources and sources[0].get("language") != turn.asked_in:
         answer = f"{AS_WRITTEN[turn.lang]}\n\n{answer}"
     return [], answer or DONT_KNOW[turn.lang]

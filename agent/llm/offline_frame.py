@@ -89,11 +89,33 @@ def rescued(question: str, topic: str, searched: list[Any]) -> bool:
 
 def unweighed(topic: str, hits: list[dict], articles: list[dict]) -> bool:
     """A rescued topic whose top article, read, says nothing against it: declined."""
+    return not weighing_sentence(topic, _top_text(hits, articles))
+
+
+def weighing_first(answer: str, topic: str, hits: list[dict], articles: list[dict]) -> str:
+    """`answer` with the quote holding the weighing sentence first: its item first in its
+    list, its paragraph first unless it is a list (whose lead-in must stay before it)."""
+    sentence = weighing_sentence(topic, _top_text(hits, articles))
+    key = sentence.lstrip("-*> ").strip()[:60]
+    blocks = answer.split("\n\n")
+    at = next((n for n, block in enumerate(blocks) if key and key in block), None)
+    if at is None:
+        return answer  # quoted as rendered otherwise, or not quoted: the pick stands
+    lines = blocks[at].split("\n")
+    if all(line.startswith("- ") for line in lines):
+        lines.insert(0, lines.pop(next(n for n, line in enumerate(lines) if key in line)))
+        blocks[at] = "\n".join(lines)
+    elif len(lines) == 1:
+        blocks.insert(0, blocks.pop(at))
+    return "\n\n".join(blocks)
+
+
+def _top_text(hits: list[dict], articles: list[dict]) -> str:
+    """The top hit's article as read; without it (no detail tool, a failed read), the
+    excerpt that is quoted instead."""
     top = hits[0].get("article_id") if hits else None
     read = next((a for a in articles if a.get("article_id") == top), None)
-    # Without the article (no detail tool, a failed read) its excerpt is what is quoted.
-    text = read.get("body", "") if read else (hits[0].get("excerpt", "") if hits else "")
-    return not weighing_sentence(topic, str(text))
+    return str(read.get("body", "") if read else (hits[0].get("excerpt", "") if hits else ""))
 
 
 def weighing_sentence(topic: str, body: str) -> str:

@@ -3,7 +3,13 @@
 import pytest
 
 from agent.answered import is_decline
-from agent.llm.offline_frame import frame_searched, frame_topic, rescued, weighing_sentence
+from agent.llm.offline_frame import (
+    frame_searched,
+    frame_topic,
+    rescued,
+    weighing_first,
+    weighing_sentence,
+)
 from tests.agent.llm.test_offline_respell import _demo_answer
 from tests.blog.test_search import demo_index  # noqa: F401
 
@@ -62,6 +68,20 @@ def test_a_chinese_topic_is_weighed_by_the_words_the_article_writes():
     assert weighing_sentence("按会话限流", body) == body
 
 
+def test_the_quote_that_weighs_comes_first():
+    hits, articles = [{"article_id": 1}], [{"article_id": 1, "body": _IP}]
+    weighing = "- It catches cookie-discarding scripts but can punish a whole university."
+    listed = f"- Per session. Each browser has its own allowance.\n{weighing}\n\nSource: x"
+    paragraphs = "Per session. Each browser has its own allowance.\n\n" + weighing[2:]
+
+    assert weighing_first(listed, "limiting by IP address", hits, articles).startswith(weighing)
+    reordered = weighing_first(paragraphs, "limiting by IP address", hits, articles)
+    assert reordered.startswith("It catches")
+    assert weighing_first("Per session.", "limiting by IP address", hits, articles) == (
+        "Per session."
+    )
+
+
 def _hits(relevance: float) -> list[dict]:
     return [{"article_id": 1, "title": "t", "excerpt": "e", "relevance": relevance}]
 
@@ -83,6 +103,7 @@ def test_the_demo_blog_answers_a_downside_the_article_weighs(demo_index):  # noq
 
     assert "/articles/rate-limits-and-token-budgets/" in answer
     assert "punish a whole university" in answer
+    assert answer.index("punish a whole university") < answer.index("Per session")
     assert {"query": "limiting by IP address", "limit": 5} in [args for _, args in calls]
 
 
