@@ -27,6 +27,13 @@ from agent.llm.offline_follow_up import (
     search_query,
 )
 from agent.llm.offline_foreign import foreign_decline
+from agent.llm.offline_frame import (
+    frame_searched,
+    frame_topic,
+    rescued,
+    unweighed,
+    weighing_first,
+)
 from agent.llm.offline_hits import (
     MAX_READ,
     _failed,
@@ -165,6 +172,10 @@ def _plan(turn: _Turn, available: set[str]) -> tuple[list[ToolCall], str]:
         return [], DONT_KNOW[turn.lang]
     # The first search is the whole question's; any others are its parts' (_searches), and
     # last the ask's when the message sets a scene first: it stands in when the whole misses.
+    # An evaluative ask's topic alone, last of all, stands in when the whole misses (offline_frame).
+    topic = _frame_topic(turn, summary)
+    rescue = rescued(turn.question, topic, searched)
+    searched = frame_searched(turn.question, topic, searched)
     searched = ask_searched(turn.question, turn.ask, searched, summary or is_follow_up(turn))
     hits = _hit_list(searched[0]) if searched else []
     articles = [d for d in details if isinstance(d, dict) and "body" in d]
@@ -210,6 +221,8 @@ def _plan(turn: _Turn, available: set[str]) -> tuple[list[ToolCall], str]:
         return [turn.call(DETAIL, {"article_id": i}, n) for n, i in enumerate(ids)], ""
     if summary and articles:
         return [], compose_summary(articles[0], turn.lang)
+    if rescue and unweighed(topic, hits, articles):
+        return [], DONT_KNOW[turn.lang]  # the article names the topic, says nothing against it
     # A failed detail (or no detail tool) leaves the search excerpt to quote from.
     read = {a["article_id"]: a for a in articles}
     sources = [_source(hit, read.get(hit["article_id"])) for hit in chosen]
@@ -225,6 +238,8 @@ def _plan(turn: _Turn, available: set[str]) -> tuple[list[ToolCall], str]:
         parts=answered_parts(turn.question, chosen, part_hits),
         unknown=_asked_unknown(turn.question, hits),
     )
+    if rescue:  # the sentence that weighs against the topic is what was asked (offline_frame)
+        answer = weighing_first(answer, topic, hits, articles)
     if answer and turn.asked_in and sources and sources[0].get("language") != turn.asked_in:
         answer = f"{AS_WRITTEN[turn.lang]}\n\n{answer}"
     return [], answer or DONT_KNOW[turn.lang]
@@ -312,7 +327,13 @@ def _searches(turn: _Turn, summary: bool) -> list[ToolCall]:
     calls += [turn.call(SEARCH, {"query": p, "limit": 5}, n) for n, p in enumerate(parts, 1)]
     if turn.ask and turn.ask != turn.question:  # the ask alone (offline_ask)
         calls.append(turn.call(SEARCH, {"query": turn.ask[:500], "limit": 5}, len(calls)))
+    if topic := _frame_topic(turn, summary):  # the topic without "downsides of" (offline_frame)
+        calls.append(turn.call(SEARCH, {"query": topic[:500], "limit": 5}, len(calls)))
     return calls
+
+
+def _frame_topic(turn: _Turn, summary: bool) -> str:
+    return "" if summary or is_follow_up(turn) else frame_topic(turn.question)
 
 
 def _about_other(turn: _Turn, hits: list[dict]) -> bool:
