@@ -46,6 +46,8 @@ def test_a_comparison_is_asked_of_each_subject(question, parts):
         "Should I use Server-Sent Events or WebSockets for a one-way token stream?",
         "SSE 和 WebSocket 哪个好？",
         "Per-tool timeouts vs a cap: what does it stop?",  # "vs" asks of each only with "each"
+        "What if two requests hit at once and both check the remaining budget?",  # a pronoun
+        "How is Chinese text handled both by the embedding model and by the keyword index?",
     ],
 )
 def test_a_question_comparing_nothing_or_asking_one_verdict_is_asked_whole(question):
