@@ -21,7 +21,7 @@ import re
 # Channels article and the answer cited it beside the streaming article's verdict.
 # Not "both": it is as often a pronoun or one question about two things ("…and both check the
 # budget?", "handled both by the embedding model and by the keyword index?"), and split there
-# the older test halves cited a wrong article three times more.
+# the older test halves cited a wrong article twice more.
 _EACH = re.compile(r"\b(each|differ\w*|compare[sd]?|comparison)\b", re.IGNORECASE)
 # (?<!\s): a run of spaces is tried from its start only (from each of 3,980 spaces, 0.7 s).
 _JOINERS = (
