@@ -78,6 +78,7 @@ from agent.llm.offline_text import language
 from agent.llm.offline_tools import DETAIL, LIST, SEARCH
 from agent.llm.offline_topic import topic_step, topic_term
 from agent.llm.offline_turn import _read, _Turn
+from agent.llm.offline_weigh import asks_weighing
 from agent.small_talk import is_thanks
 
 LIST_LIMIT = 4 * OVERVIEW_LIMIT  # listed for an overview: the reader's language goes first
@@ -333,7 +334,11 @@ def _searches(turn: _Turn, summary: bool) -> list[ToolCall]:
 
 
 def _frame_topic(turn: _Turn, summary: bool) -> str:
-    return "" if summary or is_follow_up(turn) else frame_topic(turn.question)
+    # Only an ask that weighs has a frame: "When should I use HNSW?" is no downside asked, and
+    # its "topic" search was one more search in every such turn's transcript.
+    if summary or is_follow_up(turn) or not asks_weighing(turn.question):
+        return ""
+    return frame_topic(turn.question)
 
 
 def _about_other(turn: _Turn, hits: list[dict]) -> bool:

@@ -31,8 +31,9 @@ _FRAME_EN = re.compile(
     r"(?:of|with|to|in|for|when)\s+"
     r"|^\s*(?:what's|what is)\s+wrong\s+with\s+"
     r"|^\s*when\s+(?:is|are|would|should)\s+(?:i\s+|we\s+|you\s+)?(?:not\s+use\s+)?"
-    r"|\s+(?:(?:be|is|are)\s+)?(?:the|a)\s+(?:wrong|bad|poor)\s+(?:choice|fit|idea|pick)\b"
-    r"|^\s*where\s+(?:does|do)\s+|\s+fall\s+short\b",
+    # (?<!\s): a run of spaces is tried from its start only (from each of 3,998, 1 s a call).
+    r"|(?<!\s)\s+(?:(?:be|is|are)\s+)?(?:the|a)\s+(?:wrong|bad|poor)\s+(?:choice|fit|idea|pick)\b"
+    r"|^\s*where\s+(?:does|do)\s+|(?<!\s)\s+fall\s+short\b",
     re.IGNORECASE,
 )
 _FRAME_ZH = re.compile(
@@ -51,7 +52,7 @@ _AGAINST_EN = re.compile(
 _AGAINST_ZH = re.compile(
     r"但|而(?!且)|却|不过|缺点|代价|短板|坑|不如|慢|无法|失效|退化|局限|不足|不宜"  # 而且 adds
 )
-_ASK_MARK = re.compile(r"[?？。!！]+\s*$")
+_ASK_MARK = re.compile(r"(?<![?？。!！])[?？。!！]+\s*$")  # a run tried once, from its start
 
 
 def frame_topic(question: str) -> str:
@@ -105,7 +106,8 @@ def weighing_first(answer: str, topic: str, hits: list[dict], articles: list[dic
     if all(line.startswith("- ") for line in lines):
         lines.insert(0, lines.pop(next(n for n, line in enumerate(lines) if key in line)))
         blocks[at] = "\n".join(lines)
-    elif len(lines) == 1:
+    elif len(lines) == 1 and not blocks[at].rstrip().endswith((":", "：")):
+        # A lead-in ("Three parameters control the trade-off:") stays before its list.
         blocks.insert(0, blocks.pop(at))
     return "\n\n".join(blocks)
 

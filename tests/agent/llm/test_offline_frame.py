@@ -115,3 +115,37 @@ def test_the_demo_blog_declines_a_downside_the_article_does_not_weigh(demo_index
     ):
         answer, _ = _demo_answer(question, demo_index)
         assert is_decline(answer), (question, answer)
+
+
+def test_a_lead_in_stays_before_its_list():
+    # "…control the trade-off:" weighs, and moved first it left its list behind another block.
+    body = (
+        "HNSW indexes are graphs.\n\n"
+        "The HNSW graph has three parameters that control the trade-off:"
+    )
+    hits, articles = [{"article_id": 1}], [{"article_id": 1, "body": body}]
+    answer = (
+        "HNSW indexes are graphs.\n\nThe HNSW graph has three parameters that control the "
+        "trade-off:\n\n- m\n- ef_construction"
+    )
+    assert weighing_first(answer, "HNSW graph", hits, articles) == answer
+
+
+def test_a_run_of_spaces_or_marks_is_tried_from_its_start_only():
+    # From each of 3,998 spaces (or 3,999 question marks), 0.5-1 s a call, 2-3 times a turn.
+    from agent.llm.offline_frame import _ASK_MARK, _FRAME_EN
+
+    assert _FRAME_EN.search("HNSW" + " " * 5 + "the wrong choice", 6) is None
+    assert _FRAME_EN.search("HNSW" + " " * 5 + "the wrong choice").start() == 4
+    assert _ASK_MARK.search("x???? y", 2) is None
+
+
+def test_a_when_or_where_question_that_weighs_nothing_is_searched_whole():
+    from agent.llm.offline_weigh import asks_weighing
+
+    assert not asks_weighing("When should I use HNSW?")
+    assert not asks_weighing("Where do I put the settings?")
+    assert all(
+        asks_weighing(q)
+        for q in ("When is HNSW the wrong choice?", "Where does embedding search fall short?")
+    )
