@@ -48,7 +48,7 @@ from agent.llm.offline_text import (
     language,
     terms,
 )
-from agent.llm.offline_value import in_code, valued
+from agent.llm.offline_value import valued
 
 CONTEXT_WEIGHT = 0.3
 
@@ -99,23 +99,14 @@ def compose_answer(
         # A follow-up ("and how much looser is it?") has too few words of its own to judge
         # that the figure is missing: it keeps what it picked, unless it names a price ("what
         # does that work out to in dollars?"), which no other figure gives.
-        if (
-            not instead
-            and (not context or asks_price(question))
-            and not in_code(question, sources[0])
-        ):
+        if not instead and (not context or asks_price(question)):
             return _no_figure(lang, sources[0], part)
         picked = instead or picked
     elif picked and asks and not _assigned(picked, question):
         # A figure, but not the setting's: "what's ef_search set to by default?" had "fewer than
         # ten results" quoted, and "hnsw.ef_search (default 40)" is the one asked for.
         instead = _figure_instead(pool, picked, wanted, question, assigned_only=True)
-        if (
-            not instead
-            and not context
-            and _ASKS_DEFAULT.search(question)
-            and not in_code(question, sources[0])
-        ):
+        if not instead and not context and _ASKS_DEFAULT.search(question):
             # "If I don't pass a lists value, what default does pgvector use?" was answered with
             # other settings' defaults ("probes (default 1)"): no fact gives this one's.
             return _no_figure(lang, sources[0], part)

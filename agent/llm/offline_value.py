@@ -59,14 +59,6 @@ def valued(*, question: str, body: str, facts: list[Fact]) -> list[Fact]:
     return facts
 
 
-def in_code(question: str, source: dict) -> bool:
-    """Does the code of `source` give a value the question asks for? The figure check then
-    does not decline: "What is the default max_model_calls in the run_turn sketch?" is
-    answered by `max_model_calls=5`, which no sentence states."""
-    body = str(source.get("body") or "")
-    return valued(question=question, body=body, facts=[]) != []
-
-
 def _stated(body: str, block: Block, line: str, value: str, facts: list[Fact]) -> list[Fact]:
     """The code line, after the sentence introducing its block when that says the value too
     ("Our embedding model produces 384 numbers per passage, so:"): the article's own words."""

@@ -4,7 +4,7 @@ import pytest
 
 from agent.llm.offline_answer import compose_answer
 from agent.llm.offline_text import Fact
-from agent.llm.offline_value import asks_value, in_code, valued
+from agent.llm.offline_value import asks_value, valued
 
 VECTORS = {
     "article_id": 6,
@@ -109,12 +109,6 @@ def test_the_sentence_introducing_the_block_comes_when_it_says_the_value():
     assert answer.index("384 numbers per") < answer.index("vector(384)")
 
 
-def test_a_value_in_code_keeps_the_figure_check_from_declining():
-    question = "What is the default max_model_calls in the run_turn sketch?"
-    assert in_code(question, LOOP)
-    assert "max_model_calls=5" in _answer(question, LOOP)
-
-
 def test_a_value_the_quote_already_gives_brings_no_code():
     facts = [Fact("The capacity of 100 messages is plenty.", "sentence", "Channel layers", 1)]
     question = "What capacity is configured for the channel layer?"
@@ -127,9 +121,18 @@ def test_a_quote_giving_the_asked_setting_its_value_brings_no_code():
     assert valued(question="What's the default ef_search?", body=body, facts=facts) == facts
 
 
+def test_a_code_line_giving_a_name_its_value_comes_after_the_quote():
+    facts = [Fact("Each model call resends the conversation.", "sentence", "A sketch", 1)]
+    question = "What is the default number of max model calls in the sketch?"
+    found = valued(question=question, body=LOOP["body"], facts=facts)
+    assert "max_model_calls=5" in found[-1].text
+
+
 def test_a_part_of_a_name_alone_does_not_name_it():
     # "model" is a part of max_model_calls, and of many names: it asks for no value of it.
-    assert not in_code("How many tokens does a model answer use?", LOOP)
+    facts = [Fact("Each model call resends the conversation.", "sentence", "A sketch", 1)]
+    question = "How many tokens does a model answer use?"
+    assert valued(question=question, body=LOOP["body"], facts=facts) == facts
 
 
 def test_not_a_value_ask_brings_no_code():
