@@ -48,6 +48,7 @@ from agent.llm.offline_text import (
     language,
     terms,
 )
+from agent.llm.offline_value import valued
 
 CONTEXT_WEIGHT = 0.3
 
@@ -136,6 +137,8 @@ def compose_answer(
             fitted = shaped(
                 question=question, source=source, facts=facts, wanted=wanted, lead=not groups
             )
+            if not groups:  # a value only the lead article's code states (offline_value)
+                fitted = valued(question=question, body=str(source.get("body") or ""), facts=fitted)
             groups.append((source, fitted))
     if not groups:
         return ""
