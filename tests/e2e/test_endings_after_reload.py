@@ -6,7 +6,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from testing_support.model_server import error_response, tool_call_response
+from agent.llm.offline_declines import NOT_MENTIONED
+from testing_support.model_server import error_response, text_response, tool_call_response
 from tests.e2e.conftest import CHROMIUM, screenshot
 from tests.e2e.test_chat_panel import (
     LOOP,
@@ -15,6 +16,7 @@ from tests.e2e.test_chat_panel import (
     conversation_id,
     open_chat,
     saved_turns,
+    wait_answered,
 )
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db]
@@ -83,3 +85,32 @@ def test_a_model_failure_says_the_same_after_a_reload(site, scripted, open_page)
     expect(page.locator(".chat-turn")).to_have_count(1)
     expect(page.locator(".chat-note--warn")).to_be_visible()
     assert ending(page) == live
+
+
+def test_a_decline_links_the_nearest_article_without_a_sources_list(
+    site, scripted, open_page, articles
+):
+    # The offline model's decline named the nearest article in plain text. Now a link, it is
+    # still a decline: no Sources list, live or after a reload.
+    read = json.dumps({"article_id": articles[LOOP]["id"]})
+    link = f"[{articles[LOOP]['title']}](/articles/{LOOP}/)"
+    scripted.enqueue(
+        tool_call_response([("call_r", "get_article_detail", read)]),
+        text_response([NOT_MENTIONED["en"].format(name="1006", link=link)]),
+    )
+    page = open_page()
+    page.goto(site + "/")
+    open_chat(page)
+    ask(page, "What does close code 1006 mean?")
+    wait_answered(page)
+    answer = page.locator(".chat-answer")
+    expect(answer.get_by_role("link")).to_have_attribute("href", f"/articles/{LOOP}/")
+    expect(page.locator(".chat-sources")).to_be_hidden()
+    screenshot(page, "decline-links-the-nearest-article")
+    assert saved_turns(conversation_id(page))[0].answered is False
+
+    page.reload()
+    expect(page.locator(".chat-turn")).to_have_count(1)
+    expect(answer.get_by_role("link")).to_have_attribute("href", f"/articles/{LOOP}/")
+    expect(page.locator(".chat-sources")).to_be_hidden()
+    page.watch.assert_quiet()
