@@ -71,6 +71,11 @@ def _opening(text: str) -> str:
     return opening
 
 
+def turn_declined(*, answer: str, declined: bool | None = None) -> bool:
+    """The model's own word (the offline model) when it has one, else the answer's opening."""
+    return is_decline(answer) if declined is None else declined
+
+
 def turn_answered(
     *, status: str, answer: str, citations: list, declined: bool | None = None
 ) -> bool:
@@ -79,6 +84,5 @@ def turn_answered(
     `declined` is the model's own word when it has one (the offline model); else the answer's
     opening is read (is_decline).
     """
-    if declined is None:
-        declined = is_decline(answer)
+    declined = turn_declined(answer=answer, declined=declined)
     return status in FINISHED and bool(citations) and not declined

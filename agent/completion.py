@@ -25,7 +25,8 @@ WITH turn AS (
     UPDATE agent_turn SET
         answer = %s, status = %s, step_count = %s, model = %s, offline = %s,
         input_tokens = %s, output_tokens = %s, time_to_first_token_ms = %s, duration_ms = %s,
-        error_code = %s, error = %s, citations = %s::jsonb, answered = %s, trace_id = %s,
+        error_code = %s, error = %s, citations = %s::jsonb, listed_articles = %s::jsonb,
+        answered = %s, trace_id = %s,
         index_incomplete = %s
     WHERE id = %s::uuid AND conversation_id = %s::uuid AND status IN ('running', 'interrupted')
     RETURNING conversation_id
@@ -45,7 +46,8 @@ def turn_complete_running(*, record) -> bool:
         record.answer, record.status, record.step_count, record.model, record.offline,
         record.input_tokens, record.output_tokens, record.time_to_first_token_ms,
         record.duration_ms, record.error_code, record.error,
-        orjson.dumps(record.citations).decode(), record.answered, record.trace_id,
+        orjson.dumps(record.citations).decode(),
+        orjson.dumps(record.listed_articles).decode(), record.answered, record.trace_id,
         record.index_incomplete, record.turn_id, record.conversation_id, timezone.now(),
     ]  # fmt: skip
     if not record.tool_calls:

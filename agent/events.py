@@ -23,6 +23,8 @@ UNAVAILABLE = "unavailable"
 ERROR_CODES = frozenset(
     {MAX_STEPS, MODEL_ERROR, BAD_REQUEST, RATE_LIMITED, BUSY, CANCELLED, INTERNAL, UNAVAILABLE}
 )
+# Codes whose `error` the panel shows with the articles gathered so far (the turn saves them).
+LISTS_ARTICLES = frozenset({MAX_STEPS})
 # Codes after which the same question may simply be sent again (the panel puts it back).
 RETRYABLE = frozenset({MODEL_ERROR, BAD_REQUEST, RATE_LIMITED, BUSY, UNAVAILABLE, INTERNAL})
 

@@ -19,7 +19,7 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from agent import events
-from agent.answered import turn_answered
+from agent.answered import turn_answered, turn_declined
 from agent.exceptions import (
     ModelError,
     SharedStateDown,
@@ -618,7 +618,10 @@ async def _finish(
     result: TurnResult, status: Status, emit: Emit, conversation_id: str
 ) -> TurnResult:
     """Emit the citations found in the answer, then `done`."""
-    cited_articles = _citations(result.answer, result.articles)
+    # A decline may link the nearest article it found ("The nearest is [X](…)"): a pointer,
+    # not a source of the answer, so it is no citation (no Sources list, not answered).
+    declined = turn_declined(answer=result.answer, declined=result.declined)
+    cited_articles = [] if declined else _citations(result.answer, result.articles)
     result.citations = [{**a, **result.passages.get(a["article_id"], {})} for a in cited_articles]
     for cited in result.citations:
         await emit(events.citation(**cited))

@@ -65,6 +65,9 @@ class Turn(models.Model):
     error_code = models.CharField(_("error code"), max_length=20, blank=True)
     error = models.TextField(_("error"), blank=True)
     citations = models.JSONField(_("citations"), default=list, blank=True)
+    # The articles a step-limit ending listed for the visitor (agent.events.LISTS_ARTICLES):
+    # not citations (nothing answered), but what the panel showed, so a reload shows it too.
+    listed_articles = models.JSONField(_("articles listed"), default=list, blank=True)
     # At least one valid citation and no decline (agent.answered). Finished turns that are not
     # answered are the editors' "write this next" list.
     answered = models.BooleanField(_("answered"), default=False, db_index=True)

@@ -60,6 +60,9 @@ class TurnOut(Schema):
     error_code: str
     steps: int
     citations: list[CitationOut]
+    articles: list[CitationOut] = Field(
+        default=[], description="The articles a step-limit ending listed (not citations)."
+    )
     tools: list[ToolCallOut]
     answered: bool
     vote: str = Field(description='The visitor\'s vote: "up", "down", or "" for none.')

@@ -52,6 +52,7 @@ class TurnRecord:
     error_code: str = ""
     error: str = ""
     citations: list[dict] = field(default_factory=list)
+    listed_articles: list[dict] = field(default_factory=list)
     answered: bool = False
     index_incomplete: bool = False  # set by the saver (agent/saving.py) before the first try
     tool_calls: list[dict] = field(default_factory=list)
@@ -132,6 +133,7 @@ def _turn_record_any(*, record: TurnRecord) -> bool:
         error_code=record.error_code,
         error=record.error,
         citations=record.citations,
+        listed_articles=record.listed_articles,
         answered=record.answered,
         small_talk=is_small_talk(record.user_message),
         index_incomplete=record.index_incomplete,

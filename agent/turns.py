@@ -13,7 +13,7 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 
-from agent import selectors, services
+from agent import events, selectors, services
 from agent.checkpoints import turn_start
 from agent.exceptions import BadRequest, ConversationFull
 from agent.frames import FrameError, conversation_id_parse, text_check, text_scrub
@@ -82,6 +82,7 @@ class TurnContext:
             error_code=result.error_code,
             error=storable(result.error),
             citations=storable(result.citations),
+            listed_articles=storable(_listed(result)),
             answered=result.answered,
             tool_calls=storable([_tool_call_out(call) for call in result.tool_calls]),
         )
@@ -198,6 +199,11 @@ def _page(slug: str) -> dict:
 def storable(value: Any) -> Any:
     """The value with NUL and lone surrogates replaced: PostgreSQL and UTF-8 cannot hold them."""
     return text_scrub(value)
+
+
+def _listed(result: TurnResult) -> list[dict]:
+    """The articles the turn's `error` showed the visitor (a step-limit ending lists them)."""
+    return list(result.articles) if result.error_code in events.LISTS_ARTICLES else []
 
 
 def _tool_call_out(call: ToolRecord) -> dict:

@@ -10,20 +10,22 @@ from __future__ import annotations
 
 import re
 
-from agent.llm.offline_render import LANGUAGE_NAMES, _title
+from agent.llm.offline_render import LANGUAGE_NAMES, _title, article_link
 from agent.llm.offline_text import inert
 
 NO_FIGURE = {
-    "en": "This blog’s articles don’t give that figure. The nearest is “{title}”, which "
+    "en": "This blog’s articles don’t give that figure. The nearest is {link}, which "
     "discusses the topic without stating it.",
-    "zh": "这个博客的文章没有给出这个数字。最接近的是《{title}》，但文中没有写明。",
+    "zh": "这个博客的文章没有给出这个数字。最接近的是《{link}》，但文中没有写明。",
 }
+# The nearest article is a link (the reader can go and read it), yet the turn stays a decline:
+# a link inside a decline is no citation (agent.loop._finish), so it is not answered.
 # Only the articles read were checked: another article might name it in passing, so the
 # decline speaks of the articles found, not of the whole blog.
 NOT_MENTIONED = {
     "en": "The articles I found don’t mention “{name}”, so they don’t answer this. The nearest "
-    "is “{title}”, which discusses the topic without it.",
-    "zh": "我找到的文章都没有提到“{name}”，所以回答不了这个问题。最接近的是《{title}》，"
+    "is {link}, which discusses the topic without it.",
+    "zh": "我找到的文章都没有提到“{name}”，所以回答不了这个问题。最接近的是《{link}》，"
     "但文中没有涉及它。",
 }
 # The same two, for one part of a question asked in two whose other part is answered: the
@@ -65,14 +67,14 @@ def _no_figure(lang: str, source: dict, part: str) -> str:
     """The figure asked for is not given: the nearest article, or for a part, the part."""
     if part:
         return NO_FIGURE_FOR_PART[lang].format(part=_part_label(part))
-    return NO_FIGURE[lang].format(title=_title(source))
+    return NO_FIGURE[lang].format(link=article_link(source))
 
 
 def _not_mentioned(lang: str, name: str, source: dict, part: str) -> str:
     """A name the articles read never mention: the nearest article, or for a part, the part."""
     if part:
         return NOT_MENTIONED_FOR_PART[lang].format(name=inert(name), part=_part_label(part))
-    return NOT_MENTIONED[lang].format(name=inert(name), title=_title(source))
+    return NOT_MENTIONED[lang].format(name=inert(name), link=article_link(source))
 
 
 def _part_label(part: str) -> str:

@@ -63,7 +63,11 @@ def conversation_restore(*, conversation: Conversation) -> dict:
         ),
     )
     turns = list(conversation.turns.order_by("index", "started_at").prefetch_related(calls))
-    cited = {c.get("article_id") for turn in turns for c in turn.citations or []}
+    cited = {
+        c.get("article_id")
+        for turn in turns
+        for c in [*(turn.citations or []), *(turn.listed_articles or [])]
+    }
     urls = article_urls_published(ids={i for i in cited if isinstance(i, int)})
     return {
         "conversation_id": str(conversation.pk),
@@ -96,6 +100,7 @@ def _turn_out(turn: Turn, urls: dict[int, str]) -> dict:
         "error_code": turn.error_code,
         "steps": turn.step_count,
         "citations": [citation_now(citation=c, urls=urls) for c in turn.citations or []],
+        "articles": [citation_now(citation=a, urls=urls) for a in turn.listed_articles or []],
         "answered": turn.answered,
         "vote": turn.vote,
         "comment": turn.feedback_comment,

@@ -12,6 +12,7 @@ from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from agent.answered import FINISHED
 from agent.models import ToolCall, Turn
+from agent.tools.search_knowledge_base import SEARCH_REFUSED
 from blog.models import Article
 
 SEARCH_TOOL = "search_knowledge_base"
@@ -51,6 +52,8 @@ class UnansweredGroup:
     wordings: dict[str, tuple[int, datetime, str]] = field(default_factory=dict, repr=False)
     # Turns whose search failed (timed out, raised): a fault to look into, not a missing article.
     search_failed: int = 0
+    # Turns whose search the search limit refused (too many searches from one address).
+    search_refused: int = 0
     # Turns asked while some article was not indexed yet: ask again before writing anything.
     while_indexing: int = 0
     # (title, url) of articles indexed after the group was last asked that the search now
@@ -113,15 +116,20 @@ def turn_unanswered_groups(
     if not while_indexing:
         turns = turns.filter(index_incomplete=False)
     # A search the model sent bad arguments never ran: not the search failing.
-    failed_search = ToolCall.objects.filter(turn=OuterRef("pk"), name=SEARCH_TOOL).filter(
+    searches = ToolCall.objects.filter(turn=OuterRef("pk"), name=SEARCH_TOOL).filter(
         ToolCall.OUTCOMES["error"]
     )
+    # The search limit refusing a search is the visitor's rate, not a fault to look into.
+    refused = Q(error__startswith=SEARCH_REFUSED)
     rows = (
-        turns.annotate(search_failed=Exists(failed_search))
+        turns.annotate(
+            search_failed=Exists(searches.exclude(refused)),
+            search_refused=Exists(searches.filter(refused)),
+        )
         .order_by("-started_at")
         .values_list(
             "user_message", "started_at", "conversation_id", "index", "search_failed",
-            "index_incomplete",
+            "search_refused", "index_incomplete",
         )[:limit]
     )  # fmt: skip
     groups: list[tuple[frozenset[str], UnansweredGroup]] = []
@@ -185,7 +193,7 @@ def _group_add(
     groups: list[tuple[frozenset[str], UnansweredGroup]], row: tuple, threshold: float
 ) -> None:
     """Count one unanswered turn into the most similar group, or start a new one."""
-    message, started_at, conversation_id, index, search_failed, incomplete = row
+    message, started_at, conversation_id, index, search_failed, search_refused, incomplete = row
     # Nothing but punctuation or symbols normalises to nothing: grouped as typed, capped too.
     normal = _normalise(message) or message.strip()[:GROUPED_CHARS]
     grams = _trigrams(normal)
@@ -201,6 +209,7 @@ def _group_add(
         groups.append((grams, best))
     best.count += 1
     best.search_failed += search_failed
+    best.search_refused += search_refused
     best.while_indexing += incomplete
     if message.strip() not in best.variants and len(best.variants) < 5:
         best.variants.append(message.strip())

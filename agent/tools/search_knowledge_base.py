@@ -46,6 +46,11 @@ async def run(params: SearchInput) -> list[dict] | str:
     return await off_loop(_search)(params.query, params.limit)
 
 
+# How a search the search limit refused begins, as saved (ToolCall.error): the unanswered page
+# tells it from a search that failed.
+SEARCH_REFUSED = "Error: too many searches"
+
+
 async def _allowance_spend(query: str) -> None:
     # The model writes the queries: asked to, it ran 32 searches of 500 costly characters in
     # one turn of a one-line message. Each now weighs on the visitor's address as the same
@@ -57,7 +62,7 @@ async def _allowance_spend(query: str) -> None:
     if refusal is not None:
         refusal_count(reason=refusal.reason, address=address)
         raise ToolFailure(
-            f"Error: too many searches for this visitor right now (retry in {refusal.retry_after}"
+            f"{SEARCH_REFUSED} for this visitor right now (retry in {refusal.retry_after}"
             " s). Answer from the results you have, or say that you could not search.",
             "too many searches",
             reason="rate_limited",

@@ -92,7 +92,9 @@ export class Turn {
     if (past.status === "cancelled") turn.note("muted", S.error_cancelled);
     else if (past.status === "interrupted") turn.note("muted", S.error_interrupted);
     else if (past.status === "max_steps" && past.error_code === "max_steps") {
-      turn.note("warn", S.error_max_steps_none);
+      // As live (panel.explain): the articles gathered before the limit, or "narrower".
+      const articles = past.articles || [];
+      turn.note("warn", articles.length ? S.error_max_steps : S.error_max_steps_none, articles);
     } else if (past.status === "error") {
       turn.note("warn", errorMessage(past.error_code || "internal", 0));
     }

@@ -7,7 +7,12 @@ from channels.db import database_sync_to_async
 
 from agent.answered import is_decline, turn_answered
 from agent.llm.offline import DONT_KNOW
-from agent.llm.offline_declines import NO_FIGURE, NO_FIGURE_FOR_PART, NOT_MENTIONED_FOR_PART
+from agent.llm.offline_declines import (
+    NO_FIGURE,
+    NO_FIGURE_FOR_PART,
+    NOT_MENTIONED,
+    NOT_MENTIONED_FOR_PART,
+)
 from agent.prompts import SYSTEM_PROMPT
 from agent.selectors import turn_unanswered
 from agent.tools.search_knowledge_base import NO_RESULTS
@@ -29,8 +34,8 @@ from tests.agent.chat_helpers import ask, connect, saved_turns
         "Sorry. I couldn't find that in the blog, but here is something close.",
         "That isn't covered in this blog's articles.",
         # The topic is discussed, the asked-for figure is not.
-        NO_FIGURE["en"].format(title="Why step limits matter"),
-        NO_FIGURE["zh"].format(title="向量检索入门"),
+        NO_FIGURE["en"].format(link="[Why step limits matter](/articles/why-step-limits/)"),
+        NO_FIGURE["zh"].format(link="[向量检索入门](/articles/vectors/)"),
         # One part of a two-part question: said after the answered part, as a decline.
         NO_FIGURE_FOR_PART["en"].format(part="how long does a search get before it times out"),
         NO_FIGURE_FOR_PART["zh"].format(part="还有，一次最多允许同时并发多少个工具调用"),
@@ -127,6 +132,29 @@ async def test_a_real_model_decline_is_not_answered_even_with_a_link(scripted, m
     assert turn.answered is False
     unanswered = await database_sync_to_async(lambda: list(turn_unanswered()))()
     assert [str(t.conversation_id) for t in unanswered] == [conversation]
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_decline_linking_an_article_it_read_cites_nothing(scripted, make_article):
+    # The offline model's decline now links the nearest article it read: a pointer to go and
+    # read, not the answer's source. Counted as a citation, it put a Sources list under
+    # "don't answer this".
+    article = await database_sync_to_async(make_article)(title="Channels", slug="channels")
+    read = json.dumps({"article_id": article.pk})
+    decline = NOT_MENTIONED["en"].format(name="1006", link="[Channels](/articles/channels/)")
+    scripted.enqueue(
+        tool_call_response([("c1", "get_article_detail", read)]), text_response([decline])
+    )
+    socket = await connect()
+    events = await ask(socket, "What does close code 1006 mean?")
+    await socket.disconnect()
+
+    assert [e for e in events if e["type"] == "citation"] == []
+    assert events[-1]["type"] == "done" and events[-1]["answered"] is False
+    [turn] = await saved_turns()
+    assert (turn.citations, turn.answered) == ([], False)
+    unanswered = await database_sync_to_async(lambda: list(turn_unanswered()))()
+    assert [t.pk for t in unanswered] == [turn.pk]
 
 
 @pytest.mark.django_db(transaction=True)

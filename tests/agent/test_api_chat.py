@@ -122,6 +122,33 @@ async def test_sse_max_steps(scripted, settings):
     assert await runner.saver.drain(timeout=10)
 
 
+async def test_a_step_limit_ending_keeps_its_articles_for_the_transcript(
+    scripted, settings, make_article
+):
+    # The panel lists the articles gathered before the limit; they were not saved (only an
+    # answer's citations were), and a reload said "Try a narrower question" with none.
+    settings.AGENT_MAX_STEPS = 2
+    article = await database_sync_to_async(make_article)(
+        title="Channels", slug="channels", body="Consumers are classes."
+    )
+    read = json.dumps({"article_id": article.pk})
+    scripted.enqueue(
+        tool_call_response([("c1", "get_article_detail", read)]),
+        tool_call_response([("c2", "list_articles", "{}")]),
+    )
+    client = AsyncClient()
+
+    events = await post_chat(client, content="Read everything")
+    assert await runner.saver.drain(timeout=10)
+    transcript = await client.get(f"/api/conversations/{events[0]['conversation_id']}")
+
+    listed = {"article_id": article.pk, "title": "Channels", "url": "/articles/channels/"}
+    assert events[-1]["code"] == "max_steps" and events[-1]["articles"] == [listed]
+    [turn] = transcript.json()["turns"]
+    assert (turn["status"], turn["citations"], turn["answered"]) == ("max_steps", [], False)
+    assert turn["articles"] == [{**listed, "excerpt": "", "section_url": "", "available": True}]
+
+
 async def test_sse_follow_up_and_transcript_belong_to_the_session(scripted):
     scripted.enqueue(text_response(["One."]), text_response(["Two."]))
     owner = AsyncClient()

@@ -144,6 +144,24 @@ def test_a_call_the_step_limit_stopped_gives_its_reason_not_an_error(staff_clien
     assert "<strong>Error" not in skipped
 
 
+def test_a_step_limit_ending_shows_the_articles_it_listed(staff_client):
+    # The visitor saw "These articles looked relevant:" and two links; the transcript showed the
+    # ending alone, as the articles were never saved.
+    conversation = make_conversation()
+    listed = [
+        {"article_id": 1, "title": "Why step limits matter", "url": "/articles/step-limits/"},
+        {"article_id": 2, "title": "Anatomy of the loop", "url": "/articles/loop/"},
+    ]
+    make_turn(conversation, answer="", status="max_steps", error_code="max_steps",
+              error="I reached the limit of 2 steps before finishing the answer. These articles "
+              "may help:", listed_articles=listed)  # fmt: skip
+    page = staff_client.get(f"/admin/agent/conversation/{conversation.pk}/change/").content.decode()
+
+    ending = page.split("dc-event--error")[1].split("</ul>")[0]
+    assert '<a href="/articles/step-limits/">Why step limits matter</a>' in ending
+    assert '<a href="/articles/loop/">Anatomy of the loop</a>' in ending
+
+
 def test_durations_and_times_read_as_in_the_turn_list(staff_client):
     # One turn read "First token 42 ms", "Duration 0.06 s" and, a click away in the turn list,
     # "62.3 ms"; its time "Dec. 4, 2026, 2:05 p.m." beside lists in 24-hour "Dec 4, 14:05".

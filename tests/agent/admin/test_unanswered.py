@@ -133,6 +133,37 @@ def test_a_question_whose_search_failed_says_so_instead_of_asking_for_an_article
     assert "The search failed (timed out or raised) in 1 of these turns" in steps
 
 
+# As search_knowledge_base words it when the search limit (60 a minute) refuses a search.
+REFUSED = ("Error: too many searches for this visitor right now (retry in 40 s). Answer from the "
+           "results you have, or say that you could not search.")  # fmt: skip
+
+
+def test_a_search_the_search_limit_refused_is_told_from_one_that_failed(staff_client):
+    # Both read "The search failed (timed out or raised)": a refusal sent editors to the server
+    # log for a fault that was the visitor's own rate.
+    refused = {"ok": False, "result": REFUSED, "error": REFUSED}
+    timed_out = {"ok": False, "result": "Error: search_knowledge_base timed out after 10s.",
+                 "error": "Error: search_knowledge_base timed out after 10s."}  # fmt: skip
+    ask("Why cap the agent's steps?", minutes=1, tool_calls=[refused])
+    ask("What is the capital of France?", minutes=2, tool_calls=[timed_out])
+
+    counts = {g.question: (g.search_failed, g.search_refused) for g in turn_unanswered_groups()}
+    assert counts == {
+        "Why cap the agent's steps?": (0, 1),
+        "What is the capital of France?": (1, 0),
+    }
+
+    html = staff_client.get("/admin/agent/conversation/unanswered/").content.decode()
+    first, second = html.split('class="dc-question"')[1:3]
+    assert "In 1 of these turns the search limit refused it" in second
+    assert "timed out or raised" not in second and "Search refused</span>" in second
+    assert "The search failed (timed out or raised) in 1 of these turns" in first
+    for lang, words in [("zh-CN", "搜索次数限制拒绝了"), ("zh-TW", "搜尋次數限制拒絕了")]:
+        page = staff_client.get("/admin/agent/conversation/unanswered/",
+                                headers={"accept-language": lang})  # fmt: skip
+        assert words in page.content.decode(), lang
+
+
 def test_questions_asked_while_indexing_are_marked_and_can_be_hidden(staff_client):
     # First run: the demo articles were still being indexed, so a question about one of them
     # found nothing and was listed as something to write about.

@@ -64,6 +64,11 @@ ZH_ARTICLE = {
 ARTICLES = {a["article_id"]: a for a in (LIMITS_ARTICLE, ZH_ARTICLE)}
 
 
+def link(article: dict) -> str:
+    """An article as the offline model's declines link it."""
+    return f"[{article['title']}]({article['url']})"
+
+
 def make_tools(hits):
     """`hits`: the search's answer to every query, or a function of the query."""
 
@@ -166,7 +171,8 @@ def test_offline_sentences_use_the_ui_s_apostrophe_and_still_count_as_declines()
     # Turns stored before the change spell it "couldn't": both count as declines.
     for decline in (DONT_KNOW["en"], NO_FIGURE["en"], NOT_MENTIONED["en"]):
         for spelling in (decline, decline.replace("’", "'")):
-            assert is_decline(spelling.format(title="Step limits", name="HTTP/2")), spelling
+            text = spelling.format(link="[Step limits](/articles/step-limits/)", name="HTTP/2")
+            assert is_decline(text), spelling
 
 
 @pytest.mark.asyncio
@@ -287,7 +293,7 @@ async def test_a_follow_up_asking_for_a_price_is_not_answered_with_another_figur
         history=history,
     )
 
-    assert result.answer == NO_FIGURE["en"].format(title=LIMITS_ARTICLE["title"])
+    assert result.answer == NO_FIGURE["en"].format(link=link(LIMITS_ARTICLE))
     assert result.citations == []
 
 
@@ -1475,7 +1481,7 @@ async def test_an_article_on_the_topic_without_the_figure_is_a_decline(monkeypat
 
     result, sent = await ask(question, [relevant_hit(BUDGET_ARTICLE, 0.9)])
 
-    assert result.answer == NO_FIGURE[lang].format(title="Daily budgets")
+    assert result.answer == NO_FIGURE[lang].format(link="[Daily budgets](/articles/daily-budgets/)")
     assert result.citations == [] and sent[-1]["answered"] is False
 
 
@@ -1561,7 +1567,7 @@ async def test_a_question_asking_which_version_is_answered_only_by_a_version_num
 
     assert "pgvector 0.8 added iterative index scans" in answered.answer
     assert "Postgres 18" in postgres.answer and "pgvector 0.8" in zh.answer
-    assert declined.answer == NO_FIGURE["en"].format(title="Index scans")
+    assert declined.answer == NO_FIGURE["en"].format(link="[Index scans](/articles/index-scans/)")
 
 
 STREAM_ARTICLE = {
@@ -1593,7 +1599,9 @@ async def test_a_question_naming_what_no_article_read_mentions_is_a_decline(
 
     result, sent = await ask(question, [relevant_hit(STREAM_ARTICLE, 0.9)])
 
-    assert result.answer == NOT_MENTIONED[lang].format(name=name, title="Streaming over SSE")
+    assert result.answer == NOT_MENTIONED[lang].format(
+        name=name, link="[Streaming over SSE](/articles/streaming-over-sse/)"
+    )
     assert result.citations == [] and sent[-1]["answered"] is False
 
 
@@ -1881,7 +1889,9 @@ async def test_a_version_number_is_not_the_figure_a_question_asks_for(monkeypatc
 
     result, _ = await ask("How many socket workers should I run?", [relevant_hit(article, 0.9)])
 
-    assert result.answer == NO_FIGURE["en"].format(title="Serving sockets")
+    assert result.answer == NO_FIGURE["en"].format(
+        link="[Serving sockets](/articles/serving-sockets/)"
+    )
 
 
 @pytest.mark.asyncio
@@ -2479,7 +2489,9 @@ async def test_a_question_turning_on_a_word_the_blog_never_uses_is_a_decline(mon
     result, sent = await ask("Can idle SSE connections be stored as halfvec?", [hit_])
     plain, _ = await ask("Why are idle SSE connections closed after 60 seconds?", [hit_])
 
-    assert result.answer == NOT_MENTIONED["en"].format(name="halfvec", title="Streaming over SSE")
+    assert result.answer == NOT_MENTIONED["en"].format(
+        name="halfvec", link="[Streaming over SSE](/articles/streaming-over-sse/)"
+    )
     assert sent[-1]["answered"] is False
     # A word of the search that this question does not use (a follow-up's search carries the
     # earlier question's words) declines nothing.
@@ -2495,7 +2507,9 @@ async def test_a_passage_standing_in_for_a_figure_must_give_one():
 
     result, sent = await ask("这种索引比全表扫描快多少倍？", [english])
 
-    assert result.answer == NO_FIGURE["zh"].format(title="Choosing a pgvector index")
+    assert result.answer == NO_FIGURE["zh"].format(
+        link="[Choosing a pgvector index](/articles/choosing-an-index/)"
+    )
     assert sent[-1]["answered"] is False
 
 
@@ -2555,7 +2569,7 @@ async def test_a_settings_default_no_fact_gives_is_declined_not_answered_with_an
 
     assert not result.answered
     language = "zh" if "参数" in question else "en"
-    assert result.answer == NO_FIGURE[language].format(title=SETTINGS_ARTICLE["title"])
+    assert result.answer == NO_FIGURE[language].format(link=link(SETTINGS_ARTICLE))
 
 
 @pytest.mark.asyncio

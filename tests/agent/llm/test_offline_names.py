@@ -46,7 +46,8 @@ def test_a_decline_for_a_missing_name_counts_as_a_decline():
     from agent.llm.offline_declines import NOT_MENTIONED
 
     for text in NOT_MENTIONED.values():
-        assert is_decline(text.format(name="HTTP/2", title="Streaming tokens to the browser"))
+        link = "[Streaming tokens](/articles/streaming/)"
+        assert is_decline(text.format(name="HTTP/2", link=link))
 
 
 def test_a_class_pasted_with_its_module_path_is_found_by_its_class_name():
