@@ -265,7 +265,8 @@ def test_the_job_list_on_a_phone_keeps_its_rows_short(live_server, showcase, ind
     page.goto(f"{live_server.url}/admin/procrastinate/procrastinatejob/")
     page.screenshot(path=str(SCREENSHOTS / "admin-jobs-375.png"))
 
-    assert page.locator("#result_list tbody tr").count() == 30
+    # The 30 above, and any the showcase's articles queued.
+    assert page.locator("#result_list tbody tr").count() >= 30
     heights = page.evaluate(ROW_HEIGHTS)
     assert max(heights) <= 140, heights  # the summary's five lines; it was 250
     assert page.locator("#result_list td.field-arguments").first.bounding_box()["width"] >= 150
