@@ -112,7 +112,7 @@ def cluster_write(plan: Plan) -> Path:
     """Write nginx.conf, supervisord.conf and ports.json; return supervisord's config path."""
     nginx = plan.data / "nginx"
     nginx_prepare(nginx)
-    (plan.data / "redis").mkdir(parents=True, exist_ok=True)
+    _private_dir(plan.data / "redis")
     if plan.redis_port:  # read by redis-server, never on a command line (`ps` shows those)
         _private_write(plan.data / "redis" / "auth.conf", f"requirepass {plan.redis_password}\n")
     # A new cluster starts its metrics from zero: the last run's processes are all gone.
@@ -141,6 +141,17 @@ def cluster_write(plan: Plan) -> Path:
         )
     )
     return conf
+
+
+def _private_dir(path: Path) -> None:
+    """Make `path` a directory this user alone may enter, whatever mode an older run left.
+
+    Redis keeps its append-only file there, and the limits' keys name the visitors' session
+    keys (`rl:s:<key>`, the cookie itself: a signed-in editor's is their admin session).
+    redis-server writes the file with the umask, 0644: any local user read the keys in it.
+    """
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    path.chmod(0o700)
 
 
 def _private_write(path: Path, text: str) -> None:
