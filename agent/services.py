@@ -1,5 +1,6 @@
 """Writes for the assistant: conversations, saved turns, and the spool that loses nothing."""
 
+import contextlib
 import fcntl
 import json
 import logging
@@ -186,7 +187,10 @@ def _spool_open(path: Path) -> TextIO:
     """`path` opened to append, readable and writable by its owner only, whenever made."""
     descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, SPOOL_FILE_MODE)
     if stat.S_IMODE(os.fstat(descriptor).st_mode) & ~SPOOL_FILE_MODE:
-        os.fchmod(descriptor, SPOOL_FILE_MODE)  # a file an older version wrote
+        # A file an older version wrote. One owned by another user (a shared spool we may
+        # write) keeps its mode: the turn is still written, never lost over a chmod.
+        with contextlib.suppress(PermissionError):
+            os.fchmod(descriptor, SPOOL_FILE_MODE)
     return os.fdopen(descriptor, "a", encoding="utf-8")
 
 

@@ -70,3 +70,22 @@ def test_a_spooled_turn_is_readable_by_its_owner_only(
 
     assert "Will this answer be kept?" in text  # what a local user could read: the key too
     assert mode & 0o077 == 0, oct(mode)  # before: 0o644
+
+
+def test_a_spool_file_of_another_owner_is_still_written(settings, tmp_path, monkeypatch):
+    # A shared spool this user may write but not chmod (another user's file, group-writable):
+    # the turn is appended all the same, never lost over its mode.
+    from agent import services
+
+    settings.AGENT_SPOOL_DIR = str(tmp_path)
+    path = tmp_path / SPOOL_NAME
+    path.write_text("")
+    path.chmod(0o664)
+
+    def refused(descriptor: int, mode: int) -> None:
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr(services.os, "fchmod", refused)
+    written = services._spool_write('{"turn_id": "kept"}')
+
+    assert written == path and "kept" in path.read_text()
