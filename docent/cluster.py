@@ -168,6 +168,20 @@ NGINX_CONNECTIONS_MAX = 65_536
 NGINX_OPEN_FILES_MAX = 1_048_576
 
 
+# nginx's own refusals of a page, each answered with the pages' headers (nginx.conf): the code
+# nginx raises, the status sent (494, a header too large, goes out as 400, as nginx sends it)
+# and the words. A request line too long (414) keeps nginx's page: sent to a named location,
+# it became a 500 (the request has no URI yet).
+PAGE_REFUSALS = [
+    (400, 400, "Bad request."),
+    (494, 400, "Bad request: a header is too large."),
+    (413, 413, "The request body is larger than this server accepts."),
+    (429, 429, "Too many requests from your address. Try again in a moment."),
+    (502, 502, "The site is not answering right now. Please try again in a moment."),
+    (504, 504, "The site is not answering right now. Please try again in a moment."),
+]
+
+
 def nginx_conf(
     *,
     prefix: Path,
@@ -205,6 +219,7 @@ def nginx_conf(
         # What nginx's 429 under /api/ says in Retry-After: one request's refill, as the web
         # processes say it for their own bucket (config/request_rate.py).
         "retry_after": max(1, math.ceil(1 / settings.HTTP_REQUESTS_PER_SECOND_PER_IP)),
+        "page_refusals": PAGE_REFUSALS,
         "network_burst": network_burst,
         "foreign_requests_per_minute": _per_minute(
             share * settings.HTTP_REQUESTS_PER_SECOND_PER_IP
