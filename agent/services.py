@@ -1,14 +1,17 @@
 """Writes for the assistant: conversations, saved turns, and the spool that loses nothing."""
 
+import contextlib
 import fcntl
 import json
 import logging
 import os
+import stat
 import tempfile
 import uuid
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import TextIO
 
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, connection, transaction
@@ -173,12 +176,30 @@ def spool_append(*, record: TurnRecord) -> Path | None:
         return None
 
 
+# A spooled turn carries the visitor's session key (the cookie itself: a signed-in editor's
+# is their admin session) with the question and answer. Written with the umask, the file was
+# readable by every local user (0644), who could sign in as that editor.
+SPOOL_FILE_MODE = 0o600
+SPOOL_DIR_MODE = 0o700  # a directory the spool makes; one that exists keeps its mode
+
+
+def _spool_open(path: Path) -> TextIO:
+    """`path` opened to append, readable and writable by its owner only, whenever made."""
+    descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, SPOOL_FILE_MODE)
+    if stat.S_IMODE(os.fstat(descriptor).st_mode) & ~SPOOL_FILE_MODE:
+        # A file an older version wrote. One owned by another user (a shared spool we may
+        # write) keeps its mode: the turn is still written, never lost over a chmod.
+        with contextlib.suppress(PermissionError):
+            os.fchmod(descriptor, SPOOL_FILE_MODE)
+    return os.fdopen(descriptor, "a", encoding="utf-8")
+
+
 def _spool_write(line: str, name: str = SPOOL_NAME) -> Path:
     directory = spool_dir()
-    directory.mkdir(parents=True, exist_ok=True)
+    directory.mkdir(mode=SPOOL_DIR_MODE, parents=True, exist_ok=True)
     path = directory / name
     while True:
-        with path.open("a", encoding="utf-8") as spool:
+        with _spool_open(path) as spool:
             fcntl.flock(spool, fcntl.LOCK_EX)
             # A replay may have renamed the file between our open and our lock: write to the
             # current spool, never into a file that is being (or was) replayed.

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import SplitResult, urlsplit
 
 import nh3
 from django.utils.text import slugify
@@ -205,10 +205,26 @@ EXTERNAL_LINK = {"target": "_blank", "rel": "nofollow noopener noreferrer", "cla
 UNLINKED_CLASS = "dc-md-unlinked"
 
 
+# A browser reads a run of slashes (or backslashes) at the start of a relative address as
+# "//": the URL standard skips the extra ones before a web page's host. "///evil.example" has
+# no host for urlsplit, yet Chromium goes to http://evil.example/.
+_NETWORK_PATH = re.compile(r"[/\\]{2,}")
+_C0_AND_SPACE = "".join(map(chr, range(0x21)))
+
+
+def _link_parts(href: str) -> SplitResult:
+    """`href` split as a browser on one of the site's pages reads it (see _NETWORK_PATH)."""
+    # Browsers drop tabs and line breaks anywhere in a URL, and spaces and controls around it.
+    href = re.sub(r"[\t\n\r]", "", href).strip(_C0_AND_SPACE)
+    if slashes := _NETWORK_PATH.match(href):
+        return urlsplit("//" + href[slashes.end() :])
+    return urlsplit(href)
+
+
 def _mark_link(token: Token, external_label: str) -> bool:
     """Mark a link_open token as the chat panel would; False when it must not be a link."""
     try:
-        parts = urlsplit(str(token.attrGet("href") or ""))
+        parts = _link_parts(str(token.attrGet("href") or ""))
         port = parts.port  # raises for "host:abc", a port past 65535 or an unclosed "[": text
     except ValueError:
         return False

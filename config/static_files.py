@@ -7,6 +7,8 @@ filled the error log and saw a 500 where a 400 belongs. A missing file was Djang
 404 page with DEBUG on, for any client (this handler sits outside the middleware that keeps
 debug pages to `make run`'s own user): now a plain 404. Outside the middleware, its answers also
 lacked the pages' security headers (nosniff, CSP, X-Frame-Options): now they carry them.
+A static file is read with GET or HEAD only: any other method (PUT, DELETE, a POST with a form)
+was answered 200 with the file, where the cluster's nginx answers 405.
 """
 
 import logging
@@ -21,6 +23,7 @@ from django.http import (
     HttpRequest,
     HttpResponseBadRequest,
     HttpResponseBase,
+    HttpResponseNotAllowed,
     HttpResponseNotFound,
 )
 from django.middleware.gzip import GZipMiddleware
@@ -30,6 +33,7 @@ logger = logging.getLogger("django.security.static")
 # One line per this many seconds, with how many were refused: a static request weighs a quarter
 # of a page's under the request rate, so a scanner wrote 40 lines a second from one address.
 REFUSALS_LOGGED_EVERY = 60.0
+READ_METHODS = ["GET", "HEAD"]  # as nginx's static module: any other method is a 405
 
 
 class StaticFilesHandler(ASGIStaticFilesHandler):
@@ -56,6 +60,8 @@ class StaticFilesHandler(ASGIStaticFilesHandler):
         return response
 
     async def _answer(self, request: HttpRequest) -> HttpResponseBase:
+        if request.method not in READ_METHODS:
+            return HttpResponseNotAllowed(READ_METHODS, b"Method not allowed.\n", "text/plain")
         try:
             return await sync_to_async(self.serve, thread_sensitive=False)(request)
         except Http404:

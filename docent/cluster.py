@@ -112,7 +112,7 @@ def cluster_write(plan: Plan) -> Path:
     """Write nginx.conf, supervisord.conf and ports.json; return supervisord's config path."""
     nginx = plan.data / "nginx"
     nginx_prepare(nginx)
-    (plan.data / "redis").mkdir(parents=True, exist_ok=True)
+    _private_dir(plan.data / "redis")
     if plan.redis_port:  # read by redis-server, never on a command line (`ps` shows those)
         _private_write(plan.data / "redis" / "auth.conf", f"requirepass {plan.redis_password}\n")
     # A new cluster starts its metrics from zero: the last run's processes are all gone.
@@ -143,6 +143,17 @@ def cluster_write(plan: Plan) -> Path:
     return conf
 
 
+def _private_dir(path: Path) -> None:
+    """Make `path` a directory this user alone may enter, whatever mode an older run left.
+
+    Redis keeps its append-only file there, and the limits' keys name the visitors' session
+    keys (`rl:s:<key>`, the cookie itself: a signed-in editor's is their admin session).
+    redis-server writes the file with the umask, 0644: any local user read the keys in it.
+    """
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    path.chmod(0o700)
+
+
 def _private_write(path: Path, text: str) -> None:
     """Write `path` readable by this user only, from its first byte."""
     path.unlink(missing_ok=True)  # an older file keeps its mode: make a new one
@@ -155,6 +166,20 @@ NGINX_CONN_MAX = 65_535
 NGINX_CONNECTIONS_MAX = 65_536
 # Open files when the hard limit is "unlimited" (Linux's default fs.nr_open).
 NGINX_OPEN_FILES_MAX = 1_048_576
+
+
+# nginx's own refusals of a page, each answered with the pages' headers (nginx.conf): the code
+# nginx raises, the status sent (494, a header too large, goes out as 400, as nginx sends it)
+# and the words. A request line too long (414) keeps nginx's page: sent to a named location,
+# it became a 500 (the request has no URI yet).
+PAGE_REFUSALS = [
+    (400, 400, "Bad request."),
+    (494, 400, "Bad request: a header is too large."),
+    (413, 413, "The request body is larger than this server accepts."),
+    (429, 429, "Too many requests from your address. Try again in a moment."),
+    (502, 502, "The site is not answering right now. Please try again in a moment."),
+    (504, 504, "The site is not answering right now. Please try again in a moment."),
+]
 
 
 def nginx_conf(
@@ -194,6 +219,7 @@ def nginx_conf(
         # What nginx's 429 under /api/ says in Retry-After: one request's refill, as the web
         # processes say it for their own bucket (config/request_rate.py).
         "retry_after": max(1, math.ceil(1 / settings.HTTP_REQUESTS_PER_SECOND_PER_IP)),
+        "page_refusals": PAGE_REFUSALS,
         "network_burst": network_burst,
         "foreign_requests_per_minute": _per_minute(
             share * settings.HTTP_REQUESTS_PER_SECOND_PER_IP

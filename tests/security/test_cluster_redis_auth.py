@@ -7,9 +7,12 @@ could connect and lift the limits, budgets and conversation locks the workers sh
 
 import os
 import shlex
+import shutil
 import stat
 import subprocess
+import tempfile
 import time
+from pathlib import Path
 
 import pytest
 import redis
@@ -63,3 +66,33 @@ def test_a_redis_url_given_is_used_as_it_is(settings, tmp_path, monkeypatch):
     assert plan.env["REDIS_URL"] == "redis://:given@10.0.0.5:6379/2"
     assert "redis" not in {program.name for program in plan.programs}
     assert not (plan.data / "redis" / "auth.conf").exists()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="reading as another user needs root to switch")
+def test_another_local_user_cannot_read_the_session_keys_redis_keeps(settings):
+    # redis-server writes its append-only file with the umask (0644), and the limits' keys name
+    # the visitors' session keys, the cookies themselves: a signed-in editor's is their admin
+    # session. In a checkout any user may enter (as /work or a home directory often is), user
+    # `nobody` read them back.
+    checkout = Path(tempfile.mkdtemp(prefix="docent-checkout-"))
+    checkout.chmod(0o755)
+    settings.BASE_DIR = checkout
+    plan = cluster_plan(workers=2, host="127.0.0.1", port=8000, database_url="postgresql:///x")
+    cluster_write(plan)
+    server = subprocess.Popen(shlex.split(_redis_program(plan)), stdout=subprocess.DEVNULL)
+    key = "0123456789abcdefghijklmnopqrstuv"
+    try:
+        assert _ping(plan.env["REDIS_URL"])
+        redis.Redis.from_url(plan.env["REDIS_URL"]).zadd(f"rl:s:{key}", {"1": 1.0})
+        log = next((plan.data / "redis").rglob("*.incr.aof"))
+        assert key in log.read_text(errors="replace")  # what is at stake
+        stranger = subprocess.run(
+            ["runuser", "-u", "nobody", "--", "cat", str(log)], capture_output=True, text=True
+        )
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+        shutil.rmtree(checkout, ignore_errors=True)
+
+    assert key not in stranger.stdout, "another local user read a session key"  # before: read
+    assert stranger.returncode != 0 and "Permission denied" in stranger.stderr

@@ -42,3 +42,24 @@ def test_a_method_that_echoes_the_request_gets_405_everywhere(serve, method):
         assert "GET" in allow and "TRACE" not in allow
         assert "<html" not in body.lower()
     assert page[0] == 200
+
+
+STYLESHEET = "/static/chat.css"
+WRITES = ["PUT", "DELETE", "PATCH", "POST", "PROPFIND", "FOO"]
+
+
+def test_a_static_file_answers_only_get_and_head(serve):
+    # `make run` serves /static/ itself: PUT, DELETE, a POST or any made-up method was 200 with
+    # the file (a scanner reads "PUT accepted"), where the cluster's nginx answers 405.
+    server = serve("methods-static")
+
+    refused = {method: request(server.port, method, STYLESHEET) for method in WRITES}
+    read = request(server.port, "GET", STYLESHEET)
+    head = request(server.port, "HEAD", STYLESHEET)
+
+    for method, (status, allow, body) in refused.items():
+        assert status == 405, (method, status)
+        assert allow == "GET, HEAD", (method, allow)
+        assert ".chat-" not in body, method  # not the stylesheet
+    assert read[0] == 200 and ".chat-" in read[2]
+    assert head[0] == 200 and head[2] == ""

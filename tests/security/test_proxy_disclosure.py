@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from testing_support.live_server import free_port
 from tests.security.test_proxy_connections import running_proxy
 
 pytestmark = pytest.mark.skipif(
@@ -93,3 +94,42 @@ def test_static_files_from_nginx_carry_the_headers_the_web_processes_send(tmp_pa
     assert head.startswith("http/1.1 200")
     assert "x-content-type-options: nosniff" in head
     assert "x-frame-options: deny" in head
+
+
+# nginx's own answers to a page, each before anything reached a web process.
+REFUSED_PAGES = {
+    "malformed": (b"GET / HTTP/1.1\r\nHost: d\r\nBad Header\r\n\r\n", 400),
+    "header too large": (b"GET / HTTP/1.1\r\nHost: d\r\nX-Big: " + b"a" * 9000 + b"\r\n\r\n", 400),
+    "body too large": (
+        b"POST /admin/login/ HTTP/1.1\r\nHost: d\r\nContent-Length: 9999999\r\n\r\n",
+        413,
+    ),
+}
+
+
+def test_nginxs_own_pages_carry_the_pages_headers(tmp_path, static_root):
+    # They were its bare HTML pages, with none of the headers every page of the site carries
+    # (nosniff, X-Frame-Options, a CSP): a scanner reads "no clickjacking protection".
+    with running_proxy(tmp_path, host="127.0.0.1", request_burst=1) as (port, _):
+        answers = {name: _answer(port, request) for name, (request, _) in REFUSED_PAGES.items()}
+        for _ in range(3):  # past the burst of one
+            answers["past the burst"] = _answer(port, b"GET /ok HTTP/1.1\r\nHost: d\r\n\r\n")
+
+    expected = {name: status for name, (_, status) in REFUSED_PAGES.items()}
+    statuses = {name: int(answer.split(b" ")[1]) for name, answer in answers.items()}
+    assert statuses == {**expected, "past the burst": 429}
+    for name, answer in answers.items():
+        head = answer.split(b"\r\n\r\n")[0].decode("latin-1").lower()
+        assert "x-content-type-options: nosniff" in head, name
+        assert "x-frame-options: deny" in head, name
+        assert "content-security-policy: default-src 'none'; frame-ancestors 'none'" in head, name
+    assert "retry-after: " in answers["past the burst"].decode("latin-1").lower()
+
+
+def test_a_page_with_no_web_process_up_carries_the_pages_headers(tmp_path, static_root):
+    with running_proxy(tmp_path, host="127.0.0.1", web_port=free_port()) as (port, _):
+        answer = _answer(port, b"GET / HTTP/1.1\r\nHost: d\r\n\r\n")
+
+    head = answer.split(b"\r\n\r\n")[0].decode("latin-1").lower()
+    assert head.startswith("http/1.1 502")  # nothing listens on the web process's port
+    assert "x-frame-options: deny" in head and "frame-ancestors 'none'" in head
