@@ -54,6 +54,9 @@ def assert_api_json(answer: tuple[int, dict[str, str], bytes], status: int) -> d
     code, headers, body = answer
     assert (code, headers["content-type"]) == (status, "application/json")
     assert headers["x-content-type-options"] == "nosniff"
+    # Like every other answer of the site's: never cached, never framed, nothing run from it.
+    assert headers["cache-control"] == "no-store"
+    assert headers["content-security-policy"] == "default-src 'none'; frame-ancestors 'none'"
     return json.loads(body)
 
 
