@@ -54,7 +54,13 @@ class Article(models.Model):
     summary = models.TextField(
         _("summary"), blank=True, help_text=_("One or two sentences for lists and search results.")
     )
-    body = models.TextField(_("body"), help_text=_("Markdown. Raw HTML is sanitized on display."))
+    body = models.TextField(
+        _("body"),
+        help_text=_(
+            "Markdown. Raw HTML is sanitized on display. An image shows as a link to the "
+            "picture, named by its description: ![A diagram](https://…/diagram.png)."
+        ),
+    )
     status = models.CharField(
         _("status"), max_length=10, choices=Status.choices, default=Status.DRAFT, db_index=True
     )
