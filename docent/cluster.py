@@ -108,6 +108,13 @@ def cluster_plan(*, workers: int, host: str, port: int, database_url: str) -> Pl
         command = _expand(entries["web"], values | {"PORT": str(web_port)})
         programs.append(Program(f"web{number}", _python(command), priority=40))
     programs.append(Program("proxy", _system(entries["proxy"], values), priority=50))
+    # Not a deployment's process (the Procfile lists those): it prints "Docent is serving on …"
+    # once a page answers, where the command printed it before anything had started.
+    announce = (
+        f"python manage.py cluster_ready --host {shlex.quote(host)} --port {port} "
+        f"--web-ports {','.join(map(str, web_ports))}"
+    )
+    programs.append(Program("announce", _python(announce), priority=60, once=True))
     return Plan(workers, host, port, data, web_ports, redis_port, env, programs, redis_password)
 
 

@@ -98,9 +98,9 @@ def page_get(path: str, headers: str = "") -> bytes:
 
 
 def test_nginx_with_no_web_process_answers_a_page_that_says_so_and_tries_again(tmp_path: Path):
-    # While `make run WORKERS=2` starts (about 15 s after it printed "Docent is serving on"),
-    # or with every web process down, a page was nginx's "502 Bad Gateway": nothing to say
-    # what was going on, nor that waiting would help.
+    # While a web process restarts, or every one is down (and while `make run WORKERS=2`
+    # started, 22 s after it printed "Docent is serving on"), a page was nginx's "502 Bad
+    # Gateway": nothing to say what was going on, nor that waiting would help.
     nobody = free_port()
     asks = {
         "": "en",
