@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
+from testing_support.model_server import error_response, text_response
 from tests.e2e.conftest import CHROMIUM, screenshot
 from tests.e2e.test_chat_panel import ask, wait_answered
 from tests.e2e.test_rough_edges import open_chat
@@ -31,3 +32,27 @@ def test_a_reader_in_taiwan_sees_the_search_in_the_words_they_typed(offline_site
     expect(step).to_contain_text("已搜尋“什麼是混合檢索？”")
     expect(step).not_to_contain_text("什么是混合检索")
     screenshot(page, "sixteenth-taiwan-search")
+
+
+def test_a_question_kept_in_the_box_is_not_said_to_be_there_once_another_went_out(
+    site, scripted, open_page
+):
+    # The server could not answer; the reader asked something else instead. The old warning
+    # still said "Your question is back in the box: press Enter to send it again" over an
+    # empty box.
+    scripted.enqueue(error_response(500))
+    page = open_page()
+    page.goto(site + "/")
+    open_chat(page)
+    ask(page, "Is anyone there?")
+    first = page.locator(".chat-turn").first
+    expect(first.locator(".chat-note__hint")).to_contain_text("Your question is back in the box")
+
+    scripted.enqueue(text_response(["Yes."]))
+    ask(page, "What is a step limit?")
+    wait_answered(page)
+
+    expect(page.locator(".chat-answer").last).to_have_text("Yes.")
+    expect(first.locator(".chat-note--warn")).to_contain_text("isn’t responding right now")
+    expect(page.locator(".chat-note__hint")).to_have_count(0)
+    expect(page.locator("#chat-input")).to_have_value("")
