@@ -3,7 +3,7 @@
 from django.conf import settings
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVector, SearchVectorField
-from django.db import models
+from django.db import models, transaction
 from django.db.models.functions import Now
 from django.urls import reverse
 from django.utils import timezone
@@ -54,7 +54,13 @@ class Article(models.Model):
     summary = models.TextField(
         _("summary"), blank=True, help_text=_("One or two sentences for lists and search results.")
     )
-    body = models.TextField(_("body"), help_text=_("Markdown. Raw HTML is sanitized on display."))
+    body = models.TextField(
+        _("body"),
+        help_text=_(
+            "Markdown. Raw HTML is sanitized on display. An image shows as a link to the "
+            "picture, named by its description: ![A diagram](https://…/diagram.png)."
+        ),
+    )
     status = models.CharField(
         _("status"), max_length=10, choices=Status.choices, default=Status.DRAFT, db_index=True
     )
@@ -87,10 +93,21 @@ class Article(models.Model):
 
     def save(self, *args, **kwargs) -> None:
         self.publication_date_settle()
-        super().save(*args, **kwargs)
+        with transaction.atomic():
+            before = Article.objects.filter(pk=self.pk).values_list("slug", flat=True).first()
+            super().save(*args, **kwargs)
+            self.former_slugs_settle(before=before)
 
     def get_absolute_url(self) -> str:
         return reverse("blog:article", kwargs={"slug": self.slug})
+
+    def former_slugs_settle(self, *, before: str | None) -> None:
+        """Keep the address the article had, so it leads here (`article_detail` redirects): an
+        edited slug turned every link to it, and every chat answer that cited it, into a 404.
+        An address in use is nobody's former one."""
+        ArticleFormerSlug.objects.filter(slug=self.slug).delete()
+        if before and before != self.slug:
+            ArticleFormerSlug.objects.update_or_create(slug=before, defaults={"article": self})
 
     def publication_date_settle(self) -> None:
         """The date a save gives the article (the admin's preview shows it before a save)."""
@@ -111,6 +128,17 @@ class Article(models.Model):
             and self.published_at is not None
             and self.published_at <= timezone.now()
         )
+
+
+class ArticleFormerSlug(models.Model):
+    """An address an article had before its slug was edited; it redirects to the article."""
+
+    article = models.ForeignKey(Article, on_delete=models.CASCADE, related_name="former_slugs")
+    slug = models.SlugField(max_length=200, unique=True)
+    changed_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return self.slug
 
 
 class Chunk(models.Model):

@@ -22,7 +22,7 @@ from django.db.models import (
 from django.http import Http404
 from procrastinate.contrib.django.models import ProcrastinateJob
 
-from blog.models import Article, Chunk, Tag, published_q
+from blog.models import Article, ArticleFormerSlug, Chunk, Tag, published_q
 from blog.rendering import RENDERER, markdown_to_html
 
 logger = logging.getLogger(__name__)
@@ -162,6 +162,18 @@ def article_get_visible(*, slug: str, user: User | AnonymousUser) -> Article:
         return articles.prefetch_related("tags").get(slug=slug)
     except Article.DoesNotExist as exc:
         raise Http404("No article here.") from exc
+
+
+def article_get_by_former_slug(*, slug: str, user: User | AnonymousUser) -> Article | None:
+    """The article that had this address before its slug was edited, if this user may read it."""
+    former = ArticleFormerSlug.objects.filter(slug=slug).values_list("article__slug", flat=True)
+    current = former.first()
+    if current is None:
+        return None
+    try:
+        return article_get_visible(slug=current, user=user)
+    except Http404:
+        return None
 
 
 def tag_get_with_articles(*, slug: str) -> Tag:

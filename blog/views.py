@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from django.conf import settings
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.utils.cache import patch_cache_control
 
@@ -32,6 +32,10 @@ def article_detail(request: HttpRequest, slug: str) -> HttpResponse:
     try:
         article = selectors.article_get_visible(slug=slug, user=request.user)
     except Http404:
+        # An address the article had before its slug was edited: a link elsewhere, a chat's
+        # citation. The browser keeps the #section on the redirect.
+        if moved := selectors.article_get_by_former_slug(slug=slug, user=request.user):
+            return _moved(moved)
         # A reader's citation to an article since withdrawn lands here, from a chat answered
         # before: the site's page, with the panel and its conversation, even under `make run`'s
         # DEBUG, whose yellow page of URL patterns is for a path no route matches.
@@ -40,6 +44,17 @@ def article_detail(request: HttpRequest, slug: str) -> HttpResponse:
     if not article.is_public:
         # A staff preview of a draft: the same URL is a 404 for everyone else, so no shared
         # cache (a CDN, a proxy) may keep this answer and hand the draft to the next visitor.
+        patch_cache_control(response, private=True, no_store=True)
+    return response
+
+
+def _moved(article: Article) -> HttpResponse:
+    """A 301 to the article's address, kept by a browser for an hour only: a browser keeps a
+    bare 301 for good, and a new article given the old address later would never be reached."""
+    response = redirect(article, permanent=True)
+    if article.is_public:
+        patch_cache_control(response, max_age=3600)
+    else:
         patch_cache_control(response, private=True, no_store=True)
     return response
 

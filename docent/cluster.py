@@ -5,6 +5,7 @@ internal ports, N web processes, postgres and redis only when no URL names them)
 supervisord's and nginx's configuration under `.data/cluster/`.
 """
 
+import html
 import json
 import math
 import os
@@ -20,6 +21,8 @@ from pathlib import Path
 
 from django.conf import settings
 from django.template import Context, Engine
+from django.utils import translation
+from django.utils.translation import gettext as _
 
 from config.proxy import networks_parse
 
@@ -105,6 +108,13 @@ def cluster_plan(*, workers: int, host: str, port: int, database_url: str) -> Pl
         command = _expand(entries["web"], values | {"PORT": str(web_port)})
         programs.append(Program(f"web{number}", _python(command), priority=40))
     programs.append(Program("proxy", _system(entries["proxy"], values), priority=50))
+    # Not a deployment's process (the Procfile lists those): it prints "Docent is serving on …"
+    # once a page answers, where the command printed it before anything had started.
+    announce = (
+        f"python manage.py cluster_ready --host {shlex.quote(host)} --port {port} "
+        f"--web-ports {','.join(map(str, web_ports))}"
+    )
+    programs.append(Program("announce", _python(announce), priority=60, once=True))
     return Plan(workers, host, port, data, web_ports, redis_port, env, programs, redis_password)
 
 
@@ -244,8 +254,36 @@ def nginx_conf(
         "real_ip_from": [str(network) for network in networks_parse(networks)],
         # URL-safe characters only (secrets.token_urlsafe): nothing nginx would read as syntax.
         "proxy_secret": proxy_secret,
+        "language_cookie": settings.LANGUAGE_COOKIE_NAME,
+        "unavailable": unavailable_pages(),
+        "unavailable_retry": UNAVAILABLE_RETRY_SECONDS,
     }
     return _nginx_template(NGINX_TEMPLATE.name).render(Context(context))
+
+
+# How often the page nginx writes when no web process answers loads the site again.
+UNAVAILABLE_RETRY_SECONDS = 5
+
+
+def unavailable_pages() -> list[dict[str, str]]:
+    """The words of the page nginx writes when no web process answers (while `make run
+    WORKERS=N` starts, after it printed that it serves; or every process down), in each of the
+    site's languages: nginx's own "502 Bad Gateway" said nothing to a visitor or an operator.
+    Escaped for HTML and for a double-quoted nginx string ($ would name a variable)."""
+    pages = []
+    for code, _name in settings.LANGUAGES:
+        with translation.override(code):
+            title = _("Docent is starting or restarting")
+            text = _(
+                "The site isn’t answering right now; while it starts, that takes a few seconds. "
+                "This page loads it again by itself every %(seconds)s seconds."
+            ) % {"seconds": UNAVAILABLE_RETRY_SECONDS}
+        pages.append({"code": code, "title": _nginx_html(title), "text": _nginx_html(text)})
+    return pages
+
+
+def _nginx_html(text: str) -> str:
+    return html.escape(text).replace("$", "&#36;").replace("\\", "&#92;")
 
 
 def nginx_open_files() -> tuple[int, int]:

@@ -3,7 +3,9 @@
 import asyncio
 import logging
 import os
+import socket
 import time
+import urllib.request
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -155,15 +157,68 @@ def serve_ready_lines(*, host: str, port: int) -> list[str]:
     return ready_lines(host=host, port=port, admin_missing=admin_account_missing())
 
 
-def cluster_ready_lines(*, host: str, port: int) -> list[str]:
-    """`ready_lines` for `cluster`, which prints them before its release step has migrated: on
-    a first run there is no account table yet (so no account), later the account is looked for
-    as `serve` does (the hint was printed on every start)."""
+# How long `cluster_ready` waits for the cluster's first answer, and how often it asks.
+CLUSTER_READY_SECONDS = 600.0
+CLUSTER_READY_POLL_SECONDS = 0.5
+
+
+def cluster_starting_line(*, host: str, port: int) -> str:
+    """What `make run WORKERS=N` says before supervisord starts its processes."""
+    return f"Docent is starting on http://{host}:{port}/; it says below when it serves."
+
+
+def cluster_wait_ready(
+    *,
+    host: str,
+    port: int,
+    web_ports: list[int],
+    seconds: float = CLUSTER_READY_SECONDS,
+    poll: float = CLUSTER_READY_POLL_SECONDS,
+) -> bool:
+    """True once nginx listens on `host:port` and a web process answers `/readyz` with 200.
+
+    `make run WORKERS=2` printed "Docent is serving on …" before its processes started: the first
+    page, 25 s later on a two-core machine, was a refused connection and nginx's 502. The web
+    processes are asked directly: through nginx each refused try logged two errors.
+    """
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if _listening(host, port) and any(_ready(web, poll) for web in web_ports):
+            return True
+        time.sleep(poll)
+    return False
+
+
+def _listening(host: str, port: int) -> bool:
     try:
-        missing = not schema_current() or admin_account_missing()
-    finally:
-        connection.close()  # the command then becomes supervisord: no connection to carry over
-    return ready_lines(host=host, port=port, admin_missing=missing)
+        with socket.create_connection((_dialable(host).strip("[]"), port), timeout=2):
+            return True
+    except OSError:
+        return False
+
+
+def _ready(port: int, poll: float) -> bool:
+    url = f"http://127.0.0.1:{port}/readyz"
+    try:
+        with urllib.request.urlopen(url, timeout=poll + 2) as answer:  # noqa: S310 - ours
+            return answer.status == 200
+    except (OSError, ValueError):
+        return False  # not listening yet, or 503 until the database and Redis answer
+
+
+def _dialable(host: str) -> str:
+    """The address to ask for a host nginx listens on: loopback for a wildcard, an IPv6
+    address in brackets."""
+    host = {"0.0.0.0": "127.0.0.1", "::": "::1", "": "127.0.0.1"}.get(host, host)  # noqa: S104
+    return f"[{host}]" if ":" in host else host
+
+
+def cluster_not_ready_line(*, host: str, port: int) -> str:
+    minutes = round(CLUSTER_READY_SECONDS / 60)
+    return (
+        f"Docent is not answering on http://{host}:{port}/ after {minutes} minutes: "
+        "the processes' lines above say why."
+    )
 
 
 def stopped_line() -> str:

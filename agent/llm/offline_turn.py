@@ -19,9 +19,11 @@ from agent.llm.offline_overview import without_preamble
 from agent.llm.offline_replies import _FOUND_NOTHING
 from agent.llm.offline_swap import asked_language
 from agent.llm.offline_text import answer_language
+from agent.llm.offline_tools import SEARCH
 from agent.prompts import PAGE_CONTEXT_PREFIX, READER_LANGUAGE_PREFIX, STEP_LIMIT_NUDGE
-from blog.script import question_fold, simplified_chars
+from blog.script import is_traditional, question_fold, simplified_chars, to_traditional
 
+MAX_QUERY = 500  # the search tool's limit on a query (agent/tools/search_knowledge_base.py)
 _PAGE = re.compile(re.escape(PAGE_CONTEXT_PREFIX) + r'(\d+) "(.*)" \((\S+)\)')
 _READER = re.compile(re.escape(READER_LANGUAGE_PREFIX) + r"\w+ \(([\w-]+)\)")
 
@@ -45,6 +47,7 @@ class _Turn:
     asked_in: str = ""  # the language a follow-up asked the last answer in ("and in Chinese?")
     ask: str = ""  # the sentences that ask, without the scene set before them (offline_ask)
     scene: str = ""  # the scene's words the ask does not use ("I'm building a Django site")
+    typed: str = ""  # the visitor's message as typed, before folding
 
     @property
     def lang(self) -> str:
@@ -54,7 +57,30 @@ class _Turn:
 
     def call(self, name: str, arguments: dict, n: int = 0) -> ToolCall:
         call_id = f"call_offline_{self.index}_{self.step}_{n}"
+        if name == SEARCH and isinstance(query := arguments.get("query"), str):
+            arguments = {**arguments, "query": as_typed(query, self.typed)}
         return ToolCall(call_id, name, json.dumps(arguments, ensure_ascii=False))
+
+
+def as_typed(query: str, typed: str) -> str:
+    """A search's query in the visitor's own script and words, where the search reads both the
+    same: it folds every query (`question_fold`) before anything else, so it finds exactly what
+    the folded one finds.
+
+    The planner matches folded text, Simplified and the mainland's words, and searched with it:
+    a reader in Taipei who asked "什麼是混合檢索？" saw the panel say it searched for
+    "什么是混合检索？", and the transcript said the same. The whole question is shown as typed;
+    a part of it, or a rewording, in Traditional characters when the visitor wrote them.
+    """
+    if not typed or query.isascii():
+        return query
+    folded = question_fold(query.strip())
+    if len(typed) <= MAX_QUERY and question_fold(typed) == folded:
+        return typed
+    if not is_traditional(typed):
+        return query
+    shown = to_traditional(query)
+    return shown if question_fold(shown.strip()) == folded else query
 
 
 def _read(messages: list[dict]) -> _Turn:
@@ -97,6 +123,7 @@ def _read_turn(messages: list[dict]) -> _Turn:
     message = without_preamble(question_fold(question.strip()))
     ask = the_ask(message)  # what it asks, apart from the scene it sets (offline_ask)
     return _Turn(
+        typed=question.strip(),
         question=message,
         ask=ask.question,
         scene=ask.scene,

@@ -280,6 +280,9 @@ class Panel {
     this.restoreNote = null;
     if (this.unsent?.question === text) this.unsent.node.remove(); // not asked twice in the log
     this.unsent = null;
+    // What was put back in the box has gone out, or given way to this question: "Your
+    // question is back in the box" stayed under the old warning, pointing at an empty box.
+    for (const hint of this.log.querySelectorAll(".chat-note__hint")) hint.remove();
     const turn = new Turn(text);
     turn.conversationId = frame.conversation_id || "";
     this.turn = turn;

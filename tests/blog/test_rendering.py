@@ -102,3 +102,39 @@ def test_a_table_column_keeps_the_alignment_its_markdown_asks_for():
     assert '<td align="right">16</td>\n<td align="center">links</td>' in html
     assert "style" not in html
     assert "<td>4</td>" in markdown_to_html("| a |\n|---|\n| 4 |")  # no alignment asked: none
+
+
+def test_an_image_is_a_link_to_the_picture_named_by_its_description():
+    # The sanitiser keeps no <img>: `![A diagram](…)` vanished with its words, leaving "<p></p>"
+    # on the page and in the author's preview.
+    html = markdown_to_html(
+        'Before.\n\n![A diagram of *the* bucket](https://example.com/b.png "Bucket")'
+    )
+
+    assert "<p></p>" not in html and "<img" not in html
+    assert (
+        '<a href="https://example.com/b.png" title="Bucket" rel="noopener noreferrer nofollow">'
+        "A diagram of <em>the</em> bucket</a>"
+    ) in html
+
+
+def test_an_image_without_a_description_is_named_by_its_file():
+    assert '<a href="/static/chart.png" rel="noopener noreferrer nofollow">chart.png</a>' in (
+        markdown_to_html("![](/static/chart.png)")
+    )
+
+
+def test_an_image_inside_a_link_leaves_its_description_in_that_link():
+    html = markdown_to_html("[![Logo](/static/logo.png)](https://example.com/)")
+
+    assert html.count("<a ") == 1
+    assert ">Logo</a>" in html and "logo.png" not in html
+
+
+def test_an_image_in_an_answer_is_a_link_marked_as_leaving_the_site():
+    html = answer_to_html(
+        "See ![the chart](https://example.com/c.png).", external_label="elsewhere"
+    )
+
+    assert 'href="https://example.com/c.png"' in html and ">the chart</a>" in html
+    assert 'title="example.com (elsewhere)"' in html

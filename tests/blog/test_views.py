@@ -192,3 +192,59 @@ def test_a_withdrawn_article_gets_the_sites_page_even_with_debug_on(
     page = response.content.decode()
     assert "There is no page here" in page and "may have been withdrawn" in page
     assert "site.css" in page and "URLconf" not in page
+
+
+def test_an_edited_slug_s_old_address_leads_to_the_article(client, make_article):
+    # The author renamed "budgets" to "chat-budgets": links elsewhere and chat answers that
+    # cited the old address got "There is no page here".
+    article = make_article(title="Budgets", slug="budgets")
+    article.slug = "chat-budgets"
+    article.save()
+
+    response = client.get("/articles/budgets/")
+
+    assert response.status_code == 301
+    assert response["Location"] == "/articles/chat-budgets/"
+    # A browser keeps a bare 301 for good: an hour, in case the address is given out again.
+    assert response["Cache-Control"] == "max-age=3600"
+    assert client.get("/articles/chat-budgets/").status_code == 200
+
+
+def test_every_former_address_leads_to_the_newest_and_a_reused_one_to_its_new_article(
+    client, make_article
+):
+    article = make_article(title="Budgets", slug="budgets")
+    for slug in ("chat-budgets", "turn-budgets"):
+        article.slug = slug
+        article.save()
+    assert client.get("/articles/budgets/")["Location"] == "/articles/turn-budgets/"
+    assert client.get("/articles/chat-budgets/")["Location"] == "/articles/turn-budgets/"
+
+    make_article(title="New budgets", slug="budgets")  # the old address, given out again
+    assert client.get("/articles/budgets/").status_code == 200
+    assert client.get("/articles/budgets/").context["article"].title == "New budgets"
+
+
+def test_a_former_address_of_a_withdrawn_article_is_the_sites_404(client, make_article):
+    article = make_article(title="Budgets", slug="budgets")
+    article.slug = "chat-budgets"
+    article.status = Article.Status.DRAFT
+    article.save()
+
+    response = client.get("/articles/budgets/")
+
+    assert response.status_code == 404
+    assert "may have been withdrawn" in response.content.decode()
+
+
+def test_a_former_address_of_a_draft_leads_staff_to_its_preview_uncached(
+    staff_client, make_article
+):
+    article = make_article(title="Budgets", slug="budgets", status=Article.Status.DRAFT)
+    article.slug = "chat-budgets"
+    article.save()
+
+    response = staff_client.get("/articles/budgets/")
+
+    assert response.status_code == 301 and response["Location"] == "/articles/chat-budgets/"
+    assert "no-store" in response["Cache-Control"] and "private" in response["Cache-Control"]

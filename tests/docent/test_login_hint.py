@@ -1,7 +1,14 @@
 """The admin login page on a first run says how to get an account."""
 
+import io
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
 import pytest
 from django.contrib.auth import get_user_model
+from django.core.management import call_command
+
+from testing_support.live_server import free_port
 
 pytestmark = pytest.mark.django_db
 
@@ -51,12 +58,76 @@ def test_start_up_prints_the_createsuperuser_hint_only_while_no_account_exists()
     ] == []
 
 
-@pytest.mark.django_db(transaction=True)  # schema_current() closes the connection
 def test_the_cluster_prints_the_hint_only_while_no_account_exists_too():
     # `make run WORKERS=n` printed "Create an admin account" on every start, as serve did.
-    from docent.startup import cluster_ready_lines
+    with ReadyServer(not_ready=0) as server:
+        assert COMMAND in ready_output(server.port)
+        get_user_model().objects.create_superuser("admin", password="x")
+        lines = ready_output(server.port).splitlines()
+    assert lines == [
+        f"Docent is serving on http://127.0.0.1:{server.port}/ (Ctrl-C stops)",
+        f"Admin: http://127.0.0.1:{server.port}/admin/",
+    ]
 
-    assert any(COMMAND in line for line in cluster_ready_lines(host="127.0.0.1", port=8000))
-    get_user_model().objects.create_superuser("admin", password="x")
-    lines = cluster_ready_lines(host="127.0.0.1", port=8000)
-    assert lines[1] == "Admin: http://127.0.0.1:8000/admin/" and len(lines) == 2
+
+def test_the_cluster_says_it_serves_only_once_a_page_would_answer():
+    # It printed "Docent is serving on …" before supervisord had started anything: the first
+    # page, 25 s later, was a refused connection, then nginx's 502 (tests/security).
+    with ReadyServer(not_ready=3) as server:
+        output = ready_output(server.port)
+    assert server.asked == 4  # three 502s, then the 200
+    assert output.startswith(f"Docent is serving on http://127.0.0.1:{server.port}/")
+
+
+def test_the_cluster_waits_for_nginx_and_a_ready_web_process_and_says_when_neither_came():
+    from docent import startup
+
+    with ReadyServer(not_ready=10**6) as never, ReadyServer(not_ready=0) as ready:
+        # A web process that never gets ready; nginx not listening (a closed port).
+        assert not startup.cluster_wait_ready(
+            host="127.0.0.1", port=never.port, web_ports=[never.port], seconds=0.3, poll=0.05
+        )
+        assert not startup.cluster_wait_ready(
+            host="127.0.0.1", port=free_port(), web_ports=[ready.port], seconds=0.3, poll=0.05
+        )
+        assert startup.cluster_wait_ready(
+            host="127.0.0.1", port=ready.port, web_ports=[never.port, ready.port], poll=0.05
+        )
+    line = startup.cluster_not_ready_line(host="127.0.0.1", port=8621)
+    assert line.startswith("Docent is not answering on http://127.0.0.1:8621/ after 10 minutes")
+
+
+def ready_output(port: int) -> str:
+    out = io.StringIO()
+    # nginx and the web process in one stand-in: /readyz is asked of the web processes.
+    call_command("cluster_ready", host="127.0.0.1", port=port, web_ports=str(port), stdout=out)
+    return out.getvalue()
+
+
+class ReadyServer:
+    """/readyz through a stand-in for the cluster's nginx: 502 `not_ready` times, then 200."""
+
+    def __init__(self, *, not_ready: int) -> None:
+        self.not_ready, self.asked = not_ready, 0
+        owner = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                owner.asked += 1
+                self.send_response(502 if owner.asked <= owner.not_ready else 200)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.port = self.server.server_address[1]
+
+    def __enter__(self) -> "ReadyServer":
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.server.shutdown()
+        self.server.server_close()

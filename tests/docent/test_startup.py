@@ -114,6 +114,20 @@ def test_the_cluster_runs_the_release_step_once_and_web_processes_never_migrate(
     assert len({command.rsplit(" ", 1)[1] for command in webs}) == 3  # a port each
 
 
+def test_the_cluster_says_it_serves_from_a_program_that_waits_for_its_web_processes():
+    # The command printed "Docent is serving on …" before supervisord had started anything.
+    plan = cluster.cluster_plan(workers=2, host="127.0.0.1", port=8621, database_url="x")
+    conf = cluster.supervisord_conf(plan)
+
+    announce = plan.programs[-1]
+    assert announce.name == "announce" and announce.once
+    assert announce.command.endswith(
+        "manage.py cluster_ready --host 127.0.0.1 --port 8621 "
+        f"--web-ports {plan.web_ports[0]},{plan.web_ports[1]}"
+    )
+    assert "autorestart=unexpected" in conf.split("[program:announce]")[1]
+
+
 def test_a_web_process_waits_for_the_release_step(monkeypatch):
     from docent import startup
 

@@ -94,3 +94,42 @@ def test_nginx_with_no_web_process_answers_api_requests_in_json(tmp_path: Path):
             "code": "unavailable",
         }
     assert page[0] == 502 and "application/json" not in page[1]["content-type"]
+
+
+def page_get(path: str, headers: str = "") -> bytes:
+    return f"GET {path} HTTP/1.1\r\nHost: docent\r\nConnection: close\r\n{headers}\r\n".encode()
+
+
+def test_nginx_with_no_web_process_answers_a_page_that_says_so_and_tries_again(tmp_path: Path):
+    # While a web process restarts, or every one is down (and while `make run WORKERS=2`
+    # started, 22 s after it printed "Docent is serving on"), a page was nginx's "502 Bad
+    # Gateway": nothing to say what was going on, nor that waiting would help.
+    nobody = free_port()
+    asks = {
+        "": "en",
+        "Accept-Language: zh-CN,zh;q=0.9\r\n": "zh-hans",
+        "Accept-Language: zh-TW,zh;q=0.9\r\n": "zh-hant",
+        "Accept-Language: en-US,zh-CN;q=0.8\r\n": "en",
+        # The site's language switch (one cookie) wins over the browser's.
+        "Accept-Language: en-US\r\nCookie: django_language=zh-hant\r\n": "zh-hant",
+    }
+    with running_proxy(tmp_path, host="127.0.0.1", web_port=nobody) as (port, _):
+        pages = {h: sent(port, "127.0.0.16", page_get("/articles/x/", h)) for h in asks}
+
+    titles = {
+        "en": "Docent is starting or restarting",
+        "zh-hans": "Docent 正在启动或重启",
+        "zh-hant": "Docent 正在啟動或重啟",
+    }
+    for headers, language in asks.items():
+        status, sent_headers, body = pages[headers]
+        page = body.decode()
+        assert status == 502
+        assert sent_headers["content-type"] == "text/html; charset=utf-8"
+        assert sent_headers["retry-after"] == "5" and sent_headers["cache-control"] == "no-store"
+        assert "default-src 'none'" in sent_headers["content-security-policy"]
+        assert f'<html lang="{language}">' in page
+        assert f"<h1>{titles[language]}</h1>" in page
+        assert '<meta http-equiv="refresh" content="5">' in page
+        assert "Bad Gateway" not in page
+    assert "every 5 seconds" in pages[""][2].decode()

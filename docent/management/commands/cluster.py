@@ -31,8 +31,7 @@ class Command(BaseCommand):
         )
         _collectstatic(plan.env)
         conf = cluster.cluster_write(plan)
-        for line in startup.cluster_ready_lines(host=host, port=port):
-            self.stdout.write(line)
+        self.stdout.write(startup.cluster_starting_line(host=host, port=port))
         self.stdout.write(
             f"{workers} web processes behind nginx; process ids: "
             f"{sys.executable} -m supervisor.supervisorctl -c {conf} pid all"

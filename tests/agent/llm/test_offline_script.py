@@ -4,7 +4,8 @@ import pytest
 
 from agent.answered import is_decline
 from agent.llm.offline import DONT_KNOW
-from blog.script import to_taiwan
+from agent.llm.offline_turn import as_typed
+from blog.script import question_fold, to_taiwan
 from tests.agent.llm.test_offline import ZH_ARTICLE, ask, hit
 
 SOURCE_TRADITIONAL = "來源：[向量检索入门](/articles/vector-search-intro/)"
@@ -77,11 +78,14 @@ def test_a_decline_written_in_traditional_counts_as_unanswered(answer):
 
 
 @pytest.mark.asyncio
-async def test_a_fullwidth_traditional_question_is_searched_folded():
+async def test_a_fullwidth_traditional_question_is_searched_as_typed_and_folded_by_the_search():
+    # The panel's step and the transcript show the query: "什么是混合检索？" to a reader who
+    # typed "什麼是混合檢索？". The search folds it, so it finds what the folded one finds.
     result, _ = await ask("ＨＮＳＷ 和混合檢索有什麼關係？", [hit(ZH_ARTICLE)])
 
     (search,) = [r for r in result.tool_calls if r.name == "search_knowledge_base"]
-    assert search.arguments["query"] == "HNSW 和混合检索有什么关系？"
+    assert search.arguments["query"] == "ＨＮＳＷ 和混合檢索有什麼關係？"
+    assert question_fold(search.arguments["query"]) == "HNSW 和混合检索有什么关系？"
 
 
 @pytest.mark.asyncio
@@ -97,4 +101,27 @@ async def test_a_new_subject_after_a_decline_in_traditional_is_searched_on_its_o
         r.arguments["query"] for r in result.tool_calls if r.name == "search_knowledge_base"
     ]
     # The declined question is not searched again with it: it found nothing before.
-    assert searched == ["混合检索"]
+    assert searched == ["混合檢索"]
+
+
+@pytest.mark.parametrize(
+    ("query", "typed", "shown"),
+    [
+        # The whole question, as typed: Taiwan's words too (部落格, folded to 博客).
+        ("博客有哪些文章？", "部落格有哪些文章？", "部落格有哪些文章？"),
+        ("什么是混合检索？", "什麼是混合檢索？", "什麼是混合檢索？"),
+        # A part of it, or a rewording, in Traditional characters.
+        ("混合检索", "什麼是混合檢索？", "混合檢索"),
+        # A Simplified or English question's queries stay as they are.
+        ("混合检索", "什么是混合检索？", "混合检索"),
+        ("hybrid search", "What is hybrid search?", "hybrid search"),
+        # Where Traditional characters would fold to other ones (後台 -> 後臺 -> 后台), the
+        # query stays: the search must find what it found.
+        ("Django 的 admin 後台", "Django 的 admin 後台怎麼改成中文介面？", "Django 的 admin 後台"),
+    ],
+)
+def test_a_search_s_query_is_shown_in_the_visitor_s_script_and_searches_the_same(
+    query, typed, shown
+):
+    assert as_typed(query, typed) == shown
+    assert question_fold(as_typed(query, typed)) == question_fold(query)
