@@ -187,9 +187,7 @@ PAGE_REFUSALS = [
     (494, 400, "Bad request: a header is too large."),
     (413, 413, "The request body is larger than this server accepts."),
     (429, 429, "Too many requests from your address. Try again in a moment."),
-    (502, 502, "The site is not answering right now. Please try again in a moment."),
-    (504, 504, "The site is not answering right now. Please try again in a moment."),
-]
+]  # 502 and 504 (no web process answered) get the page that loads the site again by itself
 
 
 def nginx_conf(
