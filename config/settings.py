@@ -8,6 +8,7 @@ from django.utils.csp import CSP
 
 from config.database import database_config
 from config.proxy import TrustedProxies, networks_parse
+from config.secret_key import dev_secret_key
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = BASE_DIR / ".data"
@@ -25,7 +26,8 @@ DEBUG = env.bool(
 )
 
 if DEBUG:
-    SECRET_KEY = env.str("DJANGO_SECRET_KEY", default="docent-dev-only-not-secret-" + "x" * 32)
+    # Never a fixed default: a public key signs anyone's sessions (config/secret_key.py).
+    SECRET_KEY = env.str("DJANGO_SECRET_KEY", default="") or dev_secret_key(DATA_DIR / "secret_key")
     ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "[::1]"])
 else:
     # Production must say who it is and where it lives; no silent defaults.
