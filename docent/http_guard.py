@@ -93,6 +93,21 @@ def refusal_bytes(answer: tuple[bytes, bytes], path: bytes = b"") -> bytes:
     return head + body
 
 
+BAD_REQUEST = (b"400 Bad Request", b"Bad request.\n")
+
+
+def bad_request_refuse(channel) -> Callable[[], None]:
+    """What the HTTP channel answers a head it cannot take (headers past 16 KB together, more
+    than 500 of them, a malformed line): 400 with the pages' headers. Twisted's own
+    (`_respondToBadRequestAndDisconnect`) was a bare status line with no header or body."""
+
+    def refuse() -> None:
+        channel.transport.write(refusal_bytes(BAD_REQUEST, getattr(channel, "_path", b"") or b""))
+        channel.loseConnection()
+
+    return refuse
+
+
 def head_line_refuse(channel) -> Callable[[bytes], None]:
     """What the HTTP channel does with a head line past its MAX_LENGTH: answer 414 (the request
     line) or 431 (a header), then close. Twisted's own (LineReceiver's) closed with no answer."""
@@ -291,6 +306,7 @@ class PeerLimitedFactory(WrappingFactory):
         channel = getattr(protocol.wrappedProtocol, "_channel", None)
         if channel is not None:
             channel.lineLengthExceeded = head_line_refuse(channel)
+            channel._respondToBadRequestAndDisconnect = bad_request_refuse(channel)
         # A trusted proxy sends whole heads and keeps idle connections for reuse; nginx has
         # its own client_header_timeout for the visitors. Not so a body: the cluster's nginx
         # passes most bodies on as the visitor sends them (its own timer, client_body_timeout,

@@ -32,6 +32,8 @@ def test_a_head_line_past_16_kb_is_answered(serve):
     header = refused(server.port, "/", f"X-Big: {BIG}")
     api = refused(server.port, "/api/chat", f"X-Big: {BIG}")
     line = raw(server.port, f"GET /{BIG} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
+    many = "".join(f"X-Part-{n}: {'b' * 1000}\r\n" for n in range(20))  # 20 KB in all
+    together = raw(server.port, f"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n{many}\r\n".encode())
     after = raw(
         server.port, b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
     )
@@ -48,4 +50,7 @@ def test_a_head_line_past_16_kb_is_answered(serve):
     )
     assert line.startswith(b"HTTP/1.1 414 URI Too Long\r\n"), line[:80]
     assert b"nosniff" in line.partition(b"\r\n\r\n")[0]
+    # Each line under 16 KB, together over: Twisted's bare "400 Bad Request" and nothing more.
+    assert together.startswith(b"HTTP/1.1 400 Bad Request\r\n"), together[:80]
+    assert b"nosniff" in together and together.endswith(b"\r\n\r\nBad request.\n")
     assert after.startswith(b"HTTP/1.1 200")  # the server goes on serving
