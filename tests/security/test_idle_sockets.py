@@ -39,6 +39,7 @@ def test_a_socket_that_only_answers_pings_is_closed_as_idle(serve):
         return await closed_code(socket)
 
     assert asyncio.run(scenario()) == IDLE  # before: open until daphne's day ran out
+    assert "Traceback" not in server.output()
 
 
 def test_a_socket_whose_reader_sends_frames_stays_open(serve):
