@@ -125,7 +125,7 @@ async def conversation_detail(
         refusal_count(reason=refusal.reason, address=_client_ip(request))
         response["Retry-After"] = str(refusal.retry_after)
         return Status(429, {"detail": refusal.message})
-    session_key = request.session.session_key or ""
+    session_key = session_key_known(request.session.session_key)
     # A reload right after an answer must not miss the turn still being saved, on any worker.
     await runner.saver.wait_for_conversation(str(conversation_id))
     await conversation_wait_saved(str(conversation_id))
@@ -159,7 +159,7 @@ async def turn_feedback(
     response: HttpResponse,
 ):
     frame = {"conversation_id": conversation_id, "turn": turn, **payload.dict()}
-    session_key = request.session.session_key or ""
+    session_key = session_key_known(request.session.session_key)
     event = await feedback_submit(
         frame=frame, session_key=session_key, client_ip=_client_ip(request)
     )

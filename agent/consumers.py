@@ -31,6 +31,9 @@ TERMINAL = {"done", "error"}
 # asked for 1008, it raised, daphne logged "Exception inside application" with a traceback at
 # ERROR for every socket closed this way, and the client read 1011 (internal error).
 POLICY_VIOLATION = 4008
+# The close code of a socket idle for WEBSOCKET_IDLE_SECONDS: the panel does not reconnect on
+# it, but when the reader next sends something (static/chat/connection.js).
+IDLE = 4010
 # What the consumer's `disconnect` is told when the visitor's close frame was heard by autobahn
 # but its disconnect had not reached us yet: RFC 6455's "closed abnormally" (no code known).
 GONE = 1006
@@ -47,6 +50,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
     # True from a message until its `done`/`error` is sent; the task may still be tidying up.
     answering: bool = False
     counted: bool = False  # in the open-sockets gauge (ops.metrics)
+    idle_watch: asyncio.Task | None = None
 
     async def __call__(self, scope, receive, send) -> None:
         # daphne kills an instance whose disconnect outlasts its close timeout (the handler
@@ -63,6 +67,24 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         await self.accept()
         OPEN_SOCKETS.inc()
         self.counted = True
+        self.active_at = time.monotonic()
+        self.idle_watch = asyncio.create_task(self.close_when_idle())
+
+    async def close_when_idle(self) -> None:
+        """Close the socket once its client has sent nothing for WEBSOCKET_IDLE_SECONDS.
+
+        A browser answers pings by itself, so a tab left open held a socket (a file descriptor,
+        a consumer, a slot in the address's connections) for daphne's whole day. The time runs
+        from the client's last frame or the end of the last answer, never during one.
+        """
+        limit = settings.WEBSOCKET_IDLE_SECONDS
+        while True:
+            left = self.active_at + limit - time.monotonic()
+            if left <= 0 and not self.answering:
+                break
+            await asyncio.sleep(left if left > 0 else min(limit, 5))
+        with suppress(Disconnected, VisitorGone):
+            await self.close(code=IDLE)
 
     def uncount(self) -> None:
         if self.counted:
@@ -80,6 +102,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             raise StopConsumer from None
 
     async def receive(self, text_data=None, bytes_data=None, **kwargs) -> None:
+        self.active_at = time.monotonic()
         over = await self.frames_over()
         if over:
             logger.warning("chat socket from %s closed: %s", self.client_ip(), over)
@@ -163,6 +186,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
     async def emit(self, event: dict) -> None:
         if event["type"] in TERMINAL:
             self.answering = False
+            self.active_at = time.monotonic()  # the reader has an answer to read
         await self.send_json(event)  # VisitorGone once the visitor has left (`send`)
 
     async def vote_answer(self, event: dict) -> None:
@@ -187,6 +211,8 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
 
     async def disconnect(self, code: int) -> None:
         self.uncount()
+        if self.idle_watch is not None and self.idle_watch is not asyncio.current_task():
+            self.idle_watch.cancel()
         if self.frames is not None:  # no one to send the waiting text to
             self.frames.close()
         await self.cancel_turn()

@@ -10,7 +10,9 @@ from agent.loop import CANCELLED_CALL, INVALID_ARGUMENTS, NOT_AN_OBJECT
 
 class Conversation(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    # Conversations belong to the visitor's session; another session's id is refused.
+    # Conversations belong to the visitor's session; another session's id is refused. It holds
+    # the key's digest (config.sessions.session_digest): the key is the cookie, an editor's
+    # admin session, and the row is no place for it.
     session_key = models.CharField(_("session"), max_length=64, db_index=True)
     page = models.CharField(
         _("page"), max_length=200, blank=True, help_text=_("Article slug the chat started on.")

@@ -23,6 +23,7 @@ from agent.exceptions import BadRequest
 from agent.models import Conversation, ToolCall, Turn
 from agent.small_talk import is_small_talk
 from agent.text import text_scrub
+from config.sessions import session_digest
 from ops.metrics import feedback_vote_count, turn_spool_rejected_count
 
 logger = logging.getLogger(__name__)
@@ -118,7 +119,9 @@ def _turn_record_any(*, record: TurnRecord) -> bool:
     if existing is not None and existing.status not in (Turn.Status.RUNNING, "interrupted"):
         return False
     conversation, _ = Conversation.objects.get_or_create(
-        pk=record.conversation_id, defaults={"session_key": record.session_key, "page": record.page}
+        pk=record.conversation_id,
+        # A turn spooled before digests holds the cookie's key itself: kept as its digest.
+        defaults={"session_key": session_digest(record.session_key), "page": record.page},
     )
     fields = dict(
         conversation=conversation,

@@ -32,7 +32,7 @@ class ChatMessage:
 
 @dataclass(frozen=True)
 class Visitor:
-    session_key: str
+    session_key: str  # the session key's digest (config.sessions.session_digest), never the cookie
     client_ip: str
     language: str = ""  # the language the pages are shown in ("zh-hans"): answers follow it
 

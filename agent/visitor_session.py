@@ -12,16 +12,23 @@ from django.contrib.sessions.backends.base import CreateError, SessionBase
 
 from agent import ratelimit
 from agent.shared import state
-from config.sessions import key_well_formed, session_key_mint
+from config.sessions import key_well_formed, session_digest, session_key_mint
 
 
 async def session_ensure(session: SessionBase, cookie_key: str | None, *, client_ip: str) -> str:
-    """The session's key, with its row saved; a visitor without a cookie gets a new session.
+    """The session's digest (`session_digest`), with its row saved; a visitor without a cookie
+    gets a new session. The digest is what the chat keeps and counts by, never the key.
 
     `cookie_key` is the key as the cookie carried it: a store that has been loaded (the
     WebSocket's auth middleware loads it) forgets a key it could not find. An address that
     opens more new sessions than it may send messages gets a key without a row.
     """
+    return session_digest(await _session_key_ensure(session, cookie_key, client_ip=client_ip))
+
+
+async def _session_key_ensure(
+    session: SessionBase, cookie_key: str | None, *, client_ip: str
+) -> str:
     key = cookie_key
     if key_well_formed(key):
         if await session.aexists(key):
@@ -43,8 +50,9 @@ async def session_ensure(session: SessionBase, cookie_key: str | None, *, client
 
 
 def session_key_known(cookie_key: str | None) -> str:
-    """The cookie's key when well formed, else "": for reads and votes, which need no new row."""
-    return cookie_key if key_well_formed(cookie_key) else ""
+    """The digest of the cookie's key when well formed, else "": for reads and votes, which
+    need no new row."""
+    return session_digest(cookie_key) if key_well_formed(cookie_key) else ""
 
 
 async def _new_session_allowed(client_ip: str) -> bool:

@@ -8,6 +8,7 @@ from django.utils.csp import CSP
 
 from config.database import database_config
 from config.proxy import TrustedProxies, networks_parse
+from config.secret_key import dev_secret_key
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = BASE_DIR / ".data"
@@ -25,7 +26,8 @@ DEBUG = env.bool(
 )
 
 if DEBUG:
-    SECRET_KEY = env.str("DJANGO_SECRET_KEY", default="docent-dev-only-not-secret-" + "x" * 32)
+    # Never a fixed default: a public key signs anyone's sessions (config/secret_key.py).
+    SECRET_KEY = env.str("DJANGO_SECRET_KEY", default="") or dev_secret_key(DATA_DIR / "secret_key")
     ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "[::1]"])
 else:
     # Production must say who it is and where it lives; no silent defaults.
@@ -514,6 +516,12 @@ WEBSOCKET_QUEUED_FRAMES = env.int("WEBSOCKET_QUEUED_FRAMES", default=64)
 WEBSOCKET_FRAMES_PER_MINUTE = env.int("WEBSOCKET_FRAMES_PER_MINUTE", default=300)
 if WEBSOCKET_FRAMES_PER_MINUTE < 1:
     raise ImproperlyConfigured("WEBSOCKET_FRAMES_PER_MINUTE must be at least 1.")
+# A chat socket whose client sends no frame for this long (no message, vote or Stop; pings and
+# pongs do not count), with no answer running, is closed with 4010 (agent/consumers.py). A
+# socket that answered pings stayed open up to daphne's websocket_timeout, a day.
+WEBSOCKET_IDLE_SECONDS = env.int("WEBSOCKET_IDLE_SECONDS", default=1800)
+if WEBSOCKET_IDLE_SECONDS < 1:
+    raise ImproperlyConfigured("WEBSOCKET_IDLE_SECONDS must be at least 1.")
 AGENT_TOKENS_PER_CONVERSATION = env.int("AGENT_TOKENS_PER_CONVERSATION", default=60000)
 # Turns one conversation may hold. The offline model spends no tokens, so the token budget never
 # ended a conversation: one grown to 3,000 turns cost 2 CPU-seconds and 110 MB per transcript

@@ -180,12 +180,13 @@ NGINX_OPEN_FILES_MAX = 1_048_576
 
 # nginx's own refusals of a page, each answered with the pages' headers (nginx.conf): the code
 # nginx raises, the status sent (494, a header too large, goes out as 400, as nginx sends it)
-# and the words. A request line too long (414) keeps nginx's page: sent to a named location,
-# it became a 500 (the request has no URI yet).
+# and the words. A request line too long (414) goes to an internal URI, not a named location:
+# sent to one, it became a 500 (the request has no URI yet).
 PAGE_REFUSALS = [
     (400, 400, "Bad request."),
     (494, 400, "Bad request: a header is too large."),
     (413, 413, "The request body is larger than this server accepts."),
+    (414, 414, "The request's address is longer than this server accepts."),
     (429, 429, "Too many requests from your address. Try again in a moment."),
 ]  # 502 and 504 (no web process answered) get the page that loads the site again by itself
 

@@ -64,6 +64,63 @@ REFUSAL_HEADERS = (
 )
 
 
+# A head line past Twisted's LineReceiver.MAX_LENGTH (16 KB): Twisted dropped the connection
+# without a word, where nginx answers (a browser showed "connection reset").
+LINE_TOO_LONG = (
+    b"414 URI Too Long",
+    b"The request's address is longer than this server accepts.\n",
+)
+HEADER_TOO_LARGE = (
+    b"431 Request Header Fields Too Large",
+    b"The request's headers are larger than this server accepts.\n",
+)
+
+
+def refusal_bytes(answer: tuple[bytes, bytes], path: bytes = b"") -> bytes:
+    """A whole refusal written at the socket: a line of text, or JSON under /api/ as the API's
+    other errors are, with the pages' headers, closing the connection."""
+    status, body = answer
+    kind = b"text/plain; charset=utf-8"
+    if path.startswith(b"/api/"):
+        detail = body.decode().strip()
+        body = json.dumps({"detail": detail, "code": "bad_request"}).encode()
+        kind = b"application/json"
+    head = (
+        b"HTTP/1.1 %s\r\nContent-Type: %s\r\n"
+        b"Content-Length: %d\r\nConnection: close\r\n%s\r\n"
+        % (status, kind, len(body), REFUSAL_HEADERS)
+    )
+    return head + body
+
+
+BAD_REQUEST = (b"400 Bad Request", b"Bad request.\n")
+
+
+def bad_request_refuse(channel) -> Callable[[], None]:
+    """What the HTTP channel answers a head it cannot take (headers past 16 KB together, more
+    than 500 of them, a malformed line): 400 with the pages' headers. Twisted's own
+    (`_respondToBadRequestAndDisconnect`) was a bare status line with no header or body."""
+
+    def refuse() -> None:
+        channel.transport.write(refusal_bytes(BAD_REQUEST, getattr(channel, "_path", b"") or b""))
+        channel.loseConnection()
+
+    return refuse
+
+
+def head_line_refuse(channel) -> Callable[[bytes], None]:
+    """What the HTTP channel does with a head line past its MAX_LENGTH: answer 414 (the request
+    line) or 431 (a header), then close. Twisted's own (LineReceiver's) closed with no answer."""
+
+    def refuse(line: bytes) -> None:
+        path = getattr(channel, "_path", None)  # set once the request line is in
+        answer = LINE_TOO_LONG if path is None else HEADER_TOO_LARGE
+        channel.transport.write(refusal_bytes(answer, path or b""))
+        channel.transport.loseConnection()
+
+    return refuse
+
+
 def bounded_request(max_body: int) -> type[WebRequest]:
     """daphne's request, refusing a body over `max_body` bytes with 413 before storing it."""
 
@@ -133,20 +190,9 @@ def bounded_request(max_body: int) -> type[WebRequest]:
             self.refused = True
             # Twisted answers "Expect: 100-continue" after gotLength: not after a refusal.
             self.requestHeaders.removeHeader(b"expect")
-            status, body = answer
-            kind = b"text/plain; charset=utf-8"
-            # The request line is in (the channel keeps its path until the request is built):
-            # under /api/ the refusal is JSON, as the API's other errors are.
-            if getattr(self.channel, "_path", b"").startswith(b"/api/"):
-                detail = body.decode().strip()
-                body = json.dumps({"detail": detail, "code": "bad_request"}).encode()
-                kind = b"application/json"
-            head = (
-                b"HTTP/1.1 %s\r\nContent-Type: %s\r\n"
-                b"Content-Length: %d\r\nConnection: close\r\n%s\r\n"
-                % (status, kind, len(body), REFUSAL_HEADERS)
-            )
-            self.channel.transport.write(head + body)
+            # The request line is in (the channel keeps its path until the request is built).
+            path = getattr(self.channel, "_path", b"")
+            self.channel.transport.write(refusal_bytes(answer, path))
             self.channel.transport.loseConnection()
 
     return BoundedRequest
@@ -255,6 +301,12 @@ class PeerLimitedFactory(WrappingFactory):
             return None
         protocol = super().buildProtocol(addr)
         protocol.wrappedProtocol.requestFactory = self.request_factory
+        # Twisted's generic protocol proxies to the HTTP/1.1 channel (it would switch to HTTP/2
+        # on a TLS ALPN; daphne serves plain TCP here).
+        channel = getattr(protocol.wrappedProtocol, "_channel", None)
+        if channel is not None:
+            channel.lineLengthExceeded = head_line_refuse(channel)
+            channel._respondToBadRequestAndDisconnect = bad_request_refuse(channel)
         # A trusted proxy sends whole heads and keeps idle connections for reuse; nginx has
         # its own client_header_timeout for the visitors. Not so a body: the cluster's nginx
         # passes most bodies on as the visitor sends them (its own timer, client_body_timeout,

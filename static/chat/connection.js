@@ -3,6 +3,9 @@
 const BACKOFF_MIN = 500;
 const BACKOFF_MAX = 15000;
 const QUEUE_ATTEMPTS = 3; // failed connects before a waiting frame is given up
+// The server closes a socket its reader left idle (WEBSOCKET_IDLE_SECONDS) with this code: no
+// reconnect, no "Reconnecting…"; the reader's next question or vote opens a new one.
+const IDLE_CLOSE = 4010;
 
 export class Connection {
   /**
@@ -20,6 +23,7 @@ export class Connection {
     this.retryTimer = 0;
     this.queued = null;
     this.leaving = false;
+    this.idle = false; // the server closed the socket as idle: connect only for a frame
   }
 
   get open() {
@@ -54,6 +58,7 @@ export class Connection {
 
   connect() {
     this.wanted = true;
+    this.idle = false;
     clearTimeout(this.retryTimer);
     this.retryTimer = 0;
     if (this.socket && this.socket.readyState <= WebSocket.OPEN) return;
@@ -85,10 +90,14 @@ export class Connection {
       }
       this.hooks.onEvent(event);
     };
-    socket.onclose = () => {
+    socket.onclose = (event) => {
       if (this.socket !== socket) return;
       this.socket = null;
       if (this.leaving) return;
+      if (event.code === IDLE_CLOSE && !this.queued) {
+        this.idle = true;
+        return;
+      }
       if (!this.queued) this.hooks.onDropped();
       this.scheduleReconnect();
     };
@@ -122,7 +131,7 @@ export class Connection {
   }
 
   reconnectNow() {
-    if (!this.wanted || this.leaving) return;
+    if (!this.wanted || this.leaving || this.idle) return;
     if (this.socket && this.socket.readyState <= WebSocket.OPEN) return;
     this.attempts = 0;
     this.connect();

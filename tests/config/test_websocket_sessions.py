@@ -7,6 +7,7 @@ from django.contrib.sessions.models import Session
 
 from agent.models import Conversation
 from agent.shared import state_reset
+from config.sessions import session_digest
 from testing_support.model_server import ScriptedOpenAIServer, text_response
 from tests.agent.chat_helpers import HOST, ORIGIN, ask, connect, text_of
 
@@ -46,6 +47,6 @@ async def test_the_cookies_session_still_owns_the_conversation(scripted):
 
     assert events[-1]["type"] == "done"
     conversation = await database_sync_to_async(Conversation.objects.get)()
-    assert conversation.session_key == key
+    assert conversation.session_key == session_digest(key)  # never the cookie
     assert await database_sync_to_async(Session.objects.filter(session_key=key).exists)()
     await socket.disconnect()

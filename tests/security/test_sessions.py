@@ -11,6 +11,7 @@ from channels.db import database_sync_to_async
 from django.contrib.sessions.models import Session
 
 from agent.models import Conversation
+from config.sessions import session_digest
 from tests.security.clients import (
     rows,
     rows_now,
@@ -109,7 +110,7 @@ def test_sse_without_a_cookie_creates_one_session_and_keeps_it(serve):
 
     assert events[-1]["type"] == "done" and more[-1]["type"] == "done"
     assert list(Session.objects.values_list("session_key", flat=True)) == [key]
-    assert Conversation.objects.get().session_key == key
+    assert Conversation.objects.get().session_key == session_digest(key)  # never the cookie
 
 
 async def test_a_forged_session_key_is_not_adopted(serve):

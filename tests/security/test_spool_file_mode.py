@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from agent.services import SPOOL_NAME
+from config.sessions import session_digest
 from testing_support.model_server import text_response
 from tests.agent.test_persistence import database_outage  # noqa: F401 - a fixture
 from tests.security.clients import ws_events, ws_first, ws_open
@@ -39,7 +40,8 @@ async def ask_through_an_outage(server, outage, key: str) -> list[dict]:
 
 
 def spooled(path: Path, key: str, deadline: float = 30.0) -> str:
-    """The spool's text once it holds the visitor's key (saves retry before they spool)."""
+    """The spool's text once it holds `key`, the visitor's session digest (saves retry before
+    they spool)."""
     end = time.monotonic() + deadline
     while time.monotonic() < end:
         text = path.read_text() if path.exists() else ""
@@ -63,12 +65,12 @@ def test_a_spooled_turn_is_readable_by_its_owner_only(
     try:
         events = asyncio.run(ask_through_an_outage(server, database_outage, key))
         assert events[-1]["type"] == "done", events[-1]
-        text = spooled(spool, key)
+        text = spooled(spool, session_digest(key))
         mode = stat.S_IMODE(spool.stat().st_mode)
     finally:
         database_outage.end()
 
-    assert "Will this answer be kept?" in text  # what a local user could read: the key too
+    assert "Will this answer be kept?" in text  # what a local user could read
     assert mode & 0o077 == 0, oct(mode)  # before: 0o644
 
 
