@@ -102,12 +102,6 @@ WEIGHTS = {"bias": -60.88, "similarity": 59.43, "coverage": 5.53, "known": 6.36,
 # tuning halves, the middle of the range that declined no more: 0.015-0.03 and 0.80-0.82).
 SINGLED_OUT_MARGIN = 0.02
 SINGLED_OUT_SIMILARITY = 0.81
-# When nothing clears the bar, an English question whose words the blog knows (in either
-# language) and whose best hit is a Chinese article at this relevance or more is answered from
-# that article alone (chosen on every tuning half: out-of-scope English questions whose best hit
-# is Chinese reached 0.19 at most; docs/answer-quality.md, "Fifty-fifth pass").
-ALONE_ACROSS_RELEVANCE = 0.2
-ALONE_ACROSS_KNOWN = 0.9
 
 
 @dataclass(frozen=True)
@@ -151,25 +145,6 @@ def singled_out(evidence: Evidence) -> bool:
         and evidence.question_language == "en"
         and evidence.margin >= SINGLED_OUT_MARGIN
         and evidence.similarity >= SINGLED_OUT_SIMILARITY
-    )
-
-
-def clears_alone(evidence: Evidence, relevance: float) -> bool:
-    """An English question's best hit, a Chinese article, that may be returned alone when no
-    hit clears the bar.
-
-    e5-small scores an English question against Chinese text lower (0.75-0.82) than against
-    English text, and its words are in the Chinese article only through the glossary, so a
-    right Chinese article often sits under the bar with nothing else near it. Only when the
-    question names nothing the blog lacks (`known` 0.9 or more, counted across languages):
-    an off-topic English question carries words the blog never uses, or resembles no Chinese
-    article this well.
-    """
-    return (
-        evidence.cross
-        and evidence.question_language == "en"
-        and evidence.known >= ALONE_ACROSS_KNOWN
-        and relevance >= ALONE_ACROSS_RELEVANCE
     )
 
 

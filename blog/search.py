@@ -23,14 +23,13 @@ from blog.glossary import Bridge, bridged_known, glossary
 from blog.rare_words import in_vocabulary, unused_words
 from blog.relevance import (
     Vocabulary,
-    clears_alone,
     query_language,
     vocabulary,
     weighted_terms,
 )
 from blog.respelling import acronyms, respelled, spelling_words
 from blog.script import question_fold
-from blog.search_fusion import _Candidate, _fuse, _Query, _Ranked
+from blog.search_fusion import _fuse, _Query, _Ranked
 from blog.search_hits import SearchHit, _hit
 from blog.search_lists import _text_statement, _text_window
 from blog.spelling import applied, typo_fixes
@@ -154,18 +153,10 @@ def _search(
     # articles higher than the fused rank did on the tuning half: MRR 0.841 against 0.817).
     candidates = sorted(_fuse(lists, prepared, window), key=lambda c: (-c.relevance, -c.score))
     kept = [c for c in candidates if c.relevance >= bar][:limit]
-    if not kept and min_relevance is None and candidates:
-        kept = _alone(candidates[0])
     # Only the hits returned get their URL and excerpt (a blog-wide candidate set can be 100).
     read_as = {typo: word for typo, word in fixes.items() if word}  # on each hit, for the audit
     unknown = _unknown_words(respelled(query, read_as), vocab) if kept else ()
     return [_hit(c, rank=rank, unknown=unknown, read_as=read_as) for rank, c in enumerate(kept, 1)]
-
-
-def _alone(best: _Candidate) -> list[_Candidate]:
-    """The best candidate alone, when nothing clears the bar but it is an English question's
-    Chinese article that clears_alone: alone, so no second article comes along to be quoted."""
-    return [best] if clears_alone(best.evidence, best.relevance) else []
 
 
 def _unknown_words(query: str, vocab: Vocabulary) -> tuple[str, ...]:

@@ -9,7 +9,6 @@ from blog.relevance import (
     FUNCTION_WORDS,
     Evidence,
     Vocabulary,
-    clears_alone,
     coverage,
     relevance,
     weighted_terms,
@@ -297,39 +296,3 @@ def test_a_file_name_the_blog_writes_counts_as_known_in_the_question(make_articl
 
     assert named.known == 1.0 and named.coverage == 1.0
     assert other.known < 0.7
-
-
-def test_an_english_question_s_chinese_article_under_the_bar_may_clear_it_alone():
-    known = Evidence(similarity=0.83, coverage=0.0, known=1.0, cross=True, question_language="en")
-
-    assert clears_alone(known, 0.2) and not clears_alone(known, 0.19)
-    assert not clears_alone(Evidence(**{**known.__dict__, "known": 0.85}), 0.3)
-    assert not clears_alone(Evidence(**{**known.__dict__, "question_language": "zh"}), 0.3)
-    assert not clears_alone(Evidence(**{**known.__dict__, "cross": False}), 0.3)
-
-
-def _chinese(add_chunk, make_article, slug: str, vector: list[float]) -> None:
-    chunk = add_chunk(make_article(title=slug, slug=slug), "。", vector)
-    chunk.language = "zh"
-    chunk.save()
-
-
-@pytest.mark.parametrize(("similarity", "found"), [(0.836, ["zh-a"]), (0.81, [])])
-def test_search_returns_an_english_question_s_chinese_article_alone_under_the_bar(
-    make_article, add_chunk, settings, similarity, found
-):
-    # Every word of the question is the blog's (an English article far from it writes them);
-    # two Chinese articles resemble it about equally (no margin: it singles out neither).
-    add_chunk(make_article(title="Words"), "Retry the spool writes.", unit((5, 1.0)))
-    for slug, lead in (("zh-a", similarity), ("zh-b", similarity - 0.001)):
-        _chinese(add_chunk, make_article, slug, unit((0, lead), (1, math.sqrt(1 - lead**2))))
-    book = VectorBook({"retry spool writes": unit((0, 1.0))})
-
-    hits = article_search(query="retry spool writes", embedder=book)
-    everything = article_search(query="retry spool writes", embedder=book, min_relevance=0)
-
-    assert titles(hits) == found
-    assert everything[0].relevance < settings.SEARCH_MIN_RELEVANCE
-    assert titles(everything)[:2] == ["zh-a", "zh-b"]
-    # A caller's own bar is the caller's: nothing is returned under it.
-    assert article_search(query="retry spool writes", embedder=book, min_relevance=0.5) == []
