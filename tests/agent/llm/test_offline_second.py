@@ -5,7 +5,7 @@ from agent.llm.offline_second import Second, second_article
 QUESTION = "What happens when the model calls an unknown tool? Does the turn crash?"
 ASKED = {"model", "call", "unknown", "tool", "turn", "crash"}
 WANTED = dict.fromkeys(ASKED, 1.0)
-LOOP = {"title": "Anatomy of the agent loop", "body": "Unknown tools get an error.", "language": "en"}
+LOOP = {"title": "The agent loop", "body": "Unknown tools get an error.", "language": "en"}
 
 
 def runner_up(language: str, body: str = "轮次崩溃时记为 interrupted。") -> Second:
@@ -33,7 +33,7 @@ def test_a_runner_up_in_the_question_s_language_still_joins_on_shared_words():
 def test_a_runner_up_in_the_other_language_still_joins_for_a_name_only_it_mentions():
     named = second_article(
         question="Does the turn crash, and what does asyncio.shield do?",
-        sources=[LOOP, {"title": "取消", "body": "asyncio.shield 让保存不被取消。", "language": "zh"}],
+        sources=[LOOP, {"body": "asyncio.shield 让保存不被取消。", "language": "zh"}],
         facts=[(0, {"turn"}), (1, set())],
         asked={"turn", "crash", "asyncio.shield"},
         wanted={"turn": 1.0, "crash": 1.0, "asyncio.shield": 1.0},
