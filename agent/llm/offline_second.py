@@ -7,11 +7,7 @@ A question in two parts may need two articles, one for each part. The second one
   article for the other part even when that article is written in the other language and
   shares no other word with the question; or else
 - the best-ranked article with a strong fact sharing two of the question's words: the search's
-  order judges the runner-up better than whichever article adds one more question word. When
-  the first article is in the question's language, the runner-up must be too: an article in
-  the other language shares words only through the glossary, whose broad pairs ("crash" 崩溃,
-  "turn" 轮次, "cosine similarity" 余弦相似) made "Does the turn crash?", answered by the loop
-  article, also cite a Chinese sentence on crashed turns being marked interrupted.
+  order judges the runner-up better than whichever article adds one more question word.
 """
 
 from __future__ import annotations
@@ -19,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from agent.llm.offline_names import mentions, named_terms
-from agent.llm.offline_text import article_text, language
+from agent.llm.offline_text import article_text
 
 TWO_PART_FLOOR = 0.2  # the second article's best fact against the first's, in question words
 
@@ -49,24 +45,12 @@ def second_article(
     if named.article:
         return named
     strength: dict[int, float] = {}
-    foreign = _foreign(question, sources)
     for n, shared in facts:
-        if n in foreign:
-            continue
         if n == 0 or len(shared & asked) >= 2:
             strength[n] = max(strength.get(n, 0.0), sum(wanted[t] for t in shared))
     first = strength.get(0, 0.0)
     strong = sorted(n for n in strength if n != 0 and strength[n] >= TWO_PART_FLOOR * first)
     return Second(strong[0]) if strong else Second()
-
-
-def _foreign(question: str, sources: list[dict]) -> set[int]:
-    """The read articles in the other language, when the first is in the question's: none of
-    them may join the answer on shared words alone (a name it mentions still may)."""
-    lang = language(question)
-    if not sources or sources[0].get("language") != lang:
-        return set()
-    return {n for n, source in enumerate(sources) if source.get("language") not in (lang, "")}
 
 
 def names_it(text: str, names: tuple[str, ...]) -> bool:
