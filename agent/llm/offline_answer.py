@@ -20,6 +20,7 @@ from agent.llm.offline_declines import (
     _no_figure,
     _not_mentioned,
     _part_label,
+    _quoted_from_label,
 )
 from agent.llm.offline_explain import _WHY, _definition_first, _explanation, _with_thesis
 from agent.llm.offline_facts import (
@@ -148,7 +149,13 @@ def compose_answer(
     )
     # A passage that shares no word with the question is the search's guess, not a match: the
     # reader is told so, in their language, before reading it.
-    return f"{_nearest_label(sources[0], lang)}\n\n{answer}" if blind else answer
+    if blind:
+        return f"{_nearest_label(sources[0], lang)}\n\n{answer}"
+    if len(groups) == 1 and _other_language(groups[0][0], language(question)):
+        # "什么是混合检索？" answered in English with no word of Chinese before it read as a
+        # glitch: one article in the other language is named, with its language, first.
+        return f"{_quoted_from_label(groups[0][0], lang)}\n\n{answer}"
+    return answer
 
 
 def _by_parts(

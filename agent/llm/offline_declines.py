@@ -50,6 +50,12 @@ NEAREST = {
     "answer this exactly:",
     "zh": "我找到的最接近的内容来自{written}文章《{title}》，未必正好回答这个问题：",
 }
+# Quoted, matched through the glossary, from articles all in the other language: the reader is
+# told before the text, not only by the source line after it.
+QUOTED_FROM = {
+    "en": "From the {written} article “{title}”, in its own words:",
+    "zh": "以下摘自{written}文章《{title}》（原文）：",
+}
 # The same, for one part of a question asked in two: "this" would read as the whole question.
 NEAREST_FOR_PART = {
     "en": "On “{part}”, the nearest passage I found is from the {written} article “{title}”; "
@@ -94,3 +100,9 @@ def _nearest_label(source: dict, lang: str, part: str = "") -> str:
     if not part:
         return NEAREST[lang].format(**fields).replace("  ", " ")
     return NEAREST_FOR_PART[lang].format(part=_part_label(part), **fields).replace("  ", " ")
+
+
+def _quoted_from_label(source: dict, lang: str) -> str:
+    """The lead-in of an answer quoted whole from an article in the other language."""
+    written = LANGUAGE_NAMES[lang].get(str(source.get("language") or ""), "")
+    return QUOTED_FROM[lang].format(title=_title(source), written=written).replace("  ", " ")

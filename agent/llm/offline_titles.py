@@ -21,7 +21,19 @@ def title_names(subject: str, title: str) -> bool:
     """Whether a title names, in the other language too, every glossary term of a subject:
     "Why step limits matter" names 步数限制 ("step" and "limit")."""
     found = translations(subject)
-    return bool(found) and _names_all(title, set(found.values()), found)
+    return bool(found) and _names_all(title, _widest(set(found.values())), found)
+
+
+def _widest(ideas: set[tuple[str, ...]]) -> set[tuple[str, ...]]:
+    """The ideas not inside a wider one: 混合检索 ("hybrid search") holds 检索 ("retrieval"),
+    and a title that names hybrid search need not say "retrieval" too."""
+    return {idea for idea in ideas if not any(_inside(idea, wider) for wider in ideas - {idea})}
+
+
+def _inside(idea: tuple[str, ...], wider: tuple[str, ...]) -> bool:
+    if all(word.isascii() for word in idea + wider):
+        return set(idea) < set(wider)
+    return "".join(idea) in "".join(wider)
 
 
 def _names_all(title: str, ideas: set[tuple[str, ...]], found: dict) -> bool:

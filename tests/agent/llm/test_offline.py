@@ -1,6 +1,7 @@
 """The offline extractive model driving the real loop with fake search and detail tools."""
 
 import asyncio
+import re
 
 import pytest
 from pydantic import BaseModel, ConfigDict, Field
@@ -33,6 +34,16 @@ from agent.loop import Limits, TurnResult, run_turn
 from agent.prompts import build_messages
 from agent.tool import Tool
 from tests.agent.llm.tool_inputs import DetailIn, SearchIn
+
+_QUOTED_FROM = re.compile(
+    r"^(?:以下摘自.*?（原文）：|From the \w+ article “[^”]*”, in its own words:)\n\n"
+)
+
+
+def quoted(answer: str) -> str:
+    """An answer without the lead-in that names an article in the other language."""
+    return _QUOTED_FROM.sub("", answer, count=1)
+
 
 LIMITS_ARTICLE = {
     "article_id": 5,
@@ -1873,7 +1884,10 @@ async def test_what_is_x_is_answered_by_the_sentence_that_defines_x(monkeypatch,
 
     result, _ = await ask(question, [relevant_hit(FUSION_ARTICLE, 0.9)])
 
-    assert result.answer.startswith("Reciprocal rank fusion (RRF) is a way to merge ranked lists")
+    # Asked in Chinese, the English article is named first, with its language.
+    chinese = any("\u4e00" <= char <= "\u9fff" for char in question)
+    lead = "以下摘自英文文章《Hybrid search》（原文）：\n\n" if chinese else ""
+    assert result.answer.startswith(f"{lead}Reciprocal rank fusion (RRF) is a way to merge ranked")
 
 
 @pytest.mark.asyncio
@@ -1933,7 +1947,7 @@ async def test_what_is_x_opens_with_the_article_read_that_defines_x(monkeypatch,
 
     result, _ = await ask(question, hits)
 
-    assert result.answer.startswith("HNSW stands for Hierarchical Navigable Small World.")
+    assert quoted(result.answer).startswith("HNSW stands for Hierarchical Navigable Small World.")
     assert result.citations[0]["article_id"] == 28
 
 
@@ -1963,7 +1977,7 @@ async def test_what_is_a_name_and_its_kind_is_answered_by_the_sentence_defining_
     result, _ = await ask(question, [relevant_hit(article, 0.9)])
 
     opening = "Reciprocal rank fusion" if "RRF" in question else "HNSW stands for"
-    assert result.answer.startswith(opening)
+    assert quoted(result.answer).startswith(opening)
     assert "Drift" not in result.answer and "needs no tuning" not in result.answer
 
 
@@ -2041,7 +2055,7 @@ async def test_what_is_x_with_no_definition_quotes_the_article_titled_after_x(
 
     result, _ = await ask(question, hits)
 
-    assert result.answer.startswith(opening)
+    assert quoted(result.answer).startswith(opening)
     assert "详见" not in result.answer and len(result.citations) == 1
 
 
@@ -2089,7 +2103,7 @@ async def test_what_is_x_never_defined_opens_with_the_summary_claims_of_the_arti
 
     result, _ = await ask(question, [found])
 
-    assert result.answer.startswith(
+    assert quoted(result.answer).startswith(
         "An agent can call tools forever. A hard cap on model calls keeps runaway loops cheap."
     )
     assert "Includes" not in result.answer and "also a sensor" not in result.answer
@@ -2112,7 +2126,7 @@ async def test_how_does_x_work_in_chinese_opens_with_what_x_is(monkeypatch):
 
     result, _ = await ask("HNSW 是怎么工作的？", [relevant_hit(INDEX_GUIDE, 0.9)])
 
-    assert result.answer.startswith("HNSW stands for Hierarchical Navigable Small World.")
+    assert quoted(result.answer).startswith("HNSW stands for Hierarchical Navigable Small World.")
 
 
 @pytest.mark.asyncio
@@ -2291,7 +2305,9 @@ async def test_a_chinese_question_quotes_the_english_fact_its_translated_words_m
     result, _ = await ask("工具调用失败了，循环会怎么办？", hits)
 
     assert [c["article_id"] for c in result.citations] == [43]
-    assert result.answer.startswith("When a tool call fails, the loop returns the error text")
+    assert quoted(result.answer).startswith(
+        "When a tool call fails, the loop returns the error text"
+    )
 
 
 @pytest.mark.asyncio
@@ -2310,7 +2326,7 @@ async def test_an_english_question_quotes_the_chinese_fact_its_translated_words_
 
     result, _ = await ask("What is the step limit?", [lang_hit(article, 0.9, "zh")])
 
-    assert result.answer.startswith("步数上限是每轮最多 5 次模型调用")
+    assert quoted(result.answer).startswith("步数上限是每轮最多 5 次模型调用")
     assert "nearest" not in result.answer
 
 
