@@ -12,6 +12,8 @@ import stat
 import tempfile
 from pathlib import Path
 
+from django.core.exceptions import ImproperlyConfigured
+
 MODE = 0o600
 
 
@@ -63,8 +65,12 @@ def _read(path: Path) -> str:
     return key
 
 
-def _unusable(path: Path) -> ValueError:
-    return ValueError(
+class UnusableKey(ImproperlyConfigured, ValueError):
+    """`manage.py` says it in one line (config/errors.py), not a traceback."""
+
+
+def _unusable(path: Path) -> UnusableKey:
+    return UnusableKey(
         f"{path} holds no usable secret key (50+ characters of text in a file of this user's, "
         "not a link); delete it to make a new one"
     )

@@ -6,6 +6,7 @@ import subprocess
 import sys
 
 import pytest
+from django.core.exceptions import ImproperlyConfigured
 
 from config.secret_key import dev_secret_key
 from config.settings import BASE_DIR, DATA_DIR
@@ -86,4 +87,13 @@ def test_what_is_not_a_key_file_is_refused_in_words(tmp_path, kind):
     }[kind]()
 
     with pytest.raises(ValueError, match="no usable secret key"):
+        dev_secret_key(path)
+
+
+def test_manage_py_says_it_in_one_line(tmp_path):
+    # manage.py prints an ImproperlyConfigured as "docent: error: …" (config/errors.py); a
+    # ValueError alone was a traceback.
+    path = tmp_path / "secret_key"
+    path.write_text("short")
+    with pytest.raises(ImproperlyConfigured, match="delete it to make a new one"):
         dev_secret_key(path)
