@@ -111,6 +111,11 @@ REFUSED_PAGES = {
     "an address of *": (b"OPTIONS * HTTP/1.1\r\nHost: d\r\n\r\n", 400),
     "HTTP/0.9 named": (b"GET / HTTP/0.9\r\nHost: d\r\n\r\n", 400),
     "no version": (b"GET / FOO/1.1\r\nHost: d\r\n\r\n", 400),
+    "a coding nginx does not decode": (
+        b"POST / HTTP/1.1\r\nHost: d\r\nTransfer-Encoding: gzip\r\n\r\n",
+        501,
+    ),
+    "HTTP/2.0 on the request line": (b"GET / HTTP/2.0\r\nHost: d\r\n\r\n", 505),
 }
 
 
