@@ -106,7 +106,7 @@ def _unpictured(children: list[Token]) -> list[Token]:
             out.append(child)
             continue
         src = str(child.attrGet("src") or "")
-        words = child.children or [_text(src.rstrip("/").rsplit("/", 1)[-1] or src)]
+        words = _description(child)
         if in_link:
             out.extend(words)
             continue
@@ -115,6 +115,24 @@ def _unpictured(children: list[Token]) -> list[Token]:
             link.attrSet("title", str(title))
         out.extend([link, *words, Token("link_close", "a", -1)])
     return out
+
+
+def _description(image: Token) -> list[Token]:
+    """An image's description as words a link can hold, else the picture's file name.
+
+    A description may hold a link or another picture (CommonMark parses it as inline text): kept,
+    the inner link split the picture's link in two, its words after it left outside (a link
+    cannot hold another), and an inner picture left an empty link with no words at all."""
+    words: list[Token] = []
+    for child in image.children or []:
+        if child.type == "image":
+            words.extend(_description(child))
+        elif child.type not in ("link_open", "link_close"):
+            words.append(child)
+    if words:
+        return words
+    src = str(image.attrGet("src") or "")
+    return [_text(src.rstrip("/").rsplit("/", 1)[-1] or src)]
 
 
 def _text(content: str) -> Token:

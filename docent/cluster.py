@@ -188,6 +188,10 @@ PAGE_REFUSALS = [
     (413, 413, "The request body is larger than this server accepts."),
     (414, 414, "The request's address is longer than this server accepts."),
     (429, 429, "Too many requests from your address. Try again in a moment."),
+    # A body coding nginx does not decode (Transfer-Encoding: gzip), a version past HTTP/1.1
+    # on its request line: its bare pages, with none of the headers, before.
+    (501, 501, "The request's transfer coding is not supported."),
+    (505, 505, "The request's HTTP version is not supported."),
 ]  # 502 and 504 (no web process answered) get the page that loads the site again by itself
 
 

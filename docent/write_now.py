@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import time
+from http import HTTPStatus
 
 from daphne.ws_protocol import WebSocketProtocol
 from django.conf import settings
@@ -23,6 +24,9 @@ from twisted.protocols.policies import ProtocolWrapper
 from agent.frames import FrameWindow
 
 logger = logging.getLogger(__name__)
+
+
+_STATUS_CODES = frozenset(status.value for status in HTTPStatus)
 
 
 def transport_write_now(transport, data: bytes) -> bool:
@@ -92,6 +96,23 @@ class FrameWriter(WebSocketProtocol):
         if protocols is not None and not protocols.isascii():
             del request.headers["sec-websocket-protocol"]
         return super().onConnect(request)
+
+    def sendHttpErrorResponse(self, code: int, reason: str, responseHeaders=None) -> None:
+        """A handshake autobahn or daphne refuses (no or a bad key, an unknown version, a
+        protocol named twice, a foreign Origin): its reason was the status line's phrase,
+        quoting what the client sent (`400 duplicate protocol "<b>x</b>" specified …`), with
+        none of the pages' headers and no body. The standard phrase now, the pages' headers,
+        and the reason as a line of text."""
+        from docent.http_guard import REFUSAL_HEADERS  # that module imports this one
+
+        phrase = HTTPStatus(code).phrase if code in _STATUS_CODES else "Error"
+        body = f"{reason}\n".encode()
+        extra = "".join(f"{name}: {value}\r\n" for name, value in responseHeaders or ())
+        head = (
+            f"HTTP/1.1 {code} {phrase}\r\nContent-Type: text/plain; charset=utf-8\r\n"
+            f"Content-Length: {len(body)}\r\nConnection: close\r\n{extra}"
+        )
+        self.sendData(head.encode() + REFUSAL_HEADERS + b"\r\n" + body)
 
     def onFrameBegin(self) -> None:
         # The consumer counts messages, and daphne's queue holds messages: pings, pongs and a

@@ -6,6 +6,7 @@ import subprocess
 import sys
 
 import pytest
+from django.core.exceptions import ImproperlyConfigured
 
 from config.secret_key import dev_secret_key
 from config.settings import BASE_DIR, DATA_DIR
@@ -50,3 +51,49 @@ def test_the_debug_server_signs_with_the_kept_key():
     assert "not-secret" not in key
     assert key == (DATA_DIR / "secret_key").read_text().strip()
     assert stat.S_IMODE((DATA_DIR / "secret_key").stat().st_mode) == 0o600
+
+
+def test_a_link_in_its_place_is_refused_and_its_target_left_alone(tmp_path):
+    # Followed, the link's target (any file of this user's) was the key signing every session,
+    # and was made 0600: /etc/passwd under root.
+    victim = tmp_path / "victim"
+    victim.write_text("k" * 64)
+    victim.chmod(0o644)
+    path = tmp_path / "data" / "secret_key"
+    path.parent.mkdir()
+    path.symlink_to(victim)
+
+    with pytest.raises(ValueError, match="no usable secret key"):
+        dev_secret_key(path)
+    assert stat.S_IMODE(victim.stat().st_mode) == 0o644
+
+
+def test_a_dangling_link_is_refused_in_words(tmp_path):
+    path = tmp_path / "secret_key"
+    path.symlink_to(tmp_path / "nowhere")  # the first start's link would fail on it
+
+    with pytest.raises(ValueError, match="no usable secret key"):
+        dev_secret_key(path)
+    assert not (tmp_path / "nowhere").exists()
+
+
+@pytest.mark.parametrize("kind", ["directory", "fifo", "binary"])
+def test_what_is_not_a_key_file_is_refused_in_words(tmp_path, kind):
+    path = tmp_path / "secret_key"
+    {
+        "directory": path.mkdir,
+        "fifo": lambda: os.mkfifo(path),  # opened plainly, a FIFO held the start for ever
+        "binary": lambda: path.write_bytes(b"\xff" * 80),
+    }[kind]()
+
+    with pytest.raises(ValueError, match="no usable secret key"):
+        dev_secret_key(path)
+
+
+def test_manage_py_says_it_in_one_line(tmp_path):
+    # manage.py prints an ImproperlyConfigured as "docent: error: …" (config/errors.py); a
+    # ValueError alone was a traceback.
+    path = tmp_path / "secret_key"
+    path.write_text("short")
+    with pytest.raises(ImproperlyConfigured, match="delete it to make a new one"):
+        dev_secret_key(path)

@@ -106,6 +106,16 @@ REFUSED_PAGES = {
         b"POST /admin/login/ HTTP/1.1\r\nHost: d\r\nContent-Length: 9999999\r\n\r\n",
         413,
     ),
+    # A request line refused as malformed has no URI either: nginx's bare 500, as the 414 was.
+    "a NUL in the address": (b"GET /\x00a HTTP/1.1\r\nHost: d\r\n\r\n", 400),
+    "an address of *": (b"OPTIONS * HTTP/1.1\r\nHost: d\r\n\r\n", 400),
+    "HTTP/0.9 named": (b"GET / HTTP/0.9\r\nHost: d\r\n\r\n", 400),
+    "no version": (b"GET / FOO/1.1\r\nHost: d\r\n\r\n", 400),
+    "a coding nginx does not decode": (
+        b"POST / HTTP/1.1\r\nHost: d\r\nTransfer-Encoding: gzip\r\n\r\n",
+        501,
+    ),
+    "HTTP/2.0 on the request line": (b"GET / HTTP/2.0\r\nHost: d\r\n\r\n", 505),
 }
 
 
