@@ -86,6 +86,9 @@ def _cell_alignment(state: StateCore) -> None:
             token.attrs = {"align": str(style).removeprefix("text-align:")}
 
 
+FILE_NAME_CHARS = 60  # a picture named by its file shows this much of the name
+
+
 def _images_as_links(state: StateCore) -> None:
     """An image as a link to the picture, named by its description: the sanitiser keeps no
     `<img>` (the site's CSP loads no other site's images, and readers' browsers would fetch
@@ -107,6 +110,8 @@ def _unpictured(children: list[Token]) -> list[Token]:
             continue
         src = str(child.attrGet("src") or "")
         words = _description(child)
+        if not words:  # `![]()`: nothing to show and nowhere to go, so no empty link
+            continue
         if in_link:
             out.extend(words)
             continue
@@ -129,10 +134,21 @@ def _description(image: Token) -> list[Token]:
             words.extend(_description(child))
         elif child.type not in ("link_open", "link_close"):
             words.append(child)
-    if words:
+    if any(word.type != "text" or word.content.strip() for word in words):
         return words
-    src = str(image.attrGet("src") or "")
-    return [_text(src.rstrip("/").rsplit("/", 1)[-1] or src)]
+    return _file_name(str(image.attrGet("src") or ""))
+
+
+def _file_name(src: str) -> list[Token]:
+    """A picture with no description (or only spaces) is named by its file: "chart.png". A
+    `data:` picture has none (its name was its whole base64 payload, kilobytes of it), and a
+    long name is cut."""
+    if src.strip().lower().startswith("data:"):
+        return [_text("image")]
+    name = src.rstrip("/").rsplit("/", 1)[-1] or src
+    if len(name) > FILE_NAME_CHARS:
+        name = name[:FILE_NAME_CHARS] + "…"
+    return [_text(name)] if name.strip() else []
 
 
 def _text(content: str) -> Token:

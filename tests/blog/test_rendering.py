@@ -124,6 +124,19 @@ def test_an_image_without_a_description_is_named_by_its_file():
     )
 
 
+def test_an_image_with_no_usable_name_is_no_wall_of_text_and_no_empty_link():
+    payload = "iVBORw0KGgo" * 300
+    data = markdown_to_html(f"![](data:image/png;base64,{payload})")
+    spaces = markdown_to_html("![   ](/static/chart.png)")
+    long = markdown_to_html(f"![](https://example.com/{'a' * 500}.png)")
+    empty = markdown_to_html("Before ![]() after.")
+
+    assert payload[:40] not in data and ">image</a>" in data  # the base64 was the link's name
+    assert ">chart.png</a>" in spaces  # a near-invisible link of three spaces before
+    assert f">{'a' * 60}…</a>" in long
+    assert "<a" not in empty and "Before" in empty and "after." in empty  # was <a href="">
+
+
 def test_an_image_inside_a_link_leaves_its_description_in_that_link():
     html = markdown_to_html("[![Logo](/static/logo.png)](https://example.com/)")
 
