@@ -112,7 +112,7 @@ def _unpictured(children: list[Token]) -> list[Token]:
         words = _description(child)
         if not words:  # `![]()`: nothing to show and nowhere to go, so no empty link
             continue
-        if in_link:
+        if in_link or not src:  # in a link its words; with no address, nowhere to go
             out.extend(words)
             continue
         link = Token("link_open", "a", 1, attrs={"href": src})

@@ -130,11 +130,13 @@ def test_an_image_with_no_usable_name_is_no_wall_of_text_and_no_empty_link():
     spaces = markdown_to_html("![   ](/static/chart.png)")
     long = markdown_to_html(f"![](https://example.com/{'a' * 500}.png)")
     empty = markdown_to_html("Before ![]() after.")
+    nowhere = markdown_to_html("![A diagram]()")
 
     assert payload[:40] not in data and ">image</a>" in data  # the base64 was the link's name
     assert ">chart.png</a>" in spaces  # a near-invisible link of three spaces before
     assert f">{'a' * 60}…</a>" in long
     assert "<a" not in empty and "Before" in empty and "after." in empty  # was <a href="">
+    assert "<a" not in nowhere and "A diagram" in nowhere  # its words, no link to nowhere
 
 
 def test_an_image_inside_a_link_leaves_its_description_in_that_link():
