@@ -94,7 +94,9 @@ class Article(models.Model):
     def save(self, *args, **kwargs) -> None:
         self.publication_date_settle()
         with transaction.atomic():
-            before = Article.objects.filter(pk=self.pk).values_list("slug", flat=True).first()
+            before = None
+            if not self._state.adding:  # a new article had no address before
+                before = Article.objects.filter(pk=self.pk).values_list("slug", flat=True).first()
             super().save(*args, **kwargs)
             self.former_slugs_settle(before=before)
 
