@@ -2,6 +2,8 @@ import datetime as dt
 import re
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from blog.models import Article
@@ -248,3 +250,17 @@ def test_a_former_address_of_a_draft_leads_staff_to_its_preview_uncached(
 
     assert response.status_code == 301 and response["Location"] == "/articles/chat-budgets/"
     assert "no-store" in response["Cache-Control"] and "private" in response["Cache-Control"]
+
+
+def test_a_draft_s_former_address_costs_what_an_unknown_one_does(client, make_article):
+    # A query more (the former-address row, then the article) told a renamed draft's old
+    # address from a free one by the time its 404 took.
+    draft = make_article(title="Launch", slug="secret-launch", status=Article.Status.DRAFT)
+    draft.slug = "launch"
+    draft.save()
+    answers = {}
+    for slug in ("never-was", "secret-launch"):
+        with CaptureQueriesContext(connection) as queries:
+            assert client.get(f"/articles/{slug}/").status_code == 404
+        answers[slug] = len(queries.captured_queries)
+    assert answers["secret-launch"] == answers["never-was"]  # before: one more
