@@ -109,15 +109,15 @@ class Article(models.Model):
         """Keep the address the article had, so it leads here (`article_detail` redirects): an
         edited slug turned every link to it, and every chat answer that cited it, into a 404.
 
-        Another article's former address given out again stays its redirect: the view prefers
-        an article the visitor may read at the address, so it takes effect only while the new
-        holder is a draft or scheduled. Deleted here, a draft saved there turned the old
-        address from a 301 into a 404 for everyone, telling them an unpublished article held
-        it, and broke the old links for good. Only the article's own row for its address goes.
-        An article that leaves an address it never showed there (a draft renamed) leaves that
-        address's redirect to the article that did.
+        Another article's former address given out again is the new holder's once it shows
+        there (public at its save). Until then it stays a redirect (the view prefers an article
+        the visitor may read): deleted at any save, a draft saved there turned the old address
+        from a 301 into a 404 for everyone, telling them an unpublished article held it, and
+        broke the old links for good. An article that leaves an address it never showed there
+        (a draft renamed) leaves that address's redirect to the article that did.
         """
-        ArticleFormerSlug.objects.filter(slug=self.slug, article=self).delete()
+        holders = ArticleFormerSlug.objects.filter(slug=self.slug)
+        (holders if self.is_public else holders.filter(article=self)).delete()
         if not before or before == self.slug:
             return
         if was_public:

@@ -227,6 +227,20 @@ def test_every_former_address_leads_to_the_newest_and_a_reused_one_to_its_new_ar
     assert client.get("/articles/budgets/").context["article"].title == "New budgets"
 
 
+def test_an_address_given_out_again_is_its_new_article_s_404_once_withdrawn(client, make_article):
+    article = make_article(title="Budgets", slug="budgets")
+    article.slug = "chat-budgets"
+    article.save()
+    reused = make_article(title="New budgets", slug="budgets")  # published: the address is its
+    reused.status = Article.Status.DRAFT
+    reused.save()
+
+    response = client.get("/articles/budgets/")
+
+    assert response.status_code == 404  # not a 301 to the other article
+    assert "may have been withdrawn" in response.content.decode()
+
+
 def test_a_former_address_of_a_withdrawn_article_is_the_sites_404(client, make_article):
     article = make_article(title="Budgets", slug="budgets")
     article.slug = "chat-budgets"
