@@ -110,14 +110,16 @@ class Article(models.Model):
         edited slug turned every link to it, and every chat answer that cited it, into a 404.
 
         Another article's former address given out again is the new holder's once it shows
-        there (public at its save). Until then it stays a redirect (the view prefers an article
-        the visitor may read): deleted at any save, a draft saved there turned the old address
-        from a 301 into a 404 for everyone, telling them an unpublished article held it, and
-        broke the old links for good. An article that leaves an address it never showed there
-        (a draft renamed) leaves that address's redirect to the article that did.
+        there (public at a save, before or after it). Until then it stays a redirect (the view
+        prefers an article the visitor may read): deleted at any save, a draft saved there
+        turned the old address from a 301 into a 404 for everyone, telling them an unpublished
+        article held it, and broke the old links for good. An article that leaves an address
+        it never showed there (a draft renamed) leaves its redirect to the article that did.
         """
         holders = ArticleFormerSlug.objects.filter(slug=self.slug)
-        (holders if self.is_public else holders.filter(article=self)).delete()
+        # Shown there now, or until this save (a scheduled post that went live by the clock).
+        shown = self.is_public or (was_public and before == self.slug)
+        (holders if shown else holders.filter(article=self)).delete()
         if not before or before == self.slug:
             return
         if was_public:

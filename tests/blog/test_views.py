@@ -241,6 +241,22 @@ def test_an_address_given_out_again_is_its_new_article_s_404_once_withdrawn(clie
     assert "may have been withdrawn" in response.content.decode()
 
 
+def test_a_scheduled_post_that_went_live_at_a_former_address_is_the_404_once_withdrawn(
+    client, make_article
+):
+    article = make_article(title="Budgets", slug="budgets")
+    article.slug = "chat-budgets"
+    article.save()
+    later = timezone.now() + dt.timedelta(days=1)
+    reused = make_article(title="New budgets", slug="budgets", published_at=later)
+    Article.objects.filter(pk=reused.pk).update(published_at=timezone.now())  # the day came
+    reused.refresh_from_db()
+    reused.status = Article.Status.DRAFT
+    reused.save()
+
+    assert client.get("/articles/budgets/").status_code == 404
+
+
 def test_a_former_address_of_a_withdrawn_article_is_the_sites_404(client, make_article):
     article = make_article(title="Budgets", slug="budgets")
     article.slug = "chat-budgets"
