@@ -94,22 +94,38 @@ class Article(models.Model):
     def save(self, *args, **kwargs) -> None:
         self.publication_date_settle()
         with transaction.atomic():
-            before = None
+            before, was_public = None, False
             if not self._state.adding:  # a new article had no address before
-                before = Article.objects.filter(pk=self.pk).values_list("slug", flat=True).first()
+                old = Article.objects.filter(pk=self.pk).values("slug", "status", "published_at")
+                if row := old.first():
+                    before, was_public = row["slug"], Article(**row).is_public
             super().save(*args, **kwargs)
-            self.former_slugs_settle(before=before)
+            self.former_slugs_settle(before=before, was_public=was_public)
 
     def get_absolute_url(self) -> str:
         return reverse("blog:article", kwargs={"slug": self.slug})
 
-    def former_slugs_settle(self, *, before: str | None) -> None:
+    def former_slugs_settle(self, *, before: str | None, was_public: bool) -> None:
         """Keep the address the article had, so it leads here (`article_detail` redirects): an
         edited slug turned every link to it, and every chat answer that cited it, into a 404.
-        An address in use is nobody's former one."""
-        ArticleFormerSlug.objects.filter(slug=self.slug).delete()
-        if before and before != self.slug:
+
+        Another article's former address given out again is the new holder's once it shows
+        there (public at a save, before or after it). Until then it stays a redirect (the view
+        prefers an article the visitor may read): deleted at any save, a draft saved there
+        turned the old address from a 301 into a 404 for everyone, telling them an unpublished
+        article held it, and broke the old links for good. An article that leaves an address
+        it never showed there (a draft renamed) leaves its redirect to the article that did.
+        """
+        holders = ArticleFormerSlug.objects.filter(slug=self.slug)
+        # Shown there now, or until this save (a scheduled post that went live by the clock).
+        shown = self.is_public or (was_public and before == self.slug)
+        (holders if shown else holders.filter(article=self)).delete()
+        if not before or before == self.slug:
+            return
+        if was_public:
             ArticleFormerSlug.objects.update_or_create(slug=before, defaults={"article": self})
+        else:
+            ArticleFormerSlug.objects.get_or_create(slug=before, defaults={"article": self})
 
     def publication_date_settle(self) -> None:
         """The date a save gives the article (the admin's preview shows it before a save)."""
