@@ -13,7 +13,7 @@ from django.urls import URLPattern, path, reverse
 from django.utils.cache import patch_cache_control
 from django.utils.decorators import method_decorator
 from django.utils.html import conditional_escape, format_html
-from django.utils.safestring import mark_safe
+from django.utils.safestring import SafeData, mark_safe
 from django.utils.text import capfirst
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext, pgettext, pgettext_lazy
@@ -124,9 +124,15 @@ class OwnRowsDeletion:
         head = f"{name}: "
         if not item.startswith(head):
             return item
+        value = item[len(head) :]
+        if not isinstance(item, SafeData):
+            # Django escapes the line only for an object with a change page ("name: <a>…</a>");
+            # for one without, the line is plain text, and marked safe its title would be HTML.
+            value = conditional_escape(value)
         line = pgettext("a name and its value", "%(name)s: %(value)s")
-        # Both parts are already escaped (Django's line, the name above); a slice loses the mark.
-        return mark_safe(line % {"name": name, "value": item[len(head) :]})  # noqa: S308
+        # Both parts are escaped now (Django's line or ours, the name above); a slice loses the
+        # mark, so it is given back.
+        return mark_safe(line % {"name": name, "value": value})  # noqa: S308
 
 
 @admin.register(Tag)

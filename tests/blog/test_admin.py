@@ -647,3 +647,18 @@ def test_a_taken_slug_is_refused_naming_its_article_and_a_free_one(staff_client,
     assert "for example sourdough-2" in page
     assert "already exists" not in page
     assert not Article.objects.filter(title="Rye bread").exists()
+
+
+def test_a_delete_line_without_a_link_keeps_its_title_escaped():
+    # Django escapes "Article: <a …>title</a>" for an object with a change page, but writes a
+    # plain "Article: title" for one without; marked safe whole, that title was HTML.
+    from django.contrib.admin.sites import site
+    from django.utils.html import format_html
+
+    article_admin = site._registry[Article]
+    plain = article_admin._colon_localise("Article: <img src=x onerror=alert(1)>")
+    line = format_html('Article: <a href="{}">{}</a>', "/a/", "<b>")
+    linked = article_admin._colon_localise(line)
+
+    assert plain == "Article: &lt;img src=x onerror=alert(1)&gt;"
+    assert linked == 'Article: <a href="/a/">&lt;b&gt;</a>'
