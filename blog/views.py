@@ -100,17 +100,28 @@ def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
 
 def server_error(request: HttpRequest) -> HttpResponse:
     """The page for an error no view handled, with DEBUG off: Django's own is the bare words
-    "Server Error (500)", with no way back to the site and in English only.
+    "Server Error (500)", with no way back to the site and in English only."""
+    return _error_page(
+        request, 500, "Something went wrong on our side. Please try again.", "500.html"
+    )
 
-    Rendered with the request (the reader's language, the site's name); if that fails in
-    turn, the plain words are the answer: an error page must not raise.
-    """
+
+def bad_request(request: HttpRequest) -> HttpResponse:
+    """The page for a request Django refuses as suspicious, a Host it does not serve among them:
+    Django's own is the bare words "Bad Request (400)", in English only."""
+    return _error_page(request, 400, "The request could not be read.", "400.html")
+
+
+def _error_page(request: HttpRequest, status: int, words: str, template: str) -> HttpResponse:
+    """Rendered with the request (the reader's language, the site's name); if that fails in
+    turn (a Host Django refused raises again wherever it is read), the plain words are the
+    answer: an error page must not raise."""
     try:
-        body = render_to_string("500.html", request=request)
+        body = render_to_string(template, request=request)
         content_type = "text/html; charset=utf-8"
     except Exception:  # noqa: BLE001 - the error page must not fail in turn
-        logger.exception("the server error page failed to render")
-        body, content_type = "Something went wrong on our side. Please try again.", "text/plain"
-    response = HttpResponse(body, status=500, content_type=content_type)
+        logger.exception("the %s page failed to render", status)
+        body, content_type = words, "text/plain"
+    response = HttpResponse(body, status=status, content_type=content_type)
     response["Cache-Control"] = "no-store"
     return response

@@ -25,7 +25,7 @@ def api_not_found(request: HttpRequest) -> HttpResponse:
 def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
     if is_api_request(request):
         return api_error_json(status=400, detail=BAD_REQUEST, code="bad_request")
-    return defaults.bad_request(request, exception)
+    return blog_views.bad_request(request)
 
 
 def permission_denied(request: HttpRequest, exception: Exception) -> HttpResponse:

@@ -16,6 +16,7 @@ def _broken(request):
 
 urlpatterns = [path("broken/", _broken), *project.urlpatterns]
 handler404 = project.handler404
+handler400 = project.handler400
 # The project's handler, or Django's default when the project names none.
 handler500 = getattr(project, "handler500", "django.views.defaults.server_error")
 
@@ -52,3 +53,27 @@ def test_a_page_that_cannot_render_falls_back_to_plain_words(broken_site, settin
 
     assert response.status_code == 500
     assert response.content.decode() == "Something went wrong on our side. Please try again."
+
+
+@pytest.mark.parametrize(
+    ("language", "heading"),
+    [("en", "The request could not be read"), ("zh-hans", "这个请求无法读取")],
+)
+def test_a_host_the_site_does_not_serve_gets_the_sites_400_page(broken_site, language, heading):
+    # Django's own answer was the bare words "Bad Request (400)", in English only.
+    response = broken_site.get("/", HTTP_HOST="[::1", HTTP_ACCEPT_LANGUAGE=language)
+
+    assert response.status_code == 400
+    html = response.content.decode()
+    assert heading in html and 'href="/"' in html
+    assert "[::1" not in html  # the refused Host is not written back
+    assert response["Cache-Control"] == "no-store"
+
+
+def test_a_400_page_that_cannot_render_falls_back_to_plain_words(broken_site, settings):
+    settings.TEMPLATES = [{**settings.TEMPLATES[0], "DIRS": [], "APP_DIRS": False}]
+
+    response = broken_site.get("/", HTTP_HOST="[::1")
+
+    assert response.status_code == 400
+    assert response.content.decode() == "The request could not be read."
