@@ -23,7 +23,6 @@ from django.utils.cache import patch_cache_control, patch_vary_headers
 
 from agent.text import INVALID
 from config.api_errors import (
-    BAD_REQUEST,
     METHOD_NOT_ALLOWED,
     SERVER_ERROR,
     api_error_json,
@@ -114,10 +113,11 @@ def local_viewer(request: HttpRequest) -> bool:
 async def _early_failure(request: HttpRequest) -> HttpResponse | None:
     try:
         request.get_host()
-    except SuspiciousOperation:
-        if is_api_request(request):
-            return api_error_json(status=400, detail=BAD_REQUEST, code="bad_request")
-        return HttpResponseBadRequest("Bad request.", content_type="text/plain")
+    except SuspiciousOperation as refused:
+        # The page DEBUG off gives (JSON under /api/): the site's 400 page in the reader's
+        # language, where this was the bare words "Bad request." in English.
+        view = get_resolver().resolve_error_handler(400)
+        return await sync_to_async(view)(request, refused)
     try:
         resolve(request.path_info)
     except Resolver404:
