@@ -103,29 +103,6 @@ def test_the_shipped_glossary_bridges_an_english_key_word_to_the_chinese_article
     assert bridge.holds(ArticleText("冲突的记录会被跳过。"))
 
 
-@pytest.mark.parametrize(
-    ("question", "lexeme", "english"),
-    [
-        ("HNSW 的 m 默认是多少？", "默认", "The defaults are m = 16 and ef_construction = 64."),
-        ("怎么防范提示词注入？", "注入", "Prompt injection hides an instruction in a passage."),
-        ("聊天界面怎么做停止？", "聊天", "Every page has a chat panel."),
-        ("结果塞进消息列表的顺序？", "列表", "Append the results to the message list."),
-        ("工具返回错误怎么办？", "返回", "The tool returns the error text."),
-        ("流式接口放在 nginx 后面", "接口", "Put the streaming endpoint behind nginx."),
-        ("加个什么响应头能解决？", "应头", "Send the X-Accel-Buffering response header."),
-        ("一直到网关超时才停", "网关", "It ran until the gateway timed out."),
-        ("首字延迟由哪些环节组成？", "首字", "Time to first token is what the reader feels."),
-        ("智能体反复搜索停不下来", "反复", "It repeated the same search six times."),
-    ],
-)
-def test_the_shipped_glossary_bridges_everyday_words_of_the_craft(question, lexeme, english):
-    # Words a Chinese question uses where the English articles write the English word: the
-    # bar declined such questions with their English article ranked first.
-    bridges = glossary.bridges(question, {lexeme}, "zh")
-
-    assert any(bridge.holds(ArticleText(english)) for bridge in bridges)
-
-
 def _spool_blog(make_article, add_chunk):
     near = unit((0, 0.80), (1, math.sqrt(1 - 0.80**2)))
     for slug, title, text, vector in [
