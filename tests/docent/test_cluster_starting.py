@@ -78,3 +78,20 @@ def test_a_new_cluster_starts_with_the_marker(tmp_path: Path):
     plan = dataclasses.replace(plan, data=tmp_path)
     cluster.cluster_write(plan)
     assert cluster.starting_marker(plan.data / "nginx").exists()
+
+
+def test_the_cluster_says_it_is_starting_before_its_slow_preparations(monkeypatch, capsys):
+    from docent.management.commands import cluster as command
+
+    said_by_then = []
+
+    def collectstatic(env):
+        said_by_then.append(capsys.readouterr().out)
+        raise SystemExit(0)  # stop here: nothing to start in a test
+
+    monkeypatch.setattr(cluster, "missing_system_packages", lambda **_: [])
+    monkeypatch.setattr(command, "_database_url", lambda: "postgres://127.0.0.1/x")
+    monkeypatch.setattr(command, "_collectstatic", collectstatic)
+    with pytest.raises(SystemExit):
+        call_command("cluster", "--workers", "2", "--port", "8621")
+    assert said_by_then[0].startswith("Docent is starting on http://127.0.0.1:8621/")
