@@ -334,6 +334,8 @@ def unanswered(request: HttpRequest, *, model_admin: ModelAdmin) -> HttpResponse
         until=timezone.localdate(),
         period_links=_period_links(days, hide_indexing=hide_indexing),
         indexing_query=_query(days, hide_indexing=not hide_indexing),
+        # A reviewer who may only view was offered "Write an article about this": a 403 page.
+        can_write=request.user.has_perm("blog.add_article"),
     )
     return TemplateResponse(request, "admin/agent/unanswered.html", context)
 

@@ -124,3 +124,30 @@ def test_a_view_only_reviewer_reads_the_markdown_as_typed(live_server, viewer, b
     page.set_viewport_size({"width": 390, "height": 844})
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     page.close()
+
+
+def viewer_client(codenames_like: str = "view_") -> Client:
+    user = get_user_model().objects.create_user("viewer", password="a-long-password")
+    user.is_staff = True
+    user.save()
+    user.user_permissions.set(
+        Permission.objects.filter(
+            codename__startswith=codenames_like, content_type__app_label__in=["agent", "blog"]
+        )
+    )
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+@pytest.mark.django_db
+def test_the_unanswered_page_offers_writing_only_to_who_may_write(editor_client):
+    # A reviewer who may only view got "Write an article about this" under every question,
+    # and Django's 403 page when they followed it.
+    make_turn(make_conversation(), user_message="Who won the cup?", answered=False)
+    path = "/admin/agent/conversation/unanswered/"
+    viewer = viewer_client()
+    seen = viewer.get(path).content.decode()
+    assert "Who won the cup?" in seen and "Write an article about this" not in seen
+    assert viewer.get("/admin/blog/article/add/").status_code == 403
+    assert "Write an article about this" in editor_client.get(path).content.decode()
