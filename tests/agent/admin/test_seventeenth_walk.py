@@ -151,3 +151,14 @@ def test_the_unanswered_page_offers_writing_only_to_who_may_write(editor_client)
     assert "Who won the cup?" in seen and "Write an article about this" not in seen
     assert viewer.get("/admin/blog/article/add/").status_code == 403
     assert "Write an article about this" in editor_client.get(path).content.decode()
+
+
+@pytest.mark.django_db
+def test_a_view_only_article_page_offers_no_preview_it_cannot_make(editor_client):
+    # Preview posts the form to a view only editors may use: a viewer's click opened a tab
+    # with Django's 403 page.
+    article = Article.objects.create(title="T", slug="t", summary="S.", body="B.", status="draft")
+    path = f"/admin/blog/article/{article.pk}/change/"
+    assert "dc-preview-button" not in viewer_client().get(path).content.decode()
+    assert "dc-preview-button" in editor_client.get(path).content.decode()
+    assert "dc-preview-button" in editor_client.get("/admin/blog/article/add/").content.decode()
