@@ -95,6 +95,8 @@ def cluster_plan(*, workers: int, host: str, port: int, database_url: str) -> Pl
         "DJANGO_TRUSTED_PROXY_SECRET": secrets.token_urlsafe(24),
         # Every process writes its metrics here and any web process's /metrics adds them up.
         "PROMETHEUS_MULTIPROC_DIR": str(data / "prometheus"),
+        # `manage.py cluster` says DEBUG's banner once, for all; its web processes do not.
+        "DOCENT_DEBUG_BANNER_SAID": "1",
     }
     entries = procfile_read()
     values = {"DATA": str(data), "REDIS_PORT": str(redis_port or "")}

@@ -80,13 +80,16 @@ def test_a_new_cluster_starts_with_the_marker(tmp_path: Path):
     assert cluster.starting_marker(plan.data / "nginx").exists()
 
 
-def test_the_cluster_says_it_is_starting_before_its_slow_preparations(monkeypatch, capsys):
+def test_the_cluster_says_it_is_starting_before_its_slow_preparations(
+    monkeypatch, capsys, settings
+):
     from docent.management.commands import cluster as command
 
+    settings.DEBUG = True
     said_by_then = []
 
     def collectstatic(env):
-        said_by_then.append(capsys.readouterr().out)
+        said_by_then.append(capsys.readouterr())
         raise SystemExit(0)  # stop here: nothing to start in a test
 
     monkeypatch.setattr(cluster, "missing_system_packages", lambda **_: [])
@@ -94,4 +97,20 @@ def test_the_cluster_says_it_is_starting_before_its_slow_preparations(monkeypatc
     monkeypatch.setattr(command, "_collectstatic", collectstatic)
     with pytest.raises(SystemExit):
         call_command("cluster", "--workers", "2", "--port", "8621")
-    assert said_by_then[0].startswith("Docent is starting on http://127.0.0.1:8621/")
+    out, err = said_by_then[0]
+    assert out.startswith("Docent is starting on http://127.0.0.1:8621/")
+    assert err.count("DEBUG IS ON") == 1  # said once, here, for every process
+
+
+def test_a_cluster_web_process_does_not_repeat_the_debug_banner(capsys, settings, monkeypatch):
+    # Each web process shouted it again: with two, the console opened on the same 5-line
+    # banner twice. A web process on its own (the Procfile's line, deployed) still says it.
+    from docent.management.commands.serve import Command
+
+    settings.DEBUG = True
+    plan = cluster.cluster_plan(workers=2, host="127.0.0.1", port=free_port(), database_url="x")
+    assert plan.env["DOCENT_DEBUG_BANNER_SAID"] == "1"
+    Command().check_debug("127.0.0.1", banner=False)
+    assert "DEBUG IS ON" not in capsys.readouterr().err
+    Command().check_debug("127.0.0.1")
+    assert "DEBUG IS ON" in capsys.readouterr().err
