@@ -7,6 +7,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
 from django.test import Client
 
+from agent.models import Turn
 from blog.models import Article
 from tests.agent.admin.factories import make_conversation, make_turn
 
@@ -162,3 +163,20 @@ def test_a_view_only_article_page_offers_no_preview_it_cannot_make(editor_client
     assert "dc-preview-button" not in viewer_client().get(path).content.decode()
     assert "dc-preview-button" in editor_client.get(path).content.decode()
     assert "dc-preview-button" in editor_client.get("/admin/blog/article/add/").content.decode()
+
+
+@pytest.mark.django_db
+def test_the_dashboard_counts_one_answer_and_one_call_in_the_singular(editor_client):
+    # With one answer and one call the cards read "0 of 1 answers voted on" and "0 of 1
+    # executed calls".
+    from django.utils import timezone
+
+    turn = make_turn(make_conversation(), started_at=timezone.now(), vote=Turn.Vote.UP)
+    make_turn(turn.conversation, started_at=timezone.now(), tool_calls=[{}])
+    html = editor_client.get("/admin/agent/conversation/dashboard/").content.decode()
+    assert "1 of 2 answers voted on" in html
+    assert "0 of 1 vote</" in html and "0 of 1 executed call</" in html
+    chinese = editor_client.get(
+        "/admin/agent/conversation/dashboard/", headers={"accept-language": "zh-CN"}
+    ).content.decode()
+    assert "1 次已执行调用中 0 次出错" in chinese
