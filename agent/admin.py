@@ -152,7 +152,10 @@ class ConversationAdmin(ReadOnlyAdmin):
     ]  # fmt: skip
     # Searched through an EXISTS in get_search_results; listed so the search box shows.
     search_fields = ["turns__user_message"]
-    search_help_text = _("Searches what visitors asked and what the assistant answered.")
+    search_help_text = _(
+        "Searches what visitors asked and what the assistant answered, or a turn, conversation "
+        "or trace id copied from the logs."
+    )
     list_per_page = 50
 
     def get_queryset(self, request):
@@ -308,22 +311,32 @@ class TurnAdmin(ReadOnlyAdmin):
         ("started_at", StartedFilter),
     ]  # fmt: skip
     search_fields = ["user_message", "answer"]
+    search_help_text = _(
+        "Searches questions and answers, or a turn, conversation or trace id copied from the logs."
+    )
     ordering = ["-started_at"]
     fields = [
         "in_transcript", "conversation", "index", "started_at", "status", "step_count",
         "question_text", "answer_text", "sources", "answered", "index_incomplete", "vote",
         "comment_text",
         "feedback_at", "error_code", "error_shown", "model",
-        "offline", "input_tokens", "output_tokens", "first_token", "duration", "page",
+        "offline", "input_tokens", "output_tokens", "first_token", "duration", "page", "id",
+        "trace_id",
     ]  # fmt: skip
     readonly_fields = [
         "in_transcript", "question_text", "answer_text", "sources", "comment_text", "first_token",
-        "duration", "error_shown",
+        "duration", "error_shown", "id",
     ]  # fmt: skip
     inlines = [ToolCallInline]
 
     def get_queryset(self, request):
         return selectors.turn_list_annotate(queryset=super().get_queryset(request))
+
+    def get_search_results(self, request, queryset, search_term):
+        found = selectors.turn_filter_log_id(queryset=queryset, search=search_term)
+        if found is None:
+            return super().get_search_results(request, queryset, search_term)
+        return found, False
 
     @admin.display(description=_("Transcript"))
     def in_transcript(self, obj):

@@ -198,14 +198,19 @@ def dashboard(request: HttpRequest, *, model_admin: ModelAdmin) -> HttpResponse:
         (
             _("Vote rate"),
             charts.format_percent(metrics.vote_rate),
-            _("%(voted)s of %(finished)s answers voted on")
+            ngettext(
+                "%(voted)s of %(finished)s answer voted on",
+                "%(voted)s of %(finished)s answers voted on",
+                metrics.finished,
+            )
             % {"voted": metrics.voted, "finished": metrics.finished},
             None,
         ),
         (
             _("Down-vote rate"),
             charts.format_percent(metrics.downvote_rate),
-            _("%(down)s of %(voted)s votes") % {"down": metrics.downvoted, "voted": metrics.voted},
+            ngettext("%(down)s of %(voted)s vote", "%(down)s of %(voted)s votes", metrics.voted)
+            % {"down": metrics.downvoted, "voted": metrics.voted},
             lists["voted_down"],
         ),
         (_("Median turn"), ms(metrics.turn_p50_ms), f"p95 {ms(metrics.turn_p95_ms)}", None),
@@ -213,7 +218,12 @@ def dashboard(request: HttpRequest, *, model_admin: ModelAdmin) -> HttpResponse:
         (
             _("Tool error rate"),
             charts.format_percent(metrics.tool_error_rate),
-            _("%(errors)s of %(calls)s executed calls")
+            # "0 of 1 answers voted on", "0 of 1 executed calls": the number decides the noun.
+            ngettext(
+                "%(errors)s of %(calls)s executed call",
+                "%(errors)s of %(calls)s executed calls",
+                metrics.tool_calls,
+            )
             % {"errors": metrics.tool_errors, "calls": metrics.tool_calls},
             lists["tool_errors"],
         ),
@@ -334,6 +344,8 @@ def unanswered(request: HttpRequest, *, model_admin: ModelAdmin) -> HttpResponse
         until=timezone.localdate(),
         period_links=_period_links(days, hide_indexing=hide_indexing),
         indexing_query=_query(days, hide_indexing=not hide_indexing),
+        # A reviewer who may only view was offered "Write an article about this": a 403 page.
+        can_write=request.user.has_perm("blog.add_article"),
     )
     return TemplateResponse(request, "admin/agent/unanswered.html", context)
 

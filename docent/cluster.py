@@ -95,6 +95,8 @@ def cluster_plan(*, workers: int, host: str, port: int, database_url: str) -> Pl
         "DJANGO_TRUSTED_PROXY_SECRET": secrets.token_urlsafe(24),
         # Every process writes its metrics here and any web process's /metrics adds them up.
         "PROMETHEUS_MULTIPROC_DIR": str(data / "prometheus"),
+        # `manage.py cluster` says DEBUG's banner once, for all; its web processes do not.
+        "DOCENT_DEBUG_BANNER_SAID": "1",
     }
     entries = procfile_read()
     values = {"DATA": str(data), "REDIS_PORT": str(redis_port or "")}
@@ -112,7 +114,8 @@ def cluster_plan(*, workers: int, host: str, port: int, database_url: str) -> Pl
     # once a page answers, where the command printed it before anything had started.
     announce = (
         f"python manage.py cluster_ready --host {shlex.quote(host)} --port {port} "
-        f"--web-ports {','.join(map(str, web_ports))}"
+        f"--web-ports {','.join(map(str, web_ports))} "
+        f"--starting-file {shlex.quote(str(starting_marker(data / 'nginx')))}"
     )
     programs.append(Program("announce", _python(announce), priority=60, once=True))
     return Plan(workers, host, port, data, web_ports, redis_port, env, programs, redis_password)
@@ -122,6 +125,10 @@ def cluster_write(plan: Plan) -> Path:
     """Write nginx.conf, supervisord.conf and ports.json; return supervisord's config path."""
     nginx = plan.data / "nginx"
     nginx_prepare(nginx)
+    # Until `cluster_ready` removes it, nginx answers with the starting page without trying the
+    # web processes (nginx.conf): each try of one still booting logged an [error] line, two per
+    # request, 90 lines on the console in a 55 s start for one reader's page refreshing itself.
+    starting_marker(nginx).touch()
     _private_dir(plan.data / "redis")
     if plan.redis_port:  # read by redis-server, never on a command line (`ps` shows those)
         _private_write(plan.data / "redis" / "auth.conf", f"requirepass {plan.redis_password}\n")
@@ -314,6 +321,11 @@ def _nginx_template(name: str):
 def _per_minute(per_second: float) -> int:
     # nginx takes whole requests per minute ("600r/m"), so a rate under 1/s still works.
     return max(1, round(per_second * 60))
+
+
+def starting_marker(prefix: Path) -> Path:
+    """The file whose presence tells nginx the web processes are still starting."""
+    return prefix / "starting"
 
 
 def nginx_prepare(prefix: Path) -> None:

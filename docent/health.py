@@ -6,6 +6,8 @@ import logging
 from asgiref.sync import sync_to_async
 from django.db import connection
 
+from ops import loop_lag
+
 REDIS_SECONDS = 2  # past this Redis counts as unreachable
 
 logger = logging.getLogger(__name__)
@@ -70,8 +72,19 @@ def _log_change(failing: frozenset[str]) -> None:
     global _failing
     if failing == _failing:
         return
+    if failing and loop_lag.warming_up.is_set():
+        # At start the embedding model loads in a thread that holds the GIL for seconds, and a
+        # probe's 2 s Redis ping times out behind it: every `make run WORKERS=2` start said
+        # "not ready: redis" at WARNING with Redis up. Said as INFO and not remembered, so a
+        # check that still fails once the model is loaded is the WARNING it always was.
+        logger.info("not ready yet, loading the embedding model at start: %s", _names(failing))
+        return
     if failing:
-        logger.warning("not ready: %s", ", ".join(sorted(failing)))
+        logger.warning("not ready: %s", _names(failing))
     else:
         logger.info("ready again")
     _failing = failing
+
+
+def _names(failing: frozenset[str]) -> str:
+    return ", ".join(sorted(failing))

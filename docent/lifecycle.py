@@ -13,7 +13,7 @@ from agent.runner import runner
 from blog.indexing import indexing_stop
 from docent import startup
 from docent.http_guard import GuardedServer
-from ops import metrics
+from ops import loop_lag, metrics
 from ops.loop_lag import loop_lag_watch
 
 logger = logging.getLogger(__name__)
@@ -67,6 +67,7 @@ def on_startup(*, worker: bool) -> None:
     if worker:
         reactor.callWhenRunning(lambda: _worker.append(startup.worker_start_in_process()))
     if settings.EMBEDDING_WARM_AT_START:
+        loop_lag.warming_up.set()
         reactor.callWhenRunning(lambda: reactor.callInThread(embedder_warm_quietly))
 
 
@@ -86,6 +87,8 @@ def embedder_warm_quietly() -> None:
         commonness.warm()
     except Exception:
         logger.exception("the embedding model could not be loaded ahead of the first search")
+    finally:
+        loop_lag.warming_up.clear()
 
 
 def on_shutdown_drain() -> None:

@@ -261,6 +261,20 @@ def open_files_raise() -> tuple[int, int]:
     return soft, wanted
 
 
+# Set by `make run WORKERS=N` for its processes: the cluster command said the banner already.
+DEBUG_BANNER_SAID = "DOCENT_DEBUG_BANNER_SAID"
+
+
+def debug_banner() -> str:
+    """What `make run` shouts when DEBUG is on."""
+    bar = "!" * 72
+    return (
+        f"{bar}\n!! DEBUG IS ON: error pages show settings, paths and source code.\n"
+        "!! Never expose this server to a network; set DJANGO_DEBUG=false to deploy.\n"
+        f"!! (Non-loopback clients get the plain error pages anyway.)\n{bar}"
+    )
+
+
 def open_files_line(before: int, after: int) -> str:
     """What start-up says of the open files limit; a low one is worth an operator's look."""
     line = f"Open files: up to {after:,} per process"

@@ -13,6 +13,7 @@ from agent.selectors.changelists import (
     toolcall_list_annotate,
     turn_filter_answered,
     turn_filter_feedback,
+    turn_filter_log_id,
     turn_list_annotate,
     turn_models,
 )
@@ -76,6 +77,7 @@ __all__ = [
     "turn_downvoted",
     "turn_filter_answered",
     "turn_filter_feedback",
+    "turn_filter_log_id",
     "turn_list_annotate",
     "turn_models",
     "turn_unanswered",

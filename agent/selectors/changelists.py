@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import uuid
+
 from django.db.models import (
     Aggregate,
     Case,
@@ -75,9 +77,37 @@ def conversation_filter(
         queryset = queryset.filter(failed if tool_error else ~failed)
     if model:
         queryset = queryset.filter(Exists(turns.filter(model=model)))
+    if ids := log_ids(search):
+        # Ids copied from a log line ("[turn <id>]", turn_id, conversation_id, trace_id): the
+        # conversation's, one of its turns' or a trace's; the line's other words are not said.
+        for found in ids:
+            tied = Q(pk=found) | Q(trace_id=found.hex)
+            queryset = queryset.filter(Q(pk=found) | Exists(turns.filter(tied)))
+        return queryset
     for word in search.split():
         said = Q(user_message__icontains=word) | Q(answer__icontains=word)
         queryset = queryset.filter(Exists(turns.filter(said)))
+    return queryset
+
+
+def log_ids(search: str) -> list[uuid.UUID]:
+    """The ids the logs print found in `search` (UUIDs, or a trace's 32 hex digits)."""
+    found = []
+    for word in search.split():
+        try:
+            found.append(uuid.UUID(word.strip("[](){}<>\"',;")))
+        except ValueError:
+            continue
+    return found
+
+
+def turn_filter_log_id(*, queryset: QuerySet[Turn], search: str) -> QuerySet[Turn] | None:
+    """The turns the logs' ids in `search` name (turn, conversation or trace); None if none."""
+    ids = log_ids(search)
+    if not ids:
+        return None
+    for found in ids:
+        queryset = queryset.filter(Q(pk=found) | Q(conversation_id=found) | Q(trace_id=found.hex))
     return queryset
 
 

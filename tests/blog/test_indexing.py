@@ -382,6 +382,33 @@ def test_the_admin_action_queues_a_full_reindex_of_the_selected_articles(
     assert job["args"] == {"article_id": article.pk, "force": True}
 
 
+@pytest.mark.django_db
+def test_a_reviewer_who_may_only_view_articles_cannot_queue_a_reindex(
+    client, make_article, task_queue
+):
+    from django.contrib.auth import get_user_model
+    from django.contrib.auth.models import Permission
+
+    viewer = get_user_model().objects.create_user("viewer", password="a-long-password")
+    viewer.is_staff = True
+    viewer.save()
+    viewer.user_permissions.set(Permission.objects.filter(codename="view_article"))
+    client.force_login(viewer)
+    article = make_article(title="Airships", body=BODY)
+    task_queue.reset()
+
+    listed = client.get("/admin/blog/article/").content.decode()
+    response = client.post(
+        "/admin/blog/article/",
+        {"action": "reindex_selected", "_selected_action": [article.pk]},
+        follow=True,
+    )
+
+    assert "Reindex selected articles" not in listed  # no action menu offers it
+    assert "queued for reindexing" not in response.content.decode()
+    assert task_queue.jobs == {}
+
+
 @pytest.mark.django_db(transaction=True)
 def test_the_reindex_scan_job_indexes_what_changed(make_article, run_jobs, task_queue):
     from blog.indexing import reindex_scan_enqueue

@@ -67,3 +67,29 @@ def test_a_failing_readiness_is_logged_once_not_once_per_probe(
     assert not [r for r in caplog.records if r.name == "django.request"]
     said = [(r.levelname, r.getMessage()) for r in caplog.records if r.name == "docent.health"]
     assert said == [("WARNING", "not ready: redis"), ("INFO", "ready again")]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_probe_failing_while_the_model_loads_at_start_is_info_until_it_has_loaded(
+    client, settings, caplog, monkeypatch
+):
+    # The warm-up thread held the GIL past the 2 s Redis ping: every cluster start said
+    # "not ready: redis" at WARNING, Redis up all along.
+    from ops import loop_lag
+
+    monkeypatch.setattr(health, "_failing", frozenset())
+    settings.REDIS_URL = "redis://127.0.0.1:9/0"  # the discard port: nothing listens
+    with caplog.at_level("INFO"):
+        loop_lag.warming_up.set()
+        try:
+            starting = client.get("/readyz").status_code
+        finally:
+            loop_lag.warming_up.clear()
+        after = client.get("/readyz").status_code  # still failing once the model has loaded
+
+    assert starting == after == 503
+    said = [(r.levelname, r.getMessage()) for r in caplog.records if r.name == "docent.health"]
+    assert said == [
+        ("INFO", "not ready yet, loading the embedding model at start: redis"),
+        ("WARNING", "not ready: redis"),
+    ]

@@ -327,3 +327,24 @@ def test_every_task_of_the_site_has_a_name_for_its_job_pages():
 
     ours = {name for name in app.tasks if not name.split(":")[-1].startswith("procrastinate.")}
     assert ours and ours == set(TASK_PURPOSES)
+
+
+def test_a_reviewer_who_may_only_view_jobs_cannot_act_on_them(client, job_id):
+    from django.contrib.auth import get_user_model
+    from django.contrib.auth.models import Permission
+
+    viewer = get_user_model().objects.create_user("viewer", password="a-long-password")
+    viewer.is_staff = True
+    viewer.save()
+    viewer.user_permissions.set(Permission.objects.filter(codename="view_procrastinatejob"))
+    client.force_login(viewer)
+    with connection.cursor() as cursor:
+        cursor.execute("UPDATE procrastinate_jobs SET status = 'todo' WHERE id = %s", [job_id])
+
+    listed = client.get(LIST).content.decode()
+    client.post(LIST, {"action": "cancel", "_selected_action": [job_id]}, follow=True)
+
+    assert listed.count('name="action"') == 0  # no action menu at all
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT status FROM procrastinate_jobs WHERE id = %s", [job_id])
+        assert cursor.fetchone() == ("todo",)

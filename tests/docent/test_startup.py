@@ -123,7 +123,8 @@ def test_the_cluster_says_it_serves_from_a_program_that_waits_for_its_web_proces
     assert announce.name == "announce" and announce.once
     assert announce.command.endswith(
         "manage.py cluster_ready --host 127.0.0.1 --port 8621 "
-        f"--web-ports {plan.web_ports[0]},{plan.web_ports[1]}"
+        f"--web-ports {plan.web_ports[0]},{plan.web_ports[1]} "
+        f"--starting-file {plan.data / 'nginx' / 'starting'}"
     )
     assert "autorestart=unexpected" in conf.split("[program:announce]")[1]
 

@@ -11,6 +11,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import IO
 
 import pytest
 
@@ -60,12 +61,18 @@ def proxy(tmp_path: Path):
 
 @contextmanager
 def running_proxy(
-    tmp_path: Path, *, host: str, open_files: int = 0, web_port: int = 0, **limits
+    tmp_path: Path,
+    *,
+    host: str,
+    open_files: int = 0,
+    web_port: int = 0,
+    stderr: IO | None = None,
+    **limits,
 ) -> Iterator[tuple[int, Holding]]:
     """The cluster's nginx on `host`, in front of a stand-in web process; its port and the
     stand-in. `open_files`: nginx starts at that soft limit of open files (as Linux starts
     most processes at 1,024), its hard limit kept. `web_port`: a real web process's port, in
-    front of which nginx runs instead."""
+    front of which nginx runs instead. `stderr`: where nginx's error log goes (the console's)."""
     upstream = Holding()
     upstream.start()
     prefix, port = tmp_path / "nginx", free_port()
@@ -78,7 +85,9 @@ def running_proxy(
     )
     nginx = shutil.which("nginx", path="/usr/sbin:/usr/bin:/sbin")
     command = [nginx, "-p", str(prefix), "-c", str(conf), "-e", "stderr", "-g", "daemon off;"]
-    process = subprocess.Popen(command, preexec_fn=_soft_open_files(open_files))  # noqa: S603
+    process = subprocess.Popen(  # noqa: S603
+        command, preexec_fn=_soft_open_files(open_files), stderr=stderr
+    )
     try:
         _wait_listening(host, port)
         yield port, upstream

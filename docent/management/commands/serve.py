@@ -28,7 +28,10 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, host: str, port: int, no_prepare: bool, **options) -> None:
-        self.check_debug(host)
+        # `make run WORKERS=N`'s web processes leave DEBUG's banner to `manage.py cluster`,
+        # which says it once: with two the console opened on the same banner twice. A web
+        # process deployed alone (the Procfile's line) still says it.
+        self.check_debug(host, banner=not os.environ.get(startup.DEBUG_BANNER_SAID))
         # Each open connection is a file: at the default 1,024 a busy process refused the rest.
         self.stdout.write(startup.open_files_line(*startup.open_files_raise()))
         if no_prepare:
@@ -96,7 +99,7 @@ class Command(BaseCommand):
     def _shared_state() -> bool:
         return bool(settings.REDIS_URL and os.environ.get("DATABASE_URL"))
 
-    def check_debug(self, host: str) -> None:
+    def check_debug(self, host: str, *, banner: bool = True) -> None:
         """Refuse to serve debug pages to the network by accident, or several workers without
         shared state; shout when DEBUG is on."""
         loopback = host == "localhost" or client_is_loopback(host)
@@ -111,13 +114,8 @@ class Command(BaseCommand):
                 "locks and budgets must be shared by every worker, and every worker must write "
                 "to the same database."
             )
-        if settings.DEBUG:
-            bar = "!" * 72
-            self.stderr.write(
-                f"{bar}\n!! DEBUG IS ON: error pages show settings, paths and source code.\n"
-                "!! Never expose this server to a network; set DJANGO_DEBUG=false to deploy.\n"
-                f"!! (Non-loopback clients get the plain error pages anyway.)\n{bar}"
-            )
+        if settings.DEBUG and banner:
+            self.stderr.write(startup.debug_banner())
 
 
 def _never(_host: str) -> bool:
