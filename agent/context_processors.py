@@ -9,7 +9,7 @@ from django.utils.translation import ngettext, pgettext
 
 from agent import events
 from agent.runner import offline_mode
-from blog.selectors import article_count_unindexed
+from blog.selectors import article_index_counts
 
 INDEXING_ONE = (
     "Indexing is still running: %(count)s article isn’t searchable yet, "
@@ -18,6 +18,12 @@ INDEXING_ONE = (
 INDEXING_OTHER = (
     "Indexing is still running: %(count)s articles aren’t searchable yet, "
     "so answers come from what is indexed so far."
+)
+# A first run: nothing is indexed yet, so "answers come from what is indexed so far" promised
+# answers from nothing, and every question was declined.
+INDEXING_NONE = (
+    "Indexing is still running: no article is searchable yet, so questions can’t be answered "
+    "until the first one is. This takes a minute or two on a first run."
 )
 
 
@@ -49,9 +55,13 @@ def chat_modules() -> list[str]:
 
 def indexing_notice() -> str:
     """The notice while published articles wait to be indexed ("" once none do); the panel's
-    script counts it down with the same two strings (`indexing_one`, `indexing_other`)."""
-    count = article_count_unindexed()
-    return ngettext(INDEXING_ONE, INDEXING_OTHER, count) % {"count": count} if count else ""
+    script counts it down with the same strings (`indexing_none`, `indexing_one`, `_other`)."""
+    count, searchable = article_index_counts()
+    if not count:
+        return ""
+    if not searchable:
+        return _(INDEXING_NONE)
+    return ngettext(INDEXING_ONE, INDEXING_OTHER, count) % {"count": count}
 
 
 def chat_config() -> dict:
@@ -149,6 +159,7 @@ def chat_strings() -> dict[str, str]:
         "articles_one": ngettext("%(count)s article", "%(count)s articles", 1),
         "articles_other": ngettext("%(count)s article", "%(count)s articles", 2),
         # The indexing notice, counted down by static/chat/indexing.js (same words as the page's).
+        "indexing_none": _(INDEXING_NONE),
         "indexing_one": ngettext(INDEXING_ONE, INDEXING_OTHER, 1),
         "indexing_other": ngettext(INDEXING_ONE, INDEXING_OTHER, 2),
         "no_results": _("no results"),

@@ -71,4 +71,5 @@ def article_detail(request: HttpRequest, slug: str):
 )
 def index_status(request: HttpRequest, response: HttpResponse) -> dict:
     response["Cache-Control"] = "no-store"
-    return {"unindexed": selectors.article_count_unindexed()}
+    unindexed, searchable = selectors.article_index_counts()
+    return {"unindexed": unindexed, "searchable": searchable}

@@ -65,3 +65,4 @@ class ErrorOut(Schema):
 
 class IndexStatusOut(Schema):
     unindexed: int  # published articles not yet searchable (as the chat panel's notice says)
+    searchable: int  # published articles searchable now (0 on a first run: nothing to answer from)

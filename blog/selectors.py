@@ -219,6 +219,15 @@ def article_list_unindexed() -> QuerySet[Article]:
     return Article.objects.published().filter(_unindexed_q())
 
 
+def article_index_counts() -> tuple[int, int]:
+    """(published articles not searchable yet, published articles searchable), in one query:
+    the panel's notice says more than a count when none is searchable yet (a first run)."""
+    counts = Article.objects.published().aggregate(
+        unindexed=Count("pk", filter=_unindexed_q()), total=Count("pk")
+    )
+    return counts["unindexed"], counts["total"] - counts["unindexed"]
+
+
 def _unindexed_q() -> Q:
     """The one rule for "not indexed as it is now" (see `article_list_unindexed`)."""
     foreign = Chunk.objects.filter(article=OuterRef("pk")).exclude(
@@ -235,11 +244,3 @@ def _unindexed_q() -> Q:
 def article_index_incomplete() -> bool:
     """Whether any published article is not searchable as it is now (`article_list_unindexed`)."""
     return article_list_unindexed().exists()
-
-
-def article_count_unindexed() -> int:
-    """How many published articles `article_list_unindexed` finds.
-
-    The chat answers from what is indexed so far; the panel says so while this is not 0.
-    """
-    return article_list_unindexed().count()

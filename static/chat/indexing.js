@@ -1,5 +1,5 @@
 /* The "indexing is still running" notice: it counts down and goes away without a reload. */
-import { plural } from "./strings.js";
+import { S, plural } from "./strings.js";
 
 // Often enough to follow a first run's indexing (seconds per article), rare enough to cost
 // nothing: one COUNT per open panel, and only while the notice shows.
@@ -35,16 +35,22 @@ export class IndexingNotice {
         cache: "no-store",
         headers: { Accept: "application/json" },
       });
-      if (response.ok) this.show((await response.json()).unindexed);
+      if (response.ok) {
+        const status = await response.json();
+        this.show(status.unindexed, status.searchable);
+      }
     } catch {
       // The server is restarting or the network is down: the next look may work.
     }
     this.watch();
   }
 
-  show(count) {
+  show(count, searchable) {
     if (!Number.isInteger(count)) return;
     if (count <= 0) this.node.hidden = true;
+    // Nothing searchable yet (a first run): "answers come from what is indexed so far" would
+    // promise answers from nothing.
+    else if (searchable === 0) this.node.textContent = S.indexing_none;
     else this.node.textContent = plural("indexing", count);
   }
 }

@@ -123,6 +123,8 @@ def test_the_panel_says_indexing_is_still_running_until_every_article_is_indexed
 
     from blog.models import Article
 
+    indexed = make_article(title="Indexed")
+    Article.objects.filter(pk=indexed.pk).update(indexed_at=timezone.now(), index_hash="h")
     article = make_article(title="Fresh")
     Article.objects.filter(pk=article.pk).update(indexed_at=None, index_hash="")
     make_article(title="Draft", status=Article.Status.DRAFT)  # drafts are never indexed
@@ -142,3 +144,24 @@ def test_the_screen_reader_label_of_a_question_has_the_colon_of_its_language():
         assert chat_strings()["you_asked"] == "你的问题："
     turn_js = (Path(__file__).resolve().parents[2] / "static" / "chat" / "turn.js").read_text()
     assert "${S.you_asked}:" not in turn_js
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("language", "words"),
+    [("en", "no article is searchable yet"), ("zh-hans", "还没有可搜索的文章")],
+)
+def test_on_a_first_run_the_panel_says_nothing_is_searchable_yet(
+    client, make_article, language, words
+):
+    # Before the first article is indexed, "answers come from what is indexed so far" promised
+    # answers from nothing: every question was declined.
+    from blog.models import Article
+
+    article = make_article(title="Fresh")
+    Article.objects.filter(pk=article.pk).update(indexed_at=None, index_hash="")
+
+    html = client.get("/", headers={"accept-language": language}).content.decode()
+    notice = html.split('id="chat-indexing"')[1].split("</")[0]
+    assert words in notice
+    assert "answers come from what is indexed" not in notice and "回答只来自已索引" not in notice

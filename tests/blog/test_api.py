@@ -106,13 +106,15 @@ def test_index_status_counts_published_articles_not_yet_searchable(client, make_
     make_article(title="Draft", body="Never indexed.", status=Article.Status.DRAFT)
 
     response = client.get("/api/index-status")
-    assert response.json() == {"unindexed": 1}
+    assert response.json() == {"unindexed": 1, "searchable": 0}  # a first run: nothing yet
     assert response["Cache-Control"] == "no-store"  # the panel asks again to see it change
 
     articles_reindex()
-    assert client.get("/api/index-status").json() == {"unindexed": 0}
+    assert client.get("/api/index-status").json() == {"unindexed": 0, "searchable": 1}
+    make_article(title="Second", body="Not indexed yet either.")
+    assert client.get("/api/index-status").json() == {"unindexed": 1, "searchable": 1}
     Article.objects.filter(pk=fresh.pk).update(updated_at=timezone.now())  # edited since
-    assert client.get("/api/index-status").json() == {"unindexed": 1}
+    assert client.get("/api/index-status").json() == {"unindexed": 2, "searchable": 0}
 
 
 def test_the_openapi_schema_documents_the_endpoints(client):
