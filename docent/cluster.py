@@ -134,6 +134,7 @@ def cluster_write(plan: Plan) -> Path:
         _private_write(plan.data / "redis" / "auth.conf", f"requirepass {plan.redis_password}\n")
     # A new cluster starts its metrics from zero: the last run's processes are all gone.
     shutil.rmtree(plan.data / "prometheus", ignore_errors=True)
+    _private_dir(plan.data / "prometheus")  # it was 0755 with 0644 files: any local user read it
     secret = plan.env["DJANGO_TRUSTED_PROXY_SECRET"]
     _private_write(  # it holds the proxy's secret
         nginx / "nginx.conf",

@@ -24,9 +24,11 @@ def directory() -> Path | None:
 
 
 def directory_ensure() -> None:
+    """Make the directory, this user's alone: prometheus-client writes its files 0644, and the
+    counters in them (turns, votes, errors, by endpoint) are the operators' and nobody else's."""
     path = directory()
     if path is not None:
-        path.mkdir(parents=True, exist_ok=True)
+        path.mkdir(mode=0o700, parents=True, exist_ok=True)
 
 
 def process_start() -> None:

@@ -96,3 +96,18 @@ def test_another_local_user_cannot_read_the_session_keys_redis_keeps(settings):
 
     assert key not in stranger.stdout, "another local user read a session key"  # before: read
     assert stranger.returncode != 0 and "Permission denied" in stranger.stderr
+
+
+def test_the_clusters_metrics_files_are_this_users_alone(settings, tmp_path, monkeypatch):
+    # The metrics directory was 0755 with 0644 files (red team 27): any local user read the
+    # counters of every process. A web process makes it the same way if it is missing.
+    from ops.multiproc import directory_ensure
+
+    settings.BASE_DIR = tmp_path
+    plan = cluster_plan(workers=2, host="127.0.0.1", port=8000, database_url="postgresql:///x")
+    cluster_write(plan)
+    assert stat.S_IMODE(os.stat(plan.data / "prometheus").st_mode) == 0o700
+
+    monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", str(tmp_path / "elsewhere" / "metrics"))
+    directory_ensure()
+    assert stat.S_IMODE(os.stat(tmp_path / "elsewhere" / "metrics").st_mode) == 0o700
