@@ -72,16 +72,6 @@ _SENTENCE_END = re.compile(r"[.!?。！？]\s*")
 _FRAME = re.compile(r"^(?:(?:about|regarding|on|as for)\b|关于|对于|至于)", re.IGNORECASE)
 
 
-# "另外 E5 模型最多能输入多少 token？": a word joining a part to the one before asks nothing, and
-# searched with the part it counted against the part's own words (the embeddings primer 0.29 →
-# 0.22, from first to third).
-_JOINING = re.compile(
-    r"^(?:(?:and also|and|also|plus)\b[\s,，]*"
-    r"|(?:另外|此外|还有|以及|再者|顺便问一下|顺便问下)[\s,，、]*)",
-    re.IGNORECASE,
-)
-
-
 def announced_parts(question: str) -> str:
     """The question after words announcing its parts ("Two quick ones: …"), else as asked.
 
@@ -110,7 +100,6 @@ def question_parts(question: str) -> list[str]:
         parts = [part.strip(" ,，。") for part in split(text)]
         # A tail asking for evidence rides with what it asks it of; the rest may still split.
         parts = parts[:1] + [part for part in parts[1:] if not _EVIDENCE_TAIL.match(part)]
-        parts = [_JOINING.sub("", part, count=1) or part for part in parts]
         if len(parts) >= 2 and all(_substantial(part) for part in parts):
             if any(_leans_back(part) for part in parts[1:]):
                 return []
