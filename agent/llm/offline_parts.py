@@ -55,47 +55,12 @@ _EVIDENCE_TAIL = re.compile(
 )
 
 
-# "Two quick ones: …", "I want to understand two things: …", "想问两件事：…": words that announce
-# the parts ask nothing themselves. Left in the first part, they and the scene before them
-# outweighed its own words: "I'm putting together an internal demo for my manager. I want to
-# understand two things: how the agent loop decides it is finished" put the loop article at 0.42,
-# under the bar; "how the agent loop decides it is finished" alone puts it at 0.98.
-_ANNOUNCED = re.compile(
-    r"\b(?:two|2|a couple of|a few|several)\s+(?:[a-z-]+\s+){0,2}?"
-    r"(?:things|questions|ones|parts|points|asks|issues|problems|bits)\b[^:：?？]{0,30}[:：]"
-    r"|(?:两|二|2|几)\s*(?:件事|个(?:小)?问题|个疑问|点)[^:：?？，,。]{0,8}[:：]",
-    re.IGNORECASE,
-)
-_SENTENCE_END = re.compile(r"[.!?。！？]\s*")
-# A frame before the announcement names what both parts are about: "About HNSW, two questions:
-# what is m, and what does ef_search do?" keeps "About HNSW".
-_FRAME = re.compile(r"^(?:(?:about|regarding|on|as for)\b|关于|对于|至于)", re.IGNORECASE)
-
-
-def announced_parts(question: str) -> str:
-    """The question after words announcing its parts ("Two quick ones: …"), else as asked.
-
-    The sentences before the announcement are the reader's scene and go with it; a frame in
-    its own sentence ("About HNSW, two questions: …") stays.
-    """
-    match = _ANNOUNCED.search(question)
-    if not match or not question[match.end() :].strip():
-        return question
-    before = question[: match.start()]
-    ends = list(_SENTENCE_END.finditer(before))
-    own = before[ends[-1].end() :] if ends else before
-    # The frame ends at its comma: "About HNSW, I have two questions:" is about "HNSW".
-    frame = re.split(r"[,，]", own.strip())[0].strip() if _FRAME.match(own.strip()) else ""
-    rest = question[match.end() :].strip()
-    return f"{frame}{', ' if frame.isascii() else '，'}{rest}" if frame else rest
-
-
 def question_parts(question: str) -> list[str]:
     """The question's two parts, or [] when it is asked in one.
 
     Each part must carry words of its own: "What is RRF, and why?" is one question.
     """
-    text = announced_parts(question.strip())
+    text = question.strip()
     for split in (_by_question_marks, _by_conjunction, _respectively):
         parts = [part.strip(" ,，。") for part in split(text)]
         # A tail asking for evidence rides with what it asks it of; the rest may still split.

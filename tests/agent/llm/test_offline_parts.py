@@ -1,8 +1,6 @@
 import pytest
 
-from agent.llm.offline_parts import announced_parts, question_parts
-from tests.agent.llm.test_offline_respell import _demo_answer
-from tests.blog.test_search import demo_index  # noqa: F401
+from agent.llm.offline_parts import question_parts
 
 
 @pytest.mark.parametrize(
@@ -112,56 +110,3 @@ def test_a_question_asked_in_two_is_split_into_its_parts(question, parts):
 )
 def test_a_question_asked_in_one_is_not_split(question):
     assert question_parts(question) == []
-
-
-@pytest.mark.parametrize(
-    ("question", "parts"),
-    [
-        (  # the scene and the words announcing the parts go; each part is its own ask
-            "I'm preparing a talk for my team. Two things I'd like to know: how does the agent "
-            "loop decide it is done, and how do you pick a hard cap on steps?",
-            ["how does the agent loop decide it is done", "how do you pick a hard cap on steps?"],
-        ),
-        (
-            "我在搭一个问答机器人，想问两件事：查询前缀怎么加，以及 HNSW 索引的参数怎么调？",
-            ["查询前缀怎么加", "以及 HNSW 索引的参数怎么调？"],
-        ),
-        (  # a frame in the announcement's own sentence names what both parts are about
-            "About HNSW, I have two questions: what does m control, and what does ef_search do?",
-            ["About HNSW, what does m control", "what does ef_search do?"],
-        ),
-    ],
-)
-def test_words_that_announce_the_parts_are_not_searched_with_them(question, parts):
-    assert question_parts(question) == parts
-
-
-@pytest.mark.parametrize(
-    "question",
-    [
-        # No colon: "two things" is what is asked about, not an announcement.
-        "Which two things does the loop check before it stops, and why those two?",
-        "I have two questions:",  # nothing after the announcement
-    ],
-)
-def test_a_count_that_announces_nothing_is_left_in_the_question(question):
-    assert announced_parts(question) == question
-
-
-@pytest.mark.django_db
-def test_a_question_whose_parts_are_announced_cites_each_parts_article(demo_index):  # noqa: F811
-    # Searched with the scene and "Two questions for you:", the loop part put the loop article
-    # under the bar and the answer cited the step-limits article alone.
-    for question, articles in (
-        (
-            "I'm writing up notes for a workshop. Two questions for you: how does the agent "
-            "loop decide it is finished, and how do you choose a hard cap on the number of steps?",
-            ("/articles/anatomy-of-the-agent-loop/", "/articles/why-step-limits-matter/"),
-        ),
-        (
-            "我们团队在做内部知识库，有两个问题：文本嵌入的前缀该怎么加？HNSW 的参数怎么调？",
-            ("/articles/embeddings-primer-zh/", "/articles/pgvector-and-hnsw/"),
-        ),
-    ):
-        answer, _ = _demo_answer(question, demo_index)
-        assert all(article in answer for article in articles), (question, answer)
