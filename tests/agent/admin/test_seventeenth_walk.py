@@ -180,3 +180,15 @@ def test_the_dashboard_counts_one_answer_and_one_call_in_the_singular(editor_cli
         "/admin/agent/conversation/dashboard/", headers={"accept-language": "zh-CN"}
     ).content.decode()
     assert "1 次已执行调用中 0 次出错" in chinese
+
+
+def test_a_record_nobody_edits_offers_no_history(editor_client, two_conversations):
+    # Turns and tool calls are never changed, so Django's History button always opened
+    # "This object doesn't have a change history".
+    _first, traced, _second, _other = two_conversations
+    page = editor_client.get(f"/admin/agent/turn/{traced.pk}/change/").content.decode()
+
+    assert 'class="historylink"' not in page and str(traced.pk) in page
+    article = Article.objects.create(title="Kept", slug="kept", body="Text.")
+    editable = editor_client.get(f"/admin/blog/article/{article.pk}/change/").content.decode()
+    assert 'class="historylink"' in editable  # an article's edits have a history
