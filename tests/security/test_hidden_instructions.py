@@ -49,11 +49,16 @@ async def test_tag_characters_in_an_article_reach_the_model_from_no_tool_or_page
         ("c1", "get_article_detail", json.dumps({"article_id": article.pk})),
         ("c2", "list_articles", "{}"),
     ]
-    scripted.enqueue(tool_call_response(calls), text_response(["They expire after a day."]))
+    # The answer echoes what it read, hidden characters and all (as a model may): saved as
+    # written, it is the next turn's history.
+    echoed = text_response([f"They expire after a day.{hidden(ORDER)}"])
+    scripted.enqueue(tool_call_response(calls), echoed, text_response(["Sign in again."]))
     server = serve("hidden-instructions", **model_env(scripted))
     socket = await ws_open(server)
 
     events = await ws_ask(socket, "When do zebra tokens expire?", page="zebra-tokens")
+    conversation = events[0]["conversation_id"]
+    follow_up = await ws_ask(socket, "How do I renew them?", conversation_id=conversation)
     await socket.close()
     server.stop()
 
@@ -63,6 +68,9 @@ async def test_tag_characters_in_an_article_reach_the_model_from_no_tool_or_page
     assert "What zebra tokens are." in read and '"Zebra tokens"' in read  # page line, title
     assert not TAGS.search(read), "the model read the article's hidden characters"
     assert not TAGS.search(json.dumps(scripted.requests[0]["messages"], ensure_ascii=False))
+    assert follow_up[-1]["type"] == "done", follow_up[-1]
+    history = [m["content"] for m in scripted.requests[2]["messages"] if m["role"] == "assistant"]
+    assert history == ["They expire after a day."]
     # The audit keeps what the tools returned, hidden characters and all.
     detail = await database_sync_to_async(ToolCall.objects.get)(call_id="c1")
     assert TAGS.search(detail.result["body"])
