@@ -29,7 +29,7 @@ from agent.exceptions import (
 )
 from agent.llm.base import ChatModel, ModelTurn, Retried, TextDelta, ToolCall, Usage
 from agent.prompts import STEP_LIMIT_NUDGE
-from agent.text import text_scrub
+from agent.text import text_scrub, without_tags
 from agent.tool import Tool
 
 logger = logging.getLogger(__name__)
@@ -545,6 +545,10 @@ async def _tool_step(
         if r.ok:
             _gather_articles(r.result, result.articles, result.passages)
         content = r.result if isinstance(r.result, str) else _json(r.result)
+        # An article's tag characters show as nothing to its editors yet read as ASCII to a
+        # model: instructions hidden in a body or title reached it through every tool. The
+        # record keeps what the tool returned; the model reads what a reader sees.
+        content = without_tags(content)
         _append(convo, result, {"role": "tool", "tool_call_id": r.call_id, "content": content})
 
 

@@ -76,16 +76,15 @@ def build_messages(
         language: the language code the visitor reads the site in ("en", "zh-hans"), or "".
     """
     messages: list[dict] = [{"role": "system", "content": SYSTEM_PROMPT}]
-    if page:
-        messages.append({"role": "system", "content": page_context(page)})
+    if page:  # the title is an author's: tag characters hidden in it are left out too
+        messages.append({"role": "system", "content": without_tags(page_context(page))})
     if language:
         messages.append({"role": "system", "content": reader_context(language)})
-    # The visitor's words as they show: tag characters (invisible, read by a model as ASCII)
-    # would carry instructions the transcript's reader cannot see. They stay in the record.
+    # Every message as it shows: tag characters (invisible, read by a model as ASCII) would
+    # carry instructions the transcript's reader cannot see, in the visitor's words or in an
+    # earlier answer that quoted an article holding them. They stay in the record.
     messages.extend(
-        {**m, "content": without_tags(m["content"])}
-        if m.get("role") == "user" and isinstance(m.get("content"), str)
-        else m
+        {**m, "content": without_tags(m["content"])} if isinstance(m.get("content"), str) else m
         for m in history
     )
     messages.append({"role": "user", "content": without_tags(user_message)})

@@ -61,7 +61,8 @@ def shows_nothing(char: str) -> bool:
 
 
 def without_tags(text: str) -> str:
-    """`text` without Unicode tag characters: what a model may read of a visitor's message."""
+    """`text` without Unicode tag characters: what a model may read of a message or a tool's
+    output."""
     return TAG_CHARACTERS.sub("", text) if TAG_CHARACTERS.search(text) else text
 
 
