@@ -209,7 +209,7 @@ async def run_turn(
         for step in range(1, limits.max_steps + 1):
             turn = _kept(await _model_step(model, convo, schemas, emit, spending, hooks), limits)
             if not turn.tool_calls:
-                _append(convo, result, {"role": "assistant", "content": turn.text})
+                _append(convo, result, {"role": "assistant", "content": without_tags(turn.text)})
                 result.declined = turn.declined
                 return await _finish(result, "done", emit, conversation_id)
             if step == limits.max_steps:
@@ -235,7 +235,7 @@ async def run_turn(
         late = [_unexecuted(limits.max_steps + 1, call) for call in turn.tool_calls]
         result.tool_calls += late
         await _not_run(late, emit)
-        _append(convo, result, {"role": "assistant", "content": turn.text})
+        _append(convo, result, {"role": "assistant", "content": without_tags(turn.text)})
         result.declined = turn.declined
         return await _finish(result, "max_steps", emit, conversation_id)
     except asyncio.CancelledError:
@@ -448,11 +448,13 @@ async def _model_stream(
                 spent = result.usage.total + result.in_flight
                 if spending.budget is not None and spent > spending.granted:
                     await spending.cover(spent + spending.answer_tokens)
-                if isinstance(item, TextDelta):
+                # Tag characters show as nothing yet spell ASCII to the next model: an answer
+                # that carries them hands the reader's copy of it an instruction they never saw.
+                if isinstance(item, TextDelta) and (shown := without_tags(item.text)):
                     if result.first_token_at is None:
                         result.first_token_at = time.monotonic()
-                    pieces.append(item.text)
-                    await emit(events.text(item.text))
+                    pieces.append(shown)
+                    await emit(events.text(shown))
     except ModelError:
         failed = True
         raise
@@ -465,12 +467,14 @@ async def _model_stream(
         if turn is None or turn.usage is None:
             # No usage came (Stop, a cut or failed stream, a server that does not report it):
             # the endpoint was still paid, so the estimate is charged, never nothing.
-            estimate = Usage(prompt, written.tokens)
-            result.usage = result.usage + estimate + abandoned
             # Observers count it as spent too, unless the endpoint failed before answering (an
             # HTTP error: nothing to bill) or the model is the offline one (it spends nothing).
             # A visitor's Stop, even before the first token, was read and paid for.
-            if not model.offline and (written.tokens or not failed):
+            billed = not model.offline and (written.tokens > 0 or not failed)
+            cut = billed and turn is None
+            estimate = Usage(prompt, _written_charge(model, spending, written, cut))
+            result.usage = result.usage + estimate + abandoned
+            if billed:
                 call.estimated = estimate + abandoned
             else:
                 result.unbilled = result.unbilled + estimate
@@ -492,6 +496,22 @@ async def _model_stream(
         reported = charged
     result.usage = result.usage + reported
     return turn
+
+
+def _written_charge(model: ChatModel, spending: _Spending, written: TextCount, cut: bool) -> int:
+    """The output tokens charged for a call the endpoint never reported.
+
+    A call cut before its end (Stop, a broken stream) may have paid for thinking no stream
+    showed: OpenAI's reasoning models think before their first token and stream none of it.
+    Charged only what it showed, a visitor who stopped each answer at its first word spent the
+    prompt alone while the endpoint billed thousands of tokens. So a cut call counts as at
+    least its answer's share, held before it started (never more than was granted), or as the
+    model's own output cap when one is sent (the most the endpoint can bill).
+    """
+    if not cut:
+        return written.tokens
+    ceiling = getattr(model, "max_output_tokens", None) or spending.answer_tokens
+    return max(written.tokens, ceiling)
 
 
 def _charged(reported: Usage, prompt: int, written: int) -> Usage:
@@ -699,7 +719,7 @@ def _assistant_tool_message(turn: ModelTurn) -> dict:
         {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
         for c in turn.tool_calls
     ]
-    return {"role": "assistant", "content": turn.text or None, "tool_calls": calls}
+    return {"role": "assistant", "content": without_tags(turn.text) or None, "tool_calls": calls}
 
 
 def _arguments(raw: str) -> dict | str:

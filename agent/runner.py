@@ -329,7 +329,13 @@ class TurnRunner:
         # The socket rests for a text frame's interval after each text block, at most
         # READ_PAUSE_MAX: a longer interval holds only text, not a tool call or `done` behind it.
         read_pause = min(settings.AGENT_TEXT_FRAME_MS / 1000, READ_PAUSE_MAX)
-        key = (settings.OPENAI_BASE_URL, settings.OPENAI_API_KEY, settings.AGENT_MODEL, read_pause)
+        key = (
+            settings.OPENAI_BASE_URL,
+            settings.OPENAI_API_KEY,
+            settings.AGENT_MODEL,
+            read_pause,
+            settings.AGENT_MAX_COMPLETION_TOKENS,
+        )
         cached = self._models.get(loop)
         if cached is None or cached[0] != key:
             cached = (
@@ -343,6 +349,7 @@ class TurnRunner:
                     max_retries=settings.AGENT_MODEL_MAX_RETRIES,
                     http=settings.AGENT_MODEL_HTTP,
                     read_pause=read_pause,
+                    max_output_tokens=settings.AGENT_MAX_COMPLETION_TOKENS or None,
                 ),
             )
             self._models[loop] = cached

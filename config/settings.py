@@ -568,6 +568,12 @@ AGENT_TOKENS_PER_NETWORK_PER_DAY = env.int(
 # the turn holds more, enough for its prompt and an answer of AGENT_TOKENS_PER_ANSWER, or stops.
 AGENT_TOKENS_RESERVE = env.int("AGENT_TOKENS_RESERVE", default=4000)
 AGENT_TOKENS_PER_ANSWER = env.int("AGENT_TOKENS_PER_ANSWER", default=1000)
+# Sent with each model call as `max_completion_tokens` (0: not sent, the server's own limit):
+# the most one call is billed for, hidden thinking included. A call the visitor stops is
+# charged this much (or AGENT_TOKENS_PER_ANSWER when 0), since its thinking is never reported.
+AGENT_MAX_COMPLETION_TOKENS = env.int("AGENT_MAX_COMPLETION_TOKENS", default=0)
+if AGENT_MAX_COMPLETION_TOKENS < 0:
+    raise ImproperlyConfigured("AGENT_MAX_COMPLETION_TOKENS must be 0 (not sent) or more.")
 AGENT_TURNS_PER_SESSION = env.int("AGENT_TURNS_PER_SESSION", default=2)
 # All of an address's sessions together: a session is only a cookie, and each had 2 of its own.
 AGENT_TURNS_PER_IP = env.int("AGENT_TURNS_PER_IP", default=6)

@@ -72,8 +72,12 @@ class OpenAICompatModel:
         max_retries: int = 2,
         http: str = "aiohttp",
         read_pause: float = 0.0,
+        max_output_tokens: int | None = None,
     ) -> None:
         self.name = model
+        # Sent as `max_completion_tokens`: the most one call can be billed for, thinking
+        # included (the loop charges a stopped call this much). None: the server's own limit.
+        self.max_output_tokens = max_output_tokens
         self.max_retries = max_retries
         self.timeout = timeout
         # A whole streamed reply's limit, however lively the stream (IdleTimeout's deadline).
@@ -107,6 +111,8 @@ class OpenAICompatModel:
         }
         if tools:
             request["tools"] = tools
+        if self.max_output_tokens:
+            request["max_completion_tokens"] = self.max_output_tokens
         attempt = 0
         while True:
             yielded = False

@@ -10,6 +10,7 @@ from datetime import timedelta
 
 import pytest
 from asgiref.sync import async_to_sync
+from django.conf import settings
 from django.db import connection
 from django.utils import timezone
 from prometheus_client import REGISTRY
@@ -181,9 +182,10 @@ async def test_a_stopped_answer_counts_the_tokens_it_was_charged(scripted):
 
 
 @pytest.mark.django_db(transaction=True)
-async def test_a_stop_before_the_first_token_counts_the_prompt(scripted):
-    """The endpoint had the question and was reading it: a bot that sends and stops at once
-    spends the prompt's tokens, and the counter shows them."""
+async def test_a_stop_before_the_first_token_counts_the_prompt_and_the_answer_held(scripted):
+    """The endpoint had the question and was reading it, maybe thinking unseen: a bot that sends
+    and stops at once spends the prompt's tokens and the answer's share held for the call, and
+    the counter shows them."""
     before = {d: sample("docent_model_tokens_total", direction=d) for d in ("input", "output")}
     scripted.enqueue(text_response(["late"], first_delay=30))
     socket = await connect()
@@ -195,9 +197,10 @@ async def test_a_stop_before_the_first_token_counts_the_prompt(scripted):
     await socket.disconnect()
     [turn] = await saved_turns()
 
-    assert turn.status == "cancelled" and turn.input_tokens > 0 and turn.output_tokens == 0
+    assert turn.status == "cancelled" and turn.input_tokens > 0
+    assert turn.output_tokens == settings.AGENT_TOKENS_PER_ANSWER
     counted = {d: sample("docent_model_tokens_total", direction=d) - before[d] for d in before}
-    assert counted == {"input": turn.input_tokens, "output": 0}
+    assert counted == {"input": turn.input_tokens, "output": turn.output_tokens}
 
 
 def turn_lines(caplog) -> list[logging.LogRecord]:

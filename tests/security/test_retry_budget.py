@@ -96,4 +96,6 @@ async def test_retries_stop_where_the_budget_ends(serve, scripted, abandoned_by)
     # Before: three attempts sent, the turn charged one prompt and ended model_error.
     assert events[-1]["code"] == "rate_limited", events[-1]
     assert len(scripted.requests) == 2
-    assert 2 * prompt <= spent <= 3000
+    # Two prompts, and the answer's share held for the call cut unanswered (it may have been
+    # thinking unseen), all within the budget.
+    assert 2 * prompt + 200 <= spent <= 3500

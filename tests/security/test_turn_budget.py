@@ -60,9 +60,46 @@ async def test_stopping_each_answer_before_its_usage_arrives_does_not_make_it_fr
     scripted.enqueue(*[text_response(["word "] * 200, delay=0.05) for _ in range(8)])
     server = serve("stop-early", AGENT_TOKENS_PER_IP_PER_DAY=str(CAP), **model_env(scripted))
 
+    endings = await stop_at_the_first_words(server, times=8)
+    server.stop()  # the saves have landed
+
+    assert "rate_limited" in endings  # before: eight free answers, and as many more as asked
+    assert 0 < await saved_tokens() <= CAP
+
+
+async def test_a_model_thinking_unseen_is_charged_its_cap_when_stopped_at_its_first_word(
+    serve, scripted
+):
+    """OpenAI's reasoning models think before their first word and stream none of it; the
+    endpoint bills the thinking. Stopped at that word, a call was charged its prompt and the
+    word, so a visitor ran about four such turns on a budget that pays for one or two."""
+    thinking = 0.3  # seconds of unseen thought before the first word
+    answers = [text_response(["word "] * 200, first_delay=thinking, delay=0.05)] * 6
+    scripted.enqueue(*answers)
+    cap = 2500
+    server = serve(
+        "stop-thinking",
+        AGENT_TOKENS_PER_IP_PER_DAY=str(CAP),
+        AGENT_MAX_COMPLETION_TOKENS=str(cap),
+        **model_env(scripted),
+    )
+
+    endings = await stop_at_the_first_words(server, times=6)
+    server.stop()  # the saves have landed
+
+    saved = await database_sync_to_async(list)(Turn.objects.filter(status="cancelled"))
+    assert saved and all(turn.output_tokens == cap for turn in saved)
+    assert {request["max_completion_tokens"] for request in scripted.requests} == {cap}
+    assert endings.count("cancelled") == len(saved) <= CAP // cap
+    assert "rate_limited" in endings
+
+
+async def stop_at_the_first_words(server, times: int) -> list[str]:
+    """Ask `times` times, each from a new session, pressing Stop at the answer's first words;
+    return how each turn ended."""
     endings = []
-    for _ in range(8):
-        socket = await ws_open(server)  # a new session each time
+    for _ in range(times):
+        socket = await ws_open(server)
         await socket.send(json.dumps({"type": "message", "content": "tell me everything"}))
         event = await ws_first(socket)
         while event["type"] not in {"text", "error", "done"}:
@@ -72,10 +109,7 @@ async def test_stopping_each_answer_before_its_usage_arrives_does_not_make_it_fr
             event = (await ws_events(socket))[-1]
         endings.append(event.get("code", event["type"]))
         await socket.close()
-    server.stop()  # the saves have landed
-
-    assert "rate_limited" in endings  # before: eight free answers, and as many more as asked
-    assert 0 < await saved_tokens() <= CAP
+    return endings
 
 
 async def test_an_answer_longer_than_the_budget_is_cut_where_the_budget_ends(serve, scripted):

@@ -64,8 +64,24 @@ async def test_text_streams_as_deltas_and_the_request_is_a_streaming_chat_comple
     body = server.requests[0]
     assert body["model"] == "scripted-model" and body["messages"] == MESSAGES
     assert body["stream"] is True and body["stream_options"] == {"include_usage": True}
-    assert "tools" not in body
+    assert "tools" not in body and "max_completion_tokens" not in body  # the server's limit
     assert server.request_headers[0]["authorization"] == "Bearer not-needed"
+
+
+@pytest.mark.asyncio
+async def test_an_output_cap_is_sent_as_max_completion_tokens(server):
+    """The cap bounds what one call can be billed for, thinking included: the loop charges a
+    stopped call this much, so the endpoint must be told it."""
+    chat = OpenAICompatModel(
+        base_url=server.base_url, api_key="", model="scripted-model", max_output_tokens=2048
+    )
+    server.enqueue(text_response(["Hi"]))
+    try:
+        await collect(chat)
+    finally:
+        await chat.aclose()
+
+    assert server.requests[0]["max_completion_tokens"] == 2048
 
 
 @pytest.mark.asyncio
