@@ -46,29 +46,37 @@ async def test_a_turn_ended_while_redis_was_frozen_is_charged_what_it_spent(
 ):
     gate = asyncio.Event()  # the answer waits until Redis is frozen
     scripted.enqueue(text_response(["Frozen ", "then ", "answered."], usage=(900, 100), gate=gate))
-    server = serve("frozen", REDIS_URL=redis_url, **model_env(scripted))
+    scripted.enqueue(text_response(["Next."], usage=(90, 10)))
+    # A lease far longer than the test: a lock left to expire would still be held at its end.
+    env = {"AGENT_LEASE_SECONDS": "300", "SHARED_STATE_SECONDS": "0.5", **model_env(scripted)}
+    server = serve("frozen", REDIS_URL=redis_url, **env)
     client = redis.Redis.from_url(redis_url)
     pid = int(client.info("server")["process_id"])
     socket = await ws_open(server)
     await socket.send(json.dumps({"type": "message", "content": "Tell me"}))
-    assert (await ws_first(socket))["type"] == "start"
+    started = await ws_first(socket)
+    assert started["type"] == "start"
 
     os.kill(pid, signal.SIGSTOP)
     try:
         scripted.loop.call_soon_threadsafe(gate.set)
         events = await ws_events(socket)
-        # The turn's settlement waits on Redis until its call times out.
+        # The turn's settlement waits on Redis until its call times out; then it is saved,
+        # and its lock's release, sent then, times out too while Redis stays frozen.
         await eventually(
             lambda: asyncio.sleep(0, "is unreachable" in server.output()), "no timeout"
         )
+        await eventually(
+            database_sync_to_async(lambda: Turn.objects.filter(status="done").exists()), "unsaved"
+        )
+        await asyncio.sleep(2)  # four times the release's bound (SHARED_STATE_SECONDS)
     finally:
         os.kill(pid, signal.SIGCONT)
-    await socket.close()
 
     assert events[-1]["type"] == "done"
     saved = await eventually(
         database_sync_to_async(lambda: Turn.objects.exclude(status="running").first()), "unsaved"
-    )
+    )  # the first turn: the second is asked below
     assert saved.input_tokens + saved.output_tokens == 1000
 
     async def settled() -> bool:
@@ -77,6 +85,18 @@ async def test_a_turn_ended_while_redis_was_frozen_is_charged_what_it_spent(
     # Before, 4,000 stayed held (the whole reserve), the record waiting for recovery.
     await eventually(settled, f"still charged {charged(client)}")
     assert not client.exists(HOLD_PREFIX + str(saved.pk))
+
+    # And the conversation is let go once the turn is saved: its lock, left to expire, said
+    # `busy` ("answering in another tab") to the next message for the lease's length.
+    lock = f"turns:c:{started['conversation_id']}"
+    await eventually(lambda: asyncio.to_thread(lambda: not client.exists(lock)), "still held")
+    await socket.send(
+        json.dumps(
+            {"type": "message", "content": "And?", "conversation_id": started["conversation_id"]}
+        )
+    )
+    assert (await ws_events(socket))[-1]["type"] == "done"
+    await socket.close()
     client.close()
 
 
