@@ -55,8 +55,7 @@ class TurnRunner:
         self._active: set[asyncio.Task] = set()
         self._followups: set[asyncio.Task] = set()
         # Settlements Redis missed, tried again until it answers; shutdown does not wait for
-        # them (the hold record stays, recovery settles it to its last checkpoint, and the
-        # turn's lock expires with its lease).
+        # them (the hold record stays, and recovery settles it to its last checkpoint).
         self._settling: set[asyncio.Task] = set()
         self._models: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
@@ -327,26 +326,17 @@ class TurnRunner:
         return self.saver.schedule(record, first=self._finish(lease, spent))
 
     async def _finish(self, lease: TurnLease, spent: HoldSettlement | None) -> None:
-        """The lease moved to saving and the budgets settled; when Redis is away, both are
-        done again in the background once it answers (the saver goes on)."""
+        """The lease moved to saving and the budgets settled; when Redis is away, the
+        settlement is tried again in the background until it answers (the saver goes on, and
+        the lease's release, after the save, waits for Redis by itself)."""
         try:
             await lease.saving(spent)
         except SharedStateDown:
             if spent is not None:
-                save = asyncio.current_task()  # the saver's task, which awaits this
-                task = asyncio.create_task(self._after_outage(lease, spent, save))
+                task = asyncio.create_task(ratelimit.budget_settle_again(spent))
                 self._settling.add(task)  # a reference, or the task may be collected
                 task.add_done_callback(self._settling.discard)
             raise
-
-    @staticmethod
-    async def _after_outage(lease: TurnLease, spent: HoldSettlement, save: asyncio.Task) -> None:
-        """Settle the turn once Redis answers, then let go of its conversation (after its save,
-        so the next turn reads it): its lock, unreleased, said `busy` ("answering in another
-        tab") to the visitor's next message until the lease ran out."""
-        if await ratelimit.budget_settle_again(spent):
-            await asyncio.wait([save])
-            await lease.release()
 
     def model(self) -> ChatModel:
         """The configured model; the OpenAI client is kept per event loop (it pools connections)."""
