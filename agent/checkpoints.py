@@ -21,7 +21,7 @@ from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
 from agent.exceptions import SharedStateDown
-from agent.loop import TurnResult
+from agent.loop import TextCount, TurnResult
 from agent.models import Conversation, Turn, WorkerLease
 from agent.ratelimit import budget_holds_renew
 from agent.small_talk import is_small_talk
@@ -49,23 +49,49 @@ def turn_start(
     )
 
 
-def turns_checkpoint(*, texts: list[tuple[str, str]], worker: str) -> None:
-    """Write the text so far of running turns and renew the worker's lease, in one trip."""
-    ids = [turn_id for turn_id, _ in texts]
-    answers = [text.replace("\x00", "\ufffd") for _, text in texts]
+def turns_checkpoint(
+    *,
+    texts: list[tuple[str, str]],
+    worker: str,
+    tokens: dict[str, tuple[int, int]] | None = None,
+) -> None:
+    """Write the text so far of running turns, and their (input, output) tokens spent so far
+    when given, and renew the worker's lease, in one trip."""
+    answers = {turn_id: text.replace("\x00", "\ufffd") for turn_id, text in texts}
+    tokens = tokens or {}
+    ids = list(answers | tokens)
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute(
             "INSERT INTO agent_workerlease (name, renewed_at) VALUES (%s, now()) "
             "ON CONFLICT (name) DO UPDATE SET renewed_at = now()",
             [worker],
         )
-        if ids:
+        if ids:  # one statement for both; a NULL leaves its column as it was
             cursor.execute(
-                "UPDATE agent_turn SET answer = v.answer, checkpointed_at = now() "
-                "FROM unnest(%s::uuid[], %s::text[]) AS v(id, answer) "
+                "UPDATE agent_turn SET answer = coalesce(v.answer, agent_turn.answer), "
+                "input_tokens = coalesce(v.input, agent_turn.input_tokens), "
+                "output_tokens = coalesce(v.output, agent_turn.output_tokens), "
+                "checkpointed_at = now() "
+                "FROM unnest(%s::uuid[], %s::text[], %s::int[], %s::int[]) "
+                "AS v(id, answer, input, output) "
                 "WHERE agent_turn.id = v.id AND agent_turn.status = 'running'",
-                [ids, answers],
+                [
+                    ids,
+                    [answers.get(i) for i in ids],
+                    [tokens[i][0] if i in tokens else None for i in ids],
+                    [tokens[i][1] if i in tokens else None for i in ids],
+                ],
             )
+
+
+def tokens_so_far(result: TurnResult) -> tuple[int, int]:
+    """A running turn's (input, output) tokens, the call in flight included: what its hold
+    record says it spent (TurnResult.spent_so_far), split so. The call in flight is one figure
+    in the loop (its prompt and what it wrote); its text so far is counted as its output."""
+    in_flight = result.spent_so_far() - result.usage.total
+    written = TextCount().add("".join(result.streaming)).tokens if result.streaming else 0
+    output = min(in_flight, written)
+    return result.usage.input_tokens + in_flight - output, result.usage.output_tokens + output
 
 
 class RecoveredTurn(NamedTuple):
@@ -109,6 +135,7 @@ class Checkpointer:
     def __init__(self) -> None:
         self._turns: dict[str, TurnResult] = {}
         self._written: dict[str, int] = {}
+        self._tokens: dict[str, tuple[int, int]] = {}  # as last written, by turn id
         self._tasks: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
     def track(self, turn_id: str, result: TurnResult) -> None:
@@ -122,20 +149,31 @@ class Checkpointer:
     def forget(self, turn_id: str) -> None:
         self._turns.pop(turn_id, None)
         self._written.pop(turn_id, None)
+        self._tokens.pop(turn_id, None)
 
-    async def tick(self) -> None:
-        """Write what changed since the last tick (and renew the lease)."""
+    async def tick(self, spent: dict[str, tuple[int, int]] | None = None) -> None:
+        """Write what changed since the last tick (and renew the lease): the text, and the
+        tokens (`spent`, else counted now). A turn whose worker is killed keeps them: it was
+        recorded with none, where its hold was settled to what it had spent (1,443)."""
+        spent = self._spent() if spent is None else spent
         texts = []
         for turn_id, result in list(self._turns.items()):
             text = result.text_so_far()
             if len(text) != self._written.get(turn_id):
                 texts.append((turn_id, text))
+        tokens = {i: t for i, t in spent.items() if t != self._tokens.get(i) and i in self._turns}
         await database_sync_to_async(turns_checkpoint, thread_sensitive=False)(
-            texts=texts, worker=WORKER_NAME
+            texts=texts, worker=WORKER_NAME, tokens=tokens
         )
         for turn_id, text in texts:
             if turn_id in self._written:
                 self._written[turn_id] = len(text)
+        for turn_id, figures in tokens.items():
+            if turn_id in self._turns:
+                self._tokens[turn_id] = figures
+
+    def _spent(self) -> dict[str, tuple[int, int]]:
+        return {turn_id: tokens_so_far(result) for turn_id, result in self._turns.items()}
 
     async def _run(self) -> None:
         # Ends when no turn runs here, so an idle process (or a finished test) holds no task.
@@ -145,19 +183,21 @@ class Checkpointer:
             await self._tick_safely()
 
     async def _tick_safely(self) -> None:
+        # One count for both stores: the row then says what recovery settles the hold to.
+        spent = self._spent()
         try:
-            await self.tick()
+            await self.tick(spent)
         except DatabaseError as exc:  # the final save retries and spools; this is best effort
             logger.warning("checkpointing running turns failed: %s", exc)
-        await self._holds_renew()
+        await self._holds_renew(spent)
 
-    async def _holds_renew(self) -> None:
+    async def _holds_renew(self, spent: dict[str, tuple[int, int]]) -> None:
         """What each running turn has spent so far, on its hold record, and its lease renewed:
         recovery settles a dead worker's holds to it (agent.ratelimit.budget_holds_recover).
         Apart from the database's checkpoint, so one store down does not stop the other."""
-        spent = {turn_id: result.spent_so_far() for turn_id, result in self._turns.items()}
+        totals = {i: sum(figures) for i, figures in spent.items() if i in self._turns}
         try:
-            await budget_holds_renew(spent=spent)
+            await budget_holds_renew(spent=totals)
         except SharedStateDown:  # said by agent.shared; the turn's own settlement is exact
             pass
         except Exception:  # noqa: BLE001 - best effort, as the checkpoint is

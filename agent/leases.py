@@ -21,6 +21,8 @@ from agent.shared import Acquired, state
 logger = logging.getLogger(__name__)
 
 WAIT_POLL = 0.05  # seconds between looks at a conversation whose turn is being saved
+RELEASE_RETRY_SECONDS = 1.0  # between tries to release a hold Redis did not answer for
+_LETTING_GO: set[asyncio.Task] = set()  # releases waiting for Redis to answer again
 
 
 class TurnLease:
@@ -95,13 +97,31 @@ class TurnLease:
         if self._heartbeat is not None:
             self._heartbeat.cancel()
         try:
-            await state().update(
-                self.conversation, self.session, self.token, "release", self.address, self.network
-            )
-        except SharedStateDown:  # said by agent.shared; the hold expires by itself
-            pass
+            await self._let_go()
+        except SharedStateDown:  # said by agent.shared
+            # Left to expire, the lock said `busy` ("answering in another tab") to the
+            # visitor's next message in the conversation for up to AGENT_LEASE_SECONDS after
+            # Redis was back, and the session's slot stayed taken as long.
+            task = asyncio.create_task(self._let_go_later())
+            _LETTING_GO.add(task)  # a reference, or the task may be collected
+            task.add_done_callback(_LETTING_GO.discard)
         except Exception:  # the hold then expires by itself
             logger.exception("releasing a turn lock failed")
+
+    async def _let_go(self) -> None:
+        await state().update(
+            self.conversation, self.session, self.token, "release", self.address, self.network
+        )
+
+    async def _let_go_later(self) -> None:
+        """Release once Redis answers, while the hold would still be there (it expires at the
+        end of its lease: a token of its own, so another turn's lock is never touched)."""
+        deadline = time.monotonic() + settings.AGENT_LEASE_SECONDS
+        while time.monotonic() < deadline:
+            await asyncio.sleep(RELEASE_RETRY_SECONDS)
+            with contextlib.suppress(SharedStateDown):
+                await self._let_go()
+                return
 
     async def _beat(self) -> None:
         interval = settings.AGENT_LEASE_SECONDS / 3

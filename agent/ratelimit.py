@@ -490,6 +490,38 @@ async def budget_settle(*, budget: TurnBudget, conversation_id: str, tokens: int
     )
 
 
+# A settlement Redis missed (away as the turn ended) is tried again this often (seconds, doubled
+# up to SETTLE_RETRY_MAX) for SETTLE_RETRY_WITHIN seconds, about as long as a day's key lives.
+SETTLE_RETRY_FIRST = 1.0
+SETTLE_RETRY_MAX = 15.0
+SETTLE_RETRY_WITHIN = 2 * 24 * 3600
+
+
+async def budget_settle_again(settlement: HoldSettlement) -> bool:
+    """Settle a turn whose settlement Redis did not take, once Redis answers; True when done.
+
+    A turn that ended while Redis was away (or frozen) kept its whole hold, the reserve at
+    least, and recovery later settled it to its last checkpoint before the outage, not to
+    what it spent. Only by the hold record: its settlement is exact however often it runs,
+    and a record gone means the first try did land (its answer was lost), where the fallback's
+    changes would be applied twice.
+    """
+    if not settlement.turn_id:
+        return False
+    by_record = settlement._replace(fallback=[])
+    wait, deadline = SETTLE_RETRY_FIRST, time.monotonic() + SETTLE_RETRY_WITHIN
+    while time.monotonic() < deadline:
+        await asyncio.sleep(wait)
+        try:
+            await state().settle(by_record)
+        except SharedStateDown:  # said by agent.shared
+            wait = min(wait * 2, SETTLE_RETRY_MAX)
+            continue
+        logger.info("turn %s settled once the shared state answered again", settlement.turn_id)
+        return True
+    return False
+
+
 def budget_settlement(*, budget: TurnBudget, conversation_id: str, tokens: int) -> HoldSettlement:
     """The settlement that replaces the turn's hold with the tokens spent: by its hold record
     (exact however often the turn was settled: recovery may have been first), or, without

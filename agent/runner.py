@@ -16,6 +16,7 @@ from django.db import DatabaseError
 from agent import events, ratelimit
 from agent.checkpoints import Checkpointer
 from agent.exceptions import ConversationFull, SharedStateDown
+from agent.holds import HoldSettlement
 from agent.leases import TurnLease
 from agent.llm.base import ChatModel
 from agent.llm.offline import OfflineModel
@@ -53,6 +54,9 @@ class TurnRunner:
         self.closing = False
         self._active: set[asyncio.Task] = set()
         self._followups: set[asyncio.Task] = set()
+        # Settlements Redis missed, tried again until it answers; shutdown does not wait for
+        # them (the hold record stays, and recovery settles it to its last checkpoint).
+        self._settling: set[asyncio.Task] = set()
         self._models: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
     async def run(self, *, message: ChatMessage, visitor: Visitor, emit: Emit) -> None:
@@ -319,7 +323,20 @@ class TurnRunner:
             steps=record.step_count,
             error=record.error,
         )
-        return self.saver.schedule(record, first=lease.saving(spent))
+        return self.saver.schedule(record, first=self._finish(lease, spent))
+
+    async def _finish(self, lease: TurnLease, spent: HoldSettlement | None) -> None:
+        """The lease moved to saving and the budgets settled; when Redis is away, the
+        settlement is tried again in the background until it answers (the saver goes on, and
+        the lease's release, after the save, waits for Redis by itself)."""
+        try:
+            await lease.saving(spent)
+        except SharedStateDown:
+            if spent is not None:
+                task = asyncio.create_task(ratelimit.budget_settle_again(spent))
+                self._settling.add(task)  # a reference, or the task may be collected
+                task.add_done_callback(self._settling.discard)
+            raise
 
     def model(self) -> ChatModel:
         """The configured model; the OpenAI client is kept per event loop (it pools connections)."""

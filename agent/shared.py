@@ -250,6 +250,8 @@ class RedisState:
                 max_connections=POOL_SIZE,
                 timeout=POOL_WAIT_SECONDS,
                 driver_info=DriverInfo(),
+                socket_timeout=settings.SHARED_STATE_SECONDS,
+                socket_connect_timeout=settings.SHARED_STATE_SECONDS,
             )
             connection = self._clients[loop] = (redis.Redis(connection_pool=pool), {})
         return connection

@@ -137,6 +137,10 @@ REDIS_URL = env.str("REDIS_URL", default="")
 # A Redis that hangs costs a cache call this long, then it fails: an article page reads its body's
 # HTML from the cache and renders it itself when the cache fails (blog.selectors.article_body_html).
 CACHE_REDIS_SECONDS = env.float("CACHE_REDIS_SECONDS", default=1.0)
+# A call on the shared state (limits, budgets, turn locks: agent/shared.py) fails past this, so
+# a Redis that hangs (frozen, or cut off by the network) is `unavailable` instead of a wait the
+# client library decides (redis-py 8 waits 5 s a call, and a message makes two: 10 s of nothing).
+SHARED_STATE_SECONDS = env.float("SHARED_STATE_SECONDS", default=2.0)
 
 
 def redis_cache(url: str) -> dict:

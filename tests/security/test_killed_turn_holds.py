@@ -109,3 +109,23 @@ async def test_the_visitors_next_turn_keeps_its_own_hold_apart(workers, scripted
     assert budgets(client, str(turn.conversation_id))["site"] == spent + 1200
     assert budgets(client, again[0]["conversation_id"])["address"] == spent + 1200
     client.close()
+
+
+async def test_a_killed_turns_record_keeps_the_tokens_its_budgets_are_charged(
+    workers, scripted, redis_url
+):
+    # Recorded with 0 tokens before (its hold was settled to 1,443 in a cluster run): the
+    # admin's review and the Tokens column said the turn cost nothing.
+    scripted.enqueue(text_response(PIECES, hold=True))
+    a, _b = workers
+    client = redis.Redis.from_url(redis_url)
+
+    turn = await kill_mid_turn(a, "killed with its tokens")
+    await recover(redis_url)
+    await turn.arefresh_from_db()
+
+    charged = budgets(client, str(turn.conversation_id))["site"]
+    assert turn.status == "interrupted"
+    assert turn.input_tokens + turn.output_tokens == charged > 0
+    assert turn.output_tokens > 0  # the text it had written, counted as the loop counts it
+    client.close()
