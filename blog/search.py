@@ -33,7 +33,6 @@ from blog.search_fusion import _fuse, _Query, _Ranked
 from blog.search_hits import SearchHit, _hit
 from blog.search_lists import _text_statement, _text_window
 from blog.spelling import applied, typo_fixes
-from blog.word_forms import form_fixes
 from ops.tracing import embedding_span
 
 MAX_LIMIT = 50
@@ -109,9 +108,6 @@ def _search(
     words = spelling_words(vocabulary.frequency)
     fixes = typo_fixes(typed, words, as_typed=acronyms(query))  # "diference": "difference"
     terms = applied(typed, fixes)
-    # Another form of a word the blog writes ("fusing": "fusion"; blog.word_forms).
-    forms = form_fixes(terms, vocabulary.frequency)
-    fixes, terms = {**fixes, **forms}, applied(terms, forms)
     languages = _languages(vocabulary)
     fetched = search_fetch.lists_fetch(
         lexical=" ".join(terms),
