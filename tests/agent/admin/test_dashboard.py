@@ -134,16 +134,19 @@ def test_chart_labels_are_escaped():
 
 
 def test_number_formats():
-    assert charts.format_ms(None) == "—"
-    assert charts.format_ms(38.0) == "38 ms"
-    assert charts.format_ms(38.5) == "38.5 ms"
-    assert charts.format_ms(3600) == "3.60 s"
-    assert charts.format_ms(18_440) == "18.4 s"
-    assert charts.format_ms(184_000) == "3 min 4 s"
+    # In English whatever an earlier test left active in this thread (a random order of the
+    # clean-clone CI once left zh-hans, and "38 ms" read "38 毫秒").
+    with translation.override("en"):
+        assert charts.format_ms(None) == "—"
+        assert charts.format_ms(38.0) == "38 ms"
+        assert charts.format_ms(38.5) == "38.5 ms"
+        assert charts.format_ms(3600) == "3.60 s"
+        assert charts.format_ms(18_440) == "18.4 s"
+        assert charts.format_ms(184_000) == "3 min 4 s"
+        assert charts.format_percent(0.125) == "12.5%"
+        assert charts.format_count(12345) == "12,345"
     with translation.override("zh-hans"):
         assert charts.format_ms(184_000) == "3 分 4 秒"
-    assert charts.format_percent(0.125) == "12.5%"
-    assert charts.format_count(12345) == "12,345"
 
 
 def test_unknown_period_falls_back_to_thirty_days(staff_client):
