@@ -77,3 +77,34 @@ def test_a_400_page_that_cannot_render_falls_back_to_plain_words(broken_site, se
 
     assert response.status_code == 400
     assert response.content.decode() == "The request could not be read."
+
+
+@pytest.mark.parametrize(
+    ("language", "heading"),
+    [
+        ("en", "The request could not be read"),
+        ("zh-hans", "这个请求无法读取"),
+        ("zh-tw", "這個請求無法讀取"),
+    ],
+)
+@pytest.mark.parametrize("address", ["/articles/%00/", "/?q=a%00b"])
+def test_a_url_holding_a_nul_gets_the_sites_400_page_in_the_readers_language(
+    client, language, heading, address
+):
+    # The guard refusing it runs before the language is chosen: the reader got the English
+    # plain text "The URL contains a NUL or an invalid character." and no way back.
+    response = client.get(address, HTTP_ACCEPT_LANGUAGE=language)
+
+    assert response.status_code == 400
+    assert response["Content-Type"].startswith("text/html")
+    html = response.content.decode()
+    assert heading in html and 'href="/"' in html
+    assert "\x00" not in html
+    assert "Accept-Language" in response["Vary"]
+
+
+def test_an_api_url_holding_a_nul_still_gets_json(client):
+    response = client.get("/api/articles/%00", HTTP_ACCEPT_LANGUAGE="zh-hans")
+
+    assert response.status_code == 400
+    assert response.json()["code"] == "bad_request"
