@@ -7,7 +7,9 @@ import logging
 from collections.abc import Iterable
 
 from django.conf import settings
+from django.contrib.admin.models import ADDITION, CHANGE, LogEntry
 from django.contrib.auth.models import AnonymousUser, User
+from django.contrib.contenttypes.models import ContentType
 from django.core.cache import cache
 from django.db.models import (
     BooleanField,
@@ -206,6 +208,21 @@ def article_nearest_to_slug(*, slug: str) -> Article | None:
     if found is None:
         return None
     return Article.objects.published().only("title", "slug").filter(slug=found).first()
+
+
+def article_last_saved_by(*, article: Article) -> str:
+    """The name of who last saved this article in the admin ("" if nobody did there)."""
+    entry = (
+        LogEntry.objects.filter(
+            content_type=ContentType.objects.get_for_model(Article),
+            object_id=str(article.pk),
+            action_flag__in=[ADDITION, CHANGE],
+        )
+        .select_related("user")
+        .order_by("-action_time", "-id")
+        .first()
+    )
+    return entry.user.get_username() if entry else ""
 
 
 def article_get_by_former_slug(*, slug: str, user: User | AnonymousUser) -> Article | None:
