@@ -50,3 +50,33 @@ def test_an_article_nobody_cited_and_a_tag_get_no_note(staff_client):
     page = staff_client.get(f"/admin/blog/article/{article.pk}/delete/").content.decode()
 
     assert "dc-delete-cited" not in page and "Articles: 1" in page
+
+
+@pytest.fixture
+def editor(transactional_db) -> None:
+    from django.contrib.auth import get_user_model
+
+    get_user_model().objects.create_user("ed", password="a-long-password", is_staff=True,
+                                         is_superuser=True)  # fmt: skip
+    Article.objects.create(title="Anatomy of the agent loop", slug="anatomy", body="B.")
+
+
+@pytest.mark.e2e
+def test_on_a_phone_an_articles_title_is_not_squeezed_a_word_a_line(live_server, editor, browser):
+    # The title is each row's <th>: the rule giving it 14rem named td.field-title and never
+    # applied, so "Anatomy of the agent loop" took five lines 98 px wide beside one-line dates.
+    page = browser.new_page(viewport={"width": 390, "height": 844})
+    page.goto(f"{live_server.url}/admin/login/?next=/admin/")
+    page.fill("#id_username", "ed")
+    page.fill("#id_password", "a-long-password")
+    page.click("input[type=submit]")
+    page.wait_for_url(f"{live_server.url}/admin/")
+    page.goto(f"{live_server.url}/admin/blog/article/")
+
+    width = page.evaluate("document.querySelector('#result_list th.field-title').offsetWidth")
+    assert width >= 14 * 16, width
+    page.set_viewport_size({"width": 1280, "height": 800})  # and the list still fits a desktop
+    fits = "(() => { const r = document.querySelector('.results'); "
+    fits += "return r.scrollWidth <= r.clientWidth; })()"
+    assert page.evaluate(fits)
+    page.close()
