@@ -5,9 +5,18 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from testing_support.model_server import text_response
+from testing_support.live_server import LiveServer
+from testing_support.model_server import error_response, text_response
 from tests.e2e.conftest import CHROMIUM
-from tests.e2e.test_chat_panel import STEP_LIMITS, ask, open_chat, wait_answered, words
+from tests.e2e.test_chat_panel import (
+    STEP_LIMITS,
+    ask,
+    conversation_id,
+    open_chat,
+    saved_turns,
+    wait_answered,
+    words,
+)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db]
 
@@ -39,3 +48,59 @@ def test_a_copied_answer_links_the_site_by_its_whole_address(site, scripted, ope
     # On the page the link stays the site's own.
     link = page.locator(".chat-answer a", has_text="the article")
     expect(link).to_have_attribute("href", f"/articles/{STEP_LIMITS}/#sec-1")
+
+
+SETUP = (
+    "The assistant can’t answer at the moment: its language model isn’t set up right. "
+    "Asking again won’t help until the site’s owner fixes it."
+)
+
+
+def test_a_model_refusing_the_sites_settings_says_so_after_a_reload(site, scripted, open_page):
+    # Live the note said "isn't set up right… asking again won't help"; after a reload the
+    # same turn read "isn't responding right now", and the reader asked again.
+    scripted.enqueue(error_response(401, message="scripted refusal"))
+    page = open_page()
+    page.goto(site + "/")
+    open_chat(page)
+    ask(page, "Is the model set up?")
+    wait_answered(page)
+    expect(page.locator(".chat-turn .chat-note__text")).to_have_text(SETUP)
+    saved_turns(conversation_id(page))
+
+    page.reload()
+    expect(page.locator(".chat-turn")).to_have_count(1)
+    expect(page.locator(".chat-turn .chat-note__text")).to_have_text(SETUP)
+    expect(page.locator(".chat-note")).to_have_count(1)
+
+
+def test_a_days_wait_is_still_said_after_a_reload_and_goes_once_asked_again(
+    live_data, tmp_path, open_page
+):
+    # The refusal at the door is never recorded: a reload showed the first answer alone, and
+    # the reader, told nothing, asked again and was refused again.
+    env = {"AGENT_MESSAGES_PER_DAY_PER_IP": "1"}  # the offline model: no token budget binds
+    with LiveServer("day-wait-reload", live_data, env, tmp_path / "spool") as server:
+        page = open_page()
+        page.goto(server.url + "/")
+        open_chat(page)
+        ask(page, "What is a step limit?")
+        wait_answered(page)
+        ask(page, "And why five?")
+        note = page.locator(".chat-note--warn .chat-note__text")
+        expect(note).to_contain_text("as many questions as one connection may in a day")
+        live = note.inner_text()
+        saved_turns(conversation_id(page))
+
+        page.reload()
+        expect(page.locator(".chat-turn")).to_have_count(2)
+        expect(note).to_have_text(live)  # the same clock time
+        expect(page.locator(".chat-turn").last.locator(".chat-question__text")).to_have_text(
+            "And why five?"
+        )
+        expect(page.locator("#chat-input")).to_have_value("And why five?")
+
+        # Sent again, its copy and note give way to the new refusal: one of each, not two.
+        page.locator("#chat-input").press("Enter")
+        expect(page.locator(".chat-turn")).to_have_count(2)
+        expect(note).to_have_count(1)
