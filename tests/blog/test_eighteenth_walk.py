@@ -63,7 +63,7 @@ def test_a_mistyped_or_cut_short_address_names_the_article_it_meant(client, make
 
     assert response.status_code == 404
     html = response.content.decode()
-    link = '<a href="/articles/hybrid-search-with-rrf/">Hybrid search with RRF</a>'
+    link = '<a href="/articles/hybrid-search-with-rrf/" lang="en">Hybrid search with RRF</a>'
     assert f"Did you mean {link}?" in html
 
 
@@ -87,3 +87,5 @@ def test_the_suggestion_is_escaped_and_translated(client, make_article):
 
     assert "你要找的是不是" in html
     assert "&lt;b&gt;Bold&lt;/b&gt; ideas" in html and "<b>Bold</b>" not in html
+    # An English title in a Chinese sentence says its language (a screen reader's voice).
+    assert 'lang="en">&lt;b&gt;Bold' in html
