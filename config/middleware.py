@@ -172,7 +172,7 @@ class UrlTextGuard(AsyncMiddleware):
         try:
             pairs = request.GET.lists()
         except TooManyFieldsSent:
-            return _bad_url(request, "The URL has too many query parameters.")
+            return await _bad_url(request, "The URL has too many query parameters.")
         values = [request.path, *(text for pair in pairs for text in _flat(pair))]
         if any(INVALID.search(value) for value in values):
             return await _bad_url(request, "The URL contains a NUL or an invalid character.")

@@ -108,3 +108,14 @@ def test_an_api_url_holding_a_nul_still_gets_json(client):
 
     assert response.status_code == 400
     assert response.json()["code"] == "bad_request"
+
+
+def test_a_query_past_the_field_limit_gets_the_400_page_not_a_500(client, settings):
+    # Its refusal, made a coroutine with the NUL page, was returned un-awaited: a 500.
+    settings.DATA_UPLOAD_MAX_NUMBER_FIELDS = 10
+    query = "&".join(f"f{n}=1" for n in range(11))
+
+    response = client.get(f"/?{query}", HTTP_ACCEPT_LANGUAGE="zh-hans")
+
+    assert response.status_code == 400
+    assert "这个请求无法读取" in response.content.decode()
