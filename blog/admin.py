@@ -4,6 +4,7 @@ import datetime as dt
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin.utils import flatten_fieldsets
 from django.contrib.admin.widgets import AdminTextareaWidget
 from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
@@ -196,6 +197,14 @@ class ArticleAdmin(BoundedLookups, OwnRowsDeletion, admin.ModelAdmin):
         "summary": {"rows": 3, "class": "vLargeTextField dc-article-summary"},
         "body": {"rows": 24, "class": "vLargeTextField dc-article-body", "spellcheck": "true"},
     }
+
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        if obj is not None and not self.has_change_permission(request, obj):
+            # A reviewer who may only view read "Left empty, it is the moment you save as
+            # Published…" and how to write an image under fields they cannot edit.
+            fields = flatten_fieldsets(self.get_fieldsets(request, obj))
+            kwargs["help_texts"] = dict.fromkeys(fields, "")
+        return super().get_form(request, obj, change, **kwargs)
 
     def formfield_for_dbfield(self, db_field, request, **kwargs):
         if db_field.name in self.TEXTAREAS:

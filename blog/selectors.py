@@ -1,12 +1,15 @@
 """Reads for the blog. Visibility rules live here, so no page can forget them."""
 
 import datetime as dt
+import difflib
 import hashlib
 import logging
 from collections.abc import Iterable
 
 from django.conf import settings
+from django.contrib.admin.models import ADDITION, CHANGE, LogEntry
 from django.contrib.auth.models import AnonymousUser, User
+from django.contrib.contenttypes.models import ContentType
 from django.core.cache import cache
 from django.db.models import (
     BooleanField,
@@ -162,6 +165,64 @@ def article_get_visible(*, slug: str, user: User | AnonymousUser) -> Article:
         return articles.prefetch_related("tags").get(slug=slug)
     except Article.DoesNotExist as exc:
         raise Http404("No article here.") from exc
+
+
+# How alike a mistyped address and an article's must be (difflib's ratio) to suggest it: one
+# wrong, missing or swapped letter in a 20-letter slug is 0.9-0.95; "pgvector" for
+# "pgvector-and-hnsw" is 0.64, too far to be the same link.
+SLUG_CLOSE_RATIO = 0.8
+
+
+def article_neighbours(*, article: Article) -> tuple[Article | None, Article | None]:
+    """The published articles just older and just newer than this one, for the links under it.
+
+    A reader who came from a search engine straight to one article met only "All articles"
+    at its end. A draft previewed by staff has no place in the list, so no neighbours.
+    """
+    if not article.is_public:
+        return None, None
+    published = Article.objects.published().only("title", "slug", "published_at")
+    older = published.filter(
+        Q(published_at__lt=article.published_at)
+        | Q(published_at=article.published_at, id__lt=article.id)
+    ).order_by("-published_at", "-id")
+    newer = published.filter(
+        Q(published_at__gt=article.published_at)
+        | Q(published_at=article.published_at, id__gt=article.id)
+    ).order_by("published_at", "id")
+    return older.first(), newer.first()
+
+
+def article_nearest_to_slug(*, slug: str) -> Article | None:
+    """The published article whose address is closest to a mistyped one ("…-with-rfr"), if
+    one is close: a reader who typed or trimmed a link was told only that there was no page.
+
+    Published articles only, so a 404 names nothing a visitor could not already find.
+    """
+    slugs = list(Article.objects.published().values_list("slug", flat=True))
+    typed = slug.lower()
+    close = difflib.get_close_matches(typed, slugs, n=1, cutoff=SLUG_CLOSE_RATIO)
+    # A link cut short ("hybrid-search" for "hybrid-search-with-rrf") is the only one it begins.
+    started = [candidate for candidate in slugs if candidate.startswith(f"{typed}-")]
+    found = close[0] if close else started[0] if len(started) == 1 else None
+    if found is None:
+        return None
+    return Article.objects.published().only("title", "slug").filter(slug=found).first()
+
+
+def article_last_saved_by(*, article: Article) -> str:
+    """The name of who last saved this article in the admin ("" if nobody did there)."""
+    entry = (
+        LogEntry.objects.filter(
+            content_type=ContentType.objects.get_for_model(Article),
+            object_id=str(article.pk),
+            action_flag__in=[ADDITION, CHANGE],
+        )
+        .select_related("user")
+        .order_by("-action_time", "-id")
+        .first()
+    )
+    return entry.user.get_username() if entry else ""
 
 
 def article_get_by_former_slug(*, slug: str, user: User | AnonymousUser) -> Article | None:

@@ -39,7 +39,9 @@ def article_detail(request: HttpRequest, slug: str) -> HttpResponse:
         # A reader's citation to an article since withdrawn lands here, from a chat answered
         # before: the site's page, with the panel and its conversation, even under `make run`'s
         # DEBUG, whose yellow page of URL patterns is for a path no route matches.
-        return render(request, "404.html", {"article_missing": True}, status=404)
+        nearest = selectors.article_nearest_to_slug(slug=slug)
+        context = {"article_missing": True, "nearest": nearest}
+        return render(request, "404.html", context, status=404)
     response = article_page_render(request, article=article, tags=article.tags.all())
     if not article.is_public:
         # A staff preview of a draft: the same URL is a 404 for everyone else, so no shared
@@ -76,12 +78,15 @@ def article_page_render(
     body_html = (
         markdown_to_html(article.body) if preview else selectors.article_body_html(article=article)
     )
+    older, newer = (None, None) if preview else selectors.article_neighbours(article=article)
     context = {
         "article": article,
         "tags": tags,
         "body_html": body_html,
         "preview": preview,
         "problems": problems,
+        "older": older,
+        "newer": newer,
     }
     return render(request, "blog/article_detail.html", context)
 

@@ -13,15 +13,15 @@ from django.http import (
     Http404,
     HttpRequest,
     HttpResponse,
-    HttpResponseBadRequest,
     HttpResponseNotAllowed,
 )
 from django.middleware.locale import LocaleMiddleware
 from django.urls import Resolver404, get_resolver, resolve, reverse
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.cache import patch_cache_control, patch_vary_headers
 
 from agent.text import INVALID
+from blog import views as blog_views
 from config.api_errors import (
     METHOD_NOT_ALLOWED,
     SERVER_ERROR,
@@ -172,17 +172,29 @@ class UrlTextGuard(AsyncMiddleware):
         try:
             pairs = request.GET.lists()
         except TooManyFieldsSent:
-            return _bad_url(request, "The URL has too many query parameters.")
+            return await _bad_url(request, "The URL has too many query parameters.")
         values = [request.path, *(text for pair in pairs for text in _flat(pair))]
         if any(INVALID.search(value) for value in values):
-            return _bad_url(request, "The URL contains a NUL or an invalid character.")
+            return await _bad_url(request, "The URL contains a NUL or an invalid character.")
         return await self.get_response(request)
 
 
-def _bad_url(request: HttpRequest, message: str) -> HttpResponse:
+async def _bad_url(request: HttpRequest, message: str) -> HttpResponse:
     if is_api_request(request):
         return api_error_json(status=400, detail=message, code="bad_request")
-    return HttpResponseBadRequest(message, content_type="text/plain")
+    return await sync_to_async(_bad_url_page)(request)
+
+
+def _bad_url_page(request: HttpRequest) -> HttpResponse:
+    """The site's 400 page in the reader's language: this guard runs before the language is
+    chosen, and a reader whose link held `%00` got English plain text ("The URL contains a NUL
+    or an invalid character.") with no way back to the site."""
+    language = translation.get_language_from_request(request)
+    with translation.override(language):
+        response = blog_views.bad_request(request)
+        response["Content-Language"] = translation.get_language()
+    patch_vary_headers(response, ("Accept-Language", "Cookie"))
+    return response
 
 
 def _flat(pair: tuple[str, list[str]]) -> list[str]:

@@ -104,7 +104,11 @@ def cluster_plan(*, workers: int, host: str, port: int, database_url: str) -> Pl
     if not os.environ.get("DATABASE_URL"):
         programs.append(Program("postgres", _python(entries["postgres"]), priority=10))
     if redis_port:
-        programs.append(Program("redis", _system(entries["redis"], values), priority=10))
+        # Its own lines (a banner, "WARNING Memory overcommit must be enabled!", a production
+        # host's concern) went to the console between Docent's; they go to its file instead.
+        log = shlex.quote(str(data / "redis" / "redis.log"))
+        redis = f"{_system(entries['redis'], values)} --logfile {log}"
+        programs.append(Program("redis", redis, priority=10))
     programs.append(Program("worker", _python(entries["worker"]), priority=30))
     for number, web_port in enumerate(web_ports, start=1):
         command = _expand(entries["web"], values | {"PORT": str(web_port)})

@@ -71,7 +71,7 @@ class SuspiciousRequestFilter(logging.Filter):
     Django logs each at ERROR with the exception: 30 lines (2.2 kB) per request with a foreign
     Host header, so a client alone decided how fast the error log grew. The client still gets
     its 400; the line says what was refused. Django's line for any other refused request
-    ("Not Found: /path") is cut to the same length.
+    ("Not Found: /path") is cut to the same length, and a 4xx's line drops its traceback.
     """
 
     def filter(self, record: logging.LogRecord) -> bool:
@@ -85,6 +85,10 @@ class SuspiciousRequestFilter(logging.Filter):
             message = record.getMessage()
             if len(message) > SUSPICIOUS_LINE_CHARS:
                 record.msg, record.args = _cut(message), None
+            if getattr(record, "status_code", 500) < 500:
+                # A refusal the site meant (a PermissionDenied: a reviewer who may only view,
+                # polling a page's state) came with its traceback, 20 lines of a planned 403.
+                record.exc_info, record.exc_text = None, None
         return True
 
 

@@ -17,6 +17,7 @@ from agent.selectors.changelists import (
     turn_list_annotate,
     turn_models,
 )
+from agent.selectors.citations import Citing, article_citing
 from agent.selectors.conversations import (
     conversation_get_owned,
     conversation_history,
@@ -47,6 +48,8 @@ from agent.selectors.unanswered import (
 )
 
 __all__ = [
+    "Citing",
+    "article_citing",
     "ModelTrouble",
     "model_endpoint",
     "model_trouble",

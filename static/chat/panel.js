@@ -16,6 +16,9 @@ import { el, fmt, shorten, storageGet, storageSet } from "./util.js";
 
 const KEY_CONVERSATION = "docent.chat.conversation";
 const KEY_OPEN = "docent.chat.open";
+// A wait the server set, or a model it cannot reach for its settings, kept for this tab: a
+// reload lost the note, and the reader asked again only to be refused again.
+const KEY_ENDING = "docent.chat.ending";
 const RETRYABLE = new Set([...CONFIG.retryable, "connection", "unreachable"]);
 // Silence from the server this long, mid-turn, is worth a word: dots alone for a minute read as
 // a hang (a slow model, a slow network). A model may take this long to start, rarely longer.
@@ -54,6 +57,7 @@ class Panel {
     this.restored = null; // Promise of the transcript restore
     this.conversationId = storageGet("localStorage", KEY_CONVERSATION);
     this.feedback = new Map(); // turn number -> Feedback
+    this.pastTurns = new Map(); // turn number -> Turn, as restored
     this.stick = true; // keep the log scrolled to the newest line
     this.connection = new Connection(root.getAttribute("data-ws-path"), {
       onEvent: (event) => this.handleEvent(event),
@@ -190,6 +194,7 @@ class Panel {
     turn.finish(!error);
     if (!error) this.addFeedback(turn, {});
     if (error) this.explain(turn, error);
+    if (error) this.rememberEnding(turn, error);
     // A question no server received, or one refused before any answer (a rate limit that
     // will lift), is in the box again: sent again, it replaces this one and its warning.
     this.unsent = error && refusedBeforeAnswer(error, turn) ? turn : null;
@@ -237,6 +242,54 @@ class Panel {
     }
   }
 
+  /** Keep a turn's ending that a reload must not lose: a wait the server set (a rate limit, a
+   * day's budget) while it lasts, or a model refusing the site's settings. */
+  rememberEnding(turn, error) {
+    const wait = error.code === "rate_limited" && error.retry_after > 0;
+    if (!wait && error.reason !== "setup") return;
+    const ending = {
+      conversation: this.conversationId || "",
+      turn: turn.number ?? null,
+      code: error.code,
+      reason: error.reason || "",
+      until: wait ? Date.now() + error.retry_after * 1000 : 0,
+      question: turn.question,
+    };
+    storageSet("sessionStorage", KEY_ENDING, JSON.stringify(ending));
+  }
+
+  /** After a reload, the kept ending says again what it said live: under its turn if the
+   * transcript has it, else (refused at the door, never recorded) under its question. */
+  recallEnding() {
+    if (this.recalled) return;
+    this.recalled = true;
+    let ending = null;
+    try {
+      ending = JSON.parse(storageGet("sessionStorage", KEY_ENDING) || "null");
+    } catch {
+      ending = null;
+    }
+    const left = ending?.until ? (ending.until - Date.now()) / 1000 : 0;
+    const stale = ending?.conversation !== (this.conversationId || "") || (ending?.until && left <= 0);
+    if (!ending || stale) {
+      storageSet("sessionStorage", KEY_ENDING, "");
+      return;
+    }
+    const error = { code: ending.code, reason: ending.reason || undefined };
+    if (ending.until) error.retry_after = left;
+    let turn = this.pastTurns.get(ending.turn);
+    if (turn) {
+      for (const note of turn.node.querySelectorAll(".chat-note")) note.remove();
+    } else {
+      turn = new Turn(String(ending.question || ""));
+      turn.finish(false);
+      this.showEmpty(false);
+      this.log.appendChild(turn.node);
+      this.unsent = turn; // asked again, it replaces this copy, as live
+    }
+    this.explain(turn, error);
+  }
+
   /** A button under `box` that asks the turn's question again, after `before()`. */
   askButton(box, label, turn, before = () => {}) {
     const button = el("button", "chat-note__action", label);
@@ -280,6 +333,7 @@ class Panel {
     this.restoreNote = null;
     if (this.unsent?.question === text) this.unsent.node.remove(); // not asked twice in the log
     this.unsent = null;
+    storageSet("sessionStorage", KEY_ENDING, ""); // this question's own ending replaces it
     // What was put back in the box has gone out, or given way to this question: "Your
     // question is back in the box" stayed under the old warning, pointing at an empty box.
     for (const hint of this.log.querySelectorAll(".chat-note__hint")) hint.remove();
@@ -358,7 +412,7 @@ class Panel {
     if (this.restored) return this.restored;
     const id = this.conversationId;
     if (!id || !/^[0-9a-f-]{36}$/i.test(id)) {
-      this.restored = Promise.resolve();
+      this.restored = Promise.resolve().then(() => this.recallEnding());
       return this.restored;
     }
     const loading = el("div", "chat-typing chat-typing--restore");
@@ -369,6 +423,7 @@ class Panel {
         loading.remove();
         if (!data || this.conversationId !== id) return;
         for (const past of data.turns || []) this.renderPastTurn(past);
+        this.recallEnding();
         this.scrollDown(true);
       })
       .catch(() => {
@@ -397,6 +452,7 @@ class Panel {
     if (!past || typeof past.user_message !== "string") return;
     this.showEmpty(false);
     const turn = Turn.fromPast(past);
+    this.pastTurns.set(turn.number, turn);
     this.log.appendChild(turn.node);
     if (past.status === "done") this.addFeedback(turn, { vote: past.vote, comment: past.comment });
   }
@@ -416,7 +472,9 @@ class Panel {
       this.connection.restart();
     }
     this.setConversation("");
+    storageSet("sessionStorage", KEY_ENDING, "");
     this.feedback.clear();
+    this.pastTurns.clear();
     this.restored = Promise.resolve();
     for (const child of [...this.log.children]) if (child !== this.empty) child.remove();
     this.showEmpty(true);

@@ -2,7 +2,7 @@
 import { renderMarkdown } from "./markdown.js";
 import { errorMessage, Step } from "./steps.js";
 import { S } from "./strings.js";
-import { copyText, el, localPath, shorten, withoutOverrides } from "./util.js";
+import { copyText, el, localPath, shorten, withoutOverrides, withSiteLinks } from "./util.js";
 
 // What a sources line holds besides its links: a label, then joiners only ("Sources: A, B",
 // "Sources: A and B.", "来源：A 和 B。"); with "and" or the full stop, it stayed in the answer.
@@ -211,7 +211,8 @@ export class Turn {
     this.node.classList.remove("is-streaming");
     if (answered && !this.text.trim()) this.answer.appendChild(el("p", "chat-muted", S.no_answer));
     if (this.text.trim()) {
-      const copied = () => withoutOverrides(this.text).trim(); // as shown: see withoutOverrides
+      // As shown (see withoutOverrides), its links to the site whole (see withSiteLinks).
+      const copied = () => withSiteLinks(withoutOverrides(this.text).trim());
       this.actions.appendChild(copyButton("chat-copy--answer", copied, S.copy_answer));
       this.actions.hidden = false;
     }

@@ -75,6 +75,16 @@ export function localPath(url) {
     : null;
 }
 
+/**
+ * An answer's Markdown with the site's own links made whole: pasted into a mail or a chat,
+ * "[pgvector and HNSW](/articles/pgvector-and-hnsw/)" led nowhere. Code is left as written.
+ */
+export function withSiteLinks(markdown) {
+  const parts = markdown.split(/(```[\s\S]*?(?:```|$)|`[^`\n]*`)/);
+  const whole = (text) => text.replace(/\]\((\/(?!\/)[^)\s]*)\)/g, `](${location.origin}$1)`);
+  return parts.map((part, i) => (i % 2 ? part : whole(part))).join("");
+}
+
 /** Copy text; the clipboard API needs a secure context (localhost counts). */
 export async function copyText(text) {
   if (!navigator.clipboard) throw new Error("no clipboard");

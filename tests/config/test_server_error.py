@@ -77,3 +77,45 @@ def test_a_400_page_that_cannot_render_falls_back_to_plain_words(broken_site, se
 
     assert response.status_code == 400
     assert response.content.decode() == "The request could not be read."
+
+
+@pytest.mark.parametrize(
+    ("language", "heading"),
+    [
+        ("en", "The request could not be read"),
+        ("zh-hans", "这个请求无法读取"),
+        ("zh-tw", "這個請求無法讀取"),
+    ],
+)
+@pytest.mark.parametrize("address", ["/articles/%00/", "/?q=a%00b"])
+def test_a_url_holding_a_nul_gets_the_sites_400_page_in_the_readers_language(
+    client, language, heading, address
+):
+    # The guard refusing it runs before the language is chosen: the reader got the English
+    # plain text "The URL contains a NUL or an invalid character." and no way back.
+    response = client.get(address, HTTP_ACCEPT_LANGUAGE=language)
+
+    assert response.status_code == 400
+    assert response["Content-Type"].startswith("text/html")
+    html = response.content.decode()
+    assert heading in html and 'href="/"' in html
+    assert "\x00" not in html
+    assert "Accept-Language" in response["Vary"]
+
+
+def test_an_api_url_holding_a_nul_still_gets_json(client):
+    response = client.get("/api/articles/%00", HTTP_ACCEPT_LANGUAGE="zh-hans")
+
+    assert response.status_code == 400
+    assert response.json()["code"] == "bad_request"
+
+
+def test_a_query_past_the_field_limit_gets_the_400_page_not_a_500(client, settings):
+    # Its refusal, made a coroutine with the NUL page, was returned un-awaited: a 500.
+    settings.DATA_UPLOAD_MAX_NUMBER_FIELDS = 10
+    query = "&".join(f"f{n}=1" for n in range(11))
+
+    response = client.get(f"/?{query}", HTTP_ACCEPT_LANGUAGE="zh-hans")
+
+    assert response.status_code == 400
+    assert "这个请求无法读取" in response.content.decode()

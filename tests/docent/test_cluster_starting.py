@@ -114,3 +114,31 @@ def test_a_cluster_web_process_does_not_repeat_the_debug_banner(capsys, settings
     assert "DEBUG IS ON" not in capsys.readouterr().err
     Command().check_debug("127.0.0.1")
     assert "DEBUG IS ON" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(shutil.which("redis-server") is None, reason="no redis-server")
+def test_the_clusters_redis_writes_its_own_lines_to_its_file_not_the_console(settings, tmp_path):
+    # "oO0OoO0OoO0Oo Redis is starting" and "WARNING Memory overcommit must be enabled!" (a
+    # production host's setting) sat between Docent's lines on every `make run WORKERS=2`.
+    import shlex
+    import subprocess
+    import time
+
+    settings.BASE_DIR = tmp_path
+    plan = cluster.cluster_plan(workers=2, host="127.0.0.1", port=free_port(), database_url="x")
+    cluster.cluster_write(plan)
+    (redis,) = [program for program in plan.programs if program.name == "redis"]
+    log = plan.data / "redis" / "redis.log"
+    # As supervisord runs it: the command split as a shell would, no shell between.
+    command = shlex.split(redis.command)
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)  # noqa: S603
+    try:
+        deadline = time.monotonic() + 30
+        while "Redis is starting" not in (log.read_text() if log.exists() else ""):
+            assert process.poll() is None, process.stdout.read()
+            assert time.monotonic() < deadline, "redis-server wrote no log"
+            time.sleep(0.05)
+    finally:
+        process.terminate()
+        console = process.communicate(timeout=30)[0].decode()
+    assert console == ""

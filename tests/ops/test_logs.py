@@ -129,3 +129,33 @@ def test_a_limit_says_it_refuses_once_a_minute_with_the_count_since(caplog):
         "rate limit ip refused a request from 198.51.100.4\\nFORGED (11 more refused since the "
         'last such line); each refusal counts in docent_rate_limit_refusals_total{reason="ip"}',
     ]
+
+
+def test_a_refused_permission_is_one_warning_line_without_its_traceback(db, client):
+    # A staff user without the blog's permissions whose page still polls an article's index
+    # state: Django logs each PermissionDenied at WARNING with its traceback, ~20 lines a poll.
+    from django.contrib.auth import get_user_model
+
+    from blog.models import Article
+    from ops.logs import SuspiciousRequestFilter
+
+    article = Article.objects.create(title="Zeppelins", slug="zeppelins", body="Gas bags.")
+    user = get_user_model().objects.create_user("mod", password="pw", is_staff=True)
+    client.force_login(user)
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    handler.addFilter(SuspiciousRequestFilter())
+    handler.setFormatter(ContextFormatter("%(levelname)s %(name)s: %(message)s"))
+    logger = logging.getLogger("django.request")
+    logger.addHandler(handler)
+    try:
+        response = client.get(f"/admin/blog/article/{article.pk}/index-state/")
+    finally:
+        logger.removeHandler(handler)
+
+    assert response.status_code == 403
+    lines = stream.getvalue().splitlines()
+    assert lines == [
+        f"WARNING django.request: Forbidden (Permission denied): "
+        f"/admin/blog/article/{article.pk}/index-state/"
+    ]

@@ -39,7 +39,7 @@ class Command(BaseCommand):
         _collectstatic(plan.env)
         conf = cluster.cluster_write(plan)
         self.stdout.write(
-            f"{workers} web processes behind nginx; process ids: "
+            f"{workers} web processes behind nginx. Their process ids: "
             f"{sys.executable} -m supervisor.supervisorctl -c {conf} pid all"
         )
         sys.stdout.flush()

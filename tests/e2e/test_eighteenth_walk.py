@@ -1,0 +1,106 @@
+"""Walk 18 in a real Chromium: what a reader who has talked a while with the panel met."""
+
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+
+from testing_support.live_server import LiveServer
+from testing_support.model_server import error_response, text_response
+from tests.e2e.conftest import CHROMIUM
+from tests.e2e.test_chat_panel import (
+    STEP_LIMITS,
+    ask,
+    conversation_id,
+    open_chat,
+    saved_turns,
+    wait_answered,
+    words,
+)
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db]
+
+if not Path(CHROMIUM).exists():
+    pytest.skip(f"no {CHROMIUM}: apt-get install chromium (.ci/run does)", allow_module_level=True)
+
+
+def test_a_copied_answer_links_the_site_by_its_whole_address(site, scripted, open_page):
+    # Pasted into a mail, "[Why step limits matter](/articles/why-step-limits-matter/)" led
+    # nowhere. Links elsewhere and code are copied as written.
+    answer = (
+        f"Cap the steps, as [the article](/articles/{STEP_LIMITS}/#sec-1) says; "
+        "see also [the spec](https://example.org/spec).\n\n"
+        "```md\n[kept](/as/written/)\n```"
+    )
+    scripted.enqueue(text_response(words(answer)))
+    page = open_page()
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=site)
+    page.goto(site + "/")
+    open_chat(page)
+    ask(page, "Why cap the steps?")
+    wait_answered(page)
+
+    page.locator(".chat-copy--answer").click()
+    expect(page.locator(".chat-copy--answer")).to_have_text("Copied")
+    copied = page.evaluate("navigator.clipboard.readText()")
+    path = f"/articles/{STEP_LIMITS}/"
+    assert copied == answer.replace(f"]({path}", f"]({site}{path}")
+    # On the page the link stays the site's own.
+    link = page.locator(".chat-answer a", has_text="the article")
+    expect(link).to_have_attribute("href", f"/articles/{STEP_LIMITS}/#sec-1")
+
+
+SETUP = (
+    "The assistant can’t answer at the moment: its language model isn’t set up right. "
+    "Asking again won’t help until the site’s owner fixes it."
+)
+
+
+def test_a_model_refusing_the_sites_settings_says_so_after_a_reload(site, scripted, open_page):
+    # Live the note said "isn't set up right… asking again won't help"; after a reload the
+    # same turn read "isn't responding right now", and the reader asked again.
+    scripted.enqueue(error_response(401, message="scripted refusal"))
+    page = open_page()
+    page.goto(site + "/")
+    open_chat(page)
+    ask(page, "Is the model set up?")
+    wait_answered(page)
+    expect(page.locator(".chat-turn .chat-note__text")).to_have_text(SETUP)
+    saved_turns(conversation_id(page))
+
+    page.reload()
+    expect(page.locator(".chat-turn")).to_have_count(1)
+    expect(page.locator(".chat-turn .chat-note__text")).to_have_text(SETUP)
+    expect(page.locator(".chat-note")).to_have_count(1)
+
+
+def test_a_days_wait_is_still_said_after_a_reload_and_goes_once_asked_again(
+    live_data, tmp_path, open_page
+):
+    # The refusal at the door is never recorded: a reload showed the first answer alone, and
+    # the reader, told nothing, asked again and was refused again.
+    env = {"AGENT_MESSAGES_PER_DAY_PER_IP": "1"}  # the offline model: no token budget binds
+    with LiveServer("day-wait-reload", live_data, env, tmp_path / "spool") as server:
+        page = open_page()
+        page.goto(server.url + "/")
+        open_chat(page)
+        ask(page, "What is a step limit?")
+        wait_answered(page)
+        ask(page, "And why five?")
+        note = page.locator(".chat-note--warn .chat-note__text")
+        expect(note).to_contain_text("as many questions as one connection may in a day")
+        live = note.inner_text()
+        saved_turns(conversation_id(page))
+
+        page.reload()
+        expect(page.locator(".chat-turn")).to_have_count(2)
+        expect(note).to_have_text(live)  # the same clock time
+        expect(page.locator(".chat-turn").last.locator(".chat-question__text")).to_have_text(
+            "And why five?"
+        )
+        expect(page.locator("#chat-input")).to_have_value("And why five?")
+
+        # Sent again, its copy and note give way to the new refusal: one of each, not two.
+        page.locator("#chat-input").press("Enter")
+        expect(page.locator(".chat-turn")).to_have_count(2)
+        expect(note).to_have_count(1)
