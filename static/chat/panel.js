@@ -331,7 +331,10 @@ class Panel {
     // The earlier messages will not be loaded above a question asked now (restoreAgain).
     if (this.restoreNote) this.restoreNote.textContent = S.restore_failed;
     this.restoreNote = null;
-    if (this.unsent?.question === text) this.unsent.node.remove(); // not asked twice in the log
+    // A question refused at the door (or that never arrived) was not recorded: asked again, or
+    // given way to another question, it leaves the log, which stacked one "You're asking
+    // faster…" warning per question a hurried reader sent.
+    if (this.unsent) this.unsent.node.remove();
     this.unsent = null;
     storageSet("sessionStorage", KEY_ENDING, ""); // this question's own ending replaces it
     // What was put back in the box has gone out, or given way to this question: "Your

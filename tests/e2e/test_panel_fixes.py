@@ -555,6 +555,14 @@ def test_a_question_refused_at_the_door_and_sent_again_is_shown_once(site, open_
     expect(page.locator(".chat-note")).to_have_count(1)
     screenshot(page, "refused-twice")
 
+    # Another question instead: the refused one, never recorded, gives way to it; one warning
+    # per question stacked down the log of a reader who asked in a hurry.
+    page.locator("#chat-input").fill("And the budgets?")
+    page.locator("#chat-input").press("Enter")
+    expect(page.locator(".chat-turn")).to_have_count(1)
+    expect(page.locator(".chat-turn").first).to_contain_text("And the budgets?")
+    expect(page.locator(".chat-note")).to_have_count(1)
+
 
 def test_a_refused_vote_does_not_end_the_answer_streaming_meanwhile(site, open_page):
     """Vote, then ask at once: the vote's refusal arrives while the new answer streams. It used
