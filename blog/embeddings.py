@@ -336,6 +336,9 @@ def embedder_warm() -> None:
     embedder = embedder_get()
     if isinstance(embedder, LocalEmbedder):
         embedder.embed_query("warm up")
+        # The limits' token counter too: weighed on the event loop (agent.ratelimit), its first
+        # use would load an engine there.
+        query_token_count("warm up")
 
 
 def _embedder_build() -> Embedder:

@@ -188,12 +188,14 @@ def test_warming_loads_the_model_before_the_first_search(monkeypatch):
 
     embedder = LocalEmbedder()
     monkeypatch.setattr(embeddings, "embedder_get", lambda: embedder)
+    monkeypatch.setattr(embeddings, "_counter", [])
     commonness.zipf.cache_clear()
 
     lifecycle.embedder_warm_quietly()
 
     assert (embedder.calls, embedder._made, embedder.busy) == (1, 1, 0)
     assert commonness.zipf.cache_info().currsize == 1  # the word list is read too
+    assert embeddings._counter  # and the limits' token counter, weighed on the event loop
 
 
 def test_a_model_that_fails_to_warm_is_logged_not_raised(monkeypatch, caplog):
