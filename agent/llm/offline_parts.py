@@ -55,6 +55,20 @@ _EVIDENCE_TAIL = re.compile(
 )
 
 
+# "…kill the Postgres query still running? pg_cancel_backend or something like that?": a part
+# that only guesses at the answer names what the first part asks for; it is no question of its
+# own. Split off, the first part was answered from the step-limits article's opening (it shares
+# "stop", "query", "killed") and the guess alone was declined: an answer to a question no
+# article answers. Riding with the first part, the guessed name no article mentions declines
+# the whole question.
+_GUESS_TAIL = re.compile(
+    r"^(?:(?:maybe|perhaps|probably|like|something like)\s+)?[^\s?？]+(?:\s+[^\s?？]+){0,3}\s+"
+    r"or\s+(?:something|anything)(?:\s+(?:like\s+(?:that|this|it)|similar|else))?\s*[?？.!]*$"
+    r"|^[^\s，,。？?][^，,。？?]{0,29}(?:之类的|什么的)(?:吗|吧|呢)?\s*[?？。！!]*$",
+    re.IGNORECASE,
+)
+
+
 def question_parts(question: str) -> list[str]:
     """The question's two parts, or [] when it is asked in one.
 
@@ -64,7 +78,8 @@ def question_parts(question: str) -> list[str]:
     for split in (_by_question_marks, _by_conjunction, _respectively):
         parts = [part.strip(" ,，。") for part in split(text)]
         # A tail asking for evidence rides with what it asks it of; the rest may still split.
-        parts = parts[:1] + [part for part in parts[1:] if not _EVIDENCE_TAIL.match(part)]
+        # So does a guess at the answer ("pg_cancel_backend or something like that?").
+        parts = parts[:1] + [part for part in parts[1:] if not _tail(part)]
         if len(parts) >= 2 and all(_substantial(part) for part in parts):
             if any(_leans_back(part) for part in parts[1:]):
                 return []
@@ -73,6 +88,11 @@ def question_parts(question: str) -> list[str]:
     # A comparison's subjects (offline_compare); "they" there points at both, each part's own.
     parts = comparison_parts(text)
     return parts if parts and all(_substantial(part) for part in parts) else []
+
+
+def _tail(part: str) -> bool:
+    """A part asking for the other's evidence, or guessing at its answer: no subject of its own."""
+    return bool(_EVIDENCE_TAIL.match(part) or _GUESS_TAIL.match(part))
 
 
 # "…cut into chunks before *they* are embedded": a pronoun opening a clause of the part's own,

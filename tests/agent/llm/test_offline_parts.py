@@ -103,6 +103,11 @@ def test_a_question_asked_in_two_is_split_into_its_parts(question, parts):
         "调用次数涨到 20 次，token 会涨多少倍？有没有具体数字？",
         "How much faster is HNSW than a scan? Any benchmarks to back that up?",
         "GIN 索引比 zhparser 慢多少？有实测数据吗？",
+        # A part guessing at the other's answer names what the first asks for: one question.
+        "When a user hits stop, how do I also kill the Postgres query that is still running "
+        "for that turn? pg_cancel_backend or something like that?",
+        "How do I stop the running query? Maybe pg_terminate_backend or something?",
+        "用户点了停止，怎么把还在跑的 SQL 查询也停掉？pg_cancel_backend 之类的？",
         # Many conjunctions and no 分别: one lazy regex around 和 took 2.7 s on this.
         "和 " * 250,
         "a和" * 250,
