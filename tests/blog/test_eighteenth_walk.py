@@ -108,3 +108,16 @@ def test_a_404_compares_a_bounded_number_of_addresses(client, make_article, monk
     assert "Did you mean" not in older  # beyond the newest one compared
     assert "Did you mean" in newest
     assert "Did you mean" not in too_long
+
+
+def test_a_tag_page_says_how_many_articles_and_the_way_back(client, make_article):
+    """A reader from a tag link saw cards and nothing saying how many, or the way back."""
+    make_article(title="One", slug="one", tags=["agents"])
+    make_article(title="Two", slug="two", tags=["agents"])
+    make_article(title="Hidden", slug="hidden", status=Article.Status.DRAFT, tags=["agents"])
+
+    english = client.get("/tags/agents/").content.decode()
+    chinese = client.get("/tags/agents/", HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+
+    assert "2 articles · " in english and '<a href="/">All articles</a>' in english
+    assert "2 篇文章" in chinese and "所有文章" in chinese

@@ -7,7 +7,7 @@ from playwright.sync_api import expect
 
 from testing_support.live_server import LiveServer
 from testing_support.model_server import error_response, text_response
-from tests.e2e.conftest import CHROMIUM
+from tests.e2e.conftest import CHROMIUM, screenshot
 from tests.e2e.test_chat_panel import (
     STEP_LIMITS,
     ask,
@@ -104,3 +104,29 @@ def test_a_days_wait_is_still_said_after_a_reload_and_goes_once_asked_again(
         page.locator("#chat-input").press("Enter")
         expect(page.locator(".chat-turn")).to_have_count(2)
         expect(note).to_have_count(1)
+
+
+def test_a_table_wider_than_a_phone_shows_a_shade_where_it_scrolls(site, open_page):
+    # It scrolled sideways with nothing on screen saying so: the columns past the edge were
+    # never found. The shade sits on the side with more to see (site.css, `.prose table`).
+    page = open_page({"width": 390, "height": 844})
+    page.goto(f"{site}/articles/{STEP_LIMITS}/")
+    page.evaluate(
+        """() => {
+          const table = document.createElement('table');
+          const cells = Array.from({length: 8}, (_, i) => `<td>column_number_${i}</td>`);
+          table.innerHTML = `<tbody><tr>${cells.join('')}</tr></tbody>`;
+          document.querySelector('.prose').prepend(table);
+          table.scrollIntoView();
+          scrollBy(0, -200);  // out from under the sticky header
+        }"""
+    )
+    table = page.locator(".prose table").first
+
+    assert table.evaluate("(node) => node.scrollWidth > node.clientWidth")
+    style = table.evaluate(
+        "(node) => ((s) => [s.backgroundImage, s.backgroundAttachment])(getComputedStyle(node))"
+    )
+    assert style[0].count("radial-gradient") == 2, style  # the two shades
+    assert style[1] == "local, local, scroll, scroll", style  # covers that scroll away
+    screenshot(page, "eighteenth-wide-table-phone")
