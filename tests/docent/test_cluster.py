@@ -5,6 +5,7 @@ killed or stopped; what the database holds is read from this test's own connecti
 """
 
 import asyncio
+import contextlib
 import json
 import threading
 import time
@@ -116,16 +117,14 @@ def test_least_conn_sends_concurrent_streams_to_different_workers(cluster):
 
 def test_websockets_through_nginx_are_upgraded_and_spread(cluster):
     websockets = pytest.importorskip("websockets.sync.client")
-    sockets = [websockets.connect(cluster.ws_url, origin=cluster.url) for _ in range(2)]
-    try:
+    with contextlib.ExitStack() as opened:  # closed on the way out, as the client asks
+        connect = websockets.connect
+        sockets = [opened.enter_context(connect(cluster.ws_url, origin=cluster.url)) for _ in "ab"]
         for number, socket in enumerate(sockets):
             socket.send(json.dumps({"type": "message", "content": f"ws question {number}"}))
             assert json.loads(socket.recv(timeout=30))["type"] == "start"
         turns = [running_turn(f"ws question {number}") for number in range(2)]
         assert len({worker_pid(turn) for turn in turns}) == 2
-    finally:
-        for socket in sockets:
-            socket.close()
 
 
 def test_kill_9_mid_turn_keeps_the_question_and_text_then_recovery_marks_it(cluster):
