@@ -510,7 +510,7 @@ def _written_charge(model: ChatModel, spending: _Spending, written: TextCount, c
     """
     if not cut:
         return written.tokens
-    ceiling = getattr(model, "max_output_tokens", None) or spending.answer_tokens
+    ceiling = model.max_output_tokens or spending.answer_tokens
     return max(written.tokens, ceiling)
 
 

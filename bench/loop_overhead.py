@@ -53,6 +53,7 @@ class SearchIn(BaseModel):
 
 class DocentScript:
     name, offline = "scripted", False
+    max_output_tokens = None
 
     async def stream(self, messages, tools):
         if messages[-1]["role"] == "user":

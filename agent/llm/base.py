@@ -95,6 +95,9 @@ class ChatModel(Protocol):
 
     name: str
     offline: bool
+    # The most output one call may be billed, sent to the endpoint with each call; None when
+    # nothing is sent (the loop then charges a call cut before its end its answer's share).
+    max_output_tokens: int | None
 
     def stream(
         self, messages: list[dict], tools: list[dict] | None

@@ -92,6 +92,7 @@ class OfflineModel:
 
     name = "offline-extractive"
     offline = True
+    max_output_tokens = None
 
     async def stream(
         self, messages: list[dict], tools: list[dict] | None

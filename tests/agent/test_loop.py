@@ -37,6 +37,7 @@ class ScriptedModel:
 
     name = "scripted"
     offline = False
+    max_output_tokens: int | None = None
 
     def __init__(self, *steps: Step) -> None:
         self.steps = list(steps)

@@ -48,6 +48,7 @@ async def which_call(params: NoInput) -> str:
 
 class Script:
     name, offline = "script", False
+    max_output_tokens = None
 
     def __init__(self, fail_second: bool = False) -> None:
         self.fail_second = fail_second
@@ -105,6 +106,7 @@ class ThreeAtOnce:
     """Asks for three tools in one step (they run side by side), then answers."""
 
     name, offline = "script", False
+    max_output_tokens = None
 
     async def stream(self, messages, tools):
         if messages[-1]["role"] == "user":

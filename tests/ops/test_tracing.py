@@ -96,6 +96,7 @@ from ops.observer import TurnObservation
 
 class Model:
     name, offline = "m", False
+    max_output_tokens = None
     async def stream(self, messages, tools):
         if messages[-1]["role"] == "user":
             yield ModelTurn("", [ToolCall("c", "nope", "{}")])

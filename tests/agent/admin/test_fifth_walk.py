@@ -134,6 +134,7 @@ class Silent:
     """A model whose stream ends without a reply, then one that fails without a word."""
 
     name, offline = "silent", False
+    max_output_tokens = None
 
     def __init__(self, raises: Exception | None = None) -> None:
         self.raises = raises
