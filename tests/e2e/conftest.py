@@ -28,6 +28,16 @@ CHROMIUM_ARGS = [
 ]
 DESKTOP = {"width": 1280, "height": 860}
 PHONE = {"width": 360, "height": 740}
+PASSWORD = "a-long-password"
+
+
+def sign_in(page, site: str, username: str = "editor", password: str = PASSWORD) -> None:
+    """Sign in to the admin through its login form and wait for its index."""
+    page.goto(f"{site}/admin/login/?next=/admin/")
+    page.fill("#id_username", username)
+    page.fill("#id_password", password)
+    page.click("input[type=submit]")
+    page.wait_for_url(f"{site}/admin/")
 
 
 @pytest.fixture(scope="package")

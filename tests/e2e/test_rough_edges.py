@@ -11,7 +11,7 @@ from playwright.sync_api import expect
 
 from agent.models import Conversation
 from testing_support.model_server import text_response, tool_call_response
-from tests.e2e.conftest import CHROMIUM, screenshot
+from tests.e2e.conftest import CHROMIUM, screenshot, sign_in
 from tests.e2e.test_chat_panel import (
     LOOP,
     STEP_LIMITS,
@@ -188,14 +188,6 @@ def reviewer(live_data, django_db_blocker):
         user.delete()
 
 
-def sign_in(page, site: str, username: str) -> None:
-    page.goto(f"{site}/admin/login/")
-    page.fill("#id_username", username)
-    page.fill("#id_password", PASSWORD)
-    page.locator("input[type=submit]").click()
-    expect(page.locator("#user-tools")).to_be_visible()
-
-
 def short(moment: datetime, year: bool = False) -> str:
     """The admin's short time: 'Dec 5, 13:01' (lists), 'Dec 5 2026, 13:01' (the transcript)."""
     return f"{moment:%b} {moment.day}{f' {moment.year}' if year else ''}, {moment:%H:%M}"
@@ -212,7 +204,7 @@ def test_admin_times_are_the_viewers_own_and_say_which_zone(site, scripted, open
     started = turn.started_at.astimezone(SHANGHAI)
 
     page = open_page({"width": 1366, "height": 800}, timezone_id="Asia/Shanghai")
-    sign_in(page, site, reviewer)
+    sign_in(page, site, reviewer, PASSWORD)
     page.goto(f"{site}/admin/agent/conversation/")
     zone = page.locator("#header .dc-time-zone")
     expect(zone).to_have_text("Time zone: Asia/Shanghai (UTC+8)")
@@ -236,6 +228,6 @@ def test_admin_times_are_the_viewers_own_and_say_which_zone(site, scripted, open
 
     # A browser in UTC is told so, in Chinese too.
     utc = open_page({"width": 1366, "height": 800}, timezone_id="UTC", locale="zh-CN")
-    sign_in(utc, site, reviewer)
+    sign_in(utc, site, reviewer, PASSWORD)
     utc.goto(f"{site}/admin/agent/conversation/")
     expect(utc.locator("#header .dc-time-zone")).to_have_text("时区：UTC")

@@ -14,6 +14,7 @@ from django.contrib.auth import get_user_model
 from websockets.sync.client import connect
 
 from agent.models import ToolCall, Turn
+from tests.e2e.conftest import sign_in
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -52,11 +53,7 @@ def read_in_chromium(server, paths: list[str]) -> dict[str, list[bool]]:
     with sync_api.sync_playwright() as playwright:
         chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
         page = chromium.new_page(viewport={"width": 1440, "height": 900})
-        page.goto(f"{server.url}/admin/login/?next=/admin/")
-        page.fill("#id_username", "editor")
-        page.fill("#id_password", "a-long-password")
-        page.click("input[type=submit]")
-        page.wait_for_url(f"{server.url}/admin/")
+        sign_in(page, server.url)
         seen = {}
         for path in paths:
             page.goto(server.url + path)

@@ -14,6 +14,7 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from tests.agent.admin.factories import make_conversation, make_turn
+from tests.e2e.conftest import sign_in
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -40,11 +41,7 @@ def test_links_that_leave_the_site_are_marked_in_the_transcript(serve):
     with sync_api.sync_playwright() as playwright:
         chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
         page = chromium.new_page()
-        page.goto(f"{server.url}/admin/login/?next=/admin/")
-        page.fill("#id_username", "editor")
-        page.fill("#id_password", "a-long-password")
-        page.click("input[type=submit]")
-        page.wait_for_url(f"{server.url}/admin/")
+        sign_in(page, server.url)
         page.goto(f"{server.url}/admin/agent/conversation/{conversation.pk}/change/")
         links = page.evaluate(LINKS)
         chromium.close()

@@ -4,6 +4,7 @@ import pytest
 
 from blog.models import Article
 from tests.agent.admin.factories import make_conversation, make_turn
+from tests.e2e.conftest import sign_in
 
 pytestmark = pytest.mark.django_db
 
@@ -66,11 +67,7 @@ def test_on_a_phone_an_articles_title_is_not_squeezed_a_word_a_line(live_server,
     # The title is each row's <th>: the rule giving it 14rem named td.field-title and never
     # applied, so "Anatomy of the agent loop" took five lines 98 px wide beside one-line dates.
     page = browser.new_page(viewport={"width": 390, "height": 844})
-    page.goto(f"{live_server.url}/admin/login/?next=/admin/")
-    page.fill("#id_username", "ed")
-    page.fill("#id_password", "a-long-password")
-    page.click("input[type=submit]")
-    page.wait_for_url(f"{live_server.url}/admin/")
+    sign_in(page, live_server.url, "ed")
     page.goto(f"{live_server.url}/admin/blog/article/")
 
     width = page.evaluate("document.querySelector('#result_list th.field-title').offsetWidth")

@@ -4,20 +4,14 @@ from pathlib import Path
 
 import pytest
 
+from tests.e2e.conftest import sign_in
+
 FITS = (
     "(sel) => { const el = document.querySelector(sel); return el.scrollWidth <= el.clientWidth; }"
 )
 SCREENSHOTS = Path(__file__).resolve().parents[3] / "test-artifacts" / "screenshots"
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
-
-
-def log_in(page, base_url: str) -> None:
-    page.goto(f"{base_url}/admin/login/?next=/admin/")
-    page.fill("#id_username", "editor")
-    page.fill("#id_password", "a-long-password")
-    page.click("input[type=submit]")
-    page.wait_for_url(f"{base_url}/admin/")
 
 
 def watch_for_errors(page, errors: list[str]) -> None:
@@ -53,7 +47,7 @@ def test_screenshots_of_the_list_a_transcript_and_the_dashboard(live_server, sho
             viewport={"width": 1440, "height": 900}, color_scheme=scheme
         )
         watch_for_errors(pages[scheme], errors)
-        log_in(pages[scheme], live_server.url)
+        sign_in(pages[scheme], live_server.url)
 
     for name, path, scheme, full_page in shots:
         page = pages[scheme]
@@ -93,7 +87,7 @@ def test_changelists_fit_at_1280_without_clipping_or_tall_rows(
     live_server, showcase, long_titles, browser
 ):
     page = browser.new_page(viewport={"width": 1280, "height": 900})
-    log_in(page, live_server.url)
+    sign_in(page, live_server.url)
 
     page.goto(f"{live_server.url}/admin/agent/conversation/")
     page.screenshot(path=str(SCREENSHOTS / "admin-list-1280.png"))
@@ -124,7 +118,7 @@ WRITE_VALUES = (
 def test_the_dashboards_figures_fit_their_cards_at_1280(live_server, showcase, browser):
     # Six cards a row at 1280 px broke "381.3 ms" after the number, and left two cards alone.
     page = browser.new_page(viewport={"width": 1280, "height": 900})
-    log_in(page, live_server.url)
+    sign_in(page, live_server.url)
     page.goto(f"{live_server.url}/admin/agent/conversation/dashboard/?days=30")
     page.screenshot(path=str(SCREENSHOTS / "admin-dashboard-1280.png"), full_page=True)
 
@@ -149,7 +143,7 @@ TEXT_LINES = """(sel) => [...document.querySelectorAll(sel)].map((node) => {
 def test_the_dashboard_fits_a_phone_in_chinese(live_server, showcase, browser):
     # At 375 px three cards a row broke "327.7 ms" after the number, and "7 天" after the 7.
     page = browser.new_page(viewport={"width": 375, "height": 740}, locale="zh-CN")
-    log_in(page, live_server.url)
+    sign_in(page, live_server.url)
     page.goto(f"{live_server.url}/admin/agent/conversation/dashboard/?days=30")
     page.screenshot(path=str(SCREENSHOTS / "admin-dashboard-375-zh.png"), full_page=True)
 
@@ -195,7 +189,7 @@ def test_on_a_phone_the_day_charts_keep_their_legend_and_scale_in_view(
     # tokens chart's legend (which line is input, which output) and both charts' scale sat at
     # the left end, scrolled out of view.
     page = browser.new_page(viewport={"width": 375, "height": 740})
-    log_in(page, live_server.url)
+    sign_in(page, live_server.url)
     page.goto(f"{live_server.url}/admin/agent/conversation/dashboard/?days=30")
     card = page.locator("section[aria-labelledby=tokens-heading]")
     card.screenshot(path=str(SCREENSHOTS / "admin-dashboard-375-tokens.png"))
@@ -231,7 +225,7 @@ def test_a_pasted_url_as_a_question_does_not_push_the_columns_off_screen(
 ):
     # 80 characters with no space could not wrap: vote, steps and duration went past 1280 px.
     page = browser.new_page(viewport={"width": 1280, "height": 900})
-    log_in(page, live_server.url)
+    sign_in(page, live_server.url)
 
     for url in ("/admin/agent/turn/", "/admin/agent/conversation/"):
         page.goto(live_server.url + url)
@@ -261,7 +255,7 @@ def test_the_job_list_on_a_phone_keeps_its_rows_short(live_server, showcase, ind
     # The arguments column was squeezed to a few characters a line: 250 px a row, 41,000 px for
     # a page of jobs. Now the table scrolls sideways and a row is a few lines.
     page = browser.new_page(viewport={"width": 375, "height": 740})
-    log_in(page, live_server.url)
+    sign_in(page, live_server.url)
     page.goto(f"{live_server.url}/admin/procrastinate/procrastinatejob/")
     page.screenshot(path=str(SCREENSHOTS / "admin-jobs-375.png"))
 
@@ -296,7 +290,7 @@ def test_the_turn_page_shows_the_answer_as_the_transcript_does(
     # lost its bullets; they read as in the transcript.
     turn = markdown_turn
     page = browser.new_page(viewport={"width": 1280, "height": 900})
-    log_in(page, live_server.url)
+    sign_in(page, live_server.url)
 
     page.goto(f"{live_server.url}/admin/agent/conversation/{turn.conversation_id}/change/")
     in_transcript = page.evaluate(ANSWER_LOOKS, f"#turn-{turn.index} .dc-answer")
@@ -321,7 +315,7 @@ def test_a_vote_s_comment_shows_in_the_turn_list_and_the_columns_still_fit(
     live_server, showcase, commented_turn, browser
 ):
     page = browser.new_page(viewport={"width": 1280, "height": 900})
-    log_in(page, live_server.url)
+    sign_in(page, live_server.url)
     page.goto(f"{live_server.url}/admin/agent/turn/")
     row = page.locator("#result_list tbody tr", has=page.locator(".dc-vote-comment"))
     row.screenshot(path=str(SCREENSHOTS / "admin-turns-comment-1280.png"))
@@ -352,7 +346,7 @@ def test_the_turn_list_fits_1280_with_room_for_a_long_row_and_a_sorted_column(
     # "40 · 13 failed" or sorting by tokens (its header grows the sort arrows) each pushed
     # tokens and duration past the right edge.
     page = browser.new_page(viewport={"width": 1280, "height": 900})
-    log_in(page, live_server.url)
+    sign_in(page, live_server.url)
     page.goto(f"{live_server.url}/admin/agent/turn/{order}")
     page.screenshot(path=str(SCREENSHOTS / f"admin-turns-long-1280{order.replace('?', '-')}.png"))
 
@@ -381,7 +375,7 @@ def test_the_tags_list_sets_its_counts_right_as_the_other_reports_do(live_server
     # Its "Articles" and "Conversations" columns were left-aligned, figures under a heading's
     # start, where every other report (turns, tokens, chunks) sets them right.
     page = browser.new_page(viewport={"width": 1280, "height": 900})
-    log_in(page, live_server.url)
+    sign_in(page, live_server.url)
 
     page.goto(f"{live_server.url}/admin/blog/tag/")
     page.screenshot(path=str(SCREENSHOTS / "admin-tags-1280.png"))

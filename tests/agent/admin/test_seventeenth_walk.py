@@ -10,6 +10,7 @@ from django.test import Client
 from agent.models import Turn
 from blog.models import Article
 from tests.agent.admin.factories import make_conversation, make_turn
+from tests.e2e.conftest import sign_in
 
 TRACE = "4bf92f3577b34da6a3ce929d0e0e4736"
 
@@ -113,11 +114,7 @@ def test_a_view_only_reviewer_reads_the_markdown_as_typed(live_server, viewer, b
     # A reviewer without change permission saw the body as Django's readonly text: line breaks
     # kept, but every run of spaces collapsed, so a code block lost its indentation.
     page = browser.new_page(viewport={"width": 1280, "height": 800})
-    page.goto(f"{live_server.url}/admin/login/?next=/admin/")
-    page.fill("#id_username", "viewer")
-    page.fill("#id_password", "a-long-password")
-    page.click("input[type=submit]")
-    page.wait_for_url(f"{live_server.url}/admin/")
+    sign_in(page, live_server.url, "viewer")
     page.goto(f"{live_server.url}/admin/blog/article/{viewer.pk}/change/")
     text = page.locator(".field-body div.readonly").inner_text()
     assert '    "name": "search",\n        "deep": 1,' in text
