@@ -12,7 +12,13 @@ from playwright.sync_api import expect
 from testing_support.live_server import LiveServer
 from testing_support.model_server import text_response
 from tests.e2e.conftest import CHROMIUM, screenshot
-from tests.e2e.test_chat_panel import ask, open_chat, wait_answered
+from tests.e2e.test_chat_panel import (
+    ask,
+    conversation_id,
+    open_chat,
+    saved_turns,
+    wait_answered,
+)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db]
 
@@ -79,3 +85,20 @@ def test_an_address_past_its_days_questions_is_told_so_and_keeps_its_question(
         expect(note).not_to_contain_text("faster than I can answer")
         expect(page.locator("#chat-input")).to_have_value("And why five?")
         screenshot(page, "day-messages")
+        live = note.locator(".chat-note__text").inner_text()
+        saved_turns(conversation_id(page))
+
+        # The refusal at the door is never recorded: a reload showed the first answer alone,
+        # and the reader, told nothing, asked again and was refused again.
+        page.reload()
+        expect(page.locator(".chat-turn")).to_have_count(2)
+        expect(note.locator(".chat-note__text")).to_have_text(live)  # the same clock time
+        expect(page.locator(".chat-turn").last.locator(".chat-question__text")).to_have_text(
+            "And why five?"
+        )
+        expect(page.locator("#chat-input")).to_have_value("And why five?")
+
+        # Sent again, its copy and note give way to the new refusal: one of each, not two.
+        page.locator("#chat-input").press("Enter")
+        expect(page.locator(".chat-turn")).to_have_count(2)
+        expect(note).to_have_count(1)

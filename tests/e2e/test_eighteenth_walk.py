@@ -5,7 +5,6 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from testing_support.live_server import LiveServer
 from testing_support.model_server import error_response, text_response
 from tests.e2e.conftest import CHROMIUM, screenshot
 from tests.e2e.test_chat_panel import (
@@ -72,38 +71,6 @@ def test_a_model_refusing_the_sites_settings_says_so_after_a_reload(site, script
     expect(page.locator(".chat-turn")).to_have_count(1)
     expect(page.locator(".chat-turn .chat-note__text")).to_have_text(SETUP)
     expect(page.locator(".chat-note")).to_have_count(1)
-
-
-def test_a_days_wait_is_still_said_after_a_reload_and_goes_once_asked_again(
-    live_data, tmp_path, open_page
-):
-    # The refusal at the door is never recorded: a reload showed the first answer alone, and
-    # the reader, told nothing, asked again and was refused again.
-    env = {"AGENT_MESSAGES_PER_DAY_PER_IP": "1"}  # the offline model: no token budget binds
-    with LiveServer("day-wait-reload", live_data, env, tmp_path / "spool") as server:
-        page = open_page()
-        page.goto(server.url + "/")
-        open_chat(page)
-        ask(page, "What is a step limit?")
-        wait_answered(page)
-        ask(page, "And why five?")
-        note = page.locator(".chat-note--warn .chat-note__text")
-        expect(note).to_contain_text("as many questions as one connection may in a day")
-        live = note.inner_text()
-        saved_turns(conversation_id(page))
-
-        page.reload()
-        expect(page.locator(".chat-turn")).to_have_count(2)
-        expect(note).to_have_text(live)  # the same clock time
-        expect(page.locator(".chat-turn").last.locator(".chat-question__text")).to_have_text(
-            "And why five?"
-        )
-        expect(page.locator("#chat-input")).to_have_value("And why five?")
-
-        # Sent again, its copy and note give way to the new refusal: one of each, not two.
-        page.locator("#chat-input").press("Enter")
-        expect(page.locator(".chat-turn")).to_have_count(2)
-        expect(note).to_have_count(1)
 
 
 def test_a_table_wider_than_a_phone_shows_a_shade_where_it_scrolls(site, open_page):
