@@ -21,26 +21,58 @@ _THANKS = (
     r"(thanks|thank you|thank u|thx|ty|cheers|much appreciated|谢谢|多谢|感谢|谢啦|谢了)"
     r"( (so|very) much| a lot| again|你|您|啦)*"
 )
-_GOODBYE = r"(bye|goodbye|see you|see ya|再见|拜拜)"
+_GOODBYE = (
+    r"(bye|bye bye|goodbye|good night|see you( later| soon)?|see ya|later|take care"
+    r"|have a (nice|good|great) (day|evening|weekend|one)|再见|拜拜|回见|晚安)"
+)
+# What closes an exchange without thanking: a reader's "ok", "got it", "that helped" or "明白了"
+# was searched, and "ok" quoted a Chinese table row whose field is named "ok", "makes sense,
+# thanks" an unrelated sentence. Whole messages only: none of this is stripped from the front
+# of a question (PLEASANTRY keeps to the short list above).
+_CLOSING = (
+    r"(k|kk|okie|okey|sure|alright|all right|neat|excellent|fantastic|wonderful|amazing"
+    r"|brilliant|lovely|good|very good|wow|oh|ah|i see|understood|noted|gotcha|fair enough"
+    r"|(that )?makes sense|good to know|appreciate it|i appreciate it|much appreciated"
+    r"|(that|this|it)('s| is| was)?( (very|really|super|so|quite|extremely))?"
+    r" (helpful|useful|clear|great|perfect|interesting)"
+    r"|(that|this|it|you) (helped|helps|really helped|helped a lot|helps a lot)"
+    r"|(great|good|nice|perfect|clear|helpful|useful) (answer|explanation|reply)"
+    r"|(that's |that is |this is |it's )?exactly what i (needed|wanted|was looking for)"
+    r"|for (the|your|all (the|your))"
+    r" (help|answers?|explanations?|repl(y|ies)|info|information|time)"
+    r"|好的|好滴|好嘞|嗯+|哦+|噢|明白了?|懂了|知道了|了解了?|收到|行|不错|太好了|很好"
+    r"|(很|非常|太)?有(帮助|用)(了)?|(谢谢|感谢)(你的)?(回答|解释|帮助|帮忙))"
+)
 SMALL_TALK_MAX_CHARS = 80
 _PUNCTUATION = r"[\s,，!！.。~～]*"
 _EMOJI = r"([:;]-?\)|🙏|👍)?"
 
-THANKS = re.compile(
-    rf"\s*({_ACKNOWLEDGE}[\s,，!！.。]*)*{_THANKS}[\s,，!！.。~]*{_EMOJI}\s*", re.IGNORECASE
-)
 # What may open a message before its question ("thanks! and what is HNSW?"; agent.llm).
 PLEASANTRY = rf"{GREETING}|{_ACKNOWLEDGE}|{_THANKS}"
 # Any run of greetings, acknowledgements, thanks and goodbyes, and nothing else.
-_PHRASE = rf"({PLEASANTRY}|{_GOODBYE})"
+_PHRASE = rf"({PLEASANTRY}|{_GOODBYE}|{_CLOSING})"
 _SMALL_TALK = re.compile(
     rf"\s*{_PHRASE}({_PUNCTUATION}{_PHRASE})*{_PUNCTUATION}{_EMOJI}\s*", re.IGNORECASE
 )
+_THANKING = re.compile(rf"{_THANKS}|appreciate|感谢|有帮助", re.IGNORECASE)
+_SAYS_GOODBYE = re.compile(_GOODBYE, re.IGNORECASE)
+_GREETING_ONLY = re.compile(rf"\s*({GREETING}){_PUNCTUATION}{_EMOJI}\s*", re.IGNORECASE)
 
 
 def is_thanks(question: str) -> bool:
-    """True when the whole message thanks the assistant ("thanks!", "ok thank you", "谢谢")."""
-    return THANKS.fullmatch(question) is not None
+    """True when the whole message is small talk that thanks ("thanks!", "ok thank you",
+    "thanks, that helped", "谢谢")."""
+    return is_small_talk(question) and _THANKING.search(question) is not None
+
+
+def closing(question: str) -> str | None:
+    """What a whole message of small talk does, besides greeting: "thanks", "goodbye" or
+    "acknowledged" ("ok", "got it", "明白了"); None for a question or a greeting alone."""
+    if not is_small_talk(question) or _GREETING_ONLY.fullmatch(question):
+        return None
+    if is_thanks(question):
+        return "thanks"
+    return "goodbye" if _SAYS_GOODBYE.search(question) else "acknowledged"
 
 
 def is_small_talk(question: str) -> bool:

@@ -49,9 +49,9 @@ from agent.llm.offline_more import about_answer
 from agent.llm.offline_more_ask import answer_ask
 from agent.llm.offline_names import mentions
 from agent.llm.offline_overview import (
+    CLOSING_REPLIES,
     NOTHING_BEFORE,
     OVERVIEW_LIMIT,
-    WELCOME,
     asks_how_many,
     compose_overview,
     compose_rephrase,
@@ -79,7 +79,7 @@ from agent.llm.offline_tools import DETAIL, LIST, SEARCH
 from agent.llm.offline_topic import topic_step, topic_term
 from agent.llm.offline_turn import _read, _Turn
 from agent.llm.offline_weigh import asks_weighing
-from agent.small_talk import is_thanks
+from agent.small_talk import closing
 
 LIST_LIMIT = 4 * OVERVIEW_LIMIT  # listed for an overview: the reader's language goes first
 
@@ -160,7 +160,7 @@ def _plan(turn: _Turn, available: set[str]) -> tuple[list[ToolCall], str]:
     if overview and listed:
         count = asks_how_many(turn.question)
         return [], compose_overview(listed[-1], turn.lang, requested=LIST_LIMIT, count=count)
-    if not turn.results and (is_thanks(turn.question) or rephrase):
+    if not turn.results and (closing(turn.question) or rephrase):
         return _no_question(turn, available)
     # "Do you have anything on Redis?": the passages naming the term (offline_topic).
     term = "" if is_follow_up(turn) else topic_term(turn.question)
@@ -309,8 +309,8 @@ def _leans_on_page(turn: _Turn) -> bool:
 def _no_question(turn: _Turn, available: set[str]) -> tuple[list[ToolCall], str]:
     """A message that asks nothing to search for: thanks, or "say that again more simply"
     (after an answer: where it came from; first thing on an article page: the page's summary)."""
-    if is_thanks(turn.question):
-        return [], WELCOME[turn.lang]
+    if said := closing(turn.question):
+        return [], CLOSING_REPLIES[said][turn.lang]
     if turn.earlier:
         return [], compose_rephrase(turn.previous_answer, turn.lang)
     if turn.page is not None and DETAIL in available:

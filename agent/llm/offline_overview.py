@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from agent.llm.offline_text import inert, language, link_label, plain, terms
-from agent.small_talk import GREETING, PLEASANTRY, is_thanks
+from agent.small_talk import GREETING, PLEASANTRY, is_small_talk
 
 OVERVIEW_LIMIT = 5
 
@@ -79,11 +79,23 @@ COUNT_AT_LEAST = {
 }
 
 
-# A whole message of thanks (agent.small_talk.is_thanks) ends the exchange; searching the blog
-# for "thanks!" answered "I couldn't find anything about that" to a reader being polite.
+# A whole message of thanks, an "ok" or a goodbye (agent.small_talk.closing) ends the
+# exchange; searching the blog for "thanks!" answered "I couldn't find anything about that" to a
+# reader being polite, and "ok" quoted a table row.
 WELCOME = {
     "en": "You’re welcome! Ask me anything else the blog’s articles cover.",
     "zh": "不客气！还有其他问题，随时问我这个博客的文章里写到的内容。",
+}
+CLOSING_REPLIES = {
+    "thanks": WELCOME,
+    "acknowledged": {
+        "en": "All right. Ask me anything else the blog’s articles cover.",
+        "zh": "好的。还有其他问题，随时问我这个博客的文章里写到的内容。",
+    },
+    "goodbye": {
+        "en": "Goodbye! Come back with any question the blog’s articles cover.",
+        "zh": "再见！有问题随时回来问我这个博客的文章里写到的内容。",
+    },
 }
 
 
@@ -192,7 +204,7 @@ _PREAMBLE = re.compile(
 def without_preamble(message: str) -> str:
     """The question after any thanks, greeting or "next question:" before it; the whole
     message when nothing follows (a message that only thanks is answered as thanks)."""
-    if is_thanks(message):
+    if is_small_talk(message):
         return message
     match = _PREAMBLE.match(message)
     rest = message[match.end() :].strip() if match else message

@@ -2,7 +2,7 @@
 
 import pytest
 
-from agent.small_talk import SMALL_TALK_MAX_CHARS, is_small_talk
+from agent.small_talk import SMALL_TALK_MAX_CHARS, closing, is_small_talk
 
 
 @pytest.mark.parametrize(
@@ -21,6 +21,27 @@ def test_greetings_thanks_and_goodbyes_are_small_talk(message):
 )  # fmt: skip
 def test_a_message_that_asks_anything_is_not(message):
     assert not is_small_talk(message)
+
+
+@pytest.mark.parametrize(
+    ("message", "said"),
+    [("ok", "acknowledged"), ("got it", "acknowledged"), ("that's very helpful", "acknowledged"),
+     ("明白了", "acknowledged"), ("嗯嗯", "acknowledged"), ("thanks, that helped!", "thanks"),
+     ("I appreciate it", "thanks"), ("great answer, thanks", "thanks"), ("收到，谢谢", "thanks"),
+     ("thank you so much, this is exactly what I needed", "thanks"), ("bye", "goodbye"),
+     ("have a nice day!", "goodbye"), ("ok bye", "goodbye"), ("晚安", "goodbye")],
+)  # fmt: skip
+def test_what_a_closing_message_does(message, said):
+    assert is_small_talk(message) and closing(message) == said
+
+
+@pytest.mark.parametrize(
+    "message",
+    ["hi", "你好", "is that ok?", "ok so what is HNSW?", "It's ok", "good enough for prod?",
+     "thanks for nothing, the answer was wrong", "that helped, but why five steps?"],
+)  # fmt: skip
+def test_a_greeting_or_a_question_closes_nothing(message):
+    assert closing(message) is None
 
 
 def test_a_long_message_is_never_small_talk():

@@ -17,6 +17,7 @@ from agent.llm.offline_declines import (
 )
 from agent.llm.offline_definitions import defines
 from agent.llm.offline_overview import (
+    CLOSING_REPLIES,
     COUNT,
     COUNT_AT_LEAST,
     EMPTY,
@@ -1793,6 +1794,32 @@ async def test_thanks_gets_a_welcome_not_a_search_that_finds_nothing(question, l
 
     assert result.tool_calls == [] and result.answer == WELCOME[lang]
     assert result.status == "done"
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    ("question", "lang", "said"),
+    [
+        # Searched, "ok" quoted a Chinese table row whose field is named "ok", and "makes
+        # sense, thanks" and "thanks, that helped!" an unrelated sentence or a decline.
+        ("ok", "en", "acknowledged"),
+        ("got it", "en", "acknowledged"),
+        ("好的，明白了", "zh", "acknowledged"),
+        ("makes sense, thanks", "en", "thanks"),
+        ("thanks, that helped!", "en", "thanks"),
+        ("Thanks a lot for the explanation!", "en", "thanks"),
+        ("谢谢你的回答！", "zh", "thanks"),
+        ("ok bye", "en", "goodbye"),
+        ("再见", "zh", "goodbye"),
+    ],
+)
+async def test_a_message_that_closes_the_exchange_is_answered_in_kind_not_searched(
+    question, lang, said
+):
+    result = await ask_with_list(question, [INDEX_ARTICLE], [])
+
+    assert result.tool_calls == [] and result.answer == CLOSING_REPLIES[said][lang]
+    assert result.status == "done" and result.citations == []
 
 
 @pytest.mark.asyncio
