@@ -423,6 +423,9 @@ async def _model_stream(
     result.streaming = pieces
     written = TextCount()  # the answer and tool arguments so far (tokens_estimate)
     retried = 0  # attempts the endpoint worked on and the adapter gave up (Retried)
+    # What each of those is charged: its prompt and, as for any call cut before its end, the
+    # thinking it may have been billed for unseen (_cut_charge).
+    attempt = Usage(prompt, _cut_charge(model, spending))
     failed = False
     result.in_flight = prompt
     try:
@@ -432,17 +435,17 @@ async def _model_stream(
                     turn = item
                     continue
                 if isinstance(item, Retried):
-                    # Each attempt is a prompt paid for: the next one is sent only when the
-                    # budget covers it too, after those abandoned (this one included).
-                    sent = result.usage.total + prompt * (2 + retried)
+                    # Each attempt was paid for: the next one is sent only when the budget
+                    # covers it too, after those abandoned (this one included).
+                    sent = result.usage.total + attempt.total * (1 + retried) + prompt
                     await spending.cover(sent + spending.answer_tokens)
                     retried += 1
-                    result.in_flight = prompt * (1 + retried) + written.tokens
+                    result.in_flight = attempt.total * retried + prompt + written.tokens
                     continue
                 if not item.text:
                     continue
                 written.add(item.text)
-                result.in_flight = prompt * (1 + retried) + written.tokens
+                result.in_flight = attempt.total * retried + prompt + written.tokens
                 # A long answer, or a long tool argument (never shown, as costly), asks for
                 # another answer's worth of tokens, or is cut here.
                 spent = result.usage.total + result.in_flight
@@ -455,15 +458,18 @@ async def _model_stream(
                         result.first_token_at = time.monotonic()
                     pieces.append(shown)
                     await emit(events.text(shown))
-    except ModelError:
-        failed = True
+    except ModelError as exc:
+        # Not when the endpoint had the prompt and went quiet (or dropped): a question that kept
+        # a reasoning model thinking past the timeout was charged its prompt for two attempts
+        # and nothing for the third, while the endpoint billed all three their thinking.
+        failed = not exc.worked
         raise
     finally:  # also when cancelled: a stopped turn keeps the text it showed
         result.answer += "".join(pieces)
         result.streaming = []
         result.in_flight = 0  # in `usage` from here
-        # The attempts abandoned to a silence are in no usage report: each is its prompt.
-        abandoned = Usage(prompt * retried, 0)
+        # The attempts abandoned to a silence (or a drop) are in no usage report.
+        abandoned = Usage(attempt.input_tokens * retried, attempt.output_tokens * retried)
         if turn is None or turn.usage is None:
             # No usage came (Stop, a cut or failed stream, a server that does not report it):
             # the endpoint was still paid, so the estimate is charged, never nothing.
@@ -510,8 +516,13 @@ def _written_charge(model: ChatModel, spending: _Spending, written: TextCount, c
     """
     if not cut:
         return written.tokens
-    ceiling = getattr(model, "max_output_tokens", None) or spending.answer_tokens
-    return max(written.tokens, ceiling)
+    return max(written.tokens, _cut_charge(model, spending))
+
+
+def _cut_charge(model: ChatModel, spending: _Spending) -> int:
+    """The least output a call cut before its end is charged: the model's own output cap when
+    one is sent (the most the endpoint can bill), else the answer's share."""
+    return getattr(model, "max_output_tokens", None) or spending.answer_tokens
 
 
 def _charged(reported: Usage, prompt: int, written: int) -> Usage:
