@@ -574,7 +574,8 @@ AGENT_TOKENS_RESERVE = env.int("AGENT_TOKENS_RESERVE", default=4000)
 AGENT_TOKENS_PER_ANSWER = env.int("AGENT_TOKENS_PER_ANSWER", default=1000)
 # Sent with each model call as `max_completion_tokens` (0: not sent, the server's own limit):
 # the most one call is billed for, hidden thinking included. A call the visitor stops is
-# charged this much (or AGENT_TOKENS_PER_ANSWER when 0), since its thinking is never reported.
+# charged this much (or AGENT_TOKENS_PER_ANSWER when 0), since its thinking is never reported;
+# so is one abandoned to a silence, and, when it is sent, a whole call its server did not report.
 AGENT_MAX_COMPLETION_TOKENS = env.int("AGENT_MAX_COMPLETION_TOKENS", default=0)
 if AGENT_MAX_COMPLETION_TOKENS < 0:
     raise ImproperlyConfigured("AGENT_MAX_COMPLETION_TOKENS must be 0 (not sent) or more.")
