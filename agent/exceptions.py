@@ -15,11 +15,15 @@ class ModelError(AgentError):
 
     `reason` is a word from a closed set (timeout, connection, http_5xx, bad_response, ...):
     what the operator's metrics and spans say failed, where the message is for the visitor.
+    `worked`: the endpoint had the whole prompt and may have worked on it, unseen, before the
+    call failed (it went quiet past the timeout, or dropped once the request was sent), so
+    the call was paid for though nothing came of it.
     """
 
-    def __init__(self, message: str, reason: str = "error") -> None:
+    def __init__(self, message: str, reason: str = "error", *, worked: bool = False) -> None:
         super().__init__(message)
         self.reason = reason
+        self.worked = worked
 
 
 class TokenBudgetSpent(AgentError):

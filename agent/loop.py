@@ -423,6 +423,9 @@ async def _model_stream(
     result.streaming = pieces
     written = TextCount()  # the answer and tool arguments so far (tokens_estimate)
     retried = 0  # attempts the endpoint worked on and the adapter gave up (Retried)
+    # What each of those is charged: its prompt and, as for any call cut before its end, the
+    # thinking it may have been billed for unseen (_cut_charge).
+    attempt = Usage(prompt, _cut_charge(model, spending))
     failed = False
     result.in_flight = prompt
     try:
@@ -432,17 +435,17 @@ async def _model_stream(
                     turn = item
                     continue
                 if isinstance(item, Retried):
-                    # Each attempt is a prompt paid for: the next one is sent only when the
-                    # budget covers it too, after those abandoned (this one included).
-                    sent = result.usage.total + prompt * (2 + retried)
+                    # Each attempt was paid for: the next one is sent only when the budget
+                    # covers it too, after those abandoned (this one included).
+                    sent = result.usage.total + attempt.total * (1 + retried) + prompt
                     await spending.cover(sent + spending.answer_tokens)
                     retried += 1
-                    result.in_flight = prompt * (1 + retried) + written.tokens
+                    result.in_flight = attempt.total * retried + prompt + written.tokens
                     continue
                 if not item.text:
                     continue
                 written.add(item.text)
-                result.in_flight = prompt * (1 + retried) + written.tokens
+                result.in_flight = attempt.total * retried + prompt + written.tokens
                 # A long answer, or a long tool argument (never shown, as costly), asks for
                 # another answer's worth of tokens, or is cut here.
                 spent = result.usage.total + result.in_flight
@@ -455,15 +458,18 @@ async def _model_stream(
                         result.first_token_at = time.monotonic()
                     pieces.append(shown)
                     await emit(events.text(shown))
-    except ModelError:
-        failed = True
+    except ModelError as exc:
+        # Not when the endpoint had the prompt and went quiet (or dropped): a question that kept
+        # a reasoning model thinking past the timeout was charged its prompt for two attempts
+        # and nothing for the third, while the endpoint billed all three their thinking.
+        failed = not exc.worked
         raise
     finally:  # also when cancelled: a stopped turn keeps the text it showed
         result.answer += "".join(pieces)
         result.streaming = []
         result.in_flight = 0  # in `usage` from here
-        # The attempts abandoned to a silence are in no usage report: each is its prompt.
-        abandoned = Usage(prompt * retried, 0)
+        # The attempts abandoned to a silence (or a drop) are in no usage report.
+        abandoned = Usage(attempt.input_tokens * retried, attempt.output_tokens * retried)
         if turn is None or turn.usage is None:
             # No usage came (Stop, a cut or failed stream, a server that does not report it):
             # the endpoint was still paid, so the estimate is charged, never nothing.
@@ -471,8 +477,7 @@ async def _model_stream(
             # HTTP error: nothing to bill) or the model is the offline one (it spends nothing).
             # A visitor's Stop, even before the first token, was read and paid for.
             billed = not model.offline and (written.tokens > 0 or not failed)
-            cut = billed and turn is None
-            estimate = Usage(prompt, _written_charge(model, spending, written, cut))
+            estimate = Usage(prompt, _written_charge(model, spending, written, billed, turn))
             result.usage = result.usage + estimate + abandoned
             if billed:
                 call.estimated = estimate + abandoned
@@ -488,7 +493,7 @@ async def _model_stream(
     reported = turn.usage  # None: charged its estimate above
     # The offline model spends nothing, and says so.
     if reported is not None and not model.offline:
-        charged = _charged(reported, prompt, written.tokens)
+        charged = _charged(reported, prompt, max(written.tokens, _output_cap(model)))
         if charged != reported:  # observers count the parts the estimate stood in for
             stood_in = Usage(charged.input_tokens - reported.input_tokens,
                              charged.output_tokens - reported.output_tokens)  # fmt: skip
@@ -498,7 +503,13 @@ async def _model_stream(
     return turn
 
 
-def _written_charge(model: ChatModel, spending: _Spending, written: TextCount, cut: bool) -> int:
+def _written_charge(
+    model: ChatModel,
+    spending: _Spending,
+    written: TextCount,
+    billed: bool,
+    turn: ModelTurn | None,
+) -> int:
     """The output tokens charged for a call the endpoint never reported.
 
     A call cut before its end (Stop, a broken stream) may have paid for thinking no stream
@@ -507,11 +518,28 @@ def _written_charge(model: ChatModel, spending: _Spending, written: TextCount, c
     prompt alone while the endpoint billed thousands of tokens. So a cut call counts as at
     least its answer's share, held before it started (never more than was granted), or as the
     model's own output cap when one is sent (the most the endpoint can bill).
+
+    A whole call its server did not report counts as the cap too, when one is sent: the cap
+    is there for a model that thinks unseen, and such a model behind a server that reports no
+    usage was charged its prompt and the words it showed for every answer (a short one, 1,416
+    tokens, where the endpoint could bill 3,912).
     """
-    if not cut:
+    if not billed:
         return written.tokens
-    ceiling = model.max_output_tokens or spending.answer_tokens
-    return max(written.tokens, ceiling)
+    if turn is None:  # cut before its end
+        return max(written.tokens, _cut_charge(model, spending))
+    return max(written.tokens, _output_cap(model))
+
+
+def _cut_charge(model: ChatModel, spending: _Spending) -> int:
+    """The least output a call cut before its end is charged: the model's own output cap when
+    one is sent (the most the endpoint can bill), else the answer's share."""
+    return _output_cap(model) or spending.answer_tokens
+
+
+def _output_cap(model: ChatModel) -> int:
+    """The most output one call may be billed for, as sent to the endpoint (0: none sent)."""
+    return model.max_output_tokens or 0
 
 
 def _charged(reported: Usage, prompt: int, written: int) -> Usage:
@@ -520,7 +548,8 @@ def _charged(reported: Usage, prompt: int, written: int) -> Usage:
     Every call sends a prompt, and a reply that streamed text, thinking or tool calls wrote
     some: a zero there is no count (a gateway that puts an empty usage on every chunk, as
     LiteLLM does for a provider that reports none). Taken as it came, each turn was charged
-    nothing, and an address ran turn after turn on a budget it never spent.
+    nothing, and an address ran turn after turn on a budget it never spent. `written` is the
+    estimate of the output, the output cap when one is sent (see _written_charge).
     """
     return Usage(reported.input_tokens or prompt, reported.output_tokens or written)
 

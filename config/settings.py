@@ -574,10 +574,16 @@ AGENT_TOKENS_RESERVE = env.int("AGENT_TOKENS_RESERVE", default=4000)
 AGENT_TOKENS_PER_ANSWER = env.int("AGENT_TOKENS_PER_ANSWER", default=1000)
 # Sent with each model call as `max_completion_tokens` (0: not sent, the server's own limit):
 # the most one call is billed for, hidden thinking included. A call the visitor stops is
-# charged this much (or AGENT_TOKENS_PER_ANSWER when 0), since its thinking is never reported.
+# charged this much (or AGENT_TOKENS_PER_ANSWER when 0), since its thinking is never reported;
+# so is one abandoned to a silence, and, when it is sent, a whole call its server did not report.
 AGENT_MAX_COMPLETION_TOKENS = env.int("AGENT_MAX_COMPLETION_TOKENS", default=0)
-if AGENT_MAX_COMPLETION_TOKENS < 0:
-    raise ImproperlyConfigured("AGENT_MAX_COMPLETION_TOKENS must be 0 (not sent) or more.")
+# At most agent.llm.openai_compat's MAX_REPORTED_TOKENS: each retried attempt and each step of
+# a turn may be charged it, and the turn's token columns are 32-bit integers (with a cap of 10^9,
+# a turn of three silent attempts was charged 3 x 10^9 and its record stayed `running`).
+if not 0 <= AGENT_MAX_COMPLETION_TOKENS <= 10_000_000:
+    raise ImproperlyConfigured(
+        "AGENT_MAX_COMPLETION_TOKENS must be 0 (not sent) or more, at most 10,000,000."
+    )
 AGENT_TURNS_PER_SESSION = env.int("AGENT_TURNS_PER_SESSION", default=2)
 # All of an address's sessions together: a session is only a cookie, and each had 2 of its own.
 AGENT_TURNS_PER_IP = env.int("AGENT_TURNS_PER_IP", default=6)

@@ -72,7 +72,8 @@ class Retried:
     or the connection dropped once the request was sent, and the adapter is about to ask it
     again. The abandoned attempt had the whole prompt and may have worked on it (a model
     thinking without streaming its thoughts, a server that crashed on it): it was paid for, so
-    the loop counts its prompt, and holds the next attempt's, before the call is sent again."""
+    the loop counts it as a call cut before its end (its prompt, and the output cap or the
+    answer's share), and holds the next attempt's, before the call is sent again."""
 
 
 @dataclass(slots=True)

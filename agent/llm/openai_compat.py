@@ -134,7 +134,8 @@ class OpenAICompatModel:
             except (openai.APIStatusError, openai.APIConnectionError) as exc:
                 reason = failure_reason(exc)
                 if yielded or attempt >= self.max_retries or not _retryable(exc):
-                    raise ModelError(_visitor_message(exc), reason) from exc
+                    worked = isinstance(exc, openai.APIConnectionError) and request_sent(exc)
+                    raise ModelError(_visitor_message(exc), reason, worked=worked) from exc
                 attempt += 1
                 delay = self._delay(exc, attempt)
                 model_retry_count(reason=reason)
@@ -153,8 +154,9 @@ class OpenAICompatModel:
                 # A reply that ran out its whole AGENT_MODEL_CALL_SECONDS (kept alive by pings)
                 # is not tried again: each retry held the visitor another 300 s, 15 min in all.
                 if yielded or attempt >= self.max_retries or idle.reason == "deadline":
+                    # The endpoint had the prompt all along: thinking unseen, it was paid.
                     raise ModelError(
-                        "The language model timed out. Please try again.", idle.reason
+                        "The language model timed out. Please try again.", idle.reason, worked=True
                     ) from exc
                 attempt += 1
                 model_retry_count(reason=idle.reason)

@@ -53,6 +53,17 @@ def test_a_limit_below_one_is_one_clear_line(name):
     assert "Traceback" not in result.stderr
 
 
+@pytest.mark.parametrize("cap", ["-1", "10000001"])
+def test_an_output_cap_a_turn_record_cannot_hold_is_one_clear_line(cap):
+    # Each retried attempt and each step may be charged the cap: at 10^9, a turn of three
+    # silent attempts was charged 3 x 10^9, past the 32-bit token columns, and never saved.
+    result = manage("check", AGENT_MAX_COMPLETION_TOKENS=cap)
+
+    assert result.returncode == 1
+    assert "AGENT_MAX_COMPLETION_TOKENS must be 0 (not sent) or more, at most" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
 def test_debug_off_requires_allowed_hosts():
     result = manage(
         "check", DJANGO_DEBUG="false", DJANGO_SECRET_KEY=PROD_KEY, DJANGO_ALLOWED_HOSTS=""

@@ -99,3 +99,31 @@ async def test_retries_stop_where_the_budget_ends(serve, scripted, abandoned_by)
     # Two prompts, and the answer's share held for the call cut unanswered (it may have been
     # thinking unseen), all within the budget.
     assert 2 * prompt + 200 <= spent <= 3500
+
+
+@ABANDONED
+async def test_an_attempt_abandoned_unanswered_is_charged_as_a_stopped_call(
+    serve, scripted, abandoned_by
+):
+    """A question that keeps a reasoning model thinking, unseen, past AGENT_MODEL_TIMEOUT:
+    the adapter asks three times, and the endpoint bills each attempt its thinking. Each was
+    charged its prompt alone, and the last nothing at all (taken for a refusal), where a call
+    the visitor stops at its first word is charged the model's output cap."""
+    cap = 2500
+    scripted.enqueue(abandoned_by(), abandoned_by(), abandoned_by())
+
+    events, _ = await charged(
+        serve,
+        scripted,
+        f"retry-cut-{abandoned_by.__name__}",
+        AGENT_MAX_COMPLETION_TOKENS=str(cap),
+        AGENT_TOKENS_PER_IP_PER_DAY="100000",
+    )
+
+    assert events[-1]["type"] == "error", events[-1]
+    assert len(scripted.requests) == 3
+    saved = await database_sync_to_async(Turn.objects.get)()
+    prompts = sum(prompt_tokens(request) for request in scripted.requests)
+    # Before: 2,840 in and 0 out (two prompts of 1,420; the third attempt unbilled), where the
+    # endpoint billed 3 x (1,420 + up to 2,500) = 11,760.
+    assert (saved.input_tokens, saved.output_tokens) == (prompts, 3 * cap)

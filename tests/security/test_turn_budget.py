@@ -148,3 +148,31 @@ async def test_a_tool_argument_longer_than_the_budget_is_cut_while_it_streams(se
     assert 0 < await saved_tokens() <= 3000
     saved = await database_sync_to_async(Turn.objects.get)()
     assert (saved.status, saved.user_message) == ("error", "search for the whole of this text")
+
+
+@pytest.mark.parametrize("usage", [None, (1400, 0)], ids=["no-usage", "zero-output"])
+async def test_a_capped_model_whose_server_reports_no_output_is_charged_its_cap(
+    serve, scripted, usage
+):
+    """A reasoning model behind a server that reports no usage (or a gateway's zero): the
+    endpoint billed its unseen thinking, up to the cap, and each whole answer was charged its
+    prompt and the words it showed, as if it had not thought at all."""
+    cap = 2500
+    scripted.enqueue(*[text_response(["Short answer."], usage=usage)] * 4)
+    server = serve(
+        f"unreported-{usage is None}",
+        AGENT_TOKENS_PER_IP_PER_DAY=str(CAP),
+        AGENT_MAX_COMPLETION_TOKENS=str(cap),
+        **model_env(scripted),
+    )
+    endings = []
+    for _ in range(4):
+        socket = await ws_open(server)
+        endings.append((await ws_ask(socket, "think hard, answer short"))[-1])
+        await socket.close()
+    server.stop()  # the saves have landed
+
+    saved = await database_sync_to_async(list)(Turn.objects.filter(status="done"))
+    assert saved and all(turn.output_tokens == cap for turn in saved)
+    # Before: four answers of about 1,400 tokens each on a 6,000-token day.
+    assert [ending["type"] for ending in endings].count("done") == len(saved) <= CAP // cap
