@@ -11,6 +11,14 @@ REPLACEMENT = "\ufffd"
 # and a language model reads them. Hidden instructions smuggled that way ride along in a
 # question a reviewer sees as harmless.
 TAG_CHARACTERS = re.compile("[\U000e0000-\U000e007f]+")
+# Variation selectors carry bytes the same way ("emoji smuggling": one of the 256 selectors per
+# byte, in a run after an emoji or a letter), and a model told how to read them does. A
+# character takes at most one, and writing uses two: text and emoji presentation (U+FE0E,
+# U+FE0F). The other 254 only pick a glyph's variant (a CJK ideograph's, a math symbol's): they
+# go, and a run of the two keeps its first.
+_SELECTORS = re.compile("[\ufe00-\ufe0d\U000e0100-\U000e01ef]+")
+_SELECTOR_RUNS = re.compile("([\ufe0e\ufe0f])[\ufe0e\ufe0f]+")
+_MAY_HIDE = re.compile("[\U000e0000-\U000e007f\ufe00-\ufe0f\U000e0100-\U000e01ef]")
 # What shows as a mark on screen: letters, digits, punctuation and symbols (emoji included).
 _SHOWN = frozenset("LNPS")
 # Letters that render as blank space: Hangul fillers, the halfwidth filler, the Braille blank.
@@ -61,9 +69,13 @@ def shows_nothing(char: str) -> bool:
 
 
 def without_tags(text: str) -> str:
-    """`text` without Unicode tag characters: what a model may read of a message or a tool's
-    output."""
-    return TAG_CHARACTERS.sub("", text) if TAG_CHARACTERS.search(text) else text
+    """`text` without Unicode tag characters, nor variation selectors but one text or emoji
+    presentation a character: what a model may read of a message or a tool's output, and what
+    a reader is shown of an answer."""
+    if not _MAY_HIDE.search(text):
+        return text
+    text = _SELECTORS.sub("", TAG_CHARACTERS.sub("", text))
+    return _SELECTOR_RUNS.sub(r"\1", text)
 
 
 def tag_text(run: str) -> str:
