@@ -38,7 +38,8 @@ _KINDS = {
     r" that (?:number|figure|value|one|choice|order|limit|default|way)|"
     r" \w+ly| use (?:it|that|this))?|how come|what(?:'s| is) the reason|"
     r"为什么(?:不行|不能|要这样|选这个|呢)?|为啥|原因是什么|原因呢",
-    "example": r"(?:(?:can|could) you )?(?:give|show) (?:me )?an? example|(?:an? |for )?examples?|"
+    "example": r"(?:(?:can|could) you )?(?:give|show) (?:me )?an? example|"
+    r"(?:an? |any |some |for )?examples?|"
     r"for instance|e\.g\.|like what|(?:能|可以)?举个例子|比如(?:说|呢)?|有例子|例子呢|给个例子",
     "code": r"(?:(?:can you |could you )?show me )?(?:the )?(?:code|sql|snippet)"
     r"(?: for (?:that|it|this))?|what does the code look like|"

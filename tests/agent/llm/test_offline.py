@@ -332,6 +332,41 @@ async def test_a_question_pointing_at_the_page_reads_the_page_first(monkeypatch)
 
 
 @pytest.mark.asyncio
+@pytest.mark.parametrize(
+    ("question", "quote"),
+    [
+        ("Give me an example", "for _ in range(max_calls):"),
+        ("Any examples?", "for _ in range(max_calls):"),
+        ("show me the code", "for _ in range(max_calls):"),
+        ("举个例子", "for _ in range(max_calls):"),
+    ],
+)
+async def test_an_ask_about_the_answer_first_thing_on_a_page_is_answered_from_the_page(
+    question, quote
+):
+    """Searched blog-wide, "Give me an example" on the step-limits page quoted another
+    article's opening ("...the Docent assistant as the running example")."""
+    page = {k: LIMITS_ARTICLE[k] for k in ("article_id", "title", "url")}
+
+    result, _ = await ask(question, [hit(ZH_ARTICLE)], page=page)
+
+    assert calls(result) == [("get_article_detail", {"article_id": 5})]
+    assert quote in result.answer and result.citations == [page]
+    # Off a page it names nothing to read: searched, as before.
+    assert calls((await ask(question, [hit(ZH_ARTICLE)]))[0])[0][0] == "search_knowledge_base"
+
+
+@pytest.mark.asyncio
+async def test_an_ask_about_a_page_that_cannot_be_read_reads_it_once():
+    gone = {"article_id": 999, "title": "Gone", "url": "/articles/gone/"}
+
+    result, _ = await ask("Give me an example", [hit(ZH_ARTICLE)], page=gone)
+
+    assert calls(result) == [("get_article_detail", {"article_id": 999})]
+    assert result.answer == DONT_KNOW["en"] and result.status == "done"
+
+
+@pytest.mark.asyncio
 async def test_a_page_that_cannot_be_read_is_asked_for_once():
     """Unpublished mid-turn, the page's read failed and was asked for again to the step limit."""
     gone = {"article_id": 999, "title": "Gone", "url": "/articles/gone/"}
