@@ -8,6 +8,7 @@ it quoted (that answer's source lines), unless it names a new subject ("what abo
 from __future__ import annotations
 
 import re
+from functools import cache
 
 from agent.llm.offline_definitions import defined_subject
 from agent.llm.offline_more_ask import answer_ask
@@ -40,6 +41,16 @@ _FOLLOW_UP = re.compile(
     re.IGNORECASE,
 )
 FOLLOW_UP_TERMS = 2  # a question with this few words of its own leans on the one before
+# What a "what is X?" may ask without naming anything: the default, the limit, the catch of
+# whatever was asked before. "What is a step limit?" then "what is the default?" searched "what
+# is the default?" alone and was declined.
+_ASPECTS = (
+    "default defaults value values limit limits maximum minimum max min cap cost costs price "
+    "difference differences catch downside downsides drawback drawbacks tradeoff tradeoffs "
+    "benefit benefits advantage advantages reason reasons point purpose risk risks fix "
+    "workaround number figure unit exactly typical usual recommended "
+    "默认 默认值 上限 下限 区别 差别 代价 成本 缺点 优点 好处 坏处 原因 理由 风险 数值"
+)
 
 # The link of each source line: the articles an answer quoted.
 _CITED = re.compile(
@@ -52,7 +63,8 @@ def is_follow_up(turn: _Turn) -> bool:
     """A question that leans on the previous one: a pronoun, or almost no words of its own."""
     if not turn.earlier:
         return False
-    if defined_subject(turn.question, bare=False) and not _FOLLOW_UP.search(turn.question):
+    subject = defined_subject(turn.question, bare=False)
+    if subject and not _names_nothing(subject) and not _FOLLOW_UP.search(turn.question):
         return False  # "How does HNSW work?" names what it asks about, however short
     if _FOLLOW_UP.search(turn.question):
         return True
@@ -62,6 +74,16 @@ def is_follow_up(turn: _Turn) -> bool:
         return False
     # "举个代码例子", "这是文章哪一节说的？": an ask about the answer, however many characters.
     return _says_little(turn.question) or bool(answer_ask(turn.question))
+
+
+def _names_nothing(subject: str) -> bool:
+    """True when every word of a "what is X?" subject is an aspect of something unnamed."""
+    return terms(subject) <= _aspect_terms()
+
+
+@cache
+def _aspect_terms() -> frozenset[str]:
+    return frozenset(term for word in _ASPECTS.split() for term in terms(word))
 
 
 def _says_little(question: str) -> bool:

@@ -2219,7 +2219,11 @@ async def test_an_article_in_the_questions_language_sharing_no_word_with_it_is_a
      # "one" stands for a thing named before, as 哪个 does: written blind as a second
      # question, it was searched alone and declined.
      ("Which one did Docent end up picking, and why?", True),
-     ("Which ones come with a cost in memory use?", True)],
+     ("Which ones come with a cost in memory use?", True),
+     # "what is X?" whose X is only an aspect of something unnamed (the default, the catch)
+     # asks about what was asked before: searched alone, it was declined.
+     ("What is the default?", True), ("What's the catch?", True), ("默认值是什么？", True),
+     ("What is the default value?", True), ("What is the HNSW default?", False)],
 )  # fmt: skip
 async def test_a_short_question_naming_its_subject_is_not_a_follow_up(
     monkeypatch, question, follow_up
