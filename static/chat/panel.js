@@ -577,6 +577,13 @@ class Panel {
       link.addEventListener("click", (event) => {
         event.preventDefault();
         this.open(true);
+        // The search page's "Ask the assistant": its query in the box, for the reader to send
+        // (or edit); a question being typed already is not replaced.
+        const ask = link.dataset.chatAsk;
+        if (ask && !this.input.value.trim()) {
+          this.input.value = ask;
+          this.input.dispatchEvent(new Event("input", { bubbles: true }));
+        }
       });
     }
   }
