@@ -50,14 +50,12 @@ class SearchRateLimit(AsyncMiddleware):
     async def __call__(self, request: HttpRequest) -> HttpResponse:
         # GET and HEAD run the search (a HEAD is served as the GET); OPTIONS and the methods
         # the route refuses embed nothing, so they do not spend the address's allowance.
-        if request.method not in {"GET", "HEAD"}:
+        page = request.path_info == SEARCH_PAGE_PATH
+        if request.method not in {"GET", "HEAD"} or not (page or request.path_info == SEARCH_PATH):
             return await self.get_response(request)
         raw = str(request.GET.get("q", ""))
-        if request.path_info == SEARCH_PATH:
-            page = False
-        elif request.path_info == SEARCH_PAGE_PATH and search_page_query(raw).searchable:
-            page = True  # an empty or over-long query searches nothing, so spends nothing
-        else:
+        if page and not search_page_query(raw).searchable:
+            # An empty or over-long query searches nothing, so spends nothing.
             return await self.get_response(request)
         try:
             refusal = await search_allow(

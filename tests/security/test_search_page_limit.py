@@ -47,3 +47,15 @@ def test_another_sites_page_cannot_spend_the_search_page(serve):
         own = client.get("/search/", params={"q": "hnsw"}).status_code
 
     assert images == [403, 403, 403] and own == 200
+
+
+def test_with_redis_unreachable_the_search_page_says_search_is_unavailable(serve):
+    # Nothing can be counted, so nothing is searched (the limits fail closed), as for the API.
+    server = serve("search-page-redis-down", REDIS_URL="redis://127.0.0.1:9/0")  # discard port
+    with httpx.Client(base_url=server.url, timeout=60) as client:
+        response = client.get("/search/", params={"q": "hnsw"})
+        empty = client.get("/search/")
+
+    assert response.status_code == 503 and response.headers["Retry-After"]
+    assert "Search is unavailable right now" in response.text and 'value="hnsw"' in response.text
+    assert empty.status_code == 200  # an empty query needs no count
