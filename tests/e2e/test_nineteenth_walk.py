@@ -7,6 +7,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.e2e.conftest import CHROMIUM, DESKTOP, screenshot
+from tests.e2e.test_chat_panel import ask, conversation_id, open_chat, wait_answered
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db]
 
@@ -75,3 +76,29 @@ def test_walk19_screens(offline_site, open_page, articles, language, viewport):
     page.goto(offline_site + "/articles/why-step-limits-matter/")
     expect(page.locator(".article__header .meta__read")).to_be_visible()
     screenshot(page, f"walk19-article-{language}-{kind}")
+
+
+def test_new_chat_offers_the_conversation_back_until_a_new_question(offline_site, open_page):
+    # "New chat" took a conversation off the panel with one click and no way back.
+    page = open_page(viewport=PHONE)
+    page.goto(offline_site + "/")
+    open_chat(page)
+    ask(page, "How do agents limit their steps?")
+    wait_answered(page)
+    before = conversation_id(page)
+
+    page.locator("#chat-new").click()
+    expect(page.locator(".chat-turn")).to_have_count(0)
+    page.get_by_role("button", name="Bring back the last conversation").click()
+
+    expect(page.locator(".chat-turn")).to_have_count(1)
+    expect(page.locator(".chat-turn").first).to_contain_text("How do agents limit their steps?")
+    assert conversation_id(page) == before
+    expect(page.locator(".chat-undo")).to_have_count(0)
+
+    page.locator("#chat-new").click()
+    screenshot(page, "walk19-new-chat-undo-en-phone")
+    ask(page, "What is hybrid search?")
+    expect(page.locator(".chat-undo")).to_have_count(0)  # the new conversation has begun
+    wait_answered(page)
+    assert conversation_id(page) != before
