@@ -6,6 +6,7 @@ from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
 from django.utils.cache import patch_cache_control
 from django.utils.feedgenerator import Atom1Feed
+from django.utils.html import escape
 from django.utils.translation import gettext
 
 from blog import selectors
@@ -54,7 +55,9 @@ class ArticleFeed(Feed):
         return item.title
 
     def item_description(self, item: Article) -> str:
-        return item.summary
+        # Atom's summary is written `type="html"`: a summary is plain text, so "<div>" in it is
+        # escaped to show as typed, not read by the feed reader as markup.
+        return escape(item.summary)
 
     def item_pubdate(self, item: Article):
         return item.published_at

@@ -84,3 +84,12 @@ def test_a_feed_reader_that_has_the_newest_version_gets_a_304_until_an_article_i
 
     assert again.status_code == 304
     assert after.status_code == 200 and b"Withdrawn later" not in after.content
+
+
+def test_a_summary_is_text_even_to_a_reader_that_reads_it_as_html(client, make_article):
+    make_article(title="Markup", summary="Wrap it in <div> & style it.")
+
+    summary = _entries(client)[0].find(f"{ATOM}summary")
+
+    assert summary.get("type") == "html"
+    assert summary.text == "Wrap it in &lt;div&gt; &amp; style it."
