@@ -26,6 +26,7 @@ from django.http import Http404
 from procrastinate.contrib.django.models import ProcrastinateJob
 
 from blog.models import Article, Chunk, Tag, published_q
+from blog.reading import reading_minutes
 from blog.rendering import RENDERER, markdown_to_html
 
 logger = logging.getLogger(__name__)
@@ -182,6 +183,7 @@ def article_preview_build(
         title=title, summary=summary, body=body, status=status, published_at=published_at
     )
     article.publication_date_settle()  # the date a save would give it
+    article.reading_minutes = reading_minutes(body)  # and its reading time ("1 min" unsaved)
     return article, sorted(tags, key=lambda tag: tag.name)
 
 

@@ -78,3 +78,13 @@ def test_the_pager_reads_no_more_than_its_two_rows(
 
     # The pager's cards read their reading time and language from the rows already fetched.
     assert not [q for q in queries.captured_queries if 'WHERE "blog_article"."id" =' in q["sql"]]
+
+
+@pytest.mark.django_db
+def test_the_admins_preview_says_the_reading_time_a_save_would_give(staff_client):
+    form = {"title": "Long draft", "slug": "", "summary": "", "tags": [], "status": "draft",
+            "body": "word " * 1000}  # fmt: skip
+
+    html = staff_client.post("/admin/blog/article/preview/", form).content.decode()
+
+    assert "5 min read" in html and not Article.objects.exists()
