@@ -242,6 +242,9 @@ def chat_strings() -> dict[str, str]:
         "reconnecting": _("Connection lost. Reconnecting…"),
         "browser_offline": _("You’re offline. Waiting for the network…"),
         "restore_failed": _("The earlier messages couldn’t be loaded."),
+        # "New chat" on a conversation: gone from the panel, so it can be brought back.
+        "new_chat_started": _("New chat started."),
+        "new_chat_undo": _("Bring back the last conversation"),
         "restore_failed_reconnecting": _(
             "The earlier messages couldn’t be loaded. Reconnecting to load them…"
         ),

@@ -10,6 +10,8 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from pgvector.django import HnswIndex, VectorField
 
+from blog.reading import reading_minutes
+
 
 class Tag(models.Model):
     name = models.CharField(_("name"), max_length=60, unique=True)
@@ -80,6 +82,11 @@ class Article(models.Model):
     # Written by blog.indexing only (with queryset.update, so no signal loops back).
     indexed_at = models.DateTimeField(_("indexed at"), null=True, blank=True, editable=False)
     index_hash = models.CharField(max_length=64, blank=True, editable=False)
+    # Counted from the body at each save (blog.reading), so a list of cards reads a column
+    # instead of counting every body it shows.
+    reading_minutes = models.PositiveSmallIntegerField(
+        _("reading time (minutes)"), default=1, editable=False
+    )
 
     objects = ArticleQuerySet.as_manager()
 
@@ -93,6 +100,9 @@ class Article(models.Model):
 
     def save(self, *args, **kwargs) -> None:
         self.publication_date_settle()
+        self.reading_minutes = reading_minutes(self.body)
+        if (fields := kwargs.get("update_fields")) is not None and "body" in fields:
+            kwargs["update_fields"] = {*fields, "reading_minutes"}
         with transaction.atomic():
             before, was_public = None, False
             if not self._state.adding:  # a new article had no address before

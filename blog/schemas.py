@@ -6,10 +6,13 @@ from ninja import Schema
 from pydantic import Field
 
 from blog.models import Article
+from blog.search_page import QUERY_MAX_LENGTH
 
 
 class SearchIn(Schema):
-    q: str = Field(min_length=1, max_length=500, description="The question or key terms.")
+    q: str = Field(
+        min_length=1, max_length=QUERY_MAX_LENGTH, description="The question or key terms."
+    )
     limit: int = Field(default=5, ge=1, le=20, description="How many articles to return.")
     all: bool = Field(default=False, description="Also return hits below the relevance bar.")
 

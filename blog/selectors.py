@@ -26,6 +26,7 @@ from django.http import Http404
 from procrastinate.contrib.django.models import ProcrastinateJob
 
 from blog.models import Article, Chunk, Tag, published_q
+from blog.reading import reading_minutes
 from blog.rendering import RENDERER, markdown_to_html
 
 logger = logging.getLogger(__name__)
@@ -43,6 +44,37 @@ def article_list_published(
     if tag_slug is not None:
         articles = articles.filter(tags__slug=tag_slug)
     return articles.order_by("-published_at", "-id")
+
+
+def article_cards_by_id(*, ids: Iterable[int]) -> dict[int, Article]:
+    """Published articles by id, as cards show them (tags, no body): the search page's hits."""
+    articles = (
+        Article.objects.published()
+        .filter(pk__in=list(ids))
+        .defer("body", "index_hash")
+        .prefetch_related(Prefetch("tags", queryset=Tag.objects.order_by("name")))
+    )
+    return {article.pk: article for article in articles}
+
+
+FEED_LENGTH = 20
+
+
+def article_list_feed() -> list[Article]:
+    """The newest published articles for the Atom feed, without their bodies."""
+    articles = Article.objects.published().defer("body", "index_hash")
+    return list(articles.order_by("-published_at", "-id")[:FEED_LENGTH])
+
+
+def article_feed_version() -> str:
+    """What the feed shows, fingerprinted: a withdrawn, edited or newly public article changes it
+    (the newest date alone would not: a withdrawn article leaves it as it was)."""
+    rows = (
+        Article.objects.published()
+        .order_by("-published_at", "-id")
+        .values_list("id", "updated_at", "published_at")[:FEED_LENGTH]
+    )
+    return hashlib.sha256(repr(list(rows)).encode()).hexdigest()[:32]
 
 
 def article_get_published(*, slug: str) -> Article:
@@ -151,6 +183,7 @@ def article_preview_build(
         title=title, summary=summary, body=body, status=status, published_at=published_at
     )
     article.publication_date_settle()  # the date a save would give it
+    article.reading_minutes = reading_minutes(body)  # and its reading time ("1 min" unsaved)
     return article, sorted(tags, key=lambda tag: tag.name)
 
 
@@ -186,7 +219,9 @@ def article_neighbours(*, article: Article) -> tuple[Article | None, Article | N
     """
     if not article.is_public:
         return None, None
-    published = Article.objects.published().only("title", "slug", "published_at")
+    published = Article.objects.published().only(
+        "title", "slug", "summary", "published_at", "reading_minutes"
+    )
     older = published.filter(
         Q(published_at__lt=article.published_at)
         | Q(published_at=article.published_at, id__lt=article.id)

@@ -13,4 +13,6 @@ urlpatterns = [
     path("articles/<slug:slug>/", views.article_detail, name="article"),
     path("tags/", RedirectView.as_view(pattern_name="blog:home")),
     path("tags/<slug:slug>/", views.tag_detail, name="tag"),
+    path("feed/", views.article_feed, name="feed"),
+    path("search/", views.search, name="search"),
 ]

@@ -9,10 +9,20 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.utils.cache import patch_cache_control
+from django.utils.translation import get_language
+from django.views.decorators.http import condition
 
 from blog import selectors
+from blog.embeddings import EmbeddingError
+from blog.feeds import ArticleFeed
 from blog.models import Article, Tag
 from blog.rendering import markdown_to_html
+from blog.search_page import (
+    QUERY_MAX_LENGTH,
+    SearchPageQuery,
+    search_page_query,
+    search_page_results,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -97,6 +107,46 @@ def tag_detail(request: HttpRequest, slug: str) -> HttpResponse:
         request.GET.get("page")
     )
     return render(request, "blog/tag_detail.html", {"tag": tag, "page_obj": page})
+
+
+def search(request: HttpRequest) -> HttpResponse:
+    """`/search/?q=`: matching articles as cards; its searches were counted on the way in
+    (config.search_limit), as `/api/search`'s are."""
+    query = search_page_query(str(request.GET.get("q", "")))
+    context, status = {"query": query, "max_length": QUERY_MAX_LENGTH}, 200
+    if query.problem == "too_long":
+        status = 400
+    elif query.searchable:
+        try:
+            context["results"] = search_page_results(query=query.text)
+        except EmbeddingError as exc:  # the embedding endpoint or model is down
+            logger.warning("search is unavailable: %s", exc)
+            context["unavailable"], status = True, 503
+    return search_page_render(request, context, status=status)
+
+
+def search_page_render(request: HttpRequest, context: dict, *, status: int) -> HttpResponse:
+    """The search page; config.search_limit renders its refusals with it too."""
+    response = render(request, "blog/search.html", context, status=status)
+    if status != 200:
+        response["Cache-Control"] = "no-store"  # a refusal or an outage is not the page to keep
+    return response
+
+
+def search_refused(request: HttpRequest, *, raw: str, problem: str, wait: str = "") -> HttpResponse:
+    """A refusal before the view ran (a NUL in the query, too many searches): the page with its
+    box holding what was typed and a sentence saying why."""
+    query = SearchPageQuery(text=raw, problem=problem)
+    status = {"invalid_character": 400, "rate_limited": 429}.get(problem, 503)
+    context = {"query": query, "max_length": QUERY_MAX_LENGTH, "wait": wait}
+    return search_page_render(request, context, status=status)
+
+
+# A feed reader that has the newest version is answered 304 without a rendering. Its subtitle
+# is in the reader's language, so the language is part of the version.
+article_feed = condition(
+    etag_func=lambda request: f"{selectors.article_feed_version()}-{get_language()}"
+)(ArticleFeed())
 
 
 def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:

@@ -188,13 +188,25 @@ async def _bad_url(request: HttpRequest, message: str) -> HttpResponse:
 def _bad_url_page(request: HttpRequest) -> HttpResponse:
     """The site's 400 page in the reader's language: this guard runs before the language is
     chosen, and a reader whose link held `%00` got English plain text ("The URL contains a NUL
-    or an invalid character.") with no way back to the site."""
+    or an invalid character.") with no way back to the site. On the search page, the search
+    page: its box keeps what was typed, less the characters it cannot search for."""
     language = translation.get_language_from_request(request)
     with translation.override(language):
-        response = blog_views.bad_request(request)
+        if request.path_info == reverse("blog:search") and not INVALID.search(request.path):
+            raw = INVALID.sub("", _first_q(request))
+            response = blog_views.search_refused(request, raw=raw, problem="invalid_character")
+        else:
+            response = blog_views.bad_request(request)
         response["Content-Language"] = translation.get_language()
     patch_vary_headers(response, ("Accept-Language", "Cookie"))
     return response
+
+
+def _first_q(request: HttpRequest) -> str:
+    try:
+        return str(request.GET.get("q", ""))
+    except TooManyFieldsSent:
+        return ""
 
 
 def _flat(pair: tuple[str, list[str]]) -> list[str]:

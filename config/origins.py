@@ -24,6 +24,7 @@ MAX_ORIGIN = 512  # characters; a real origin is far shorter
 # Every state-changing API request (the chat, feedback) follows the rule; reads do not.
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 ADMIN_LOGIN_PATH = "/admin/login/"  # matched against `request.path_info`, as the throttle does
+SEARCH_PAGE_PATH = "/search/"  # the reader's search page (blog:search), which spends searches
 # `Sec-Fetch-Site` for a request sent for another site's page. "same-site" is a sibling
 # subdomain's (evil.example.com beside blog.example.com), another site as much as any: taken for
 # the visitor's own, its `<img>` tags (no Origin) spent the address's searches and requests.
@@ -174,6 +175,11 @@ class CrossSiteGuard(AsyncMiddleware):
         if path.startswith(API_PREFIX) and method in {"GET", "HEAD"} and cross_site(request):
             body = {"detail": "Requests from other sites' pages are refused.", "code": "cross_site"}
             return JsonResponse(body, status=403)
+        # The search page spends a search as the API does: an `<img>` or `<iframe>` elsewhere
+        # may not spend it. A search engine's result the reader clicked is a followed link.
+        if path == SEARCH_PAGE_PATH and method in {"GET", "HEAD"} and cross_site(request):
+            refusal = "Searches from other sites' pages are refused: open the link instead.\n"
+            return HttpResponse(refusal, status=403, content_type="text/plain")
         if path == ADMIN_LOGIN_PATH and method == "POST" and cross_site(request):
             refusal = "Cross-site sign-in refused.\n"
             return HttpResponse(refusal, status=403, content_type="text/plain")

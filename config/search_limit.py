@@ -15,6 +15,7 @@ from django.core import signing
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.utils import translation
+from django.utils.cache import patch_vary_headers
 from django.utils.translation import gettext, ngettext
 
 from agent.exceptions import SharedStateDown
@@ -26,8 +27,10 @@ from agent.ratelimit import (
     search_allow,
 )
 from agent.shared import SHARED_STATE_RETRY_SECONDS
+from blog import views as blog_views
+from blog.search_page import search_page_query
 from config.middleware import AsyncMiddleware
-from config.origins import ADMIN_LOGIN_PATH
+from config.origins import ADMIN_LOGIN_PATH, SEARCH_PAGE_PATH
 from ops.metrics import refusal_count
 
 # Matched against `request.path_info`, the path the URL resolver routes by.
@@ -40,21 +43,51 @@ DEVICE_DAYS = 90
 
 
 class SearchRateLimit(AsyncMiddleware):
+    """`/api/search` and the reader's search page (`/search/?q=`) spend one allowance per
+    address: the page embeds its query as the API does, and without the count a loop over it
+    was the API's denial of service again, through a page."""
+
     async def __call__(self, request: HttpRequest) -> HttpResponse:
         # GET and HEAD run the search (a HEAD is served as the GET); OPTIONS and the methods
         # the route refuses embed nothing, so they do not spend the address's allowance.
-        if request.path_info == SEARCH_PATH and request.method in {"GET", "HEAD"}:
-            try:
-                refusal = await search_allow(
-                    client_ip=request.META.get("REMOTE_ADDR", ""),
-                    query=str(request.GET.get("q", ""))[:10_000],  # longer is refused (422) later
-                )
-            except SharedStateDown as exc:  # nothing can be counted: refused, as turns are
-                return shared_state_down_json(exc)
-            if refusal is not None:
-                refusal_count(reason="search", address=request.META.get("REMOTE_ADDR", ""))
-                return _too_many(refusal)
-        return await self.get_response(request)
+        page = request.path_info == SEARCH_PAGE_PATH
+        if request.method not in {"GET", "HEAD"} or not (page or request.path_info == SEARCH_PATH):
+            return await self.get_response(request)
+        raw = str(request.GET.get("q", ""))
+        if page and not search_page_query(raw).searchable:
+            # An empty or over-long query searches nothing, so spends nothing.
+            return await self.get_response(request)
+        try:
+            refusal = await search_allow(
+                client_ip=request.META.get("REMOTE_ADDR", ""),
+                query=raw[:10_000],  # longer is refused (422) later
+            )
+        except SharedStateDown as exc:  # nothing can be counted: refused, as turns are
+            if page:
+                return await sync_to_async(_search_page_refused)(request, raw, "unavailable")
+            return shared_state_down_json(exc)
+        if refusal is None:
+            return await self.get_response(request)
+        refusal_count(reason="search", address=request.META.get("REMOTE_ADDR", ""))
+        if page:
+            return await sync_to_async(_search_page_refused)(request, raw, "rate_limited", refusal)
+        return _too_many(refusal)
+
+
+def _search_page_refused(
+    request: HttpRequest, raw: str, problem: str, refusal: Refusal | None = None
+) -> HttpResponse:
+    """The search page saying why it did not search, in the reader's language (this runs
+    before the locale middleware), the query kept in its box: a reader who came to read got the
+    API's JSON otherwise."""
+    with translation.override(translation.get_language_from_request(request)):
+        wait = _wait_text(refusal.retry_after) if refusal else ""
+        response = blog_views.search_refused(request, raw=raw, problem=problem, wait=wait)
+        response["Content-Language"] = translation.get_language()
+    patch_vary_headers(response, ("Accept-Language", "Cookie"))
+    retry_after = refusal.retry_after if refusal else SHARED_STATE_RETRY_SECONDS
+    response["Retry-After"] = str(retry_after)
+    return response
 
 
 class AdminLoginRateLimit(AsyncMiddleware):

@@ -3,6 +3,7 @@
 from django import template
 from django.utils import translation
 from django.utils.formats import date_format
+from django.utils.translation import ngettext
 
 from blog.language import html_lang, text_language
 from blog.models import Article
@@ -35,3 +36,10 @@ def article_date(article: Article) -> str:
     if not article.published_at:
         return ""
     return date_format(article.published_at, _DATE.get(translation.get_language(), "j F Y"))
+
+
+@register.filter
+def reading_time(article: Article) -> str:
+    """ "4 min read" in the reader's language, from the minutes counted at the article's save."""
+    minutes = article.reading_minutes
+    return ngettext("%(count)s min read", "%(count)s min read", minutes) % {"count": minutes}

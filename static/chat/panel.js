@@ -327,6 +327,7 @@ class Panel {
     if (this.conversationId) frame.conversation_id = this.conversationId;
     if (this.pageSlug) frame.page = this.pageSlug;
     this.showEmpty(false);
+    this.dropUndo(); // the new conversation has begun
     this.reconnectNoted = false; // a new question's own wait is the status line's to tell
     // The earlier messages will not be loaded above a question asked now (restoreAgain).
     if (this.restoreNote) this.restoreNote.textContent = S.restore_failed;
@@ -468,6 +469,7 @@ class Panel {
   }
 
   newChat() {
+    const previous = this.log.querySelector(".chat-turn") ? this.conversationId : "";
     if (this.turn) {
       // Closing the socket cancels the turn on the server and leaves no stray events behind.
       this.turn = null;
@@ -483,6 +485,34 @@ class Panel {
     this.showEmpty(true);
     this.log.setAttribute("aria-busy", "false");
     this.input.focus();
+    // One click took a conversation off the panel for good, with nothing to bring it back: it
+    // is kept on the server, so the panel offers it back until a question starts the new one.
+    if (previous) this.offerUndo(previous);
+  }
+
+  offerUndo(previous) {
+    const note = el("p", "chat-status chat-status--inline chat-undo", S.new_chat_started + " ");
+    const button = el("button", "chat-undo__button", S.new_chat_undo);
+    button.type = "button";
+    button.addEventListener("click", () => this.undoNewChat(previous));
+    note.appendChild(button);
+    this.undoNote = note;
+    this.log.insertBefore(note, this.log.firstChild);
+  }
+
+  undoNewChat(previous) {
+    this.dropUndo();
+    if (this.turn) return;
+    for (const child of [...this.log.children]) if (child !== this.empty) child.remove();
+    this.setConversation(previous);
+    this.restored = null;
+    this.restore();
+    this.input.focus();
+  }
+
+  dropUndo() {
+    if (this.undoNote) this.undoNote.remove();
+    this.undoNote = null;
   }
 
   /* ---------- opening, closing, typing ---------- */
@@ -577,6 +607,13 @@ class Panel {
       link.addEventListener("click", (event) => {
         event.preventDefault();
         this.open(true);
+        // The search page's "Ask the assistant": its query in the box, for the reader to send
+        // (or edit); a question being typed already is not replaced.
+        const ask = link.dataset.chatAsk;
+        if (ask && !this.input.value.trim()) {
+          this.input.value = ask;
+          this.input.dispatchEvent(new Event("input", { bubbles: true }));
+        }
       });
     }
   }

@@ -1,0 +1,74 @@
+"""The Atom feed of published articles, for feed readers (announced in every page's head)."""
+
+from django.conf import settings
+from django.contrib.syndication.views import Feed
+from django.http import HttpRequest, HttpResponse
+from django.urls import reverse
+from django.utils.cache import patch_cache_control
+from django.utils.feedgenerator import Atom1Feed
+from django.utils.html import escape
+from django.utils.translation import gettext
+
+from blog import selectors
+from blog.language import html_lang, text_language
+from blog.models import Article
+
+# A feed reader asks every few minutes to hours; five minutes in a shared cache is soon enough
+# for a new article, and a 304 (the ETag) saves the rendering in between.
+FEED_MAX_AGE = 300
+
+
+class _LanguagePerEntry(Atom1Feed):
+    """Atom with an `xml:lang` on each entry: the blog is written in English and in Chinese, and
+    a reader (or a screen reader) should not read one in the other's voice."""
+
+    def item_attributes(self, item: dict) -> dict:
+        return {**super().item_attributes(item), "xml:lang": item["language"]}
+
+
+class ArticleFeed(Feed):
+    feed_type = _LanguagePerEntry
+
+    def __call__(self, request: HttpRequest, *args, **kwargs) -> HttpResponse:
+        response = super().__call__(request, *args, **kwargs)
+        patch_cache_control(response, public=True, max_age=FEED_MAX_AGE)
+        return response
+
+    def title(self) -> str:
+        return settings.SITE_NAME
+
+    def subtitle(self) -> str:
+        return gettext(
+            "Notes on building tool-driven assistants with Django, PostgreSQL and pgvector."
+        )
+
+    def link(self) -> str:
+        return reverse("blog:home")
+
+    def feed_url(self) -> str:
+        return reverse("blog:feed")
+
+    def items(self) -> list[Article]:
+        return selectors.article_list_feed()
+
+    def item_title(self, item: Article) -> str:
+        return item.title
+
+    def item_description(self, item: Article) -> str:
+        # Atom's summary is written `type="html"`: a summary is plain text, so "<div>" in it is
+        # escaped to show as typed, not read by the feed reader as markup.
+        return escape(item.summary)
+
+    def item_pubdate(self, item: Article):
+        return item.published_at
+
+    def item_updateddate(self, item: Article):
+        # An article published ahead of its last edit (a scheduled post) was updated at its
+        # publication, not before it.
+        return max(item.updated_at, item.published_at)
+
+    def item_author_name(self, item: Article) -> str:
+        return settings.SITE_NAME  # the blog has no authors' names; the site signs its articles
+
+    def item_extra_kwargs(self, item: Article) -> dict:
+        return {"language": html_lang(text_language(f"{item.title}\n{item.summary}"))}
