@@ -48,6 +48,7 @@ class ArticleOut(Schema):
     summary: str
     published_at: dt.datetime
     tags: list[str]
+    reading_minutes: int = Field(description="Whole minutes to read the article, at least 1.")
 
     @staticmethod
     def resolve_url(article: Article) -> str:

@@ -85,6 +85,7 @@ def test_article_list_is_paginated_published_only_and_filters_by_tag(client, art
     item = flight["items"][0]
     assert item["url"] == "/articles/airships/" and item["tags"] == ["flight"]
     assert item["summary"] == "Lighter than air." and "body" not in item
+    assert item["reading_minutes"] == 1  # what the cards show, for a client's own list
 
 
 def test_article_detail_and_404s_for_drafts_and_unknown_slugs(client, articles):
