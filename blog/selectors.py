@@ -35,9 +35,12 @@ logger = logging.getLogger(__name__)
 def article_list_published(
     *, tag: Tag | None = None, tag_slug: str | None = None
 ) -> QuerySet[Article]:
-    """Published articles, newest first, with their tags prefetched."""
-    articles = Article.objects.published().prefetch_related(
-        Prefetch("tags", queryset=Tag.objects.order_by("name"))
+    """Published articles, newest first, with their tags prefetched; without their bodies,
+    which no list shows (a page of 10 long articles read every body to draw 10 cards)."""
+    articles = (
+        Article.objects.published()
+        .defer("body", "index_hash")
+        .prefetch_related(Prefetch("tags", queryset=Tag.objects.order_by("name")))
     )
     if tag is not None:
         articles = articles.filter(tags=tag)

@@ -77,6 +77,17 @@ def test_staff_can_preview_a_draft(staff_client, make_article):
     assert "Draft preview" in response.content.decode()
 
 
+@pytest.mark.parametrize("path", ["/", "/api/articles"])
+def test_a_list_of_articles_reads_no_body(client, make_article, path):
+    make_article(title="Long", body="A long body. " * 5000)
+
+    with CaptureQueriesContext(connection) as queries:
+        assert client.get(path).status_code == 200
+
+    listed = [q["sql"] for q in queries.captured_queries if 'FROM "blog_article"' in q["sql"]]
+    assert listed and not any('"blog_article"."body"' in sql for sql in listed)
+
+
 def test_tag_page_lists_its_articles(client, make_article):
     make_article(title="Tagged", slug="tagged", tags=["pgvector"])
     make_article(title="Untagged", slug="untagged")
