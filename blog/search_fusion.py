@@ -6,7 +6,7 @@ Reciprocal-rank fusion per article, divided by the number of lists that could ha
 its language), and blog.relevance turns that into the calibrated relevance that orders hits.
 """
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from django.conf import settings
 
@@ -95,30 +95,7 @@ def _fuse(lists: list[_Ranked], prepared: _Query, window: int) -> list["_Candida
         candidates.append(
             _Candidate(best[article_id], fused[article_id], evidence, relevance(evidence))
         )
-    return _unlifted(candidates) if _answered_in_language(candidates) else candidates
-
-
-def _answered_in_language(candidates: list["_Candidate"]) -> bool:
-    """Does an article in the question's language clear the bar on its own evidence?
-
-    Then the translated question lifts no article in the other language over it: lifted, the
-    English loop article took "工具调用审计表里那个 executed 字段是干什么用的？" from the Chinese
-    observability article that answers it. The bar is always SEARCH_MIN_RELEVANCE, not the
-    caller's, so that a hit's evidence does not depend on what the caller asks to see.
-    """
-    bar = settings.SEARCH_MIN_RELEVANCE
-    return any(not c.evidence.cross and c.relevance >= bar for c in candidates)
-
-
-def _unlifted(candidates: list["_Candidate"]) -> list["_Candidate"]:
-    """The candidates with their relevance read from the question's own vector alone."""
-    unlifted = []
-    for c in candidates:
-        if c.evidence.translated:
-            evidence = replace(c.evidence, translated=0.0)
-            c = _Candidate(c.row, c.score, evidence, relevance(evidence))
-        unlifted.append(c)
-    return unlifted
+    return candidates
 
 
 @dataclass
