@@ -41,25 +41,3 @@ def bigrams(term: str) -> list[str]:
     if len(chars) < 2:
         return []
     return ["".join(chars[i : i + 2]) for i in range(len(chars) - 1)]
-
-
-def translated(question: str) -> str:
-    """A Chinese question with the glossary's Chinese terms written in English.
-
-    Longest terms first, so "系统提示词" is "system prompt" and not "system" and "prompt".
-    What the glossary does not hold stays as typed: the question keeps its Chinese grammar
-    and its words the blog never writes (blog.search embeds it beside the question itself).
-    """
-    for chinese, english in _by_length():
-        if chinese in question:
-            question = question.replace(chinese, f" {english} ")
-    return " ".join(question.split())
-
-
-@cache
-def _by_length() -> tuple[tuple[str, str], ...]:
-    pairs = {}
-    for english, chinese in glossary_pairs():
-        for term in chinese:
-            pairs.setdefault(term, " ".join(english))  # the first line to name a term wins
-    return tuple(sorted(pairs.items(), key=lambda pair: -len(pair[0])))

@@ -102,8 +102,6 @@ WEIGHTS = {"bias": -60.88, "similarity": 59.43, "coverage": 5.53, "known": 6.36,
 # tuning halves, the middle of the range that declined no more: 0.015-0.03 and 0.80-0.82).
 SINGLED_OUT_MARGIN = 0.02
 SINGLED_OUT_SIMILARITY = 0.81
-TRANSLATED_SHARE = 0.5  # see similarity()
-TRANSLATED_MIN_GAIN = 0.02
 
 
 @dataclass(frozen=True)
@@ -114,9 +112,6 @@ class Evidence:
     cross: bool = False  # the article is in another language than the question
     margin: float = 0.0  # similarity lead over the next article in the same language
     question_language: str = "en"
-    # A Chinese question's similarity to this English article with the question's glossary
-    # terms written in English (blog.search_translated); 0 when there is none.
-    translated: float = 0.0
 
 
 def relevance(evidence: Evidence) -> float:
@@ -124,7 +119,7 @@ def relevance(evidence: Evidence) -> float:
     known = 1.0 if singled_out(evidence) else evidence.known
     z = (
         WEIGHTS["bias"]
-        + WEIGHTS["similarity"] * similarity(evidence)
+        + WEIGHTS["similarity"] * evidence.similarity
         + WEIGHTS["coverage"] * evidence.coverage
         + WEIGHTS["known"] * known
         # A question shares no terms with an article in another language, so its coverage
@@ -132,22 +127,6 @@ def relevance(evidence: Evidence) -> float:
         + WEIGHTS["cross"] * evidence.cross
     )
     return 1.0 / (1.0 + math.exp(-max(-40.0, min(40.0, z))))
-
-
-def similarity(evidence: Evidence) -> float:
-    """The similarity the relevance weighs: for a Chinese question's English article, half of
-    what the question gains written with the glossary's English (blog.search_translated), when
-    it gains TRANSLATED_MIN_GAIN or more.
-
-    A gain that small says the glossary holds little of what the question asks: out-of-scope
-    Chinese questions gain a median 0.007 at their nearest English article (their telling
-    words, 微信 or Redis, are not the glossary's), the declined in-scope ones 0.020. Half,
-    not all, and the floor, were chosen on the tuning halves at the search level
-    (docs/answer-quality.md, "Sixty-second pass").
-    """
-    gain = evidence.translated - evidence.similarity if evidence.cross else 0.0
-    lift = TRANSLATED_SHARE * gain if gain >= TRANSLATED_MIN_GAIN else 0.0
-    return evidence.similarity + lift
 
 
 def singled_out(evidence: Evidence) -> bool:

@@ -6,7 +6,7 @@ Reciprocal-rank fusion per article, divided by the number of lists that could ha
 its language), and blog.relevance turns that into the calibrated relevance that orders hits.
 """
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from django.conf import settings
 
@@ -26,9 +26,6 @@ class _Query:
     known_across: float  # `known`, counting terms the blog writes in the other language
     languages: tuple[str, ...]
     bridges: list[Bridge]  # the question's terms in the other language (blog.glossary)
-    # Chunk id -> similarity of the question with its glossary terms in English, for a Chinese
-    # question's English chunks (blog.search_translated).
-    translated: dict[int, float] = field(default_factory=dict)
 
 
 _Ranked = tuple[list[dict], frozenset[str] | None]  # rows, and the languages the list can see
@@ -67,7 +64,6 @@ def _fuse(lists: list[_Ranked], prepared: _Query, window: int) -> list["_Candida
     seen = _Seen.of([row for chunk_id, row in rows.items() if chunk_id in early])
     later = _Seen.of([row for row in rows.values() if row["article_id"] not in seen.similarity])
     similarity = {**later.similarity, **seen.similarity}
-    translated = _translated(prepared.translated, rows.values(), early)
     matched, texts = {**later.matched, **seen.matched}, {**later.texts, **seen.texts}
     alpha = settings.SEARCH_FUSION_ALPHA
     found = [{row["article_id"] for row in rows} for rows, _ in lists]
@@ -90,7 +86,6 @@ def _fuse(lists: list[_Ranked], prepared: _Query, window: int) -> list["_Candida
             cross=cross,
             margin=margins[article_id],
             question_language=prepared.language,
-            translated=translated.get(article_id, 0.0),
         )
         candidates.append(
             _Candidate(best[article_id], fused[article_id], evidence, relevance(evidence))
@@ -121,19 +116,6 @@ class _Seen:
                 f"{row['article__title']}\n{row['heading_path']}\n{row['text']}"
             )
         return seen
-
-
-def _translated(by_chunk: dict[int, float], rows, early: set[int]) -> dict[int, float]:
-    """Per article, the translated question's best similarity among the chunks its similarity
-    is read from (the evidence window's when it has any there, as for `_Seen`)."""
-    best: dict[int, float] = {}
-    windowed = {row["article_id"] for row in rows if row["id"] in early}
-    for row in rows:
-        value = by_chunk.get(row["id"])
-        if value is None or (row["article_id"] in windowed and row["id"] not in early):
-            continue
-        best[row["article_id"]] = max(best.get(row["article_id"], -1.0), value)
-    return best
 
 
 def _coverage(prepared: _Query, matched: set[str], texts: list[str], *, cross: bool) -> float:

@@ -4,7 +4,6 @@ import pytest
 from django.db import connection
 
 from blog.commonness import lexeme_words, unknown_weight
-from blog.glossary_file import translated as translated_question
 from blog.relevance import (
     FUNCTION_LEXEMES,
     FUNCTION_WORDS,
@@ -297,63 +296,3 @@ def test_a_file_name_the_blog_writes_counts_as_known_in_the_question(make_articl
 
     assert named.known == 1.0 and named.coverage == 1.0
     assert other.known < 0.7
-
-
-def test_a_chinese_question_nearer_its_english_article_in_the_glossarys_english_clears_the_bar(
-    settings,
-):
-    bar = settings.SEARCH_MIN_RELEVANCE
-    ask = {"similarity": 0.82, "coverage": 0.3, "known": 0.85, "question_language": "zh"}
-    cross = Evidence(**ask, cross=True)
-
-    assert relevance(cross) < bar < relevance(Evidence(**ask, cross=True, translated=0.88))
-    # Written in English the question is no nearer, or hardly: its own similarity stands.
-    assert relevance(Evidence(**ask, cross=True, translated=0.80)) == relevance(cross)
-    assert relevance(Evidence(**ask, cross=True, translated=0.835)) == relevance(cross)
-    # Only an article in the other language is read through the translation.
-    same = Evidence(**ask)
-    assert relevance(Evidence(**ask, translated=0.88)) == relevance(same)
-
-
-def _runaway_loop(make_article, add_chunk, similarity: float, translated: float) -> VectorBook:
-    """An English article on runaway loops, a Chinese one on vectors, and a Chinese question
-    whose vector sits at `similarity` from the English chunk and whose glossary English
-    (blog.glossary_file.translated) sits at `translated`."""
-    chunk = add_chunk(
-        make_article(title="Step limits", slug="step-limits"),
-        "A runaway agent loop needs a step limit.",
-        unit((0, 1.0)),
-    )
-    chunk.language = "en"
-    chunk.save()
-    vectors = make_article(title="向量索引", slug="vectors-zh")
-    chunk = add_chunk(vectors, "向量索引。", unit((5, 1.0)))
-    chunk.language = "zh"
-    chunk.save()
-    question = "失控的智能体循环"
-    return VectorBook(
-        {
-            question: unit((0, similarity), (1, math.sqrt(1 - similarity**2))),
-            translated_question(question): unit((0, translated), (2, math.sqrt(1 - translated**2))),
-        }
-    )
-
-
-def test_search_weighs_a_chinese_questions_glossary_english_against_an_english_article(
-    make_article, add_chunk, settings
-):
-    book = _runaway_loop(make_article, add_chunk, similarity=0.74, translated=0.84)
-
-    hits = article_search(query="失控的智能体循环", embedder=book)
-
-    assert titles(hits) == ["Step limits"]
-    assert book.calls == 2  # the question, and the question in the glossary's English
-    assert hits[0].similarity == pytest.approx(0.74, abs=1e-3)  # the question's own, reported
-    settings.SEARCH_GLOSSARY = False
-    assert article_search(query="失控的智能体循环", embedder=book) == []
-
-
-def test_a_chinese_question_no_nearer_in_english_gets_no_lift(make_article, add_chunk):
-    book = _runaway_loop(make_article, add_chunk, similarity=0.74, translated=0.70)
-
-    assert article_search(query="失控的智能体循环", embedder=book) == []
