@@ -1,5 +1,7 @@
 """The Atom feed of published articles, for feed readers (announced in every page's head)."""
 
+import re
+
 from django.conf import settings
 from django.contrib.syndication.views import Feed
 from django.http import HttpRequest, HttpResponse
@@ -16,6 +18,15 @@ from blog.models import Article
 # A feed reader asks every few minutes to hours; five minutes in a shared cache is soon enough
 # for a new article, and a 304 (the ETag) saves the rendering in between.
 FEED_MAX_AGE = 300
+# What XML 1.0 cannot hold (C0 controls but tab, newline, return; U+FFFE, U+FFFF). A title may
+# carry one (a vertical tab pasted from a word processor, kept by the admin's form) and Django's
+# XML writer raises on it: one title made the whole feed a 500 for every reader.
+_NOT_XML = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+def xml_text(text: str) -> str:
+    """`text` as XML can carry it: each character XML cannot hold becomes a space."""
+    return _NOT_XML.sub(" ", text)
 
 
 class _LanguagePerEntry(Atom1Feed):
@@ -52,12 +63,12 @@ class ArticleFeed(Feed):
         return selectors.article_list_feed()
 
     def item_title(self, item: Article) -> str:
-        return item.title
+        return xml_text(item.title)
 
     def item_description(self, item: Article) -> str:
         # Atom's summary is written `type="html"`: a summary is plain text, so "<div>" in it is
         # escaped to show as typed, not read by the feed reader as markup.
-        return escape(item.summary)
+        return escape(xml_text(item.summary))
 
     def item_pubdate(self, item: Article):
         return item.published_at

@@ -93,3 +93,21 @@ def test_a_summary_is_text_even_to_a_reader_that_reads_it_as_html(client, make_a
 
     assert summary.get("type") == "html"
     assert summary.text == "Wrap it in &lt;div&gt; &amp; style it."
+
+
+def test_a_character_xml_cannot_hold_in_a_title_or_summary_leaves_the_feed_readable(
+    client, make_article
+):
+    # Red team 32: a vertical tab (kept by the admin's form) in one title made the feed a 500
+    # for every reader; Django's XML writer refuses C0 controls, and U+FFFF made XML a reader
+    # rejects.
+    make_article(
+        title="Pasted\x0bfrom a word processor", slug="pasted", summary="A bell\x07, a \uffff here."
+    )
+    make_article(title="Plain", slug="plain")
+
+    entries = {e.findtext(f"{ATOM}title"): e for e in _entries(client)}
+
+    assert set(entries) == {"Pasted from a word processor", "Plain"}
+    pasted = entries["Pasted from a word processor"]
+    assert pasted.findtext(f"{ATOM}summary") == "A bell , a   here."

@@ -1,12 +1,13 @@
 """Reading time (walk 19): counted once at the save, shown on cards, the article and its pager."""
 
 import datetime as dt
+import math
 
 import pytest
 from django.utils import timezone
 
 from blog.models import Article
-from blog.reading import HAN_PER_MINUTE, WORDS_PER_MINUTE, reading_minutes
+from blog.reading import HAN_PER_MINUTE, MAX_MINUTES, WORDS_PER_MINUTE, reading_minutes
 
 
 def test_english_is_counted_in_words_and_rounded_up():
@@ -88,3 +89,16 @@ def test_the_admins_preview_says_the_reading_time_a_save_would_give(staff_client
     html = staff_client.post("/admin/blog/article/preview/", form).content.decode()
 
     assert "5 min read" in html and not Article.objects.exists()
+
+
+def test_a_body_of_unclosed_links_is_counted_in_one_pass():
+    # Red team 32: `\]\([^)]*\)` ran from every "](" to the end when none closed: a megabyte of
+    # "[x](" took 305 s on one save or admin preview (40 kB took 0.7 s). Now a target stops at a
+    # space or a parenthesis, and this returns at once (before the fix, the test hung for minutes).
+    assert reading_minutes("[x](" * 250_000) == math.ceil(250_000 / WORDS_PER_MINUTE)
+    assert reading_minutes("](" + "a" * 1_000_000) == 1
+
+
+def test_a_body_too_long_for_the_column_reads_as_its_largest_value():
+    # PositiveSmallIntegerField: 8 million words (16 MB) would not fit in the column.
+    assert reading_minutes("a " * (WORDS_PER_MINUTE * MAX_MINUTES + 1)) == MAX_MINUTES

@@ -59,3 +59,26 @@ def test_with_redis_unreachable_the_search_page_says_search_is_unavailable(serve
     assert response.status_code == 503 and response.headers["Retry-After"]
     assert "Search is unavailable right now" in response.text and 'value="hnsw"' in response.text
     assert empty.status_code == 200  # an empty query needs no count
+
+
+def test_no_spelling_method_or_header_searches_the_page_uncounted(serve):
+    # Red team 32's attempts on the allowance, each of which held: a percent-escaped path, HEAD,
+    # two `q`s (the limiter and the view read the same, the last), forged forwarding headers, a
+    # fresh session and a same-origin `Sec-Fetch-Site` per request.
+    server = serve("search-page-spellings", SEARCH_REQUESTS_PER_MINUTE_PER_IP="4")
+    tries = [
+        ("GET", "/%73earch/?q=hnsw", {}),
+        ("HEAD", "/search/?q=streaming", {}),
+        ("GET", "/search/?q=a&q=pgvector", {"X-Forwarded-For": "10.0.0.1"}),
+        ("GET", "/sea%72ch/?q=budget", {"Forwarded": "for=10.0.0.2", "X-Real-IP": "10.0.0.3"}),
+    ]
+    fifth = ("GET", "/%73earch/?q=tokens", {"Sec-Fetch-Site": "same-origin"})
+    with httpx.Client(base_url=server.url, timeout=60) as client:
+        spent = [client.request(m, p, headers=h).status_code for m, p, h in tries]
+        client.cookies.clear()
+        refused = client.request(fifth[0], fifth[1], headers=fifth[2])
+        unslashed = client.get("/search?q=hnsw")  # redirected to /search/ before any search
+
+    assert spent == [200, 200, 200, 200]
+    assert refused.status_code == 429
+    assert unslashed.status_code == 301 and unslashed.headers["Location"] == "/search/?q=hnsw"
