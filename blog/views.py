@@ -137,7 +137,7 @@ def search_refused(request: HttpRequest, *, raw: str, problem: str, wait: str = 
     """A refusal before the view ran (a NUL in the query, too many searches): the page with its
     box holding what was typed and a sentence saying why."""
     query = SearchPageQuery(text=raw, problem=problem)
-    status = {"invalid_character": 400, "rate_limited": 429}.get(problem, 503)
+    status = {"invalid_character": 400, "rate_limited": 429, "confirm": 200}.get(problem, 503)
     context = {"query": query, "max_length": QUERY_MAX_LENGTH, "wait": wait}
     return search_page_render(request, context, status=status)
 

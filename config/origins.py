@@ -178,6 +178,13 @@ class CrossSiteGuard(AsyncMiddleware):
         # The search page spends a search as the API does: an `<img>` or `<iframe>` elsewhere
         # may not spend it. A search engine's result the reader clicked is a followed link.
         if path == SEARCH_PAGE_PATH and method in {"GET", "HEAD"} and cross_site(request):
+            if top_level(request):
+                # Another site moved the reader's window here without their click (a link
+                # shortener's script, a meta refresh): a 403 in plain English left them stranded.
+                # The page holds the query and searches it when they press Search.
+                from config.search_limit import search_page_unsearched
+
+                return await search_page_unsearched(request, "confirm")
             refusal = "Searches from other sites' pages are refused: open the link instead.\n"
             return HttpResponse(refusal, status=403, content_type="text/plain")
         if path == ADMIN_LOGIN_PATH and method == "POST" and cross_site(request):
@@ -202,6 +209,14 @@ def cross_site(request: HttpRequest) -> bool:
     except DisallowedHost:
         host = None
     return not origin_allowed(origin=origin, scheme=request.scheme, host=host)
+
+
+def top_level(request: HttpRequest) -> bool:
+    """True for a page loaded into a browser's window, not into a frame or as an image."""
+    return (
+        request.headers.get("Sec-Fetch-Mode", "").lower() == "navigate"
+        and request.headers.get("Sec-Fetch-Dest", "").lower() == "document"
+    )
 
 
 def link_followed(request: HttpRequest) -> bool:

@@ -64,14 +64,22 @@ class SearchRateLimit(AsyncMiddleware):
             )
         except SharedStateDown as exc:  # nothing can be counted: refused, as turns are
             if page:
-                return await sync_to_async(_search_page_refused)(request, raw, "unavailable")
+                return await search_page_unsearched(request, "unavailable")
             return shared_state_down_json(exc)
         if refusal is None:
             return await self.get_response(request)
         refusal_count(reason="search", address=request.META.get("REMOTE_ADDR", ""))
         if page:
-            return await sync_to_async(_search_page_refused)(request, raw, "rate_limited", refusal)
+            return await search_page_unsearched(request, "rate_limited", refusal)
         return _too_many(refusal)
+
+
+async def search_page_unsearched(
+    request: HttpRequest, problem: str, refusal: Refusal | None = None
+) -> HttpResponse:
+    """The search page, its query in the box, not searched (`problem` says why)."""
+    raw = str(request.GET.get("q", ""))
+    return await sync_to_async(_search_page_refused)(request, raw, problem, refusal)
 
 
 def _search_page_refused(
@@ -85,8 +93,9 @@ def _search_page_refused(
         response = blog_views.search_refused(request, raw=raw, problem=problem, wait=wait)
         response["Content-Language"] = translation.get_language()
     patch_vary_headers(response, ("Accept-Language", "Cookie"))
-    retry_after = refusal.retry_after if refusal else SHARED_STATE_RETRY_SECONDS
-    response["Retry-After"] = str(retry_after)
+    if problem in {"rate_limited", "unavailable"}:
+        retry_after = refusal.retry_after if refusal else SHARED_STATE_RETRY_SECONDS
+        response["Retry-After"] = str(retry_after)
     return response
 
 

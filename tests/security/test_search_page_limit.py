@@ -49,6 +49,34 @@ def test_another_sites_page_cannot_spend_the_search_page(serve):
     assert images == [403, 403, 403] and own == 200
 
 
+def test_another_site_moving_the_window_here_gets_the_page_unsearched(serve):
+    # A link shortener's script or a meta refresh navigates with no click of the reader's: a
+    # plain-English 403 left them stranded. The page holds the query, spending nothing, until
+    # they press Search; a frame still gets the 403.
+    server = serve("search-page-unclicked", SEARCH_REQUESTS_PER_MINUTE_PER_IP="1")
+    moved = {"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "navigate"}
+    with httpx.Client(base_url=server.url, timeout=60) as client:
+        pages = [
+            client.get(
+                "/search/",
+                params={"q": "hnsw <b>index</b>"},
+                headers={**moved, "Sec-Fetch-Dest": "document", "Accept-Language": "zh-CN"},
+            )
+            for _ in range(3)
+        ]
+        framed = client.get(
+            "/search/", params={"q": "hnsw"}, headers={**moved, "Sec-Fetch-Dest": "iframe"}
+        )
+        pressed = client.get("/search/", params={"q": "hnsw"})
+
+    assert [page.status_code for page in pages] == [200, 200, 200]
+    html = pages[0].text
+    assert "另一个网站把你带到这里搜索“hnsw &lt;b&gt;index&lt;/b&gt;”" in html
+    assert 'value="hnsw &lt;b&gt;index&lt;/b&gt;"' in html and "Retry-After" not in pages[0].headers
+    assert framed.status_code == 403
+    assert pressed.status_code == 200  # the three pages spent none of the one search allowed
+
+
 def test_with_redis_unreachable_the_search_page_says_search_is_unavailable(serve):
     # Nothing can be counted, so nothing is searched (the limits fail closed), as for the API.
     server = serve("search-page-redis-down", REDIS_URL="redis://127.0.0.1:9/0")  # discard port
