@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from blog import selectors
 from blog.models import Article
 from blog.search import article_search
+from blog.search_marks import marked_passage
 
 # As `/api/search` accepts (blog.schemas.SearchIn): longer is refused before it is embedded.
 QUERY_MAX_LENGTH = 500
@@ -38,6 +39,7 @@ class SearchPageResult:
     article: Article
     passage: str  # the matched passage as plain text
     url: str  # the passage's section when it has one, else the article
+    marked: list[tuple[str, bool]]  # the passage as a card shows it, the query's words marked
 
 
 def search_page_query(raw: str) -> SearchPageQuery:
@@ -57,15 +59,20 @@ def search_page_results(*, query: str) -> list[SearchPageResult]:
     """
     hits = article_search(query=query.strip(), limit=RESULTS)
     articles = selectors.article_cards_by_id(ids=[hit.article_id for hit in hits])
-    return [
-        SearchPageResult(
-            article=articles[hit.article_id],
-            passage=passage_text(hit.excerpt),
-            url=hit.section_url or hit.url,
+    results = []
+    for hit in hits:
+        if hit.article_id not in articles:  # withdrawn between the search and this read
+            continue
+        passage = passage_text(hit.excerpt)
+        results.append(
+            SearchPageResult(
+                article=articles[hit.article_id],
+                passage=passage,
+                url=hit.section_url or hit.url,
+                marked=marked_passage(passage, query),
+            )
         )
-        for hit in hits
-        if hit.article_id in articles  # withdrawn between the search and this read
-    ]
+    return results
 
 
 def passage_text(excerpt: str) -> str:

@@ -39,7 +39,10 @@ def test_matching_articles_come_as_cards_with_the_matched_passage(client, articl
 
     cards = html.split('class="cards"')[1]
     assert "Airships" in cards and "Secret draft" not in cards
-    assert '<p class="card__passage">Helium lifts the envelope of an airship.</p>' in cards
+    assert (
+        '<p class="card__passage"><mark>Helium</mark> lifts the <mark>envelope</mark> of an '
+        "<mark>airship</mark>.</p>"
+    ) in cards  # the query's words marked, so the reader sees why it matched
     assert 'href="/articles/airships/#sec-lift"' in cards  # the passage's section
     assert "1 min read" in cards and 'href="/tags/flight/"' in cards
     assert "1 article matches “helium airship envelope”" in html
@@ -122,6 +125,13 @@ def test_the_header_links_the_search_page_on_every_page(client, make_article):
 
     for path in ["/", "/articles/post/", "/search/", "/no-such-page/"]:
         assert 'class="site-nav__search" href="/search/"' in client.get(path).content.decode()
+
+
+def test_a_querys_markup_is_marked_as_text(client, articles):
+    html = client.get("/search/", {"q": "<b>helium</b> airship"}).content.decode()
+
+    cards = html.split('class="cards"')[1]
+    assert "<mark>Helium</mark>" in cards and "<b>" not in cards
 
 
 def test_a_passage_reads_as_text_not_markdown():
