@@ -1,0 +1,82 @@
+"""The cluster's task worker (`manage.py worker`) through a database outage and a SIGTERM."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from django.db import connection
+
+from docent.selectors import queue_state
+from ops.collectors import WORKER_HEARTBEAT_SECONDS
+from testing_support.live_server import database_url, free_port
+from testing_support.waits import wait_until
+from tests.agent.test_persistence import DatabaseOutage
+from tests.ops.prom import parse, value
+from tests.ops.test_incidents_live import ROOT, _get, _queue_empty
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def test_the_task_worker_stopped_by_a_database_outage_says_so_and_runs_again(tmp_path):
+    """procrastinate stops its worker when its LISTEN connection dies, and `manage.py worker`
+    then exited 0: in `make run WORKERS=2` a 20 s PostgreSQL stop left procrastinate's
+    traceback, a restart supervisord logs only at INFO, docent_queue_workers at 0 for a while
+    and docent_task_worker_restarts_total at 0 (it counted only the one-process server's)."""
+    _queue_empty("index")  # other tests' indexing jobs would load the embedding model
+    port = free_port()
+    log = tmp_path / "worker.log"
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url(connection.settings_dict["NAME"]),
+        "WORKER_METRICS_PORT": str(port),
+        "LOG_FORMAT": "json",
+    }
+    with log.open("w") as out:
+        worker = subprocess.Popen(  # noqa: S603
+            [sys.executable, "manage.py", "worker"], cwd=ROOT, env=env, stdout=out, stderr=out
+        )
+    url = f"http://127.0.0.1:{port}/metrics"
+
+    def scraped() -> dict:
+        reply = _get(url)
+        return parse(reply.text) if reply is not None and reply.status_code == 200 else {}
+
+    try:
+        wait_until(lambda: _workers() >= 1, "a worker", seconds=120)
+        outage = DatabaseOutage()
+        outage.begin()
+        try:
+            # procrastinate waits for its running jobs before it gives up: about a minute.
+            wait_until(lambda: _said(log), "the worker noticed the outage", seconds=180)
+        finally:
+            outage.end()
+            connection.close()
+        back = lambda: value(scraped(), "docent_task_worker_restarts_total") >= 1  # noqa: E731
+        wait_until(back, "the restart counted", seconds=60)
+        wait_until(lambda: _workers() >= 1, "working again", seconds=90)
+        alive_after_outage = worker.poll() is None
+    finally:
+        worker.terminate()
+        status = worker.wait(timeout=60)
+
+    assert alive_after_outage  # it ran its worker again itself, instead of exiting 0
+    assert status == 0  # a SIGTERM still stops it, gracefully
+    # "stopped" (WARNING) when procrastinate could still unregister it, "failed" (ERROR, the
+    # traceback) when the database was still down then, as here.
+    (said, *_) = _said(log)
+    assert said["logger"] == "docent.startup" and said["level"] in {"WARNING", "ERROR"}
+    assert said["message"].endswith("restarting in 5 s")
+
+
+def _workers() -> int:
+    """Task workers registered with a recent heartbeat (the worker's own /metrics has no
+    database-read gauges: a web process's scrape reports docent_queue_workers)."""
+    return queue_state(heartbeat_seconds=WORKER_HEARTBEAT_SECONDS).workers_alive
+
+
+def _said(log) -> list[dict]:
+    lines = [json.loads(line) for line in log.read_text().splitlines() if line.startswith("{")]
+    starts = ("the task worker stopped", "the task worker failed")
+    return [line for line in lines if line["message"].startswith(starts)]
