@@ -137,9 +137,15 @@ def worker_run_until_signalled(*, concurrency: int) -> None:
     worker_app = app.with_connector(app.connector.get_worker_connector())
 
     async def run() -> None:
+        from docent.tasks import STALLED_WORKER_SECONDS, workers_lost_forget
+
         async with worker_app.open_async():
+            await workers_lost_forget(worker_app.job_manager)
             await worker_app.run_worker_async(
-                install_signal_handlers=False, concurrency=concurrency
+                install_signal_handlers=False,
+                concurrency=concurrency,
+                # procrastinate's own prune at start, after ours: the same silence, not 30 s.
+                stalled_worker_timeout=STALLED_WORKER_SECONDS,
             )
 
     async def until_signalled() -> None:

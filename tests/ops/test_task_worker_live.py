@@ -25,23 +25,8 @@ def test_the_task_worker_stopped_by_a_database_outage_says_so_and_runs_again(tmp
     traceback, a restart supervisord logs only at INFO, docent_queue_workers at 0 for a while
     and docent_task_worker_restarts_total at 0 (it counted only the one-process server's)."""
     _queue_empty("index")  # other tests' indexing jobs would load the embedding model
-    port = free_port()
     log = tmp_path / "worker.log"
-    env = {
-        **os.environ,
-        "DATABASE_URL": database_url(connection.settings_dict["NAME"]),
-        "WORKER_METRICS_PORT": str(port),
-        "LOG_FORMAT": "json",
-    }
-    with log.open("w") as out:
-        worker = subprocess.Popen(  # noqa: S603
-            [sys.executable, "manage.py", "worker"], cwd=ROOT, env=env, stdout=out, stderr=out
-        )
-    url = f"http://127.0.0.1:{port}/metrics"
-
-    def scraped() -> dict:
-        reply = _get(url)
-        return parse(reply.text) if reply is not None and reply.status_code == 200 else {}
+    worker, scraped = _worker(log)
 
     try:
         wait_until(lambda: _workers() >= 1, "a worker", seconds=120)
@@ -80,3 +65,53 @@ def _said(log) -> list[dict]:
     lines = [json.loads(line) for line in log.read_text().splitlines() if line.startswith("{")]
     starts = ("the task worker stopped", "the task worker failed")
     return [line for line in lines if line["message"].startswith(starts)]
+
+
+def _worker(log) -> tuple[subprocess.Popen, object]:
+    """`manage.py worker` writing JSON lines to `log`, and a function scraping its metrics."""
+    port = free_port()
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url(connection.settings_dict["NAME"]),
+        "WORKER_METRICS_PORT": str(port),
+        "LOG_FORMAT": "json",
+    }
+    with log.open("w") as out:
+        worker = subprocess.Popen(  # noqa: S603
+            [sys.executable, "manage.py", "worker"], cwd=ROOT, env=env, stdout=out, stderr=out
+        )
+
+    def scraped() -> dict:
+        reply = _get(f"http://127.0.0.1:{port}/metrics")
+        return parse(reply.text) if reply is not None and reply.status_code == 200 else {}
+
+    return worker, scraped
+
+
+def test_a_killed_task_worker_is_counted_and_no_longer_counted_alive(tmp_path):
+    """`kill -9` of the task worker, restarted a moment later as a supervisor does: nothing
+    counted the death, and docent_queue_workers read 2 for a minute (the dead worker's row
+    beside its replacement's); procrastinate prunes such a row only at a worker's start, once
+    30 s silent, so a row the restart found fresh stayed until the next start."""
+    _queue_empty("index")
+    first, _ = _worker(tmp_path / "first.log")
+    try:
+        wait_until(lambda: _workers() >= 1, "a worker", seconds=120)
+    finally:
+        first.kill()  # SIGKILL: no unregistering
+        first.wait(timeout=30)
+    log = tmp_path / "second.log"
+    second, scraped = _worker(log)
+    try:
+        lost = lambda: value(scraped(), "docent_task_workers_lost_total") == 1  # noqa: E731
+        # The stalled-job check runs each minute and waits out a minute of silence.
+        wait_until(lost, "the dead worker found", seconds=200)
+        alive = _workers()
+    finally:
+        second.terminate()
+        second.wait(timeout=60)
+
+    assert alive == 1  # the replacement alone
+    lines = [json.loads(line) for line in log.read_text().splitlines() if line.startswith("{")]
+    [said] = [line for line in lines if "died without stopping" in line["message"]]
+    assert said["level"] == "WARNING" and said["logger"] == "docent.tasks"
