@@ -589,6 +589,11 @@ def _today() -> str:
     return time.strftime("%Y-%m-%d", time.gmtime())
 
 
+def daily_budget_key(day: str = "") -> str:
+    """The shared state's key of the site's tokens spent (and held) on `day` (today)."""
+    return f"tok:d:{day or _today()}"
+
+
 def _budgets(
     *, conversation_id: str | None, client_ip: str, day: str = ""
 ) -> list[tuple[str, int, int, Refusal]]:
@@ -633,7 +638,7 @@ def _budgets(
         )
     budgets += [
         (
-            f"tok:d:{day}",
+            daily_budget_key(day),
             settings.AGENT_TOKENS_PER_DAY,
             2 * DAY,
             Refusal(

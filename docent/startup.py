@@ -1,6 +1,7 @@
 """Start-up steps shared by `serve` (one process) and the cluster's release and workers."""
 
 import asyncio
+import contextlib
 import logging
 import os
 import socket
@@ -116,6 +117,46 @@ def worker_start_in_process() -> asyncio.Task:
             )
 
     return asyncio.ensure_future(worker_keep_running(run))
+
+
+def worker_run_until_signalled(*, concurrency: int) -> None:
+    """Run the task worker (`manage.py worker`) until SIGTERM or SIGINT, again whenever it stops.
+
+    procrastinate stops its worker when its LISTEN connection fails, and the process then
+    exited 0: a 20 s PostgreSQL outage in the cluster left only procrastinate's traceback and,
+    under supervisord, a restart it logs at INFO (hidden at its `warn` level); no metric moved
+    and `docent_queue_workers` read 0 until the new process registered. Now the process keeps
+    its worker running as the one-process server does: one WARNING line per stop and
+    `docent_task_worker_restarts_total`. A signal cancels it, which procrastinate takes as a
+    graceful stop (the running jobs finish or are aborted, the worker unregisters).
+    """
+    import signal
+
+    from procrastinate.contrib.django import app
+
+    worker_app = app.with_connector(app.connector.get_worker_connector())
+
+    async def run() -> None:
+        from docent.tasks import STALLED_WORKER_SECONDS, workers_lost_forget
+
+        async with worker_app.open_async():
+            await workers_lost_forget(worker_app.job_manager)
+            await worker_app.run_worker_async(
+                install_signal_handlers=False,
+                concurrency=concurrency,
+                # procrastinate's own prune at start, after ours: the same silence, not 30 s.
+                stalled_worker_timeout=STALLED_WORKER_SECONDS,
+            )
+
+    async def until_signalled() -> None:
+        keeper = asyncio.ensure_future(worker_keep_running(run))
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(signum, keeper.cancel)
+        with contextlib.suppress(asyncio.CancelledError):
+            await keeper
+
+    asyncio.run(until_signalled())
 
 
 async def worker_keep_running(run: Callable[[], Awaitable[None]]) -> None:

@@ -36,6 +36,29 @@ async def jobs_stalled_retry(context, timestamp: int) -> None:
             await manager.finish_job(job, status=Status.FAILED, delete_job=False)
         else:
             logger.warning("retrying job %s (%s): its worker stopped", job.id, job.task_name)
+    await workers_lost_forget(manager)
+
+
+async def workers_lost_forget(manager) -> None:
+    """Remove the rows of workers that died without unregistering, and say so.
+
+    A worker killed (kill -9, out of memory) leaves its row: `docent_queue_workers` counted it
+    for a minute beside its replacement (2 for 1), nothing counted the death, and procrastinate
+    prunes such rows only when a worker starts, after 30 s of silence, which a supervisor's
+    restart 1 s later never reaches. A worker starting runs it too (`docent.startup`), before
+    procrastinate's own prune would remove a row silent that long without a word.
+    """
+    from ops.metrics import task_workers_lost_count
+
+    lost = await manager.prune_stalled_workers(STALLED_WORKER_SECONDS)
+    for worker_id in lost:
+        logger.warning(
+            "task worker %s died without stopping (killed, out of memory, or its host lost): "
+            "its heartbeat was silent for over %d s; jobs it ran were put back",
+            worker_id,
+            STALLED_WORKER_SECONDS,
+        )
+    task_workers_lost_count(len(lost))
 
 
 @app.periodic(cron="17 * * * *", periodic_id="prune")

@@ -148,10 +148,25 @@ class RedisCollector:
         url = settings.REDIS_URL
         if not url:
             return
+        up = _redis_ping(url)
         yield GaugeMetricFamily(
             "docent_redis_up",
             "1 when this scrape could reach Redis (REDIS_URL), 0 when it could not.",
-            value=int(_redis_ping(url)),
+            value=int(up),
+        )
+        spent = _day_spent(url) if up else None
+        if spent is None:
+            return
+        # Without these, the day's budget showed only once spent: every visitor refused.
+        yield GaugeMetricFamily(
+            "docent_daily_tokens_spent",
+            "Tokens the site spent or holds today (UTC) against AGENT_TOKENS_PER_DAY.",
+            value=spent,
+        )
+        yield GaugeMetricFamily(
+            "docent_daily_tokens_budget",
+            "AGENT_TOKENS_PER_DAY: the site's tokens a day, every visitor's together.",
+            value=settings.AGENT_TOKENS_PER_DAY,
         )
 
 
@@ -173,6 +188,17 @@ def _redis_ping(url: str) -> bool:
         return bool(client.ping())
     except redis.RedisError:
         return False
+
+
+def _day_spent(url: str) -> int | None:
+    import redis
+
+    from agent.ratelimit import daily_budget_key  # here: agent.ratelimit imports ops.metrics
+
+    try:
+        return int(_redis_clients[url].get(daily_budget_key()) or 0)
+    except (redis.RedisError, ValueError):
+        return None
 
 
 def scrape_registry() -> CollectorRegistry:

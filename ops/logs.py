@@ -40,6 +40,7 @@ class JsonFormatter(logging.Formatter):
             "message": record.getMessage(),
             **(_fields.get() or {}),
             **(getattr(record, "turn", None) or {}),  # a turn's summary line: its figures
+            **(getattr(record, "fields", None) or {}),  # another line's own (ops.refusals)
         }
         if record.exc_info:
             entry["exception"] = self.formatException(record.exc_info)

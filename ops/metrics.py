@@ -132,7 +132,13 @@ TURNS_RECOVERED = Counter(
 
 TASK_WORKER_RESTARTS = Counter(
     "docent_task_worker_restarts",
-    "Times the one-process server's in-process task worker stopped and was started again.",
+    "Times the task worker stopped (its database connection died) and was started again.",
+)
+
+TASK_WORKERS_LOST = Counter(
+    "docent_task_workers_lost",
+    "Task workers that died without stopping (kill -9, out of memory, a lost host), found by "
+    "the stalled-job check once their heartbeat was silent for a minute.",
 )
 
 LOOP_LAG = Histogram(
@@ -232,3 +238,8 @@ def turns_recovered_count(*, count: int) -> None:
 
 def task_worker_restart_count() -> None:
     TASK_WORKER_RESTARTS.inc()
+
+
+def task_workers_lost_count(count: int) -> None:
+    if count:
+        TASK_WORKERS_LOST.inc(count)

@@ -4,6 +4,10 @@
 label (one series per visitor). A line per refusal would let one client decide how fast the
 log grows, so each process says it at most once per `SAY_EVERY` seconds for each reason: at the
 first refusal after a quiet spell, then with the count refused since, and the latest address.
+The line also names the key the limits counted that address under when it is not the address
+itself (an IPv6 visitor's /64, an IPv4 address carried in IPv6): one visitor stepping through
+its /64 was refused under one key while each line named another address. In JSON the reason,
+the address, its key and the count are fields, for a log query.
 """
 
 from __future__ import annotations
@@ -31,11 +35,23 @@ def refusal_note(*, reason: str, address: str, now: float | None = None) -> None
             return
         _said[reason] = (now, 0)
     more = f" ({since} more refused since the last such line)" if since else ""
+    shown, bucket = log_text(address, 64), _address_bucket(address)
+    counted = f" (counted as {log_text(bucket, 64)})" if bucket != address else ""
+    fields = {"reason": reason, "address": shown, "address_bucket": log_text(bucket, 64)}
     logger.warning(
-        "rate limit %s refused a request from %s%s; each refusal counts in "
+        "rate limit %s refused a request from %s%s%s; each refusal counts in "
         'docent_rate_limit_refusals_total{reason="%s"}',
-        reason, log_text(address, 64), more, reason,
+        reason, shown, counted, more, reason,
+        extra={"fields": {**fields, "refused_since": since}},
     )  # fmt: skip
+
+
+def _address_bucket(address: str) -> str:
+    # Imported here: agent.ratelimit counts its refusals through ops.metrics, which imports
+    # this module.
+    from agent.ratelimit import address_bucket
+
+    return address_bucket(address)
 
 
 def reset() -> None:

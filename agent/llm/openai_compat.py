@@ -134,6 +134,10 @@ class OpenAICompatModel:
             except (openai.APIStatusError, openai.APIConnectionError) as exc:
                 reason = failure_reason(exc)
                 if yielded or attempt >= self.max_retries or not _retryable(exc):
+                    # The endpoint's own words, as a retry's line gives them: a 401 from a
+                    # rotated key was retried never and said only the visitor's sentence
+                    # ("rejected this site's credentials"), not which key or why.
+                    logger.warning("model call failed (%s), not tried again", _described(exc))
                     worked = isinstance(exc, openai.APIConnectionError) and request_sent(exc)
                     raise ModelError(_visitor_message(exc), reason, worked=worked) from exc
                 attempt += 1

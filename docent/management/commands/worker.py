@@ -12,16 +12,13 @@ class Command(BaseCommand):
     requires_system_checks = []  # after the wait: they need the database (see `serve`)
 
     def handle(self, *args, **options) -> None:
-        from procrastinate.contrib.django import app
-
         startup.release_wait(timeout=300, say=self.stdout.write)
         self.check()
         if settings.WORKER_METRICS_PORT:
             host, port = settings.WORKER_METRICS_HOST, settings.WORKER_METRICS_PORT
             worker_metrics.serve(host=host, port=port)
             self.stdout.write(f"Worker metrics on http://{host}:{port}/metrics")
-        # The Django connector has no LISTEN/NOTIFY; the worker gets a pooled psycopg one.
-        with app.replace_connector(app.connector.get_worker_connector()):
-            # Indexing jobs share the lock "index" (one at a time); the other slots keep turn
-            # recovery and the spool drain on time while an indexing job runs.
-            app.run_worker(concurrency=3)
+        # Indexing jobs share the lock "index" (one at a time); the other slots keep turn
+        # recovery and the spool drain on time while an indexing job runs. The worker gets a
+        # pooled psycopg connector (Django's has no LISTEN/NOTIFY).
+        startup.worker_run_until_signalled(concurrency=3)

@@ -421,7 +421,8 @@ async def test_a_refused_connection_is_logged_as_refused_not_as_a_timeout(http, 
         await chat.aclose()
 
     retries = [r.getMessage() for r in caplog.records if "model call failed" in r.getMessage()]
-    assert len(retries) == 2
+    assert len(retries) == 3  # two retries, then the last attempt's "not tried again"
+    assert retries[-1].endswith(", not tried again")
     # Before, through aiohttp: "model call failed (Request timed out.), retry 1 in 0.01s".
     assert not [line for line in retries if "timed out" in line.lower()]
 

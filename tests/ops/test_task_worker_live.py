@@ -1,0 +1,117 @@
+"""The cluster's task worker (`manage.py worker`) through a database outage and a SIGTERM."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from django.db import connection
+
+from docent.selectors import queue_state
+from ops.collectors import WORKER_HEARTBEAT_SECONDS
+from testing_support.live_server import database_url, free_port
+from testing_support.waits import wait_until
+from tests.agent.test_persistence import DatabaseOutage
+from tests.ops.prom import parse, value
+from tests.ops.test_incidents_live import ROOT, _get, _queue_empty
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def test_the_task_worker_stopped_by_a_database_outage_says_so_and_runs_again(tmp_path):
+    """procrastinate stops its worker when its LISTEN connection dies, and `manage.py worker`
+    then exited 0: in `make run WORKERS=2` a 20 s PostgreSQL stop left procrastinate's
+    traceback, a restart supervisord logs only at INFO, docent_queue_workers at 0 for a while
+    and docent_task_worker_restarts_total at 0 (it counted only the one-process server's)."""
+    _queue_empty("index")  # other tests' indexing jobs would load the embedding model
+    log = tmp_path / "worker.log"
+    worker, scraped = _worker(log)
+
+    try:
+        wait_until(lambda: _workers() >= 1, "a worker", seconds=120)
+        outage = DatabaseOutage()
+        outage.begin()
+        try:
+            # procrastinate waits for its running jobs before it gives up: about a minute.
+            wait_until(lambda: _said(log), "the worker noticed the outage", seconds=180)
+        finally:
+            outage.end()
+            connection.close()
+        back = lambda: value(scraped(), "docent_task_worker_restarts_total") >= 1  # noqa: E731
+        wait_until(back, "the restart counted", seconds=60)
+        wait_until(lambda: _workers() >= 1, "working again", seconds=90)
+        alive_after_outage = worker.poll() is None
+    finally:
+        worker.terminate()
+        status = worker.wait(timeout=60)
+
+    assert alive_after_outage  # it ran its worker again itself, instead of exiting 0
+    assert status == 0  # a SIGTERM still stops it, gracefully
+    # "stopped" (WARNING) when procrastinate could still unregister it, "failed" (ERROR, the
+    # traceback) when the database was still down then, as here.
+    (said, *_) = _said(log)
+    assert said["logger"] == "docent.startup" and said["level"] in {"WARNING", "ERROR"}
+    assert said["message"].endswith("restarting in 5 s")
+
+
+def _workers() -> int:
+    """Task workers registered with a recent heartbeat (the worker's own /metrics has no
+    database-read gauges: a web process's scrape reports docent_queue_workers)."""
+    return queue_state(heartbeat_seconds=WORKER_HEARTBEAT_SECONDS).workers_alive
+
+
+def _said(log) -> list[dict]:
+    lines = [json.loads(line) for line in log.read_text().splitlines() if line.startswith("{")]
+    starts = ("the task worker stopped", "the task worker failed")
+    return [line for line in lines if line["message"].startswith(starts)]
+
+
+def _worker(log) -> tuple[subprocess.Popen, object]:
+    """`manage.py worker` writing JSON lines to `log`, and a function scraping its metrics."""
+    port = free_port()
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url(connection.settings_dict["NAME"]),
+        "WORKER_METRICS_PORT": str(port),
+        "LOG_FORMAT": "json",
+    }
+    with log.open("w") as out:
+        worker = subprocess.Popen(  # noqa: S603
+            [sys.executable, "manage.py", "worker"], cwd=ROOT, env=env, stdout=out, stderr=out
+        )
+
+    def scraped() -> dict:
+        reply = _get(f"http://127.0.0.1:{port}/metrics")
+        return parse(reply.text) if reply is not None and reply.status_code == 200 else {}
+
+    return worker, scraped
+
+
+def test_a_killed_task_worker_is_counted_and_no_longer_counted_alive(tmp_path):
+    """`kill -9` of the task worker, restarted a moment later as a supervisor does: nothing
+    counted the death, and docent_queue_workers read 2 for a minute (the dead worker's row
+    beside its replacement's); procrastinate prunes such a row only at a worker's start, once
+    30 s silent, so a row the restart found fresh stayed until the next start."""
+    _queue_empty("index")
+    first, _ = _worker(tmp_path / "first.log")
+    try:
+        wait_until(lambda: _workers() >= 1, "a worker", seconds=120)
+    finally:
+        first.kill()  # SIGKILL: no unregistering
+        first.wait(timeout=30)
+    log = tmp_path / "second.log"
+    second, scraped = _worker(log)
+    try:
+        lost = lambda: value(scraped(), "docent_task_workers_lost_total") == 1  # noqa: E731
+        # The stalled-job check runs each minute and waits out a minute of silence.
+        wait_until(lost, "the dead worker found", seconds=200)
+        alive = _workers()
+    finally:
+        second.terminate()
+        second.wait(timeout=60)
+
+    assert alive == 1  # the replacement alone
+    lines = [json.loads(line) for line in log.read_text().splitlines() if line.startswith("{")]
+    [said] = [line for line in lines if "died without stopping" in line["message"]]
+    assert said["level"] == "WARNING" and said["logger"] == "docent.tasks"
