@@ -11,7 +11,7 @@ from playwright.sync_api import expect
 
 from agent.models import Conversation
 from testing_support.model_server import text_response, tool_call_response
-from tests.e2e.conftest import CHROMIUM, screenshot, sign_in
+from tests.e2e.conftest import CHROMIUM, PASSWORD, screenshot, sign_in
 from tests.e2e.test_chat_panel import (
     LOOP,
     STEP_LIMITS,
@@ -172,7 +172,6 @@ def test_calls_the_step_limit_stopped_show_as_the_turn_ends(site, scripted, open
     assert stopped.inner_text() == live
 
 
-PASSWORD = "a-reviewer-password-1"
 SHANGHAI = ZoneInfo("Asia/Shanghai")  # UTC+8 all year: no daylight saving to reason about
 
 
@@ -204,7 +203,7 @@ def test_admin_times_are_the_viewers_own_and_say_which_zone(site, scripted, open
     started = turn.started_at.astimezone(SHANGHAI)
 
     page = open_page({"width": 1366, "height": 800}, timezone_id="Asia/Shanghai")
-    sign_in(page, site, reviewer, PASSWORD)
+    sign_in(page, site, reviewer)
     page.goto(f"{site}/admin/agent/conversation/")
     zone = page.locator("#header .dc-time-zone")
     expect(zone).to_have_text("Time zone: Asia/Shanghai (UTC+8)")
@@ -228,6 +227,6 @@ def test_admin_times_are_the_viewers_own_and_say_which_zone(site, scripted, open
 
     # A browser in UTC is told so, in Chinese too.
     utc = open_page({"width": 1366, "height": 800}, timezone_id="UTC", locale="zh-CN")
-    sign_in(utc, site, reviewer, PASSWORD)
+    sign_in(utc, site, reviewer)
     utc.goto(f"{site}/admin/agent/conversation/")
     expect(utc.locator("#header .dc-time-zone")).to_have_text("时区：UTC")
