@@ -552,6 +552,11 @@ AGENT_SPOOL_ATTEMPTS = env.int("AGENT_SPOOL_ATTEMPTS", default=20)
 # as often; a turn whose process has not renewed for AGENT_LEASE_SECONDS is `interrupted`.
 AGENT_CHECKPOINT_SECONDS = env.float("AGENT_CHECKPOINT_SECONDS", default=2.0)
 AGENT_LEASE_SECONDS = env.float("AGENT_LEASE_SECONDS", default=30.0)
+# A task worker whose heartbeat (every 10 s) has been silent this long has died: its jobs are
+# put back and its row removed (docent.tasks). Above 10 s, or live workers are taken for dead.
+TASK_WORKER_STALLED_SECONDS = env.int("TASK_WORKER_STALLED_SECONDS", default=60)
+if TASK_WORKER_STALLED_SECONDS <= 10:
+    raise ImproperlyConfigured("TASK_WORKER_STALLED_SECONDS must be more than 10 (the heartbeat).")
 # On SIGTERM, running turns get this long to finish before they end with `unavailable`.
 AGENT_DRAIN_SECONDS = env.float("AGENT_DRAIN_SECONDS", default=10.0)
 # Background jobs (procrastinate on the same PostgreSQL). `serve` runs a worker in its own

@@ -13,7 +13,7 @@ from procrastinate.jobs import Status
 logger = logging.getLogger(__name__)
 
 # procrastinate workers renew a heartbeat every 10 s; one silent this long has died.
-STALLED_WORKER_SECONDS = 60
+STALLED_WORKER_SECONDS = settings.TASK_WORKER_STALLED_SECONDS
 
 
 @app.periodic(cron="* * * * *", periodic_id="stalled")

@@ -4,6 +4,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 import pytest
 from django.db import connection
@@ -67,7 +68,7 @@ def _said(log) -> list[dict]:
     return [line for line in lines if line["message"].startswith(starts)]
 
 
-def _worker(log) -> tuple[subprocess.Popen, object]:
+def _worker(log, **settings: str) -> tuple[subprocess.Popen, object]:
     """`manage.py worker` writing JSON lines to `log`, and a function scraping its metrics."""
     port = free_port()
     env = {
@@ -75,6 +76,7 @@ def _worker(log) -> tuple[subprocess.Popen, object]:
         "DATABASE_URL": database_url(connection.settings_dict["NAME"]),
         "WORKER_METRICS_PORT": str(port),
         "LOG_FORMAT": "json",
+        **settings,
     }
     with log.open("w") as out:
         worker = subprocess.Popen(  # noqa: S603
@@ -94,17 +96,20 @@ def test_a_killed_task_worker_is_counted_and_no_longer_counted_alive(tmp_path):
     beside its replacement's); procrastinate prunes such a row only at a worker's start, once
     30 s silent, so a row the restart found fresh stayed until the next start."""
     _queue_empty("index")
-    first, _ = _worker(tmp_path / "first.log")
+    # A quarter of the default silence (a minute), so the test waits it out in seconds.
+    silence = {"TASK_WORKER_STALLED_SECONDS": "15"}
+    first, _ = _worker(tmp_path / "first.log", **silence)
     try:
         wait_until(lambda: _workers() >= 1, "a worker", seconds=120)
     finally:
         first.kill()  # SIGKILL: no unregistering
         first.wait(timeout=30)
+    time.sleep(16)  # the dead worker's heartbeat silent past TASK_WORKER_STALLED_SECONDS
     log = tmp_path / "second.log"
-    second, scraped = _worker(log)
+    second, scraped = _worker(log, **silence)
     try:
         lost = lambda: value(scraped(), "docent_task_workers_lost_total") == 1  # noqa: E731
-        # The stalled-job check runs each minute and waits out a minute of silence.
+        # The replacement's start finds it (the stalled-job check each minute would too).
         wait_until(lost, "the dead worker found", seconds=200)
         alive = _workers()
     finally:
