@@ -4,7 +4,8 @@ import pytest
 
 from agent.models import Turn
 from tests.agent.admin.factories import make_conversation, make_turn
-from tests.agent.admin.test_screenshots import SCREENSHOTS, log_in
+from tests.agent.admin.test_screenshots import SCREENSHOTS
+from tests.e2e.conftest import sign_in
 
 # What a visitor pastes: a link with no space to break at (120 characters).
 PASTED = "https://example.com/" + "a-very-long-path-segment-" * 4 + "x" * 20
@@ -33,7 +34,7 @@ def test_a_pasted_link_does_not_widen_the_review_pages(
     wide = []
     for width in (375, 1280):
         page = browser.new_page(viewport={"width": width, "height": 800})
-        log_in(page, live_server.url)
+        sign_in(page, live_server.url)
         for path in pages:
             page.goto(f"{live_server.url}{path}")
             assert page.get_by_text(PASTED).first.is_visible()

@@ -11,8 +11,9 @@ from agent.models import Turn
 from agent.selectors import turn_unanswered_groups
 from testing_support.model_server import error_response
 from tests.agent.admin.factories import make_conversation, make_turn
-from tests.agent.admin.test_screenshots import SCREENSHOTS, log_in
+from tests.agent.admin.test_screenshots import SCREENSHOTS
 from tests.agent.chat_helpers import ask, connect, saved_turns
+from tests.e2e.conftest import sign_in
 
 CHINESE = {"accept-language": "zh-CN,zh;q=0.9"}
 UNANSWERED = "/admin/agent/conversation/unanswered/"
@@ -75,7 +76,7 @@ def test_on_a_phone_a_day_chart_shows_no_date_cut_in_half(
     # The charts open scrolled to their newest days, wherever the card's edge falls: the date
     # there showed in part ("1" of "Oct 21", "2" of "Dec 2").
     page = browser.new_page(viewport={"width": width, "height": 800}, locale="zh-CN")
-    log_in(page, live_server.url)
+    sign_in(page, live_server.url)
     page.goto(f"{live_server.url}/admin/agent/conversation/dashboard/?days={days}")
     scrollers = page.locator(".dc-chart-scroll")
     assert page.evaluate(CROSSING)  # this width cuts a date, or the test proves nothing
@@ -125,7 +126,7 @@ def test_on_a_phone_a_transcript_link_keeps_one_line(live_server, showcase, aske
     broken = []
     for width in (360, 375, 390, 414):
         page = browser.new_page(viewport={"width": width, "height": 800}, locale="zh-CN")
-        log_in(page, live_server.url)
+        sign_in(page, live_server.url)
         page.goto(f"{live_server.url}{UNANSWERED}")
         lines = page.locator(".dc-question a[href*='#turn-']").evaluate_all(
             "(links) => links.map((a) => a.getClientRects().length)"
