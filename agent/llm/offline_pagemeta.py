@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from agent.llm.base import ToolCall
+from agent.llm.offline_audience import audience_answer
 from agent.llm.offline_render import LANGUAGE_NAMES, SOURCE, article_link, compose_summary
 from agent.llm.offline_text import CJK_RUN, blocks, inert, language, plain, terms
 from agent.llm.offline_tools import DETAIL, LIST
@@ -66,6 +67,16 @@ _ASKS = {
     r"what('s| is| was) (this|it)( (article|post|page|piece|one))? about)\b|"
     r"要点|重点|核心|总结|概括|归纳|一句话|简单说|"
     r"[讲说]了?(什么|啥)|主要(内容|讲|说|观点)|大意|中心思想|观点",
+    # Who the page is written for, or what a reader needs first: the record has no such field,
+    # so the page's own words say it (a sentence naming its readers) or what it covers does.
+    "audience": r"\bwho (is|'s|was) (this|it)( \w+)? (for|aimed at|(written|meant|intended) "
+    r"for)\b|\bwho (should|would|needs to|ought to|is meant to|is supposed to) read\b|"
+    r"\b(target|intended) (audience|readers?)\b|\b(for|suit(ed|able)? for|aimed at) (a )?"
+    r"(beginners?|newbies?|novices?|newcomers?|experts?|juniors?|seniors?|experienced)\b|"
+    r"\b(beginner|newbie|novice)[- ]friendly\b|\bprerequisites?\b|\bwhat (do|should|must) "
+    r"i (need to |have to )?know (before|first)\b|适合(谁|哪些人|什么人|什么样的人|新手|初学者|"
+    r"入门)|面向(谁|哪些|什么)|写给谁|(目标|预期)读者|读者(对象|是谁)|(需要|要)(什么|哪些|先有)?"
+    r"(基础|前置知识|预备知识)|前置知识|预备知识|需要先(了解|懂|学|知道|看)",
     "related": r"\b(related|similar|like this|read (next|after)|next read|what (else|next)|"
     r"recommend\w*|further reading|more like)\b|相关|类似|相似|接下来|下一篇|推荐|延伸阅读|"
     r"接着(读|看)",
@@ -163,6 +174,10 @@ def page_ask(question: str, *, first: bool) -> str:
     pointer = bool(_POINTER.search(question) or (first and _BARE_POINTER.search(question)))
     if not (pointer or first):
         return ""  # after an answer, "a summary?" may mean the article it quoted
+    # "Who is this written for?" names its readers, not its writer: checked before the author.
+    audience = _ASKED["audience"]
+    if audience.search(question) and _names_nothing(question, audience, pointer):
+        return "audience"
     for what, pattern in _NOT_RECORDED.items():
         if pattern.search(question) and _names_nothing(question, pattern, pointer):
             return f"unrecorded:{what}"
@@ -225,8 +240,10 @@ def ask_of_record(question: str) -> str:
 
 
 def from_record(ask: str, article: dict, lang: str, *, brief: bool = False) -> str:
-    """The date, the sections or the gist, from the page's own record, cited; asked for
-    briefly ("in one sentence"), the gist is the summary alone."""
+    """The date, the sections, the gist or the audience, from the page's own record, cited;
+    asked for briefly ("in one sentence"), the gist is the summary alone."""
+    if ask == "audience":
+        return audience_answer(article, lang)
     title = inert(str(article.get("title", "")))
     source = f"{SOURCE[lang]}{article_link(article)}"
     if ask == "date" and article.get("published_at"):

@@ -4,6 +4,7 @@ import pytest
 
 from agent.exceptions import ToolNotFound
 from agent.llm.offline import OfflineModel
+from agent.llm.offline_audience import SAYS, UNSAID
 from agent.llm.offline_pagemeta import NOT_RECORDED, page_ask, page_sections, related_answer
 from agent.loop import Limits, TurnResult, run_turn
 from agent.prompts import build_messages
@@ -115,6 +116,13 @@ def tools_called(result: TurnResult) -> list[str]:
         ("这篇文章是谁写的", "unrecorded:author"),
         ("这篇的阅读量是多少？", "unrecorded:readers"),
         ("Is this post recent?", "date"),
+        ("Who is this article for?", "audience"),
+        ("Who is this written for?", "audience"),
+        ("Who should read this?", "audience"),
+        ("Is this article for beginners?", "audience"),
+        ("What do I need to know before reading this?", "audience"),
+        ("这篇文章适合谁看？", "audience"),
+        ("读这篇需要什么基础？", "audience"),
     ],
 )
 def test_a_question_about_the_page_itself(question, asked):
@@ -139,6 +147,8 @@ def test_a_question_about_the_page_itself(question, asked):
         "Is this approach new?",
         "Why are there comments in this code here?",
         "这篇哪部分讲了 HNSW？",
+        "Is pgvector for beginners?",
+        "有没有适合新手的 Python 入门书推荐",
     ],
 )
 def test_a_question_that_names_a_topic_is_not_about_the_page_itself(question):
@@ -249,3 +259,28 @@ async def test_a_gist_asked_for_in_one_sentence_is_the_summary_alone():
     zh = await ask("用一句话概括本文", HNSW)
     assert zh.answer.startswith("《pgvector and HNSW indexes》是英文文章，以下是它的摘要（原文）：")
     assert cited(zh) == [HNSW["url"]]
+
+
+@pytest.mark.asyncio
+async def test_who_the_page_is_for_is_said_by_what_it_covers_when_it_names_no_readers():
+    # Searched, "Who is this article for?" got the greeting's list of articles.
+    result = await ask("Who is this article for?", HNSW)
+    assert result.answer.startswith(UNSAID["en"].format(title=HNSW["title"]))
+    assert HNSW["summary"] in result.answer and "Raise ef_search for recall." in result.answer
+    assert cited(result) == [HNSW["url"]] and tools_called(result) == ["get_article_detail"]
+    zh = await ask("这篇文章适合谁看？", ZH)
+    assert zh.answer.startswith(UNSAID["zh"].format(title=ZH["title"]))
+    assert cited(zh) == [ZH["url"]]
+
+
+@pytest.mark.asyncio
+async def test_a_page_that_names_its_readers_is_quoted():
+    readers = "This post assumes you have written a Django view before."
+    page = {**LOOP, "body": f"{readers}\n\n" + LOOP["body"]}
+    ARTICLES[LOOP["article_id"]] = page
+    try:
+        result = await ask("Who should read this?", page)
+    finally:
+        ARTICLES[LOOP["article_id"]] = LOOP
+    assert result.answer.startswith(SAYS["en"].format(title=LOOP["title"]))
+    assert readers in result.answer and cited(result) == [LOOP["url"]]
