@@ -16,7 +16,13 @@ import hashlib
 import json
 import threading
 from collections import deque
+from collections.abc import Iterator
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from django.test import override_settings
+
+from blog.embeddings import embedding_dimensions_forget
 
 
 def scripted_vector(text: str, dimensions: int) -> list[float]:
@@ -93,3 +99,20 @@ class EmbeddingsServer:
                 pass
 
         return Handler
+
+
+@contextmanager
+def eight_dimension_backend() -> Iterator[EmbeddingsServer]:
+    """The openai backend on a scripted server with 8-dimension vectors, beside an index the
+    local model built with 384: every search is a dimension mismatch until `reindex --full`."""
+    with (
+        EmbeddingsServer(dimensions=8) as server,
+        override_settings(
+            EMBEDDING_BACKEND="openai",
+            EMBEDDING_MODEL="scripted-8",
+            EMBEDDING_BASE_URL=server.base_url,
+            EMBEDDING_DIMENSIONS=8,
+        ),
+    ):
+        yield server
+    embedding_dimensions_forget()  # the stored dimension is read once; a test may change it

@@ -1,11 +1,9 @@
 import pytest
-from django.test import override_settings
 from django.utils import timezone
 
-from blog.embeddings import embedding_dimensions_forget
 from blog.indexing import articles_reindex
 from blog.models import Article
-from tests.blog.embeddings_server import EmbeddingsServer
+from tests.blog.embeddings_server import eight_dimension_backend
 
 pytestmark = pytest.mark.django_db
 
@@ -62,14 +60,8 @@ def test_search_validates_its_parameters(client):
 
 
 def test_search_with_a_mismatched_index_is_a_503_naming_the_fix(client, articles):
-    with (
-        EmbeddingsServer(dimensions=8) as server,
-        override_settings(
-            EMBEDDING_BACKEND="openai", EMBEDDING_BASE_URL=server.base_url, EMBEDDING_DIMENSIONS=8
-        ),
-    ):
+    with eight_dimension_backend():
         response = client.get("/api/search", {"q": "helium"})
-    embedding_dimensions_forget()
 
     assert response.status_code == 503
     assert "reindex --full" in response.json()["detail"]

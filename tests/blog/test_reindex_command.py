@@ -2,17 +2,15 @@ import io
 
 import pytest
 from django.core.management import CommandError, call_command
-from django.test import override_settings
 
 from blog.embeddings import (
     EmbeddingDimensionMismatch,
     embedder_get,
-    embedding_dimensions_forget,
     embedding_dimensions_stored,
 )
 from blog.models import Article, Chunk
 from blog.search import article_search
-from tests.blog.embeddings_server import EmbeddingsServer
+from tests.blog.embeddings_server import eight_dimension_backend
 
 pytestmark = pytest.mark.django_db
 
@@ -107,18 +105,8 @@ def test_chunks_of_articles_unpublished_behind_the_signals_back_are_removed(two_
 
 @pytest.fixture
 def eight_dim_backend():
-    """The openai backend on a scripted server with 8-dimension vectors (the table has 384)."""
-    with (
-        EmbeddingsServer(dimensions=8) as server,
-        override_settings(
-            EMBEDDING_BACKEND="openai",
-            EMBEDDING_MODEL="scripted-8",
-            EMBEDDING_BASE_URL=server.base_url,
-            EMBEDDING_DIMENSIONS=8,
-        ),
-    ):
+    with eight_dimension_backend() as server:
         yield server
-    embedding_dimensions_forget()  # the column change is rolled back with the test
 
 
 def test_a_dimension_mismatch_fails_clearly_until_reindex_full(two_articles, eight_dim_backend):

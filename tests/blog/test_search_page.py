@@ -1,15 +1,13 @@
 """The reader's search page (walk 19): `/search/?q=`, the same search and bar as `/api/search`."""
 
 import pytest
-from django.test import override_settings
 from django.urls import reverse
 
-from blog.embeddings import embedding_dimensions_forget
 from blog.indexing import articles_reindex
 from blog.models import Article
 from blog.search_page import QUERY_MAX_LENGTH, passage_text
 from config.origins import SEARCH_PAGE_PATH
-from tests.blog.embeddings_server import EmbeddingsServer
+from tests.blog.embeddings_server import eight_dimension_backend
 
 pytestmark = pytest.mark.django_db
 
@@ -107,14 +105,8 @@ def test_a_nul_in_the_query_says_so_on_the_search_page_and_keeps_the_rest(client
 
 def test_search_unavailable_is_said_on_the_page(client, articles):
     # The index was built by the local model (384 dimensions); this endpoint answers 8.
-    with (
-        EmbeddingsServer(dimensions=8) as server,
-        override_settings(
-            EMBEDDING_BACKEND="openai", EMBEDDING_BASE_URL=server.base_url, EMBEDDING_DIMENSIONS=8
-        ),
-    ):
+    with eight_dimension_backend():
         response = client.get("/search/", {"q": "helium"})
-    embedding_dimensions_forget()
 
     assert response.status_code == 503
     assert "Search is unavailable right now" in response.content.decode()
