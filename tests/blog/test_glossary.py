@@ -103,6 +103,24 @@ def test_the_shipped_glossary_bridges_an_english_key_word_to_the_chinese_article
     assert bridge.holds(ArticleText("冲突的记录会被跳过。"))
 
 
+@pytest.mark.parametrize(
+    ("question", "lexeme", "chinese"),
+    [
+        # "What happens when the user clicks stop?" was under the bar for the cancellation
+        # article (relevance 0.48, "click" unknown to the blog): it writes 点击停止.
+        ("What happens when the user clicks stop?", "click", "用户点击停止，前端发出一条消息。"),
+        ("If I stop it, am I still charged?", "charg", "模型可能继续生成，token 照样计费。"),
+        ("Is a cancelled answer billed?", "bill", "后台继续生成的部分照样计费。"),
+    ],
+)
+def test_the_shipped_glossary_bridges_everyday_words_of_clicking_and_paying(
+    question, lexeme, chinese
+):
+    (bridge,) = glossary.bridges(question, {lexeme}, "en")
+
+    assert bridge.holds(ArticleText(chinese))
+
+
 def _spool_blog(make_article, add_chunk):
     near = unit((0, 0.80), (1, math.sqrt(1 - 0.80**2)))
     for slug, title, text, vector in [
