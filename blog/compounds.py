@@ -20,6 +20,10 @@ from blog.relevance import visible_chunks_sql
 
 _COMPOUND = re.compile(r"(?<![\w-])[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+(?![\w-])")
 MAX_COMPOUNDS = 4  # a question names a few; more is a pasted list, and each costs a lookup
+# Another form of a compound the blog writes: its last part at least this long, and at most
+# this many letters more ("emb" + "ed", "optim" + "ize"); a shorter part matches too much.
+MIN_TAIL = 3
+MAX_ENDING = 4
 # The compound's lexeme as the index stems it (the hyphenated token's own lexeme), and
 # whether a visible chunk holds its parts as a phrase or its parts run together. Visible only,
 # like the vocabulary: a post scheduled for later must not answer "does the blog write X?".
@@ -51,11 +55,25 @@ def unknown_compounds(question: str, frequency: dict[str, int]) -> dict[str, lis
     with connection.cursor() as cursor:
         cursor.execute(_written_sql(), [found])
         rows = cursor.fetchall()
+    hyphenated = [known for known in frequency if "-" in known]
     return {
         lexeme: [compound]
         for compound, lexeme, written in rows
-        if lexeme and lexeme not in frequency and not written
+        if lexeme and lexeme not in frequency and not written and not _inflected(lexeme, hyphenated)
     }
+
+
+def _inflected(lexeme: str, hyphenated: list[str]) -> bool:
+    """Whether the blog writes the compound in another form: the stemmer cuts a verb deeper
+    than its -ing noun ("re-embed" is `re-emb`, the blog's "re-embedding" `re-embed`), so
+    "Do I have to re-embed everything?" counted a word the blog writes as unknown. A form
+    that extends the compound's last part by a few letters is the same word."""
+    tail = lexeme.rpartition("-")[2]
+    if len(tail) < MIN_TAIL:
+        return False
+    return any(
+        known.startswith(lexeme) and len(known) - len(lexeme) <= MAX_ENDING for known in hyphenated
+    )
 
 
 @cache

@@ -40,6 +40,19 @@ def test_only_a_compound_the_blog_writes_in_no_form_is_unknown(make_article, add
     assert unknown_compounds("Which limit-step?", frequency) != {}  # the words, not in a row
 
 
+def test_a_compound_the_blog_writes_in_another_form_is_known(make_article, add_chunk):  # noqa: F811
+    # The stemmer cuts the verb deeper than its -ing noun: "re-embed" is `re-emb`, the blog's
+    # "re-embedding" `re-embed`; the question was counted as asking about an unknown word.
+    add_chunk(make_article(title="Models"), "Changing models means re-embedding.", unit((0, 1.0)))
+    frequency = vocabulary.current().frequency
+
+    assert unknown_compounds("Do I have to re-embed everything?", frequency) == {}
+    # Another word sharing the first part is no form of it.
+    assert unknown_compounds("Should I re-rank?", frequency) == {"re-rank": ["re-rank"]}
+    # A last part of one or two letters starts too many words to be read as one of them.
+    assert unknown_compounds("What about re-e?", frequency) == {"re-e": ["re-e"]}
+
+
 def test_a_post_scheduled_for_later_does_not_make_a_compound_written(make_article, add_chunk):  # noqa: F811
     # Its chunks are indexed when it is saved; whether it writes "cross encoder" is its secret.
     add_chunk(make_article(title="Search"), ARTICLE, unit((0, 1.0)))

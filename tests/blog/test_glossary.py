@@ -87,6 +87,9 @@ def test_every_line_of_the_shipped_glossary_is_an_entry_with_both_sides():
         ("工具结果要按什么顺序追加？", "追加", "Append the results in call order."),
         ("步数用完以后的兜底回答是什么？", "兜底", "The fallback is one last call."),
         ("重启以后记录会丢失吗？", "丢失", "Nothing is lost on a restart."),
+        # "怎么防止提示词注入？" was under the bar (0.19) for the article on prompt injection.
+        ("怎么防止提示词注入？", "注入", "Prompt injection is the attempt to smuggle rules."),
+        ("第一道防线是什么？", "防线", "The system prompt is the first line of defence."),
     ],
 )
 def test_the_shipped_glossary_bridges_the_articles_own_key_words(question, lexeme, english):
