@@ -38,6 +38,7 @@ from agent.holds import (
     HOLDS,
     RECOVER,
     RECOVER_BATCH,
+    REDIS_NOW,
     RENEW,
     SETTLE,
     SETTLE_HOLD,
@@ -49,14 +50,6 @@ SHARED_STATE_DOWN = "The assistant can't take questions for a moment. Please ask
 # What an HTTP answer refused for that says in Retry-After: a moment, as the message says.
 SHARED_STATE_RETRY_SECONDS = 5
 
-# Redis's own clock, in ms, for the scripts that stamp and expire by time (moving windows, turn
-# slots): each worker's clock stamped them before, and a worker whose clock ran a window ahead
-# swept every other worker's events as old (a limit of 3 allowed 6 past two workers 61 s apart),
-# or a lease's length ahead, their running turns' slots. Scripts may call TIME since Redis 5.
-REDIS_NOW = """
-local clock = redis.call('TIME')
-local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
-"""
 # A moving window per key (a sorted set of the allowed events' times): at most `limit` events
 # in any `window`, wherever the window starts. Fixed minute windows let a client send twice
 # the limit across a minute's edge. Nothing is recorded unless every key allows the event.
@@ -98,9 +91,11 @@ return 0
 # budgets: the record, the holds' index) in the same trip: a worker killed a moment later
 # leaves a record for recovery to settle, never tokens held that nothing knows of.
 # KEYS: budgets, then (with an id) record and index. ARGV: amount, whole (0|1), how many
-# budgets, id ('' for none), its lease's end (ms), the record's ttl, then (cap, ttl) per budget.
+# budgets, id ('' for none), its lease's length (ms), the record's ttl, then (cap, ttl) per budget.
 # Returns {index of the first budget without room (1-based) or 0, tokens held}.
-RESERVE = """
+RESERVE = (
+    REDIS_NOW
+    + """
 local amount, n, id = tonumber(ARGV[1]), tonumber(ARGV[3]), ARGV[4]
 local room = nil
 for i = 1, n do
@@ -119,10 +114,11 @@ for i = 1, n do
 end
 if id ~= '' then
   redis.call('EXPIRE', KEYS[n + 1], ARGV[6])
-  redis.call('ZADD', KEYS[n + 2], ARGV[5], id)
+  redis.call('ZADD', KEYS[n + 2], now + tonumber(ARGV[5]), id)
 end
 return {0, held}
 """
+)
 # Settle budgets: (amount, ttl) per key, through agent.holds' CHARGE.
 ADD = (
     CHARGE
@@ -318,7 +314,7 @@ class RedisState:
         """Hold up to `amount` (all of it when `whole`) on every (key, cap, ttl) with room, and
         write it on turn `hold`'s record (when given), its lease renewed."""
         keys = [b[0] for b in budgets] + ([HOLD_PREFIX + hold, HOLDS] if hold else [])
-        args = [amount, int(whole), len(budgets), hold, _lease_end_ms(), HOLD_RECORD_TTL]
+        args = [amount, int(whole), len(budgets), hold, _ttl_ms(), HOLD_RECORD_TTL]
         over, held = await self._run(RESERVE, keys, [*args, *_flat(b[1:] for b in budgets)])
         return Held(int(over), int(held))
 
@@ -342,12 +338,12 @@ class RedisState:
         """Record each running turn's spending so far and renew its lease (one trip)."""
         if spent:
             keys = [HOLDS, *(HOLD_PREFIX + turn_id for turn_id in spent)]
-            await self._eval(RENEW, keys, [_lease_end_ms(), *_flat(spent.items())])
+            await self._eval(RENEW, keys, [_ttl_ms(), *_flat(spent.items())])
 
     async def holds_recover(self, turn_ids: list[str]) -> dict[str, int]:
         """Settle to their checkpoints the holds of `turn_ids` and of every turn whose lease
         ended; returns the tokens given back, by turn id."""
-        args = [_now_ms(), HOLD_PREFIX, RECOVER_BATCH, *turn_ids]
+        args = [HOLD_PREFIX, RECOVER_BATCH, *turn_ids]
         freed = await self._run(RECOVER, [HOLDS], args)
         return {_text(freed[i]): int(freed[i + 1]) for i in range(0, len(freed), 2)}
 
@@ -751,17 +747,8 @@ def _flat(groups) -> list:
     return [item for group in groups for item in group]
 
 
-def _now_ms() -> int:
-    return int(time.time() * 1000)
-
-
 def _ttl_ms() -> int:
     return int(settings.AGENT_LEASE_SECONDS * 1000)
-
-
-def _lease_end_ms() -> int:
-    """When a hold's lease ends unless its worker's checkpoints renew it."""
-    return _now_ms() + _ttl_ms()
 
 
 def _text(value: bytes | str) -> str:

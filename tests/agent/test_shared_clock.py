@@ -45,3 +45,13 @@ async def test_a_worker_whose_clock_runs_ahead_keeps_the_others_turn_slots(worke
     ahead()
 
     assert await second.acquire("", "session", "turn-2", 1) == Acquired.SESSION_FULL  # was OK
+
+
+async def test_a_worker_whose_clock_runs_ahead_recovers_no_live_turns_hold(workers):
+    first, second, ahead = workers
+    held = await first.reserve([("tok:ip:192.0.2.7", 10_000, 3600)], 4000, hold="turn-1")
+    assert held.tokens == 4000
+
+    ahead()
+
+    assert await second.holds_recover([]) == {}  # before: {"turn-1": 4000}, its hold given back
