@@ -8,6 +8,17 @@ lease; its end, or recovery, settles it. These are the scripts and names agent.s
 
 from typing import NamedTuple
 
+# Redis's own clock, in ms, for the scripts that stamp and expire by time (moving windows, turn
+# slots): each worker's clock stamped them before, and a worker whose clock ran a window ahead
+# swept every other worker's events as old (a limit of 3 a minute let a fourth in at once), or
+# a lease's length ahead, their running turns' slots. Scripts may call TIME since Redis 5.
+# A hold's lease ends by it too: a worker that ran recovery a lease ahead settled every other
+# worker's running turns as dead.
+REDIS_NOW = """
+local clock = redis.call('TIME')
+local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+"""
+
 # Charge a budget `amount` (negative gives back), its ttl set when it has none. A budget back
 # at 0 or below is deleted, since no key means 0: a turn refused after its hold (a made-up
 # conversation id, a page that is not an article) left `tok:c:<id>` at 0 for seven days, one
@@ -89,32 +100,37 @@ return 0
 """
 )
 # The checkpoints of a worker's running turns: each one's spending so far, its lease renewed.
-# KEYS: index, then one record per turn. ARGV: the leases' end (ms), then (id, spent) per turn.
-RENEW = """
+# KEYS: index, then one record per turn. ARGV: the leases' length (ms), then (id, spent) per
+# turn. Leases end by Redis's clock (REDIS_NOW), whichever worker renews or recovers.
+RENEW = (
+    REDIS_NOW
+    + """
 for i = 2, #KEYS do
   if redis.call('EXISTS', KEYS[i]) == 1 then
     redis.call('HSET', KEYS[i], 'spent', ARGV[2 * i - 1])
-    redis.call('ZADD', KEYS[1], ARGV[1], ARGV[2 * i - 2])
+    redis.call('ZADD', KEYS[1], now + tonumber(ARGV[1]), ARGV[2 * i - 2])
   end
 end
 return 0
 """
+)
 # Recovery: the holds of the turns given, and of every turn whose lease has ended, settled to
-# what their checkpoints counted (records kept). KEYS: index. ARGV: now (ms), the records'
-# prefix, how many to sweep at most, then turn ids. Returns {id, tokens given back, ...}.
+# what their checkpoints counted (records kept). KEYS: index. ARGV: the records' prefix, how
+# many to sweep at most, then turn ids. Returns {id, tokens given back, ...}.
 RECOVER = (
-    SETTLE_HOLD
+    REDIS_NOW
+    + SETTLE_HOLD
     + """
 local ids = {}
-for i = 4, #ARGV do ids[#ids + 1] = ARGV[i] end
-for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, ARGV[3])) do
+for i = 3, #ARGV do ids[#ids + 1] = ARGV[i] end
+for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, ARGV[2])) do
   ids[#ids + 1] = id
 end
 local freed, seen = {}, {}
 for _, id in ipairs(ids) do
   if not seen[id] then
     seen[id] = true
-    local record = ARGV[2] .. id
+    local record = ARGV[1] .. id
     local before = redis.call('HGETALL', record)
     local held, spent = nil, tonumber(redis.call('HGET', record, 'spent') or '0')
     for i = 1, #before, 2 do

@@ -27,7 +27,7 @@ from agent.exceptions import (
     ToolFailure,
     ToolNotFound,
 )
-from agent.llm.base import ChatModel, ModelTurn, Retried, TextDelta, ToolCall, Usage
+from agent.llm.base import ChatModel, ModelTurn, Retried, TextDelta, ToolCall, Usage, Waiting
 from agent.prompts import STEP_LIMIT_NUDGE
 from agent.text import text_scrub, without_tags
 from agent.tool import Tool
@@ -427,10 +427,14 @@ async def _model_stream(
     # thinking it may have been billed for unseen (_cut_charge).
     attempt = Usage(prompt, _cut_charge(model, spending))
     failed = False
+    waiting = False  # between attempts: no call is out (Waiting)
     result.in_flight = prompt
     try:
         async with contextlib.aclosing(model.stream(call.messages, schemas)) as stream:
             async for item in stream:
+                waiting = isinstance(item, Waiting)
+                if waiting:
+                    continue
                 if isinstance(item, ModelTurn):
                     turn = item
                     continue
@@ -476,7 +480,7 @@ async def _model_stream(
             # Observers count it as spent too, unless the endpoint failed before answering (an
             # HTTP error: nothing to bill) or the model is the offline one (it spends nothing).
             # A visitor's Stop, even before the first token, was read and paid for.
-            billed = not model.offline and (written.tokens > 0 or not failed)
+            billed = not model.offline and (written.tokens > 0 or not (failed or waiting))
             estimate = Usage(prompt, _written_charge(model, spending, written, billed, turn))
             result.usage = result.usage + estimate + abandoned
             if billed:

@@ -38,6 +38,7 @@ from agent.holds import (
     HOLDS,
     RECOVER,
     RECOVER_BATCH,
+    REDIS_NOW,
     RENEW,
     SETTLE,
     SETTLE_HOLD,
@@ -54,25 +55,28 @@ SHARED_STATE_RETRY_SECONDS = 5
 # the limit across a minute's edge. Nothing is recorded unless every key allows the event.
 # An event may weigh more than one (a costly request): it needs that many places. Each key has
 # its own window: a message counts in the minute's and the day's in one trip.
-# KEYS: counters. ARGV: now_ms, a unique member, weight, then (limit, window_ms) per key.
+# KEYS: counters. ARGV: a unique member, weight, then (limit, window_ms) per key.
 # Returns {index of the first key over (1-based) or 0, ms until it frees the places}.
-HIT = """
-local now, weight = tonumber(ARGV[1]), tonumber(ARGV[3])
+HIT = (
+    REDIS_NOW
+    + """
+local weight = tonumber(ARGV[2])
 for i, key in ipairs(KEYS) do
-  local window = tonumber(ARGV[3 + 2 * i])
+  local window = tonumber(ARGV[2 + 2 * i])
   redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
-  local need = redis.call('ZCARD', key) + weight - tonumber(ARGV[2 + 2 * i])
+  local need = redis.call('ZCARD', key) + weight - tonumber(ARGV[1 + 2 * i])
   if need > 0 then
     local frees = redis.call('ZRANGE', key, need - 1, need - 1, 'WITHSCORES')[2]
     return {i, (tonumber(frees) or now) + window - now}
   end
 end
 for i, key in ipairs(KEYS) do
-  for j = 1, weight do redis.call('ZADD', key, now, ARGV[2] .. '-' .. j) end
-  redis.call('PEXPIRE', key, ARGV[3 + 2 * i])
+  for j = 1, weight do redis.call('ZADD', key, now, ARGV[1] .. '-' .. j) end
+  redis.call('PEXPIRE', key, ARGV[2 + 2 * i])
 end
 return {0, 0}
 """
+)
 # Take back one event HIT recorded (its member ARGV[1], of weight ARGV[2]) from every key.
 FORGET = """
 for _, key in ipairs(KEYS) do
@@ -87,9 +91,11 @@ return 0
 # budgets: the record, the holds' index) in the same trip: a worker killed a moment later
 # leaves a record for recovery to settle, never tokens held that nothing knows of.
 # KEYS: budgets, then (with an id) record and index. ARGV: amount, whole (0|1), how many
-# budgets, id ('' for none), its lease's end (ms), the record's ttl, then (cap, ttl) per budget.
+# budgets, id ('' for none), its lease's length (ms), the record's ttl, then (cap, ttl) per budget.
 # Returns {index of the first budget without room (1-based) or 0, tokens held}.
-RESERVE = """
+RESERVE = (
+    REDIS_NOW
+    + """
 local amount, n, id = tonumber(ARGV[1]), tonumber(ARGV[3]), ARGV[4]
 local room = nil
 for i = 1, n do
@@ -108,10 +114,11 @@ for i = 1, n do
 end
 if id ~= '' then
   redis.call('EXPIRE', KEYS[n + 1], ARGV[6])
-  redis.call('ZADD', KEYS[n + 2], ARGV[5], id)
+  redis.call('ZADD', KEYS[n + 2], now + tonumber(ARGV[5]), id)
 end
 return {0, held}
 """
+)
 # Settle budgets: (amount, ttl) per key, through agent.holds' CHARGE.
 ADD = (
     CHARGE
@@ -122,16 +129,18 @@ return 0
 )
 # KEYS: conversation lock ('' when none yet), session slots, then (optionally) address slots
 # and network slots.
-# ARGV: token, now_ms, ttl_ms, then one limit per slot key. Returns an `Acquired`.
-ACQUIRE = """
-local now, ttl = tonumber(ARGV[2]), tonumber(ARGV[3])
+# ARGV: token, ttl_ms, then one limit per slot key. Returns an `Acquired`.
+ACQUIRE = (
+    REDIS_NOW
+    + """
+local ttl = tonumber(ARGV[2])
 if KEYS[1] ~= '' then
   local held = redis.call('GET', KEYS[1])
   if held then if string.sub(held, 1, 7) == 'saving:' then return 2 end return 1 end
 end
 for i = 2, #KEYS do
   redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', now)
-  if redis.call('ZCARD', KEYS[i]) >= tonumber(ARGV[2 + i]) then return 1 + i end
+  if redis.call('ZCARD', KEYS[i]) >= tonumber(ARGV[1 + i]) then return 1 + i end
 end
 for i = 2, #KEYS do
   redis.call('ZADD', KEYS[i], now + ttl, ARGV[1])
@@ -140,10 +149,13 @@ end
 if KEYS[1] ~= '' then redis.call('SET', KEYS[1], 'running:' .. ARGV[1], 'PX', ttl) end
 return 0
 """
-# KEYS: conversation lock, then the slot keys. ARGV: token, now_ms, ttl_ms, phase
+)
+# KEYS: conversation lock, then the slot keys. ARGV: token, ttl_ms, phase
 # ('renew' | 'saving' | 'release').
-UPDATE = """
-local now, ttl, phase = tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
+UPDATE = (
+    REDIS_NOW
+    + """
+local ttl, phase = tonumber(ARGV[2]), ARGV[3]
 local mine = false
 if KEYS[1] ~= '' then
   local held = redis.call('GET', KEYS[1]) or ''
@@ -164,6 +176,7 @@ if mine and phase == 'saving' then redis.call('SET', KEYS[1], 'saving:' .. ARGV[
 if mine and phase == 'release' then redis.call('DEL', KEYS[1]) end
 return 0
 """
+)
 
 # A turn's end in one trip: settle its budgets (SETTLE, by its hold record when there is one),
 # free its slots, and mark its conversation `saving` (UPDATE's 'saving' phase).
@@ -277,14 +290,13 @@ class RedisState:
         """Record one event of `weight` on every (key, limit) unless one would then hold more
         than `limit` in the last `window` s (a counter's own third item, when it has one);
         `event` names it for `forget`."""
-        now = _now_ms()
-        member = event or f"{now}-{uuid.uuid4().hex[:12]}"
+        member = event or uuid.uuid4().hex
         keys = [counter[0] for counter in counters]
         spans = _flat(
             (c[1], int(span * 1000))
             for c, span in zip(counters, _spans(counters, window), strict=True)
         )
-        over, wait_ms = await self._run(HIT, keys, [now, member, weight, *spans])
+        over, wait_ms = await self._run(HIT, keys, [member, weight, *spans])
         return Hit(int(over), int(wait_ms) / 1000)
 
     async def forget(self, keys: list[str], event: str, weight: int = 1) -> None:
@@ -302,7 +314,7 @@ class RedisState:
         """Hold up to `amount` (all of it when `whole`) on every (key, cap, ttl) with room, and
         write it on turn `hold`'s record (when given), its lease renewed."""
         keys = [b[0] for b in budgets] + ([HOLD_PREFIX + hold, HOLDS] if hold else [])
-        args = [amount, int(whole), len(budgets), hold, _lease_end_ms(), HOLD_RECORD_TTL]
+        args = [amount, int(whole), len(budgets), hold, _ttl_ms(), HOLD_RECORD_TTL]
         over, held = await self._run(RESERVE, keys, [*args, *_flat(b[1:] for b in budgets)])
         return Held(int(over), int(held))
 
@@ -326,12 +338,12 @@ class RedisState:
         """Record each running turn's spending so far and renew its lease (one trip)."""
         if spent:
             keys = [HOLDS, *(HOLD_PREFIX + turn_id for turn_id in spent)]
-            await self._eval(RENEW, keys, [_lease_end_ms(), *_flat(spent.items())])
+            await self._eval(RENEW, keys, [_ttl_ms(), *_flat(spent.items())])
 
     async def holds_recover(self, turn_ids: list[str]) -> dict[str, int]:
         """Settle to their checkpoints the holds of `turn_ids` and of every turn whose lease
         ended; returns the tokens given back, by turn id."""
-        args = [_now_ms(), HOLD_PREFIX, RECOVER_BATCH, *turn_ids]
+        args = [HOLD_PREFIX, RECOVER_BATCH, *turn_ids]
         freed = await self._run(RECOVER, [HOLDS], args)
         return {_text(freed[i]): int(freed[i + 1]) for i in range(0, len(freed), 2)}
 
@@ -349,7 +361,7 @@ class RedisState:
         """Take the conversation's lock and a slot of the session's (and of the address's and
         the network's, when given), or none of them."""
         keys = [conversation, *_slot_keys(session, address, network)]
-        args = [token, _now_ms(), _ttl_ms(), slots, address_slots, network_slots]
+        args = [token, _ttl_ms(), slots, address_slots, network_slots]
         return Acquired(await self._eval(ACQUIRE, keys, args))
 
     async def claim(self, conversation: str, token: str) -> None:
@@ -366,7 +378,7 @@ class RedisState:
         network: str = "",
     ) -> None:
         keys = [conversation, *_slot_keys(session, address, network)]
-        await self._eval(UPDATE, keys, [token, _now_ms(), _ttl_ms(), phase])
+        await self._eval(UPDATE, keys, [token, _ttl_ms(), phase])
 
     async def finish(
         self,
@@ -735,17 +747,8 @@ def _flat(groups) -> list:
     return [item for group in groups for item in group]
 
 
-def _now_ms() -> int:
-    return int(time.time() * 1000)
-
-
 def _ttl_ms() -> int:
     return int(settings.AGENT_LEASE_SECONDS * 1000)
-
-
-def _lease_end_ms() -> int:
-    """When a hold's lease ends unless its worker's checkpoints renew it."""
-    return _now_ms() + _ttl_ms()
 
 
 def _text(value: bytes | str) -> str:

@@ -49,11 +49,11 @@ _EMOJI = r"([:;]-?\)|🙏|👍)?"
 
 # What may open a message before its question ("thanks! and what is HNSW?"; agent.llm).
 PLEASANTRY = rf"{GREETING}|{_ACKNOWLEDGE}|{_THANKS}"
-# Any run of greetings, acknowledgements, thanks and goodbyes, and nothing else.
-_PHRASE = rf"({PLEASANTRY}|{_GOODBYE}|{_CLOSING})"
-_SMALL_TALK = re.compile(
-    rf"\s*{_PHRASE}({_PUNCTUATION}{_PHRASE})*{_PUNCTUATION}{_EMOJI}\s*", re.IGNORECASE
-)
+# One greeting, acknowledgement, thanks or goodbye. A message of small talk is a run of them,
+# read by `_phrases_only` (not one pattern repeating this one: see there).
+_PHRASE = re.compile(rf"{PLEASANTRY}|{_GOODBYE}|{_CLOSING}", re.IGNORECASE)
+_GAP = re.compile(_PUNCTUATION)
+_END = re.compile(rf"{_PUNCTUATION}{_EMOJI}\s*")
 _THANKING = re.compile(rf"{_THANKS}|appreciate|感谢|有帮助", re.IGNORECASE)
 _SAYS_GOODBYE = re.compile(_GOODBYE, re.IGNORECASE)
 _GREETING_ONLY = re.compile(rf"\s*({GREETING}){_PUNCTUATION}{_EMOJI}\s*", re.IGNORECASE)
@@ -77,5 +77,27 @@ def closing(question: str) -> str | None:
 
 def is_small_talk(question: str) -> bool:
     """True when the whole message only greets, thanks or says goodbye ("hi", "谢谢！", "bye")."""
-    # Small talk is short; the cap also bounds the pattern's work on a 4,000-character message.
-    return len(question) <= SMALL_TALK_MAX_CHARS and _SMALL_TALK.fullmatch(question) is not None
+    # Small talk is short; the cap also bounds the work on a 4,000-character message.
+    return len(question) <= SMALL_TALK_MAX_CHARS and _phrases_only(question)
+
+
+def _phrases_only(text: str) -> bool:
+    """True when `text` is phrases (`_PHRASE`), each followed by optional punctuation, then
+    an optional emoji: at most one match per pair of positions, so at most 80 x 80.
+
+    One pattern repeating `_PHRASE` backtracked through every way of cutting a run into
+    phrases ("嗯嗯" is one "嗯+" or two, "kk" one or two "k"), and a run that failed at its last
+    character tried them all: 20 "嗯" and a "?" took 5 s, 24 took 62 s, each further one
+    doubled it, and the recording of a turn reads every message (the whole process stalled).
+    """
+    starts = {len(text) - len(text.lstrip())}
+    for start in range(len(text)):
+        if start not in starts:
+            continue
+        for end in range(start + 1, len(text) + 1):
+            if _PHRASE.fullmatch(text, start, end) is None:
+                continue
+            if _END.fullmatch(text, end):
+                return True
+            starts.update(range(end, _GAP.match(text, end).end() + 1))
+    return False

@@ -18,7 +18,16 @@ TAG_CHARACTERS = re.compile("[\U000e0000-\U000e007f]+")
 # go, and a run of the two keeps its first.
 _SELECTORS = re.compile("[\ufe00-\ufe0d\U000e0100-\U000e01ef]+")
 _SELECTOR_RUNS = re.compile("([\ufe0e\ufe0f])[\ufe0e\ufe0f]+")
-_MAY_HIDE = re.compile("[\U000e0000-\U000e007f\ufe00-\ufe0f\U000e0100-\U000e01ef]")
+# The invisible operators (function application, invisible times, separator, plus) carry bits
+# the same way ("sneaky bits": U+2062 a 0, U+2064 a 1), and a model reads them; prose has no
+# use for them. Zero-width spaces, joiners, the word joiner and the BOM come one at a time in
+# writing (an emoji's ZWJ, a Persian ZWNJ, a Thai word break): a run of them keeps its first.
+INVISIBLE_OPERATORS = re.compile("[\u2061-\u2064]+")
+_ZERO_WIDTH_RUNS = re.compile("([\u200b-\u200d\u2060\ufeff])[\u200b-\u200d\u2060\ufeff]+")
+_MAY_HIDE = re.compile(
+    "[\U000e0000-\U000e007f\ufe00-\ufe0f\U000e0100-\U000e01ef\u2061-\u2064]"
+    "|[\u200b-\u200d\u2060\ufeff]{2}"
+)
 # What shows as a mark on screen: letters, digits, punctuation and symbols (emoji included).
 _SHOWN = frozenset("LNPS")
 # Letters that render as blank space: Hangul fillers, the halfwidth filler, the Braille blank.
@@ -69,13 +78,13 @@ def shows_nothing(char: str) -> bool:
 
 
 def without_tags(text: str) -> str:
-    """`text` without Unicode tag characters, nor variation selectors but one text or emoji
-    presentation a character: what a model may read of a message or a tool's output, and what
-    a reader is shown of an answer."""
+    """`text` without Unicode tag characters, invisible operators, nor variation selectors but
+    one text or emoji presentation a character, nor zero-width runs but their first: what a
+    model may read of a message or a tool's output, and what a reader is shown of an answer."""
     if not _MAY_HIDE.search(text):
         return text
-    text = _SELECTORS.sub("", TAG_CHARACTERS.sub("", text))
-    return _SELECTOR_RUNS.sub(r"\1", text)
+    text = _SELECTORS.sub("", TAG_CHARACTERS.sub("", INVISIBLE_OPERATORS.sub("", text)))
+    return _ZERO_WIDTH_RUNS.sub(r"\1", _SELECTOR_RUNS.sub(r"\1", text))
 
 
 def tag_text(run: str) -> str:

@@ -11,7 +11,7 @@ from django.conf import settings
 from django.contrib.sessions.backends.base import CreateError, SessionBase
 
 from agent import ratelimit
-from agent.shared import state
+from agent.shared import Counter, state
 from config.sessions import key_well_formed, session_digest, session_key_mint
 
 
@@ -61,10 +61,22 @@ async def _new_session_allowed(client_ip: str) -> bool:
     # before the limits are checked) would only fill the table: cookie-less clients wrote one
     # per refused request. An IPv6 /48 likewise, as its messages are counted: by the /64
     # alone, ten /64s of one /48 wrote 300 rows in a minute the /48 could send 120 messages.
-    counters = ratelimit.address_counters(
-        "rl:new",
-        client_ip,
-        settings.AGENT_MESSAGES_PER_MINUTE_PER_IP,
-        settings.AGENT_MESSAGES_PER_MINUTE_PER_NETWORK,
+    counters: list[Counter] = list(
+        ratelimit.address_counters(
+            "rl:new",
+            client_ip,
+            settings.AGENT_MESSAGES_PER_MINUTE_PER_IP,
+            settings.AGENT_MESSAGES_PER_MINUTE_PER_NETWORK,
+        )
     )
+    # And as many a day as it may send messages a day: counted by the minute alone, an address
+    # whose messages were refused for the day still wrote 30 rows a minute (43,200 a day, each
+    # kept for SESSION_COOKIE_AGE) against its 1,000 messages.
+    day = ratelimit.address_counters(
+        "rl:newday",
+        client_ip,
+        settings.AGENT_MESSAGES_PER_DAY_PER_IP,
+        settings.AGENT_MESSAGES_PER_DAY_PER_NETWORK,
+    )
+    counters += [(key, limit, ratelimit.DAY) for key, limit in day]
     return not (await state().hit(counters, ratelimit.WINDOW)).over

@@ -302,6 +302,9 @@ ADMIN_LOGIN_WINDOW = env.int("ADMIN_LOGIN_WINDOW", default=900)  # seconds
 ADMIN_LOGIN_ATTEMPTS_PER_NETWORK = env.int(
     "ADMIN_LOGIN_ATTEMPTS_PER_NETWORK", default=4 * ADMIN_LOGIN_ATTEMPTS
 )
+# Where a sign-in goes when its `next` is another site's (a link `/admin/login/?next=//evil`):
+# Django's default, /accounts/profile/, is a 404 here, and the editor landed on it.
+LOGIN_REDIRECT_URL = "admin:index"
 # A sign-in post is read for its user name (to count it) only up to this size; past it, 413.
 ADMIN_LOGIN_MAX_BODY_BYTES = env.int("ADMIN_LOGIN_MAX_BODY_BYTES", default=16 * 1024)
 

@@ -76,6 +76,14 @@ class Retried:
     answer's share), and holds the next attempt's, before the call is sent again."""
 
 
+@dataclass(frozen=True, slots=True)
+class Waiting:
+    """The adapter pauses before asking again, after a failure the endpoint billed nothing for
+    (an HTTP error, a refused connection): no call is out until the next item. A Stop in the
+    pause is charged no call: it was charged a whole one, prompt and output cap, for a call
+    that was never sent."""
+
+
 @dataclass(slots=True)
 class ModelTurn:
     """The complete result of one model call, yielded last by `ChatModel.stream`."""
@@ -102,7 +110,7 @@ class ChatModel(Protocol):
 
     def stream(
         self, messages: list[dict], tools: list[dict] | None
-    ) -> AsyncIterator[TextDelta | ArgumentsDelta | ReasoningDelta | Retried | ModelTurn]:
-        """Yield TextDelta (and, optionally, ArgumentsDelta, ReasoningDelta and Retried) many
-        times, then exactly one ModelTurn last."""
+    ) -> AsyncIterator[TextDelta | ArgumentsDelta | ReasoningDelta | Retried | Waiting | ModelTurn]:
+        """Yield TextDelta (and, optionally, ArgumentsDelta, ReasoningDelta, Retried and
+        Waiting) many times, then exactly one ModelTurn last."""
         ...

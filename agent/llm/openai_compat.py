@@ -24,6 +24,7 @@ from agent.llm.base import (
     TextDelta,
     ToolCall,
     Usage,
+    Waiting,
 )
 from agent.llm.idle import IdleTimeout
 from agent.llm.pacing import ReadPacer
@@ -100,7 +101,7 @@ class OpenAICompatModel:
 
     async def stream(
         self, messages: list[dict], tools: list[dict] | None
-    ) -> AsyncIterator[TextDelta | ArgumentsDelta | ReasoningDelta | Retried | ModelTurn]:
+    ) -> AsyncIterator[TextDelta | ArgumentsDelta | ReasoningDelta | Retried | Waiting | ModelTurn]:
         """Yield text, argument and reasoning deltas (and Retried before asking a silent
         endpoint again), then one ModelTurn; raise ModelError on endpoint failure."""
         request: dict[str, Any] = {
@@ -153,6 +154,7 @@ class OpenAICompatModel:
                     # prompt and worked on it, as with a silent one (a crash, a proxy's cut).
                     # Uncounted, each drop was a prompt sent for free.
                     yield Retried()
+                yield Waiting()
                 await asyncio.sleep(delay)
             except TimeoutError as exc:  # IdleTimeout: the endpoint went quiet, or never ended
                 # A reply that ran out its whole AGENT_MODEL_CALL_SECONDS (kept alive by pings)

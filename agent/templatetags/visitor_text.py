@@ -1,5 +1,5 @@
-"""Visitor text in the admin: bidi controls, blank letters and hidden tag characters shown as
-what they are, towers of combining marks cut short, the text isolated."""
+"""Visitor text in the admin: bidi controls, blank letters, hidden tag characters and invisible
+operators shown as what they are, towers of combining marks cut short, the text isolated."""
 
 import re
 import unicodedata
@@ -8,7 +8,7 @@ from django import template
 from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
-from agent.text import BLANK_LETTERS, TAG_CHARACTERS, tag_text
+from agent.text import BLANK_LETTERS, INVISIBLE_OPERATORS, TAG_CHARACTERS, tag_text
 
 register = template.Library()
 
@@ -46,6 +46,15 @@ def _tags_label(match: re.Match) -> str:
         '<span class="dc-bidi" title="hidden Unicode tag characters, not sent to the model">'
         "tags: {}</span>",
         tag_text(match.group()),
+    )
+
+
+def _operators_label(match: re.Match) -> str:
+    # A run of invisible operators carries bits ("sneaky bits"): the reviewer sees how many.
+    return format_html(
+        '<span class="dc-bidi" title="invisible operators, not sent to the model">'
+        "invisible: {}</span>",
+        len(match.group()),
     )
 
 
@@ -96,7 +105,7 @@ def _label_text(html: str) -> str:
 def _label_piece(text: str) -> str:
     if text.isascii():
         return text
-    text = TAG_CHARACTERS.sub(_tags_label, text)
+    text = INVISIBLE_OPERATORS.sub(_operators_label, TAG_CHARACTERS.sub(_tags_label, text))
     text = BIDI_CONTROLS.sub(_control_label, _MARK_RUN_CANDIDATE.sub(_marks_capped, text))
     return BLANKS.sub(_control_label, text)
 

@@ -43,3 +43,21 @@ def reading_time(article: Article) -> str:
     """ "4 min read" in the reader's language, from the minutes counted at the article's save."""
     minutes = article.reading_minutes
     return ngettext("%(count)s min read", "%(count)s min read", minutes) % {"count": minutes}
+
+
+# The explicit bidi embeddings, overrides and isolates (LRE..RLO, LRI..PDI): invisible, and
+# obeyed past the end of the words that carry them.
+_BIDI_CONTROLS = dict.fromkeys([*range(0x202A, 0x202F), *range(0x2066, 0x206A)])
+
+
+@register.filter
+def isolated(text: str) -> str:
+    """`text` without its bidi controls, between FIRST STRONG ISOLATE and POP DIRECTIONAL
+    ISOLATE: a reader's words quoted in the site's sentence keep their own direction, and
+    nothing in them reorders the sentence around them.
+
+    The search page quotes its query ("Nothing in the blog matches “…”."), and a link from
+    any site chooses that query: a RIGHT-TO-LEFT OVERRIDE in it read the rest of the site's
+    sentence backwards (a PDI of its own would close the isolate, so those go too).
+    """
+    return f"\u2068{str(text).translate(_BIDI_CONTROLS)}\u2069"

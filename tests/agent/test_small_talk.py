@@ -46,3 +46,14 @@ def test_a_greeting_or_a_question_closes_nothing(message):
 
 def test_a_long_message_is_never_small_talk():
     assert not is_small_talk("bye " * (SMALL_TALK_MAX_CHARS // 4 + 1))
+
+
+@pytest.mark.parametrize(
+    ("message", "small_talk"),
+    [("嗯" * 79 + "?", False), ("哦 " * 39 + "x", False), ("k" * 79 + "?", False),
+     ("好的" * 39 + "?", False), ("嗯" * 80, True), ("ok " * 26, True)],
+)  # fmt: skip
+def test_a_run_that_fails_at_its_end_is_read_once(message, small_talk):
+    # One pattern tried every way of cutting the run into phrases: 24 "嗯" and a "?" took
+    # 62 s, and each further character doubled it. This one would never have finished.
+    assert is_small_talk(message) is small_talk

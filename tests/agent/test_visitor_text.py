@@ -76,3 +76,13 @@ def test_a_blank_letter_is_labelled_and_an_emoji_keeps_its_selector():
     page = Links()
     page.feed(str(visitor_html("pgvector\u3164 \u2800 \u2764\ufe0f")))
     assert page.text == "pgvectorU+3164 U+2800 \u2764\ufe0f"
+
+
+def test_invisible_operators_are_shown_as_how_many():
+    # "Sneaky bits": U+2062 a 0, U+2064 a 1, nothing on screen, read by a model.
+    shown = str(visitor_html("why cap\u2062\u2064\u2062\u2062 steps?"))
+
+    assert shown == (
+        '<bdi>why cap<span class="dc-bidi" title="invisible operators, not sent to the model">'
+        "invisible: 4</span> steps?</bdi>"
+    )

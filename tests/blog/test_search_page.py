@@ -43,7 +43,7 @@ def test_matching_articles_come_as_cards_with_the_matched_passage(client, articl
     ) in cards  # the query's words marked, so the reader sees why it matched
     assert 'href="/articles/airships/#sec-lift"' in cards  # the passage's section
     assert "1 min read" in cards and 'href="/tags/flight/"' in cards
-    assert "1 article matches “helium airship envelope”" in html
+    assert "1 article matches “\u2068helium airship envelope\u2069”" in html
 
 
 def test_the_page_shows_what_the_api_returns(client, articles):
@@ -55,10 +55,23 @@ def test_the_page_shows_what_the_api_returns(client, articles):
 
 @pytest.mark.parametrize(
     ("language", "said", "ask"),
+    # The query between bidi isolates (blog_tags.isolated).
     [
-        ("en", "Nothing in the blog matches “kubernetes helm chart rollout”.", "Ask the assistant"),
-        ("zh-hans", "博客里没有与“kubernetes helm chart rollout”相符的内容。", "问助手"),
-        ("zh-hant", "部落格裡沒有與“kubernetes helm chart rollout”相符的內容。", "問助手"),
+        (
+            "en",
+            "Nothing in the blog matches “\u2068kubernetes helm chart rollout\u2069”.",
+            "Ask the assistant",
+        ),
+        (
+            "zh-hans",
+            "博客里没有与“\u2068kubernetes helm chart rollout\u2069”相符的内容。",
+            "问助手",
+        ),
+        (
+            "zh-hant",
+            "部落格裡沒有與“\u2068kubernetes helm chart rollout\u2069”相符的內容。",
+            "問助手",
+        ),
     ],
 )
 def test_below_the_bar_it_says_nothing_matches_and_offers_the_assistant(

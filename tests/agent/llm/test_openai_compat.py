@@ -8,7 +8,7 @@ import time
 import pytest
 
 from agent.exceptions import ModelError
-from agent.llm.base import ArgumentsDelta, ModelTurn, Retried, TextDelta, ToolCall, Usage
+from agent.llm.base import ArgumentsDelta, ModelTurn, Retried, TextDelta, ToolCall, Usage, Waiting
 from agent.llm.openai_compat import CALL_FRAMING, OpenAICompatModel
 from testing_support.model_server import (
     Comment,
@@ -49,7 +49,7 @@ async def model(server):
 async def collect(model, tools=None) -> tuple[list[str], ModelTurn]:
     deltas, turns = [], []
     async for item in model.stream(MESSAGES, tools):
-        if not isinstance(item, ArgumentsDelta):
+        if not isinstance(item, ArgumentsDelta | Waiting):
             (deltas if isinstance(item, TextDelta) else turns).append(item)
     assert len(turns) == 1
     return [d.text for d in deltas], turns[0]
@@ -382,7 +382,7 @@ async def test_a_connection_dropped_after_the_request_is_retried_as_a_paid_attem
         await chat.aclose()
 
     assert len(server.requests) == 2
-    assert [type(item) for item in items] == [Retried, TextDelta, ModelTurn]
+    assert [type(item) for item in items] == [Retried, Waiting, TextDelta, ModelTurn]
 
 
 @pytest.mark.parametrize("http", ["aiohttp", "httpx"])
@@ -402,7 +402,7 @@ async def test_a_refused_connection_is_retried_unpaid(http):
     finally:
         await chat.aclose()
 
-    assert items == []  # three attempts, none charged
+    assert items == [Waiting(), Waiting()]  # three attempts, none charged (no Retried)
 
 
 @pytest.mark.parametrize("http", ["aiohttp", "httpx"])
