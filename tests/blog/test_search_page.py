@@ -60,7 +60,7 @@ def test_the_page_shows_what_the_api_returns(client, articles):
     [
         ("en", "Nothing in the blog matches “kubernetes helm chart rollout”.", "Ask the assistant"),
         ("zh-hans", "博客里没有与“kubernetes helm chart rollout”相符的内容。", "问助手"),
-        ("zh-hant", "部落格裡沒有與“kubernetes helm chart rollout”相符的內容。", "問助手"),
+        ("zh-hant", "部落格裡沒有與「kubernetes helm chart rollout」相符的內容。", "問助手"),
     ],
 )
 def test_below_the_bar_it_says_nothing_matches_and_offers_the_assistant(
