@@ -11,6 +11,7 @@ from django.contrib.admin.models import ADDITION, CHANGE, LogEntry
 from django.contrib.auth.models import AnonymousUser, User
 from django.contrib.contenttypes.models import ContentType
 from django.core.cache import cache
+from django.db import connection
 from django.db.models import (
     BooleanField,
     Count,
@@ -351,3 +352,18 @@ def _unindexed_q() -> Q:
 def article_index_incomplete() -> bool:
     """Whether any published article is not searchable as it is now (`article_list_unindexed`)."""
     return article_list_unindexed().exists()
+
+
+def article_ever_created() -> bool:
+    """True once this database has held an article, even if every one was deleted since.
+
+    "The blog is empty" alone made the start load the demo articles again after an author
+    deleted them all to begin their own blog. The article ids' sequence remembers: it has no
+    last value until the first article is created.
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_sequence_last_value(pg_get_serial_sequence(%s, 'id')::regclass)",
+            [Article._meta.db_table],
+        )
+        return cursor.fetchone()[0] is not None
