@@ -384,6 +384,10 @@ LOGGING = {
 
 # --- Docent ---------------------------------------------------------------------------
 SITE_NAME = env.str("SITE_NAME", default="Docent")
+# The home page's heading, and the sentence under it (also every page's description and the
+# feed's subtitle): unset, the demo blog's, translated (blog/site.py).
+SITE_TAGLINE = env.str("SITE_TAGLINE", default="")
+SITE_DESCRIPTION = env.str("SITE_DESCRIPTION", default="")
 BLOG_PAGE_SIZE = 8
 # How long an article's rendered body stays in the cache (blog.selectors.article_body_html). Its
 # key names the body and the renderer, so an entry is never stale, only unused after an edit.
