@@ -163,3 +163,16 @@ def test_another_sites_image_cannot_spend_a_readers_searches(client):
 
     assert response.status_code == 403
     assert followed.status_code == 200  # a search engine's result the reader clicked
+
+
+@pytest.mark.parametrize(
+    ("language", "title"),
+    [
+        ("en", "<title>“helm chart” · Search · Docent</title>"),
+        ("zh-hant", "<title>「helm chart」 · 搜尋 · Docent</title>"),
+    ],
+)
+def test_the_pages_title_quotes_the_query_in_the_readers_marks(client, language, title):
+    html = client.get("/search/?q=helm+chart", HTTP_ACCEPT_LANGUAGE=language).content.decode()
+
+    assert title in html
