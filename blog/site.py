@@ -34,3 +34,8 @@ def site_description() -> str:
 def site_mark() -> str:
     """The letter in the header's and the chat panel's badge: the name's first (it was D)."""
     return (settings.SITE_NAME.strip()[:1] or "D").upper()
+
+
+def site_admin_title() -> str:
+    """The admin's header and window title: the site's name (an owner's admin said "Docent")."""
+    return gettext("%(name)s admin") % {"name": settings.SITE_NAME}

@@ -48,3 +48,13 @@ def test_unset_the_demo_blogs_words_are_shown_translated(client, make_article):
     assert "<h1>Building assistants that only say what they can show</h1>" in english
     assert '<span class="brand__mark" aria-hidden="true">D</span>' in english
     assert "Building assistants" not in chinese and "<h1>" in chinese
+
+
+@pytest.mark.parametrize(
+    ("language", "header"), [("en", "Field Notes admin"), ("zh-CN", "Field Notes 管理后台")]
+)
+def test_the_admin_is_named_after_the_site(client, own_blog, language, header):
+    html = client.get("/admin/login/", HTTP_ACCEPT_LANGUAGE=language).content.decode()
+
+    assert f'<a href="/admin/">{header}</a>' in html
+    assert "Docent" not in html
