@@ -176,9 +176,10 @@ class ArticleAdmin(BoundedLookups, OwnRowsDeletion, admin.ModelAdmin):
     search_fields = ["title", "summary", "body"]
     prepopulated_fields = {"slug": ["title"]}
     filter_horizontal = ["tags"]
+    autocomplete_fields = ["translation_of"]  # a title typed, not a list of every article
     date_hierarchy = "published_at"
     fieldsets = [
-        (None, {"fields": ["title", "slug", "summary", "body", "tags"]}),
+        (None, {"fields": ["title", "slug", "summary", "body", "tags", "translation_of"]}),
         (_("Publishing"), {"fields": ["status", "published_at"]}),
         (_("Search index"), {"fields": ["index_status", "indexed"]}),
     ]

@@ -237,6 +237,22 @@ def article_neighbours(*, article: Article) -> tuple[Article | None, Article | N
     return older.first(), newer.first()
 
 
+def article_translations(*, article: Article) -> list[Article]:
+    """The published articles that translate this one, or that it translates (and their other
+    translations), for the links under its title: oldest first."""
+    root = article.translation_of_id or article.pk
+    if root is None:  # a preview of an unsaved article
+        return []
+    family = Q(pk=root) | Q(translation_of_id=root)
+    return list(
+        Article.objects.published()
+        .filter(family)
+        .exclude(pk=article.pk)
+        .only("title", "slug", "summary", "published_at")
+        .order_by("published_at", "id")
+    )
+
+
 def article_nearest_to_slug(*, slug: str) -> Article | None:
     """The published article whose address is closest to a mistyped one ("…-with-rfr"), if
     one is close: a reader who typed or trimmed a link was told only that there was no page.
