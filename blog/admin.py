@@ -207,6 +207,14 @@ class ArticleAdmin(BoundedLookups, OwnRowsDeletion, admin.ModelAdmin):
             kwargs["help_texts"] = dict.fromkeys(fields, "")
         return super().get_form(request, obj, change, **kwargs)
 
+    def get_search_results(self, request, queryset, search_term):
+        # The "translation of" box's suggestions match titles: matched on bodies too, "step
+        # limits" offered first an article that only mentions them.
+        if request.path == reverse("admin:autocomplete"):
+            titled = queryset.filter(title__icontains=search_term.strip())
+            return titled.order_by("title", "id"), False
+        return super().get_search_results(request, queryset, search_term)
+
     def formfield_for_dbfield(self, db_field, request, **kwargs):
         if db_field.name in self.TEXTAREAS:
             kwargs["widget"] = AdminTextareaWidget(attrs=self.TEXTAREAS[db_field.name])

@@ -61,3 +61,14 @@ def test_the_article_form_offers_the_original_by_title(staff_client):
     html = staff_client.get("/admin/blog/article/add/").content.decode()
 
     assert 'name="translation_of"' in html and "admin-autocomplete" in html
+
+
+def test_the_originals_suggestions_match_titles_not_bodies(staff_client, make_article):
+    make_article(title="What a tool-driven agent is", body="It keeps step limits.")
+    make_article(title="Why step limits matter", slug="step-limits")
+    params = {"term": "step limits", "app_label": "blog", "model_name": "article"}
+    params["field_name"] = "translation_of"
+
+    found = staff_client.get("/admin/autocomplete/", params).json()["results"]
+
+    assert [result["text"] for result in found] == ["Why step limits matter"]
