@@ -176,9 +176,10 @@ class ArticleAdmin(BoundedLookups, OwnRowsDeletion, admin.ModelAdmin):
     search_fields = ["title", "summary", "body"]
     prepopulated_fields = {"slug": ["title"]}
     filter_horizontal = ["tags"]
+    autocomplete_fields = ["translation_of"]  # a title typed, not a list of every article
     date_hierarchy = "published_at"
     fieldsets = [
-        (None, {"fields": ["title", "slug", "summary", "body", "tags"]}),
+        (None, {"fields": ["title", "slug", "summary", "body", "tags", "translation_of"]}),
         (_("Publishing"), {"fields": ["status", "published_at"]}),
         (_("Search index"), {"fields": ["index_status", "indexed"]}),
     ]
@@ -205,6 +206,14 @@ class ArticleAdmin(BoundedLookups, OwnRowsDeletion, admin.ModelAdmin):
             fields = flatten_fieldsets(self.get_fieldsets(request, obj))
             kwargs["help_texts"] = dict.fromkeys(fields, "")
         return super().get_form(request, obj, change, **kwargs)
+
+    def get_search_results(self, request, queryset, search_term):
+        # The "translation of" box's suggestions match titles: matched on bodies too, "step
+        # limits" offered first an article that only mentions them.
+        if request.path == reverse("admin:autocomplete"):
+            titled = queryset.filter(title__icontains=search_term.strip())
+            return titled.order_by("title", "id"), False
+        return super().get_search_results(request, queryset, search_term)
 
     def formfield_for_dbfield(self, db_field, request, **kwargs):
         if db_field.name in self.TEXTAREAS:

@@ -3,6 +3,7 @@ from django.http import HttpRequest
 from django.utils.translation import get_language
 
 from blog.language import chinese_variant, html_lang
+from blog.site import site_description, site_lede, site_mark, site_tagline
 
 
 def site(request: HttpRequest) -> dict:
@@ -15,6 +16,11 @@ def site(request: HttpRequest) -> dict:
     # it is the one shown.
     return {
         "site_name": settings.SITE_NAME,
+        "site_mark": site_mark(),
+        # Read by the home page and the head only: lazy, so other pages translate nothing.
+        "site_tagline": site_tagline,
+        "site_lede": site_lede,
+        "site_description": site_description,
         "site_chinese": {
             "code": chinese,
             "lang": html_lang(chinese),

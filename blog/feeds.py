@@ -9,11 +9,11 @@ from django.urls import reverse
 from django.utils.cache import patch_cache_control
 from django.utils.feedgenerator import Atom1Feed
 from django.utils.html import escape
-from django.utils.translation import gettext
 
 from blog import selectors
 from blog.language import html_lang, text_language
 from blog.models import Article
+from blog.site import site_description
 
 # A feed reader asks every few minutes to hours; five minutes in a shared cache is soon enough
 # for a new article, and a 304 (the ETag) saves the rendering in between.
@@ -49,9 +49,7 @@ class ArticleFeed(Feed):
         return settings.SITE_NAME
 
     def subtitle(self) -> str:
-        return gettext(
-            "Notes on building tool-driven assistants with Django, PostgreSQL and pgvector."
-        )
+        return site_description()
 
     def link(self) -> str:
         return reverse("blog:home")

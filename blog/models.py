@@ -79,6 +79,16 @@ class Article(models.Model):
     created_at = models.DateTimeField(_("created at"), auto_now_add=True)
     updated_at = models.DateTimeField(_("updated at"), auto_now=True)
     tags = models.ManyToManyField(Tag, blank=True, related_name="articles", verbose_name=_("tags"))
+    # An author who translated an article wrote a second one, and neither page led to the other.
+    translation_of = models.ForeignKey(
+        "self",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="translations",
+        verbose_name=_("translation of"),
+        help_text=_("The article this one translates: each page then links to the other."),
+    )
     # Written by blog.indexing only (with queryset.update, so no signal loops back).
     indexed_at = models.DateTimeField(_("indexed at"), null=True, blank=True, editable=False)
     index_hash = models.CharField(max_length=64, blank=True, editable=False)

@@ -11,6 +11,7 @@ from django.contrib.admin.models import ADDITION, CHANGE, LogEntry
 from django.contrib.auth.models import AnonymousUser, User
 from django.contrib.contenttypes.models import ContentType
 from django.core.cache import cache
+from django.db import connection
 from django.db.models import (
     BooleanField,
     Count,
@@ -236,6 +237,22 @@ def article_neighbours(*, article: Article) -> tuple[Article | None, Article | N
     return older.first(), newer.first()
 
 
+def article_translations(*, article: Article) -> list[Article]:
+    """The published articles that translate this one, or that it translates (and their other
+    translations), for the links under its title: oldest first."""
+    root = article.translation_of_id or article.pk
+    if root is None:  # a preview of an unsaved article
+        return []
+    family = Q(pk=root) | Q(translation_of_id=root)
+    return list(
+        Article.objects.published()
+        .filter(family)
+        .exclude(pk=article.pk)
+        .only("title", "slug", "summary", "published_at")
+        .order_by("published_at", "id")
+    )
+
+
 def article_nearest_to_slug(*, slug: str) -> Article | None:
     """The published article whose address is closest to a mistyped one ("…-with-rfr"), if
     one is close: a reader who typed or trimmed a link was told only that there was no page.
@@ -351,3 +368,18 @@ def _unindexed_q() -> Q:
 def article_index_incomplete() -> bool:
     """Whether any published article is not searchable as it is now (`article_list_unindexed`)."""
     return article_list_unindexed().exists()
+
+
+def article_ever_created() -> bool:
+    """True once this database has held an article, even if every one was deleted since.
+
+    "The blog is empty" alone made the start load the demo articles again after an author
+    deleted them all to begin their own blog. The article ids' sequence remembers: it has no
+    last value until the first article is created.
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_sequence_last_value(pg_get_serial_sequence(%s, 'id')::regclass)",
+            [Article._meta.db_table],
+        )
+        return cursor.fetchone()[0] is not None

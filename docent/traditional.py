@@ -3,8 +3,10 @@
 A reader in Taiwan (Accept-Language zh-TW) got the panel and the admin in Simplified: Django
 picks the nearest language the site has, and it had only zh-hans. The Traditional catalogues are
 the Simplified ones put through OpenCC's Taiwan table with its phrases (s2twp: 博客 -> 部落格,
-搜索 -> 搜尋), the words a reader there uses; `manage.py catalogue_traditional` writes them,
-and a test fails when they fall behind the Simplified ones.
+搜索 -> 搜尋), the words a reader there uses, and with the quotation marks read
+there (“…” -> 「…」, ‘…’ -> 『…』: OpenCC converts characters, not punctuation).
+`manage.py catalogue_traditional` writes them, and a test fails when they fall behind the
+Simplified ones.
 """
 
 from pathlib import Path
@@ -21,6 +23,11 @@ _HEADER = {
         '"Language-Team: Docent (Traditional Chinese)\\n"'
     ),
 }
+# Taiwan's quotation marks: corner brackets, double ones for a quote inside a quote.
+_QUOTES = str.maketrans({"“": "「", "”": "」", "‘": "『", "’": "』"})
+# Where the Taiwan phrase table picks a software word for a blog's: it turns 发布 (publish an
+# article) into 釋出 (release a program, or a prisoner), so the admin's status read 已釋出.
+_WORDS = {"釋出": "發布"}
 _NOTE = "# Generated from ../../zh_Hans by `manage.py catalogue_traditional`: edit that one.\n"
 
 
@@ -45,9 +52,15 @@ def catalogue_traditional(text: str) -> str:
         elif in_header and line.startswith("#"):  # the file's opening comment names its script
             line = line.replace("Simplified Chinese", "Traditional Chinese")
         elif in_msgstr and not line.isascii():
-            line = converter.s2twp(line)
+            line = _worded(converter.s2twp(line)).translate(_QUOTES)
         lines.append(line)
     return "".join(lines)
+
+
+def _worded(line: str) -> str:
+    for table_word, blog_word in _WORDS.items():
+        line = line.replace(table_word, blog_word)
+    return line
 
 
 def catalogues_traditional_write(*, locale: Path) -> list[Path]:

@@ -224,6 +224,9 @@ class ScriptedOpenAIServer:
 
     def __init__(self, script_for: Callable[[str], ScriptedResponse] | None = None) -> None:
         self.script_for = script_for
+        # `GET /v1/models` lists these; with `api_key` set, any other key is refused (401).
+        self.models: list[str] = ["scripted"]
+        self.api_key: str | None = None
         self.requests: list[dict] = []  # JSON bodies, in arrival order
         self.request_headers: list[dict[str, str]] = []
         self.streams: dict[str, Stream] = {}
@@ -337,6 +340,14 @@ class ScriptedOpenAIServer:
             name, _, value = line.decode("latin-1").partition(":")
             headers[name.strip().lower()] = value.strip()
         raw = await reader.readexactly(int(headers.get("content-length", "0")))
+        if self.api_key is not None and headers.get("authorization") != f"Bearer {self.api_key}":
+            refusal = {"message": "Incorrect API key provided.", "code": "invalid_api_key"}
+            await _send_json(writer, 401, {"error": refusal})
+            return True
+        if method == "GET" and path.rstrip("/") == "/v1/models":
+            listed = [{"id": name, "object": "model"} for name in self.models]
+            await _send_json(writer, 200, {"object": "list", "data": listed})
+            return True
         if method != "POST" or not path.rstrip("/").endswith("/chat/completions"):
             await _send_json(writer, 404, {"error": {"message": f"no route {method} {path}"}})
             return True

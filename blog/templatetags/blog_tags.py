@@ -24,6 +24,12 @@ def article_lang(article: Article) -> str:
     return html_lang(_code(article))
 
 
+@register.filter
+def article_language_name(article: Article) -> str:
+    """The article's language named in itself ("English", "中文"), as a language switch does."""
+    return "中文" if _code(article).startswith("zh") else "English"
+
+
 @register.filter(name="html_lang")
 def html_lang_filter(code: str) -> str:
     """A Django language code as an HTML `lang` value ("zh-hans" -> "zh-Hans")."""

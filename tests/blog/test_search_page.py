@@ -69,7 +69,7 @@ def test_the_page_shows_what_the_api_returns(client, articles):
         ),
         (
             "zh-hant",
-            "部落格裡沒有與“\u2068kubernetes helm chart rollout\u2069”相符的內容。",
+            "部落格裡沒有與「\u2068kubernetes helm chart rollout\u2069」相符的內容。",
             "問助手",
         ),
     ],
@@ -168,3 +168,16 @@ def test_another_sites_image_cannot_spend_a_readers_searches(client):
 
     assert response.status_code == 403
     assert followed.status_code == 200  # a search engine's result the reader clicked
+
+
+@pytest.mark.parametrize(
+    ("language", "title"),
+    [
+        ("en", "<title>“\u2068helm chart\u2069” · Search · Docent</title>"),
+        ("zh-hant", "<title>「\u2068helm chart\u2069」 · 搜尋 · Docent</title>"),
+    ],
+)
+def test_the_pages_title_quotes_the_query_in_the_readers_marks(client, language, title):
+    html = client.get("/search/?q=helm+chart", HTTP_ACCEPT_LANGUAGE=language).content.decode()
+
+    assert title in html

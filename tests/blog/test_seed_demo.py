@@ -1,7 +1,7 @@
 import pytest
 from django.core.management import call_command
 
-from blog.models import Article
+from blog.models import Article, Chunk, Tag
 from blog.services import DEMO_DIR, demo_article_parse
 
 pytestmark = pytest.mark.django_db
@@ -32,3 +32,16 @@ def test_every_demo_file_parses():
     for path in DEMO_DIR.glob("*.md"):
         demo = demo_article_parse(text=path.read_text(encoding="utf-8"))
         assert path.stem.endswith(demo.slug)
+
+
+def test_seed_demo_remove_deletes_the_demo_articles_and_their_tags_only(make_article):
+    call_command("seed_demo")
+    mine = make_article(title="My first post", body="## Hello\n\nMine.")
+    shared = Tag.objects.get(name="postgres")  # a demo tag the author uses too
+    mine.tags.add(shared, Tag.objects.create(name="personal", slug="personal"))
+
+    call_command("seed_demo", remove=True)
+
+    assert list(Article.objects.values_list("title", flat=True)) == ["My first post"]
+    assert set(Tag.objects.values_list("name", flat=True)) == {"postgres", "personal"}
+    assert not Chunk.objects.exclude(article=mine).exists()

@@ -67,6 +67,9 @@ def test_the_cluster_prints_the_hint_only_while_no_account_exists_too():
     assert lines == [
         f"Docent is serving on http://127.0.0.1:{server.port}/ (Ctrl-C stops)",
         f"Admin: http://127.0.0.1:{server.port}/admin/",
+        # Which model answers, as `make run` says it (docent/assistant_line.py).
+        "Assistant: the built-in offline model (Quote mode); for a language model set "
+        "OPENAI_API_KEY or OPENAI_BASE_URL, and AGENT_MODEL",
     ]
 
 

@@ -74,3 +74,20 @@ def test_two_releases_at_once_migrate_and_load_the_demo_articles_once(empty_data
 
     assert [run.returncode for run in runs] == [0, 0], outputs
     assert sum("demo articles" in output for output in outputs) == 1
+
+
+def test_a_blog_whose_demo_articles_were_deleted_gets_none_back_at_the_next_start(
+    empty_database,
+):
+    first, _ = release(empty_database).communicate(timeout=600)
+    assert "Loaded 14 demo articles" in first
+    with psycopg.connect(empty_database, autocommit=True) as conn:
+        conn.execute("TRUNCATE blog_article CASCADE")  # the author deletes them all
+
+    run = release(empty_database)
+    second, _ = run.communicate(timeout=600)
+
+    assert run.returncode == 0, second
+    assert "demo articles" not in second
+    with psycopg.connect(empty_database, autocommit=True) as conn:
+        assert conn.execute("SELECT count(*) FROM blog_article").fetchone()[0] == 0

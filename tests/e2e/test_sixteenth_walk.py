@@ -29,7 +29,7 @@ def test_a_reader_in_taiwan_sees_the_search_in_the_words_they_typed(offline_site
     wait_answered(page)
 
     step = page.locator(".chat-turn").last.locator(".chat-step").first
-    expect(step).to_contain_text("已搜尋“什麼是混合檢索？”")
+    expect(step).to_contain_text("已搜尋「什麼是混合檢索？」")
     expect(step).not_to_contain_text("什么是混合检索")
     screenshot(page, "sixteenth-taiwan-search")
 

@@ -32,3 +32,7 @@ class Command(BaseCommand):
             return
         for line in startup.serve_ready_lines(host=host, port=port):
             self.stdout.write(line)
+        from docent.assistant_line import assistant_line  # after the serving: it asks the endpoint
+
+        line, problem = assistant_line()
+        self.stdout.write(self.style.WARNING(line) if problem else line)

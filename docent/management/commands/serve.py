@@ -2,6 +2,7 @@
 
 import gc
 import os
+import threading
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
@@ -15,6 +16,13 @@ class Command(BaseCommand):
     # Run once the database answers (below): they ask it for its version, so a web process
     # restarted during an outage exited at once instead of waiting, and supervisord gave up.
     requires_system_checks = []
+
+    def say_assistant(self) -> None:
+        """Which model answers, and whether its endpoint takes the key, the URL and the name."""
+        from docent.assistant_line import assistant_line
+
+        line, problem = assistant_line()
+        self.stdout.write(self.style.WARNING(line) if problem else line)
 
     def add_arguments(self, parser) -> None:
         # HOST and PORT as `make run` reads them (DESIGN's environment): `PORT=9000 manage.py
@@ -60,6 +68,8 @@ class Command(BaseCommand):
         else:
             for line in startup.serve_ready_lines(host=host, port=port):
                 self.stdout.write(self.style.SUCCESS(line) if "serving" in line else line)
+            # Beside the serving: an endpoint that never answers must not hold the site back.
+            threading.Thread(target=self.say_assistant, name="assistant-line", daemon=True).start()
         # SIGINT/SIGTERM stop the reactor after the drain; then the embedded PostgreSQL is
         # stopped by its exit handler, so nothing is left running.
         DocentServer(
