@@ -80,6 +80,67 @@ class QueueCollector:
         )
 
 
+REINDEX_STATES = ("running", "done", "failed", "stopped", "lost")
+
+
+class ReindexCollector:
+    """`manage.py reindex`, run in a process of its own, as its row says (blog.reindex_runs).
+
+    Absent until the first run. `docent_index_chunks` is always there: the index's size.
+    """
+
+    def collect(self) -> Iterator[GaugeMetricFamily]:
+        from blog.models import Chunk
+        from blog.reindex_runs import reindex_run_last_done_at, reindex_run_latest
+
+        yield GaugeMetricFamily(
+            "docent_index_chunks", "Chunks in the search index.", value=Chunk.objects.count()
+        )
+        latest = reindex_run_latest()
+        if latest is None:
+            return
+        run, current = latest
+        state = GaugeMetricFamily(
+            "docent_reindex_state",
+            "The latest manage.py reindex: 1 for its state (lost: running, but silent for "
+            "5 minutes: killed or hung).",
+            labels=["state"],
+        )
+        for name in REINDEX_STATES:
+            state.add_metric([name], int(name == current))
+        yield state
+        articles = GaugeMetricFamily(
+            "docent_reindex_articles",
+            "The latest manage.py reindex's articles: to scan (total), scanned so far, changed.",
+            labels=["progress"],
+        )
+        for name, count in (
+            ("total", run.articles_total),
+            ("scanned", run.articles_scanned),
+            ("changed", run.articles_changed),
+        ):
+            articles.add_metric([name], count)
+        yield articles
+        yield GaugeMetricFamily(
+            "docent_reindex_chunks_embedded",
+            "Chunks the latest manage.py reindex embedded (counted as it ends).",
+            value=run.chunks_embedded,
+        )
+        end = run.finished_at or timezone.now()
+        yield GaugeMetricFamily(
+            "docent_reindex_seconds",
+            "How long the latest manage.py reindex took, or has run so far.",
+            value=max((end - run.started_at).total_seconds(), 0.0),
+        )
+        done_at = reindex_run_last_done_at()
+        if done_at is not None:
+            yield GaugeMetricFamily(
+                "docent_reindex_last_success_timestamp_seconds",
+                "When the latest manage.py reindex that scanned every article ended (Unix time).",
+                value=done_at,
+            )
+
+
 class DatabaseCollector:
     """Everything read from the database at scrape time, and whether it could be read.
 
@@ -87,7 +148,7 @@ class DatabaseCollector:
     would say "up to date"), and `docent_database_up` says why they are missing.
     """
 
-    parts = (IndexLagCollector(), QueueCollector())
+    parts = (IndexLagCollector(), QueueCollector(), ReindexCollector())
 
     def collect(self) -> Iterator[GaugeMetricFamily]:
         families = []
