@@ -393,7 +393,7 @@ class TurnBudget:
         if tokens <= self.held:
             return True
         if self.conversation_id is None and tokens > settings.AGENT_TOKENS_PER_CONVERSATION:
-            refusal_count(reason="conversation_budget")
+            refusal_count(reason="conversation_budget", address=self.client_ip)
             self.refusal = _CONVERSATION_SPENT
             return False  # a new conversation's first turn has that budget too
         budgets = _budgets(
@@ -408,7 +408,7 @@ class TurnBudget:
             # one model call needs lets every turn start and stops it here (before the call,
             # or as its answer grows); its refusal at the start (room 0) may never come.
             self.refusal = budgets[over - 1][3]
-            refusal_count(reason=self.refusal.reason)
+            refusal_count(reason=self.refusal.reason, address=self.client_ip)
             if self.refusal.reason == "daily_budget":
                 _site_budget_spent_say(self.day)
             return False

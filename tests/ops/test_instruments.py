@@ -430,3 +430,32 @@ async def test_a_stream_kept_alive_but_never_ending_is_not_called_silent(scripte
 
     assert events[-1]["code"] == "model_error"
     assert sample("docent_model_errors_total", reason="deadline") == deadline + 1
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_running_turns_budget_refusal_writes_the_refusal_line(scripted, settings, caplog):
+    """The day's budget room for the turn's start hold but not for its first model call: the
+    turn ended `rate_limited` and was counted, but no `rate limit daily_budget refused ...`
+    line named the address (the start's refusal and the message limits wrote one)."""
+    from channels.testing import WebsocketCommunicator
+
+    from config.asgi import application
+    from ops import refusals
+    from tests.agent.chat_helpers import HOST, ORIGIN
+
+    refusals.reset()
+    before = sample("docent_rate_limit_refusals_total", reason="daily_budget")
+    settings.AGENT_TOKENS_RESERVE = 100
+    settings.AGENT_TOKENS_PER_DAY = 500  # the hold fits; the prompt and an answer do not
+    socket = WebsocketCommunicator(application, "/ws/chat/", headers=[ORIGIN, HOST])
+    socket.scope["client"] = ["203.0.113.7", 50000]
+    assert (await socket.connect(timeout=10))[0]
+    with caplog.at_level("WARNING", logger="ops.refusals"):
+        events = await ask(socket, "What is a mast?")
+    await socket.disconnect()
+    await saved_turns()
+
+    assert events[0]["type"] == "start" and events[-1]["code"] == "rate_limited"
+    assert sample("docent_rate_limit_refusals_total", reason="daily_budget") == before + 1
+    [said] = [r.getMessage() for r in caplog.records if r.name == "ops.refusals"]
+    assert said.startswith("rate limit daily_budget refused a request from 203.0.113.7;")
