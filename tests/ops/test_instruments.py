@@ -459,3 +459,16 @@ async def test_a_running_turns_budget_refusal_writes_the_refusal_line(scripted, 
     assert sample("docent_rate_limit_refusals_total", reason="daily_budget") == before + 1
     [said] = [r.getMessage() for r in caplog.records if r.name == "ops.refusals"]
     assert said.startswith("rate limit daily_budget refused a request from 203.0.113.7;")
+
+
+@pytest.mark.django_db
+def test_the_lost_workers_help_names_the_setting_not_a_minute(client):
+    """Its help said "silent for a minute" after the silence became
+    TASK_WORKER_STALLED_SECONDS (15 s in the killed-worker test)."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    text = client.get("/metrics").content.decode()
+    helps = {family.name: family.documentation for family in text_string_to_metric_families(text)}
+
+    assert "TASK_WORKER_STALLED_SECONDS" in helps["docent_task_workers_lost"]
+    assert "a minute" not in helps["docent_task_workers_lost"]
