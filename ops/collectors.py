@@ -16,8 +16,10 @@ from prometheus_client.core import GaugeMetricFamily
 # (a series that appears at 1 has no change to show).
 QUEUES = ("index", "maintenance")
 STATUSES = ("todo", "doing", "failed")
-# A procrastinate worker renews its heartbeat every 10 s; the stalled-job rule's 60 s says dead.
-WORKER_HEARTBEAT_SECONDS = 60
+# A procrastinate worker renews its heartbeat every 10 s: one silent for three of them is not
+# counted alive. At the stalled-job rule's 60 s, a killed worker's row was counted beside its
+# replacement's for up to a minute (2 for 1); the row itself stays until that rule removes it.
+WORKER_HEARTBEAT_SECONDS = 30
 
 
 class IndexLagCollector:
