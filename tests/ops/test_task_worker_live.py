@@ -15,8 +15,8 @@ from ops.collectors import WORKER_HEARTBEAT_SECONDS
 from testing_support.live_server import database_url, free_port
 from testing_support.waits import wait_until
 from tests.agent.test_persistence import DatabaseOutage
-from tests.ops.prom import parse, value
-from tests.ops.test_incidents_live import ROOT, _get, _queue_empty
+from tests.ops.prom import parse, scrape, value
+from tests.ops.test_incidents_live import ROOT, _get, _queue_empty, _server
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -169,3 +169,33 @@ def _silent_seconds(worker_id: int) -> float | None:
 def _metrics(client) -> dict:
     return parse(client.get("/metrics").content.decode())
 
+
+def test_the_one_process_servers_worker_says_a_dead_worker_as_it_starts(tmp_path):
+    """`manage.py serve` runs its task worker in-process, and that one did not prune at
+    start as `manage.py worker` does: a dead worker's row was removed by procrastinate's own
+    prune, silently, and docent_task_workers_lost_total never counted it."""
+    _queue_empty("index")
+    dead_worker, _ = _worker(tmp_path / "dead.log")
+    try:
+        wait_until(lambda: _workers() >= 1, "a worker", seconds=120)
+        (dead,) = _worker_ids()
+    finally:
+        dead_worker.kill()
+        dead_worker.wait(timeout=30)
+    with connection.cursor() as cursor:  # silent for two minutes, without waiting them out
+        cursor.execute(
+            "UPDATE procrastinate_workers SET last_heartbeat = now() - interval '2 minutes'"
+            " WHERE id = %s",
+            [dead],
+        )
+    env = {"LOG_FORMAT": "json", "TASK_WORKER_IN_PROCESS": "true"}  # the live servers' is off
+    with _server("serve-prunes", tmp_path, **env) as server:
+        wait_until(lambda: dead not in _worker_ids(), "the dead row removed", seconds=120)
+        lost = value(scrape(server.url), "docent_task_workers_lost_total")
+        output = server.output()
+
+    assert lost == 1
+    lines = [json.loads(line) for line in output.splitlines() if line.startswith("{")]
+    [said] = [line for line in lines if "died without stopping" in line["message"]]
+    assert said["message"].startswith(f"task worker {dead} died without stopping")
+    assert said["level"] == "WARNING" and said["logger"] == "docent.tasks"
