@@ -231,6 +231,13 @@ class RedisCollector:
             "AGENT_TOKENS_PER_DAY: the site's tokens a day, every visitor's together.",
             value=settings.AGENT_TOKENS_PER_DAY,
         )
+        # What one turn holds before its first call: with a budget of a few of these, the
+        # last 20% was already too little for two questions at once (DocentDailyBudgetLow).
+        yield GaugeMetricFamily(
+            "docent_turn_tokens_reserve",
+            "AGENT_TOKENS_RESERVE: tokens a turn holds on the budgets before its first call.",
+            value=settings.AGENT_TOKENS_RESERVE,
+        )
 
 
 _redis_clients: dict[str, Any] = {}
