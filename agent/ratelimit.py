@@ -410,7 +410,7 @@ class TurnBudget:
             self.refusal = budgets[over - 1][3]
             refusal_count(reason=self.refusal.reason, address=self.client_ip)
             if self.refusal.reason == "daily_budget":
-                _site_budget_spent_say(self.day)
+                _site_budget_short_say(self.day, more)
             return False
         self.held += more
         return True
@@ -476,6 +476,7 @@ async def _reserve(
 
 
 _site_budget_spent_said = [""]  # the UTC day this process last said so
+_site_budget_short_said = [""]
 
 
 def _site_budget_spent_say(day: str) -> None:
@@ -488,6 +489,25 @@ def _site_budget_spent_say(day: str) -> None:
             "chat message is refused until 00:00 UTC",
             settings.AGENT_TOKENS_PER_DAY,
             day,
+        )
+
+
+def _site_budget_short_say(day: str, needed: int) -> None:
+    """Say once a day per process that a running turn was stopped for want of the site's room.
+
+    It said the budget was spent and every message refused: in `make run WORKERS=2` with
+    AGENT_TOKENS_PER_DAY=8000 and nothing spent, a two-step question was stopped before its
+    second call and the next question was answered.
+    """
+    if _site_budget_short_said[0] != day:
+        _site_budget_short_said[0] = day
+        logger.warning(
+            "the site's daily token budget (AGENT_TOKENS_PER_DAY=%d) had less room left for %s "
+            "than a running turn needed (%d more tokens): it was stopped, as will be any turn "
+            "that needs more than is left until 00:00 UTC",
+            settings.AGENT_TOKENS_PER_DAY,
+            day,
+            needed,
         )
 
 

@@ -439,11 +439,15 @@ async def test_a_running_turns_budget_refusal_writes_the_refusal_line(scripted, 
     line named the address (the start's refusal and the message limits wrote one)."""
     from channels.testing import WebsocketCommunicator
 
+    from agent import ratelimit
+    from agent.shared import state_reset
     from config.asgi import application
     from ops import refusals
     from tests.agent.chat_helpers import HOST, ORIGIN
 
+    state_reset()  # today's tokens as other tests left them
     refusals.reset()
+    ratelimit._site_budget_short_said[0] = ""  # said once a day per process
     before = sample("docent_rate_limit_refusals_total", reason="daily_budget")
     settings.AGENT_TOKENS_RESERVE = 100
     settings.AGENT_TOKENS_PER_DAY = 500  # the hold fits; the prompt and an answer do not
@@ -459,6 +463,12 @@ async def test_a_running_turns_budget_refusal_writes_the_refusal_line(scripted, 
     assert sample("docent_rate_limit_refusals_total", reason="daily_budget") == before + 1
     [said] = [r.getMessage() for r in caplog.records if r.name == "ops.refusals"]
     assert said.startswith("rate limit daily_budget refused a request from 203.0.113.7;")
+    # Not "spent, every chat message refused": the budget had room, less than the turn needed.
+    [site] = [r.getMessage() for r in caplog.records if r.name == "agent.ratelimit"]
+    assert site.startswith(
+        "the site's daily token budget (AGENT_TOKENS_PER_DAY=500) had less room left for "
+    )
+    assert "than a running turn needed (" in site and "is spent" not in site
 
 
 @pytest.mark.django_db
