@@ -127,6 +127,7 @@ def test_a_killed_task_workers_replacement_is_counted_alone_at_once(client, tmp_
     """After a `kill -9` and a supervisor's restart, docent_queue_workers read 2 for up to a
     minute: the dead worker's heartbeat stayed under the gauge's 60 s for that long."""
     _queue_empty("index")
+    _workers_forget()
     first, _ = _worker(tmp_path / "first.log")
     try:
         wait_until(lambda: _workers() >= 1, "a worker", seconds=120)
@@ -147,6 +148,12 @@ def test_a_killed_task_workers_replacement_is_counted_alone_at_once(client, tmp_
     # Counted out while its row still stood and its heartbeat was younger than the stalled-job
     # rule's silence: the old gauge (60 s) counted it alive until then.
     assert silent is not None and silent < STALLED_WORKER_SECONDS
+
+
+def _workers_forget() -> None:
+    """No row left by an earlier test's workers (killed ones stay until pruned)."""
+    with connection.cursor() as cursor:
+        cursor.execute("DELETE FROM procrastinate_workers")
 
 
 def _worker_ids() -> list[int]:
@@ -175,6 +182,7 @@ def test_the_one_process_servers_worker_says_a_dead_worker_as_it_starts(tmp_path
     start as `manage.py worker` does: a dead worker's row was removed by procrastinate's own
     prune, silently, and docent_task_workers_lost_total never counted it."""
     _queue_empty("index")
+    _workers_forget()
     dead_worker, _ = _worker(tmp_path / "dead.log")
     try:
         wait_until(lambda: _workers() >= 1, "a worker", seconds=120)
