@@ -302,3 +302,24 @@ async def test_a_model_calls_span_says_how_long_its_retries_waited(scripted, exp
         }
         for n, backoff in ((1, 300.0), (2, 200.0))
     ]
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_silent_attempt_shows_as_a_retry_with_no_wait(scripted, exported, settings):
+    """An endpoint that said nothing for AGENT_MODEL_TIMEOUT is asked again at once: the time
+    lost is the silence (the attempt), not a wait."""
+    settings.AGENT_MODEL_TIMEOUT = 0.5
+    settings.AGENT_MODEL_MAX_RETRIES = 1
+    scripted.enqueue(text_response(["never"], hang_after=0), text_response(["Back."]))
+    socket = await connect()
+    events = await ask(socket, "Anyone there?")
+    await socket.disconnect()
+    await saved_turns()
+
+    assert events[-1]["type"] == "done"
+    (chat,) = [s for s in exported.get_finished_spans() if s.name == "chat scripted-model"]
+    (retry,) = [event for event in chat.events if event.name == "docent.model.retry"]
+    assert retry.attributes["error.type"] == "timeout"
+    assert retry.attributes["docent.retry.backoff_ms"] == 0
+    assert retry.attributes["docent.retry.attempt_ms"] >= 500  # the silence it waited out
+    assert chat.attributes["docent.model.failed_attempts_ms"] >= 500
