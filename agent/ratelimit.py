@@ -393,7 +393,7 @@ class TurnBudget:
         if tokens <= self.held:
             return True
         if self.conversation_id is None and tokens > settings.AGENT_TOKENS_PER_CONVERSATION:
-            refusal_count(reason="conversation_budget")
+            refusal_count(reason="conversation_budget", address=self.client_ip)
             self.refusal = _CONVERSATION_SPENT
             return False  # a new conversation's first turn has that budget too
         budgets = _budgets(
@@ -408,9 +408,9 @@ class TurnBudget:
             # one model call needs lets every turn start and stops it here (before the call,
             # or as its answer grows); its refusal at the start (room 0) may never come.
             self.refusal = budgets[over - 1][3]
-            refusal_count(reason=self.refusal.reason)
+            refusal_count(reason=self.refusal.reason, address=self.client_ip)
             if self.refusal.reason == "daily_budget":
-                _site_budget_spent_say(self.day)
+                _site_budget_short_say(self.day, more)
             return False
         self.held += more
         return True
@@ -476,6 +476,7 @@ async def _reserve(
 
 
 _site_budget_spent_said = [""]  # the UTC day this process last said so
+_site_budget_short_said = [""]
 
 
 def _site_budget_spent_say(day: str) -> None:
@@ -488,6 +489,25 @@ def _site_budget_spent_say(day: str) -> None:
             "chat message is refused until 00:00 UTC",
             settings.AGENT_TOKENS_PER_DAY,
             day,
+        )
+
+
+def _site_budget_short_say(day: str, needed: int) -> None:
+    """Say once a day per process that a running turn was stopped for want of the site's room.
+
+    It said the budget was spent and every message refused: in `make run WORKERS=2` with
+    AGENT_TOKENS_PER_DAY=8000 and nothing spent, a two-step question was stopped before its
+    second call and the next question was answered.
+    """
+    if _site_budget_short_said[0] != day:
+        _site_budget_short_said[0] = day
+        logger.warning(
+            "the site's daily token budget (AGENT_TOKENS_PER_DAY=%d) had less room left for %s "
+            "than a running turn needed (%d more tokens): it was stopped, as will be any turn "
+            "that needs more than is left until 00:00 UTC",
+            settings.AGENT_TOKENS_PER_DAY,
+            day,
+            needed,
         )
 
 

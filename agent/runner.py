@@ -146,7 +146,7 @@ class TurnRunner:
             conversation_id=conversation_id, client_ip=visitor.client_ip, turn_id=turn_id
         )
         if isinstance(budget, ratelimit.Refusal):
-            metrics.refusal_count(reason=budget.reason)
+            metrics.refusal_count(reason=budget.reason, address=visitor.client_ip)
             await emit(_rate_limited(budget))
             return None
         prepared = None

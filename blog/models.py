@@ -238,3 +238,36 @@ class Chunk(models.Model):
 
     def __str__(self) -> str:
         return f"{self.article_id}#{self.ordinal}"
+
+
+class ReindexRun(models.Model):
+    """One `manage.py reindex`: written as it starts, as each article is done, and as it ends.
+
+    It runs in a process of its own, so the web processes' scrapes read it here
+    (`ops.collectors.ReindexCollector`): before, nothing showed that one ran, how far it had
+    got, or how it ended.
+    """
+
+    class Outcome(models.TextChoices):
+        RUNNING = "running"
+        DONE = "done"
+        FAILED = "failed"
+        STOPPED = "stopped"
+
+    started_at = models.DateTimeField(default=timezone.now)
+    # Renewed after each article: a run whose process was killed stops renewing it.
+    progress_at = models.DateTimeField(default=timezone.now)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    outcome = models.CharField(max_length=10, choices=Outcome, default=Outcome.RUNNING)
+    full = models.BooleanField(default=False)
+    articles_total = models.PositiveIntegerField(default=0)
+    articles_scanned = models.PositiveIntegerField(default=0)
+    articles_changed = models.PositiveIntegerField(default=0)
+    chunks_embedded = models.PositiveIntegerField(default=0)
+    error = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["-started_at"]
+
+    def __str__(self) -> str:
+        return f"reindex {self.started_at:%Y-%m-%d %H:%M} {self.outcome}"

@@ -110,12 +110,18 @@ def worker_start_in_process() -> asyncio.Task:
     worker_app = app.with_connector(app.connector.get_worker_connector())
 
     async def run() -> None:
+        from docent.tasks import STALLED_WORKER_SECONDS, workers_lost_forget
+
         async with worker_app.open_async():
+            # As `manage.py worker` does: a `serve` killed and started again said nothing of
+            # its dead worker's row, which procrastinate pruned silently 30 s later.
+            await workers_lost_forget(worker_app.job_manager)
             await worker_app.run_worker_async(
                 install_signal_handlers=False,
                 # Indexing jobs share the lock "index" (one at a time); the second slot keeps
                 # turn recovery and the spool drain on time while an indexing job runs.
                 concurrency=2,
+                stalled_worker_timeout=STALLED_WORKER_SECONDS,
             )
 
     return asyncio.ensure_future(worker_keep_running(run))

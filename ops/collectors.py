@@ -16,8 +16,10 @@ from prometheus_client.core import GaugeMetricFamily
 # (a series that appears at 1 has no change to show).
 QUEUES = ("index", "maintenance")
 STATUSES = ("todo", "doing", "failed")
-# A procrastinate worker renews its heartbeat every 10 s; the stalled-job rule's 60 s says dead.
-WORKER_HEARTBEAT_SECONDS = 60
+# A procrastinate worker renews its heartbeat every 10 s: one silent for three of them is not
+# counted alive. At the stalled-job rule's 60 s, a killed worker's row was counted beside its
+# replacement's for up to a minute (2 for 1); the row itself stays until that rule removes it.
+WORKER_HEARTBEAT_SECONDS = 30
 
 
 class IndexLagCollector:
@@ -80,6 +82,67 @@ class QueueCollector:
         )
 
 
+REINDEX_STATES = ("running", "done", "failed", "stopped", "lost")
+
+
+class ReindexCollector:
+    """`manage.py reindex`, run in a process of its own, as its row says (blog.reindex_runs).
+
+    Absent until the first run. `docent_index_chunks` is always there: the index's size.
+    """
+
+    def collect(self) -> Iterator[GaugeMetricFamily]:
+        from blog.models import Chunk
+        from blog.reindex_runs import reindex_run_last_done_at, reindex_run_latest
+
+        yield GaugeMetricFamily(
+            "docent_index_chunks", "Chunks in the search index.", value=Chunk.objects.count()
+        )
+        latest = reindex_run_latest()
+        if latest is None:
+            return
+        run, current = latest
+        state = GaugeMetricFamily(
+            "docent_reindex_state",
+            "The latest manage.py reindex: 1 for its state (lost: running, but silent for "
+            "5 minutes: killed or hung).",
+            labels=["state"],
+        )
+        for name in REINDEX_STATES:
+            state.add_metric([name], int(name == current))
+        yield state
+        articles = GaugeMetricFamily(
+            "docent_reindex_articles",
+            "The latest manage.py reindex's articles: to scan (total), scanned so far, changed.",
+            labels=["progress"],
+        )
+        for name, count in (
+            ("total", run.articles_total),
+            ("scanned", run.articles_scanned),
+            ("changed", run.articles_changed),
+        ):
+            articles.add_metric([name], count)
+        yield articles
+        yield GaugeMetricFamily(
+            "docent_reindex_chunks_embedded",
+            "Chunks the latest manage.py reindex embedded (counted as it ends).",
+            value=run.chunks_embedded,
+        )
+        end = run.finished_at or timezone.now()
+        yield GaugeMetricFamily(
+            "docent_reindex_seconds",
+            "How long the latest manage.py reindex took, or has run so far.",
+            value=max((end - run.started_at).total_seconds(), 0.0),
+        )
+        done_at = reindex_run_last_done_at()
+        if done_at is not None:
+            yield GaugeMetricFamily(
+                "docent_reindex_last_success_timestamp_seconds",
+                "When the latest manage.py reindex that scanned every article ended (Unix time).",
+                value=done_at,
+            )
+
+
 class DatabaseCollector:
     """Everything read from the database at scrape time, and whether it could be read.
 
@@ -87,7 +150,7 @@ class DatabaseCollector:
     would say "up to date"), and `docent_database_up` says why they are missing.
     """
 
-    parts = (IndexLagCollector(), QueueCollector())
+    parts = (IndexLagCollector(), QueueCollector(), ReindexCollector())
 
     def collect(self) -> Iterator[GaugeMetricFamily]:
         families = []
@@ -167,6 +230,13 @@ class RedisCollector:
             "docent_daily_tokens_budget",
             "AGENT_TOKENS_PER_DAY: the site's tokens a day, every visitor's together.",
             value=settings.AGENT_TOKENS_PER_DAY,
+        )
+        # What one turn holds before its first call: with a budget of a few of these, the
+        # last 20% was already too little for two questions at once (DocentDailyBudgetLow).
+        yield GaugeMetricFamily(
+            "docent_turn_tokens_reserve",
+            "AGENT_TOKENS_RESERVE: tokens a turn holds on the budgets before its first call.",
+            value=settings.AGENT_TOKENS_RESERVE,
         )
 
 

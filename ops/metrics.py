@@ -138,7 +138,7 @@ TASK_WORKER_RESTARTS = Counter(
 TASK_WORKERS_LOST = Counter(
     "docent_task_workers_lost",
     "Task workers that died without stopping (kill -9, out of memory, a lost host), found by "
-    "the stalled-job check once their heartbeat was silent for a minute.",
+    "the stalled-job check once their heartbeat was silent for TASK_WORKER_STALLED_SECONDS.",
 )
 
 LOOP_LAG = Histogram(

@@ -214,6 +214,7 @@ class TurnHooks(Hooks):
 class _ModelScope:
     def __init__(self, hooks: TurnHooks, call: ModelCall) -> None:
         self.hooks, self.call, self.span = hooks, call, None
+        self.retries: tuple = ()
         self.started = 0.0
 
     def __enter__(self) -> None:
@@ -236,6 +237,7 @@ class _ModelScope:
         self.span = hooks.tracer.start_span(
             f"chat {hooks.model}", kind=SpanKind.CLIENT, attributes=attributes
         )
+        self.retries = tracing.chat_retries_begin(self.span)
 
     def __exit__(self, kind: type | None, exc: BaseException | None, tb: object) -> None:
         outcome = _outcome(kind)
@@ -257,6 +259,7 @@ class _ModelScope:
             metrics.child(metrics.TOKENS, "input").inc(usage.input_tokens)
             metrics.child(metrics.TOKENS, "output").inc(usage.output_tokens)
         if self.span is not None:
+            tracing.chat_retries_end(*self.retries)
             _model_span_end(self.span, turn, exc, outcome, reason, self.hooks.capture)
 
 

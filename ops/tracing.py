@@ -13,6 +13,7 @@ import logging
 import os
 import threading
 from collections.abc import Iterator
+from contextvars import ContextVar, Token
 from typing import Any
 
 logger = logging.getLogger(__name__)
@@ -237,3 +238,57 @@ class _DatabaseSpans:
                 span.set_status(Status(StatusCode.ERROR))
                 span.set_attribute("error.type", type(exc).__qualname__)
                 raise
+
+
+class ChatRetries:
+    """The retries inside one model call, for its `chat {model}` span: how many, and how much
+    of the call's time went to attempts given up and to the waits between them."""
+
+    def __init__(self, span: Any) -> None:
+        self.span = span
+        self.count = 0
+        self.backoff_ms = 0.0
+        self.failed_ms = 0.0
+
+    def note(self, *, reason: str, attempt_ms: float, backoff_s: float) -> None:
+        self.count += 1
+        self.backoff_ms += backoff_s * 1000
+        self.failed_ms += attempt_ms
+        self.span.add_event(
+            "docent.model.retry",
+            {
+                "docent.retry.number": self.count,
+                "error.type": reason,
+                "docent.retry.attempt_ms": round(attempt_ms, 1),
+                "docent.retry.backoff_ms": round(backoff_s * 1000, 1),
+            },
+        )
+
+    def close(self) -> None:
+        """The totals, set on the span before it ends (only when there was a retry)."""
+        if self.count:
+            self.span.set_attribute("docent.model.retries", self.count)
+            self.span.set_attribute("docent.model.retry_backoff_ms", round(self.backoff_ms, 1))
+            self.span.set_attribute("docent.model.failed_attempts_ms", round(self.failed_ms, 1))
+
+
+# The model call whose span is open in this task: the adapter's retry loop runs inside it (the
+# stream is iterated in the loop's task) but knows nothing of spans.
+_chat_retries: ContextVar[ChatRetries | None] = ContextVar("docent_chat_retries", default=None)
+
+
+def chat_retries_begin(span: Any) -> tuple[ChatRetries, Token]:
+    retries = ChatRetries(span)
+    return retries, _chat_retries.set(retries)
+
+
+def chat_retries_end(retries: ChatRetries, token: Token) -> None:
+    _chat_retries.reset(token)
+    retries.close()
+
+
+def chat_retry_note(*, reason: str, attempt_ms: float, backoff_s: float) -> None:
+    """A retry inside the current model call: an event on its span (nothing with tracing off)."""
+    retries = _chat_retries.get()
+    if retries is not None:
+        retries.note(reason=reason, attempt_ms=attempt_ms, backoff_s=backoff_s)

@@ -31,6 +31,7 @@ from agent.llm.pacing import ReadPacer
 from agent.text import text_scrub
 from ops.logs import log_text
 from ops.metrics import model_retry_count
+from ops.tracing import chat_retry_note
 
 logger = logging.getLogger(__name__)
 
@@ -117,6 +118,7 @@ class OpenAICompatModel:
         attempt = 0
         while True:
             yielded = False
+            tried_at = time.monotonic()
             try:
                 # The raw response, parsed here into plain dicts: the SDK's per-chunk pydantic
                 # objects cost more CPU than all else a streamed token does (bench/chat_load).
@@ -144,6 +146,7 @@ class OpenAICompatModel:
                 attempt += 1
                 delay = self._delay(exc, attempt)
                 model_retry_count(reason=reason)
+                chat_retry_note(reason=reason, attempt_ms=_since_ms(tried_at), backoff_s=delay)
                 # The endpoint's error may quote what it was sent (the visitor's words): escaped,
                 # it cannot begin a log line of its own.
                 logger.warning(
@@ -166,6 +169,8 @@ class OpenAICompatModel:
                     ) from exc
                 attempt += 1
                 model_retry_count(reason=idle.reason)
+                # No wait before this one: the silence itself was the time lost.
+                chat_retry_note(reason=idle.reason, attempt_ms=_since_ms(tried_at), backoff_s=0.0)
                 logger.warning("model call timed out (%s), retry %d", exc, attempt)
                 # The endpoint had the prompt and was working on it: that attempt was paid for.
                 # Counted as one call, a question that kept the model thinking past the timeout
@@ -187,6 +192,10 @@ class OpenAICompatModel:
         if retry_after is None:
             retry_after = self.retry_base_delay * 2 ** (attempt - 1)
         return max(0.0, min(retry_after, self.retry_max_delay))
+
+
+def _since_ms(started: float) -> float:
+    return (time.monotonic() - started) * 1000
 
 
 def _http_client(kind: str, timeout: openai.Timeout) -> Any:

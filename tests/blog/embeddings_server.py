@@ -37,6 +37,9 @@ class EmbeddingsServer:
         self.requests: list[dict] = []
         self.headers: list[dict] = []
         self._failures: deque[tuple[int, dict[str, str]]] = deque()
+        self._open = threading.Event()  # cleared by hold(): requests wait for release()
+        self._open.set()
+        self._held_from = 0  # requests beyond this many wait while held
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
 
@@ -50,11 +53,21 @@ class EmbeddingsServer:
         headers = {"Retry-After": retry_after} if retry_after is not None else {}
         self._failures.append((status, headers))
 
+    def hold(self, *, after: int = 0) -> None:
+        """Answer `after` more requests, then keep each waiting (up to a minute) until
+        release(): a reindex caught midway."""
+        self._held_from = len(self.requests) + after
+        self._open.clear()
+
+    def release(self) -> None:
+        self._open.set()
+
     def __enter__(self) -> EmbeddingsServer:
         self._thread.start()
         return self
 
     def __exit__(self, *exc) -> None:
+        self._open.set()
         self._httpd.shutdown()
         self._httpd.server_close()
 
@@ -69,6 +82,8 @@ class EmbeddingsServer:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 server.requests.append(body)
                 server.headers.append(dict(self.headers))
+                if len(server.requests) > server._held_from:
+                    server._open.wait(timeout=60)
                 if server._failures:
                     status, headers = server._failures.popleft()
                     self._send(status, {"error": {"message": "scripted failure"}}, headers)

@@ -32,6 +32,8 @@ def test_the_days_tokens_show_before_the_budget_runs_out(
 
     assert value(before, "docent_daily_tokens_spent") == 0
     assert value(before, "docent_daily_tokens_budget") == 50000
+    # What each turn holds first: the alert's margin when the budget is a few holds.
+    assert value(before, "docent_turn_tokens_reserve") == 4000
     # What the endpoint billed; the turn's 4,000-token hold given back. DocentDailyBudgetLow:
     # max(docent_daily_tokens_spent) / max(docent_daily_tokens_budget) > 0.8
     assert value(after, "docent_daily_tokens_spent") == 1234

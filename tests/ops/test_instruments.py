@@ -430,3 +430,55 @@ async def test_a_stream_kept_alive_but_never_ending_is_not_called_silent(scripte
 
     assert events[-1]["code"] == "model_error"
     assert sample("docent_model_errors_total", reason="deadline") == deadline + 1
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_running_turns_budget_refusal_writes_the_refusal_line(scripted, settings, caplog):
+    """The day's budget room for the turn's start hold but not for its first model call: the
+    turn ended `rate_limited` and was counted, but no `rate limit daily_budget refused ...`
+    line named the address (the start's refusal and the message limits wrote one)."""
+    from channels.testing import WebsocketCommunicator
+
+    from agent import ratelimit
+    from agent.shared import state_reset
+    from config.asgi import application
+    from ops import refusals
+    from tests.agent.chat_helpers import HOST, ORIGIN
+
+    state_reset()  # today's tokens as other tests left them
+    refusals.reset()
+    ratelimit._site_budget_short_said[0] = ""  # said once a day per process
+    before = sample("docent_rate_limit_refusals_total", reason="daily_budget")
+    settings.AGENT_TOKENS_RESERVE = 100
+    settings.AGENT_TOKENS_PER_DAY = 500  # the hold fits; the prompt and an answer do not
+    socket = WebsocketCommunicator(application, "/ws/chat/", headers=[ORIGIN, HOST])
+    socket.scope["client"] = ["203.0.113.7", 50000]
+    assert (await socket.connect(timeout=10))[0]
+    with caplog.at_level("WARNING", logger="ops.refusals"):
+        events = await ask(socket, "What is a mast?")
+    await socket.disconnect()
+    await saved_turns()
+
+    assert events[0]["type"] == "start" and events[-1]["code"] == "rate_limited"
+    assert sample("docent_rate_limit_refusals_total", reason="daily_budget") == before + 1
+    [said] = [r.getMessage() for r in caplog.records if r.name == "ops.refusals"]
+    assert said.startswith("rate limit daily_budget refused a request from 203.0.113.7;")
+    # Not "spent, every chat message refused": the budget had room, less than the turn needed.
+    [site] = [r.getMessage() for r in caplog.records if r.name == "agent.ratelimit"]
+    assert site.startswith(
+        "the site's daily token budget (AGENT_TOKENS_PER_DAY=500) had less room left for "
+    )
+    assert "than a running turn needed (" in site and "is spent" not in site
+
+
+@pytest.mark.django_db
+def test_the_lost_workers_help_names_the_setting_not_a_minute(client):
+    """Its help said "silent for a minute" after the silence became
+    TASK_WORKER_STALLED_SECONDS (15 s in the killed-worker test)."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    text = client.get("/metrics").content.decode()
+    helps = {family.name: family.documentation for family in text_string_to_metric_families(text)}
+
+    assert "TASK_WORKER_STALLED_SECONDS" in helps["docent_task_workers_lost"]
+    assert "a minute" not in helps["docent_task_workers_lost"]

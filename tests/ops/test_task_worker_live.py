@@ -10,12 +10,13 @@ import pytest
 from django.db import connection
 
 from docent.selectors import queue_state
+from docent.tasks import STALLED_WORKER_SECONDS
 from ops.collectors import WORKER_HEARTBEAT_SECONDS
 from testing_support.live_server import database_url, free_port
 from testing_support.waits import wait_until
 from tests.agent.test_persistence import DatabaseOutage
-from tests.ops.prom import parse, value
-from tests.ops.test_incidents_live import ROOT, _get, _queue_empty
+from tests.ops.prom import parse, scrape, value
+from tests.ops.test_incidents_live import ROOT, _get, _queue_empty, _server
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -119,4 +120,90 @@ def test_a_killed_task_worker_is_counted_and_no_longer_counted_alive(tmp_path):
     assert alive == 1  # the replacement alone
     lines = [json.loads(line) for line in log.read_text().splitlines() if line.startswith("{")]
     [said] = [line for line in lines if "died without stopping" in line["message"]]
+    assert said["level"] == "WARNING" and said["logger"] == "docent.tasks"
+
+
+def test_a_killed_task_workers_replacement_is_counted_alone_at_once(client, tmp_path):
+    """After a `kill -9` and a supervisor's restart, docent_queue_workers read 2 for up to a
+    minute: the dead worker's heartbeat stayed under the gauge's 60 s for that long."""
+    _queue_empty("index")
+    _workers_forget()
+    first, _ = _worker(tmp_path / "first.log")
+    try:
+        wait_until(lambda: _workers() >= 1, "a worker", seconds=120)
+        (dead,) = _worker_ids()
+    finally:
+        first.kill()  # SIGKILL: no unregistering
+        first.wait(timeout=30)
+    second, _ = _worker(tmp_path / "second.log")
+    try:
+        wait_until(lambda: len(_worker_ids()) == 2, "the replacement registered", seconds=120)
+        alone = lambda: value(_metrics(client), "docent_queue_workers") == 1  # noqa: E731
+        wait_until(alone, "the replacement counted alone", seconds=120)
+        silent = _silent_seconds(dead)
+    finally:
+        second.terminate()
+        second.wait(timeout=60)
+
+    # Counted out while its row still stood and its heartbeat was younger than the stalled-job
+    # rule's silence: the old gauge (60 s) counted it alive until then.
+    assert silent is not None and silent < STALLED_WORKER_SECONDS
+
+
+def _workers_forget() -> None:
+    """No row left by an earlier test's workers (killed ones stay until pruned)."""
+    with connection.cursor() as cursor:
+        cursor.execute("DELETE FROM procrastinate_workers")
+
+
+def _worker_ids() -> list[int]:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT id FROM procrastinate_workers ORDER BY id")
+        return [row[0] for row in cursor.fetchall()]
+
+
+def _silent_seconds(worker_id: int) -> float | None:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT extract(epoch FROM now() - last_heartbeat) FROM procrastinate_workers"
+            " WHERE id = %s",
+            [worker_id],
+        )
+        row = cursor.fetchone()
+    return float(row[0]) if row else None
+
+
+def _metrics(client) -> dict:
+    return parse(client.get("/metrics").content.decode())
+
+
+def test_the_one_process_servers_worker_says_a_dead_worker_as_it_starts(tmp_path):
+    """`manage.py serve` runs its task worker in-process, and that one did not prune at
+    start as `manage.py worker` does: a dead worker's row was removed by procrastinate's own
+    prune, silently, and docent_task_workers_lost_total never counted it."""
+    _queue_empty("index")
+    _workers_forget()
+    dead_worker, _ = _worker(tmp_path / "dead.log")
+    try:
+        wait_until(lambda: _workers() >= 1, "a worker", seconds=120)
+        (dead,) = _worker_ids()
+    finally:
+        dead_worker.kill()
+        dead_worker.wait(timeout=30)
+    with connection.cursor() as cursor:  # silent for two minutes, without waiting them out
+        cursor.execute(
+            "UPDATE procrastinate_workers SET last_heartbeat = now() - interval '2 minutes'"
+            " WHERE id = %s",
+            [dead],
+        )
+    env = {"LOG_FORMAT": "json", "TASK_WORKER_IN_PROCESS": "true"}  # the live servers' is off
+    with _server("serve-prunes", tmp_path, **env) as server:
+        wait_until(lambda: dead not in _worker_ids(), "the dead row removed", seconds=120)
+        lost = value(scrape(server.url), "docent_task_workers_lost_total")
+        output = server.output()
+
+    assert lost == 1
+    lines = [json.loads(line) for line in output.splitlines() if line.startswith("{")]
+    [said] = [line for line in lines if "died without stopping" in line["message"]]
+    assert said["message"].startswith(f"task worker {dead} died without stopping")
     assert said["level"] == "WARNING" and said["logger"] == "docent.tasks"

@@ -266,3 +266,60 @@ async def test_a_save_the_database_refused_shows_spooled_in_its_span(
     (save,) = [span for span in exported.get_finished_spans() if span.name == "save_turn"]
     assert save.attributes["docent.save.attempts"] == 3
     assert save.attributes["error.type"] == "spooled" and save.status.is_ok is False
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_model_calls_span_says_how_long_its_retries_waited(scripted, exported, settings):
+    """Two 503s, then an answer: the `chat` span's time was mostly the endpoint's failures and
+    the waits before asking again, and nothing on it said so (only the retry counter did)."""
+    from testing_support.model_server import error_response
+
+    settings.AGENT_MODEL_MAX_RETRIES = 2
+    scripted.enqueue(
+        error_response(503, retry_after=0.3),
+        error_response(503, retry_after=0.2),
+        text_response(["Back."]),
+    )
+    socket = await connect()
+    events = await ask(socket, "Anyone there?")
+    await socket.disconnect()
+    await saved_turns()
+
+    assert events[-1]["type"] == "done"
+    (chat,) = [s for s in exported.get_finished_spans() if s.name == "chat scripted-model"]
+    assert chat.status.is_ok and "error.type" not in chat.attributes  # the call succeeded
+    assert chat.attributes["docent.model.retries"] == 2
+    assert chat.attributes["docent.model.retry_backoff_ms"] == 500.0
+    span_ms = (chat.end_time - chat.start_time) / 1e6
+    assert 0 < chat.attributes["docent.model.failed_attempts_ms"] < span_ms - 500
+    retries = [event for event in chat.events if event.name == "docent.model.retry"]
+    assert [dict(event.attributes) | {"docent.retry.attempt_ms": 0} for event in retries] == [
+        {
+            "docent.retry.number": n,
+            "error.type": "http_5xx",
+            "docent.retry.attempt_ms": 0,
+            "docent.retry.backoff_ms": backoff,
+        }
+        for n, backoff in ((1, 300.0), (2, 200.0))
+    ]
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_silent_attempt_shows_as_a_retry_with_no_wait(scripted, exported, settings):
+    """An endpoint that said nothing for AGENT_MODEL_TIMEOUT is asked again at once: the time
+    lost is the silence (the attempt), not a wait."""
+    settings.AGENT_MODEL_TIMEOUT = 0.5
+    settings.AGENT_MODEL_MAX_RETRIES = 1
+    scripted.enqueue(text_response(["never"], hang_after=0), text_response(["Back."]))
+    socket = await connect()
+    events = await ask(socket, "Anyone there?")
+    await socket.disconnect()
+    await saved_turns()
+
+    assert events[-1]["type"] == "done"
+    (chat,) = [s for s in exported.get_finished_spans() if s.name == "chat scripted-model"]
+    (retry,) = [event for event in chat.events if event.name == "docent.model.retry"]
+    assert retry.attributes["error.type"] == "timeout"
+    assert retry.attributes["docent.retry.backoff_ms"] == 0
+    assert retry.attributes["docent.retry.attempt_ms"] >= 500  # the silence it waited out
+    assert chat.attributes["docent.model.failed_attempts_ms"] >= 500

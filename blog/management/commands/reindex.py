@@ -11,6 +11,7 @@ from tqdm import tqdm
 from blog.embeddings import EmbeddingError
 from blog.indexing import articles_reindex
 from blog.models import Article
+from blog.reindex_runs import reindex_recorded
 
 
 class Command(BaseCommand):
@@ -45,13 +46,15 @@ class Command(BaseCommand):
             disable=options["verbosity"] == 0,
         )
         try:
-            summary = articles_reindex(
-                full=full,
-                slug=article,
-                batch_size=batch_size,
-                dry_run=dry_run,
-                progress=progress.update,
-            )
+            if dry_run:
+                summary = articles_reindex(
+                    full=full, slug=article, batch_size=batch_size, dry_run=True,
+                    progress=progress.update,
+                )  # fmt: skip
+            else:  # recorded and said, for the operator (blog.reindex_runs)
+                summary = reindex_recorded(
+                    full=full, slug=article, batch_size=batch_size, progress=progress.update
+                )
         except Article.DoesNotExist as exc:
             raise CommandError(f"No article with the slug {article!r}.") from exc
         except (EmbeddingError, ImproperlyConfigured, DatabaseError) as exc:
