@@ -39,9 +39,7 @@ def audience_answer(article: dict, lang: str) -> str:
     summary and section leads."""
     title = inert(str(article.get("title", "")))
     body = str(article.get("body") or "")
-    said = next(
-        (fact.text for fact in article_facts(body) if _NAMES_READERS.search(fact.text)), ""
-    )
+    said = next((fact.text for fact in article_facts(body) if _NAMES_READERS.search(fact.text)), "")
     if said:
         source = f"{SOURCE[lang]}{article_link(article)}"
         return f"{SAYS[lang].format(title=title)}\n\n{inert(said)}\n\n{source}"
