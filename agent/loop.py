@@ -820,8 +820,9 @@ def _json(data: Any) -> str:
 
 
 def _gather_articles(output: Any, articles: list[dict], passages: dict[Any, dict]) -> None:
-    """Collect {article_id, title, url} from a tool output (top-level dict or list of dicts),
-    and from a search hit the passage and its section, which the visitor's sources show."""
+    """Collect {article_id, title, url} from a tool output (top-level dict or list of dicts,
+    and an article's translations), and from a search hit the passage and its section, which
+    the visitor's sources show."""
     for item in output if isinstance(output, list) else [output]:
         if isinstance(item, dict) and {"article_id", "title", "url"} <= item.keys():
             if all(a["article_id"] != item["article_id"] for a in articles):
@@ -829,6 +830,10 @@ def _gather_articles(output: Any, articles: list[dict], passages: dict[Any, dict
             where = {k: item[k] for k in ("excerpt", "section_url") if item.get(k)}
             if where and item["article_id"] not in passages:
                 passages[item["article_id"]] = where
+            # An article's record names its translations (get_article_detail): the tools
+            # returned them, so an answer may link them ("is there a Chinese version?").
+            if isinstance(item.get("translations"), list):
+                _gather_articles(item["translations"], articles, passages)
 
 
 def _citations(answer: str, articles: list[dict]) -> list[dict]:

@@ -133,9 +133,12 @@ NO_RELATED = {
     "zh": "这个博客里没有其他文章与《{title}》有相同的主题标签。",
 }
 NO_VERSION = {
-    "en": "This blog has no {wanted} version of “{title}”: its articles are each written in "
-    "one language, with no translations.",
-    "zh": "这个博客没有《{title}》的{wanted}版本：每篇文章只用一种语言写成，没有译文。",
+    "en": "This blog has no {wanted} version of “{title}”.",
+    "zh": "这个博客没有《{title}》的{wanted}版本。",
+}
+TRANSLATED = {
+    "en": "Yes: “{title}” has a {wanted} version:",
+    "zh": "有的，《{title}》有{wanted}版本：",
 }
 WRITTEN_IN = {
     "en": "“{title}” is itself written in {wanted}.",
@@ -226,6 +229,8 @@ def page_meta_plan(
     article = details[0]
     if not isinstance(article, dict) or "body" not in article:
         return [], UNREAD[lang]
+    if ask == "version" and (translated := translated_version(question, article, lang)):
+        return [], translated
     if ask in ("related", "version"):
         return _listed(ask, article, results, lang, call, question)
     return [], from_record(ask, article, lang, brief=bool(_BRIEF.search(question)))
@@ -319,6 +324,21 @@ def related_answer(article: dict, listed: list[dict], lang: str) -> str:
         summary = inert(str(item.get("summary") or ""))
         lines.append(f"- {article_link(item)}" + (f": {summary}" if summary else ""))
     return "\n".join(lines)
+
+
+def translated_version(question: str, article: dict, lang: str) -> str:
+    """The page's translation in the language asked for (another language when none is
+    named), linked and cited, from the record's `translations`; "" when it has none."""
+    written = _written(article)
+    wanted = next((code for pattern, code in _WANTED if pattern.search(question)), "")
+    wanted = wanted or ("en" if written == "zh" else "zh")
+    translations = [t for t in article.get("translations") or [] if _is_item(t)]
+    found = next((t for t in translations if _written(t) == wanted), None)
+    if wanted == written or found is None:
+        return ""
+    title = inert(str(article.get("title", "")))
+    said = TRANSLATED[lang].format(title=title, wanted=LANGUAGE_NAMES[lang][wanted])
+    return f"{said} {article_link(found)}\n\n{SOURCE[lang]}{article_link(found)}"
 
 
 def other_version(question: str, article: dict, listed: list[dict], lang: str) -> str:

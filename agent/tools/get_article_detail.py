@@ -34,7 +34,7 @@ def _detail(article_id: int) -> dict:
         )
     limit = settings.AGENT_DETAIL_MAX_CHARS
     body = article.body if len(article.body) <= limit else article.body[:limit] + "\n\n[…truncated]"
-    return {
+    detail = {
         "article_id": article.pk,
         "title": article.title,
         "url": article.get_absolute_url(),
@@ -43,6 +43,25 @@ def _detail(article_id: int) -> dict:
         "tags": [tag.name for tag in article.tags.all()],
         "body": body,
     }
+    # An author may mark an article as another's translation: "is there a Chinese version?"
+    # is then answered by the page's own record (the key only when there is one).
+    if translations := _translations(article):
+        detail["translations"] = translations
+    return detail
+
+
+def _translations(article) -> list[dict]:
+    from blog.selectors import article_translations
+
+    return [
+        {
+            "article_id": other.pk,
+            "title": other.title,
+            "url": other.get_absolute_url(),
+            "summary": other.summary,
+        }
+        for other in article_translations(article=article)
+    ]
 
 
 async def run(params: DetailInput) -> dict:
@@ -57,8 +76,9 @@ def summarize(output: dict) -> str:
 get_article_detail = Tool(
     name="get_article_detail",
     description=(
-        "Read one published article in full: title, url, summary, publication date, tags and "
-        "the Markdown body (long bodies are truncated). Use it when an excerpt is not enough to "
+        "Read one published article in full: title, url, summary, publication date, tags, "
+        "the Markdown body (long bodies are truncated) and its translations into other "
+        "languages, when it has any. Use it when an excerpt is not enough to "
         "answer, or when the visitor asks about the article they are reading."
     ),
     input_model=DetailInput,

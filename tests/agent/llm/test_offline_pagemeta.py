@@ -237,6 +237,25 @@ async def test_no_translation_is_said_with_the_other_languages_titles_uncited():
 
 
 @pytest.mark.asyncio
+async def test_a_translation_in_the_pages_record_is_linked_and_cited():
+    # An author marked the Chinese primer as the HNSW article's translation (walk 20): the
+    # assistant said the blog had no translations at all.
+    translated = {
+        **HNSW,
+        "translations": [{k: ZH[k] for k in ("article_id", "title", "url", "summary")}],
+    }
+    ARTICLES[HNSW["article_id"]] = translated
+    try:
+        result = await ask("Is there a Chinese version of this article?", translated)
+        english = await ask("Is there an English version of this article?", translated)
+    finally:
+        ARTICLES[HNSW["article_id"]] = HNSW
+    assert result.answer.startswith("Yes: “pgvector and HNSW indexes” has a Chinese version:")
+    assert cited(result) == [ZH["url"]] and tools_called(result) == ["get_article_detail"]
+    assert english.answer.startswith("“pgvector and HNSW indexes” is itself written in English")
+
+
+@pytest.mark.asyncio
 async def test_a_question_naming_a_topic_on_the_page_still_searches():
     result = await ask("Which section of this article explains how to tune ef_search?", HNSW)
     assert tools_called(result)[0] == "search_knowledge_base"

@@ -37,6 +37,30 @@ async def test_returns_the_published_article(make_article):
     assert get_article_detail.summarize(out) == "Anatomy"
 
 
+async def test_its_published_translations_are_part_of_the_record(make_article):
+    make = database_sync_to_async(make_article)
+    english = await make(title="Step limits", slug="step-limits", summary="Cap the loop.")
+    chinese = await make(
+        title="步数上限", slug="steps-zh", summary="限制循环。", translation_of=english
+    )
+    await make(
+        title="Draft", slug="steps-draft", status=Article.Status.DRAFT, translation_of=english
+    )
+
+    out = await get_article_detail.run(DetailInput(article_id=english.pk))
+    back = await get_article_detail.run(DetailInput(article_id=chinese.pk))
+
+    assert out["translations"] == [
+        {
+            "article_id": chinese.pk,
+            "title": "步数上限",
+            "url": "/articles/steps-zh/",
+            "summary": "限制循环。",
+        }
+    ]
+    assert [t["article_id"] for t in back["translations"]] == [english.pk]
+
+
 async def test_a_draft_is_not_found(make_article):
     draft = await database_sync_to_async(make_article)(title="Draft", status=Article.Status.DRAFT)
 
