@@ -188,7 +188,25 @@ def to_traditional(text: str) -> str:
     return _convert(text, "s2t") if text and not text.isascii() else text
 
 
+# Taiwan's quotation marks: corner brackets, double ones for a quote inside a quote (OpenCC
+# converts characters, not punctuation).
+TAIWAN_QUOTES = str.maketrans({"“": "「", "”": "」", "‘": "『", "’": "』"})
+# Where the Taiwan phrase table picks a software word for a blog's: it turns 发布 (publish an
+# article) into 釋出 (release a program, or a prisoner).
+TAIWAN_WORD_FIXES = {"釋出": "發布"}
+
+
 def to_taiwan(text: str) -> str:
-    """`text` in Traditional characters and Taiwan's words (博客 -> 部落格, 搜索 -> 搜尋), as
-    the Traditional admin catalogues are made (docent/traditional.py: OpenCC's s2twp)."""
-    return _convert(text, "s2twp") if text and not text.isascii() else text
+    """`text` in Traditional characters, Taiwan's words (博客 -> 部落格, 搜索 -> 搜尋) and
+    quotation marks, as the Traditional catalogues are made (docent/traditional.py: OpenCC's
+    s2twp). The offline model's "《X》发布于" read "釋出於" to a reader in Taiwan."""
+    if not text or text.isascii():
+        return text
+    return taiwan_worded(_convert(text, "s2twp")).translate(TAIWAN_QUOTES)
+
+
+def taiwan_worded(text: str) -> str:
+    """OpenCC's Taiwan text with the blog's words where its table picks a software word."""
+    for table_word, blog_word in TAIWAN_WORD_FIXES.items():
+        text = text.replace(table_word, blog_word)
+    return text

@@ -13,6 +13,8 @@ from pathlib import Path
 
 from opencc_purepy import OpenCC
 
+from blog.script import TAIWAN_QUOTES, taiwan_worded
+
 CATALOGUES = ["django.po", "djangojs.po"]
 SOURCE = "zh_Hans"
 TARGET = "zh_Hant"
@@ -23,11 +25,6 @@ _HEADER = {
         '"Language-Team: Docent (Traditional Chinese)\\n"'
     ),
 }
-# Taiwan's quotation marks: corner brackets, double ones for a quote inside a quote.
-_QUOTES = str.maketrans({"“": "「", "”": "」", "‘": "『", "’": "』"})
-# Where the Taiwan phrase table picks a software word for a blog's: it turns 发布 (publish an
-# article) into 釋出 (release a program, or a prisoner), so the admin's status read 已釋出.
-_WORDS = {"釋出": "發布"}
 _NOTE = "# Generated from ../../zh_Hans by `manage.py catalogue_traditional`: edit that one.\n"
 
 
@@ -52,15 +49,10 @@ def catalogue_traditional(text: str) -> str:
         elif in_header and line.startswith("#"):  # the file's opening comment names its script
             line = line.replace("Simplified Chinese", "Traditional Chinese")
         elif in_msgstr and not line.isascii():
-            line = _worded(converter.s2twp(line)).translate(_QUOTES)
+            # The admin's status read 已釋出 before the word fix (blog.script).
+            line = taiwan_worded(converter.s2twp(line)).translate(TAIWAN_QUOTES)
         lines.append(line)
     return "".join(lines)
-
-
-def _worded(line: str) -> str:
-    for table_word, blog_word in _WORDS.items():
-        line = line.replace(table_word, blog_word)
-    return line
 
 
 def catalogues_traditional_write(*, locale: Path) -> list[Path]:

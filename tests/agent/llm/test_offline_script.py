@@ -125,3 +125,12 @@ def test_a_search_s_query_is_shown_in_the_visitor_s_script_and_searches_the_same
 ):
     assert as_typed(query, typed) == shown
     assert question_fold(as_typed(query, typed)) == question_fold(query)
+
+
+def test_the_assistants_own_words_in_taiwan_are_published_and_quoted_as_written_there():
+    # OpenCC's Taiwan table writes 发布 (publish) as 釋出 (release software): "《X》发布于"
+    # read "《X》釋出於". Its quotation marks are Taiwan's corner brackets (walk 20).
+    assert to_taiwan("《步数上限》发布于 2026-08-26。") == "《步數上限》發布於 2026-08-26。"
+    assert (
+        to_taiwan("这个博客没有关于“量子电脑”的文章。") == "這個部落格沒有關於「量子電腦」的文章。"
+    )

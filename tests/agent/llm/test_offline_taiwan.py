@@ -82,7 +82,7 @@ async def test_how_many_articles_in_traditional_is_counted_in_taiwan_s_words():
 async def test_a_topic_the_blog_lacks_is_declined_in_taiwan_s_words():
     result = await ask("這個網誌有關於量子電腦的文章嗎？")
 
-    assert result.answer == "我在這個部落格裡沒有找到關於“量子電腦”的文章。"
+    assert result.answer == "我在這個部落格裡沒有找到關於「量子電腦」的文章。"
     assert is_decline(result.answer) and cited(result) == []
     simplified = await ask("这个博客有关于量子电脑的文章吗？")
     assert simplified.answer == "我在这个博客里没有找到关于“量子电脑”的文章。"
