@@ -11,7 +11,13 @@ from __future__ import annotations
 import re
 
 from agent.llm.offline_facts import _shared, _with_context
-from agent.llm.offline_figures import counted_per_period, counted_thing, gives_figure
+from agent.llm.offline_figures import (
+    _NOT_COUNTED,
+    _NUMBER_WORDS,
+    counted_per_period,
+    counted_thing,
+    gives_figure,
+)
 from agent.llm.offline_names import named_terms
 from agent.llm.offline_text import Fact
 
@@ -20,6 +26,11 @@ from agent.llm.offline_text import Fact
 FIGURE_FLOOR = 0.7
 COUNTED_FIGURE_FLOOR = 0.4
 PER_PERIOD_FIGURE_FLOOR = 0.2  # tuning halves: the same at 0.2 and 0.3
+# A fact that writes the number right before what "how many X" counts ("5 model calls" for
+# "how many model calls…") states the very figure asked, however few of the question's other
+# words it shares: those are often its frame ("allow", "per", "make"), rare on the blog and so
+# weighed above the counted thing, which the blog writes everywhere.
+DIRECT_COUNT_FLOOR = 0.1
 
 
 def _has_figure(picked: list[tuple[int, Fact]], question: str) -> bool:
@@ -56,10 +67,16 @@ def _figure_instead(
     # "公式里的 k 一般取多少？" asks for k's value, and "The constant k = 60 …" gives it however few
     # of the question's other words ("merge", "result", through the glossary) it shares.
     names = _parameters(question)
+    direct = _counted_after_number(question, counted)
+    direct_floor = DIRECT_COUNT_FLOOR * best
     candidates = [
         i
         for i, (n, fact) in enumerate(pool)
-        if (_assigns(fact.text, names) or (strength[i] >= floor * best and not assigned_only))
+        if (
+            _assigns(fact.text, names)
+            or (strength[i] >= floor * best and not assigned_only)
+            or (direct(fact.text) and strength[i] >= direct_floor and not assigned_only)
+        )
         and gives_figure(fact.text, question)
     ]
     # The quoted article's own figure first. Failing that, another article read may state it:
@@ -71,6 +88,44 @@ def _figure_instead(
         return []
     top = max(candidates, key=lambda i: (_assigns(pool[i][1].text, names), strength[i]))
     return _with_context(pool, [top], shared, compares=False)
+
+
+# The words after "how many" up to the first verb or function word: "how many model calls can
+# one turn make?" counts "model calls", whose last word names what is counted.
+_COUNTED_PHRASE = re.compile(r"\bhow (?:many|much) ((?:[A-Za-z][\w.-]*\s*){1,3})", re.IGNORECASE)
+
+
+_ENDS_PHRASE = frozenset(
+    "can may might must per in on at for to from with by into each every one it they we you i "
+    "go get make run".split()
+)
+
+
+def _counted_head(question: str) -> str:
+    """The noun "how many …" counts, the last of its words ("calls" for "model calls")."""
+    found = _COUNTED_PHRASE.search(question)
+    words = []
+    for word in found.group(1).split() if found else []:
+        if word.lower() in _NOT_COUNTED or word.lower() in _ENDS_PHRASE:
+            break
+        words.append(word)
+    return words[-1] if words else ""
+
+
+def _counted_after_number(question: str, counted: str):
+    """Whether a text writes a number right before what the question counts, at most two words
+    between ("5 model calls", "(5 calls)", "40 times")."""
+    head = _counted_head(question) if counted else ""
+    if not head:
+        return lambda text: False
+    # The number itself is gives_figure's to judge; here only where it stands. A plural or
+    # singular form of the head counts alike ("1 call", "5 calls").
+    stem = re.escape(head.lower().removesuffix("s"))
+    pattern = re.compile(
+        rf"(?:\d[\d,.]*|\b(?:{_NUMBER_WORDS})\b)[*`]*\s+(?:[\w-]+\s+){{0,2}}?[*`]*{stem}s?\b",
+        re.IGNORECASE,
+    )
+    return lambda text: bool(pattern.search(text))
 
 
 _PARAMETER = re.compile(r"[A-Za-z][A-Za-z0-9_.]*")
