@@ -9,6 +9,7 @@ articles discuss the topic without the figure, and the answer says so (offline_d
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from agent.llm.offline_facts import _shared, _with_context
 from agent.llm.offline_figures import (
@@ -19,7 +20,7 @@ from agent.llm.offline_figures import (
     gives_figure,
 )
 from agent.llm.offline_names import named_terms
-from agent.llm.offline_text import Fact
+from agent.llm.offline_text import Fact, terms
 
 # A fact that gives the asked-for figure replaces the picked ones only when it is nearly as
 # much about the question; a figure from a weaker fact is some other figure.
@@ -67,7 +68,7 @@ def _figure_instead(
     # "公式里的 k 一般取多少？" asks for k's value, and "The constant k = 60 …" gives it however few
     # of the question's other words ("merge", "result", through the glossary) it shares.
     names = _parameters(question)
-    direct = _counted_after_number(question, counted)
+    direct = _states_count(question, wanted)
     direct_floor = DIRECT_COUNT_FLOOR * best
     candidates = [
         i
@@ -75,7 +76,7 @@ def _figure_instead(
         if (
             _assigns(fact.text, names)
             or (strength[i] >= floor * best and not assigned_only)
-            or (direct(fact.text) and strength[i] >= direct_floor and not assigned_only)
+            or (direct(fact) and strength[i] >= direct_floor and not assigned_only)
         )
         and gives_figure(fact.text, question)
     ]
@@ -91,41 +92,46 @@ def _figure_instead(
 
 
 # The words after "how many" up to the first verb or function word: "how many model calls can
-# one turn make?" counts "model calls", whose last word names what is counted.
+# one turn make?" counts "model calls".
 _COUNTED_PHRASE = re.compile(r"\bhow (?:many|much) ((?:[A-Za-z][\w.-]*\s*){1,3})", re.IGNORECASE)
-
-
 _ENDS_PHRASE = frozenset(
     "can may might must per in on at for to from with by into each every one it they we you i "
     "go get make run".split()
 )
 
 
-def _counted_head(question: str) -> str:
-    """The noun "how many …" counts, the last of its words ("calls" for "model calls")."""
+def _counted_phrase(question: str) -> list[str]:
+    """The words of what "how many …" counts (["model", "calls"]), or []."""
     found = _COUNTED_PHRASE.search(question)
-    words = []
+    words: list[str] = []
     for word in found.group(1).split() if found else []:
         if word.lower() in _NOT_COUNTED or word.lower() in _ENDS_PHRASE:
             break
         words.append(word)
-    return words[-1] if words else ""
+    return words
 
 
-def _counted_after_number(question: str, counted: str):
-    """Whether a text writes a number right before what the question counts, at most two words
-    between ("5 model calls", "(5 calls)", "40 times")."""
-    head = _counted_head(question) if counted else ""
-    if not head:
-        return lambda text: False
-    # The number itself is gives_figure's to judge; here only where it stands. A plural or
-    # singular form of the head counts alike ("1 call", "5 calls").
-    stem = re.escape(head.lower().removesuffix("s"))
+def _states_count(question: str, wanted: dict[str, float]) -> Callable[[Fact], bool]:
+    """Whether a fact writes a number right before the whole of what the question counts ("5
+    model calls" for "how many model calls…", a plural or singular alike) and shares another
+    of the question's words with it ("turn" in "Docent caps each user turn at 5 model calls"):
+    the count of the very thing asked, about the question's subject. "(5 calls)" counts calls
+    of any kind, and "eight thousand characters" in an answer's size is no chunk's size."""
+    words = _counted_phrase(question) if counted_thing(question) else []
+    if not words:
+        return lambda fact: False
+    # The number itself is gives_figure's to judge; here only where it stands.
+    *before, head = (re.escape(word.lower()) for word in words)
+    phrase = r"\s+".join([*before, rf"{head.removesuffix('s')}s?"])
     pattern = re.compile(
-        rf"(?:\d[\d,.]*|\b(?:{_NUMBER_WORDS})\b)[*`]*\s+(?:[\w-]+\s+){{0,2}}?[*`]*{stem}s?\b",
-        re.IGNORECASE,
+        rf"(?:\d[\d,.]*|\b(?:{_NUMBER_WORDS})\b)[*`]*\s+[*`]*{phrase}\b", re.IGNORECASE
     )
-    return lambda text: bool(pattern.search(text))
+    counted = terms(" ".join(words))
+
+    def states(fact: Fact) -> bool:
+        return bool(pattern.search(fact.text)) and bool(_shared(fact, wanted) - counted)
+
+    return states
 
 
 _PARAMETER = re.compile(r"[A-Za-z][A-Za-z0-9_.]*")

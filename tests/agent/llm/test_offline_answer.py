@@ -174,5 +174,18 @@ def test_a_fact_writing_the_number_before_what_how_many_counts_gives_the_figure(
     assert [f.text for _, f in _figure_instead(pool, [(0, allowing)], wanted, question)] == [
         capped.text
     ]
-    # As weak a fact with a number before another noun ("1,500 tokens") counts no model calls.
+    # As weak a fact with a number before another noun ("1,500 tokens") counts no model calls,
+    # nor does "(5 calls)": calls of any kind.
     assert _figure_instead([(0, costs), (0, allowing)], [(0, allowing)], wanted, question) == []
+    calls = Fact("Each turn ends at the budget (5 calls).", "sentence", "", 3)
+    assert _figure_instead([(0, calls), (0, allowing)], [(0, allowing)], wanted, question) == []
+
+
+def test_a_count_of_the_thing_asked_about_something_else_gives_no_figure():
+    # "eight thousand characters" is an answer's size, not a chunk's: it shares no word of the
+    # question but the thing counted.
+    question = "How many characters should each chunk hold?"
+    wanted = {"character": 0.5, "chunk": 1.0, "hold": 0.3}
+    held = Fact("Chunks hold one idea each.", "sentence", "", 0)
+    size = Fact("An answer of eight thousand characters ships eight million.", "sentence", "", 1)
+    assert _figure_instead([(0, held), (0, size)], [(0, held)], wanted, question) == []
