@@ -88,16 +88,20 @@ _GRAMMAR = frozenset(
 )
 
 
+# One word of its own: a two-character word is one pair, a four-character one three ("清理工作").
+DROPPED_SUBJECT_PAIRS = 3
+
+
 def _subject_dropped(question: str) -> bool:
     """A Chinese question that leaves out what it is about, as Chinese does once the subject
     is known: "用完了会怎样？" after a question on the token budget has one pair of its own
     (用完) among pairs of grammar (了会, 会怎, 怎样); searched alone it was declined. A name
-    in letters ("HNSW 怎么调参？") or three pairs of its own ("为什么要用二元切分？") name a
+    in letters ("HNSW 怎么调参？") or four pairs of its own ("为什么要用二元切分？") name a
     subject."""
     if language(question) != "zh":
         return False
     own = [term for term in terms(question) if not _GRAMMAR & set(term)]
-    return not any(term.isascii() for term in own) and len(own) <= FOLLOW_UP_TERMS
+    return not any(term.isascii() for term in own) and len(own) <= DROPPED_SUBJECT_PAIRS
 
 
 def _names_nothing(subject: str) -> bool:
