@@ -9,17 +9,29 @@ articles discuss the topic without the figure, and the answer says so (offline_d
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from agent.llm.offline_facts import _shared, _with_context
-from agent.llm.offline_figures import counted_per_period, counted_thing, gives_figure
+from agent.llm.offline_figures import (
+    _NOT_COUNTED,
+    _NUMBER_WORDS,
+    counted_per_period,
+    counted_thing,
+    gives_figure,
+)
 from agent.llm.offline_names import named_terms
-from agent.llm.offline_text import Fact
+from agent.llm.offline_text import Fact, terms
 
 # A fact that gives the asked-for figure replaces the picked ones only when it is nearly as
 # much about the question; a figure from a weaker fact is some other figure.
 FIGURE_FLOOR = 0.7
 COUNTED_FIGURE_FLOOR = 0.4
 PER_PERIOD_FIGURE_FLOOR = 0.2  # tuning halves: the same at 0.2 and 0.3
+# A fact that writes the number right before what "how many X" counts ("5 model calls" for
+# "how many model calls…") states the very figure asked, however few of the question's other
+# words it shares: those are often its frame ("allow", "per", "make"), rare on the blog and so
+# weighed above the counted thing, which the blog writes everywhere.
+DIRECT_COUNT_FLOOR = 0.1
 
 
 def _has_figure(picked: list[tuple[int, Fact]], question: str) -> bool:
@@ -56,10 +68,16 @@ def _figure_instead(
     # "公式里的 k 一般取多少？" asks for k's value, and "The constant k = 60 …" gives it however few
     # of the question's other words ("merge", "result", through the glossary) it shares.
     names = _parameters(question)
+    direct = _states_count(question, wanted)
+    direct_floor = DIRECT_COUNT_FLOOR * best
     candidates = [
         i
         for i, (n, fact) in enumerate(pool)
-        if (_assigns(fact.text, names) or (strength[i] >= floor * best and not assigned_only))
+        if (
+            _assigns(fact.text, names)
+            or (strength[i] >= floor * best and not assigned_only)
+            or (direct(fact) and strength[i] >= direct_floor and not assigned_only)
+        )
         and gives_figure(fact.text, question)
     ]
     # The quoted article's own figure first. Failing that, another article read may state it:
@@ -71,6 +89,49 @@ def _figure_instead(
         return []
     top = max(candidates, key=lambda i: (_assigns(pool[i][1].text, names), strength[i]))
     return _with_context(pool, [top], shared, compares=False)
+
+
+# The words after "how many" up to the first verb or function word: "how many model calls can
+# one turn make?" counts "model calls".
+_COUNTED_PHRASE = re.compile(r"\bhow (?:many|much) ((?:[A-Za-z][\w.-]*\s*){1,3})", re.IGNORECASE)
+_ENDS_PHRASE = frozenset(
+    "can may might must per in on at for to from with by into each every one it they we you i "
+    "go get make run".split()
+)
+
+
+def _counted_phrase(question: str) -> list[str]:
+    """The words of what "how many …" counts (["model", "calls"]), or []."""
+    found = _COUNTED_PHRASE.search(question)
+    words: list[str] = []
+    for word in found.group(1).split() if found else []:
+        if word.lower() in _NOT_COUNTED or word.lower() in _ENDS_PHRASE:
+            break
+        words.append(word)
+    return words
+
+
+def _states_count(question: str, wanted: dict[str, float]) -> Callable[[Fact], bool]:
+    """Whether a fact writes a number right before the whole of what the question counts ("5
+    model calls" for "how many model calls…", a plural or singular alike) and shares another
+    of the question's words with it ("turn" in "Docent caps each user turn at 5 model calls"):
+    the count of the very thing asked, about the question's subject. "(5 calls)" counts calls
+    of any kind, and "eight thousand characters" in an answer's size is no chunk's size."""
+    words = _counted_phrase(question) if counted_thing(question) else []
+    if not words:
+        return lambda fact: False
+    # The number itself is gives_figure's to judge; here only where it stands.
+    *before, head = (re.escape(word.lower()) for word in words)
+    phrase = r"\s+".join([*before, rf"{head.removesuffix('s')}s?"])
+    pattern = re.compile(
+        rf"(?:\d[\d,.]*|\b(?:{_NUMBER_WORDS})\b)[*`]*\s+[*`]*{phrase}\b", re.IGNORECASE
+    )
+    counted = terms(" ".join(words))
+
+    def states(fact: Fact) -> bool:
+        return bool(pattern.search(fact.text)) and bool(_shared(fact, wanted) - counted)
+
+    return states
 
 
 _PARAMETER = re.compile(r"[A-Za-z][A-Za-z0-9_.]*")

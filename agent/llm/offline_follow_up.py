@@ -31,9 +31,10 @@ _FOLLOW_UP = re.compile(
     # "one" standing for a thing named before: "Which one did Docent pick?" as 哪个 does
     # ("the one that trades recall for speed" names it in its own clause).
     r"\b(?:which|that) ones?\b|"
-    # A leading 那 ("then") leans back before a pause, a function word or a clause ending in 呢
-    # ("那单次模型调用呢？", "那在生产环境里…"); not as the first sound of 那不勒斯 (Naples).
-    r"^\s*(那(?=[，,、\s就在要还是该怎为如]|[^？?。！!]*呢)|那么|如果|还|再|另外|而)|呢[？?]?\s*$|"
+    # A leading 那 ("then", or a demonstrative: 那么, 那些, 那里) leans back: "那单次模型调用呢？",
+    # "那在生产环境里…", "那上限设多少合适？" (after "why do agents need a step limit?"); not as
+    # the first sound of 那不勒斯 (Naples).
+    r"^\s*(那(?!不勒斯)|如果|还|再|另外|而)|呢[？?]?\s*$|"
     # "that" after a verb or a preposition points back ("how long does that take?", "is there a
     # limit on that?"); after a noun it starts a clause ("a tool that does not exist").
     r"\b(?:does|do|did|is|was|are|were|will|would|can|could|should|about|for|with|of|on|in|"
@@ -73,7 +74,34 @@ def is_follow_up(turn: _Turn) -> bool:
         # the two found nothing again. Only a word that leans back ("那…呢") still leans.
         return False
     # "举个代码例子", "这是文章哪一节说的？": an ask about the answer, however many characters.
-    return _says_little(turn.question) or bool(answer_ask(turn.question))
+    return (
+        _says_little(turn.question)
+        or bool(answer_ask(turn.question))
+        or _subject_dropped(turn.question)
+    )
+
+
+# Characters of Chinese grammar: question words, particles, auxiliaries, measure words. A
+# character pair holding one says how the question is asked, not what it is about.
+_GRAMMAR = frozenset(
+    "的了吗呢吧啊呀么什怎样会是在有要该能可多少几哪谁为何如还就都也又把被让给和与跟或这那个些种不没里"
+)
+
+
+# One word of its own: a two-character word is one pair, a four-character one three ("清理工作").
+DROPPED_SUBJECT_PAIRS = 3
+
+
+def _subject_dropped(question: str) -> bool:
+    """A Chinese question that leaves out what it is about, as Chinese does once the subject
+    is known: "用完了会怎样？" after a question on the token budget has one pair of its own
+    (用完) among pairs of grammar (了会, 会怎, 怎样); searched alone it was declined. A name
+    in letters ("HNSW 怎么调参？") or four pairs of its own ("为什么要用二元切分？") name a
+    subject."""
+    if language(question) != "zh":
+        return False
+    own = [term for term in terms(question) if not _GRAMMAR & set(term)]
+    return not any(term.isascii() for term in own) and len(own) <= DROPPED_SUBJECT_PAIRS
 
 
 def _names_nothing(subject: str) -> bool:

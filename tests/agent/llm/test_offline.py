@@ -2223,7 +2223,14 @@ async def test_an_article_in_the_questions_language_sharing_no_word_with_it_is_a
      # "what is X?" whose X is only an aspect of something unnamed (the default, the catch)
      # asks about what was asked before: searched alone, it was declined.
      ("What is the default?", True), ("What's the catch?", True), ("默认值是什么？", True),
-     ("What is the default value?", True), ("What is the HNSW default?", False)],
+     ("What is the default value?", True), ("What is the HNSW default?", False),
+     # Chinese leaves out a subject once it is known: a leading 那 of any kind, or a question
+     # with at most two character pairs that are not grammar, leans back. Searched alone,
+     # "那上限设多少合适？", "用完了会怎样？" and "清理工作该放在哪里？" (one four-character
+     # word) were declined. Four pairs of its own are a subject.
+     ("那上限设多少合适？", True), ("用完了会怎样？", True), ("清理工作该放在哪里？", True),
+     ("为什么要用二元切分？", False), ("余弦相似度怎么算？", False),
+     ("怎么防止提示词注入？", False)],
 )  # fmt: skip
 async def test_a_short_question_naming_its_subject_is_not_a_follow_up(
     monkeypatch, question, follow_up

@@ -1,6 +1,8 @@
 """What the offline answer composer quotes from the articles it read."""
 
 from agent.llm.offline_answer import compose_answer
+from agent.llm.offline_figure_pick import _figure_instead
+from agent.llm.offline_text import Fact
 
 LOOP_ARTICLE = {
     "article_id": 2,
@@ -156,3 +158,34 @@ def test_one_shared_word_does_not_hold_the_lead_against_a_fact_sharing_three():
     assert "Re-sending the whole answer" in answer
     assert "Pushing text to the browser" in answer
     assert "IPv6" not in answer
+
+
+def test_a_fact_writing_the_number_before_what_how_many_counts_gives_the_figure():
+    # The weights the blog gave this question: "allow" and "per" are rare on it and outweigh
+    # "model calls", which it writes everywhere. The sentence they match gives no figure, and
+    # the one that does ("5 model calls") shares little else of the question: it states the
+    # very count asked, so it answers (it was declined as "don't give that figure").
+    question = "How many model calls does the agent allow per turn?"
+    wanted = {"turn": 0.14, "allow": 1.0, "agent": 0.17, "call": 0.02, "model": 0.03, "per": 0.5}
+    allowing = Fact("Five leaves headroom without allowing an expensive spiral.", "sentence", "", 1)
+    capped = Fact("Docent caps each user turn at 5 model calls.", "sentence", "", 0)
+    costs = Fact("Each model turn adds 1,500 tokens.", "sentence", "", 2)
+    pool = [(0, capped), (0, allowing)]
+    assert [f.text for _, f in _figure_instead(pool, [(0, allowing)], wanted, question)] == [
+        capped.text
+    ]
+    # As weak a fact with a number before another noun ("1,500 tokens") counts no model calls,
+    # nor does "(5 calls)": calls of any kind.
+    assert _figure_instead([(0, costs), (0, allowing)], [(0, allowing)], wanted, question) == []
+    calls = Fact("Each turn ends at the budget (5 calls).", "sentence", "", 3)
+    assert _figure_instead([(0, calls), (0, allowing)], [(0, allowing)], wanted, question) == []
+
+
+def test_a_count_of_the_thing_asked_about_something_else_gives_no_figure():
+    # "eight thousand characters" is an answer's size, not a chunk's: it shares no word of the
+    # question but the thing counted.
+    question = "How many characters should each chunk hold?"
+    wanted = {"character": 0.5, "chunk": 1.0, "hold": 0.3}
+    held = Fact("Chunks hold one idea each.", "sentence", "", 0)
+    size = Fact("An answer of eight thousand characters ships eight million.", "sentence", "", 1)
+    assert _figure_instead([(0, held), (0, size)], [(0, held)], wanted, question) == []
