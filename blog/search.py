@@ -20,6 +20,7 @@ from blog.commonness import lexeme_words
 from blog.compounds import unknown_compounds
 from blog.embeddings import Embedder, embedder_get, embedding_dimensions_check
 from blog.glossary import Bridge, bridged_known, glossary
+from blog.identifiers import name_parts
 from blog.rare_words import in_vocabulary, unused_words
 from blog.relevance import (
     Vocabulary,
@@ -136,8 +137,9 @@ def _search(
         asked, vocab, also_known=bridged_known(bridges, vocab.frequency), spelled=spelled
     )
     prepared = _Query(
-        query, language, embedded, weights, known, known_across, vocab.languages, bridges
-    )
+        query, language, embedded, weights, known, known_across, vocab.languages, bridges,
+        names=name_parts(query, list(weights)),
+    )  # fmt: skip
     lists = []
     if vector:
         if _languages(vocab) != languages:  # chunks in a new language since the last search

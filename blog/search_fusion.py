@@ -6,11 +6,12 @@ Reciprocal-rank fusion per article, divided by the number of lists that could ha
 its language), and blog.relevance turns that into the calibrated relevance that orders hits.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from django.conf import settings
 
 from blog.glossary import Bridge, bridged_coverage
+from blog.identifiers import written_parts
 from blog.relevance import Evidence, coverage, relevance
 
 
@@ -26,6 +27,8 @@ class _Query:
     known_across: float  # `known`, counting terms the blog writes in the other language
     languages: tuple[str, ...]
     bridges: list[Bridge]  # the question's terms in the other language (blog.glossary)
+    # Underscored names and the lexemes only their parts give (blog.identifiers).
+    names: dict[str, frozenset[str]] = field(default_factory=dict)
 
 
 _Ranked = tuple[list[dict], frozenset[str] | None]  # rows, and the languages the list can see
@@ -119,7 +122,9 @@ class _Seen:
 
 
 def _coverage(prepared: _Query, matched: set[str], texts: list[str], *, cross: bool) -> float:
-    """The query's share an article holds; in the other language, through the glossary too."""
+    """The query's share an article holds; in the other language, through the glossary too.
+    A part of an underscored name counts only where the name is written (blog.identifiers)."""
+    matched = written_parts(matched, texts, prepared.names)
     if cross:
         return bridged_coverage(prepared.weights, matched, prepared.bridges, "\n".join(texts))
     return coverage(prepared.weights, matched)
