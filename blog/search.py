@@ -138,7 +138,8 @@ def _search(
     )
     prepared = _Query(
         query, language, embedded, weights, known, known_across, vocab.languages, bridges,
-        names=name_parts(query, list(weights)),
+        # As the reader meant it: "ef_serach" is the article's ef_search (blog.spelling).
+        names=name_parts(respelled(query, _read_as(fixes)), list(weights)),
     )  # fmt: skip
     lists = []
     if vector:
@@ -156,9 +157,14 @@ def _search(
     candidates = sorted(_fuse(lists, prepared, window), key=lambda c: (-c.relevance, -c.score))
     kept = [c for c in candidates if c.relevance >= bar][:limit]
     # Only the hits returned get their URL and excerpt (a blog-wide candidate set can be 100).
-    read_as = {typo: word for typo, word in fixes.items() if word}  # on each hit, for the audit
+    read_as = _read_as(fixes)  # on each hit, for the audit
     unknown = _unknown_words(respelled(query, read_as), vocab) if kept else ()
     return [_hit(c, rank=rank, unknown=unknown, read_as=read_as) for rank, c in enumerate(kept, 1)]
+
+
+def _read_as(fixes: dict[str, str]) -> dict[str, str]:
+    """The typos the search read as the blog's words ("diference": "difference")."""
+    return {typo: word for typo, word in fixes.items() if word}
 
 
 def _unknown_words(query: str, vocab: Vocabulary) -> tuple[str, ...]:

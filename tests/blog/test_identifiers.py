@@ -47,11 +47,15 @@ def test_an_article_sharing_only_a_names_parts_covers_none_of_it(
     add_chunk(fusion, "Search twice and merge the two lists.", unit((0, 1.0)))
     hnsw = make_article(title="Indexes", slug="indexes")
     add_chunk(hnsw, "Raise ef_search for better recall.", unit((0, 1.0)))
-    question = "What is ef_search?"
-    book = VectorBook({question: unit((0, 1.0))})
+    question, typed = "What is ef_search?", "What is ef_serach?"
+    book = VectorBook({question: unit((0, 1.0)), typed: unit((0, 1.0))})
 
     hits = {hit.url: hit for hit in article_search(query=question, embedder=book, min_relevance=0)}
+    # A name typed with a slip is the name the search reads it as (k-05's "ef_serach").
+    slip = {hit.url: hit for hit in article_search(query=typed, embedder=book, min_relevance=0)}
 
     assert hits["/articles/fusion/"].coverage == 0.0
     assert hits["/articles/indexes/"].coverage == 1.0
     assert list(hits)[0] == "/articles/indexes/"
+    assert slip["/articles/indexes/"].read_as == {"serach": "search"}
+    assert slip["/articles/indexes/"].coverage == 1.0
