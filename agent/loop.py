@@ -427,13 +427,13 @@ async def _model_stream(
     # thinking it may have been billed for unseen (_cut_charge).
     attempt = Usage(prompt, _cut_charge(model, spending))
     failed = False
-    waiting = False  # between attempts: no call is out (Waiting)
+    pause_ends = 0.0  # the adapter's pause between attempts (Waiting): no call is out
     result.in_flight = prompt
     try:
         async with contextlib.aclosing(model.stream(call.messages, schemas)) as stream:
             async for item in stream:
-                waiting = isinstance(item, Waiting)
-                if waiting:
+                if isinstance(item, Waiting):
+                    pause_ends = time.monotonic() + item.seconds
                     continue
                 if isinstance(item, ModelTurn):
                     turn = item
@@ -480,6 +480,9 @@ async def _model_stream(
             # Observers count it as spent too, unless the endpoint failed before answering (an
             # HTTP error: nothing to bill) or the model is the offline one (it spends nothing).
             # A visitor's Stop, even before the first token, was read and paid for.
+            # Stopped in the pause: no call was out. Failed after it: the next one was (the
+            # flag stayed set past the pause, and a last attempt dropped once sent went free).
+            waiting = time.monotonic() < pause_ends
             billed = not model.offline and (written.tokens > 0 or not (failed or waiting))
             estimate = Usage(prompt, _written_charge(model, spending, written, billed, turn))
             result.usage = result.usage + estimate + abandoned

@@ -78,10 +78,12 @@ class Retried:
 
 @dataclass(frozen=True, slots=True)
 class Waiting:
-    """The adapter pauses before asking again, after a failure the endpoint billed nothing for
-    (an HTTP error, a refused connection): no call is out until the next item. A Stop in the
-    pause is charged no call: it was charged a whole one, prompt and output cap, for a call
-    that was never sent."""
+    """The adapter pauses `seconds` before asking again: no call is out until then. A Stop in
+    the pause is charged no call: it was charged a whole one, prompt and output cap, for a call
+    that was never sent. Past the pause the next attempt is out (a failure of that one is
+    charged as any call's)."""
+
+    seconds: float = 0.0
 
 
 @dataclass(slots=True)

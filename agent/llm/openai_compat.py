@@ -157,7 +157,7 @@ class OpenAICompatModel:
                     # prompt and worked on it, as with a silent one (a crash, a proxy's cut).
                     # Uncounted, each drop was a prompt sent for free.
                     yield Retried()
-                yield Waiting()
+                yield Waiting(delay)
                 await asyncio.sleep(delay)
             except TimeoutError as exc:  # IdleTimeout: the endpoint went quiet, or never ended
                 # A reply that ran out its whole AGENT_MODEL_CALL_SECONDS (kept alive by pings)

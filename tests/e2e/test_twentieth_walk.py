@@ -57,8 +57,9 @@ def test_a_reader_in_taiwan_reads_corner_brackets(offline_site, open_page, viewp
     page = open_page(viewport=viewport, locale="zh-TW")
     page.goto(offline_site + "/search/?q=kubernetes+helm+chart+rollout")
 
-    sentence = "部落格裡沒有與「kubernetes helm chart rollout」相符的內容。"
+    # The query between bidi isolates (red team 33): invisible, but characters of the text.
+    sentence = "部落格裡沒有與「\u2068kubernetes helm chart rollout\u2069」相符的內容。"
     expect(page.locator("main")).to_contain_text(sentence)
     expect(page.locator("main")).not_to_contain_text("“")
     screenshot(page, f"twentieth-taiwan-quotes-{'phone' if viewport is PHONE else 'desktop'}")
-    expect(page).to_have_title("「kubernetes helm chart rollout」 · 搜尋 · Docent")
+    expect(page).to_have_title("「\u2068kubernetes helm chart rollout\u2069」 · 搜尋 · Docent")

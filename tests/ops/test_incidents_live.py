@@ -453,7 +453,10 @@ def test_the_sites_daily_budget_spent_is_counted_and_said_once(tmp_path):
     [spent] = [line for line in lines if "daily token budget" in line["message"]]
     assert spent["level"] == "WARNING"
     assert spent["message"].startswith("the site's daily token budget (AGENT_TOKENS_PER_DAY=1)")
-    assert spent["message"].endswith("every chat message is refused until 00:00 UTC")
+    # A running turn stopped for want of room, not "spent, every message refused" (ops 21: the
+    # next question was answered when one more call fitted).
+    assert "had less room left" in spent["message"]
+    assert spent["message"].endswith("any turn that needs more than is left until 00:00 UTC")
 
 
 STATUS_ERROR = 2  # OTLP Status.code

@@ -71,7 +71,8 @@ def test_another_site_moving_the_window_here_gets_the_page_unsearched(serve):
 
     assert [page.status_code for page in pages] == [200, 200, 200]
     html = pages[0].text
-    assert "另一个网站把你带到这里搜索“hnsw &lt;b&gt;index&lt;/b&gt;”" in html
+    # The query between bidi isolates (blog_tags.isolated, red team 33).
+    assert "另一个网站把你带到这里搜索“\u2068hnsw &lt;b&gt;index&lt;/b&gt;\u2069”" in html
     assert 'value="hnsw &lt;b&gt;index&lt;/b&gt;"' in html and "Retry-After" not in pages[0].headers
     assert framed.status_code == 403
     assert pressed.status_code == 200  # the three pages spent none of the one search allowed

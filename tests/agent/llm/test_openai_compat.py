@@ -402,7 +402,7 @@ async def test_a_refused_connection_is_retried_unpaid(http):
     finally:
         await chat.aclose()
 
-    assert items == [Waiting(), Waiting()]  # three attempts, none charged (no Retried)
+    assert [type(item) for item in items] == [Waiting, Waiting]  # three attempts, none charged
 
 
 @pytest.mark.parametrize("http", ["aiohttp", "httpx"])
