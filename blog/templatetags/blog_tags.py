@@ -1,10 +1,13 @@
 """Template helpers: an article's own language, and its date in the reader's."""
 
+import re
+
 from django import template
 from django.utils import translation
 from django.utils.formats import date_format
 from django.utils.translation import ngettext
 
+from agent.text import BIDI_EXPLICIT
 from blog.language import html_lang, text_language
 from blog.models import Article
 
@@ -51,9 +54,7 @@ def reading_time(article: Article) -> str:
     return ngettext("%(count)s min read", "%(count)s min read", minutes) % {"count": minutes}
 
 
-# The explicit bidi embeddings, overrides and isolates (LRE..RLO, LRI..PDI): invisible, and
-# obeyed past the end of the words that carry them.
-_BIDI_CONTROLS = dict.fromkeys([*range(0x202A, 0x202F), *range(0x2066, 0x206A)])
+_BIDI_EXPLICIT = re.compile(f"[{BIDI_EXPLICIT}]")
 
 
 @register.filter
@@ -66,4 +67,4 @@ def isolated(text: str) -> str:
     any site chooses that query: a RIGHT-TO-LEFT OVERRIDE in it read the rest of the site's
     sentence backwards (a PDI of its own would close the isolate, so those go too).
     """
-    return f"\u2068{str(text).translate(_BIDI_CONTROLS)}\u2069"
+    return f"\u2068{_BIDI_EXPLICIT.sub('', str(text))}\u2069"
