@@ -55,11 +55,14 @@ def unknown_compounds(question: str, frequency: dict[str, int]) -> dict[str, lis
     with connection.cursor() as cursor:
         cursor.execute(_written_sql(), [found])
         rows = cursor.fetchall()
+    unknown = [(compound, lexeme) for compound, lexeme, written in rows if lexeme and not written]
+    unknown = [(compound, lexeme) for compound, lexeme in unknown if lexeme not in frequency]
+    if not unknown:
+        return {}
+    # The vocabulary's own compounds, listed only when a question's compound is new to it.
     hyphenated = [known for known in frequency if "-" in known]
     return {
-        lexeme: [compound]
-        for compound, lexeme, written in rows
-        if lexeme and lexeme not in frequency and not written and not _inflected(lexeme, hyphenated)
+        lexeme: [compound] for compound, lexeme in unknown if not _inflected(lexeme, hyphenated)
     }
 
 
