@@ -27,9 +27,12 @@ def test_static_files_through_nginx_carry_the_pages_policy(tmp_path, static_root
     page = Client().get("/healthz")  # what a web process sends with anything it serves
     with running_proxy(tmp_path, host="127.0.0.1") as (port, _):
         served = _head(port, "picture.svg")
+        missing = _head(port, "no-such-picture.svg")  # nginx's own 404 page
 
     assert served["status"] == "200" and served["body"] == PICTURE
     policy = served.get("content-security-policy")  # before: none
     assert policy == page["Content-Security-Policy"]
     assert "script-src 'self'" in policy and "'unsafe-inline'" not in policy
     assert served.get("cross-origin-opener-policy") == page["Cross-Origin-Opener-Policy"]
+    assert missing["status"] == "404"
+    assert missing.get("content-security-policy") == policy
