@@ -29,7 +29,7 @@ from agent.exceptions import (
 )
 from agent.llm.base import ChatModel, ModelTurn, Retried, TextDelta, ToolCall, Usage, Waiting
 from agent.prompts import STEP_LIMIT_NUDGE
-from agent.text import text_scrub, without_tags
+from agent.text import ShownPieces, text_scrub, without_tags
 from agent.tool import Tool
 
 logger = logging.getLogger(__name__)
@@ -420,6 +420,7 @@ async def _model_stream(
     turn: ModelTurn | None = None
     # Joined once: `+=` on an attribute would copy the answer per delta.
     pieces: list[str] = []
+    shown_pieces = ShownPieces()
     result.streaming = pieces
     written = TextCount()  # the answer and tool arguments so far (tokens_estimate)
     retried = 0  # attempts the endpoint worked on and the adapter gave up (Retried)
@@ -457,7 +458,7 @@ async def _model_stream(
                     await spending.cover(spent + spending.answer_tokens)
                 # Tag characters show as nothing yet spell ASCII to the next model: an answer
                 # that carries them hands the reader's copy of it an instruction they never saw.
-                if isinstance(item, TextDelta) and (shown := without_tags(item.text)):
+                if isinstance(item, TextDelta) and (shown := shown_pieces.shown(item.text)):
                     if result.first_token_at is None:
                         result.first_token_at = time.monotonic()
                     pieces.append(shown)

@@ -92,6 +92,29 @@ def without_tags(text: str) -> str:
     return _ZERO_WIDTH_RUNS.sub(r"\1", _SELECTOR_RUNS.sub(r"\1", text))
 
 
+_ZERO_WIDTH = "\u200b\u200c\u200d\u2060\ufeff"
+_PRESENTATION = "\ufe0e\ufe0f"
+
+
+class ShownPieces:
+    """`without_tags` over an answer streamed in pieces: a run that straddles two pieces keeps
+    its first too. Piece by piece, a model that streamed one invisible character a chunk (a
+    token a chunk, as real ones do) showed the reader the whole run, a bit in each."""
+
+    def __init__(self) -> None:
+        self._last = ""  # the last character shown so far
+
+    def shown(self, piece: str) -> str:
+        """What the reader is shown of `piece`, given the pieces before it."""
+        text = without_tags(piece)
+        for run in (_ZERO_WIDTH, _PRESENTATION):
+            if self._last and self._last in run:
+                text = text.lstrip(run)
+        if text:
+            self._last = text[-1]
+        return text
+
+
 def tag_text(run: str) -> str:
     """The ASCII a run of tag characters spells (the language and cancel tags left out)."""
     return "".join(chr(ord(char) - 0xE0000) for char in run if 0xE0020 <= ord(char) <= 0xE007E)

@@ -630,8 +630,9 @@ METRICS_TOKEN = env.str("METRICS_TOKEN", default="")
 # worker that shares no PROMETHEUS_MULTIPROC_DIR with a web process.
 WORKER_METRICS_PORT = env.int("WORKER_METRICS_PORT", default=0)
 WORKER_METRICS_HOST = env.str("WORKER_METRICS_HOST", default="127.0.0.1")
-# Scrapers talk plain HTTP to a worker; only visitors are sent to HTTPS.
-SECURE_REDIRECT_EXEMPT = [r"^metrics$"]
+# Scrapers and probes (the cluster's announcer, a balancer's, Kubernetes') talk plain HTTP to a
+# worker; only visitors are sent to HTTPS.
+SECURE_REDIRECT_EXEMPT = [r"^metrics$", r"^healthz$", r"^readyz$"]
 # Traces: on when the standard OTLP endpoint variable is set (the exporter reads the rest).
 OTEL_EXPORTER_OTLP_ENDPOINT = env.str(
     "OTEL_EXPORTER_OTLP_ENDPOINT", default=env.str("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", default="")

@@ -22,6 +22,7 @@ from pathlib import Path
 from django.conf import settings
 from django.template import Context, Engine
 from django.utils import translation
+from django.utils.csp import build_policy
 from django.utils.translation import gettext as _
 
 from config.proxy import networks_parse
@@ -245,6 +246,9 @@ def nginx_conf(
         # processes say it for their own bucket (config/request_rate.py).
         "retry_after": max(1, math.ceil(1 / settings.HTTP_REQUESTS_PER_SECOND_PER_IP)),
         "page_refusals": PAGE_REFUSALS,
+        # A static file gets the pages' policy, as a web process sends it (an SVG opened on its
+        # own runs the scripts it holds unless a policy says otherwise).
+        "content_security_policy": build_policy(settings.SECURE_CSP),
         "network_burst": network_burst,
         "foreign_requests_per_minute": _per_minute(
             share * settings.HTTP_REQUESTS_PER_SECOND_PER_IP

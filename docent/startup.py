@@ -247,12 +247,25 @@ def _listening(host: str, port: int) -> bool:
 
 
 def _ready(port: int, poll: float) -> bool:
-    url = f"http://127.0.0.1:{port}/readyz"
+    # Asked as the site: a DEBUG-off web process refuses `127.0.0.1:<port>` (not in
+    # DJANGO_ALLOWED_HOSTS), so the cluster never said it served and nginx kept the starting
+    # page up for good (and the refusals wrote two WARNING lines each half second).
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{port}/readyz", headers={"Host": probe_host()}
+    )
     try:
-        with urllib.request.urlopen(url, timeout=poll + 2) as answer:  # noqa: S310 - ours
+        with urllib.request.urlopen(request, timeout=poll + 2) as answer:  # noqa: S310 - ours
             return answer.status == 200
     except (OSError, ValueError):
         return False  # not listening yet, or 503 until the database and Redis answer
+
+
+def probe_host() -> str:
+    """A Host the web processes accept: the first of ALLOWED_HOSTS, a pattern's own domain
+    (".example.org" is example.org, "*" anything)."""
+    for name in settings.ALLOWED_HOSTS:
+        return "localhost" if name == "*" else name.removeprefix(".")
+    return "localhost"  # none listed: DEBUG's own localhost
 
 
 def _dialable(host: str) -> str:
