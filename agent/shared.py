@@ -178,6 +178,15 @@ return 0
 """
 )
 
+# A lock whose holder's process is gone (agent.holders), taken off: only if it is still that
+# holder's (KEYS[1] still ARGV[1]), with the dead token's slots (ARGV[2]) in the slot keys given.
+UNLOCK = """
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('DEL', KEYS[1])
+for i = 2, #KEYS do redis.call('ZREM', KEYS[i], ARGV[2]) end
+return 1
+"""
+
 # A turn's end in one trip: settle its budgets (SETTLE, by its hold record when there is one),
 # free its slots, and mark its conversation `saving` (UPDATE's 'saving' phase).
 # KEYS: conversation lock, the slot keys, the record and the index, the extras, then the
@@ -407,9 +416,18 @@ class RedisState:
         await self._eval(FINISH, keys, args)
 
     async def held(self, conversation: str) -> str:
+        return (await self.holder(conversation)).split(":", 1)[0]
+
+    async def holder(self, conversation: str) -> str:
+        """The conversation's lock as it stands (`running:<token>`, `saving:<token>`, '')."""
         with _reachable():
             value = await self._client().get(conversation)
-        return value.decode().split(":", 1)[0] if value else ""
+        return value.decode() if value else ""
+
+    async def unlock(self, conversation: str, lock: str, slot_keys: list[str]) -> bool:
+        """Take off `lock` if it still holds the conversation, and its token's slots."""
+        token = lock.split(":", 1)[-1]
+        return bool(await self._eval(UNLOCK, [conversation, *slot_keys], [lock, token]))
 
 
 class LocalState:
@@ -676,6 +694,17 @@ class LocalState:
 
     async def held(self, conversation: str) -> str:
         return self._lock(conversation).split(":", 1)[0]
+
+    async def holder(self, conversation: str) -> str:
+        return self._lock(conversation)
+
+    async def unlock(self, conversation: str, lock: str, slot_keys: list[str]) -> bool:
+        if not lock or self._lock(conversation) != lock:
+            return False
+        del self.locks[conversation]
+        for key in slot_keys:
+            self.slots.get(key, {}).pop(lock.split(":", 1)[-1], None)
+        return True
 
     def _lock(self, conversation: str) -> str:
         value, expires = self.locks.get(conversation, ("", 0.0))
