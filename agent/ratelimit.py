@@ -460,7 +460,7 @@ async def budget_reserve(
 async def _reserve(
     *, conversation_id: str | None, client_ip: str, turn_id: str
 ) -> Refusal | TurnBudget:
-    day = _today()
+    day = await _day()
     budgets = _budgets(conversation_id=conversation_id, client_ip=client_ip, day=day)
     over, held = await state().reserve(
         [b[:3] for b in budgets], settings.AGENT_TOKENS_RESERVE, hold=turn_id
@@ -605,13 +605,25 @@ _CONVERSATION_SPENT = Refusal(
 )
 
 
-def _today() -> str:
-    return time.strftime("%Y-%m-%d", time.gmtime())
+def _today(now: float | None = None) -> str:
+    """The UTC day of `now` (Unix seconds; this process's clock when None)."""
+    return time.strftime("%Y-%m-%d", time.gmtime(now))
 
 
-def daily_budget_key(day: str = "") -> str:
-    """The shared state's key of the site's tokens spent (and held) on `day` (today)."""
-    return f"tok:d:{day or _today()}"
+async def _day() -> str:
+    """The UTC day a turn starting now counts on, by Redis's clock (agent.shared).
+
+    Each worker read it from its own clock: around midnight a worker a minute behind charged
+    its turns to the day that had ended, which no other worker's budget read any more (tokens
+    spent on no current day), and readers refused there were answered by its neighbour.
+    """
+    return _today(await state().clock())
+
+
+def daily_budget_key(day: str = "", *, now: float | None = None) -> str:
+    """The shared state's key of the site's tokens spent (and held) on `day` (else the UTC
+    day of `now`, else today by this process's clock)."""
+    return f"tok:d:{day or _today(now)}"
 
 
 def _budgets(

@@ -239,6 +239,9 @@ class Acquired(IntEnum):
     NETWORK_FULL = 5  # the client's IPv6 /48 runs AGENT_TURNS_PER_NETWORK turns already
 
 
+# How long a reading of Redis's clock is kept (as an offset from this process's clock): a
+# process whose own clock is stepped meanwhile names the day wrongly for at most this long.
+CLOCK_READ_SECONDS = 30.0
 POOL_SIZE = 100  # Redis connections per worker (redis-py's default)
 POOL_WAIT_SECONDS = 10.0
 
@@ -249,6 +252,8 @@ class RedisState:
     def __init__(self, url: str) -> None:
         self.url = url
         self._clients: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+        self._offset: float | None = None  # Redis's clock minus this process's (clock())
+        self._offset_read = 0.0
 
     def _client(self):
         return self._connection()[0]
@@ -282,6 +287,19 @@ class RedisState:
         """Redis answers, over the process's pool (a readiness check must not open a
         connection per request: /readyz is public)."""
         return bool(await self._client().ping())
+
+    async def clock(self) -> float:
+        """Redis's time (Unix seconds): the one clock every worker reads the day by.
+
+        Read as this process's clock plus an offset asked of Redis at most every
+        CLOCK_READ_SECONDS, not a round trip before every turn.
+        """
+        if self._offset is None or time.monotonic() - self._offset_read > CLOCK_READ_SECONDS:
+            with _reachable():
+                seconds, microseconds = await self._client().time()
+            self._offset = seconds + microseconds / 1e6 - time.time()
+            self._offset_read = time.monotonic()
+        return time.time() + self._offset
 
     async def _eval(self, script: str, keys: list[str], args: list) -> int:
         return int(await self._run(script, keys, args))
@@ -446,6 +464,9 @@ class LocalState:
 
     async def ping(self) -> bool:
         return True  # nothing to reach
+
+    async def clock(self) -> float:
+        return time.time()  # one process, one clock
 
     def _get(self, key: str) -> int:
         value, expires = self.counters.get(key, (0, 0.0))

@@ -287,8 +287,12 @@ def _day_spent(url: str) -> int | None:
 
     from agent.ratelimit import daily_budget_key  # here: agent.ratelimit imports ops.metrics
 
+    client = _redis_clients[url]
     try:
-        return int(_redis_clients[url].get(daily_budget_key()) or 0)
+        # Today by Redis's clock, as the turns charge it: by each process's own, a scrape
+        # through the proxy read the ended day's total or the new day's, by the worker it hit.
+        seconds, _ = client.time()
+        return int(client.get(daily_budget_key(now=seconds)) or 0)
     except (redis.RedisError, ValueError):
         return None
 

@@ -61,6 +61,7 @@ async def test_a_reserve_cancelled_before_its_answer_arrives_gives_back_its_hold
     state_reset()
     # Connected and the script loaded: those answers need the relay too.
     await state().reserve([("warm-up", 1, 60)], 0)
+    await state().clock()  # the day a turn counts on, read by Redis's clock
     relay.flowing.clear()
     reserve = asyncio.create_task(ratelimit.budget_reserve(conversation_id=None, client_ip=ADDRESS))
     deadline = time.monotonic() + 30  # only so that a broken run cannot hang
