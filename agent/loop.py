@@ -152,6 +152,9 @@ class ModelCall:
     # that reported no usage (Stop, a cut stream; not one the endpoint refused before
     # answering), and the attempts abandoned to a silence before the one that answered.
     estimated: Usage | None = None
+    # The output the call streamed (text, tool arguments), counted as it came: beside an
+    # estimate that stood in for a report, what the reader was actually given.
+    written: int = 0
 
 
 _NOTHING = contextlib.nullcontext()
@@ -469,6 +472,7 @@ async def _model_stream(
         failed = not exc.worked
         raise
     finally:  # also when cancelled: a stopped turn keeps the text it showed
+        call.written = written.tokens
         result.answer += "".join(pieces)
         result.streaming = []
         result.in_flight = 0  # in `usage` from here

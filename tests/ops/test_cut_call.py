@@ -1,0 +1,56 @@
+"""A model call cut before its usage came is charged an estimate; the turn's line and the
+call's span say which part of the charge was estimated and what the call had streamed.
+
+The record gave the estimate as if the endpoint had reported it: a stream cut after three
+words read `tokens 1436 in 1000 out`, nothing saying 997 of those were the cut-call rule's.
+"""
+
+import json
+
+import pytest
+
+from testing_support.model_server import text_response
+from tests.agent.chat_helpers import ask, connect, saved_turns
+from tests.ops.test_instruments import json_lines
+from tests.ops.test_tracing import _named, exported  # noqa: F401  (the fixture)
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+async def test_a_cut_call_says_what_was_estimated_and_what_it_streamed(
+    scripted,
+    exported,  # noqa: F811
+    settings,
+):
+    settings.AGENT_MODEL_MAX_RETRIES = 0
+    scripted.enqueue(text_response(["One ", "two ", "three ", "four"], drop_after=3))
+    socket = await connect()
+    with json_lines("ops.observer") as lines:
+        events = await ask(socket, "Cut me off")
+    await socket.disconnect()
+    (turn,) = await saved_turns()
+
+    assert events[-1]["code"] == "model_error"
+    [line] = [json.loads(line) for line in lines.getvalue().splitlines()]
+    assert line["estimated_input_tokens"] == line["input_tokens"] > 0  # no report came
+    assert line["estimated_output_tokens"] == line["output_tokens"] == turn.output_tokens
+    assert 0 < line["written_output_tokens"] < line["estimated_output_tokens"]
+    assert "(estimated, no usage reported: " in line["message"]
+    (chat,) = _named(exported.get_finished_spans(), "chat scripted-model")
+    assert chat.attributes["docent.usage.written_output_tokens"] == line["written_output_tokens"]
+    assert (
+        chat.attributes["docent.usage.estimated_output_tokens"] == line["estimated_output_tokens"]
+    )
+
+
+async def test_a_reported_call_has_nothing_estimated(scripted):
+    scripted.enqueue(text_response(["Whole."], usage=(900, 80)))
+    socket = await connect()
+    with json_lines("ops.observer") as lines:
+        await ask(socket, "All of it")
+    await socket.disconnect()
+    await saved_turns()
+
+    [line] = [json.loads(line) for line in lines.getvalue().splitlines()]
+    assert line["estimated_input_tokens"] == line["estimated_output_tokens"] == 0
+    assert "estimated" not in line["message"]
