@@ -460,8 +460,9 @@ async def budget_reserve(
 async def _reserve(
     *, conversation_id: str | None, client_ip: str, turn_id: str
 ) -> Refusal | TurnBudget:
-    day = await _day()
-    budgets = _budgets(conversation_id=conversation_id, client_ip=client_ip, day=day)
+    now = await state().clock()
+    day = _today(now)
+    budgets = _budgets(conversation_id=conversation_id, client_ip=client_ip, day=day, now=now)
     over, held = await state().reserve(
         [b[:3] for b in budgets], settings.AGENT_TOKENS_RESERVE, hold=turn_id
     )
@@ -606,18 +607,13 @@ _CONVERSATION_SPENT = Refusal(
 
 
 def _today(now: float | None = None) -> str:
-    """The UTC day of `now` (Unix seconds; this process's clock when None)."""
-    return time.strftime("%Y-%m-%d", time.gmtime(now))
+    """The UTC day of `now` (Unix seconds; this process's clock when None).
 
-
-async def _day() -> str:
-    """The UTC day a turn starting now counts on, by Redis's clock (agent.shared).
-
-    Each worker read it from its own clock: around midnight a worker a minute behind charged
-    its turns to the day that had ended, which no other worker's budget read any more (tokens
-    spent on no current day), and readers refused there were answered by its neighbour.
+    A turn starts by Redis's clock (`state().clock()`): by each worker's own, around midnight a
+    worker a minute behind charged its turns to the day that had ended, which no other
+    worker's budget read any more, and one ahead to a day nobody counted yet.
     """
-    return _today(await state().clock())
+    return time.strftime("%Y-%m-%d", time.gmtime(now))
 
 
 def daily_budget_key(day: str = "", *, now: float | None = None) -> str:
@@ -627,14 +623,14 @@ def daily_budget_key(day: str = "", *, now: float | None = None) -> str:
 
 
 def _budgets(
-    *, conversation_id: str | None, client_ip: str, day: str = ""
+    *, conversation_id: str | None, client_ip: str, day: str = "", now: float | None = None
 ) -> list[tuple[str, int, int, Refusal]]:
     network = network_bucket(client_ip)
     client_ip = address_bucket(client_ip)
-    day = day or _today()
+    day = day or _today(now)
     # Rounded up: truncated, the panel said "try again at 11:59 PM" for a budget that frees at
-    # midnight (UTC).
-    tomorrow = math.ceil(DAY - time.time() % DAY)
+    # midnight (UTC): Redis's midnight, when `now` is its clock (the day's keys change then).
+    tomorrow = math.ceil(DAY - (time.time() if now is None else now) % DAY)
     budgets = []
     if conversation_id is not None:
         budgets.append(
