@@ -271,6 +271,8 @@ class _ModelScope:
         usage = reported + self.call.estimated if reported is not None else self.call.estimated
         estimated = self.call.estimated
         if estimated is not None and estimated.total:
+            metrics.child(metrics.TOKENS_ESTIMATED, "input").inc(estimated.input_tokens)
+            metrics.child(metrics.TOKENS_ESTIMATED, "output").inc(estimated.output_tokens)
             self.hooks.estimated_in += estimated.input_tokens
             self.hooks.estimated_out += estimated.output_tokens
             self.hooks.estimated_written += self.call.written

@@ -11,7 +11,7 @@ import pytest
 
 from testing_support.model_server import text_response
 from tests.agent.chat_helpers import ask, connect, saved_turns
-from tests.ops.test_instruments import json_lines
+from tests.ops.test_instruments import json_lines, sample
 from tests.ops.test_tracing import _named, exported  # noqa: F401  (the fixture)
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -24,6 +24,7 @@ async def test_a_cut_call_says_what_was_estimated_and_what_it_streamed(
 ):
     settings.AGENT_MODEL_MAX_RETRIES = 0
     scripted.enqueue(text_response(["One ", "two ", "three ", "four"], drop_after=3))
+    estimated = sample("docent_model_tokens_estimated_total", direction="output")
     socket = await connect()
     with json_lines("ops.observer") as lines:
         events = await ask(socket, "Cut me off")
@@ -36,6 +37,8 @@ async def test_a_cut_call_says_what_was_estimated_and_what_it_streamed(
     assert line["estimated_output_tokens"] == line["output_tokens"] == turn.output_tokens
     assert 0 < line["written_output_tokens"] < line["estimated_output_tokens"]
     assert "(estimated, no usage reported: " in line["message"]
+    counted = sample("docent_model_tokens_estimated_total", direction="output") - estimated
+    assert counted == line["estimated_output_tokens"]
     (chat,) = _named(exported.get_finished_spans(), "chat scripted-model")
     assert chat.attributes["docent.usage.written_output_tokens"] == line["written_output_tokens"]
     assert (
@@ -45,6 +48,7 @@ async def test_a_cut_call_says_what_was_estimated_and_what_it_streamed(
 
 async def test_a_reported_call_has_nothing_estimated(scripted):
     scripted.enqueue(text_response(["Whole."], usage=(900, 80)))
+    estimated = sample("docent_model_tokens_estimated_total", direction="input")
     socket = await connect()
     with json_lines("ops.observer") as lines:
         await ask(socket, "All of it")
@@ -54,3 +58,4 @@ async def test_a_reported_call_has_nothing_estimated(scripted):
     [line] = [json.loads(line) for line in lines.getvalue().splitlines()]
     assert line["estimated_input_tokens"] == line["estimated_output_tokens"] == 0
     assert "estimated" not in line["message"]
+    assert sample("docent_model_tokens_estimated_total", direction="input") == estimated
