@@ -39,6 +39,8 @@ async def test_a_cut_call_says_what_was_estimated_and_what_it_streamed(
     assert "(estimated, no usage reported: " in line["message"]
     counted = sample("docent_model_tokens_estimated_total", direction="output") - estimated
     assert counted == line["estimated_output_tokens"]
+    # The turn's record keeps the split too: the admin said "1,426 in · 1,000 out" alone.
+    assert turn.estimated_tokens == line["estimated_input_tokens"] + line["estimated_output_tokens"]
     (chat,) = _named(exported.get_finished_spans(), "chat scripted-model")
     assert chat.attributes["docent.usage.written_output_tokens"] == line["written_output_tokens"]
     assert (
@@ -53,9 +55,23 @@ async def test_a_reported_call_has_nothing_estimated(scripted):
     with json_lines("ops.observer") as lines:
         await ask(socket, "All of it")
     await socket.disconnect()
-    await saved_turns()
+    (turn,) = await saved_turns()
 
     [line] = [json.loads(line) for line in lines.getvalue().splitlines()]
     assert line["estimated_input_tokens"] == line["estimated_output_tokens"] == 0
+    assert turn.estimated_tokens == 0
     assert "estimated" not in line["message"]
     assert sample("docent_model_tokens_estimated_total", direction="input") == estimated
+
+
+def test_the_transcript_says_how_many_tokens_were_estimated(staff_client):
+    from tests.agent.admin.factories import make_conversation, make_turn
+
+    conversation = make_conversation()
+    make_turn(conversation, input_tokens=1426, output_tokens=1000, estimated_tokens=2426)
+    make_turn(conversation, input_tokens=900, output_tokens=80)
+
+    page = staff_client.get(f"/admin/agent/conversation/{conversation.pk}/change/")
+
+    assert page.content.decode().count('class="dc-muted dc-tokens-estimated"') == 1
+    assert "(2,426 estimated)" in page.content.decode()
