@@ -320,8 +320,8 @@ class TurnAdmin(ReadOnlyAdmin):
         "question_text", "answer_text", "sources", "answered", "index_incomplete", "vote",
         "comment_text",
         "feedback_at", "error_code", "error_shown", "model",
-        "offline", "input_tokens", "output_tokens", "first_token", "duration", "page", "id",
-        "trace_id",
+        "offline", "input_tokens", "output_tokens", "estimated_tokens", "first_token", "duration",
+        "page", "id", "trace_id",
     ]  # fmt: skip
     readonly_fields = [
         "in_transcript", "question_text", "answer_text", "sources", "comment_text", "first_token",

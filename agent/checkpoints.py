@@ -54,12 +54,13 @@ def turns_checkpoint(
     texts: list[tuple[str, str]],
     worker: str,
     tokens: dict[str, tuple[int, int]] | None = None,
+    traces: dict[str, str] | None = None,
 ) -> None:
-    """Write the text so far of running turns, and their (input, output) tokens spent so far
-    when given, and renew the worker's lease, in one trip."""
+    """Write the text so far of running turns, their (input, output) tokens spent so far and
+    their trace ids when given, and renew the worker's lease, in one trip."""
     answers = {turn_id: text.replace("\x00", "\ufffd") for turn_id, text in texts}
-    tokens = tokens or {}
-    ids = list(answers | tokens)
+    tokens, traces = tokens or {}, traces or {}
+    ids = list(answers | tokens | traces)
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute(
             "INSERT INTO agent_workerlease (name, renewed_at) VALUES (%s, now()) "
@@ -71,15 +72,17 @@ def turns_checkpoint(
                 "UPDATE agent_turn SET answer = coalesce(v.answer, agent_turn.answer), "
                 "input_tokens = coalesce(v.input, agent_turn.input_tokens), "
                 "output_tokens = coalesce(v.output, agent_turn.output_tokens), "
+                "trace_id = coalesce(v.trace, agent_turn.trace_id), "
                 "checkpointed_at = now() "
-                "FROM unnest(%s::uuid[], %s::text[], %s::int[], %s::int[]) "
-                "AS v(id, answer, input, output) "
+                "FROM unnest(%s::uuid[], %s::text[], %s::int[], %s::int[], %s::text[]) "
+                "AS v(id, answer, input, output, trace) "
                 "WHERE agent_turn.id = v.id AND agent_turn.status = 'running'",
                 [
                     ids,
                     [answers.get(i) for i in ids],
                     [tokens[i][0] if i in tokens else None for i in ids],
                     [tokens[i][1] if i in tokens else None for i in ids],
+                    [traces.get(i) for i in ids],
                 ],
             )
 
@@ -98,6 +101,7 @@ class RecoveredTurn(NamedTuple):
     turn_id: str
     conversation_id: str
     worker: str  # host:pid:... of the process that stopped renewing its lease
+    trace_id: str = ""  # written by its first checkpoint, when tracing was on
 
 
 def turns_recover(*, lease_seconds: float, now: datetime | None = None) -> list[RecoveredTurn]:
@@ -115,10 +119,11 @@ def turns_recover(*, lease_seconds: float, now: datetime | None = None) -> list[
             Turn.objects.select_for_update(skip_locked=True)
             .filter(status=Turn.Status.RUNNING, started_at__lt=cutoff)
             .exclude(worker__in=alive)
-            .values_list("pk", "conversation_id", "worker")
+            .values_list("pk", "conversation_id", "worker", "trace_id")
         )
         found = [
-            RecoveredTurn(str(pk), str(conversation), worker) for pk, conversation, worker in stale
+            RecoveredTurn(str(pk), str(conversation), worker, trace)
+            for pk, conversation, worker, trace in stale
         ]
         Turn.objects.filter(pk__in=[turn.turn_id for turn in found]).update(
             status="interrupted",
@@ -136,11 +141,16 @@ class Checkpointer:
         self._turns: dict[str, TurnResult] = {}
         self._written: dict[str, int] = {}
         self._tokens: dict[str, tuple[int, int]] = {}  # as last written, by turn id
+        # Trace ids not written yet: the final save wrote a turn's, so a turn whose worker was
+        # killed kept none and the admin had no trace to show for the answer cut halfway.
+        self._traces: dict[str, str] = {}
         self._tasks: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
-    def track(self, turn_id: str, result: TurnResult) -> None:
+    def track(self, turn_id: str, result: TurnResult, trace_id: str = "") -> None:
         self._turns[turn_id] = result
         self._written[turn_id] = len(result.answer)
+        if trace_id:
+            self._traces[turn_id] = trace_id
         loop = asyncio.get_running_loop()
         task = self._tasks.get(loop)
         if task is None or task.done():
@@ -150,6 +160,7 @@ class Checkpointer:
         self._turns.pop(turn_id, None)
         self._written.pop(turn_id, None)
         self._tokens.pop(turn_id, None)
+        self._traces.pop(turn_id, None)
 
     async def tick(self, spent: dict[str, tuple[int, int]] | None = None) -> None:
         """Write what changed since the last tick (and renew the lease): the text, and the
@@ -162,9 +173,12 @@ class Checkpointer:
             if len(text) != self._written.get(turn_id):
                 texts.append((turn_id, text))
         tokens = {i: t for i, t in spent.items() if t != self._tokens.get(i) and i in self._turns}
+        traces = dict(self._traces)
         await database_sync_to_async(turns_checkpoint, thread_sensitive=False)(
-            texts=texts, worker=WORKER_NAME, tokens=tokens
+            texts=texts, worker=WORKER_NAME, tokens=tokens, traces=traces
         )
+        for turn_id in traces:
+            self._traces.pop(turn_id, None)
         for turn_id, text in texts:
             if turn_id in self._written:
                 self._written[turn_id] = len(text)

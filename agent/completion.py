@@ -24,7 +24,8 @@ _COMPLETE = """
 WITH turn AS (
     UPDATE agent_turn SET
         answer = %s, status = %s, step_count = %s, model = %s, offline = %s,
-        input_tokens = %s, output_tokens = %s, time_to_first_token_ms = %s, duration_ms = %s,
+        input_tokens = %s, output_tokens = %s, estimated_tokens = %s,
+        time_to_first_token_ms = %s, duration_ms = %s,
         error_code = %s, error = %s, citations = %s::jsonb, listed_articles = %s::jsonb,
         answered = %s, trace_id = %s,
         index_incomplete = %s
@@ -44,7 +45,8 @@ def turn_complete_running(*, record) -> bool:
     """
     params = [
         record.answer, record.status, record.step_count, record.model, record.offline,
-        record.input_tokens, record.output_tokens, record.time_to_first_token_ms,
+        record.input_tokens, record.output_tokens, record.estimated_tokens,
+        record.time_to_first_token_ms,
         record.duration_ms, record.error_code, record.error,
         orjson.dumps(record.citations).decode(),
         orjson.dumps(record.listed_articles).decode(), record.answered, record.trace_id,

@@ -9,11 +9,11 @@ import asyncio
 import contextlib
 import logging
 import time
-import uuid
 
 from django.conf import settings
 
 from agent.exceptions import SharedStateDown
+from agent.holders import holder_gone, holder_token
 from agent.holds import HoldSettlement
 from agent.ratelimit import address_bucket, network_bucket
 from agent.shared import Acquired, state
@@ -36,14 +36,19 @@ class TurnLease:
         # And its IPv6 /48's: by the /64 alone, each of a /48's 65,536 /64s had the slots afresh.
         network = network_bucket(client_ip) if client_ip else ""
         self.network = f"turns:net:{network}" if network else ""
-        self.token = uuid.uuid4().hex
+        self.token = holder_token()
         self._heartbeat: asyncio.Task | None = None
 
     async def acquire(self, wait: float = 5.0) -> Acquired:
         """Take the hold; a previous turn still saving is waited for (up to `wait` seconds)."""
         deadline = time.monotonic() + wait
+        judged = False
         while True:
             result = await self._take()
+            if result in (Acquired.BUSY, Acquired.SAVING) and not judged:
+                judged = True  # once: a lock taken over since is a live turn's
+                if await self._unlock_dead():
+                    continue
             if result != Acquired.SAVING or time.monotonic() > deadline:
                 break
             await asyncio.sleep(WAIT_POLL)
@@ -79,6 +84,23 @@ class TurnLease:
                 if await taking == Acquired.OK:
                     await self.release()
             raise
+
+    async def _unlock_dead(self) -> bool:
+        """Take off the conversation's lock when its holder's process is gone (agent.holders):
+        a killed web process's conversation answered "busy" until the lease ran out."""
+        lock = await state().holder(self.conversation) if self.conversation else ""
+        if not lock or not holder_gone(lock.split(":", 1)[-1]):
+            return False
+        slots = [key for key in (self.session, self.address, self.network) if key]
+        if not await state().unlock(self.conversation, lock, slots):
+            return False
+        logger.warning(
+            "conversation %s: its turn's process %s is gone (killed?); its lock was taken off "
+            "before its lease ran out",
+            self.conversation.removeprefix("turns:c:"),
+            lock.rsplit(".", 1)[-1],
+        )
+        return True
 
     async def attach(self, conversation_id: str) -> None:
         """Hold a conversation this turn created (nobody else knows its id yet)."""

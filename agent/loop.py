@@ -106,6 +106,9 @@ class TurnResult:
     # The estimates in `usage` no endpoint billed: calls refused before answering (an HTTP
     # error), or the offline model's. The budget keeps them; the turn's record does not.
     unbilled: Usage = field(default_factory=Usage)
+    # The estimates in `usage` that stood in for a report the endpoint never sent (a Stop, a
+    # cut stream): billed, but not as reported. Every call's `ModelCall.estimated`, summed.
+    estimated: Usage = field(default_factory=Usage)
     answer: str = ""
     messages: list[dict] = field(default_factory=list)
     tool_calls: list[ToolRecord] = field(default_factory=list)
@@ -152,6 +155,9 @@ class ModelCall:
     # that reported no usage (Stop, a cut stream; not one the endpoint refused before
     # answering), and the attempts abandoned to a silence before the one that answered.
     estimated: Usage | None = None
+    # The output the call streamed (text, tool arguments), counted as it came: beside an
+    # estimate that stood in for a report, what the reader was actually given.
+    written: int = 0
 
 
 _NOTHING = contextlib.nullcontext()
@@ -403,8 +409,12 @@ async def _model_step(
     await spending.cover(result.usage.total + prompt + spending.answer_tokens)
     result.steps += 1
     call = ModelCall(result.steps, convo)
-    with hooks.model_call(call):
-        call.turn = await _model_stream(model, call, schemas, emit, spending, prompt)
+    try:
+        with hooks.model_call(call):
+            call.turn = await _model_stream(model, call, schemas, emit, spending, prompt)
+    finally:  # cut or not: a cut call's estimate is what the turn's record must say
+        if call.estimated is not None:
+            result.estimated = result.estimated + call.estimated
     return call.turn
 
 
@@ -470,6 +480,7 @@ async def _model_stream(
         failed = not exc.worked
         raise
     finally:  # also when cancelled: a stopped turn keeps the text it showed
+        call.written = written.tokens
         result.answer += "".join(pieces)
         result.streaming = []
         result.in_flight = 0  # in `usage` from here

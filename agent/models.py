@@ -62,6 +62,9 @@ class Turn(models.Model):
     offline = models.BooleanField(_("offline model"), default=False)
     input_tokens = models.PositiveIntegerField(_("input tokens"), default=0)
     output_tokens = models.PositiveIntegerField(_("output tokens"), default=0)
+    # Of those, the tokens charged on an estimate: the endpoint reported no usage for a call (a
+    # Stop, a cut stream), so the budget's rule stood in (agent.loop._written_charge).
+    estimated_tokens = models.PositiveIntegerField(_("estimated tokens"), default=0)
     time_to_first_token_ms = models.FloatField(_("first token (ms)"), null=True, blank=True)
     duration_ms = models.FloatField(_("duration (ms)"), default=0)
     error_code = models.CharField(_("error code"), max_length=20, blank=True)

@@ -460,8 +460,9 @@ async def budget_reserve(
 async def _reserve(
     *, conversation_id: str | None, client_ip: str, turn_id: str
 ) -> Refusal | TurnBudget:
-    day = _today()
-    budgets = _budgets(conversation_id=conversation_id, client_ip=client_ip, day=day)
+    now = await state().clock()
+    day = _today(now)
+    budgets = _budgets(conversation_id=conversation_id, client_ip=client_ip, day=day, now=now)
     over, held = await state().reserve(
         [b[:3] for b in budgets], settings.AGENT_TOKENS_RESERVE, hold=turn_id
     )
@@ -605,24 +606,31 @@ _CONVERSATION_SPENT = Refusal(
 )
 
 
-def _today() -> str:
-    return time.strftime("%Y-%m-%d", time.gmtime())
+def _today(now: float | None = None) -> str:
+    """The UTC day of `now` (Unix seconds; this process's clock when None).
+
+    A turn starts by Redis's clock (`state().clock()`): by each worker's own, around midnight a
+    worker a minute behind charged its turns to the day that had ended, which no other
+    worker's budget read any more, and one ahead to a day nobody counted yet.
+    """
+    return time.strftime("%Y-%m-%d", time.gmtime(now))
 
 
-def daily_budget_key(day: str = "") -> str:
-    """The shared state's key of the site's tokens spent (and held) on `day` (today)."""
-    return f"tok:d:{day or _today()}"
+def daily_budget_key(day: str = "", *, now: float | None = None) -> str:
+    """The shared state's key of the site's tokens spent (and held) on `day` (else the UTC
+    day of `now`, else today by this process's clock)."""
+    return f"tok:d:{day or _today(now)}"
 
 
 def _budgets(
-    *, conversation_id: str | None, client_ip: str, day: str = ""
+    *, conversation_id: str | None, client_ip: str, day: str = "", now: float | None = None
 ) -> list[tuple[str, int, int, Refusal]]:
     network = network_bucket(client_ip)
     client_ip = address_bucket(client_ip)
-    day = day or _today()
+    day = day or _today(now)
     # Rounded up: truncated, the panel said "try again at 11:59 PM" for a budget that frees at
-    # midnight (UTC).
-    tomorrow = math.ceil(DAY - time.time() % DAY)
+    # midnight (UTC): Redis's midnight, when `now` is its clock (the day's keys change then).
+    tomorrow = math.ceil(DAY - (time.time() if now is None else now) % DAY)
     budgets = []
     if conversation_id is not None:
         budgets.append(

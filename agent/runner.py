@@ -14,7 +14,7 @@ from django.conf import settings
 from django.db import DatabaseError
 
 from agent import events, ratelimit
-from agent.checkpoints import Checkpointer
+from agent.checkpoints import WORKER_NAME, Checkpointer
 from agent.exceptions import ConversationFull, SharedStateDown
 from agent.holds import HoldSettlement
 from agent.leases import TurnLease
@@ -132,6 +132,10 @@ class TurnRunner:
         with TurnObservation(
             turn_id=prepared.turn_id, conversation_id=prepared.conversation_id, index=prepared.index
         ) as seen:
+            # The turn's first line: a turn whose process is killed writes no other (its
+            # summary line dies with it), and this one says when it began and which process
+            # ran it, the pid supervisord's `exited:` line and the recovery's line name.
+            logger.info("turn %d started on worker %s", prepared.index, WORKER_NAME)
             await self._run_turn(
                 message, visitor, prepared, emit, lease, seen, attach=conversation_id is None
             )
@@ -227,7 +231,7 @@ class TurnRunner:
 
         def started(result: TurnResult) -> None:
             holder.append(result)
-            self.checkpoints.track(prepared.turn_id, result)
+            self.checkpoints.track(prepared.turn_id, result, trace_id=seen.trace_id)
 
         try:
             # Inside the `try`: a Stop or a closed socket here (the turn has its row and its

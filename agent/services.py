@@ -51,6 +51,7 @@ class TurnRecord:
     offline: bool = False
     input_tokens: int = 0
     output_tokens: int = 0
+    estimated_tokens: int = 0  # of input + output, charged on an estimate (no usage reported)
     time_to_first_token_ms: float | None = None
     duration_ms: float = 0.0
     error_code: str = ""
@@ -134,6 +135,7 @@ def _turn_record_any(*, record: TurnRecord) -> bool:
         offline=record.offline,
         input_tokens=record.input_tokens,
         output_tokens=record.output_tokens,
+        estimated_tokens=record.estimated_tokens,
         time_to_first_token_ms=record.time_to_first_token_ms,
         duration_ms=record.duration_ms,
         error_code=record.error_code,

@@ -178,6 +178,15 @@ return 0
 """
 )
 
+# A lock whose holder's process is gone (agent.holders), taken off: only if it is still that
+# holder's (KEYS[1] still ARGV[1]), with the dead token's slots (ARGV[2]) in the slot keys given.
+UNLOCK = """
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('DEL', KEYS[1])
+for i = 2, #KEYS do redis.call('ZREM', KEYS[i], ARGV[2]) end
+return 1
+"""
+
 # A turn's end in one trip: settle its budgets (SETTLE, by its hold record when there is one),
 # free its slots, and mark its conversation `saving` (UPDATE's 'saving' phase).
 # KEYS: conversation lock, the slot keys, the record and the index, the extras, then the
@@ -230,6 +239,9 @@ class Acquired(IntEnum):
     NETWORK_FULL = 5  # the client's IPv6 /48 runs AGENT_TURNS_PER_NETWORK turns already
 
 
+# How long a reading of Redis's clock is kept (as an offset from this process's clock): a
+# process whose own clock is stepped meanwhile names the day wrongly for at most this long.
+CLOCK_READ_SECONDS = 30.0
 POOL_SIZE = 100  # Redis connections per worker (redis-py's default)
 POOL_WAIT_SECONDS = 10.0
 
@@ -240,6 +252,8 @@ class RedisState:
     def __init__(self, url: str) -> None:
         self.url = url
         self._clients: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+        self._offset: float | None = None  # Redis's clock minus this process's (clock())
+        self._offset_read = 0.0
 
     def _client(self):
         return self._connection()[0]
@@ -273,6 +287,19 @@ class RedisState:
         """Redis answers, over the process's pool (a readiness check must not open a
         connection per request: /readyz is public)."""
         return bool(await self._client().ping())
+
+    async def clock(self) -> float:
+        """Redis's time (Unix seconds): the one clock every worker reads the day by.
+
+        Read as this process's clock plus an offset asked of Redis at most every
+        CLOCK_READ_SECONDS, not a round trip before every turn.
+        """
+        if self._offset is None or time.monotonic() - self._offset_read > CLOCK_READ_SECONDS:
+            with _reachable():
+                seconds, microseconds = await self._client().time()
+            self._offset = seconds + microseconds / 1e6 - time.time()
+            self._offset_read = time.monotonic()
+        return time.time() + self._offset
 
     async def _eval(self, script: str, keys: list[str], args: list) -> int:
         return int(await self._run(script, keys, args))
@@ -407,9 +434,18 @@ class RedisState:
         await self._eval(FINISH, keys, args)
 
     async def held(self, conversation: str) -> str:
+        return (await self.holder(conversation)).split(":", 1)[0]
+
+    async def holder(self, conversation: str) -> str:
+        """The conversation's lock as it stands (`running:<token>`, `saving:<token>`, '')."""
         with _reachable():
             value = await self._client().get(conversation)
-        return value.decode().split(":", 1)[0] if value else ""
+        return value.decode() if value else ""
+
+    async def unlock(self, conversation: str, lock: str, slot_keys: list[str]) -> bool:
+        """Take off `lock` if it still holds the conversation, and its token's slots."""
+        token = lock.split(":", 1)[-1]
+        return bool(await self._eval(UNLOCK, [conversation, *slot_keys], [lock, token]))
 
 
 class LocalState:
@@ -428,6 +464,9 @@ class LocalState:
 
     async def ping(self) -> bool:
         return True  # nothing to reach
+
+    async def clock(self) -> float:
+        return time.time()  # one process, one clock
 
     def _get(self, key: str) -> int:
         value, expires = self.counters.get(key, (0, 0.0))
@@ -676,6 +715,17 @@ class LocalState:
 
     async def held(self, conversation: str) -> str:
         return self._lock(conversation).split(":", 1)[0]
+
+    async def holder(self, conversation: str) -> str:
+        return self._lock(conversation)
+
+    async def unlock(self, conversation: str, lock: str, slot_keys: list[str]) -> bool:
+        if not lock or self._lock(conversation) != lock:
+            return False
+        del self.locks[conversation]
+        for key in slot_keys:
+            self.slots.get(key, {}).pop(lock.split(":", 1)[-1], None)
+        return True
 
     def _lock(self, conversation: str) -> str:
         value, expires = self.locks.get(conversation, ("", 0.0))

@@ -6,11 +6,11 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 from procrastinate.contrib.django import app
 
-from agent.checkpoints import turns_recover
+from agent.checkpoints import RecoveredTurn, turns_recover
 from agent.exceptions import SharedStateDown
 from agent.ratelimit import budget_holds_recover
 from agent.services import spool_replay
-from ops import logs
+from ops import logs, tracing
 from ops.metrics import turns_recovered_count
 
 logger = logging.getLogger(__name__)
@@ -28,26 +28,36 @@ async def turns_recover_periodic(timestamp: int) -> None:
     )
     turns_recovered_count(count=len(recovered))  # these turns never reached their own count
     for turn in recovered:
-        # The turn's own summary line died with its worker: this one leads to its transcript.
-        with logs.bound(turn_id=turn.turn_id, conversation_id=turn.conversation_id):
+        # The turn's own summary line died with its worker: this one leads to its transcript,
+        # and to its trace, where a span says the same (the turn's own spans died with it).
+        with logs.bound(
+            turn_id=turn.turn_id, conversation_id=turn.conversation_id, trace_id=turn.trace_id
+        ):
             logger.warning(
                 "turn interrupted: its worker %s stopped renewing its lease (killed or stuck)",
                 turn.worker,
             )
-    await _holds_recover([turn.turn_id for turn in recovered])
+        tracing.turn_recovered_span(
+            trace_id=turn.trace_id,
+            turn_id=turn.turn_id,
+            conversation_id=turn.conversation_id,
+            worker=turn.worker,
+        )
+    await _holds_recover(recovered)
 
 
-async def _holds_recover(turn_ids: list[str]) -> None:
+async def _holds_recover(recovered: list[RecoveredTurn]) -> None:
     """Settle the recovered turns' holds, and those whose lease ended unrecovered, to what
     their checkpoints counted. Redis down, a hold waits: its lease has ended, and the next
     run's sweep finds it."""
     try:
-        freed = await budget_holds_recover(turn_ids=turn_ids)
+        freed = await budget_holds_recover(turn_ids=[turn.turn_id for turn in recovered])
     except SharedStateDown:  # said once by agent.shared
         return
+    conversations = {turn.turn_id: turn.conversation_id for turn in recovered}
     for turn_id, tokens in freed.items():
         if tokens:
-            with logs.bound(turn_id=turn_id):
+            with logs.bound(turn_id=turn_id, conversation_id=conversations.get(turn_id, "")):
                 logger.warning("gave back %d tokens its dead worker held on the budgets", tokens)
 
 

@@ -77,6 +77,7 @@ class TurnContext:
             offline=self.model.offline,
             input_tokens=result.billed.input_tokens,
             output_tokens=result.billed.output_tokens,
+            estimated_tokens=result.estimated.total,
             time_to_first_token_ms=(first_token - self.started) * 1000 if first_token else None,
             duration_ms=(time.monotonic() - self.started) * 1000,
             error_code=result.error_code,

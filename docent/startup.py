@@ -209,6 +209,9 @@ def serve_ready_lines(*, host: str, port: int) -> list[str]:
 # How long `cluster_ready` waits for the cluster's first answer, and how often it asks.
 CLUSTER_READY_SECONDS = 600.0
 CLUSTER_READY_POLL_SECONDS = 0.5
+# Once one web process is ready, how long the others get to be ready too before nginx is let
+# through anyway (a process that crashes at start must not keep the site closed).
+CLUSTER_LAGGARD_SECONDS = 30.0
 
 
 def cluster_starting_line(*, host: str, port: int) -> str:
@@ -223,19 +226,28 @@ def cluster_wait_ready(
     web_ports: list[int],
     seconds: float = CLUSTER_READY_SECONDS,
     poll: float = CLUSTER_READY_POLL_SECONDS,
+    laggard: float = CLUSTER_LAGGARD_SECONDS,
 ) -> bool:
-    """True once nginx listens on `host:port` and a web process answers `/readyz` with 200.
+    """True once nginx listens on `host:port` and every web process answers `/readyz` with
+    200 (or one does, and the others have had `laggard` seconds more).
 
     `make run WORKERS=2` printed "Docent is serving on …" before its processes started: the first
     page, 25 s later on a two-core machine, was a refused connection and nginx's 502. The web
-    processes are asked directly: through nginx each refused try logged two errors.
+    processes are asked directly: through nginx each refused try logged two errors. Let through
+    once the first was ready, nginx sent a request to one still loading and logged
+    `connect() failed (111: Connection refused)` at every start.
     """
     deadline = time.monotonic() + seconds
+    waiting, first_ready = set(web_ports), 0.0
     while time.monotonic() < deadline:
-        if _listening(host, port) and any(_ready(web, poll) for web in web_ports):
-            return True
+        if _listening(host, port):
+            waiting = {web for web in waiting if not _ready(web, poll)}
+            if len(waiting) < len(web_ports) and not first_ready:
+                first_ready = time.monotonic()
+            if not waiting or (first_ready and time.monotonic() - first_ready >= laggard):
+                return True
         time.sleep(poll)
-    return False
+    return bool(first_ready)
 
 
 def _listening(host: str, port: int) -> bool:

@@ -69,6 +69,14 @@ TOKENS = Counter(
     "estimate the budget was charged when it reported none (a stopped or cut stream).",
     ["direction"],
 )
+# The part of those no endpoint reported: a cut call's charge was indistinguishable from a
+# report, so a spike of Stops read as the model growing verbose.
+TOKENS_ESTIMATED = Counter(
+    "docent_model_tokens_estimated",
+    "Of docent_model_tokens, those the budget charged on an estimate because the endpoint "
+    "reported no usage (a stopped or cut stream).",
+    ["direction"],
+)
 ACTIVE_STREAMS = Gauge(
     "docent_active_streams", "Turns streaming right now.", multiprocess_mode="livesum"
 )

@@ -148,6 +148,11 @@ class TurnObservation:
             # What the turn cost, so a runaway or an expensive visitor is found in the log.
             "input_tokens": tokens[0],
             "output_tokens": tokens[1],
+            # The part of them no endpoint reported: what the budget charged a cut call, and
+            # what that call had streamed (a Stop at the first word was charged an answer).
+            "estimated_input_tokens": calls.estimated_in if calls else 0,
+            "estimated_output_tokens": calls.estimated_out if calls else 0,
+            "written_output_tokens": calls.estimated_written if calls else 0,
         }
         ending = status if status != "done" else ("answered" if answered else "declined")
         if error_code and error_code != status:
@@ -161,6 +166,12 @@ class TurnObservation:
         if data["slowest_tool"]:
             line += f" (slowest {data['slowest_tool']} {calls.slowest[1]:.0f} ms)"
         line += f", tokens {tokens[0]} in {tokens[1]} out"
+        if data["estimated_input_tokens"] or data["estimated_output_tokens"]:
+            line += (
+                f" (estimated, no usage reported: {data['estimated_input_tokens']} in "
+                f"{data['estimated_output_tokens']} out, of which {data['written_output_tokens']}"
+                " out streamed)"
+            )
         failed = status in ("error", "max_steps", "interrupted")
         if data["model_failure"]:
             line += f", model failure {data['model_failure']}"
@@ -191,6 +202,9 @@ class TurnHooks(Hooks):
         self.tool_ms = 0.0
         self.slowest: tuple[str, float] | None = None  # (tool, ms)
         self.model_failure = ""  # the last failed model call's reason
+        # Tokens charged on estimates (calls with no usage report: Stop, a cut stream), and the
+        # output those calls streamed: the turn's record gives their sum as if reported.
+        self.estimated_in = self.estimated_out = self.estimated_written = 0
         self._tools_running = 0
         self._tools_since = 0.0
 
@@ -255,6 +269,21 @@ class _ModelScope:
         # Attempts abandoned to a silence and retried are estimated beside a report (Retried).
         reported = turn.usage if turn is not None else None
         usage = reported + self.call.estimated if reported is not None else self.call.estimated
+        estimated = self.call.estimated
+        if estimated is not None and estimated.total:
+            metrics.child(metrics.TOKENS_ESTIMATED, "input").inc(estimated.input_tokens)
+            metrics.child(metrics.TOKENS_ESTIMATED, "output").inc(estimated.output_tokens)
+            self.hooks.estimated_in += estimated.input_tokens
+            self.hooks.estimated_out += estimated.output_tokens
+            self.hooks.estimated_written += self.call.written
+            tracing.span_note(
+                self.span,
+                **{
+                    "docent.usage.estimated_input_tokens": estimated.input_tokens,
+                    "docent.usage.estimated_output_tokens": estimated.output_tokens,
+                    "docent.usage.written_output_tokens": self.call.written,
+                },
+            )
         if usage is not None:
             metrics.child(metrics.TOKENS, "input").inc(usage.input_tokens)
             metrics.child(metrics.TOKENS, "output").inc(usage.output_tokens)

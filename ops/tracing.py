@@ -124,6 +124,41 @@ def turn_save_span(*, turn_id: str) -> contextlib.AbstractContextManager:
     return active.start_as_current_span("save_turn", attributes=attributes)
 
 
+def turn_recovered_span(*, trace_id: str, turn_id: str, conversation_id: str, worker: str) -> None:
+    """One span in a killed turn's own trace: it was recovered as `interrupted`, and whose
+    process stopped renewing its lease.
+
+    A turn's root span and its model call's span end, and are exported, only by the process
+    that runs it: killed mid-answer, it exported neither, and the trace the admin links to
+    did not exist. This span's parent is that root span, never received (viewers mark it a
+    missing parent), so the trace id leads to the recovery, the turn id and the worker.
+    """
+    active = tracer()
+    if active is None or len(trace_id) != 32:
+        return
+    import random
+
+    from opentelemetry import trace
+    from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags
+
+    lost_root = SpanContext(
+        trace_id=int(trace_id, 16),
+        span_id=random.getrandbits(64) or 1,  # noqa: S311 - an id, not a secret
+        is_remote=True,
+        trace_flags=TraceFlags(TraceFlags.SAMPLED),
+    )
+    attributes = {
+        "docent.turn.id": turn_id,
+        "gen_ai.conversation.id": conversation_id,
+        "docent.turn.status": "interrupted",
+        "docent.turn.worker": worker,
+    }
+    parent = trace.set_span_in_context(NonRecordingSpan(lost_root))
+    span = active.start_span("recover_turn", context=parent, attributes=attributes)
+    span_failed(span, "interrupted")
+    span.end()
+
+
 def span_note(span: Any, **attributes: Any) -> None:
     """Set attributes on a span that may be None (tracing off)."""
     if span is not None:

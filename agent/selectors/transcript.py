@@ -186,7 +186,7 @@ def conversation_transcript(*, conversation_id: UUID) -> Transcript | None:
 
 _TURN_FIELDS = (
     "index", "user_message", "answer", "status", "step_count", "model", "offline",
-    "input_tokens", "output_tokens", "time_to_first_token_ms", "duration_ms",
+    "input_tokens", "output_tokens", "estimated_tokens", "time_to_first_token_ms", "duration_ms",
     "error_code", "error", "citations", "listed_articles", "answered", "small_talk",
     "index_incomplete",
     "vote",

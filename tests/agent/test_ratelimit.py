@@ -61,6 +61,7 @@ async def test_a_reserve_cancelled_before_its_answer_arrives_gives_back_its_hold
     state_reset()
     # Connected and the script loaded: those answers need the relay too.
     await state().reserve([("warm-up", 1, 60)], 0)
+    await state().clock()  # the day a turn counts on, read by Redis's clock
     relay.flowing.clear()
     reserve = asyncio.create_task(ratelimit.budget_reserve(conversation_id=None, client_ip=ADDRESS))
     deadline = time.monotonic() + 30  # only so that a broken run cannot hang
@@ -115,4 +116,25 @@ async def test_the_64s_of_one_ipv6_48_share_a_daily_budget(settings):
     assert isinstance(same_48, ratelimit.Refusal) and same_48.reason == "network_budget"
     assert isinstance(other_48, ratelimit.TurnBudget) and isinstance(ipv4, ratelimit.TurnBudget)
     assert not [key for key in state().counters if key.startswith("tok:net:192")]
+    state_reset()
+
+
+async def test_a_day_spent_refuses_until_the_shared_clocks_midnight(settings, monkeypatch):
+    """The day's key and its refusal's wait come from the shared state's clock (Redis's), a
+    minute before its midnight here: the wait was counted on this process's own clock."""
+    state_reset()
+    settings.AGENT_TOKENS_PER_DAY = 100
+    settings.AGENT_TOKENS_RESERVE = 100
+    midnight = (time.time() // 86400 + 3) * 86400  # a day far from this process's own
+
+    async def shared_clock() -> float:
+        return midnight - 60
+
+    monkeypatch.setattr(state(), "clock", shared_clock)
+    day = time.strftime("%Y-%m-%d", time.gmtime(midnight - 60))
+    first = await ratelimit.budget_reserve(conversation_id=None, client_ip=ADDRESS)
+    refused = await ratelimit.budget_reserve(conversation_id=None, client_ip="198.51.100.7")
+
+    assert isinstance(first, ratelimit.TurnBudget) and first.day == day
+    assert refused.reason == "daily_budget" and refused.retry_after == 60
     state_reset()

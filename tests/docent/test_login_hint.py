@@ -93,11 +93,28 @@ def test_the_cluster_waits_for_nginx_and_a_ready_web_process_and_says_when_neith
         assert not startup.cluster_wait_ready(
             host="127.0.0.1", port=free_port(), web_ports=[ready.port], seconds=0.3, poll=0.05
         )
+        # One never ready: the site opens once the others have waited `laggard` for it.
         assert startup.cluster_wait_ready(
-            host="127.0.0.1", port=ready.port, web_ports=[never.port, ready.port], poll=0.05
+            host="127.0.0.1",
+            port=ready.port,
+            web_ports=[never.port, ready.port],
+            poll=0.05,
+            laggard=0.2,
         )
     line = startup.cluster_not_ready_line(host="127.0.0.1", port=8621)
     assert line.startswith("Docent is not answering on http://127.0.0.1:8621/ after 10 minutes")
+
+
+def test_the_cluster_waits_for_every_web_process_before_nginx_proxies():
+    # Let through once the first was ready, nginx's first request to the second, still
+    # loading, logged `[error] connect() failed (111: Connection refused)` at cluster start.
+    from docent import startup
+
+    with ReadyServer(not_ready=0) as first, ReadyServer(not_ready=3) as second:
+        assert startup.cluster_wait_ready(
+            host="127.0.0.1", port=first.port, web_ports=[first.port, second.port], poll=0.05
+        )
+    assert second.asked == 4  # three refusals, then ready
 
 
 def ready_output(port: int) -> str:

@@ -408,7 +408,9 @@ async def test_a_turn_failing_outside_the_loop_logs_its_traceback_with_its_ids(m
 
     assert events[-1]["code"] == "internal"
     assert sample("docent_turn_errors_total", code="internal") == internal + 1
-    [line] = [json.loads(line) for line in lines.getvalue().splitlines()]
+    started, line = [json.loads(line) for line in lines.getvalue().splitlines()]
+    assert started["message"].startswith("turn 1 started on worker ")  # INFO, the same ids
+    assert started["turn_id"] == str(turn.pk)
     assert (line["level"], line["message"]) == ("ERROR", "chat turn failed outside the loop")
     assert (line["turn_id"], line["conversation_id"]) == (str(turn.pk), str(turn.conversation_id))
     assert "RuntimeError: a bug in the prompt" in line["exception"]

@@ -31,6 +31,25 @@ def exported():
     tracing.reset()
 
 
+async def _traced(exported, question: str) -> tuple[list[dict], list]:
+    """Ask `question` on a fresh socket and wait for its save: the turn's events, and every
+    span finished by then (the save's included)."""
+    socket = await connect()
+    events = await ask(socket, question)
+    await socket.disconnect()
+    await saved_turns()
+    return events, list(exported.get_finished_spans())
+
+
+def _named(spans: list, name: str) -> list:
+    return [span for span in spans if span.name == name]
+
+
+def _by_name(spans: list) -> dict:
+    """The spans by name, the last of each name kept (one of each in these turns)."""
+    return {span.name: span for span in spans}
+
+
 @pytest.mark.django_db(transaction=True)
 async def test_contents_are_exported_when_enabled(scripted, exported, settings):
     settings.OTEL_CAPTURE_MESSAGE_CONTENT = True
@@ -38,15 +57,13 @@ async def test_contents_are_exported_when_enabled(scripted, exported, settings):
         tool_call_response([("c1", "list_articles", '{"limit": 2}')]),
         text_response(["Nothing ", "here yet."]),
     )
-    socket = await connect()
-    events = await ask(socket, "What did I ask?")
-    await socket.disconnect()
+    events, finished = await _traced(exported, "What did I ask?")
     (turn,) = await saved_turns()
 
     assert events[-1]["type"] == "done"
-    spans = {span.name: span for span in exported.get_finished_spans()}
+    spans = _by_name(finished)
     assert turn.trace_id == format(spans["invoke_agent docent"].context.trace_id, "032x")
-    chats = [s for s in exported.get_finished_spans() if s.name == "chat scripted-model"]
+    chats = _named(finished, "chat scripted-model")
     first_input = json.loads(chats[0].attributes["gen_ai.input.messages"])
     assert first_input[-1] == {
         "role": "user",
@@ -65,13 +82,10 @@ async def test_a_failed_model_call_marks_its_span_and_the_turn(scripted, exporte
 
     settings.AGENT_MODEL_MAX_RETRIES = 0
     scripted.enqueue(error_response(500))
-    socket = await connect()
-    events = await ask(socket, "Break")
-    await socket.disconnect()
-    await saved_turns()
+    events, finished = await _traced(exported, "Break")
 
     assert events[-1]["code"] == "model_error"
-    spans = {span.name: span for span in exported.get_finished_spans()}
+    spans = _by_name(finished)
     # What failed, not the exception class: an HTTP 500 and a garbled stream read apart.
     assert spans["chat scripted-model"].attributes["error.type"] == "http_5xx"
     assert spans["chat scripted-model"].status.is_ok is False
@@ -158,7 +172,7 @@ def test_each_turn_starts_its_own_trace_inside_another_span(exported):
         with TurnObservation(turn_id="t", conversation_id="c", index=1) as seen:
             pass
 
-    (turn,) = [s for s in exported.get_finished_spans() if s.name == "invoke_agent docent"]
+    (turn,) = _named(exported.get_finished_spans(), "invoke_agent docent")
     assert turn.parent is None
     assert seen.trace_id != format(outer.get_span_context().trace_id, "032x")
 
@@ -173,13 +187,10 @@ async def test_a_search_shows_its_query_embedding_beside_its_statements(scripted
         tool_call_response([("c1", "search_knowledge_base", '{"query": "step caps"}')]),
         text_response(["Done."]),
     )
-    socket = await connect()
-    await ask(socket, "How are steps capped?")
-    await socket.disconnect()
+    _, spans = await _traced(exported, "How are steps capped?")
 
-    spans = exported.get_finished_spans()
-    (search,) = [s for s in spans if s.name == "execute_tool search_knowledge_base"]
-    (embedding,) = [s for s in spans if s.name == f"embeddings {settings.EMBEDDING_MODEL}"]
+    (search,) = _named(spans, "execute_tool search_knowledge_base")
+    (embedding,) = _named(spans, f"embeddings {settings.EMBEDDING_MODEL}")
     assert embedding.parent.span_id == search.context.span_id
     assert embedding.attributes["gen_ai.operation.name"] == "embeddings"
     assert embedding.attributes["gen_ai.provider.name"] == "docent_local"
@@ -199,14 +210,11 @@ async def test_the_turns_save_is_a_span_of_its_trace_with_its_statements(scripte
     """A trace showed the model and the tools but not the save, which runs after the final
     event: a database that was slow or down for saves did not appear in any trace."""
     scripted.enqueue(text_response(["Saved."]))
-    socket = await connect()
-    await ask(socket, "Save me")
-    await socket.disconnect()
+    _, spans = await _traced(exported, "Save me")
     (turn,) = await saved_turns()
 
-    spans = exported.get_finished_spans()
-    root = next(span for span in spans if span.name == "invoke_agent docent")
-    (save,) = [span for span in spans if span.name == "save_turn"]
+    (root,) = _named(spans, "invoke_agent docent")
+    (save,) = _named(spans, "save_turn")
     assert save.parent.span_id == root.context.span_id
     assert save.context.trace_id == root.context.trace_id
     assert save.attributes["docent.turn.id"] == str(turn.pk)
@@ -238,7 +246,7 @@ async def test_a_turn_cut_by_the_drain_marks_its_root_span_failed(scripted, expo
     await asyncio.wait([turn])  # cancelled by the drain
 
     assert events[-1]["code"] == "unavailable"
-    [root] = [s for s in exported.get_finished_spans() if s.name == "invoke_agent docent"]
+    (root,) = _named(exported.get_finished_spans(), "invoke_agent docent")
     assert root.attributes["docent.turn.status"] == "interrupted"
     assert root.attributes["error.type"] == "unavailable" and root.status.is_ok is False
 
@@ -263,7 +271,7 @@ async def test_a_save_the_database_refused_shows_spooled_in_its_span(
     outage.end()
     await socket.disconnect()
 
-    (save,) = [span for span in exported.get_finished_spans() if span.name == "save_turn"]
+    (save,) = _named(exported.get_finished_spans(), "save_turn")
     assert save.attributes["docent.save.attempts"] == 3
     assert save.attributes["error.type"] == "spooled" and save.status.is_ok is False
 
@@ -280,13 +288,10 @@ async def test_a_model_calls_span_says_how_long_its_retries_waited(scripted, exp
         error_response(503, retry_after=0.2),
         text_response(["Back."]),
     )
-    socket = await connect()
-    events = await ask(socket, "Anyone there?")
-    await socket.disconnect()
-    await saved_turns()
+    events, spans = await _traced(exported, "Anyone there?")
 
     assert events[-1]["type"] == "done"
-    (chat,) = [s for s in exported.get_finished_spans() if s.name == "chat scripted-model"]
+    (chat,) = _named(spans, "chat scripted-model")
     assert chat.status.is_ok and "error.type" not in chat.attributes  # the call succeeded
     assert chat.attributes["docent.model.retries"] == 2
     assert chat.attributes["docent.model.retry_backoff_ms"] == 500.0
@@ -311,13 +316,10 @@ async def test_a_silent_attempt_shows_as_a_retry_with_no_wait(scripted, exported
     settings.AGENT_MODEL_TIMEOUT = 0.5
     settings.AGENT_MODEL_MAX_RETRIES = 1
     scripted.enqueue(text_response(["never"], hang_after=0), text_response(["Back."]))
-    socket = await connect()
-    events = await ask(socket, "Anyone there?")
-    await socket.disconnect()
-    await saved_turns()
+    events, spans = await _traced(exported, "Anyone there?")
 
     assert events[-1]["type"] == "done"
-    (chat,) = [s for s in exported.get_finished_spans() if s.name == "chat scripted-model"]
+    (chat,) = _named(spans, "chat scripted-model")
     (retry,) = [event for event in chat.events if event.name == "docent.model.retry"]
     assert retry.attributes["error.type"] == "timeout"
     assert retry.attributes["docent.retry.backoff_ms"] == 0

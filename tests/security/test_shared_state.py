@@ -106,9 +106,12 @@ async def test_the_per_ip_token_budget_is_shared_by_workers(workers, scripted):
     assert ends == ["done", "done", "rate_limited"]
 
 
-async def test_a_dead_workers_lock_expires(workers, scripted):
+async def test_a_killed_workers_lock_is_taken_off_at_once(workers, scripted):
+    """A conversation whose turn's web process was killed answered "busy" on the live one
+    until the lock's lease ran out: 20 to 30 s (22 s measured in `make run WORKERS=2`). The
+    live process sees the holder's pid is gone (same host, agent.holders) and takes it off."""
     scripted.enqueue(text_response(["word "] * 400, delay=0.05), text_response(["after"]))
-    a, b = workers(AGENT_LEASE_SECONDS="3")
+    a, b = workers()  # the default 30 s lease: nothing here waits for it
     key = page_cookie(a)
     socket = await ws_open(a, cookie=key)
     await socket.send('{"type":"message","content":"long"}')
@@ -119,15 +122,9 @@ async def test_a_dead_workers_lock_expires(workers, scripted):
     a.process.wait()
     retry = await ws_open(b, cookie=key)
     right_away = await ws_ask(retry, "anyone?", conversation_id=conversation)
-    deadline = time.monotonic() + 15
-    while True:
-        later = await ws_ask(retry, "anyone?", conversation_id=conversation)
-        if later[0]["type"] == "start" or time.monotonic() > deadline:
-            break
-        await asyncio.sleep(0.5)
 
-    assert right_away[0]["code"] == "busy"
-    assert later[0]["type"] == "start" and later[-1]["type"] == "done"
+    assert right_away[0]["type"] == "start" and right_away[-1]["type"] == "done"
+    assert f"its turn's process {a.pid} is gone" in b.output()
     await retry.close()
 
 
