@@ -11,7 +11,7 @@ saved answer (red team 34).
 import re
 
 import pytest
-from asgiref.sync import sync_to_async
+from channels.db import database_sync_to_async
 
 from agent.models import Turn
 from testing_support.model_server import text_response
@@ -47,5 +47,7 @@ async def test_runs_split_across_pieces_keep_their_first(serve, scripted):
     assert len(PRESENTATION.findall(shown)) == 1  # before: 256
     assert shown == "HNSW is a graph index.\u200b See ❤\ufe0e"
     saved = Turn.objects.filter(index=1).exclude(status="running")
-    await sync_to_async(wait_until)(saved.exists, "the turn is saved")
-    assert (await saved.aget()).answer == shown
+    # Through Channels' wrapper, which closes its thread's connection: a plain sync_to_async
+    # left it open, and the test database could not be dropped at the end of the run.
+    await database_sync_to_async(wait_until)(saved.exists, "the turn is saved")
+    assert (await database_sync_to_async(saved.get)()).answer == shown
