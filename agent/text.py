@@ -30,11 +30,6 @@ _MAY_HIDE = re.compile(
 )
 # What shows as a mark on screen: letters, digits, punctuation and symbols (emoji included).
 _SHOWN = frozenset("LNPS")
-# The explicit bidi embeddings, overrides and isolates (LRE..RLO, LRI..PDI): invisible, and
-# obeyed past the end of the words that carry them. The implicit marks (ALM, LRM, RLM) only
-# lean the characters next to them.
-BIDI_EXPLICIT = "\u202a-\u202e\u2066-\u2069"
-BIDI_MARKS = "\u061c\u200e\u200f"
 # Letters that render as blank space: Hangul fillers, the halfwidth filler, the Braille blank.
 BLANK_LETTERS = "\u115f\u1160\u3164\uffa0\u2800"
 _BLANK = frozenset(BLANK_LETTERS)

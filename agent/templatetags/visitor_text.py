@@ -8,14 +8,8 @@ from django import template
 from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
-from agent.text import (
-    BIDI_EXPLICIT,
-    BIDI_MARKS,
-    BLANK_LETTERS,
-    INVISIBLE_OPERATORS,
-    TAG_CHARACTERS,
-    tag_text,
-)
+from agent.text import BLANK_LETTERS, INVISIBLE_OPERATORS, TAG_CHARACTERS, tag_text
+from blog.bidi import BIDI_EXPLICIT, BIDI_MARKS
 
 register = template.Library()
 

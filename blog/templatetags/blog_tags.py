@@ -7,7 +7,7 @@ from django.utils import translation
 from django.utils.formats import date_format
 from django.utils.translation import ngettext
 
-from agent.text import BIDI_EXPLICIT
+from blog.bidi import BIDI_EXPLICIT
 from blog.language import html_lang, text_language
 from blog.models import Article
 
