@@ -1,10 +1,13 @@
 """/healthz and /readyz for the proxy, the process manager and Kubernetes probes; the language
-switch."""
+switch; the site's icon."""
 
 from django.http import HttpRequest, HttpResponse, HttpResponseForbidden, JsonResponse
+from django.shortcuts import render
+from django.utils.cache import patch_cache_control
 from django.views.decorators.csrf import csrf_exempt
 from django.views.i18n import set_language
 
+from blog.site import site_mark
 from config.origins import origin_allowed
 from docent.health import readiness
 
@@ -40,3 +43,18 @@ def language_set(request: HttpRequest) -> HttpResponse:
         refusal = "Cross-site language change refused."
         return HttpResponseForbidden(refusal, content_type="text/plain")
     return set_language(request)
+
+
+def site_icon(request: HttpRequest) -> HttpResponse:
+    """The tab's and the home screen's icon: the site's mark, the header's badge (the static
+    icon read "D" on an owner's blog called anything else)."""
+    mark = site_mark()
+    response = render(
+        request,
+        "blog/icon.svg",
+        {"mark": mark, "wide": not mark.isascii()},
+        content_type="image/svg+xml",
+    )
+    # A day: SITE_NAME changes with a restart, and a browser asks for its icon on each page.
+    patch_cache_control(response, public=True, max_age=86400)
+    return response
