@@ -40,6 +40,18 @@ function decorateCode(wrapper, text) {
   wrapper.appendChild(copyButton("chat-copy--code", () => text, S.copy_code));
 }
 
+// Blocks whose end is a pause: their text ran into the next ("reliable:Count model calls").
+const BLOCKS = "p, li, pre, blockquote, h1, h2, h3, h4, h5, h6, tr, th, td";
+
+/** An answer's text as a screen reader should hear it once: a space between its blocks, and
+ * without its buttons' labels (a code block's "Copy" was read inside the answer). */
+function spokenText(node) {
+  const copy = node.cloneNode(true);
+  for (const button of copy.querySelectorAll("button")) button.remove();
+  for (const block of copy.querySelectorAll(BLOCKS)) block.append(" ");
+  return copy.textContent.replace(/\s+/g, " ").trim();
+}
+
 export class Turn {
   constructor(question) {
     this.question = question;
@@ -245,7 +257,7 @@ export class Turn {
 
   /** The turn's end as one text for a screen reader: the answer, its sources, its notes. */
   spoken() {
-    const parts = [this.answer.textContent.trim()];
+    const parts = [spokenText(this.answer)];
     const titles = [...this.sourceList.querySelectorAll(".chat-source__link, .chat-source--gone > span:first-child")];
     if (titles.length) parts.push(`${S.sources}: ${titles.map((t) => t.textContent).join("; ")}.`);
     for (const line of this.reply.querySelectorAll(".chat-note__text, .chat-note__hint")) {
