@@ -1,7 +1,7 @@
 /* One question and its reply in the log: steps, streamed answer, sources, copy, notes. */
 import { renderMarkdown } from "./markdown.js";
 import { errorMessage, Step } from "./steps.js";
-import { S } from "./strings.js";
+import { CONFIG, S } from "./strings.js";
 import { copyText, el, localPath, shorten, withoutOverrides, withSiteLinks } from "./util.js";
 
 // What a sources line holds besides its links: a label, then joiners only ("Sources: A, B",
@@ -107,6 +107,8 @@ export class Turn {
       // As live (panel.explain): the articles gathered before the limit, or "narrower".
       const articles = past.articles || [];
       turn.note("warn", articles.length ? S.error_max_steps : S.error_max_steps_none, articles);
+    } else if (past.status === "error" && past.reason === "setup") {
+      turn.unavailable();
     } else if (past.status === "error") {
       turn.note("warn", errorMessage(past.error_code || "internal", 0));
     }
@@ -264,6 +266,18 @@ export class Turn {
       parts.push(line.textContent.trim());
     }
     return parts.filter(Boolean).join(" ");
+  }
+
+  /** The model endpoint refused the site's settings: the assistant is out, the blog is not.
+   * The reader gets the search page with their question (no cause: that is the operator's). */
+  unavailable() {
+    const box = this.note("warn", S.error_model_error_setup);
+    const hint = el("p", "chat-note__hint");
+    const link = el("a", "chat-note__search", S.search_instead);
+    link.href = `${CONFIG.searchUrl}?${new URLSearchParams({ q: this.question })}`;
+    hint.appendChild(link);
+    box.appendChild(hint);
+    return box;
   }
 
   note(kind, message, articles) {

@@ -65,3 +65,21 @@ def test_an_answer_after_the_failures_clears_it(conversation):
     _turn(conversation, 2, 5)
     _turn(conversation, 3, 1, offline=True, model="")  # the offline model's say nothing here
     assert selectors.model_trouble(since=SINCE) is None
+
+
+@pytest.mark.parametrize(
+    ("error", "reason"),
+    [(REFUSED_KEY, "setup"), (NOT_FOUND, "setup"),
+     ("The language model could not be reached.", ""),
+     ("The language model returned an error (HTTP 500).", "")],
+)  # fmt: skip
+def test_a_saved_refusal_of_the_sites_settings_reads_setup_in_the_transcript(
+    conversation, error, reason
+):
+    # A new tab restored the turn as "isn't responding right now" (an outage: ask again);
+    # live it was the site's settings, which asking again cannot mend (walk 21).
+    _failed(conversation, 1, 5, error)
+
+    transcript = selectors.conversation_restore(conversation=conversation)
+
+    assert transcript["turns"][0]["reason"] == reason
