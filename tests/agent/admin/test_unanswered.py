@@ -242,6 +242,43 @@ def test_an_article_indexed_since_a_question_that_the_search_finds_for_it_is_nam
     assert '<a href="/articles/sourdough/">Baking sourdough bread</a>' in html
 
 
+def test_the_new_since_search_runs_once_per_question_and_state_of_the_index(
+    staff_client, make_article, monkeypatch
+):
+    # Each view of the Unanswered page and the dashboard embedded the 20 most asked questions
+    # again (the dashboard shows no "New since"): 0.3-2.6 s of a view with 2,000
+    # conversations on this machine, idle to loaded (walk 21).
+    import blog.search
+
+    asked: list[str] = []
+    search = blog.search.article_search
+
+    def counted(**kwargs):
+        asked.append(kwargs["query"])
+        return search(**kwargs)
+
+    monkeypatch.setattr(blog.search, "article_search", counted)
+    ask("How do I bake sourdough bread?", minutes=1)
+    ask("Do you cover Kubernetes operators?", minutes=2)
+    article = make_article(title="Baking sourdough bread", slug="sourdough", body=SOURDOUGH)
+    articles_reindex()
+
+    for _ in range(2):
+        page = staff_client.get("/admin/agent/conversation/unanswered/").content.decode()
+        assert '<a href="/articles/sourdough/">Baking sourdough bread</a>' in page
+    # The dashboard lists the questions without that hint: it searches for none.
+    dashboard = staff_client.get("/admin/agent/conversation/dashboard/?days=90")
+    assert "How do I bake sourdough bread?" in dashboard.content.decode()
+    assert sorted(asked) == ["Do you cover Kubernetes operators?", "How do I bake sourdough bread?"]
+
+    # An edit re-indexes the article: what the search finds may have changed, so it runs again.
+    article.body = SOURDOUGH + "\nRye flour works too."
+    article.save()
+    articles_reindex()
+    staff_client.get("/admin/agent/conversation/unanswered/")
+    assert len(asked) == 4
+
+
 def test_a_down_voted_answer_shows_what_was_voted_down_as_plain_text(staff_client):
     # The card showed the question and the comment; what the visitor judged took a click.
     answer = "**HNSW** is a graph index.\n\n- It has `m` links.\n\nSource: [pgvector](/articles/x/)"
