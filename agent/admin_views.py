@@ -25,6 +25,7 @@ from django.utils.translation import ngettext, pgettext
 
 from agent import charts, selectors
 from agent.models import Conversation
+from agent.selectors.unanswered import UNANSWERED_GROUPED
 
 DASHBOARD_PERIODS = (7, 30, 90)
 # viewBox widths close to the drawn size, so chart text renders near its nominal size.
@@ -332,13 +333,22 @@ def unanswered(request: HttpRequest, *, model_admin: ModelAdmin) -> HttpResponse
     since = _period_since(days) if days else None
     start = _day_start(since) if since else None
     groups = selectors.turn_unanswered_groups(since=start, while_indexing=not hide_indexing)
+    total = sum(group.count for group in groups)
     context = _context(
         request,
         model_admin,
         title=_("Unanswered questions"),
         groups=groups,
-        downvoted=selectors.turn_downvoted(since=start),
-        total=sum(group.count for group in groups),
+        # The newest few down-voted answers; the turns list has them all. 200 cards made the
+        # page 23,000 px long on a busy blog, the questions above a small part of it.
+        downvoted=selectors.turn_downvoted(since=start, limit=DOWNVOTED_SHOWN),
+        downvoted_count=selectors.turn_downvoted_count(since=start),
+        downvoted_url=_downvoted_url(since),
+        total=total,
+        # The grouping reads the newest 500: the page said "500 questions" of 2,800.
+        asked=selectors.turn_unanswered_count(since=start, while_indexing=not hide_indexing)
+        if total >= UNANSWERED_GROUPED
+        else total,
         while_indexing=sum(group.while_indexing for group in groups),
         hide_indexing=hide_indexing,
         days=days,
@@ -350,6 +360,17 @@ def unanswered(request: HttpRequest, *, model_admin: ModelAdmin) -> HttpResponse
         can_write=request.user.has_perm("blog.add_article"),
     )
     return TemplateResponse(request, "admin/agent/unanswered.html", context)
+
+
+DOWNVOTED_SHOWN = 20
+
+
+def _downvoted_url(since: date | None) -> str:
+    """The turns list of down-voted answers, from the period's first day."""
+    params = {"feedback": "down"}
+    if since is not None:
+        params["started_at__gte"] = str(_day_start(since))  # as the date filter writes it
+    return f"{reverse('admin:agent_turn_changelist')}?{urlencode(params)}"
 
 
 def _period_links(days: int | None, *, hide_indexing: bool) -> list[tuple[str, str, bool]]:

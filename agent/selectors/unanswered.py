@@ -34,17 +34,40 @@ def turn_unanswered(*, queryset: QuerySet[Turn] | None = None) -> QuerySet[Turn]
     return queryset.filter(UNANSWERED)
 
 
+def turn_unanswered_count(*, since: datetime | None = None, while_indexing: bool = True) -> int:
+    """How many questions turn_unanswered_groups would group, were there no limit: a busy
+    blog's page said "500 questions the blog could not answer", its limit, of 2,800."""
+    return _unanswered_in(since=since, while_indexing=while_indexing).count()
+
+
+def _unanswered_in(*, since: datetime | None, while_indexing: bool) -> QuerySet[Turn]:
+    turns = turn_unanswered()
+    if since is not None:
+        turns = turns.filter(started_at__gte=since)
+    if not while_indexing:
+        turns = turns.filter(index_incomplete=False)
+    return turns
+
+
 def turn_downvoted(*, limit: int = 200, since: datetime | None = None) -> QuerySet[Turn]:
     """Answers visitors voted down, newest first: the other half of the review backlog
     (`since`: only turns asked from then on, as the dashboard counts its down-votes)."""
-    turns = Turn.objects.filter(vote=Turn.Vote.DOWN)
-    if since is not None:
-        turns = turns.filter(started_at__gte=since)
     return (
-        turns.only("conversation_id", "index", "user_message", "answer", "feedback_comment",
-                   "feedback_at", "started_at")
+        _downvoted_in(since=since)
+        .only("conversation_id", "index", "user_message", "answer", "feedback_comment",
+              "feedback_at", "started_at")
         .order_by("-feedback_at", "-started_at")[:limit]
     )  # fmt: skip
+
+
+def turn_downvoted_count(*, since: datetime | None = None) -> int:
+    """How many answers visitors voted down (since `since`), beyond those the page shows."""
+    return _downvoted_in(since=since).count()
+
+
+def _downvoted_in(*, since: datetime | None) -> QuerySet[Turn]:
+    turns = Turn.objects.filter(vote=Turn.Vote.DOWN)
+    return turns if since is None else turns.filter(started_at__gte=since)
 
 
 @dataclass
@@ -107,9 +130,12 @@ def _trigrams(text: str) -> frozenset[str]:
     )
 
 
+UNANSWERED_GROUPED = 500  # the newest questions the Unanswered page groups
+
+
 def turn_unanswered_groups(
     *,
-    limit: int = 500,
+    limit: int = UNANSWERED_GROUPED,
     threshold: float = 0.5,
     since: datetime | None = None,
     while_indexing: bool = True,
@@ -119,11 +145,7 @@ def turn_unanswered_groups(
     (`while_indexing=False`: without those asked while the index was incomplete;
     `new_since=False`: without searching for the articles indexed since, a page that does
     not show them)."""
-    turns = turn_unanswered()
-    if since is not None:
-        turns = turns.filter(started_at__gte=since)
-    if not while_indexing:
-        turns = turns.filter(index_incomplete=False)
+    turns = _unanswered_in(since=since, while_indexing=while_indexing)
     # A search the model sent bad arguments never ran: not the search failing.
     searches = ToolCall.objects.filter(turn=OuterRef("pk"), name=SEARCH_TOOL).filter(
         ToolCall.OUTCOMES["error"]

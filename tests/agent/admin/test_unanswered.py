@@ -5,7 +5,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from django.utils import timezone
 
-from agent.models import ToolCall
+from agent.models import ToolCall, Turn
 from agent.selectors import turn_unanswered, turn_unanswered_groups
 from blog.indexing import articles_reindex
 from blog.models import Article
@@ -277,6 +277,33 @@ def test_the_new_since_search_runs_once_per_question_and_state_of_the_index(
     articles_reindex()
     staff_client.get("/admin/agent/conversation/unanswered/")
     assert len(asked) == 4
+
+
+def test_a_busy_backlog_says_how_many_it_groups_of_how_many_and_links_every_down_vote(
+    staff_client,
+):
+    # With 2,000 conversations the page said "500 questions the blog could not answer" (its
+    # limit, of 1,903) and listed 200 down-voted answers, 23,000 px of page (walk 21).
+    conversation = make_conversation()
+    Turn.objects.bulk_create(
+        Turn(conversation=conversation, index=n, user_message=f"Question {n} about Kafka",
+             answer="I couldn't find that.", status="done", answered=False,
+             started_at=timezone.now() - timedelta(minutes=n),
+             vote="down" if n <= 22 else "")
+        for n in range(1, 504)
+    )  # fmt: skip
+
+    page = staff_client.get("/admin/agent/conversation/unanswered/").content.decode()
+
+    assert "The newest 500 of 503 questions the blog could not answer" in page
+    assert page.count('data-testid="downvoted-answer"') == 20
+    assert "The newest 20 of 22." in page
+    link = '<a href="/admin/agent/turn/?feedback=down">All 22 in the turns list</a>'
+    assert link in page
+    listed = staff_client.get("/admin/agent/turn/?feedback=down").context["cl"].result_count
+    assert listed == 22
+    week = staff_client.get("/admin/agent/conversation/unanswered/?days=7").context
+    assert staff_client.get(week["downvoted_url"]).context["cl"].result_count == 22
 
 
 def test_a_down_voted_answer_shows_what_was_voted_down_as_plain_text(staff_client):
