@@ -132,7 +132,7 @@ def _charts(metrics: selectors.Dashboard) -> dict:
             desc=ngettext(
                 "%(count)s turn, %(period)s.", "%(count)s turns, %(period)s.", metrics.turns
             )
-            % {"count": metrics.turns, "period": period},
+            % {"count": charts.format_count(metrics.turns), "period": period},
             points=[(label, row.turns) for label, row in zip(days, metrics.days, strict=True)],
             count_text=_turns_text,
             width=WIDE,
@@ -142,7 +142,8 @@ def _charts(metrics: selectors.Dashboard) -> dict:
             chart_id="outcomes",
             title=_("How turns ended"),
             desc=_sentence(
-                pgettext("a chart's figure", "%(label)s: %(count)s") % {"label": label, "count": n}
+                pgettext("a chart's figure", "%(label)s: %(count)s")
+                % {"label": label, "count": charts.format_count(n)}
                 for _status, label, n in metrics.outcomes
             ),
             points=[(label, count, status) for status, label, count in metrics.outcomes],
@@ -178,6 +179,7 @@ def dashboard(request: HttpRequest, *, model_admin: ModelAdmin) -> HttpResponse:
     days = _period_days(request, default=30)
     metrics = selectors.dashboard_metrics(days=days)
     tokens = sum(row.tokens_in + row.tokens_out for row in metrics.days)
+    # Every count grouped, the small print's too: "2327 of 3943 answers" sat under "1,891".
     count, ms = charts.format_count, charts.format_ms
     lists = _period_lists(metrics.since)
     kpis = [
@@ -204,14 +206,14 @@ def dashboard(request: HttpRequest, *, model_admin: ModelAdmin) -> HttpResponse:
                 "%(voted)s of %(finished)s answers voted on",
                 metrics.finished,
             )
-            % {"voted": metrics.voted, "finished": metrics.finished},
+            % {"voted": count(metrics.voted), "finished": count(metrics.finished)},
             None,
         ),
         (
             _("Down-vote rate"),
             charts.format_percent(metrics.downvote_rate),
             ngettext("%(down)s of %(voted)s vote", "%(down)s of %(voted)s votes", metrics.voted)
-            % {"down": metrics.downvoted, "voted": metrics.voted},
+            % {"down": count(metrics.downvoted), "voted": count(metrics.voted)},
             lists["voted_down"],
         ),
         (_("Median turn"), ms(metrics.turn_p50_ms), f"p95 {ms(metrics.turn_p95_ms)}", None),
@@ -225,7 +227,7 @@ def dashboard(request: HttpRequest, *, model_admin: ModelAdmin) -> HttpResponse:
                 "%(errors)s of %(calls)s executed calls",
                 metrics.tool_calls,
             )
-            % {"errors": metrics.tool_errors, "calls": metrics.tool_calls},
+            % {"errors": count(metrics.tool_errors), "calls": count(metrics.tool_calls)},
             lists["tool_errors"],
         ),
         (_("Tokens"), count(tokens), _tokens_hint(metrics, tokens), None),
