@@ -336,6 +336,11 @@ def unanswered(request: HttpRequest, *, model_admin: ModelAdmin) -> HttpResponse
     start = _day_start(since) if since else None
     groups = selectors.turn_unanswered_groups(since=start, while_indexing=not hide_indexing)
     total = sum(group.count for group in groups)
+    # The grouping reads the newest 500: the page said "500 questions" of 1,903.
+    asked = total
+    if total >= UNANSWERED_GROUPED:
+        asked = selectors.turn_unanswered_count(since=start, while_indexing=not hide_indexing)
+    downvoted = selectors.turn_downvoted_count(since=start)
     context = _context(
         request,
         model_admin,
@@ -344,13 +349,13 @@ def unanswered(request: HttpRequest, *, model_admin: ModelAdmin) -> HttpResponse
         # The newest few down-voted answers; the turns list has them all. 200 cards made the
         # page 23,000 px long on a busy blog, the questions above a small part of it.
         downvoted=selectors.turn_downvoted(since=start, limit=DOWNVOTED_SHOWN),
-        downvoted_count=selectors.turn_downvoted_count(since=start),
+        downvoted_count=downvoted,
+        # Grouped as the dashboard's figures are, in either language ("1,903", not "1903").
+        downvoted_text=charts.format_count(downvoted),
         downvoted_url=_downvoted_url(since),
         total=total,
-        # The grouping reads the newest 500: the page said "500 questions" of 2,800.
-        asked=selectors.turn_unanswered_count(since=start, while_indexing=not hide_indexing)
-        if total >= UNANSWERED_GROUPED
-        else total,
+        asked=asked,
+        asked_text=charts.format_count(asked),
         while_indexing=sum(group.while_indexing for group in groups),
         hide_indexing=hide_indexing,
         days=days,

@@ -290,12 +290,12 @@ def test_a_busy_backlog_says_how_many_it_groups_of_how_many_and_links_every_down
              answer="I couldn't find that.", status="done", answered=False,
              started_at=timezone.now() - timedelta(minutes=n),
              vote="down" if n <= 22 else "")
-        for n in range(1, 504)
+        for n in range(1, 1004)
     )  # fmt: skip
 
     page = staff_client.get("/admin/agent/conversation/unanswered/").content.decode()
 
-    assert "The newest 500 of 503 questions the blog could not answer" in page
+    assert "The newest 500 of 1,003 questions the blog could not answer" in page
     assert page.count('data-testid="downvoted-answer"') == 20
     assert "The newest 20 of 22." in page
     link = '<a href="/admin/agent/turn/?feedback=down">All 22 in the turns list</a>'
@@ -304,6 +304,10 @@ def test_a_busy_backlog_says_how_many_it_groups_of_how_many_and_links_every_down
     assert listed == 22
     week = staff_client.get("/admin/agent/conversation/unanswered/?days=7").context
     assert staff_client.get(week["downvoted_url"]).context["cl"].result_count == 22
+    chinese = staff_client.get(
+        "/admin/agent/conversation/unanswered/", HTTP_ACCEPT_LANGUAGE="zh-CN"
+    ).content.decode()
+    assert "博客未能回答的问题共 1,003 个，这里是最新的 500 个" in chinese
 
 
 def test_a_down_voted_answer_shows_what_was_voted_down_as_plain_text(staff_client):
