@@ -73,6 +73,18 @@ CONTRAST_JS = r"""(root) => {
       failures.push(`${name} "${text}" ${ratio.toFixed(2)}:1 < ${needed}:1`);
     }
   }
+  // An empty field's placeholder is the only text it shows (the panel's "Ask a question…").
+  for (const field of scope.querySelectorAll("input[placeholder], textarea[placeholder]")) {
+    if (field.value || !field.getBoundingClientRect().width || field.closest("[hidden]")) continue;
+    const bg = background(field);
+    if (!bg) continue;
+    const fg = over(parse(getComputedStyle(field, "::placeholder").color), bg);
+    const [hi, lo] = [lum(fg), lum(bg)].sort((a, b) => b - a);
+    const ratio = (hi + 0.05) / (lo + 0.05);
+    if (ratio < 4.5 - 0.005) {
+      failures.push(`${field.id || field.name}::placeholder ${ratio.toFixed(2)}:1 < 4.5:1`);
+    }
+  }
   return failures;
 }"""
 

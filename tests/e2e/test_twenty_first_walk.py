@@ -81,10 +81,14 @@ def test_every_text_of_the_page_and_the_panel_meets_aa_contrast(
     site, scripted, open_page, scheme, viewport
 ):
     # Measured on the article, the search page and the panel with an answer, its sources and
-    # the note of an unavailable assistant (its search link sits on the warning's yellow).
+    # the note of an unavailable assistant (its search link sits on the warning's yellow). The
+    # placeholders failed: the panel's at 3.83:1 in light, the search page's (Chromium's own
+    # grey) at 3.48:1 in dark.
     scripted.enqueue(text_response(words(LIST_ANSWER)), error_response(401))
     page = open_page(viewport, color_scheme=scheme)
     page.goto(f"{site}/search/?q=pgvector")
+    assert contrast_failures(page) == []
+    page.goto(f"{site}/search/")  # its empty box's placeholder
     assert contrast_failures(page) == []
     page.goto(f"{site}/articles/{STEP_LIMITS}/")
     assert contrast_failures(page) == []
