@@ -28,6 +28,7 @@ urlpatterns = [
     path("i18n/setlang/", docent_views.language_set, name="set_language"),
     # The site's own mark (SITE_NAME's first letter), not a fixed "D".
     path("icon.svg", docent_views.site_icon, name="site_icon"),
+    path("manifest.webmanifest", docent_views.site_manifest, name="site_manifest"),
     # Browsers ask for /favicon.ico whatever the page links (the admin's pages link none).
     # Not permanent: it led to the static "D" for good (that file stays for who cached it).
     path("favicon.ico", RedirectView.as_view(pattern_name="site_icon")),

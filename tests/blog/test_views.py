@@ -159,6 +159,20 @@ def test_the_icon_is_the_sites_mark(client, settings, name, mark):
     assert '<link rel="icon" href="/icon.svg" type="image/svg+xml">' in page
 
 
+def test_a_phones_home_screen_gets_the_sites_name_and_mark(client, settings):
+    # "Add to Home Screen" had no manifest to read: the page's title and a screenshot's corner.
+    settings.SITE_NAME = "田野笔记"
+
+    page = client.get("/").content.decode()
+    response = client.get("/manifest.webmanifest")
+    manifest = response.json()
+
+    assert '<link rel="manifest" href="/manifest.webmanifest">' in page
+    assert response["Content-Type"] == "application/manifest+json"
+    assert manifest["name"] == "田野笔记" and manifest["start_url"] == "/"
+    assert manifest["icons"] == [{"src": "/icon.svg", "sizes": "any", "type": "image/svg+xml"}]
+
+
 def test_a_chinese_article_is_served_as_zh_hans(client, make_article):
     make_article(title="文本嵌入入门", slug="zh", summary="把文字变成向量。")
     make_article(title="Embeddings primer", slug="en")
