@@ -4,6 +4,7 @@ from functools import cache
 
 from django.conf import settings
 from django.http import HttpRequest
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext, pgettext
 
@@ -70,6 +71,8 @@ def chat_config() -> dict:
         "codes": sorted(events.ERROR_CODES),
         "retryable": sorted(events.RETRYABLE),
         "maxChars": settings.AGENT_MAX_MESSAGE_CHARS,
+        # Where a reader goes when the assistant cannot answer (the search page needs no model).
+        "searchUrl": reverse("blog:search"),
     }
 
 
@@ -181,10 +184,13 @@ def chat_strings() -> dict[str, str]:
             "The language model behind the assistant isn’t responding right now."
         ),
         # The endpoint refused the site's settings (key, model name): asking again cannot help.
+        # The cause is the operator's (the admin's dashboard and the log name the setting); the
+        # reader learns that the assistant is out and the blog is not, and how to search it.
         "error_model_error_setup": _(
-            "The assistant can’t answer at the moment: its language model isn’t set up right. "
-            "Asking again won’t help until the site’s owner fixes it."
+            "The assistant is unavailable at the moment. Everything else on the blog works as "
+            "usual."
         ),
+        "search_instead": _("Search the articles for your question"),
         "error_bad_request": _("I couldn’t take that message."),
         # Counted down to "Try again in 1 second." (static/chat/steps.js).
         "error_rate_limited_one": ngettext(

@@ -58,6 +58,11 @@ class TurnOut(Schema):
     answer: str
     status: str
     error_code: str
+    reason: str = Field(
+        default="",
+        description='"setup" when the model endpoint refused the site\'s settings (a key, a model '
+        "name): asking again cannot help, as the live `error` event's reason says.",
+    )
     steps: int
     citations: list[CitationOut]
     articles: list[CitationOut] = Field(

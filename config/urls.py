@@ -1,5 +1,4 @@
 from django.contrib import admin
-from django.templatetags.static import static
 from django.urls import include, path, re_path
 from django.utils.functional import lazy
 from django.utils.translation import gettext_lazy as _
@@ -27,8 +26,12 @@ urlpatterns = [
     path("metrics", metrics, name="metrics"),
     # Where django.conf.urls.i18n puts it; the header's switch posts here.
     path("i18n/setlang/", docent_views.language_set, name="set_language"),
-    # Browsers ask for /favicon.ico whatever the page links; send them to the real icon.
-    path("favicon.ico", RedirectView.as_view(url=static("favicon.svg"), permanent=True)),
+    # The site's own mark (SITE_NAME's first letter), not a fixed "D".
+    path("icon.svg", docent_views.site_icon, name="site_icon"),
+    path("manifest.webmanifest", docent_views.site_manifest, name="site_manifest"),
+    # Browsers ask for /favicon.ico whatever the page links (the admin's pages link none).
+    # Not permanent: it led to the static "D" for good (that file stays for who cached it).
+    path("favicon.ico", RedirectView.as_view(pattern_name="site_icon")),
     path("", include("blog.urls")),
 ]
 

@@ -44,7 +44,7 @@ def _said(check: EndpointCheck, *, model: str, endpoint: str) -> str:
         ),
         "key": (
             f"Assistant: {endpoint} refused the API key ({detail}): check OPENAI_API_KEY. "
-            "Until it is right, readers are told the assistant isn't set up"
+            "Until it is right, readers are told the assistant is unavailable"
         ),
         "unreachable": (
             f"Assistant: nothing answers at {endpoint} ({detail}): check OPENAI_BASE_URL and "

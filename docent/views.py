@@ -1,12 +1,22 @@
 """/healthz and /readyz for the proxy, the process manager and Kubernetes probes; the language
-switch."""
+switch; the site's icon and manifest."""
 
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse, HttpResponseForbidden, JsonResponse
+from django.shortcuts import render
+from django.urls import reverse
+from django.utils.cache import patch_cache_control, patch_vary_headers
 from django.views.decorators.csrf import csrf_exempt
 from django.views.i18n import set_language
 
+from blog.site import site_description, site_mark
 from config.origins import origin_allowed
 from docent.health import readiness
+
+# The site's accent and page (static/site.css): the phone's browser bar and a home-screen app's
+# splash.
+THEME_COLOR = "#2f6f62"
+BACKGROUND_COLOR = "#fbfaf7"
 
 
 async def healthz(request: HttpRequest) -> JsonResponse:
@@ -40,3 +50,38 @@ def language_set(request: HttpRequest) -> HttpResponse:
         refusal = "Cross-site language change refused."
         return HttpResponseForbidden(refusal, content_type="text/plain")
     return set_language(request)
+
+
+def site_icon(request: HttpRequest) -> HttpResponse:
+    """The tab's and the home screen's icon: the site's mark, the header's badge (the static
+    icon read "D" on an owner's blog called anything else)."""
+    mark = site_mark()
+    response = render(
+        request,
+        "blog/icon.svg",
+        {"mark": mark, "wide": not mark.isascii()},
+        content_type="image/svg+xml",
+    )
+    # A day: SITE_NAME changes with a restart, and a browser asks for its icon on each page.
+    patch_cache_control(response, public=True, max_age=86400)
+    return response
+
+
+def site_manifest(request: HttpRequest) -> JsonResponse:
+    """The web app manifest: a phone's "Add to Home Screen" names the site and takes its mark
+    (without one, Android's home screen showed a screenshot's corner and the page's title)."""
+    manifest = {
+        "name": settings.SITE_NAME,
+        "short_name": settings.SITE_NAME,
+        "description": site_description(),
+        "start_url": "/",
+        "display": "browser",
+        "theme_color": THEME_COLOR,
+        "background_color": BACKGROUND_COLOR,
+        "icons": [{"src": reverse("site_icon"), "sizes": "any", "type": "image/svg+xml"}],
+    }
+    response = JsonResponse(manifest, json_dumps_params={"ensure_ascii": False})
+    response["Content-Type"] = "application/manifest+json"
+    patch_cache_control(response, public=True, max_age=86400)
+    patch_vary_headers(response, ["Accept-Language", "Cookie"])  # the description's language
+    return response

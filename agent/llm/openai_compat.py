@@ -140,7 +140,11 @@ class OpenAICompatModel:
                     # The endpoint's own words, as a retry's line gives them: a 401 from a
                     # rotated key was retried never and said only the visitor's sentence
                     # ("rejected this site's credentials"), not which key or why.
-                    logger.warning("model call failed (%s), not tried again", _described(exc))
+                    logger.warning(
+                        "model call failed (%s), not tried again%s",
+                        _described(exc),
+                        _SETUP_ADVICE.get(reason, ""),
+                    )
                     worked = isinstance(exc, openai.APIConnectionError) and request_sent(exc)
                     raise ModelError(_visitor_message(exc), reason, worked=worked) from exc
                 attempt += 1
@@ -575,6 +579,16 @@ def failure_reason(exc: Exception) -> str:
     if isinstance(exc, openai.APIStatusError):
         return "http_5xx" if exc.status_code >= 500 else "http_4xx"
     return "bad_response"
+
+
+# What the operator reads after a refusal of the site's settings: the reader is told only that
+# the assistant is unavailable, so the log must say which setting (agent.events.SETUP_FAILURES).
+_SETUP_ADVICE = {
+    "auth": "; check OPENAI_API_KEY (readers are told the assistant is unavailable)",
+    "not_found": (
+        "; check AGENT_MODEL and OPENAI_BASE_URL (readers are told the assistant is unavailable)"
+    ),
+}
 
 
 def _described(exc: Exception) -> str:

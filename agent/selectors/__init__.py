@@ -43,7 +43,9 @@ from agent.selectors.transcript import (
 from agent.selectors.unanswered import (
     UnansweredGroup,
     turn_downvoted,
+    turn_downvoted_count,
     turn_unanswered,
+    turn_unanswered_count,
     turn_unanswered_groups,
 )
 
@@ -78,11 +80,13 @@ __all__ = [
     "turn_answer_html",
     "turn_answers_html",
     "turn_downvoted",
+    "turn_downvoted_count",
     "turn_filter_answered",
     "turn_filter_feedback",
     "turn_filter_log_id",
     "turn_list_annotate",
     "turn_models",
     "turn_unanswered",
+    "turn_unanswered_count",
     "turn_unanswered_groups",
 ]

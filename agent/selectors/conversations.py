@@ -7,6 +7,7 @@ from django.db.models import Prefetch
 
 from agent.loop import INVALID_ARGUMENTS, NOT_AN_OBJECT
 from agent.models import Conversation, ToolCall, Turn
+from agent.selectors.model_health import turn_failed_setup
 from agent.tools import TOOLS
 from blog.selectors import article_urls_published
 
@@ -98,6 +99,7 @@ def _turn_out(turn: Turn, urls: dict[int, str]) -> dict:
         "answer": turn.answer,
         "status": turn.status,
         "error_code": turn.error_code,
+        "reason": _turn_reason(turn),
         "steps": turn.step_count,
         "citations": [citation_now(citation=c, urls=urls) for c in turn.citations or []],
         "articles": [citation_now(citation=a, urls=urls) for a in turn.listed_articles or []],
@@ -117,6 +119,11 @@ def _turn_out(turn: Turn, urls: dict[int, str]) -> dict:
             for call in turn.tool_calls.all()
         ],
     }
+
+
+def _turn_reason(turn: Turn) -> str:
+    """ "setup" for a turn the model endpoint refused for the site's settings, as live."""
+    return "setup" if turn_failed_setup(error_code=turn.error_code, error=turn.error) else ""
 
 
 def _call_summary(call: ToolCall) -> str:

@@ -21,6 +21,9 @@ from agent.events import MODEL_ERROR
 from agent.models import Turn
 
 OPENAI_DEFAULT = "https://api.openai.com/v1"
+# The stored errors of a refusal of the site's settings (a key, a model name: the adapter's
+# reasons in agent.events.SETUP_FAILURES), which asking again cannot mend.
+_SETUP_ERRORS = re.compile(r"rejected this site’s credentials|\(HTTP 404\)")
 
 # (the stored error's pattern, what to check): %(endpoint)s, %(model)s, %(seconds)s filled in.
 _ADVICE: list[tuple[str, str]] = [
@@ -79,6 +82,12 @@ def model_trouble(*, since: date) -> ModelTrouble | None:
         failed = failed.filter(started_at__gt=answered.started_at)
     endpoint = model_endpoint()
     return ModelTrouble(latest, failed.count(), endpoint, _advice(latest, endpoint))
+
+
+def turn_failed_setup(*, error_code: str, error: str) -> bool:
+    """Whether a saved turn ended on the endpoint refusing the site's settings: the panel says
+    the assistant is unavailable, after a reload too, and not that the model is slow."""
+    return error_code == MODEL_ERROR and bool(_SETUP_ERRORS.search(error))
 
 
 def model_endpoint() -> str:

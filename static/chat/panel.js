@@ -213,6 +213,10 @@ class Panel {
   explain(turn, error) {
     const code = error.code || "internal";
     const kind = code === "cancelled" ? "muted" : "warn";
+    if (error.reason === "setup") {
+      turn.unavailable(); // the question stays in its turn, and in the search link
+      return;
+    }
     let message = errorMessage(code, error.retry_after, error.reason);
     if (code === "max_steps" && !error.articles?.length) message = S.error_max_steps_none;
     const box = turn.note(kind, message, code === "max_steps" ? error.articles : null);
@@ -226,9 +230,9 @@ class Panel {
       this.connection.restart();
       this.askButton(box, S.ask_again, turn);
     }
-    // The visitor's words are never lost: back into the box. Unless the model refused the
-    // site's settings: "press Enter to send it again" met the same refusal every time.
-    const retryable = RETRYABLE.has(code) && error.reason !== "setup";
+    // The visitor's words are never lost: back into the box. (Not after a refusal of the
+    // site's settings, above: "press Enter to send it again" met the same refusal every time.)
+    const retryable = RETRYABLE.has(code);
     if (retryable && !this.composer.value.trim()) this.composer.value = turn.question;
     if (code === "rate_limited" && !(error.retry_after > 0)) {
       // This conversation is spent (its token budget or its length): no wait helps, and

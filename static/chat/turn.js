@@ -1,7 +1,7 @@
 /* One question and its reply in the log: steps, streamed answer, sources, copy, notes. */
 import { renderMarkdown } from "./markdown.js";
 import { errorMessage, Step } from "./steps.js";
-import { S } from "./strings.js";
+import { CONFIG, S } from "./strings.js";
 import { copyText, el, localPath, shorten, withoutOverrides, withSiteLinks } from "./util.js";
 
 // What a sources line holds besides its links: a label, then joiners only ("Sources: A, B",
@@ -38,6 +38,18 @@ export function copyButton(className, text, name) {
 
 function decorateCode(wrapper, text) {
   wrapper.appendChild(copyButton("chat-copy--code", () => text, S.copy_code));
+}
+
+// Blocks whose end is a pause: their text ran into the next ("reliable:Count model calls").
+const BLOCKS = "p, li, pre, blockquote, h1, h2, h3, h4, h5, h6, tr, th, td";
+
+/** An answer's text as a screen reader should hear it once: a space between its blocks, and
+ * without its buttons' labels (a code block's "Copy" was read inside the answer). */
+function spokenText(node) {
+  const copy = node.cloneNode(true);
+  for (const button of copy.querySelectorAll("button")) button.remove();
+  for (const block of copy.querySelectorAll(BLOCKS)) block.append(" ");
+  return copy.textContent.replace(/\s+/g, " ").trim();
 }
 
 export class Turn {
@@ -95,6 +107,8 @@ export class Turn {
       // As live (panel.explain): the articles gathered before the limit, or "narrower".
       const articles = past.articles || [];
       turn.note("warn", articles.length ? S.error_max_steps : S.error_max_steps_none, articles);
+    } else if (past.status === "error" && past.reason === "setup") {
+      turn.unavailable();
     } else if (past.status === "error") {
       turn.note("warn", errorMessage(past.error_code || "internal", 0));
     }
@@ -245,13 +259,25 @@ export class Turn {
 
   /** The turn's end as one text for a screen reader: the answer, its sources, its notes. */
   spoken() {
-    const parts = [this.answer.textContent.trim()];
+    const parts = [spokenText(this.answer)];
     const titles = [...this.sourceList.querySelectorAll(".chat-source__link, .chat-source--gone > span:first-child")];
     if (titles.length) parts.push(`${S.sources}: ${titles.map((t) => t.textContent).join("; ")}.`);
     for (const line of this.reply.querySelectorAll(".chat-note__text, .chat-note__hint")) {
       parts.push(line.textContent.trim());
     }
     return parts.filter(Boolean).join(" ");
+  }
+
+  /** The model endpoint refused the site's settings: the assistant is out, the blog is not.
+   * The reader gets the search page with their question (no cause: that is the operator's). */
+  unavailable() {
+    const box = this.note("warn", S.error_model_error_setup);
+    const hint = el("p", "chat-note__hint");
+    const link = el("a", "chat-note__search", S.search_instead);
+    link.href = `${CONFIG.searchUrl}?${new URLSearchParams({ q: this.question })}`;
+    hint.appendChild(link);
+    box.appendChild(hint);
+    return box;
   }
 
   note(kind, message, articles) {

@@ -139,8 +139,38 @@ def test_pages_send_a_csp_without_inline_script(client, make_article):
 def test_favicon_ico_redirects_to_the_site_icon(client):
     response = client.get("/favicon.ico")
 
-    assert response.status_code == 301
-    assert response["Location"] == "/static/favicon.svg"
+    # Not permanent: the icon follows SITE_NAME, and a browser kept a 301 for good.
+    assert response.status_code == 302
+    assert response["Location"] == "/icon.svg"
+
+
+@pytest.mark.parametrize(
+    ("name", "mark"), [("Field Notes", "F"), ("田野笔记", "田"), ("<b&", "&lt;")]
+)
+def test_the_icon_is_the_sites_mark(client, settings, name, mark):
+    # The tab showed a "D" on every owner's blog, whatever SITE_NAME said.
+    settings.SITE_NAME = name
+
+    response = client.get("/icon.svg")
+    page = client.get("/").content.decode()
+
+    assert response["Content-Type"] == "image/svg+xml"
+    assert f">{mark}</text></svg>" in response.content.decode()
+    assert '<link rel="icon" href="/icon.svg" type="image/svg+xml">' in page
+
+
+def test_a_phones_home_screen_gets_the_sites_name_and_mark(client, settings):
+    # "Add to Home Screen" had no manifest to read: the page's title and a screenshot's corner.
+    settings.SITE_NAME = "田野笔记"
+
+    page = client.get("/").content.decode()
+    response = client.get("/manifest.webmanifest")
+    manifest = response.json()
+
+    assert '<link rel="manifest" href="/manifest.webmanifest">' in page
+    assert response["Content-Type"] == "application/manifest+json"
+    assert manifest["name"] == "田野笔记" and manifest["start_url"] == "/"
+    assert manifest["icons"] == [{"src": "/icon.svg", "sizes": "any", "type": "image/svg+xml"}]
 
 
 def test_a_chinese_article_is_served_as_zh_hans(client, make_article):

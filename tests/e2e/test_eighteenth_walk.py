@@ -49,10 +49,7 @@ def test_a_copied_answer_links_the_site_by_its_whole_address(site, scripted, ope
     expect(link).to_have_attribute("href", f"/articles/{STEP_LIMITS}/#sec-1")
 
 
-SETUP = (
-    "The assistant can’t answer at the moment: its language model isn’t set up right. "
-    "Asking again won’t help until the site’s owner fixes it."
-)
+SETUP = "The assistant is unavailable at the moment. Everything else on the blog works as usual."
 
 
 def test_a_model_refusing_the_sites_settings_says_so_after_a_reload(site, scripted, open_page):

@@ -7,7 +7,7 @@ from django.utils import timezone, translation
 
 from agent import charts
 from agent.loop import INVALID_ARGUMENTS, NOT_AN_OBJECT
-from agent.models import ToolCall
+from agent.models import ToolCall, Turn
 from agent.selectors import dashboard_metrics
 from tests.agent.admin.factories import build_dashboard_fixture, make_conversation, make_turn
 
@@ -325,3 +325,20 @@ def test_the_dashboards_figures_open_the_turns_they_count(staff_client):
         response = staff_client.get(links[label])
         assert response.status_code == 200, label
         assert response.context["cl"].result_count == count, label
+
+
+def test_a_busy_dashboards_small_print_groups_its_thousands(staff_client):
+    # Under "1,891" unanswered, the vote card read "2327 of 3943 answers voted on" (walk 21).
+    conversation = make_conversation()
+    Turn.objects.bulk_create(
+        Turn(conversation=conversation, index=n, user_message="q", answer="a", status="done",
+             answered=True, vote="down" if n % 2 else "up",
+             started_at=timezone.now() - timedelta(minutes=n))
+        for n in range(1, 1202)
+    )  # fmt: skip
+
+    page = html_unescape(staff_client.get("/admin/agent/conversation/dashboard/").content.decode())
+
+    assert "1,201 of 1,201 answers voted on" in page
+    assert "601 of 1,201 votes" in page
+    assert "1,201 turns, " in page  # the turns chart's description, for screen readers

@@ -168,6 +168,26 @@ async def test_a_missing_model_is_told_apart_from_a_refused_question(server, mod
 
 
 @pytest.mark.asyncio
+@pytest.mark.parametrize(
+    ("status", "setting"),
+    [(401, "OPENAI_API_KEY"), (404, "AGENT_MODEL and OPENAI_BASE_URL"), (400, None)],
+)
+async def test_a_refusal_of_the_sites_settings_names_the_setting_in_the_log(
+    server, model, caplog, status, setting
+):
+    # The reader is told only that the assistant is unavailable; the log named no setting.
+    server.enqueue(error_response(status, message="scripted refusal"))
+    with pytest.raises(ModelError):
+        await collect(model)
+    [line] = [r.getMessage() for r in caplog.records if "not tried again" in r.getMessage()]
+    assert "scripted refusal" in line
+    if setting:
+        assert line.endswith(f"; check {setting} (readers are told the assistant is unavailable)")
+    else:
+        assert line.endswith("not tried again")  # one question refused: no setting is wrong
+
+
+@pytest.mark.asyncio
 async def test_429_retry_after_is_honoured(server, model):
     server.enqueue(error_response(429, retry_after=0.3), text_response(["ok"]))
     started = time.monotonic()

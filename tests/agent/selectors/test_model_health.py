@@ -3,6 +3,7 @@
 from datetime import timedelta
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from agent import selectors
@@ -65,3 +66,47 @@ def test_an_answer_after_the_failures_clears_it(conversation):
     _turn(conversation, 2, 5)
     _turn(conversation, 3, 1, offline=True, model="")  # the offline model's say nothing here
     assert selectors.model_trouble(since=SINCE) is None
+
+
+@pytest.mark.parametrize(
+    ("error", "reason"),
+    [(REFUSED_KEY, "setup"), (NOT_FOUND, "setup"),
+     ("The language model could not be reached.", ""),
+     ("The language model returned an error (HTTP 500).", "")],
+)  # fmt: skip
+def test_a_saved_refusal_of_the_sites_settings_reads_setup_in_the_transcript(
+    conversation, error, reason
+):
+    # A new tab restored the turn as "isn't responding right now" (an outage: ask again);
+    # live it was the site's settings, which asking again cannot mend (walk 21).
+    _failed(conversation, 1, 5, error)
+
+    transcript = selectors.conversation_restore(conversation=conversation)
+
+    assert transcript["turns"][0]["reason"] == reason
+
+
+def test_the_admins_index_names_the_refused_setting_until_a_turn_is_answered(
+    conversation, staff_client, settings
+):
+    # The reader is told the assistant is unavailable, not why; the operator who signed in
+    # read nothing on the index, the cause only on the dashboard and in the log (walk 21).
+    settings.OPENAI_BASE_URL = "http://models.internal:8001/v1"
+    _failed(conversation, 1, 5, REFUSED_KEY)
+
+    page = staff_client.get("/admin/").content.decode()
+
+    assert "The language model failed the last turn: readers get no answers" in page
+    assert "Check OPENAI_API_KEY" in page
+    _turn(conversation, 2, 1)
+    assert "readers get no answers" not in staff_client.get("/admin/").content.decode()
+
+
+def test_the_admins_index_says_nothing_of_the_model_to_who_may_not_read_conversations(
+    conversation, client
+):
+    author = get_user_model().objects.create_user("author", password="pw", is_staff=True)
+    client.force_login(author)
+    _failed(conversation, 1, 5, REFUSED_KEY)
+
+    assert "readers get no answers" not in client.get("/admin/").content.decode()
