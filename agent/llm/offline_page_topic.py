@@ -5,7 +5,8 @@ anything on X?" asks it of the blog (offline_topic). Searched as a question, its
 was a topic word: "Does it cover Redis?" on the rate-limits page quoted "…unless the budgets
 above still cover it", and "Does it cover sliding windows?" was declined, though the page
 names both. The page is read, and the sentences naming the term are quoted; a name the page
-never writes is said to be missing from it.
+never writes is said to be missing from it, and the blog is searched for an article that
+names it.
 """
 
 from __future__ import annotations
@@ -13,9 +14,18 @@ from __future__ import annotations
 import re
 
 from agent.llm.base import ToolCall
-from agent.llm.offline_text import inert, language
-from agent.llm.offline_tools import DETAIL
-from agent.llm.offline_topic import NOT_NAMED, _term, compose_topic, topic_of
+from agent.llm.offline_page import PAGE_MISSING
+from agent.llm.offline_text import article_text, inert, language
+from agent.llm.offline_tools import DETAIL, SEARCH
+from agent.llm.offline_topic import (
+    NOT_NAMED,
+    TOPIC_READ,
+    Topic,
+    _term,
+    compose_topic,
+    names_topic,
+    topic_of,
+)
 from agent.llm.offline_turn import _Turn
 
 # The page as the subject of a verb of covering: "it", "this article", "the post", "here".
@@ -42,6 +52,11 @@ NOT_ON_PAGE = {
     "en": "The article on this page doesn’t mention “{name}”.",
     "zh": "这篇文章没有提到“{name}”。",
 }
+# Said first, and not as a decline: the answer is the other article's (agent.answered).
+ELSEWHERE = {
+    "en": "“{name}” is not on this page, but another article of this blog names it:",
+    "zh": "这篇文章里没有“{name}”，博客的另一篇文章写到了它：",
+}
 
 
 def page_topic_term(question: str) -> str:
@@ -54,8 +69,9 @@ def page_topic_term(question: str) -> str:
 
 
 def page_topic_plan(turn: _Turn, available: set[str]) -> tuple[list[ToolCall], str] | None:
-    """Read the page, then quote its sentences naming the term; None for any other message,
-    and for a plain phrase the page does not write (the usual answer weighs its words)."""
+    """Read the page and quote its sentences naming the term; when it names none, search the
+    blog for the term and quote the first other article naming it. None for any other message.
+    """
     if turn.page is None or turn.earlier or DETAIL not in available:
         return None
     term = page_topic_term(turn.question)
@@ -64,11 +80,45 @@ def page_topic_plan(turn: _Turn, available: set[str]) -> tuple[list[ToolCall], s
     details = [out for name, out in turn.results if name == DETAIL]
     if not details:
         return [turn.call(DETAIL, {"article_id": turn.page})], ""
-    page = details[-1]
-    if not isinstance(page, dict) or not page.get("body"):
+    page = _article(details[0])
+    if page is None:
         return None
-    source = {**page, "language": language(str(page["body"]))}
-    answer = compose_topic(topic_of(term), [source], turn.lang)
-    if answer == NOT_NAMED[turn.lang].format(name=inert(term)):
-        return [], NOT_ON_PAGE[turn.lang].format(name=inert(term))  # the page, not the blog
-    return ([], answer) if answer else None
+    topic = topic_of(term)
+    answer = compose_topic(topic, [page], turn.lang)
+    if answer and answer != NOT_NAMED[turn.lang].format(name=inert(term)):
+        return [], answer
+    if names_topic(article_text(page), topic):
+        return None  # named only in its code, which is not quoted: the usual answer
+    return _elsewhere(turn, topic, details, available)
+
+
+def _elsewhere(
+    turn: _Turn, topic: Topic, details: list, available: set[str]
+) -> tuple[list[ToolCall], str]:
+    """The page does not name the term: what another article says of it, or that none does.
+    "Does it cover reciprocal rank fusion?" on the rate-limits page was declined as if the
+    blog had nothing on it, though an article is titled after it."""
+    missing = NOT_ON_PAGE[turn.lang].format(name=inert(topic.term))
+    searched = [out for name, out in turn.results if name == SEARCH]
+    if not searched:
+        if SEARCH not in available:
+            return [], missing
+        return [turn.call(SEARCH, {"query": topic.term, "limit": TOPIC_READ})], ""
+    hits = searched[0] if isinstance(searched[0], list) else []
+    others = [h for h in hits if isinstance(h, dict) and h.get("article_id") != turn.page]
+    if not others:
+        return [], PAGE_MISSING[turn.lang].format(name=inert(topic.term))
+    if len(details) == 1:
+        return [turn.call(DETAIL, {"article_id": others[0]["article_id"]})], ""
+    other = _article(details[1])
+    quoted = compose_topic(topic, [other], turn.lang) if other else ""
+    if not quoted or quoted == NOT_NAMED[turn.lang].format(name=inert(topic.term)):
+        return [], PAGE_MISSING[turn.lang].format(name=inert(topic.term))
+    return [], f"{ELSEWHERE[turn.lang].format(name=inert(topic.term))}\n\n{quoted}"
+
+
+def _article(out: object) -> dict | None:
+    """A read article with its language, or None for a failed read."""
+    if not isinstance(out, dict) or not out.get("body"):
+        return None
+    return {**out, "language": language(str(out["body"]))}

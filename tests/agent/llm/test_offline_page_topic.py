@@ -1,10 +1,12 @@
 """A topic probe about the page on screen: "Does it cover Redis?" quotes the page's sentences
-naming Redis, or says the page never names it."""
+naming Redis, or what another article says of a term the page never names."""
 
 import pytest
 
+from agent.answered import is_decline
 from agent.llm.offline import OfflineModel
-from agent.llm.offline_page_topic import NOT_ON_PAGE, page_topic_term
+from agent.llm.offline_page import PAGE_MISSING
+from agent.llm.offline_page_topic import ELSEWHERE, page_topic_term
 from agent.loop import Limits, run_turn
 from agent.prompts import build_messages
 from agent.tool import Tool
@@ -93,11 +95,23 @@ async def test_does_it_cover_a_term_quotes_the_page_naming_it():
 
 
 @pytest.mark.asyncio
-async def test_a_name_the_page_never_writes_is_said_missing_from_the_page():
+async def test_a_term_the_page_never_writes_is_looked_for_in_the_other_articles():
+    # "Does it cover reciprocal rank fusion?" on the rate-limits page was declined as if the
+    # blog had nothing on it: the page was read, and nothing else searched.
+    result, searched = await _ask("Does it cover WebSockets?", PAGE)
+
+    assert searched == ["WebSockets"]
+    assert result.answer.startswith(ELSEWHERE["en"].format(name="WebSockets"))
+    assert "Serving chat over WebSockets" in result.answer and not is_decline(result.answer)
+    assert [c["url"] for c in result.citations] == ["/articles/channels/"]
+
+
+@pytest.mark.asyncio
+async def test_a_name_no_article_writes_is_said_missing_from_the_page_and_the_blog():
     result, _ = await _ask("Does it mention Kafka?", PAGE)
-    assert result.answer == NOT_ON_PAGE["en"].format(name="Kafka")
+    assert result.answer == PAGE_MISSING["en"].format(name="Kafka")
     result, _ = await _ask("这篇文章提到 Kafka 了吗？", PAGE)
-    assert result.answer == NOT_ON_PAGE["zh"].format(name="Kafka")
+    assert result.answer == PAGE_MISSING["zh"].format(name="Kafka")
 
 
 @pytest.mark.asyncio
