@@ -60,6 +60,7 @@ from agent.llm.offline_overview import (
 )
 from agent.llm.offline_page import page_answer, page_first, points_at_page
 from agent.llm.offline_page_ask import page_ask_plan
+from agent.llm.offline_page_topic import page_topic_plan
 from agent.llm.offline_pagemeta import page_meta_plan
 from agent.llm.offline_parts import question_parts
 from agent.llm.offline_render import SOURCE, compose_summary
@@ -151,6 +152,8 @@ def _plan(turn: _Turn, available: set[str]) -> tuple[list[ToolCall], str]:
         return meta  # "when was this published?": the page's own record (offline_pagemeta)
     if (page_ask := page_ask_plan(turn, available)) is not None:
         return page_ask  # "give me an example" first thing on a page (offline_page_ask)
+    if (page_topic := page_topic_plan(turn, available)) is not None:
+        return page_topic  # "does it cover Redis?" on a page (offline_page_topic)
     if not turn.results and (reply := about_assistant(turn.question, turn.lang)):
         return [], reply
     if (catalogue := _catalogue(turn, available)) is not None:

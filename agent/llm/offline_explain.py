@@ -20,6 +20,13 @@ from agent.llm.offline_titles import title_names
 _WHY = re.compile(r"^\W*(why|how come)\b|为什么|为何|为啥", re.IGNORECASE)
 
 EXPLANATION_FACTS = 3  # the opening of the section a "how does X work?" names
+# Two subjects weighed against each other ("cancelled vs interrupted?", "the difference between
+# X and Y"): no article titled after both explains the comparison with its summary.
+_COMPARED = re.compile(
+    r"\b(?:vs\.?|versus|differences? between|compared (?:to|with))(?=\s|$)|"
+    r"区别|差别|差异|对比|相比",
+    re.IGNORECASE,
+)
 TITLE_FACTS = 2  # the first sentences about X of an article titled after X
 
 
@@ -60,6 +67,10 @@ def _explanation(question: str, read: list[tuple[dict, list[Fact]]]) -> list[tup
             return [(n, fact) for fact in _standalone(section)[:EXPLANATION_FACTS]]
     if any(defines(fact.text, subject) for _, facts in read for fact in facts):
         return []  # _definition_first put that article first; the picking quotes it
+    if _COMPARED.search(subject):
+        # "cancelled vs interrupted?" quoted the cancellation article's opening, titled after
+        # both through the glossary; the sentence weighing the two is what was asked.
+        return []
     name = named(subject)  # "the RRF algorithm": an article titled after RRF
     for n, (source, facts) in enumerate(read):
         # The slug counts as the title: "hybrid-search-with-rrf" is titled after RRF.

@@ -219,6 +219,15 @@ def gives_figure(text: str, question: str) -> bool:
     return bool(_ANY.search(text))
 
 
+def states_figure(text: str) -> bool:
+    """True when `text` gives a figure in digits, not a version or a year: "three tuning
+    knobs" and "two or three questions" count things, they are no figures a reader asks for."""
+    return bool(_DIGITS.search(_NOT_A_FIGURE.sub(" ", text)))
+
+
+_DIGITS = re.compile(r"(?<![A-Za-z_\-])\d")
+
+
 # "how many questions", "how much memory": what the figure counts. Not "how much does it
 # cost" or "how many of them": a verb or a function word after it names nothing.
 _COUNTED = re.compile(r"\bhow (?:many|much) ([A-Za-z][\w.-]*)", re.IGNORECASE)

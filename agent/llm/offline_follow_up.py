@@ -65,7 +65,15 @@ def is_follow_up(turn: _Turn) -> bool:
     if not turn.earlier:
         return False
     subject = defined_subject(turn.question, bare=False)
-    if subject and not _names_nothing(subject) and not _FOLLOW_UP.search(turn.question):
+    # "What are the key numbers?" reads as a subject ("key numbers") but is an ask about the
+    # answer (offline_more_ask): searched alone, it quoted the rate-limits article's "429".
+    asks = bool(answer_ask(turn.question))
+    if (
+        subject
+        and not _names_nothing(subject)
+        and not _FOLLOW_UP.search(turn.question)
+        and not asks
+    ):
         return False  # "How does HNSW work?" names what it asks about, however short
     if _FOLLOW_UP.search(turn.question):
         return True
@@ -74,11 +82,7 @@ def is_follow_up(turn: _Turn) -> bool:
         # the two found nothing again. Only a word that leans back ("那…呢") still leans.
         return False
     # "举个代码例子", "这是文章哪一节说的？": an ask about the answer, however many characters.
-    return (
-        _says_little(turn.question)
-        or bool(answer_ask(turn.question))
-        or _subject_dropped(turn.question)
-    )
+    return _says_little(turn.question) or asks or _subject_dropped(turn.question)
 
 
 # Characters of Chinese grammar: question words, particles, auxiliaries, measure words. A

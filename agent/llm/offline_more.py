@@ -14,6 +14,7 @@ import re
 from collections import Counter
 
 from agent.llm.offline_facts import _fact_terms, _facts, _standalone
+from agent.llm.offline_figures import states_figure
 from agent.llm.offline_more_ask import answer_ask
 from agent.llm.offline_render import SOURCE, _link, _render
 from agent.llm.offline_shape import FENCED, code_blocks, fenced
@@ -24,6 +25,7 @@ from blog.chunking import TABLE_RULE
 CODE_NEAR = 0.75  # an example in code, in the quoted section: a sentence right after it wins
 ANNOUNCED = 2.0  # a table or list its lead calls an example ("A worked example with k = 60:")
 MORE_FACTS = 3  # "tell me more": a few passages, not the article again
+FIGURES = 6  # "the key numbers": one sentence or row per section, up to this many
 OTHER_ROWS = 8  # "and the other ones?": a list or table of up to this many
 
 # Words that give a reason or an example, in either language.
@@ -97,6 +99,9 @@ def compose_about_answer(
         answer = _example(read) if kind == "example" else _code(read)
         if answer or kind == "code":
             return _cite(answer, article, lang) if answer else ""
+    if kind == "figures":
+        picked = _figures(read)
+        return _cite(_render(picked, lang), article, lang) if picked else ""
     picked = _others(read) if kind == "other" else []
     picked = picked or _more(read, why=kind == "why")
     return _cite(_render(picked, lang), article, lang) if picked else ""
@@ -141,6 +146,21 @@ def _more(read: _Read, *, why: bool) -> list[Fact]:
         fresh = [f for f in fresh if _reason(f, read)] or fresh
     ranked = sorted(fresh, key=lambda f: -(_closeness(f, read) + _reason(f, read) * why))
     return sorted(ranked[: 2 if why else MORE_FACTS], key=lambda f: f.order)
+
+
+def _figures(read: _Read) -> list[Fact]:
+    """The article's figures not quoted yet, in its order: those of the sections the answer
+    quoted first ("What is a token budget?", then "and the numbers?"), then one per other
+    section (on a page, nothing quoted yet: the numbers of the whole article, not one table's),
+    then the others."""
+    stated = [f for f in read.fresh() if states_figure(f.text)]
+    near = [f for f in stated if f.section in read.sections()]
+    first: dict[str, Fact] = {}
+    for fact in stated:
+        if fact not in near:
+            first.setdefault(fact.section, fact)
+    rest = [f for f in stated if f not in near and f not in first.values()]
+    return sorted([*near, *first.values(), *rest][:FIGURES], key=lambda f: f.order)
 
 
 def _reason(fact: Fact, read: _Read) -> float:

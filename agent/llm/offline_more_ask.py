@@ -46,6 +46,13 @@ _KINDS = {
     r"(?:给我看看|看看)?(?:代码|sql)(?:怎么写|呢)?|有(?:示例)?代码|示例代码|举个代码例子|代码例子",
     "shorter": r"in short|tl;?dr|shorter|briefly|in (?:a|one) sentence|sum (?:it|that) up|"
     r"the short version|一句话(?:总结|概括)(?:一下)?|简短(?:点|一点|些)?说?|长话短说|简而言之",
+    # "give me the key numbers", "any figures?", "列出关键数字": the article's figures, which
+    # no search finds (the words name no topic), and which a summary leaves out.
+    "figures": r"(?:(?:can|could) you )?(?:give me|list|show me|what are|any)?\s?(?:all )?(?:the )?"
+    r"(?:key |main |important |headline |most important )?(?:numbers|figures|stats|statistics)"
+    r"(?: (?:in|from|of) (?:it|this|that|here|(?:this|the) (?:article|post|page)))?|"
+    r"(?:列出|列一下|给我|说说|讲讲)?(?:文中|文章里|这篇)?的?(?:关键|主要|重要)?的?(?:数字|数据|数值)"
+    r"(?:有哪些|是什么|是多少)?|(?:文中|文章里|这篇)?有哪些(?:关键|主要|重要)?的?(?:数字|数据|数值)",
     "where": r"where does it say (?:that|so)|where (?:is|was) that|"
     r"which section(?: is (?:that|it) in)?|where did (?:you|that) (?:get|come from)(?: that)?|"
     r"出处(?:在哪|是哪)?里?|(?:这|那)是(?:文章)?(?:哪一节|哪节|哪里)说的|在哪(?:一节|里)说的|原文在哪",
@@ -55,7 +62,7 @@ _ASKS = {kind: re.compile(_OPEN + body + _END, re.IGNORECASE) for kind, body in 
 
 def answer_ask(question: str) -> str:
     """What a follow-up made only of an ask about the answer wants ("more", "other", "why",
-    "example", "code", "shorter", "where"), or "" for any other message."""
+    "example", "code", "shorter", "figures", "where"), or "" for any other message."""
     if len(question) > MAX_ASK:
         return ""
     return next((kind for kind, pattern in _ASKS.items() if pattern.fullmatch(question)), "")

@@ -22,7 +22,7 @@ from agent.llm.offline_turn import _Turn
 # "shorter", "why" and "where" need an answer before them: first thing on a page, "in short?"
 # is the summary request the planner already answers, and "why?" and "where does it say
 # that?" point at no claim.
-_ABOUT_PAGE = frozenset({"example", "more", "code", "other"})
+_ABOUT_PAGE = frozenset({"example", "more", "code", "other", "figures"})
 
 
 def page_ask_plan(turn: _Turn, available: set[str]) -> tuple[list[ToolCall], str] | None:

@@ -189,3 +189,33 @@ def test_a_count_of_the_thing_asked_about_something_else_gives_no_figure():
     held = Fact("Chunks hold one idea each.", "sentence", "", 0)
     size = Fact("An answer of eight thousand characters ships eight million.", "sentence", "", 1)
     assert _figure_instead([(0, held), (0, size)], [(0, held)], wanted, question) == []
+
+
+STATES_ARTICLE = {
+    "article_id": 14,
+    "title": "Cancelled and interrupted turns",
+    "url": "/articles/cancelled-and-interrupted/",
+    "summary": "A turn can end before its answer, and how it ended says why.",
+    "body": """A turn can end before its answer, and how it ended says why.
+
+## Two statuses
+
+When the reader presses stop the turn is recorded as cancelled. A turn cut off by a restart
+is recorded as interrupted.
+
+Telling cancelled from interrupted matters: many cancelled turns mean slow answers, many
+interrupted turns mean a crashing deployment.
+""",
+}
+
+
+def test_a_comparison_of_two_subjects_is_not_explained_by_the_article_titled_after_both():
+    # "cancelled vs interrupted?" read as one subject to define, and the article titled after
+    # both answered with its opening, which weighs neither against the other.
+    for question in (
+        "cancelled vs interrupted?",
+        "What's the difference between cancelled and interrupted?",
+    ):
+        answer = _answer(question, STATES_ARTICLE)
+        assert "Telling cancelled from interrupted" in answer, answer
+        assert "how it ended says why" not in answer

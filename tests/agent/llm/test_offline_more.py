@@ -94,6 +94,10 @@ ARTICLES = {a["article_id"]: a for a in (LOOP, FUSION)}
         ("一句话总结一下", "shorter"),
         ("where does it say that?", "where"),
         ("出处在哪？", "where"),
+        ("give me the key numbers", "figures"),
+        ("what are the key numbers?", "figures"),
+        ("列出关键数字", "figures"),
+        ("有哪些关键数据？", "figures"),
     ],
 )
 def test_an_ask_about_the_answer_is_read_by_what_it_wants(message, kind):
@@ -112,6 +116,8 @@ def test_an_ask_about_the_answer_is_read_by_what_it_wants(message, kind):
         "and the other databases like MongoDB?",
         "what are the other ways to cook rice?",
         "why that Redis?",
+        "what are the numbers for HNSW?",  # names its subject
+        "数据库怎么选？",
     ],
 )
 def test_a_follow_up_with_a_subject_of_its_own_is_no_ask_about_the_answer(message):
@@ -329,3 +335,45 @@ async def test_a_second_tell_me_more_adds_what_neither_answer_quoted():
     quoted = [line for line in second.answer.split("\n\n") if not line.startswith("Source")]
     assert "asyncio.gather in every turn" not in third.answer
     assert not any(line in third.answer for line in quoted), (second.answer, third.answer)
+
+
+@pytest.mark.asyncio
+async def test_the_key_numbers_are_the_figures_of_the_article_quoted():
+    # "What are the key numbers?" reads as a subject of its own ("key numbers"): searched
+    # alone, it quoted another article's sentence holding "number".
+    first = (
+        "The loop runs independent tool calls concurrently with asyncio.gather in every turn.\n\n"
+        "Source: [Anatomy of the agent loop](/articles/loop/)"
+    )
+    result, _ = await _ask(
+        ["How does the loop run tools?", "what are the key numbers?"],
+        answers=[first],
+        misses="numbers",
+    )
+    assert "120 ms" in result.answer and "eight" not in result.answer  # digits, not words
+    assert "three ways" not in result.answer  # a count of things is no figure asked for
+    assert [c["url"] for c in result.citations] == ["/articles/loop/"]
+
+
+@pytest.mark.asyncio
+async def test_the_key_numbers_first_thing_on_a_page_are_the_page_s():
+    # "give me the key numbers" on the pgvector page was searched blog-wide and declined.
+    page = {k: FUSION[k] for k in ("article_id", "title", "url")}
+
+    async def search(params: SearchIn):
+        return "No relevant content found."
+
+    async def detail(params: DetailIn):
+        return ARTICLES[params.article_id]
+
+    tools = [
+        Tool("search_knowledge_base", "Search.", SearchIn, search, lambda out: "results"),
+        Tool("get_article_detail", "Read.", DetailIn, detail, lambda out: "1 article"),
+    ]
+    for question in ("give me the key numbers", "列出关键数字"):
+        messages = build_messages(history=[], user_message=question, page=page)
+        result = await run_turn(
+            messages=messages, model=OfflineModel(), tools=tools, limits=Limits(), emit=_discard
+        )
+        assert "Document: D — Keyword rank: 2" in result.answer, result.answer
+        assert [c["url"] for c in result.citations] == ["/articles/rrf/"]
