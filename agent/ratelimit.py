@@ -396,8 +396,10 @@ class TurnBudget:
             refusal_count(reason="conversation_budget", address=self.client_ip)
             self.refusal = _CONVERSATION_SPENT
             return False  # a new conversation's first turn has that budget too
+        # The refusal's wait runs to the shared clock's midnight, as at the turn's start.
+        now = await state().clock()
         budgets = _budgets(
-            conversation_id=self.conversation_id, client_ip=self.client_ip, day=self.day
+            conversation_id=self.conversation_id, client_ip=self.client_ip, day=self.day, now=now
         )
         more = tokens - self.held
         over, _ = await state().reserve(

@@ -138,3 +138,23 @@ async def test_a_day_spent_refuses_until_the_shared_clocks_midnight(settings, mo
     assert isinstance(first, ratelimit.TurnBudget) and first.day == day
     assert refused.reason == "daily_budget" and refused.retry_after == 60
     state_reset()
+
+
+async def test_a_running_turn_refused_waits_until_the_shared_clocks_midnight(settings, monkeypatch):
+    """A turn stopped for want of the day's room mid-answer is told the same wait as one
+    refused at its start: it was counted on this process's own clock."""
+    state_reset()
+    settings.AGENT_TOKENS_PER_DAY = 300
+    settings.AGENT_TOKENS_RESERVE = 100
+    midnight = (time.time() // 86400 + 3) * 86400
+
+    async def shared_clock() -> float:
+        return midnight - 90
+
+    monkeypatch.setattr(state(), "clock", shared_clock)
+    budget = await ratelimit.budget_reserve(conversation_id=None, client_ip=ADDRESS)
+
+    assert isinstance(budget, ratelimit.TurnBudget)
+    assert not await budget.cover(1000)
+    assert budget.refusal.reason == "daily_budget" and budget.refusal.retry_after == 90
+    state_reset()
