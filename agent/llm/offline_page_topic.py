@@ -14,7 +14,9 @@ from __future__ import annotations
 import re
 
 from agent.llm.base import ToolCall
+from agent.llm.offline_hits import _failed
 from agent.llm.offline_page import PAGE_MISSING
+from agent.llm.offline_replies import search_failed
 from agent.llm.offline_text import article_text, inert, language
 from agent.llm.offline_tools import DETAIL, SEARCH
 from agent.llm.offline_topic import (
@@ -104,6 +106,8 @@ def _elsewhere(
         if SEARCH not in available:
             return [], missing
         return [turn.call(SEARCH, {"query": topic.term, "limit": TOPIC_READ})], ""
+    if _failed(searched[0]):  # it found nothing yet: "nor anywhere else" would be untrue
+        return [], _joined(missing, search_failed(searched[0], turn.lang), turn.lang)
     hits = searched[0] if isinstance(searched[0], list) else []
     others = [h for h in hits if isinstance(h, dict) and h.get("article_id") != turn.page]
     if not others:
@@ -115,6 +119,11 @@ def _elsewhere(
     if not quoted or quoted == NOT_NAMED[turn.lang].format(name=inert(topic.term)):
         return [], PAGE_MISSING[turn.lang].format(name=inert(topic.term))
     return [], f"{ELSEWHERE[turn.lang].format(name=inert(topic.term))}\n\n{quoted}"
+
+
+def _joined(first: str, second: str, lang: str) -> str:
+    """Two sentences run together as the language writes them (no space after a 。)."""
+    return f"{first}{second}" if lang == "zh" else f"{first} {second}"
 
 
 def _article(out: object) -> dict | None:

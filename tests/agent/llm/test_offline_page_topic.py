@@ -6,7 +6,8 @@ import pytest
 from agent.answered import is_decline
 from agent.llm.offline import OfflineModel
 from agent.llm.offline_page import PAGE_MISSING
-from agent.llm.offline_page_topic import ELSEWHERE, page_topic_term
+from agent.llm.offline_page_topic import ELSEWHERE, NOT_ON_PAGE, page_topic_term
+from agent.llm.offline_replies import SEARCH_FAILED
 from agent.loop import Limits, run_turn
 from agent.prompts import build_messages
 from agent.tool import Tool
@@ -57,11 +58,13 @@ def test_a_question_whether_the_page_names_a_term_is_read_by_its_term(question, 
     assert page_topic_term(question) == term
 
 
-async def _ask(question: str, page: dict | None):
+async def _ask(question: str, page: dict | None, *, search_fails: bool = False):
     searched: list[str] = []
 
     async def search(params: SearchIn):
         searched.append(params.query)
+        if search_fails:
+            raise TimeoutError("the search timed out")
         # The search weighs "cover" as a topic word: it finds the page's budgets sentence.
         return [{**{k: CHANNELS[k] for k in ("article_id", "title", "url")}, "rank": 1,
                  "excerpt": CHANNELS["body"], "relevance": 0.9}]  # fmt: skip
@@ -112,6 +115,20 @@ async def test_a_name_no_article_writes_is_said_missing_from_the_page_and_the_bl
     assert result.answer == PAGE_MISSING["en"].format(name="Kafka")
     result, _ = await _ask("这篇文章提到 Kafka 了吗？", PAGE)
     assert result.answer == PAGE_MISSING["zh"].format(name="Kafka")
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(("question", "lang"), [("Does it mention Kafka?", "en"),
+                                                ("这篇文章提到 Kafka 了吗？", "zh")])  # fmt: skip
+async def test_a_failed_search_of_the_rest_of_the_blog_is_not_said_to_find_nothing(question, lang):
+    # It said the blog had nothing on the term when the search had not finished.
+    result, searched = await _ask(question, PAGE, search_fails=True)
+
+    assert searched == ["Kafka"]
+    assert result.answer.startswith(NOT_ON_PAGE[lang].format(name="Kafka"))
+    assert result.answer.endswith(SEARCH_FAILED[lang])
+    assert result.answer != PAGE_MISSING[lang].format(name="Kafka")
+    assert is_decline(result.answer) and not result.citations
 
 
 @pytest.mark.asyncio
