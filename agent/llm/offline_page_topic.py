@@ -16,6 +16,7 @@ import re
 from agent.llm.base import ToolCall
 from agent.llm.offline_hits import _failed
 from agent.llm.offline_page import PAGE_MISSING
+from agent.llm.offline_render import LANGUAGE_NAMES, _title
 from agent.llm.offline_replies import search_failed
 from agent.llm.offline_text import article_text, inert, language
 from agent.llm.offline_tools import DETAIL, SEARCH
@@ -58,6 +59,12 @@ NOT_ON_PAGE = {
 ELSEWHERE = {
     "en": "“{name}” is not on this page, but another article of this blog names it:",
     "zh": "这篇文章里没有“{name}”，博客的另一篇文章写到了它：",
+}
+# The same, when that article is in the other language: the reader is told before its text.
+ELSEWHERE_WRITTEN = {
+    "en": "“{name}” is not on this page, but the {written} article “{title}” names it, in its "
+    "own words:",
+    "zh": "这篇文章里没有“{name}”，{written}文章《{title}》写到了它（原文）：",
 }
 
 
@@ -118,7 +125,16 @@ def _elsewhere(
     quoted = compose_topic(topic, [other], turn.lang) if other else ""
     if not quoted or quoted == NOT_NAMED[turn.lang].format(name=inert(topic.term)):
         return [], PAGE_MISSING[turn.lang].format(name=inert(topic.term))
-    return [], f"{ELSEWHERE[turn.lang].format(name=inert(topic.term))}\n\n{quoted}"
+    return [], f"{_elsewhere_label(topic.term, other, turn.lang)}\n\n{quoted}"
+
+
+def _elsewhere_label(term: str, other: dict, lang: str) -> str:
+    """The lead-in of another article's sentences naming `term`, with its language when it is
+    written in the other one ("…the Chinese article “…” names it")."""
+    if other.get("language") == lang:
+        return ELSEWHERE[lang].format(name=inert(term))
+    written = LANGUAGE_NAMES[lang].get(str(other.get("language") or ""), "")
+    return ELSEWHERE_WRITTEN[lang].format(name=inert(term), written=written, title=_title(other))
 
 
 def _joined(first: str, second: str, lang: str) -> str:

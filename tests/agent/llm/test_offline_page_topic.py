@@ -37,7 +37,14 @@ CHANNELS = {
     "summary": "Serving chat over WebSockets.",
     "body": "In production, use the Redis channel layer.",
 }
-ARTICLES = {a["article_id"]: a for a in (LIMITS, CHANNELS)}
+CHANNELS_ZH = {
+    "article_id": 12,
+    "title": "Channels 实战",
+    "url": "/articles/channels-zh/",
+    "summary": "用 WebSockets 提供聊天服务。",
+    "body": "生产环境里，WebSockets 连接由 Redis 通道层转发，每个进程都能收到消息。",
+}
+ARTICLES = {a["article_id"]: a for a in (LIMITS, CHANNELS, CHANNELS_ZH)}
 PAGE = {k: LIMITS[k] for k in ("article_id", "title", "url")}
 
 
@@ -58,7 +65,9 @@ def test_a_question_whether_the_page_names_a_term_is_read_by_its_term(question, 
     assert page_topic_term(question) == term
 
 
-async def _ask(question: str, page: dict | None, *, search_fails: bool = False):
+async def _ask(
+    question: str, page: dict | None, *, search_fails: bool = False, found: dict = CHANNELS
+):
     searched: list[str] = []
 
     async def search(params: SearchIn):
@@ -66,8 +75,8 @@ async def _ask(question: str, page: dict | None, *, search_fails: bool = False):
         if search_fails:
             raise TimeoutError("the search timed out")
         # The search weighs "cover" as a topic word: it finds the page's budgets sentence.
-        return [{**{k: CHANNELS[k] for k in ("article_id", "title", "url")}, "rank": 1,
-                 "excerpt": CHANNELS["body"], "relevance": 0.9}]  # fmt: skip
+        return [{**{k: found[k] for k in ("article_id", "title", "url")}, "rank": 1,
+                 "excerpt": found["body"], "relevance": 0.9}]  # fmt: skip
 
     async def detail(params: DetailIn):
         return ARTICLES[params.article_id]
@@ -107,6 +116,17 @@ async def test_a_term_the_page_never_writes_is_looked_for_in_the_other_articles(
     assert result.answer.startswith(ELSEWHERE["en"].format(name="WebSockets"))
     assert "Serving chat over WebSockets" in result.answer and not is_decline(result.answer)
     assert [c["url"] for c in result.citations] == ["/articles/channels/"]
+
+
+@pytest.mark.asyncio
+async def test_another_article_in_the_other_language_is_named_as_such_before_its_words():
+    # An English reader was given Chinese sentences under "another article of this blog".
+    result, _ = await _ask("Does it cover WebSockets?", PAGE, found=CHANNELS_ZH)
+
+    lead = "“WebSockets” is not on this page, but the Chinese article “Channels 实战” names it"
+    assert result.answer.startswith(lead)
+    assert "Redis 通道层转发" in result.answer
+    assert [c["url"] for c in result.citations] == ["/articles/channels-zh/"]
 
 
 @pytest.mark.asyncio
