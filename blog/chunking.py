@@ -52,9 +52,13 @@ _FRAMING = frozenset(
 )
 # The same for a Chinese question: "请问 HNSW 是什么？" searched 请问 ("may I ask") as a topic the
 # blog never writes, and was declined; "能不能简单介绍一下 RRF" likewise.
+# So is asking what a thing is for: "幂等键有什么作用？" weighed 作用 ("use"), which the article
+# on idempotency keys never writes, and the boundary bigram 键有, as if they were its topic.
 _CJK_FRAMING = re.compile(
     "请问|想问一下|想问|问一下|麻烦你|麻烦|能不能|能否|可不可以|帮我|帮忙|介绍一下|介绍|"
-    "讲一讲|讲讲|说一说|说说|解释一下|告诉我|谢谢|你好|您好"
+    "讲一讲|讲讲|说一说|说说|解释一下|告诉我|谢谢|你好|您好|"
+    "有什么作用|有什么用处|有什么用|有啥用|有何作用|起什么作用|的作用是什么|作用是什么|"
+    "是干什么用的|是做什么用的|是干什么的|是做什么的|是干嘛的|干什么用|做什么用|用来做什么|用来干什么"
 )
 
 
