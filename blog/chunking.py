@@ -52,14 +52,19 @@ _FRAMING = frozenset(
 )
 # The same for a Chinese question: "请问 HNSW 是什么？" searched 请问 ("may I ask") as a topic the
 # blog never writes, and was declined; "能不能简单介绍一下 RRF" likewise.
-# So is asking what a thing is for: "幂等键有什么作用？" weighed 作用 ("use"), which the article
-# on idempotency keys never writes, and the boundary bigram 键有, as if they were its topic.
 _CJK_FRAMING = re.compile(
     "请问|想问一下|想问|问一下|麻烦你|麻烦|能不能|能否|可不可以|帮我|帮忙|介绍一下|介绍|"
-    "讲一讲|讲讲|说一说|说说|解释一下|告诉我|谢谢|你好|您好|"
-    "有什么作用|有什么用处|有什么用|有啥用|有何作用|起什么作用|的作用是什么|作用是什么|"
-    "是干什么用的|是做什么用的|是干什么的|是做什么的|是干嘛的|干什么用|做什么用|用来做什么|用来干什么"
+    "讲一讲|讲讲|说一说|说说|解释一下|告诉我|谢谢|你好|您好"
 )
+# So is asking what a thing is for: "幂等键有什么作用？" weighed 作用 ("use"), which the article
+# on idempotency keys never writes, and the boundary bigram 键有, as if they were its topic.
+# Cut out with a mark: a character the frame leaves alone before it ("Retry-After 头是做什么的")
+# made a bigram with the frame, which the question particles dropped, and is dropped with it.
+_CJK_PURPOSE = re.compile(
+    "有什么作用|有什么用处|有什么用|有啥用|有何作用|起什么作用|的作用是什么|作用是什么|"
+    "是干什么用的|是做什么用的|是干什么的|是做什么的|干什么用|做什么用|用来做什么|用来干什么"
+)
+_CUT = "\x00"
 
 
 @dataclass(frozen=True)
@@ -168,7 +173,12 @@ def query_terms(query: str) -> list[str]:
     query = _POSSESSIVE.sub("", _RUN_TOGETHER.sub(" ", _CONTRACTION.sub(" ", query)))
     terms = [word.lower() for word in _LATIN_WORD.findall(query)]
     terms = [word for word in terms if word not in _FRAMING]
-    runs = _CJK_RUN.findall(_CJK_FRAMING.sub(" ", query))
+    text = _CJK_FRAMING.sub(" ", _CJK_PURPOSE.sub(_CUT, query))
+    runs = [
+        run.group()
+        for run in _CJK_RUN.finditer(text)
+        if len(run.group()) > 1 or not text.startswith(_CUT, run.end())
+    ]
     grams = [gram for run in runs for gram in _bigrams(run)]
     topical = [gram for gram in grams if not _CJK_QUERY_STOP.intersection(gram)]
     terms += topical if (terms or topical) else grams

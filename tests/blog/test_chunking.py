@@ -176,6 +176,7 @@ def test_query_terms_drop_asking_what_a_thing_is_for():
     assert query_terms("幂等键有什么用？") == ["幂等", "等键"]
     assert query_terms("zhparser 是用来干什么的？") == ["zhparser"]
     assert query_terms("RRF 的作用是什么") == ["rrf"]
+    assert query_terms("Retry-After 头是做什么的") == ["retry", "after"]  # no lone 头
     assert "作用" in query_terms("工具调用对模型有哪些副作用")  # a side effect is a topic
 
 
