@@ -223,6 +223,9 @@ def test_bench_eval_files_name_demo_articles_and_split_each_kind(name):
         *[(f"answer_eval_fresh{n}.jsonl", "test") for n in (8, 9, 12)],
         *[(f"answer_eval_fresh{n}.jsonl", "tune") for n in range(13, 26, 2)],
         *[(f"answer_eval_fresh{n}.jsonl", "test") for n in range(14, 27, 2)],
+        # Forty questions written by the lead on 2026-12-07, before that day's passes, and
+        # never tuned on (docs/answer-quality.md, "Sixty-seventh pass").
+        ("answer_eval_fresh40.jsonl", "test"),
     ],
 )
 def test_single_split_eval_files_name_demo_articles(name, split):
