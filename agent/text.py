@@ -71,6 +71,33 @@ def text_scrub(value: Any) -> Any:
     return value
 
 
+class SplitPairs:
+    """Text pieces whose UTF-16 surrogate pairs may be split between two of them, joined.
+
+    A server that slices its text as UTF-16 (JavaScript's strings) may end one chunk with an
+    emoji's high half, escaped as `\\ud83d`, and start the next with its low half: scrubbed
+    chunk by chunk, the reader got two U+FFFD for the emoji. A half waits for the next piece;
+    one that finds no partner is still U+FFFD, as is NUL."""
+
+    def __init__(self) -> None:
+        self._high = ""  # a high half that ended the last piece
+
+    def joined(self, piece: str) -> str:
+        """`piece` with the half the last one ended with, less a half it ends with itself."""
+        text, self._high = self._high + piece, ""
+        if text and "\ud800" <= text[-1] <= "\udbff":
+            text, self._high = text[:-1], text[-1]
+        if not INVALID.search(text):
+            return text
+        paired = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+        return text_scrub(paired)
+
+    def rest(self) -> str:
+        """What is left at the end: U+FFFD for a half no piece completed."""
+        rest, self._high = REPLACEMENT if self._high else "", ""
+        return rest
+
+
 def has_visible_text(text: str) -> bool:
     """True when `text` has a character that shows on screen.
 

@@ -1,6 +1,6 @@
 """agent.text: what a reader is shown of an answer streamed in pieces."""
 
-from agent.text import ShownPieces, without_tags
+from agent.text import ShownPieces, SplitPairs, without_tags
 
 
 def test_a_run_split_across_pieces_keeps_its_first():
@@ -39,3 +39,12 @@ def test_a_run_of_two_kinds_split_across_pieces_keeps_its_first_two():
     pieces = ShownPieces()
     shown = [pieces.shown(char) for char in "x" + "\u200e\u200f" * 8 + "y"]
     assert "".join(shown) == "x\u200e\u200fy"
+
+
+def test_surrogate_halves_in_two_pieces_are_joined():
+    pairs = SplitPairs()
+    pieces = ["a\ud83d", "\ude00b", "\ud83d", "\udc4d\x00", "\udc4d", "\ud83d"]
+    shown = [pairs.joined(piece) for piece in pieces]
+    assert shown == ["a", "😀b", "", "👍\ufffd", "\ufffd", ""]
+    assert pairs.rest() == "\ufffd"
+    assert pairs.rest() == ""
