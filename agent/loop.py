@@ -276,6 +276,9 @@ class _Spending:
     def __init__(self, budget: Budget | None, result: TurnResult, answer_tokens: int) -> None:
         self.budget, self.result, self.answer_tokens = budget, result, answer_tokens
         self.granted = 0
+        # What the reader was shown, over every call of the turn: an invisible run may
+        # straddle two calls with a tool step between (ShownPieces).
+        self.shown = ShownPieces()
 
     async def cover(self, tokens: int) -> None:
         """Have the budget grant `tokens` in all, or raise TokenBudgetSpent."""
@@ -430,7 +433,6 @@ async def _model_stream(
     turn: ModelTurn | None = None
     # Joined once: `+=` on an attribute would copy the answer per delta.
     pieces: list[str] = []
-    shown_pieces = ShownPieces()
     result.streaming = pieces
     written = TextCount()  # the answer and tool arguments so far (tokens_estimate)
     retried = 0  # attempts the endpoint worked on and the adapter gave up (Retried)
@@ -468,7 +470,7 @@ async def _model_stream(
                     await spending.cover(spent + spending.answer_tokens)
                 # Tag characters show as nothing yet spell ASCII to the next model: an answer
                 # that carries them hands the reader's copy of it an instruction they never saw.
-                if isinstance(item, TextDelta) and (shown := shown_pieces.shown(item.text)):
+                if isinstance(item, TextDelta) and (shown := spending.shown.shown(item.text)):
                     if result.first_token_at is None:
                         result.first_token_at = time.monotonic()
                     pieces.append(shown)

@@ -24,9 +24,23 @@ _SELECTOR_RUNS = re.compile("([\ufe0e\ufe0f])[\ufe0e\ufe0f]+")
 # writing (an emoji's ZWJ, a Persian ZWNJ, a Thai word break): a run of them keeps its first.
 INVISIBLE_OPERATORS = re.compile("[\u2061-\u2064]+")
 _ZERO_WIDTH_RUNS = re.compile("([\u200b-\u200d\u2060\ufeff])[\u200b-\u200d\u2060\ufeff]+")
+# Every character Unicode says to show as nothing (Default_Ignorable_Code_Point): the above,
+# the bidi marks, embeddings and isolates, the soft hyphen, the Hangul fillers, the Mongolian
+# vowel separator. Two kinds taking turns are bits as well (U+200E for 0 and U+200F for 1; a
+# zero-width space and a non-joiner with a selector between each, which no rule above cut):
+# writing puts at most two in a row (an emoji's presentation and ZWJ, '❤️‍🔥'), so a run of
+# them keeps its first two.
+IGNORABLE = (
+    "\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
+    "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8\U0001bca0-\U0001bca3"
+    "\U0001d173-\U0001d17a\U000e0000-\U000e0fff"
+)
+INVISIBLE_RUN_KEEPS = 2
+_INVISIBLE_RUNS = re.compile(f"([{IGNORABLE}]{{{INVISIBLE_RUN_KEEPS}}})[{IGNORABLE}]+")
+_INVISIBLE_TAIL = re.compile(f"[{IGNORABLE}]+$")
 _MAY_HIDE = re.compile(
     "[\U000e0000-\U000e007f\ufe00-\ufe0f\U000e0100-\U000e01ef\u2061-\u2064]"
-    "|[\u200b-\u200d\u2060\ufeff]{2}"
+    f"|[\u200b-\u200d\u2060\ufeff]{{2}}|[{IGNORABLE}]{{{INVISIBLE_RUN_KEEPS + 1}}}"
 )
 # What shows as a mark on screen: letters, digits, punctuation and symbols (emoji included).
 _SHOWN = frozenset("LNPS")
@@ -57,6 +71,33 @@ def text_scrub(value: Any) -> Any:
     return value
 
 
+class SplitPairs:
+    """Text pieces whose UTF-16 surrogate pairs may be split between two of them, joined.
+
+    A server that slices its text as UTF-16 (JavaScript's strings) may end one chunk with an
+    emoji's high half, escaped as `\\ud83d`, and start the next with its low half: scrubbed
+    chunk by chunk, the reader got two U+FFFD for the emoji. A half waits for the next piece;
+    one that finds no partner is still U+FFFD, as is NUL."""
+
+    def __init__(self) -> None:
+        self._high = ""  # a high half that ended the last piece
+
+    def joined(self, piece: str) -> str:
+        """`piece` with the half the last one ended with, less a half it ends with itself."""
+        text, self._high = self._high + piece, ""
+        if text and "\ud800" <= text[-1] <= "\udbff":
+            text, self._high = text[:-1], text[-1]
+        if not INVALID.search(text):
+            return text
+        paired = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+        return text_scrub(paired)
+
+    def rest(self) -> str:
+        """What is left at the end: U+FFFD for a half no piece completed."""
+        rest, self._high = REPLACEMENT if self._high else "", ""
+        return rest
+
+
 def has_visible_text(text: str) -> bool:
     """True when `text` has a character that shows on screen.
 
@@ -79,34 +120,33 @@ def shows_nothing(char: str) -> bool:
 
 def without_tags(text: str) -> str:
     """`text` without Unicode tag characters, invisible operators, nor variation selectors but
-    one text or emoji presentation a character, nor zero-width runs but their first: what a
-    model may read of a message or a tool's output, and what a reader is shown of an answer."""
+    one text or emoji presentation a character, nor zero-width runs but their first, nor runs of
+    characters that show nothing but their first two: what a model may read of a message or a
+    tool's output, and what a reader is shown of an answer."""
     if not _MAY_HIDE.search(text):
         return text
     text = _SELECTORS.sub("", TAG_CHARACTERS.sub("", INVISIBLE_OPERATORS.sub("", text)))
-    return _ZERO_WIDTH_RUNS.sub(r"\1", _SELECTOR_RUNS.sub(r"\1", text))
-
-
-_ZERO_WIDTH = "\u200b\u200c\u200d\u2060\ufeff"
-_PRESENTATION = "\ufe0e\ufe0f"
+    text = _ZERO_WIDTH_RUNS.sub(r"\1", _SELECTOR_RUNS.sub(r"\1", text))
+    return _INVISIBLE_RUNS.sub(r"\1", text)
 
 
 class ShownPieces:
-    """`without_tags` over an answer streamed in pieces: a run that straddles two pieces keeps
-    its first too. Piece by piece, a model that streamed one invisible character a chunk (a
-    token a chunk, as real ones do) showed the reader the whole run, a bit in each."""
+    """`without_tags` over an answer streamed in pieces, over all the model calls of a turn: a
+    run that straddles two pieces, or two calls with a tool step between, is cut as one.
+    Piece by piece, a model that streamed one invisible character a chunk (a token a chunk,
+    as real ones do) showed the reader the whole run, a bit in each; call by call, each call's
+    text of invisible characters alone added its own."""
 
     def __init__(self) -> None:
-        self._last = ""  # the last character shown so far
+        self._tail = ""  # the invisible characters that end what was shown (at most two)
 
     def shown(self, piece: str) -> str:
         """What the reader is shown of `piece`, given the pieces before it."""
-        text = without_tags(piece)
-        for run in (_ZERO_WIDTH, _PRESENTATION):
-            if self._last and self._last in run:
-                text = text.lstrip(run)
+        # The run rules keep a run's first characters, so the tail shown stays as it was.
+        text = without_tags(self._tail + piece)[len(self._tail) :]
         if text:
-            self._last = text[-1]
+            tail = _INVISIBLE_TAIL.search(self._tail + text)
+            self._tail = tail.group() if tail else ""
         return text
 
 

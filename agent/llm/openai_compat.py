@@ -28,7 +28,7 @@ from agent.llm.base import (
 )
 from agent.llm.idle import IdleTimeout
 from agent.llm.pacing import ReadPacer
-from agent.text import text_scrub
+from agent.text import SplitPairs, text_scrub
 from ops.logs import log_text
 from ops.metrics import model_retry_count
 from ops.tracing import chat_retry_note
@@ -306,7 +306,7 @@ def _parse_all(payloads: list[bytes]) -> list[dict]:
             chunks = None
         if chunks is not None and len(chunks) == len(payloads):
             if any(b"\\u" in data for data in payloads):
-                chunks = text_scrub(chunks)
+                chunks = [_scrubbed(chunk) for chunk in chunks]
             return [_checked(chunk) for chunk in chunks]
     return [_parse(data) for data in payloads]
 
@@ -320,10 +320,28 @@ def _parse(data: bytes) -> dict:
         # "surrogatepass". Scrubbed only when escaped, the raw one reached the visitor's frame,
         # whose encoding failed: the socket's turn ended without a last event (every later
         # message "busy") and the SSE stream broke off.
-        return _checked(text_scrub(_loads_lenient(data)))
+        return _checked(_scrubbed(_loads_lenient(data)))
     if b"\\u" in data:  # orjson's strings are valid UTF-8: only an escape can smuggle NUL in
-        chunk = text_scrub(chunk)
+        chunk = _scrubbed(chunk)
     return _checked(chunk)
+
+
+def _scrubbed(chunk: Any) -> Any:
+    """`text_scrub` over a chunk, but its text deltas as sent: an emoji's halves may come in two
+    chunks, which `_assemble` joins (SplitPairs) before it scrubs what is left."""
+    sent = [delta.get("content") for delta in _deltas_of(chunk)]
+    chunk = text_scrub(chunk)
+    for delta, content in zip(_deltas_of(chunk), sent, strict=True):
+        if isinstance(content, str):
+            delta["content"] = content
+    return chunk
+
+
+def _deltas_of(chunk: Any) -> list[dict]:
+    choices = chunk.get("choices") if isinstance(chunk, dict) else None
+    if not isinstance(choices, list):
+        return []
+    return [c["delta"] for c in choices if isinstance(c, dict) and isinstance(c.get("delta"), dict)]
 
 
 def _loads_lenient(data: bytes) -> Any:
@@ -364,10 +382,11 @@ async def _assemble(
     text: list[str] = []
     calls: dict[int, dict] = {}
     slot_of: dict[int, int] = {}  # the server's index -> our slot
+    pairs = SplitPairs()
     usage: Usage | None = None
     model = ""
     async for chunks in blocks:
-        block = _Block(calls, slot_of, usage=usage, model=model)
+        block = _Block(calls, slot_of, pairs, usage=usage, model=model)
         block.read(chunks)
         del chunks  # not kept while the next block is awaited (see _blocks)
         usage, model = block.usage, block.model
@@ -381,6 +400,9 @@ async def _assemble(
                 pacer.hold()  # the delta was sent (or waits for its frame): rest until then
         for argument in block.arguments:  # counted by the loop as they arrive, like text
             yield ArgumentsDelta(argument)
+    if rest := pairs.rest():
+        text.append(rest)
+        yield TextDelta(rest)
     tool_calls = [
         ToolCall(
             id=c["id"] or f"call_{uuid.uuid4().hex[:12]}",
@@ -396,12 +418,18 @@ class _Block:
     """What one block of parsed chunks carried: text, thinking, tool-call fragments (added to
     `calls` as they come), and the usage and model name so far; not the chunks themselves."""
 
-    __slots__ = ("arguments", "calls", "model", "pieces", "slot_of", "thinking", "usage")
+    __slots__ = ("arguments", "calls", "model", "pairs", "pieces", "slot_of", "thinking", "usage")
 
     def __init__(
-        self, calls: dict[int, dict], slot_of: dict[int, int], *, usage: Usage | None, model: str
+        self,
+        calls: dict[int, dict],
+        slot_of: dict[int, int],
+        pairs: SplitPairs,
+        *,
+        usage: Usage | None,
+        model: str,
     ) -> None:
-        self.calls, self.slot_of = calls, slot_of
+        self.calls, self.slot_of, self.pairs = calls, slot_of, pairs
         self.usage, self.model = usage, model
         self.pieces: list[str] = []
         self.arguments: list[str] = []  # per fragment: a budget cut stops between them
@@ -416,7 +444,7 @@ class _Block:
                 delta = choice.get("delta")
                 if not delta:
                     continue
-                content = _text(delta.get("content")) + _refusal(delta)
+                content = self.pairs.joined(_text(delta.get("content"))) + _refusal(delta)
                 if content:
                     self.pieces.append(content)
                 self.thinking += _thinking(delta)

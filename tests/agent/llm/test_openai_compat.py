@@ -306,10 +306,14 @@ async def test_sse_lines_cut_anywhere_by_the_network_are_joined_before_parsing()
 async def test_a_chunk_orjson_refuses_but_json_allows_still_parses():
     from agent.llm.openai_compat import _blocks
 
-    lone_surrogate = b'data: {"choices":[{"index":0,"delta":{"content":"\\ud83d"}}]}\n\n'
+    lone_surrogate = (
+        b'data: {"model":"m\\ud83d","choices":[{"index":0,"delta":{"content":"\\ud83d"}}]}\n\n'
+    )
     [[chunk]] = [block async for block in _blocks(_Blocks(lone_surrogate))]
-    # Parsed, and scrubbed: a lone surrogate can be neither sent as UTF-8 nor stored.
-    assert chunk["choices"][0]["delta"]["content"] == "\ufffd"
+    # Parsed, and scrubbed: a lone surrogate can be neither sent as UTF-8 nor stored. The text
+    # keeps its half for _assemble, which joins it to the next chunk's (SplitPairs).
+    assert chunk["model"] == "m\ufffd"
+    assert chunk["choices"][0]["delta"]["content"] == "\ud83d"
 
 
 async def test_the_stream_is_read_from_aiohttp_without_the_sdks_byte_iterators(
@@ -547,7 +551,7 @@ async def test_a_block_with_a_chunk_orjson_refuses_still_parses_every_chunk():
 
     [chunks] = [chunks async for chunks in _blocks(_Blocks(block))]
 
-    assert [c["choices"][0]["delta"]["content"] for c in chunks] == ["ok", "\ufffd", "fine"]
+    assert [c["choices"][0]["delta"]["content"] for c in chunks] == ["ok", "\ud83d", "fine"]
 
 
 async def test_after_a_text_block_the_socket_rests_so_the_next_tokens_come_in_one_read(server):
