@@ -18,9 +18,11 @@ from typing import NamedTuple
 from channels.db import database_sync_to_async
 from django.conf import settings
 from django.db import DatabaseError, connection, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from agent.exceptions import SharedStateDown
+from agent.holders import SPACE, process_gone
 from agent.loop import TextCount, TurnResult
 from agent.models import Conversation, Turn, WorkerLease
 from agent.ratelimit import budget_holds_renew
@@ -28,8 +30,11 @@ from agent.small_talk import is_small_talk
 
 logger = logging.getLogger(__name__)
 
-# host:pid:random, so a restarted process with a recycled pid is still another worker.
-WORKER_NAME = f"{socket.gethostname()[:60]}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
+# host:pid:random, so a restarted process with a recycled pid is still another worker, then
+# the process's space (agent.holders), so a process of the same space can tell it was killed.
+WORKER_NAME = f"{socket.gethostname()[:60]}:{os.getpid()}:{uuid.uuid4().hex[:6]}" + (
+    f":{SPACE}" if SPACE else ""
+)
 
 
 def turn_start(
@@ -102,6 +107,7 @@ class RecoveredTurn(NamedTuple):
     conversation_id: str
     worker: str  # host:pid:... of the process that stopped renewing its lease
     trace_id: str = ""  # written by its first checkpoint, when tracing was on
+    gone: bool = False  # its process is known gone (this space), not only its lease lapsed
 
 
 def turns_recover(*, lease_seconds: float, now: datetime | None = None) -> list[RecoveredTurn]:
@@ -112,17 +118,22 @@ def turns_recover(*, lease_seconds: float, now: datetime | None = None) -> list[
     """
     cutoff = (now or timezone.now()) - timedelta(seconds=lease_seconds)
     alive = WorkerLease.objects.filter(renewed_at__gte=cutoff).values("name")
+    running = Turn.objects.filter(status=Turn.Status.RUNNING)
+    # A process of this space that is gone is known dead now: its turns read "running" for
+    # 30-45 s more, until its lease lapsed, though its lock was already taken off (holders).
+    workers = running.order_by().values_list("worker", flat=True).distinct()
+    gone = [name for name in workers if worker_gone(name)]
     with transaction.atomic():
         # Locked, so the rows read are the rows marked; one being saved right now is skipped
         # (it is finishing, and the next run looks again).
+        lapsed = Q(started_at__lt=cutoff) & ~Q(worker__in=alive)
         stale = (
             Turn.objects.select_for_update(skip_locked=True)
-            .filter(status=Turn.Status.RUNNING, started_at__lt=cutoff)
-            .exclude(worker__in=alive)
+            .filter(lapsed | Q(worker__in=gone), status=Turn.Status.RUNNING)
             .values_list("pk", "conversation_id", "worker", "trace_id")
         )
         found = [
-            RecoveredTurn(str(pk), str(conversation), worker, trace)
+            RecoveredTurn(str(pk), str(conversation), worker, trace, gone=worker in gone)
             for pk, conversation, worker, trace in stale
         ]
         Turn.objects.filter(pk__in=[turn.turn_id for turn in found]).update(
@@ -132,6 +143,12 @@ def turns_recover(*, lease_seconds: float, now: datetime | None = None) -> list[
         )
         WorkerLease.objects.filter(renewed_at__lt=cutoff - timedelta(hours=1)).delete()
     return found
+
+
+def worker_gone(name: str) -> bool:
+    """True only when the process `name` (a WORKER_NAME) was of this space and no longer runs."""
+    parts = name.split(":")
+    return len(parts) == 4 and process_gone(space=parts[3], pid=parts[1])
 
 
 class Checkpointer:

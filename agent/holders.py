@@ -38,9 +38,19 @@ def holder_token() -> str:
 def holder_gone(token: str) -> bool:
     """True only when `token`'s process was of this space and no longer runs."""
     parts = token.split(".")
-    if len(parts) != 3 or not SPACE or parts[1] != SPACE or not parts[2].isdigit():
+    if len(parts) != 3:
         return False
-    pid = int(parts[2])
+    return process_gone(space=parts[1], pid=parts[2])
+
+
+def process_gone(*, space: str, pid: str) -> bool:
+    """True only when process `pid` of `space` (another process's SPACE) no longer runs."""
+    if not SPACE or space != SPACE or not pid.isdigit():
+        return False
+    return _pid_gone(int(pid))
+
+
+def _pid_gone(pid: int) -> bool:
     if pid == os.getpid():
         return False
     try:

@@ -34,8 +34,9 @@ async def turns_recover_periodic(timestamp: int) -> None:
             turn_id=turn.turn_id, conversation_id=turn.conversation_id, trace_id=turn.trace_id
         ):
             logger.warning(
-                "turn interrupted: its worker %s stopped renewing its lease (killed or stuck)",
+                "turn interrupted: its worker %s %s",
                 turn.worker,
+                "is gone (killed)" if turn.gone else "stopped renewing its lease (killed or stuck)",
             )
         tracing.turn_recovered_span(
             trace_id=turn.trace_id,

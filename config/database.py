@@ -154,6 +154,52 @@ def embedded_restart(server) -> None:
     server.ensure_postgres_running()  # reads the new postmaster's pid and socket
 
 
+def embedded_postmasters(data_dir: Path) -> list:
+    """The PostgreSQL servers running on `data_dir` (psutil processes), zombies left out.
+
+    Found by command line (`postgres -D data_dir`), not only by `postmaster.pid`: a server
+    that pg_ctl is still starting may not have written it yet.
+    """
+    import psutil
+
+    wanted = str(Path(data_dir).resolve())
+    found = []
+    for process in psutil.process_iter(["name", "cmdline", "status"]):
+        cmdline = process.info["cmdline"] or []
+        if process.info["name"] != "postgres" or process.info["status"] == psutil.STATUS_ZOMBIE:
+            continue
+        if any(a == "-D" and b == wanted for a, b in zip(cmdline, cmdline[1:], strict=False)):
+            found.append(process)
+    return found
+
+
+def embedded_stop(data_dir: Path, *, seconds: float = 30.0) -> list[int]:
+    """Stop every PostgreSQL server on `data_dir` (fast shutdown) and wait until it is gone.
+
+    pg_ctl starts the server in a session of its own, so a process manager's signal to the
+    process group of whoever started it never reaches it: the starter must stop it. One still
+    up after `seconds` is killed. Returns the pids that were running.
+    """
+    import contextlib
+    import signal
+    import time
+
+    import psutil
+
+    gone_is_fine = contextlib.suppress(psutil.NoSuchProcess)
+    servers = embedded_postmasters(data_dir)
+    for server in servers:
+        with gone_is_fine:
+            server.send_signal(signal.SIGINT)  # PostgreSQL's "fast" shutdown
+    deadline = time.monotonic() + seconds
+    while embedded_postmasters(data_dir) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    for server in embedded_postmasters(data_dir):
+        with gone_is_fine:
+            server.kill()
+    return [server.pid for server in servers]
+
+
 def _forget_dead_handles(data_dir: Path) -> None:
     import json
 

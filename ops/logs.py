@@ -50,13 +50,17 @@ class JsonFormatter(logging.Formatter):
 
 
 class ContextFormatter(logging.Formatter):
-    """The human-readable default, with the turn id appended while a turn runs."""
+    """The human-readable default, with the turn id and its trace id appended while a turn
+    runs (the JSON lines carried the trace id; a text line led to the turn but not to its
+    trace: an on-call engineer reading `make run`'s console had no id to open in the viewer)."""
 
     def format(self, record: logging.LogRecord) -> str:
         line = super().format(record)
-        bound_fields = _fields.get()
-        if bound_fields and "turn_id" in bound_fields:
+        bound_fields = _fields.get() or {}
+        if "turn_id" in bound_fields:
             line += f" [turn {bound_fields['turn_id']}]"
+        if "trace_id" in bound_fields:  # the admin's search box finds the turn by either
+            line += f" [trace {bound_fields['trace_id']}]"
         return line
 
 

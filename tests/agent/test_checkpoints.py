@@ -87,6 +87,30 @@ def test_recovery_marks_only_the_turns_of_workers_whose_lease_lapsed():
 
 
 @pytest.mark.django_db
+def test_a_turn_whose_process_is_gone_is_recovered_at_once_not_when_its_lease_lapses():
+    """A killed web process's turn read "running" for 30-45 s more (its lease was fresh),
+    though the process was known gone: its lock had been taken off at once (agent.holders)."""
+    import subprocess
+    import sys
+
+    killed = subprocess.Popen([sys.executable, "-c", "pass"])  # noqa: S603
+    killed.wait()  # reaped: its pid is gone
+    host, _pid, rand, space = checkpoints.WORKER_NAME.split(":")
+    dead_name = f"{host}:{killed.pid}:{rand}:{space}"
+    now = timezone.now()
+    dead = started_turn("dead?")
+    started_turn("alive?")  # run by this process, which runs
+    Turn.objects.filter(pk=dead.pk).update(worker=dead_name)
+    WorkerLease.objects.create(name=dead_name, renewed_at=now)  # renewed a moment ago
+
+    [recovered] = turns_recover(lease_seconds=30, now=now)
+
+    assert (recovered.turn_id, recovered.worker, recovered.gone) == (str(dead.pk), dead_name, True)
+    statuses = dict(Turn.objects.values_list("user_message", "status"))
+    assert statuses == {"dead?": "interrupted", "alive?": "running"}
+
+
+@pytest.mark.django_db
 def test_the_final_save_completes_the_running_row_once():
     turn = started_turn()
     tool_call = {

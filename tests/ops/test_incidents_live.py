@@ -12,6 +12,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import httpx
+import psutil
 import pytest
 import redis
 from django.db import connection
@@ -310,6 +311,16 @@ def _postgres_process(data: Path) -> subprocess.Popen:
     )
 
 
+def _postgres_of(data: Path) -> list[int]:
+    """The pids of the PostgreSQL servers running on `data` (`ps … postgres -D data`)."""
+    found = []
+    for process in psutil.process_iter(["cmdline", "status"]):
+        cmdline = process.info["cmdline"] or []
+        if process.info["status"] != psutil.STATUS_ZOMBIE and cmdline[1:3] == ["-D", str(data)]:
+            found.append(process.pid)
+    return found
+
+
 def _first_line(process: subprocess.Popen) -> str:
     line = process.stdout.readline()
     return line.strip() or process.stdout.read().strip()
@@ -332,6 +343,26 @@ def test_the_clusters_postgres_comes_back_after_postgresql_died(tmp_path):
     finally:
         keeper.terminate()  # as supervisord stops it
         keeper.wait(timeout=60)
+    # The SIGTERM came on the "running" line's heels: the keeper died of it (-15) before its
+    # handler was set, or raised it from the line's write (-2), and PostgreSQL ran on, orphaned.
+    assert _postgres_of(data) == []
+
+
+def test_a_postgres_keeper_stopped_while_it_starts_postgresql_leaves_none_running(tmp_path):
+    """supervisord stops the cluster (Ctrl-C) while its `postgres` program is still starting
+    PostgreSQL: pg_ctl had already started it, in a session of its own, and nothing stopped it."""
+    data = tmp_path / "postgres"
+    keeper = _postgres_process(data)
+    try:
+        wait_until(lambda: _postgres_of(data), "pg_ctl started PostgreSQL", seconds=120)
+        keeper.terminate()
+        keeper.wait(timeout=60)
+    finally:
+        keeper.kill()
+        keeper.wait(timeout=60)
+
+    assert "PostgreSQL is running" not in keeper.stdout.read()  # stopped before it said so
+    assert _postgres_of(data) == []
 
 
 def test_redis_going_down_shows_in_metrics(redis_url, tmp_path):  # noqa: F811

@@ -65,6 +65,17 @@ def test_text_lines_name_the_turn():
     assert line == "WARNING slow [turn t-2]\n"
 
 
+def test_text_lines_name_the_turns_trace_as_the_json_lines_do():
+    trace = "4bf92f3577b34da6a3ce929d0e0e4736"
+
+    def emit(logger):
+        with bound(turn_id="t-4", conversation_id="c-4", trace_id=trace):
+            logger.warning("turn interrupted")
+
+    line = _log_through(ContextFormatter("%(levelname)s %(message)s"), emit)
+    assert line == f"WARNING turn interrupted [turn t-4] [trace {trace}]\n"
+
+
 SETTINGS = (
     "from django.conf import settings; print(settings.LOGGING['handlers']['console']['formatter'])"
 )

@@ -40,7 +40,7 @@ def listed(client: Client, path: str, term: str) -> str:
 
 
 @pytest.mark.parametrize(
-    "which", ["turn", "turn in brackets", "conversation", "trace", "json line"]
+    "which", ["turn", "turn in brackets", "conversation", "trace", "json line", "text line"]
 )
 def test_an_id_from_a_log_line_finds_its_conversation(editor_client, two_conversations, which):
     # The text log ends a turn's lines with "[turn <id>]", JSON carries turn_id, conversation_id
@@ -53,6 +53,7 @@ def test_an_id_from_a_log_line_finds_its_conversation(editor_client, two_convers
         "trace": TRACE,
         "json line": f'"message": "turn answered", "turn_id": "{traced.pk}", '
         f'"conversation_id": "{first.pk}", "trace_id": "{TRACE}"}}',
+        "text line": f"WARNING turn interrupted [turn {traced.pk}] [trace {TRACE}]",
     }[which]
     html = listed(editor_client, "/admin/agent/conversation/", term)
     assert f"/admin/agent/conversation/{first.pk}/change/" in html
