@@ -36,6 +36,7 @@ from agent.llm.offline_figures import (
     asks_price,
     frame_terms,
 )
+from agent.llm.offline_maker import asks_maker, maker_label, states_maker
 from agent.llm.offline_names import aside, mentions, missing_names, named_terms
 from agent.llm.offline_pick import _pick
 from agent.llm.offline_remedy import remedied
@@ -139,6 +140,11 @@ def compose_answer(
         picked = [(n, fact) for n, fact in pool if states_support([fact], kind)][:2]
         if not picked:
             return _not_mentioned(lang, not_stated_label(kind, lang), sources[0], part)
+    if picked and not context and asks_maker(question):
+        if not states_maker([fact for _, fact in picked]):
+            # "Who created Docent?" quoted the one sentence of the persistence article that
+            # says most about Docent: its principle, not its maker.
+            return _not_mentioned(lang, maker_label(lang), sources[0], part)
     groups = []
     for n, source in enumerate(sources):
         facts = sorted((fact for m, fact in picked if m == n), key=lambda fact: fact.order)
