@@ -36,11 +36,13 @@ from agent.llm.offline_figures import (
     asks_price,
     frame_terms,
 )
+from agent.llm.offline_maker import asks_maker, maker_label, states_maker
 from agent.llm.offline_names import aside, mentions, missing_names, named_terms
 from agent.llm.offline_pick import _pick
 from agent.llm.offline_remedy import remedied
 from agent.llm.offline_render import SOURCE, _link, _render
 from agent.llm.offline_shape import shaped
+from agent.llm.offline_support import not_stated_label, states_support, supported_kind
 from agent.llm.offline_text import (
     UNIT_MARK,
     Fact,
@@ -131,6 +133,18 @@ def compose_answer(
             # "…比 zhparser 慢多少？" quoted a passage on how English text is stemmed: a
             # passage standing in for an answer must at least give the figure asked for.
             return _no_figure(lang, sources[0], part)
+    kind = supported_kind(question) if picked and not context else ""
+    if kind and not states_support([fact for _, fact in picked], kind):
+        # "Which browsers does Docent support?" quoted a row on proxies that "need explicit
+        # upgrade support": the list asked for is given only where the blog says it.
+        picked = [(n, fact) for n, fact in pool if states_support([fact], kind)][:2]
+        if not picked:
+            return _not_mentioned(lang, not_stated_label(kind, lang), sources[0], part)
+    if picked and not context and asks_maker(question):
+        if not states_maker([fact for _, fact in picked]):
+            # "Who created Docent?" quoted the one sentence of the persistence article that
+            # says most about Docent: its principle, not its maker.
+            return _not_mentioned(lang, maker_label(lang), sources[0], part)
     groups = []
     for n, source in enumerate(sources):
         facts = sorted((fact for m, fact in picked if m == n), key=lambda fact: fact.order)
