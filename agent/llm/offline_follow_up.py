@@ -62,8 +62,8 @@ _CITED = re.compile(
 
 def is_follow_up(turn: _Turn) -> bool:
     """A question that leans on the previous one: a pronoun, or almost no words of its own."""
-    if not turn.earlier:
-        return False
+    if not turn.earlier or not turn.leans_on:
+        return False  # nothing asked before names a topic ("hi", "what can you do?")
     subject = defined_subject(turn.question, bare=False)
     # "What are the key numbers?" reads as a subject ("key numbers") but is an ask about the
     # answer (offline_more_ask): searched alone, it quoted the rate-limits article's "429".

@@ -22,6 +22,7 @@ from agent.llm.offline_overview import (
     COUNT_AT_LEAST,
     EMPTY,
     INTRO,
+    INTRO_UNGREETED,
     NOTHING_BEFORE,
     OUTRO,
     REPHRASE,
@@ -2832,3 +2833,82 @@ async def test_what_x_is_does_not_quote_a_sentence_about_the_article():
 
     assert result.answer.startswith("The frobnicator turns requests into jobs.")
     assert "This post" not in result.answer
+
+
+# Walk 22: a reader's first questions in one conversation, "hi", "what can you do?", then a
+# question of their own.
+async def ask_in_conversation(question: str, history: list[dict], hits: list[dict]):
+    async def emit(event: dict) -> None:
+        pass
+
+    return await run_turn(
+        messages=build_messages(history=history, user_message=question, page=None),
+        model=OfflineModel(),
+        tools=tools_with_list([INDEX_ARTICLE, COST_ARTICLE], hits),
+        limits=Limits(),
+        emit=emit,
+    )
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    ("overview", "question"),
+    [("你能做什么？", "怎么做酸面包？"), ("你好", "怎么做酸面包？"),
+     ("what can you do?", "and sourdough?"), ("hi", "HNSW index")],
+)  # fmt: skip
+async def test_a_question_after_a_greeting_or_what_can_you_do_is_searched_alone(overview, question):
+    # "怎么做酸面包？" after "你能做什么？" was searched as "你能做什么？ 怎么做酸面包？" (its
+    # subject looked dropped, so it leaned on the question before): the panel's chip showed it.
+    listed = await ask_in_conversation(overview, [], [])
+    history = [
+        {"role": "user", "content": overview},
+        {"role": "assistant", "content": listed.answer},
+    ]
+
+    result = await ask_in_conversation(question, history, [])
+
+    assert calls(result)[0][1]["query"] == question
+
+
+@pytest.mark.asyncio
+async def test_a_follow_up_after_a_greeting_leans_on_the_topic_asked_before_it():
+    history = [
+        {"role": "user", "content": "Which pgvector index types are there?"},
+        {"role": "assistant", "content": "HNSW and IVFFlat."},
+        {"role": "user", "content": "hello"},
+        {"role": "assistant", "content": (await ask_in_conversation("hello", [], [])).answer},
+    ]
+
+    result = await ask_in_conversation("And which of those builds faster?", history, [])
+
+    assert calls(result)[0][1]["query"] == (
+        "Which pgvector index types are there? And which of those builds faster?"
+    )
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    ("greeting", "question", "lang"),
+    [("hi", "what can you do?", "en"), ("你好", "你能做什么？", "zh")],
+)
+async def test_what_can_you_do_after_a_greeting_does_not_greet_again(greeting, question, lang):
+    # The second answer of the conversation opened "Hello!" again, word for word the first.
+    first = await ask_in_conversation(greeting, [], [])
+    history = [
+        {"role": "user", "content": greeting},
+        {"role": "assistant", "content": first.answer},
+    ]
+
+    second = await ask_in_conversation(question, history, [])
+
+    assert first.answer.startswith(INTRO[lang])
+    assert second.answer.startswith(INTRO_UNGREETED[lang])
+    assert "Hello" not in second.answer and "你好" not in second.answer
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(("question", "lang"), [("what can you do?", "en"), ("你能做什么？", "zh")])
+async def test_what_can_you_do_alone_answers_without_a_greeting_nobody_gave(question, lang):
+    result = await ask_in_conversation(question, [], [])
+
+    assert result.answer.startswith(INTRO_UNGREETED[lang])
