@@ -2912,3 +2912,26 @@ async def test_what_can_you_do_alone_answers_without_a_greeting_nobody_gave(ques
     result = await ask_in_conversation(question, [], [])
 
     assert result.answer.startswith(INTRO_UNGREETED[lang])
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    "question",
+    [
+        "why does this fail?\n```python\nasync def run(messages):\n"
+        "    for step in range(MAX_STEPS):\n        reply = await model(messages)\n```",
+        "这段为什么报错？\n~~~\nSELECT * FROM chunk ORDER BY embedding <=> %s LIMIT 5;\n~~~",
+    ],
+)
+async def test_this_beside_pasted_code_is_the_code_not_the_question_before(question):
+    # "why does this fail?" over a pasted code block was searched with the tail of the question
+    # before it ("? How should I set the step limit… why does this fail? ```python…"): "this"
+    # read as leaning back, though it points at the code under it.
+    history = [
+        {"role": "user", "content": "Which pgvector index types are there?"},
+        {"role": "assistant", "content": "HNSW and IVFFlat."},
+    ]
+
+    result, _ = await ask(question, [], history=history)
+
+    assert "pgvector index types" not in calls(result)[0][1]["query"]
