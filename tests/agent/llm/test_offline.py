@@ -2935,3 +2935,34 @@ async def test_this_beside_pasted_code_is_the_code_not_the_question_before(quest
     result, _ = await ask(question, [], history=history)
 
     assert "pgvector index types" not in calls(result)[0][1]["query"]
+
+
+MIXED_ARTICLE = {
+    "article_id": 93,
+    "language": "en",
+    "title": "Index batch size and the blue heron",
+    "url": "/articles/index-batch-size/",
+    "body": """Tuning a first index on a small machine.
+
+## What we measured
+
+A larger batch made the first index three times faster on this machine.
+
+## 中文小结
+
+批量大小从 16 改成 64 之后，索引时间从 40 秒降到 12 秒。瓦尔登湖的蓝鹭每天早上都会来。
+""",
+}
+ARTICLES[93] = MIXED_ARTICLE
+
+
+@pytest.mark.asyncio
+async def test_a_passage_in_the_questions_language_is_not_introduced_as_the_other_languages():
+    # An English article with a Chinese summary: "蓝鹭什么时候来？" was answered
+    # "以下摘自英文文章《…》（原文）：" over a Chinese sentence, the lead-in for a passage the
+    # reader may not read.
+    found = {**relevant_hit(MIXED_ARTICLE, 0.8), "language": "en"}
+    result, _ = await ask("蓝鹭什么时候来？", [found])
+
+    assert "蓝鹭每天早上都会来" in result.answer
+    assert "以下摘自" not in result.answer and "英文" not in result.answer
