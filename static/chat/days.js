@@ -6,8 +6,11 @@ import { el } from "./util.js";
 
 const DAY_MS = 86400000;
 
+// The blog writes its English dates day first ("18 November 2026"); Intl's plain "en" is
+// American ("Monday, December 7"), so English days are written as the pages write them.
 function lang() {
-  return document.documentElement.lang || "en";
+  const page = document.documentElement.lang || "en";
+  return page === "en" ? "en-GB" : page;
 }
 
 function dayStart(date) {

@@ -1,6 +1,7 @@
 """Walk 22 in a real Chromium: a reader coming back the next day finds yesterday's
 conversation named as yesterday's, on a phone and a desktop, in English and Chinese."""
 
+import re
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -8,6 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.e2e.conftest import CHROMIUM, DESKTOP, screenshot
+from tests.e2e.contrast import contrast_failures
 from tests.e2e.test_chat_panel import ask, open_chat, wait_answered
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db]
@@ -79,3 +81,23 @@ def test_new_chat_and_its_undo_keep_the_days_right(offline_site, open_page):
     page.get_by_role("button", name="Bring back the last conversation").click()
 
     expect(page.locator("#chat-log > .chat-day")).to_have_text("Yesterday")
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_day_line_meets_aa_contrast(offline_site, open_page, scheme):
+    page = open_page(viewport=PHONE, color_scheme=scheme)
+    page.goto(offline_site + "/")
+    open_chat(page)
+    ask(page, "why cap the agent's steps?")
+    wait_answered(page)
+    page.clock.set_fixed_time(datetime.now(UTC) + timedelta(days=3))
+    page.reload()
+    if not page.locator("#chat-panel").is_visible():
+        open_chat(page)
+    day = page.locator("#chat-log > .chat-day")
+    expect(day).to_be_visible()
+    # Three days back: its weekday, and the date as the blog writes it ("Monday 7 December").
+    assert re.fullmatch(r"[A-Z][a-z]+day,? \d{1,2} [A-Z][a-z]+", day.inner_text()), day.inner_text()
+
+    assert contrast_failures(page, "#chat-log > .chat-day") == []
+    screenshot(page, f"walk22-day-line-{scheme}-phone")
