@@ -18,6 +18,7 @@ $(STAMP): pyproject.toml
 	  echo "Docent needs Python 3.12 or newer; '$(PYTHON)' is $$($(PYTHON) --version 2>&1)."; \
 	  echo "Install Python 3.12 (e.g. 'pyenv install 3.12' or your OS package) or run 'make PYTHON=python3.12 ...'."; \
 	  exit 1; }
+	@echo "Installing Docent's Python packages into $(VENV) (a first run takes a few minutes; pip is quiet meanwhile)"
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check --upgrade pip
 	$(PY) -m pip install --quiet --disable-pip-version-check -e ".[dev]"

@@ -1,3 +1,4 @@
+from datetime import datetime
 from typing import Literal
 from uuid import UUID
 
@@ -72,6 +73,9 @@ class TurnOut(Schema):
     answered: bool
     vote: str = Field(description='The visitor\'s vote: "up", "down", or "" for none.')
     comment: str
+    started_at: datetime | None = Field(
+        default=None, description="When the question was asked (the panel names the day)."
+    )
 
 
 class ConversationOut(Schema):

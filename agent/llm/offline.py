@@ -55,6 +55,7 @@ from agent.llm.offline_overview import (
     asks_how_many,
     compose_overview,
     compose_rephrase,
+    greets_back,
     wants_overview,
     wants_rephrase,
 )
@@ -165,7 +166,10 @@ def _plan(turn: _Turn, available: set[str]) -> tuple[list[ToolCall], str]:
     listed = [out for name, out in turn.results if name == LIST]
     if overview and listed:
         count = asks_how_many(turn.question)
-        return [], compose_overview(listed[-1], turn.lang, requested=LIST_LIMIT, count=count)
+        greet = greets_back(turn.typed, turn.answers)
+        return [], compose_overview(
+            listed[-1], turn.lang, requested=LIST_LIMIT, count=count, greet=greet
+        )
     if not turn.results and (closing(turn.question) or rephrase):
         return _no_question(turn, available)
     # "Do you have anything on Redis?": the passages naming the term (offline_topic).

@@ -165,9 +165,15 @@ def compose_answer(
     # reader is told so, in their language, before reading it.
     if blind:
         return f"{_nearest_label(sources[0], lang)}\n\n{answer}"
-    if len(groups) == 1 and _other_language(groups[0][0], language(question)):
+    if (
+        len(groups) == 1
+        and _other_language(groups[0][0], language(question))
+        and language(_render(groups[0][1], lang)) != language(question)
+    ):
         # "什么是混合检索？" answered in English with no word of Chinese before it read as a
-        # glitch: one article in the other language is named, with its language, first.
+        # glitch: one article in the other language is named, with its language, first. Not
+        # when the words quoted are in the question's own: an English article's Chinese
+        # summary was introduced as "以下摘自英文文章…（原文）" over a Chinese sentence.
         return f"{_quoted_from_label(groups[0][0], lang)}\n\n{answer}"
     return answer
 

@@ -41,6 +41,8 @@ _FOLLOW_UP = re.compile(
     r"from|to|after|before|without|like|by) that\b",
     re.IGNORECASE,
 )
+# A fenced block the reader pasted, one line of code at least: what "this" points at.
+_PASTED_CODE = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n.*\S.*\n[ \t]*\1", re.MULTILINE | re.DOTALL)
 FOLLOW_UP_TERMS = 2  # a question with this few words of its own leans on the one before
 # What a "what is X?" may ask without naming anything: the default, the limit, the catch of
 # whatever was asked before. "What is a step limit?" then "what is the default?" searched "what
@@ -62,8 +64,10 @@ _CITED = re.compile(
 
 def is_follow_up(turn: _Turn) -> bool:
     """A question that leans on the previous one: a pronoun, or almost no words of its own."""
-    if not turn.earlier:
-        return False
+    if not turn.earlier or not turn.leans_on:
+        return False  # nothing asked before names a topic ("hi", "what can you do?")
+    if _PASTED_CODE.search(turn.typed or turn.question):
+        return False  # "why does this fail?" over pasted code: "this" is the code
     subject = defined_subject(turn.question, bare=False)
     # "What are the key numbers?" reads as a subject ("key numbers") but is an ask about the
     # answer (offline_more_ask): searched alone, it quoted the rate-limits article's "429".

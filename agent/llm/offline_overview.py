@@ -45,6 +45,12 @@ INTRO = {
     "The newest articles:",
     "zh": "你好！我根据这个博客的文章回答问题，并注明引用的文章。最新的文章：",
 }
+# The greeting opening the overview's sentences, said only to a reader who greeted, once a
+# conversation: "hi" then "what can you do?" opened both answers "Hello!", and "what can you
+# do?" alone was greeted as if the reader had said hello.
+HELLO = {"en": "Hello! ", "zh": "你好！"}
+INTRO_UNGREETED = {lang: INTRO[lang].removeprefix(HELLO[lang]) for lang in INTRO}
+_GREETS = re.compile(rf"\s*({GREETING})\b", re.IGNORECASE)
 OUTRO = {
     "en": "Ask me about any of them, in English or Chinese.",
     "zh": "可以用中文或英文问我其中任何一篇的内容。",
@@ -149,9 +155,21 @@ def asks_how_many(question: str) -> bool:
     return _HOW_MANY.search(question) is not None
 
 
+def greets_back(question: str, answers: str) -> bool:
+    """Whether the overview says hello: the reader greeted, and no earlier answer did."""
+    said = any(f"{hello.strip()}" in answers for hello in HELLO.values())
+    return _GREETS.match(question) is not None and not said
+
+
 def compose_overview(
-    articles: object, lang: str, *, requested: int = 0, count: bool = False
+    articles: object, lang: str, *, requested: int = 0, count: bool = False, greet: bool = True
 ) -> str:
+    """The overview (_overview_text), its "Hello!" left off unless `greet`."""
+    text = _overview_text(articles, lang, requested=requested, count=count)
+    return text if greet else text.removeprefix(HELLO[lang])
+
+
+def _overview_text(articles: object, lang: str, *, requested: int, count: bool) -> str:
     """A greeting, then the newest articles, each linked with its summary.
 
     Articles in the reader's language come first, newest first; then the others. `articles`

@@ -15,12 +15,13 @@ from typing import Any
 
 from agent.llm.base import ToolCall
 from agent.llm.offline_ask import the_ask
-from agent.llm.offline_overview import without_preamble
+from agent.llm.offline_overview import wants_overview, without_preamble
 from agent.llm.offline_replies import _FOUND_NOTHING
 from agent.llm.offline_swap import asked_language
 from agent.llm.offline_text import answer_language
 from agent.llm.offline_tools import SEARCH
 from agent.prompts import PAGE_CONTEXT_PREFIX, READER_LANGUAGE_PREFIX, STEP_LIMIT_NUDGE
+from agent.small_talk import is_small_talk
 from blog.script import is_traditional, question_fold, simplified_chars, to_traditional
 
 MAX_QUERY = 500  # the search tool's limit on a query (agent/tools/search_knowledge_base.py)
@@ -164,18 +165,28 @@ def _answered_question(messages: list[dict], users: list[int]) -> str:
     """
     if len(users) < 2:
         return ""
-    return question_fold(str(messages[_answered_at(messages, users)].get("content") or ""))
+    asked = question_fold(str(messages[_answered_at(messages, users)].get("content") or ""))
+    # "hi" or "what can you do?" names no topic to lean on: "怎么做酸面包？" after "你能做什么？"
+    # was searched as "你能做什么？ 怎么做酸面包？".
+    return "" if names_no_topic(asked) else asked
+
+
+def names_no_topic(question: str) -> bool:
+    """A greeting, thanks, or a question about the assistant or the blog as a whole."""
+    return is_small_talk(question) or wants_overview(question)
 
 
 def _answered_at(messages: list[dict], users: list[int]) -> int:
-    """Where _answered_question's question is among the messages (of two user messages or more)."""
+    """Where _answered_question's question is among the messages (of two user messages or more):
+    the latest answered that names a topic, else the one just before this."""
     for start, end in reversed(list(zip(users[:-1], users[1:], strict=True))):
         answers = [
             simplified_chars(str(m.get("content") or "")).strip()
             for m in messages[start + 1 : end]
             if m.get("role") == "assistant" and m.get("content")
         ]
-        if answers and answers[-1] not in _FOUND_NOTHING:
+        asked = question_fold(str(messages[start].get("content") or ""))
+        if answers and answers[-1] not in _FOUND_NOTHING and not names_no_topic(asked):
             return start
     return users[-2]
 

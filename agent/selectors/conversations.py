@@ -106,6 +106,7 @@ def _turn_out(turn: Turn, urls: dict[int, str]) -> dict:
         "answered": turn.answered,
         "vote": turn.vote,
         "comment": turn.feedback_comment,
+        "started_at": turn.started_at,
         "tools": [
             {
                 "call_id": call.call_id,

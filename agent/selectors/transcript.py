@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from functools import cached_property
 from typing import Any
@@ -15,6 +15,9 @@ from django.utils.translation import gettext, ngettext
 from agent.answered import FINISHED
 from agent.models import Conversation, ToolCall, Turn, call_outcome
 from agent.selectors.answer_html import turn_answers_html
+from blog.models import Article
+
+DETAIL_TOOL = "get_article_detail"
 
 # Results longer than this are folded away behind a <details> in the transcript.
 LONG_RESULT_CHARS = 360
@@ -39,6 +42,7 @@ class TranscriptCall:
     executed: bool
     started_at: datetime
     duration_ms: float
+    article_title: str = ""  # the article a get_article_detail call read, named (_named)
 
     @property
     def outcome(self) -> str:
@@ -176,6 +180,7 @@ def conversation_transcript(*, conversation_id: UUID) -> Transcript | None:
     for row in rows:
         fields = {name: getattr(row, name) for name in _CALL_FIELDS}
         calls.setdefault(row.turn_id, []).append(TranscriptCall(**fields))
+    calls = _named(calls)
     html = turn_answers_html(answers=[turn.answer for turn in turns])
     items = [
         TranscriptTurn(turn, _steps(turn, calls.get(turn.pk, [])), answer_html)
@@ -196,6 +201,39 @@ _CALL_FIELDS = (
     "step", "call_id", "name", "arguments", "result", "ok", "error", "executed",
     "started_at", "duration_ms",
 )  # fmt: skip
+
+
+def _detail_article(call: TranscriptCall) -> tuple[int | None, str]:
+    """A get_article_detail call's article id, and its title as the call returned it."""
+    if call.name != DETAIL_TOOL or not isinstance(call.arguments, dict):
+        return None, ""
+    article_id = call.arguments.get("article_id")
+    result = call.result if isinstance(call.result, dict) else {}
+    title = result.get("title") if call.ok else ""
+    return (article_id if isinstance(article_id, int) else None), str(title or "")
+
+
+def _named(calls: dict[UUID, list[TranscriptCall]]) -> dict[UUID, list[TranscriptCall]]:
+    """Each get_article_detail call with its article's title: `{"article_id": 3}` told a
+    reviewer nothing. What the call returned, else (it failed) the article as it stands,
+    looked up in one query only when some call needs it."""
+    wanted = {
+        article_id
+        for group in calls.values()
+        for call in group
+        if (found := _detail_article(call))[0] is not None and not found[1]
+        for article_id in [found[0]]
+    }
+    titles = (
+        dict(Article.objects.filter(pk__in=wanted).values_list("pk", "title")) if wanted else {}
+    )
+
+    def named(call: TranscriptCall) -> TranscriptCall:
+        article_id, title = _detail_article(call)
+        title = title or titles.get(article_id, "")
+        return replace(call, article_title=title) if title else call
+
+    return {turn: [named(call) for call in group] for turn, group in calls.items()}
 
 
 def conversation_export(*, conversation_id: UUID) -> dict | None:

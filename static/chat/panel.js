@@ -5,6 +5,7 @@
  */
 import { Composer } from "./composer.js";
 import { Connection } from "./connection.js";
+import { DayLines } from "./days.js";
 import { Feedback } from "./feedback.js";
 import { IndexingNotice } from "./indexing.js";
 import { Sheet } from "./sheet.js";
@@ -58,6 +59,7 @@ class Panel {
     this.conversationId = storageGet("localStorage", KEY_CONVERSATION);
     this.feedback = new Map(); // turn number -> Feedback
     this.pastTurns = new Map(); // turn number -> Turn, as restored
+    this.days = new DayLines(this.log); // "Yesterday" between a conversation's days
     this.stick = true; // keep the log scrolled to the newest line
     this.connection = new Connection(root.getAttribute("data-ws-path"), {
       onEvent: (event) => this.handleEvent(event),
@@ -349,6 +351,7 @@ class Panel {
     turn.conversationId = frame.conversation_id || "";
     this.turn = turn;
     this.log.appendChild(turn.node);
+    this.days.before(turn.node);
     turn.streaming();
     this.announce(S.thinking);
     this.watchSlow(turn);
@@ -462,6 +465,7 @@ class Panel {
     const turn = Turn.fromPast(past);
     this.pastTurns.set(turn.number, turn);
     this.log.appendChild(turn.node);
+    this.days.before(turn.node, past.started_at);
     if (past.status === "done") this.addFeedback(turn, { vote: past.vote, comment: past.comment });
   }
 
@@ -484,6 +488,7 @@ class Panel {
     storageSet("sessionStorage", KEY_ENDING, "");
     this.feedback.clear();
     this.pastTurns.clear();
+    this.days.clear();
     this.restored = Promise.resolve();
     for (const child of [...this.log.children]) if (child !== this.empty) child.remove();
     this.showEmpty(true);
@@ -508,6 +513,7 @@ class Panel {
     this.dropUndo();
     if (this.turn) return;
     for (const child of [...this.log.children]) if (child !== this.empty) child.remove();
+    this.days.clear();
     this.setConversation(previous);
     this.restored = null;
     this.restore();

@@ -399,3 +399,36 @@ def test_a_long_transcript_opens_with_an_index_of_its_turns_marking_those_to_rev
     assert 'title="Question 4?"' in index
     short_page = staff_client.get(f"/admin/agent/conversation/{short.pk}/change/").content
     assert b'data-testid="turn-index"' not in short_page
+
+
+def test_a_call_reading_an_article_names_it_not_only_its_id(staff_client, make_article):
+    # A reviewer read `{"article_id": 3}` and had to open the folded result to learn which
+    # article the assistant read. The title comes from what the call returned; a call that
+    # failed names the article as it stands, and one that names no article, nothing.
+    kept = make_article(title="Why step limits matter")
+    conversation = make_conversation()
+    make_turn(
+        conversation,
+        index=1,
+        tool_calls=[
+            {"step": 1, "name": "get_article_detail", "arguments": {"article_id": 3},
+             "result": {"article_id": 3, "title": "Anatomy of the agent loop", "body": "…"}},
+            {"step": 1, "name": "get_article_detail", "arguments": {"article_id": kept.pk},
+             "ok": False, "error": "timed out"},
+            {"step": 1, "name": "get_article_detail", "arguments": {"article_id": 999999},
+             "ok": False, "error": "Article 999999 not found."},
+        ],
+    )  # fmt: skip
+
+    page = staff_client.get(f"/admin/agent/conversation/{conversation.pk}/change/").content
+    names = re.findall(r'<span class="dc-call__article">(.*?)</span>', page.decode())
+
+    assert [html_lib.unescape(name) for name in names] == [
+        "reads “Anatomy of the agent loop”",
+        "reads “Why step limits matter”",
+    ]
+    chinese = staff_client.get(
+        f"/admin/agent/conversation/{conversation.pk}/change/",
+        headers={"accept-language": "zh-CN,zh;q=0.9"},
+    ).content.decode()
+    assert "阅读了《Anatomy of the agent loop》" in html_lib.unescape(chinese)

@@ -22,6 +22,7 @@ from agent.llm.offline_overview import (
     COUNT_AT_LEAST,
     EMPTY,
     INTRO,
+    INTRO_UNGREETED,
     NOTHING_BEFORE,
     OUTRO,
     REPHRASE,
@@ -2835,3 +2836,136 @@ async def test_what_x_is_does_not_quote_a_sentence_about_the_article():
 
     assert result.answer.startswith("The frobnicator turns requests into jobs.")
     assert "This post" not in result.answer
+
+
+# Walk 22: a reader's first questions in one conversation, "hi", "what can you do?", then a
+# question of their own.
+async def ask_in_conversation(question: str, history: list[dict], hits: list[dict]):
+    async def emit(event: dict) -> None:
+        pass
+
+    return await run_turn(
+        messages=build_messages(history=history, user_message=question, page=None),
+        model=OfflineModel(),
+        tools=tools_with_list([INDEX_ARTICLE, COST_ARTICLE], hits),
+        limits=Limits(),
+        emit=emit,
+    )
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    ("overview", "question"),
+    [("你能做什么？", "怎么做酸面包？"), ("你好", "怎么做酸面包？"),
+     ("what can you do?", "and sourdough?"), ("hi", "HNSW index")],
+)  # fmt: skip
+async def test_a_question_after_a_greeting_or_what_can_you_do_is_searched_alone(overview, question):
+    # "怎么做酸面包？" after "你能做什么？" was searched as "你能做什么？ 怎么做酸面包？" (its
+    # subject looked dropped, so it leaned on the question before): the panel's chip showed it.
+    listed = await ask_in_conversation(overview, [], [])
+    history = [
+        {"role": "user", "content": overview},
+        {"role": "assistant", "content": listed.answer},
+    ]
+
+    result = await ask_in_conversation(question, history, [])
+
+    assert calls(result)[0][1]["query"] == question
+
+
+@pytest.mark.asyncio
+async def test_a_follow_up_after_a_greeting_leans_on_the_topic_asked_before_it():
+    history = [
+        {"role": "user", "content": "Which pgvector index types are there?"},
+        {"role": "assistant", "content": "HNSW and IVFFlat."},
+        {"role": "user", "content": "hello"},
+        {"role": "assistant", "content": (await ask_in_conversation("hello", [], [])).answer},
+    ]
+
+    result = await ask_in_conversation("And which of those builds faster?", history, [])
+
+    assert calls(result)[0][1]["query"] == (
+        "Which pgvector index types are there? And which of those builds faster?"
+    )
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    ("greeting", "question", "lang"),
+    [("hi", "what can you do?", "en"), ("你好", "你能做什么？", "zh")],
+)
+async def test_what_can_you_do_after_a_greeting_does_not_greet_again(greeting, question, lang):
+    # The second answer of the conversation opened "Hello!" again, word for word the first.
+    first = await ask_in_conversation(greeting, [], [])
+    history = [
+        {"role": "user", "content": greeting},
+        {"role": "assistant", "content": first.answer},
+    ]
+
+    second = await ask_in_conversation(question, history, [])
+
+    assert first.answer.startswith(INTRO[lang])
+    assert second.answer.startswith(INTRO_UNGREETED[lang])
+    assert "Hello" not in second.answer and "你好" not in second.answer
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(("question", "lang"), [("what can you do?", "en"), ("你能做什么？", "zh")])
+async def test_what_can_you_do_alone_answers_without_a_greeting_nobody_gave(question, lang):
+    result = await ask_in_conversation(question, [], [])
+
+    assert result.answer.startswith(INTRO_UNGREETED[lang])
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    "question",
+    [
+        "why does this fail?\n```python\nasync def run(messages):\n"
+        "    for step in range(MAX_STEPS):\n        reply = await model(messages)\n```",
+        "这段为什么报错？\n~~~\nSELECT * FROM chunk ORDER BY embedding <=> %s LIMIT 5;\n~~~",
+    ],
+)
+async def test_this_beside_pasted_code_is_the_code_not_the_question_before(question):
+    # "why does this fail?" over a pasted code block was searched with the tail of the question
+    # before it ("? How should I set the step limit… why does this fail? ```python…"): "this"
+    # read as leaning back, though it points at the code under it.
+    history = [
+        {"role": "user", "content": "Which pgvector index types are there?"},
+        {"role": "assistant", "content": "HNSW and IVFFlat."},
+    ]
+
+    result, _ = await ask(question, [], history=history)
+
+    assert "pgvector index types" not in calls(result)[0][1]["query"]
+
+
+MIXED_ARTICLE = {
+    "article_id": 93,
+    "language": "en",
+    "title": "Index batch size and the blue heron",
+    "url": "/articles/index-batch-size/",
+    "body": """Tuning a first index on a small machine.
+
+## What we measured
+
+A larger batch made the first index three times faster on this machine.
+
+## 中文小结
+
+批量大小从 16 改成 64 之后，索引时间从 40 秒降到 12 秒。瓦尔登湖的蓝鹭每天早上都会来。
+""",
+}
+ARTICLES[93] = MIXED_ARTICLE
+
+
+@pytest.mark.asyncio
+async def test_a_passage_in_the_questions_language_is_not_introduced_as_the_other_languages():
+    # An English article with a Chinese summary: "蓝鹭什么时候来？" was answered
+    # "以下摘自英文文章《…》（原文）：" over a Chinese sentence, the lead-in for a passage the
+    # reader may not read.
+    found = {**relevant_hit(MIXED_ARTICLE, 0.8), "language": "en"}
+    result, _ = await ask("蓝鹭什么时候来？", [found])
+
+    assert "蓝鹭每天早上都会来" in result.answer
+    assert "以下摘自" not in result.answer and "英文" not in result.answer
