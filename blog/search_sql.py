@@ -55,13 +55,20 @@ _FROM = "blog_chunk JOIN blog_article ON blog_article.id = blog_chunk.article_id
 # capped first, enough of them (a long post, or several, using the query's words) took every
 # place of the cap and the visible chunks were never ranked. The capped rows are ranked where
 # they are, not looked up again by id.
+# Each match's article is looked up by its key as the match is read (a LATERAL subquery with
+# LIMIT is never flattened into a join), so the cap stops the look-ups at `cap` visible rows.
+# As a plain join the planner hashed every visible article first whenever it expected many
+# matches: 12 of 40 statements at 100k chunks, about 1.9 ms of a 4 ms statement for 9,500
+# articles, to keep 200 rows. The rows come in the same order either way, the matches' own.
 _TEXT_LIST = """
     SELECT {columns}, blog_chunk.rank
     FROM (SELECT *,
                  ts_rank(search_vector, to_tsquery('english', %(ranking)s), 1) AS rank
           FROM (SELECT blog_chunk.* FROM blog_chunk
-                JOIN blog_article ON blog_article.id = blog_chunk.article_id
-                WHERE search_vector @@ to_tsquery('english', %({matching})s) AND {published}
+                CROSS JOIN LATERAL (SELECT FROM blog_article
+                    WHERE blog_article.id = blog_chunk.article_id AND {published}
+                    LIMIT 1) AS visible
+                WHERE search_vector @@ to_tsquery('english', %({matching})s)
                 LIMIT %(cap)s) AS capped
           ORDER BY rank DESC, id) AS blog_chunk
     JOIN blog_article ON blog_article.id = blog_chunk.article_id
