@@ -168,7 +168,9 @@ def build_indexes() -> dict[str, float]:
         timings[index.name] = time.perf_counter() - started
     with connection.cursor() as cursor:
         cursor.execute("VACUUM ANALYZE blog_chunk")
-        cursor.execute("ANALYZE blog_article")
+        # Vacuumed as autovacuum leaves a settled table: the visible articles' count of every
+        # search is read from an index alone only on pages marked all-visible.
+        cursor.execute("VACUUM ANALYZE blog_article")
     return timings
 
 
