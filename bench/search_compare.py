@@ -4,7 +4,9 @@
         [--chunks 100000] [--queries 200] [--block 50] [--modes hybrid,vector,text]
 
 TREE is a checkout or a plain export of the repository (`git archive main | tar -x -C TREE`);
---new defaults to this one. The database is bench/search_scale.py's, built once and kept in
+--new defaults to this one. --old-sql and --new-sql run before each block of that side, for a
+change to the schema (an index one side has: `DROP INDEX IF EXISTS ...` / `CREATE INDEX IF NOT
+EXISTS ...`). The database is bench/search_scale.py's, built once and kept in
 BENCH_DATA_DIR. The same queries run in blocks, each block in a fresh process of the old tree
 and then of the new one (the order flips every block), all against the one server, so both
 sides see the same load, the same cache and the same data. Reported per side and mode: p50 and
@@ -71,6 +73,8 @@ def main() -> int:
     parser.add_argument("--queries", type=int, default=200, help="per mode and side")
     parser.add_argument("--block", type=int, default=50)
     parser.add_argument("--modes", default="hybrid,vector,text")
+    parser.add_argument("--old-sql", default="", help="run before each old block (DDL)")
+    parser.add_argument("--new-sql", default="", help="run before each new block (DDL)")
     parser.add_argument("--child", nargs=5, help=argparse.SUPPRESS)
     args, _ = parser.parse_known_args()
     if args.child:
@@ -106,6 +110,7 @@ def main() -> int:
         stop = min(start + args.block, args.queries)
         for mode in args.modes.split(","):
             for side in ("old", "new") if number % 2 == 0 else ("new", "old"):
+                _prepare(getattr(args, f"{side}_sql"))
                 command = [sys.executable, __file__, "--old", str(args.old), "--child"]
                 command += [str(trees[side]), handle.name, mode, str(start), str(stop)]
                 done = subprocess.run(command, env=env, capture_output=True, text=True, cwd=HERE)
@@ -144,6 +149,17 @@ def main() -> int:
         f"{min(loads):.1f}–{max(loads):.1f} (start {loads[0]:.1f}, end {loads[-1]:.1f}). {note}."
     )
     return 0
+
+
+def _prepare(sql: str) -> None:
+    """Put the database in a side's state (an index it has and the other lacks)."""
+    if not sql:
+        return
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(sql)
+    connection.close()
 
 
 def _merged(blocks: list[dict]) -> dict:
