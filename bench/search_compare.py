@@ -119,6 +119,7 @@ def main() -> int:
                     raise SystemExit(f"{side} {mode} block {start} failed")
                 results[side, mode].append(json.loads(done.stdout.splitlines()[-1]))
         loads.append(os.getloadavg()[0])
+    _prepare(args.new_sql)  # the kept database is left as this tree's migrations made it
     os.unlink(handle.name)
     rows = []
     for mode in args.modes.split(","):
