@@ -6,6 +6,10 @@
 It starts PostgreSQL 18 + pgvector in a temporary directory exactly as tests/embedded_db.py
 does (deleted when the process exits), points DATABASE_URL at it, runs django.setup() and
 migrates quietly. `.data/` and any DATABASE_URL already set are left alone.
+
+With `BENCH_DATA_DIR` set, the server's data lives there and is kept when the process exits,
+so a bench that takes minutes to build its database (bench/search_scale.py at 100k chunks) can
+reuse it in the next run.
 """
 
 from __future__ import annotations
@@ -31,10 +35,14 @@ def django_start() -> None:
     sys.path.insert(0, str(ROOT))
     from config.database import embedded_server
 
-    root = Path(tempfile.mkdtemp(prefix="docent-bench-pg-"))
-    # Registered first, so it runs last: after the server's own exit handler deleted its data.
-    atexit.register(shutil.rmtree, root, ignore_errors=True)
-    _server = embedded_server(root / "data", cleanup_mode="delete")  # as `make run` sizes it
+    kept = os.environ.get("BENCH_DATA_DIR")
+    if kept:
+        _server = embedded_server(Path(kept).resolve(), cleanup_mode="stop")
+    else:
+        root = Path(tempfile.mkdtemp(prefix="docent-bench-pg-"))
+        # Registered first, so it runs last: after the server's own exit handler deleted its data.
+        atexit.register(shutil.rmtree, root, ignore_errors=True)
+        _server = embedded_server(root / "data", cleanup_mode="delete")  # as `make run` sizes it
     os.environ["DATABASE_URL"] = _server.get_uri()
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     os.environ.setdefault("LOG_LEVEL", "WARNING")

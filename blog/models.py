@@ -104,6 +104,18 @@ class Article(models.Model):
         ordering = ["-published_at", "-id"]
         verbose_name = _("article")
         verbose_name_plural = _("articles")
+        indexes = [
+            # Every search counts the visible articles for the vocabulary's change key
+            # (blog.relevance.CHANGE_KEY_SQL): read from this index alone, without the table,
+            # that costs 0.95 instead of 1.67 ms of the server's CPU at 10,000 articles once
+            # autovacuum has marked the table's pages all-visible (docs/benchmarks.md).
+            models.Index(
+                fields=["published_at"],
+                include=["id"],
+                condition=models.Q(status="published"),
+                name="article_visible_idx",
+            ),
+        ]
 
     def __str__(self) -> str:
         return self.title

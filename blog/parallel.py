@@ -14,6 +14,8 @@ import threading
 import psycopg
 from django.db import connection
 
+from blog import search_sql
+
 IDLE_MAX = 4  # idle side connections kept; a busier process opens more and closes the extra
 _lock = threading.Lock()
 _idle: list[psycopg.Connection] = []
@@ -62,4 +64,10 @@ def _open() -> psycopg.Connection:
     # makes its own cursors (blog.search_sql.search_cursor).
     params = connection.get_connection_params()
     params.pop("cursor_factory", None)
-    return psycopg.connect(**params, autocommit=True)
+    side = psycopg.connect(**params, autocommit=True)
+    try:
+        search_sql.vector_register(side)
+    except psycopg.Error:
+        side.close()
+        raise
+    return side

@@ -85,3 +85,17 @@ def test_no_side_connection_to_be_had_runs_both_halves_here(ask, settings, monke
     # No connection was opened. (A closed side connection's backend exits on its own time:
     # on a loaded machine CI once still listed it here, so "none at all" was a race.)
     assert set(side_backends()) <= before
+
+
+def test_a_side_connection_carries_the_vector_adapters_for_all_its_cursors(ask, settings):
+    # Registered on each cursor they cost two new adapter classes per search cursor.
+    from pgvector import Vector
+    from psycopg.adapt import PyFormat
+
+    side = parallel.take()
+    try:
+        assert side.adapters.get_dumper(Vector, PyFormat.BINARY) is not None
+    finally:
+        parallel.give_back(side)
+    serial, side_by_side = serial_and_parallel(ask, settings)  # and the text half still binds it
+    assert [hit.as_dict() for hit in side_by_side] == [hit.as_dict() for hit in serial]

@@ -226,3 +226,41 @@ def test_hidden_chunks_ranked_first_do_not_take_the_visible_ones_places(make_art
     )
 
     assert sorted(ids(two)) == sorted(chunk.pk for chunk in visible)
+
+
+def _nodes(node: dict):
+    yield node
+    for child in node.get("Plans", []):
+        yield from _nodes(child)
+
+
+def _capped(node: dict) -> list[dict]:
+    """The plan's lowest Limit nodes over a scan of blog_chunk: the text half's caps."""
+    below = [limit for child in node.get("Plans", []) for limit in _capped(child)]
+    if below:
+        return below
+    scans_chunks = any(n.get("Relation Name") == "blog_chunk" for n in _nodes(node))
+    return [node] if node["Node Type"] == "Limit" and scans_chunks else []
+
+
+def test_the_capped_matches_look_up_each_article_not_all_of_them(make_article, add_chunk):
+    # The cap keeps SEARCH_TEXT_MAX_MATCHES visible matches: at 100k chunks the planner hashed
+    # all 9,500 visible articles to find them whenever it expected many matches (1.9 ms of a
+    # 4 ms statement). Joins other than a look-up per match are disabled here, as that
+    # estimate would: the caps must still look each match's article up, by its id.
+    for n in range(3):
+        add_chunk(make_article(title=f"Kites {n}"), "Kites in wind.", unit((0, 1.0)))
+    sql, params = search_sql.text_statement(
+        vector=None, k=5, ranking="'kite' | 'wind'", pairs="('kite' & 'wind')", lexical="kite"
+    )
+    with transaction.atomic(), search_sql.search_cursor() as cursor:
+        cursor.execute("SET LOCAL enable_nestloop = off")
+        cursor.execute("SET LOCAL enable_mergejoin = off")
+        cursor.execute("EXPLAIN (FORMAT JSON) " + sql, params)
+        plan = cursor.fetchone()["QUERY PLAN"][0]["Plan"]
+
+    caps = _capped(plan)
+    articles = [n for cap in caps for n in _nodes(cap) if n.get("Relation Name") == "blog_article"]
+    assert len(caps) == 2 and len(articles) == 2, plan  # the two-term and the any-term lists
+    for scan in articles:  # each scan is for one match's article, not for all of them
+        assert "article_id" in scan.get("Index Cond", "") + scan.get("Filter", ""), scan

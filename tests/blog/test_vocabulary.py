@@ -2,7 +2,7 @@ import pytest
 from django.db import connection
 
 from blog.models import Chunk
-from blog.relevance import vocabulary
+from blog.relevance import change_key_sql, vocabulary
 from tests.blog.test_search import unit
 
 # The delete counter the vocabulary watches moves when the deleting transaction has committed.
@@ -30,3 +30,20 @@ def test_an_unchanged_index_is_not_read_again(make_article, add_chunk, django_as
 
     with django_assert_num_queries(1):  # the change key only; no ts_stat scan
         vocabulary.current()
+
+
+def test_the_change_key_counts_the_visible_articles_from_an_index_alone(make_article):
+    # Every search sends the change key; at 10,000 articles scanning the table for the count
+    # cost 1.67 ms of the server's CPU, reading the partial index alone 0.95 ms. The planner
+    # would pick the scan for this test's few rows, so the scan is priced out here.
+    make_article(title="Kites")
+    with connection.cursor() as cursor:
+        cursor.execute("VACUUM blog_article")  # all-visible pages, as autovacuum leaves them
+        cursor.execute("SET enable_seqscan = off")
+        try:
+            cursor.execute("EXPLAIN " + change_key_sql())
+            plan = "\n".join(row[0] for row in cursor.fetchall())
+        finally:
+            cursor.execute("RESET enable_seqscan")
+
+    assert "Index Only Scan using article_visible_idx on blog_article" in plan, plan
