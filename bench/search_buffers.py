@@ -25,6 +25,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import search_scale  # noqa: E402
+from _common import process_tree_cpu  # noqa: E402
 from _django import django_start, machine_note, percentile, table  # noqa: E402
 
 OLD = 128  # MB: PostgreSQL's default, what the embedded server ran with before
@@ -65,14 +66,7 @@ def cpu_seconds() -> float:
     import _django
     import psutil
 
-    server = psutil.Process(_django._server.get_pid())
-    total = sum(psutil.Process().cpu_times()[:2])
-    for process in (server, *server.children()):
-        try:
-            total += sum(process.cpu_times()[:2])
-        except psutil.Error:  # a backend that ended meanwhile
-            pass
-    return total
+    return process_tree_cpu(psutil.Process(_django._server.get_pid()))
 
 
 def blocks_read() -> int:

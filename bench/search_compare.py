@@ -27,6 +27,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _common import process_tree_cpu  # noqa: E402
+
 HERE = Path(__file__).resolve().parent.parent
 
 
@@ -47,22 +49,10 @@ def child(tree: Path, workload_file: Path, mode: str, start: int, stop: int) -> 
     block = [tuple(item) for item in workload[start:stop]]
     search_scale.timed_searches(warm, mode=mode)  # the vocabulary, the side connection
     server = psutil.Process(int(os.environ["BENCH_SERVER_PID"]))
-    before = _cpu(server)
+    before = process_tree_cpu(server)
     latencies, hits = search_scale.timed_searches(block, keep=lambda hit: hit.as_dict(), mode=mode)
-    cpu = _cpu(server) - before
+    cpu = process_tree_cpu(server) - before
     print(json.dumps({"latencies": latencies, "hits": hits, "cpu": cpu}, default=str))
-
-
-def _cpu(server) -> float:
-    import psutil
-
-    total = sum(psutil.Process().cpu_times()[:2])
-    for process in (server, *server.children()):
-        try:
-            total += sum(process.cpu_times()[:2])
-        except psutil.Error:  # a backend that ended meanwhile
-            pass
-    return total
 
 
 def main() -> int:
