@@ -15,9 +15,8 @@ from django.utils.translation import gettext, ngettext
 from agent.answered import FINISHED
 from agent.models import Conversation, ToolCall, Turn, call_outcome
 from agent.selectors.answer_html import turn_answers_html
+from agent.tools.get_article_detail import get_article_detail
 from blog.models import Article
-
-DETAIL_TOOL = "get_article_detail"
 
 # Results longer than this are folded away behind a <details> in the transcript.
 LONG_RESULT_CHARS = 360
@@ -205,7 +204,7 @@ _CALL_FIELDS = (
 
 def _detail_article(call: TranscriptCall) -> tuple[int | None, str]:
     """A get_article_detail call's article id, and its title as the call returned it."""
-    if call.name != DETAIL_TOOL or not isinstance(call.arguments, dict):
+    if call.name != get_article_detail.name or not isinstance(call.arguments, dict):
         return None, ""
     article_id = call.arguments.get("article_id")
     result = call.result if isinstance(call.result, dict) else {}
