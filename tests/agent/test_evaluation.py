@@ -226,6 +226,9 @@ def test_bench_eval_files_name_demo_articles_and_split_each_kind(name):
         # Forty questions written by the lead on 2026-12-07, before that day's passes, and
         # never tuned on (docs/answer-quality.md, "Sixty-seventh pass").
         ("answer_eval_fresh40.jsonl", "test"),
+        # Forty more, written blind on 2026-12-07 by a helper who read only the demo articles
+        # and ran the assistant only after committing them.
+        ("answer_eval_fresh41.jsonl", "test"),
     ],
 )
 def test_single_split_eval_files_name_demo_articles(name, split):
