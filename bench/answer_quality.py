@@ -1,6 +1,7 @@
 """Answer quality on the demo articles: the eval set through search and through the assistant.
 
     python bench/answer_quality.py [--file PATH] [--split test|tune|all] [--quick] [--json OUT]
+    python bench/answer_quality.py --file 'bench/answer_eval*.jsonl' --split test --quick
 
 Loads the 14 demo articles into a throwaway database and indexes them (the bundled
 multilingual-e5-small by default). Then, for the split of the eval file (--file, by default
@@ -12,15 +13,18 @@ bench/answer_eval.jsonl; bench/answer_eval_fresh.jsonl is the second, blind set)
    left with no hit above it;
 2. `manage.py eval_answers` on the same split with the offline model (the real turn runner).
 
+A --file with a `*` reads every matching set: the split's questions of all of them together.
+
 --quick skips step 2.
 """
 
 from __future__ import annotations
 
+import glob
 import json
 import sys
 from collections.abc import Callable
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -72,7 +76,8 @@ def _row(rows: list[tuple]) -> list:
 
 def main() -> int:
     split = sys.argv[sys.argv.index("--split") + 1] if "--split" in sys.argv else "test"
-    path = Path(sys.argv[sys.argv.index("--file") + 1]) if "--file" in sys.argv else EVAL
+    pattern = sys.argv[sys.argv.index("--file") + 1] if "--file" in sys.argv else str(EVAL)
+    paths = [Path(p) for p in sorted(glob.glob(pattern))] if "*" in pattern else [Path(pattern)]
     django_start()
     from django.conf import settings
 
@@ -84,7 +89,11 @@ def main() -> int:
     with reindex_signals_off():
         demo_articles_load()
     summary = articles_reindex()
-    items = items_select(items_load(path), split)
+    items = [  # ids are unique within a set only
+        replace(item, id=f"{path.stem}/{item.id}") if len(paths) > 1 else item
+        for path in paths
+        for item in items_select(items_load(path), split)
+    ]
     modes = {
         "hybrid": article_search,
         "vector only": article_search_vector,
@@ -97,7 +106,8 @@ def main() -> int:
         )
         rows += [[name, group, *values] for group, values in figures.items()]
     headers = ["search", "kind", "n", "hit@1", "hit@5", "MRR", "kept by bar", "out declined"]
-    print(f"{path.name}, split {split}: {len(items)} questions.\n")
+    names = paths[0].name if len(paths) == 1 else f"{len(paths)} sets ({pattern})"
+    print(f"{names}, split {split}: {len(items)} questions.\n")
     print(table(headers, rows))
     print(
         f"\n{summary.changed} articles, {summary.embedded} chunks, model "
