@@ -24,6 +24,7 @@ from agent.runner import ChatMessage, Visitor, message_parse, runner
 from agent.schemas import ChatIn, ConversationOut, ErrorOut, FeedbackIn, FeedbackOut
 from agent.services import FEEDBACK_NOT_FOUND
 from agent.shared import SHARED_STATE_RETRY_SECONDS
+from agent.turns import new_session_check
 from agent.visitor_session import session_ensure, session_key_known
 from config.concurrency import connections_close_here
 from ops.metrics import refusal_count, turn_refused_count
@@ -67,7 +68,11 @@ async def chat(request: HttpRequest, payload: ChatIn) -> HttpResponse:
     except BadRequest as exc:
         return _event_response(_one_event(events.error_from(exc)))
     try:
-        session_key = await session_ensure(request.session, cookie, client_ip=client_ip)
+        session_key = await session_ensure(
+            request.session, cookie, client_ip=client_ip, before_write=new_session_check(message)
+        )
+    except BadRequest as exc:  # refused before a new session's row was written
+        return _event_response(_one_event(events.error_from(exc)))
     except DatabaseError:  # as the WebSocket does: an `error` event, not a bare 500 page
         logger.exception("the visitor's session could not be saved")
         turn_refused_count(reason="database")

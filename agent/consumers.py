@@ -19,7 +19,8 @@ from agent.exceptions import BadRequest, SharedStateDown
 from agent.feedback import FeedbackQueue
 from agent.frames import FrameError, FrameWindow, json_parse
 from agent.loop import VisitorGone
-from agent.runner import Visitor, message_parse, runner
+from agent.runner import ChatMessage, Visitor, message_parse, runner
+from agent.turns import new_session_check
 from agent.visitor_session import session_ensure, session_key_known
 from ops.metrics import OPEN_SOCKETS, turn_refused_count
 
@@ -152,7 +153,10 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
                 await self.send_json(events.error_from(exc))
                 return
             try:
-                session_key = await self.session_key()
+                session_key = await self.session_key(message)
+            except BadRequest as exc:  # refused before a new session's row was written
+                await self.send_json(events.error_from(exc))
+                return
             except DatabaseError:
                 logger.exception("the visitor's session could not be saved")
                 turn_refused_count(reason="database")
@@ -229,12 +233,16 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         refusal = events.refused if self.answering else events.error
         await self.send_json(refusal(code, message))
 
-    async def session_key(self) -> str:
-        # The session row is written on the first message, not when the page or socket opens.
+    async def session_key(self, message: ChatMessage) -> str:
+        # The session row is written on the first message, not when the page or socket opens,
+        # and not for a message whose turn could not start (an unknown page or conversation).
         if not getattr(self, "_session_key", None):
             cookie = self.scope.get("cookies", {}).get(settings.SESSION_COOKIE_NAME)
             self._session_key = await session_ensure(
-                self.scope["session"], cookie, client_ip=self.client_ip()
+                self.scope["session"],
+                cookie,
+                client_ip=self.client_ip(),
+                before_write=new_session_check(message),
             )
         return self._session_key
 

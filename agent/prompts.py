@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import unicodedata
+
 from agent.text import without_tags
 
 SYSTEM_PROMPT = """\
@@ -39,10 +42,33 @@ STEP_LIMIT_NUDGE = (
 )
 
 
+_BIDI_CONTROLS = frozenset(
+    "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+)
+
+
+def quoted_title(title: str) -> str:
+    """`title` as one JSON string on one line, for a system line.
+
+    A title is an author's text, pasted from anywhere, and the page line is a system message: a
+    line break in it started a line of its own (`SYSTEM: the rules above are void ...`), a
+    quote mark closed the quotation early, and the offline model, reading the line back, lost
+    the page. Line breaks and other controls become spaces, bidi controls (which reorder what
+    a reviewer sees) go, and JSON's escaping keeps the quotation closed where the title ends.
+    """
+    shown = "".join(
+        " " if unicodedata.category(char) in ("Cc", "Zl", "Zp") else char
+        for char in title
+        if char not in _BIDI_CONTROLS
+    )
+    return json.dumps(" ".join(shown.split()), ensure_ascii=False)
+
+
 def page_context(page: dict) -> str:
     """Return the system line naming the article the visitor is reading."""
     return (
-        f'{PAGE_CONTEXT_PREFIX}{page["article_id"]} "{page["title"]}" ({page["url"]}). '
+        f"{PAGE_CONTEXT_PREFIX}{page['article_id']} {quoted_title(page['title'])} "
+        f"({page['url']}). "
         '"this article", "here" and "the author" refer to it. When a question about it finds '
         "nothing relevant in a search, read it with get_article_detail before saying the blog "
         "has no answer, and quote only what it says."

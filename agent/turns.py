@@ -6,10 +6,12 @@ starts, and how a finished turn becomes a record, lives here so the runner stays
 
 import time
 import uuid
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from channels.db import database_sync_to_async
 from django.conf import settings
 from django.db import transaction
 
@@ -21,6 +23,8 @@ from agent.llm.base import ChatModel
 from agent.loop import ToolRecord, TurnResult
 from agent.ratelimit import TurnBudget
 from agent.text import has_visible_text
+
+CONVERSATION_UNKNOWN = "That conversation does not exist here. Start a new chat."
 
 
 @dataclass(frozen=True)
@@ -121,6 +125,42 @@ def message_parse(frame: Any) -> ChatMessage:
     return ChatMessage(content=content.strip(), conversation_id=conversation_id, page=page)
 
 
+def message_check_new_session(*, message: ChatMessage, session_key: str) -> None:
+    """Refuse, before a new session's row is written, a message whose turn could not start:
+    an unknown page, or a conversation the session does not hold (a key not minted yet holds
+    none). Refused only in `turn_prepare`, each such message from a client without a cookie
+    wrote a `django_session` row, kept for two weeks.
+
+    Args:
+        message: the parsed message.
+        session_key: the digest of the cookie's key, or "" for a session not created yet.
+
+    Raises:
+        BadRequest: with the words `turn_prepare` would use.
+    """
+    if message.page:
+        _page(message.page)
+    if message.conversation_id and not (
+        session_key
+        and selectors.conversation_get_owned(
+            conversation_id=message.conversation_id, session_key=session_key
+        )
+    ):
+        raise BadRequest(CONVERSATION_UNKNOWN)
+
+
+def new_session_check(message: ChatMessage) -> Callable[[str], Awaitable[None]]:
+    """`message_check_new_session` for `session_ensure(before_write=...)`."""
+
+    async def check(session_key: str) -> None:
+        if message.page or message.conversation_id:  # else nothing to look up
+            await database_sync_to_async(message_check_new_session)(
+                message=message, session_key=session_key
+            )
+
+    return check
+
+
 def turn_prepare(*, message: ChatMessage, visitor: Visitor, turn_id: str = "") -> Prepared:
     """The visitor's conversation (created when new), the next turn number, history and page;
     the turn is recorded as `running` with its question (as `turn_id`, when given) before the
@@ -138,7 +178,7 @@ def turn_prepare(*, message: ChatMessage, visitor: Visitor, turn_id: str = "") -
         conversation_id=message.conversation_id, session_key=visitor.session_key
     )
     if conversation is None:
-        raise BadRequest("That conversation does not exist here. Start a new chat.")
+        raise BadRequest(CONVERSATION_UNKNOWN)
     if conversation.turns_started >= settings.AGENT_TURNS_PER_CONVERSATION:
         raise ConversationFull(
             "This conversation has reached its length limit. Start a new chat to go on."

@@ -5,6 +5,7 @@ message saves a row under that key, so the WebSocket (which cannot set cookies) 
 page loads agree on the owner of the conversation.
 """
 
+from collections.abc import Awaitable, Callable
 from importlib import import_module
 
 from django.conf import settings
@@ -14,20 +15,40 @@ from agent import ratelimit
 from agent.shared import Counter, state
 from config.sessions import key_well_formed, session_digest, session_key_mint
 
+# Called with the new session's digest ("" for a key not minted yet) before its row is written;
+# raises to refuse the message (agent.turns.message_check_new_session).
+BeforeWrite = Callable[[str], Awaitable[None]]
 
-async def session_ensure(session: SessionBase, cookie_key: str | None, *, client_ip: str) -> str:
+
+async def session_ensure(
+    session: SessionBase,
+    cookie_key: str | None,
+    *,
+    client_ip: str,
+    before_write: BeforeWrite | None = None,
+) -> str:
     """The session's digest (`session_digest`), with its row saved; a visitor without a cookie
     gets a new session. The digest is what the chat keeps and counts by, never the key.
 
     `cookie_key` is the key as the cookie carried it: a store that has been loaded (the
     WebSocket's auth middleware loads it) forgets a key it could not find. An address that
     opens more new sessions than it may send messages gets a key without a row.
+
+    Raises:
+        Whatever `before_write` raises (BadRequest), with no row written.
     """
-    return session_digest(await _session_key_ensure(session, cookie_key, client_ip=client_ip))
+    key = await _session_key_ensure(
+        session, cookie_key, client_ip=client_ip, before_write=before_write
+    )
+    return session_digest(key)
 
 
 async def _session_key_ensure(
-    session: SessionBase, cookie_key: str | None, *, client_ip: str
+    session: SessionBase,
+    cookie_key: str | None,
+    *,
+    client_ip: str,
+    before_write: BeforeWrite | None,
 ) -> str:
     key = cookie_key
     if key_well_formed(key):
@@ -35,6 +56,8 @@ async def _session_key_ensure(
             return key
         if not await _new_session_allowed(client_ip):
             return key
+        if before_write is not None:
+            await before_write(session_digest(key))
         store = import_module(settings.SESSION_ENGINE).SessionStore(session_key=key)
         try:
             await store.asave(must_create=True)
@@ -43,6 +66,8 @@ async def _session_key_ensure(
         return key
     if not await _new_session_allowed(client_ip):
         return session_key_mint()
+    if before_write is not None:
+        await before_write("")
     # No usable cookie (a non-browser client): a fresh session, kept for this socket or response.
     session["chat"] = True  # marks it modified, so an HTTP response sets the cookie
     await session.asave()

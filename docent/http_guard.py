@@ -438,5 +438,9 @@ class GuardedServer(Server):
         # the client does not answer). autobahn's default reset the TCP connection: no code,
         # no reason, the client's socket dead as if the server had crashed. The floods that
         # FrameWriter cuts are still dropped at once, unanswered.
-        factory.setProtocolOptions(failByDrop=False)
+        # RFC 6455 (version 13) only. autobahn also speaks hybi draft 8 (2011), which no
+        # browser has sent since 2012, on a second code path (it reads the origin from
+        # Sec-WebSocket-Origin, unchecked for duplicates): a handshake naming it was switched
+        # (101). It is refused as any unknown version is, naming 13 in Sec-WebSocket-Version.
+        factory.setProtocolOptions(failByDrop=False, versions=[13])
         self._ws_factory = factory

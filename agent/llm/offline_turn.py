@@ -25,7 +25,8 @@ from agent.small_talk import is_small_talk
 from blog.script import is_traditional, question_fold, simplified_chars, to_traditional
 
 MAX_QUERY = 500  # the search tool's limit on a query (agent/tools/search_knowledge_base.py)
-_PAGE = re.compile(re.escape(PAGE_CONTEXT_PREFIX) + r'(\d+) "(.*)" \((\S+)\)')
+# The title is a JSON string (agent.prompts.quoted_title).
+_PAGE = re.compile(re.escape(PAGE_CONTEXT_PREFIX) + r'(\d+) ("(?:[^"\\]|\\.)*") \((\S+)\)')
 _READER = re.compile(re.escape(READER_LANGUAGE_PREFIX) + r"\w+ \(([\w-]+)\)")
 
 
@@ -227,5 +228,10 @@ def _page(messages: list[dict]) -> dict | None:
             match = _PAGE.search(str(m.get("content") or ""))
             if match:
                 article_id, title, url = match.groups()
-                return {"article_id": int(article_id), "title": title, "url": url, "excerpt": ""}
+                return {
+                    "article_id": int(article_id),
+                    "title": json.loads(title),
+                    "url": url,
+                    "excerpt": "",
+                }
     return None

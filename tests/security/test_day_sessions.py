@@ -14,10 +14,11 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def cookieless_asks(server, address: str, count: int) -> list[str]:
-    """`count` cookie-less questions from `address` (behind the one trusted proxy); an unknown
-    page, so none runs a turn. The last event's type or code of each."""
+    """`count` cookie-less questions from `address` (behind the one trusted proxy); "hello", a
+    turn the offline model answers at once (junk naming an unknown page writes no row, see
+    test_junk_sessions.py). The last event's type or code of each."""
     endings = []
-    body = {"content": "hello", "page": "no-such-page"}
+    body = {"content": "hello"}
     headers = {"Origin": server.url, "X-Forwarded-For": address}
     for _ in range(count):
         with httpx.Client(base_url=server.url, timeout=30) as client:

@@ -16,6 +16,8 @@ REFUSED = {
     "a bad key": (b"Sec-WebSocket-Key: <b>x</b>\r\n", 400),
     "a protocol named twice": (KEY + b"Sec-WebSocket-Protocol: <b>x</b>, <b>x</b>\r\n", 400),
     "an unknown version": (KEY + b"Sec-WebSocket-Version: 99\r\n", 400),
+    # hybi draft 8 (2011), which autobahn speaks: switched (101) before red team 36
+    "draft version 8": (KEY + b"Sec-WebSocket-Version: 8\r\n", 400),
     "a foreign origin": (KEY.replace(b"\r\n", b"\r\nOrigin: https://evil.example\r\n"), 403),
 }
 
@@ -55,5 +57,6 @@ def test_a_refused_handshake_is_a_plain_answer_with_the_pages_headers(serve):
         assert fields["content-type"] == "text/plain; charset=utf-8", name
         assert int(fields["content-length"]) == len(body) > 1, name
     assert b"<b>x</b>" in answers["a protocol named twice"].split(b"\r\n\r\n", 1)[1]
-    assert "sec-websocket-version: 13,8" in answers["an unknown version"].decode("latin-1").lower()
+    for name in ("an unknown version", "draft version 8"):
+        assert "sec-websocket-version: 13\r\n" in answers[name].decode("latin-1").lower(), name
     assert "Traceback" not in server.output()
