@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import json
-import unicodedata
 
-from agent.text import without_tags
+from agent.text import one_line, without_tags
 
 SYSTEM_PROMPT = """\
 You are Docent, the assistant of this blog. You help visitors find and understand \
@@ -42,11 +41,6 @@ STEP_LIMIT_NUDGE = (
 )
 
 
-_BIDI_CONTROLS = frozenset(
-    "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
-)
-
-
 def quoted_title(title: str) -> str:
     """`title` as one JSON string on one line, for a system line.
 
@@ -56,12 +50,7 @@ def quoted_title(title: str) -> str:
     the page. Line breaks and other controls become spaces, bidi controls (which reorder what
     a reviewer sees) go, and JSON's escaping keeps the quotation closed where the title ends.
     """
-    shown = "".join(
-        " " if unicodedata.category(char) in ("Cc", "Zl", "Zp") else char
-        for char in title
-        if char not in _BIDI_CONTROLS
-    )
-    return json.dumps(" ".join(shown.split()), ensure_ascii=False)
+    return json.dumps(one_line(title), ensure_ascii=False)
 
 
 def page_context(page: dict) -> str:

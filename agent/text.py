@@ -153,3 +153,21 @@ class ShownPieces:
 def tag_text(run: str) -> str:
     """The ASCII a run of tag characters spells (the language and cancel tags left out)."""
     return "".join(chr(ord(char) - 0xE0000) for char in run if 0xE0020 <= ord(char) <= 0xE007E)
+
+
+BIDI_CONTROLS = frozenset(
+    "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+)
+
+
+def one_line(text: str) -> str:
+    """`text` as one line: line breaks and other controls as spaces, bidi controls gone, runs of
+    whitespace as one space. For an author's title where one line is expected (the system
+    prompt's page line, a link's label): a line break there started a line of its own, and a
+    bidi control reorders what a reviewer sees."""
+    shown = "".join(
+        " " if unicodedata.category(char) in ("Cc", "Zl", "Zp") else char
+        for char in text
+        if char not in BIDI_CONTROLS
+    )
+    return " ".join(shown.split())

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
+from agent.text import one_line
 from blog.chunking import TABLE_RULE
 
 CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
@@ -223,8 +224,9 @@ def inert(text: str) -> str:
 
 
 def link_label(text: str) -> str:
-    """Text for a link the offline model makes: its brackets cannot end the label early."""
-    return inert(text).replace("[", "(").replace("]", ")")
+    """Text for a link the offline model makes: one line (a title's line break split the link),
+    and its brackets cannot end the label early."""
+    return inert(one_line(text)).replace("[", "(").replace("]", ")")
 
 
 def article_text(article: dict) -> str:
