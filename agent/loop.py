@@ -29,6 +29,7 @@ from agent.exceptions import (
 )
 from agent.llm.base import ChatModel, ModelTurn, Retried, TextDelta, ToolCall, Usage, Waiting
 from agent.prompts import STEP_LIMIT_NUDGE
+from agent.small_talk import is_small_talk
 from agent.text import ShownPieces, text_scrub, without_tags
 from agent.tool import Tool
 
@@ -209,6 +210,9 @@ async def run_turn(
     if on_result is not None:
         on_result(result)
     convo = list(messages)
+    # A greeting answered with the blog's newest articles listed them, under "Sources": a
+    # reader who said "hi" asked nothing those articles answer. Small talk cites nothing.
+    cites = not is_small_talk(_question(messages))
     schemas = [tool.schema() for tool in tools] or None
     spending = _Spending(budget, result, limits.output_tokens)
     try:
@@ -217,7 +221,7 @@ async def run_turn(
             if not turn.tool_calls:
                 _append(convo, result, {"role": "assistant", "content": without_tags(turn.text)})
                 result.declined = turn.declined
-                return await _finish(result, "done", emit, conversation_id)
+                return await _finish(result, "done", emit, conversation_id, cites=cites)
             if step == limits.max_steps:
                 break
             await _tool_step(step, turn, tools, limits, emit, result, convo, hooks)
@@ -243,7 +247,7 @@ async def run_turn(
         await _not_run(late, emit)
         _append(convo, result, {"role": "assistant", "content": without_tags(turn.text)})
         result.declined = turn.declined
-        return await _finish(result, "max_steps", emit, conversation_id)
+        return await _finish(result, "max_steps", emit, conversation_id, cites=cites)
     except asyncio.CancelledError:
         result.status, result.error_code = "cancelled", events.CANCELLED
         raise
@@ -689,13 +693,14 @@ async def _call(tool: Tool | None, record: ToolRecord, by_name: dict, timeout: f
 
 
 async def _finish(
-    result: TurnResult, status: Status, emit: Emit, conversation_id: str
+    result: TurnResult, status: Status, emit: Emit, conversation_id: str, *, cites: bool = True
 ) -> TurnResult:
-    """Emit the citations found in the answer, then `done`."""
+    """Emit the citations found in the answer (none when not `cites`), then `done`."""
     # A decline may link the nearest article it found ("The nearest is [X](…)"): a pointer,
     # not a source of the answer, so it is no citation (no Sources list, not answered).
     declined = turn_declined(answer=result.answer, declined=result.declined)
-    cited_articles = [] if declined else _citations(result.answer, result.articles)
+    cited = cites and not declined
+    cited_articles = _citations(result.answer, result.articles) if cited else []
     result.citations = [{**a, **result.passages.get(a["article_id"], {})} for a in cited_articles]
     for cited in result.citations:
         await emit(events.citation(**cited))
@@ -851,6 +856,13 @@ def _gather_articles(output: Any, articles: list[dict], passages: dict[Any, dict
             # returned them, so an answer may link them ("is there a Chinese version?").
             if isinstance(item.get("translations"), list):
                 _gather_articles(item["translations"], articles, passages)
+
+
+def _question(messages: list[dict]) -> str:
+    """The visitor's message this turn answers: the last message, when it is the visitor's."""
+    last = messages[-1] if messages else {}
+    content = last.get("content") if last.get("role") == "user" else None
+    return content if isinstance(content, str) else ""
 
 
 def _citations(answer: str, articles: list[dict]) -> list[dict]:

@@ -651,3 +651,37 @@ async def test_a_refused_key_ends_the_turn_marked_as_the_sites_setup():
     await turn(ScriptedModel(Step(text=[], raises=failure)), sink=sink)
     assert sink.events[-1]["code"] == "model_error"
     assert sink.events[-1]["reason"] == "setup"
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("greeting", ["hi", "Hello!", "你好", "thanks!"])
+async def test_small_talk_links_articles_but_cites_none(greeting):
+    # "hi" was answered with the newest articles, linked, and the panel listed all five under
+    # "Sources": sources of nothing the reader asked (walk 23).
+    model = ScriptedModel(
+        Step(calls=[search_call()]),
+        Step(text=["Hello! The newest: [Anatomy](/articles/anatomy/). Ask me about it."]),
+    )
+    sink = Sink()
+    messages = [USER[0], {"role": "user", "content": greeting}]
+    result = await run_turn(
+        messages=messages, model=model, tools=make_tools(), limits=DEFAULT_LIMITS, emit=sink
+    )
+
+    assert "citation" not in sink.types()
+    assert result.citations == [] and result.answered is False
+    assert result.articles == [ANATOMY]  # read and linked, as before
+
+
+@pytest.mark.asyncio
+async def test_a_question_after_a_greeting_still_cites():
+    model = ScriptedModel(
+        Step(calls=[search_call()]),
+        Step(text=["The loop repeats: [Anatomy](/articles/anatomy/)."]),
+    )
+    messages = [USER[0], {"role": "user", "content": "hi! how do loops end?"}]
+    result = await run_turn(
+        messages=messages, model=model, tools=make_tools(), limits=DEFAULT_LIMITS, emit=Sink()
+    )
+
+    assert [c["article_id"] for c in result.citations] == [2] and result.answered
