@@ -54,3 +54,33 @@ def test_hi_lists_the_newest_articles_under_no_sources(offline_site, open_page):
     expect(turn.locator(".chat-answer a[href^='/articles/']").first).to_be_visible()
     expect(turn.locator(".chat-sources")).to_be_hidden()
     screenshot(page, "walk23-hi-phone")
+
+
+def test_a_reader_deletes_their_conversation_from_the_panel(offline_site, open_page):
+    # Nothing in the panel deleted a conversation: "New chat" left it one click ("Bring back
+    # the last conversation") from the next person at a shared computer.
+    page = open_page(viewport=PHONE)
+    page.goto(offline_site + "/")
+    open_chat(page)
+    ask(page, "why cap the agent's steps?")
+    wait_answered(page)
+    conversation = page.evaluate("localStorage.getItem('docent.chat.conversation')")
+
+    page.locator("#chat-new").click()
+    page.get_by_role("button", name="Delete it").click()
+
+    deleted = page.locator(".chat-undo")
+    expect(deleted).to_have_text(
+        "Conversation deleted. The blog’s editors still see it, as they see every conversation."
+    )
+    expect(page.get_by_role("button", name="Bring back the last conversation")).to_have_count(0)
+    screenshot(page, "walk23-deleted-phone")
+    status = page.evaluate(
+        "async (id) => (await fetch(`/api/conversations/${id}`)).status", conversation
+    )
+    assert status == 404  # gone for this reader's session
+    page.reload()
+    if not page.locator("#chat-panel").is_visible():
+        open_chat(page)
+    expect(page.locator("#chat-empty")).to_be_visible()
+    expect(page.locator(".chat-turn")).to_have_count(0)
