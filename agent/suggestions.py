@@ -1,10 +1,12 @@
-"""What a decline offers instead: three articles to ask about, in the question's language.
+"""What a decline offers instead: three articles to ask about, in the decline's language.
 
 "I couldn't find that in this blog" left the reader with nothing to try (walk 23). A declined
-turn now ends with three articles, the nearest to the question first and in its language, as
-links offered to ask about instead (not called "near": for bread, the nearest are not). A link
-in a decline is no citation (agent.loop._finish): no Sources list, and the turn stays
-unanswered for the editors' backlog. Any model's decline gets them.
+turn now ends with three articles as links, offered to ask about instead: the nearest to the
+question first, those in the decline's language before the others (not called "near": for
+bread, the nearest are not). A link in a decline is no citation (agent.loop._finish): no
+Sources list, and the turn stays unanswered for the editors' backlog. Any model's decline gets
+them, in the decline's own language: the question's, or the page's for a question of bare
+terms ("sourdough" on the Chinese page is declined in Chinese).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from agent.llm.offline_render import article_link
 from agent.tools._db import off_loop
 
 SUGGESTED = 3
-# Wider than SUGGESTED: the nearest in the question's language come first.
+# Wider than SUGGESTED: the nearest in the decline's language come first.
 _CANDIDATES = 10
 LEAD = {
     "en": "Articles you could ask about instead: {links}.",
@@ -31,14 +33,14 @@ async def decline_suggestions(question: str, answer: str) -> str:
     links an article already)."""
     if _LINKS_AN_ARTICLE.search(answer):
         return ""
-    return await off_loop(_suggestions)(question)
+    return await off_loop(_suggestions)(question, answer)
 
 
-def _suggestions(question: str) -> str:
+def _suggestions(question: str, answer: str) -> str:
     from blog.chunking import language_detect
     from blog.search import article_search_vector
 
-    language = language_detect(question)
+    language = language_detect(answer)
     hits = article_search_vector(query=question, limit=_CANDIDATES, min_relevance=0.0)
     hits = sorted(hits, key=lambda hit: hit.language != language)[:SUGGESTED]  # stable
     if not hits:
