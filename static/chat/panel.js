@@ -534,9 +534,10 @@ class Panel {
       note.append(" " + S.conversation_delete_failed);
       return;
     }
-    if (this.undoNote === note) this.undoNote = null;
     const done = el("p", "chat-status chat-status--inline chat-undo", S.conversation_deleted);
     note.replaceWith(done);
+    // It goes when the next question starts the new conversation, as the offer would have.
+    if (this.undoNote === note) this.undoNote = done;
     this.announce(S.conversation_deleted);
     this.input.focus();
   }

@@ -67,6 +67,8 @@ def test_a_reader_deletes_their_conversation_from_the_panel(offline_site, open_p
     conversation = page.evaluate("localStorage.getItem('docent.chat.conversation')")
 
     page.locator("#chat-new").click()
+    expect(page.get_by_role("button", name="Bring back the last conversation")).to_be_visible()
+    screenshot(page, "walk23-new-chat-offers-delete-phone")
     page.get_by_role("button", name="Delete it").click()
 
     deleted = page.locator(".chat-undo")
@@ -79,8 +81,11 @@ def test_a_reader_deletes_their_conversation_from_the_panel(offline_site, open_p
         "async (id) => (await fetch(`/api/conversations/${id}`)).status", conversation
     )
     assert status == 404  # gone for this reader's session
+    ask(page, "what is reciprocal rank fusion?")
+    expect(page.locator(".chat-undo")).to_have_count(0)  # the new conversation has begun
+    wait_answered(page)
     page.reload()
     if not page.locator("#chat-panel").is_visible():
         open_chat(page)
-    expect(page.locator("#chat-empty")).to_be_visible()
-    expect(page.locator(".chat-turn")).to_have_count(0)
+    expect(page.locator(".chat-turn")).to_have_count(1)  # the new one only
+    expect(page.locator(".chat-turn")).to_contain_text("reciprocal rank fusion")
