@@ -22,7 +22,7 @@ from agent.frames import CONVERSATION_ID_INVALID
 from agent.leases import conversation_wait_saved
 from agent.runner import ChatMessage, Visitor, message_parse, runner
 from agent.schemas import ChatIn, ConversationOut, ErrorOut, FeedbackIn, FeedbackOut
-from agent.services import FEEDBACK_NOT_FOUND
+from agent.services import FEEDBACK_NOT_FOUND, conversation_hide
 from agent.shared import SHARED_STATE_RETRY_SECONDS
 from agent.turns import new_session_check
 from agent.visitor_session import session_ensure, session_key_known
@@ -148,6 +148,35 @@ def _restore_owned(conversation_id: uuid.UUID, session_key: str) -> dict | None:
     return (
         None if conversation is None else selectors.conversation_restore(conversation=conversation)
     )
+
+
+@router.delete(
+    "/conversations/{conversation_id}",
+    response={204: None, 404: ErrorOut, 429: ErrorOut, 503: ErrorOut},
+    summary="Delete your conversation from your chats (the owner's session only)",
+    description=(
+        "It can no longer be read, continued or voted on from this session. The site's admins "
+        "keep it for review, as they keep every conversation."
+    ),
+)
+async def conversation_delete(
+    request: HttpRequest, conversation_id: uuid.UUID, response: HttpResponse
+):
+    refusal = await ratelimit.transcript_allow(client_ip=_client_ip(request))
+    if refusal is not None:
+        refusal_count(reason=refusal.reason, address=_client_ip(request))
+        response["Retry-After"] = str(refusal.retry_after)
+        return Status(429, {"detail": refusal.message})
+    session_key = session_key_known(request.session.session_key)
+    # A turn still being saved would otherwise land after the delete and be restored with it.
+    await runner.saver.wait_for_conversation(str(conversation_id))
+    await conversation_wait_saved(str(conversation_id))
+    hidden = await database_sync_to_async(conversation_hide)(
+        conversation_id=conversation_id, session_key=session_key
+    )
+    if not hidden:
+        return Status(404, {"detail": "No such conversation."})
+    return Status(204, None)
 
 
 @router.post(

@@ -251,6 +251,12 @@ def chat_strings() -> dict[str, str]:
         # "New chat" on a conversation: gone from the panel, so it can be brought back.
         "new_chat_started": _("New chat started."),
         "new_chat_undo": _("Bring back the last conversation"),
+        "new_chat_delete": _("Delete it"),
+        # Hidden from the reader's session, kept for review (agent.services.conversation_hide).
+        "conversation_deleted": _(
+            "Conversation deleted. The blog’s editors still see it, as they see every conversation."
+        ),
+        "conversation_delete_failed": _("It couldn’t be deleted. Try again."),
         "restore_failed_reconnecting": _(
             "The earlier messages couldn’t be loaded. Reconnecting to load them…"
         ),

@@ -29,12 +29,15 @@ from agent.exceptions import (
 )
 from agent.llm.base import ChatModel, ModelTurn, Retried, TextDelta, ToolCall, Usage, Waiting
 from agent.prompts import STEP_LIMIT_NUDGE
+from agent.small_talk import is_small_talk
 from agent.text import ShownPieces, text_scrub, without_tags
 from agent.tool import Tool
 
 logger = logging.getLogger(__name__)
 
 Emit = Callable[[dict], Awaitable[None]]
+# What a declined answer adds for the reader to try instead: (question, answer) -> text or "".
+Suggest = Callable[[str, str], Awaitable[str]]
 # Asked before each model call: may the turn have spent this many tokens once it is done?
 # It may raise TokenBudgetSpent instead of saying no, with the refusing budget's own words.
 Budget = Callable[[int], Awaitable[bool]]
@@ -191,6 +194,7 @@ async def run_turn(
     on_result: Callable[[TurnResult], None] | None = None,
     hooks: Hooks = NO_HOOKS,
     budget: Budget | None = None,
+    suggest: Suggest | None = None,
 ) -> TurnResult:
     """Run one turn: call the model, run the tools it asks for, repeat, end with one event.
 
@@ -200,7 +204,8 @@ async def run_turn(
     observe each model and tool call. `budget` is asked before each model call, and again
     whenever a streaming answer outgrows what it granted, to cover what the turn will have
     spent; when it cannot, the call is not made (or its stream is closed) and the turn ends
-    with `rate_limited`.
+    with `rate_limited`. `suggest(question, answer)` gives what a declined answer adds for
+    the reader to try instead ("" for nothing); it is text, never a citation.
 
     Raises:
         asyncio.CancelledError: when cancelled, after closing the stream and the tool tasks.
@@ -209,6 +214,11 @@ async def run_turn(
     if on_result is not None:
         on_result(result)
     convo = list(messages)
+    # A greeting answered with the blog's newest articles listed them, under "Sources": a
+    # reader who said "hi" asked nothing those articles answer. Small talk cites nothing.
+    question = _question(messages)
+    cites = not is_small_talk(question)
+    ending = _Ending(conversation_id, question, cites, suggest)
     schemas = [tool.schema() for tool in tools] or None
     spending = _Spending(budget, result, limits.output_tokens)
     try:
@@ -217,7 +227,7 @@ async def run_turn(
             if not turn.tool_calls:
                 _append(convo, result, {"role": "assistant", "content": without_tags(turn.text)})
                 result.declined = turn.declined
-                return await _finish(result, "done", emit, conversation_id)
+                return await _finish(result, "done", emit, ending)
             if step == limits.max_steps:
                 break
             await _tool_step(step, turn, tools, limits, emit, result, convo, hooks)
@@ -243,7 +253,7 @@ async def run_turn(
         await _not_run(late, emit)
         _append(convo, result, {"role": "assistant", "content": without_tags(turn.text)})
         result.declined = turn.declined
-        return await _finish(result, "max_steps", emit, conversation_id)
+        return await _finish(result, "max_steps", emit, ending)
     except asyncio.CancelledError:
         result.status, result.error_code = "cancelled", events.CANCELLED
         raise
@@ -688,14 +698,25 @@ async def _call(tool: Tool | None, record: ToolRecord, by_name: dict, timeout: f
         raise ToolFailure(message, "failed", detail=f"{type(exc).__name__}: {exc}") from None
 
 
-async def _finish(
-    result: TurnResult, status: Status, emit: Emit, conversation_id: str
-) -> TurnResult:
-    """Emit the citations found in the answer, then `done`."""
+@dataclass(slots=True, frozen=True)
+class _Ending:
+    """How a turn's final answer ends: whether it may cite, and what a decline offers."""
+
+    conversation_id: str
+    question: str
+    cites: bool
+    suggest: Suggest | None
+
+
+async def _finish(result: TurnResult, status: Status, emit: Emit, ending: _Ending) -> TurnResult:
+    """Emit what a decline offers instead, the citations found in the answer, then `done`."""
     # A decline may link the nearest article it found ("The nearest is [X](…)"): a pointer,
     # not a source of the answer, so it is no citation (no Sources list, not answered).
     declined = turn_declined(answer=result.answer, declined=result.declined)
-    cited_articles = [] if declined else _citations(result.answer, result.articles)
+    if declined and ending.cites and ending.suggest is not None:
+        await _suggestions_add(result, emit, ending.question, ending.suggest)
+    may_cite = ending.cites and not declined
+    cited_articles = _citations(result.answer, result.articles) if may_cite else []
     result.citations = [{**a, **result.passages.get(a["article_id"], {})} for a in cited_articles]
     for cited in result.citations:
         await emit(events.citation(**cited))
@@ -703,8 +724,26 @@ async def _finish(
     result.answered = turn_answered(
         status=status, answer=result.answer, citations=result.citations, declined=result.declined
     )
-    await emit(events.done(conversation_id, result.steps, result.usage.as_dict(), result.answered))
+    usage = result.usage.as_dict()
+    await emit(events.done(ending.conversation_id, result.steps, usage, result.answered))
     return result
+
+
+async def _suggestions_add(result: TurnResult, emit: Emit, question: str, suggest: Suggest) -> None:
+    """Append what the reader could ask instead to a declined answer (shown and kept)."""
+    try:
+        offered = await suggest(question, result.answer)
+    except Exception:  # the decline stands on its own; the offer is a courtesy
+        logger.warning("decline suggestions failed", exc_info=True)
+        return
+    if not offered:
+        return
+    added = ("\n\n" if result.answer.strip() else "") + offered
+    await emit(events.text(added))
+    result.answer += added
+    last = result.messages[-1] if result.messages else None
+    if last is not None and last.get("role") == "assistant" and not last.get("tool_calls"):
+        last["content"] = (last.get("content") or "") + added
 
 
 async def _fail(
@@ -851,6 +890,13 @@ def _gather_articles(output: Any, articles: list[dict], passages: dict[Any, dict
             # returned them, so an answer may link them ("is there a Chinese version?").
             if isinstance(item.get("translations"), list):
                 _gather_articles(item["translations"], articles, passages)
+
+
+def _question(messages: list[dict]) -> str:
+    """The visitor's message this turn answers: the last message, when it is the visitor's."""
+    last = messages[-1] if messages else {}
+    content = last.get("content") if last.get("role") == "user" else None
+    return content if isinstance(content, str) else ""
 
 
 def _citations(answer: str, articles: list[dict]) -> list[dict]:

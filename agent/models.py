@@ -8,6 +8,12 @@ from django.utils.translation import gettext_lazy as _
 from agent.loop import CANCELLED_CALL, INVALID_ARGUMENTS, NOT_AN_OBJECT
 
 
+class ConversationQuerySet(models.QuerySet):
+    def owned(self, session_key: str) -> "ConversationQuerySet":
+        """The session's conversations, less those its reader deleted from the panel."""
+        return self.filter(session_key=session_key, hidden_at__isnull=True)
+
+
 class Conversation(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     # Conversations belong to the visitor's session; another session's id is refused. It holds
@@ -21,6 +27,11 @@ class Conversation(models.Model):
     turns_started = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(_("created at"), auto_now_add=True, db_index=True)
     updated_at = models.DateTimeField(_("updated at"), auto_now=True)
+    # When its reader deleted it from the panel: gone for their session (it cannot be read,
+    # continued or voted on again), kept for the admins' review of every conversation.
+    hidden_at = models.DateTimeField(_("deleted by the reader"), null=True, blank=True)
+
+    objects = ConversationQuerySet.as_manager()
 
     class Meta:
         ordering = ["-created_at"]

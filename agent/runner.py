@@ -25,6 +25,7 @@ from agent.loop import Limits, TurnResult, VisitorGone, run_turn
 from agent.prompts import build_messages
 from agent.saving import TurnSaver
 from agent.shared import Acquired
+from agent.suggestions import decline_suggestions
 from agent.tools import TOOLS
 from agent.tools._visitor import visitor_address
 from agent.turns import (  # noqa: F401  (re-exported: the transports import them from here)
@@ -259,6 +260,7 @@ class TurnRunner:
                 budget=prepared.budget.grant if prepared.budget else None,
                 on_result=started,
                 hooks=seen.hooks(model=model, tool_names=[tool.name for tool in TOOLS]),
+                suggest=decline_suggestions,
             )
         except BaseException as exc:
             # Stop, a closed tab, shutdown, or a transport that failed mid-turn: keep what was

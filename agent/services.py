@@ -89,7 +89,18 @@ def conversation_start(
     """
     if conversation_id is None:
         return Conversation.objects.create(session_key=session_key, page=page, turns_started=turns)
-    return Conversation.objects.get(pk=conversation_id, session_key=session_key)
+    return Conversation.objects.owned(session_key).get(pk=conversation_id)
+
+
+def conversation_hide(*, conversation_id: uuid.UUID, session_key: str) -> bool:
+    """Delete the conversation from its reader's panel; False when it is not theirs (or gone).
+
+    Hidden, not deleted: admins review every conversation (DESIGN), and the unanswered page and
+    dashboard count its turns. For the reader it is gone: it cannot be restored, continued or
+    voted on from their session again.
+    """
+    hidden = Conversation.objects.owned(session_key).filter(pk=conversation_id)
+    return hidden.update(hidden_at=timezone.now()) == 1
 
 
 def turn_index_claim(*, conversation: Conversation) -> int:
@@ -375,8 +386,7 @@ def turn_feedback_set(
     turn = (
         Turn.objects.select_for_update()
         .filter(
-            conversation_id=conversation_id,
-            conversation__session_key=session_key,
+            conversation__in=Conversation.objects.owned(session_key).filter(pk=conversation_id),
             index=index,
         )
         .exclude(status=Turn.Status.RUNNING)

@@ -25,8 +25,9 @@ _FAILURES = [
 
 
 def conversation_get_owned(*, conversation_id: uuid.UUID, session_key: str) -> Conversation | None:
-    """The conversation if it belongs to this session; another session's is treated as unknown."""
-    return Conversation.objects.filter(pk=conversation_id, session_key=session_key).first()
+    """The conversation if it belongs to this session; another session's, or one its reader
+    deleted, is treated as unknown."""
+    return Conversation.objects.owned(session_key).filter(pk=conversation_id).first()
 
 
 def conversation_history(*, conversation: Conversation, budget_chars: int) -> list[dict]:

@@ -504,9 +504,42 @@ class Panel {
     const button = el("button", "chat-undo__button", S.new_chat_undo);
     button.type = "button";
     button.addEventListener("click", () => this.undoNewChat(previous));
-    note.appendChild(button);
+    // A reader on a shared computer had no way to delete what they asked: the conversation
+    // stayed one click from the next person at the keyboard.
+    const remove = el("button", "chat-undo__button", S.new_chat_delete);
+    remove.type = "button";
+    remove.addEventListener("click", () => this.deleteConversation(previous, note));
+    note.append(button, " · ", remove);
     this.undoNote = note;
     this.log.insertBefore(note, this.log.firstChild);
+  }
+
+  /** Delete the conversation from this reader's chats (the server hides it from the session). */
+  async deleteConversation(id, note) {
+    let response = null;
+    try {
+      response = await fetch(this.conversationUrl(id), {
+        method: "DELETE",
+        credentials: "same-origin",
+        headers: { Accept: "application/json", "Content-Type": "application/json" },
+        body: "{}",
+      });
+    } catch {
+      response = null;
+    }
+    // 404: already gone for this session (deleted in another tab), which is what was asked.
+    const deleted = response !== null && (response.ok || response.status === 404);
+    if (!deleted) {
+      this.announce(S.conversation_delete_failed);
+      note.append(" " + S.conversation_delete_failed);
+      return;
+    }
+    const done = el("p", "chat-status chat-status--inline chat-undo", S.conversation_deleted);
+    note.replaceWith(done);
+    // It goes when the next question starts the new conversation, as the offer would have.
+    if (this.undoNote === note) this.undoNote = done;
+    this.announce(S.conversation_deleted);
+    this.input.focus();
   }
 
   undoNewChat(previous) {

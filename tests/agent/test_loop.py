@@ -651,3 +651,103 @@ async def test_a_refused_key_ends_the_turn_marked_as_the_sites_setup():
     await turn(ScriptedModel(Step(text=[], raises=failure)), sink=sink)
     assert sink.events[-1]["code"] == "model_error"
     assert sink.events[-1]["reason"] == "setup"
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("greeting", ["hi", "Hello!", "你好", "thanks!"])
+async def test_small_talk_links_articles_but_cites_none(greeting):
+    # "hi" was answered with the newest articles, linked, and the panel listed all five under
+    # "Sources": sources of nothing the reader asked (walk 23).
+    model = ScriptedModel(
+        Step(calls=[search_call()]),
+        Step(text=["Hello! The newest: [Anatomy](/articles/anatomy/). Ask me about it."]),
+    )
+    sink = Sink()
+    messages = [USER[0], {"role": "user", "content": greeting}]
+    result = await run_turn(
+        messages=messages, model=model, tools=make_tools(), limits=DEFAULT_LIMITS, emit=sink
+    )
+
+    assert "citation" not in sink.types()
+    assert result.citations == [] and result.answered is False
+    assert result.articles == [ANATOMY]  # read and linked, as before
+
+
+@pytest.mark.asyncio
+async def test_a_question_after_a_greeting_still_cites():
+    model = ScriptedModel(
+        Step(calls=[search_call()]),
+        Step(text=["The loop repeats: [Anatomy](/articles/anatomy/)."]),
+    )
+    messages = [USER[0], {"role": "user", "content": "hi! how do loops end?"}]
+    result = await run_turn(
+        messages=messages, model=model, tools=make_tools(), limits=DEFAULT_LIMITS, emit=Sink()
+    )
+
+    assert [c["article_id"] for c in result.citations] == [2] and result.answered
+
+
+class Suggestions:
+    """A `suggest` that records what it was asked and offers one article."""
+
+    def __init__(self, offer: str = "Try [Anatomy](/articles/anatomy/).") -> None:
+        self.offer = offer
+        self.asked: list[tuple[str, str]] = []
+
+    async def __call__(self, question: str, answer: str) -> str:
+        self.asked.append((question, answer))
+        return self.offer
+
+
+@pytest.mark.asyncio
+async def test_a_decline_ends_with_what_to_ask_instead_and_cites_nothing():
+    # "I couldn't find anything about that" left the reader nothing to try (walk 23).
+    model = ScriptedModel(
+        Step(calls=[search_call()]),
+        Step(text=["I couldn't find anything about that in this blog's articles."]),
+    )
+    sink, suggest = Sink(), Suggestions()
+    result = await turn(model, sink=sink, suggest=suggest)
+
+    assert suggest.asked == [
+        ("How do loops end?", "I couldn't find anything about that in this blog's articles.")
+    ]
+    texts = [e["content"] for e in sink.events if e["type"] == "text"]
+    assert texts[-1] == "\n\nTry [Anatomy](/articles/anatomy/)."
+    assert result.answer.endswith("articles.\n\nTry [Anatomy](/articles/anatomy/).")
+    assert result.messages[-1]["content"] == result.answer  # the history holds what was shown
+    assert "citation" not in sink.types() and result.answered is False
+    assert sink.types()[-1] == "done"
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("How do loops end?", "The loop repeats: [Anatomy](/articles/anatomy/)."),  # answered
+        ("thanks!", "You're welcome. I couldn't find anything else to add."),  # small talk
+    ],
+)
+async def test_only_a_decline_of_a_question_offers_anything(question, answer):
+    model = ScriptedModel(Step(text=[answer]))
+    suggest = Suggestions()
+    messages = [USER[0], {"role": "user", "content": question}]
+    result = await run_turn(
+        messages=messages, model=model, tools=make_tools(), limits=DEFAULT_LIMITS,
+        emit=Sink(), suggest=suggest,
+    )  # fmt: skip
+
+    assert suggest.asked == [] and result.answer == answer
+
+
+@pytest.mark.asyncio
+async def test_a_failing_suggestion_leaves_the_decline_as_it_was():
+    async def broken(question: str, answer: str) -> str:
+        raise RuntimeError("search is down")
+
+    model = ScriptedModel(Step(text=["I couldn't find that in this blog."]))
+    sink = Sink()
+    result = await turn(model, sink=sink, suggest=broken)
+
+    assert result.answer == "I couldn't find that in this blog." and result.status == "done"
+    assert sink.types() == ["text", "done"]

@@ -3,6 +3,7 @@
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -33,3 +34,16 @@ def test_the_first_install_says_what_it_does_before_the_quiet_pip_runs(tmp_path)
     first_pip = next(i for i, line in enumerate(lines) if line.startswith("pip ran:"))
     assert said < first_pip
     assert "a few minutes" in lines[said]
+
+
+def test_the_editable_install_is_a_plain_path_entry_with_no_banner():
+    # pip 26 relays the build backend's warnings, and a first `make setup` printed setuptools'
+    # "Please be careful with folders in your working directory with the same name as your
+    # package" box: setuptools says it for its meta path finder, which it picks for a flat
+    # layout unless `package-dir` maps the root (then a plain .pth entry, and no box).
+    # setuptools' own rule (command/editable_wheel.py, `_select_strategy`) on our config:
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    assert config["package-dir"] == {"": "."}
+    for pattern in config["packages"]["find"]["include"]:
+        package = pattern.rstrip("*")
+        assert (ROOT / package / "__init__.py").is_file(), package

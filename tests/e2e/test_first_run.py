@@ -168,12 +168,13 @@ def test_a_count_of_one_reads_in_the_singular(site, open_page, locale, too_long,
 
 
 @pytest.mark.parametrize(
-    "locale, decline",
-    [("zh-CN", "我在这个博客的文章里没有找到相关内容。"),
-     ("en-US", "I couldn’t find anything about that in this blog’s articles.")],
+    "locale, decline, offer",
+    [("zh-CN", "我在这个博客的文章里没有找到相关内容。", "可以改问这几篇文章："),
+     ("en-US", "I couldn’t find anything about that in this blog’s articles.",
+      "Articles you could ask about instead:")],
 )  # fmt: skip
 def test_a_question_of_terms_only_is_answered_in_the_page_language(
-    offline_site, open_page, locale, decline
+    offline_site, open_page, locale, decline, offer
 ):
     # "sourdough" typed on the Chinese page was declined in English.
     page = open_page(locale=locale)
@@ -182,7 +183,10 @@ def test_a_question_of_terms_only_is_answered_in_the_page_language(
     expect(page.locator("#chat-input")).to_be_focused()
     ask(page, "sourdough")
     wait_answered(page)
-    expect(page.locator(".chat-answer").last).to_have_text(decline)
+    # The decline, then what to ask instead (walk 23), both in the page's language.
+    paragraphs = page.locator(".chat-answer").last.locator("p")
+    expect(paragraphs.first).to_have_text(decline)
+    expect(paragraphs.last).to_contain_text(offer)
 
 
 def test_new_chat_is_offered_only_once_there_is_a_conversation(site, open_page):

@@ -74,7 +74,7 @@ async def test_a_listed_embedding_site_may_use_the_chat_over_both_transports(ser
 
 API_ROUTES = {
     "/api/chat": "POST, OPTIONS",
-    f"/api/conversations/{uuid.UUID(int=0)}": "GET, HEAD, OPTIONS",
+    f"/api/conversations/{uuid.UUID(int=0)}": "GET, HEAD, DELETE, OPTIONS",
     f"/api/conversations/{uuid.UUID(int=0)}/turns/1/feedback": "POST, OPTIONS",
     "/api/articles": "GET, HEAD, OPTIONS",
     "/api/search": "GET, HEAD, OPTIONS",

@@ -1,0 +1,49 @@
+"""What a decline offers instead: three articles to ask about, in the decline's language.
+
+"I couldn't find that in this blog" left the reader with nothing to try (walk 23). A declined
+turn now ends with three articles as links, offered to ask about instead: the nearest to the
+question first, those in the decline's language before the others (not called "near": for
+bread, the nearest are not). A link in a decline is no citation (agent.loop._finish): no
+Sources list, and the turn stays unanswered for the editors' backlog. Any model's decline gets
+them, in the decline's own language: the question's, or the page's for a question of bare
+terms ("sourdough" on the Chinese page is declined in Chinese).
+"""
+
+from __future__ import annotations
+
+import re
+
+from agent.llm.offline_render import article_link
+from agent.tools._db import off_loop
+
+SUGGESTED = 3
+# Wider than SUGGESTED: the nearest in the decline's language come first.
+_CANDIDATES = 10
+LEAD = {
+    "en": "Articles you could ask about instead: {links}.",
+    "zh": "可以改问这几篇文章：{links}。",
+}
+_JOIN = {"en": ", ", "zh": "、"}
+# A decline that names an article already (the offline model's "The nearest is [X](…)").
+_LINKS_AN_ARTICLE = re.compile(r"\]\(/articles/")
+
+
+async def decline_suggestions(question: str, answer: str) -> str:
+    """The sentence offering the nearest articles, or "" (none published, or the decline
+    links an article already)."""
+    if _LINKS_AN_ARTICLE.search(answer):
+        return ""
+    return await off_loop(_suggestions)(question, answer)
+
+
+def _suggestions(question: str, answer: str) -> str:
+    from blog.chunking import language_detect
+    from blog.search import article_search_vector
+
+    language = language_detect(answer)
+    hits = article_search_vector(query=question, limit=_CANDIDATES, min_relevance=0.0)
+    hits = sorted(hits, key=lambda hit: hit.language != language)[:SUGGESTED]  # stable
+    if not hits:
+        return ""
+    links = _JOIN[language].join(article_link({"title": h.title, "url": h.url}) for h in hits)
+    return LEAD[language].format(links=links)
