@@ -82,9 +82,7 @@ def test_publishing_in_the_admin_s_way_makes_the_words_known(make_article, add_c
     assert "zeppelin" in vocabulary.current().frequency
 
 
-def test_a_scheduled_post_s_words_are_known_once_the_clock_passes_its_date(
-    make_article, add_chunk
-):
+def test_a_scheduled_post_s_words_are_known_once_the_clock_passes_its_date(make_article, add_chunk):
     with connection.cursor() as cursor:
         cursor.execute("SELECT statement_timestamp() + interval '1.5 seconds'")
         date = cursor.fetchone()[0]
