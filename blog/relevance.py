@@ -156,7 +156,7 @@ class Vocabulary:
     """Document frequency of every lexeme in the index, cached per process.
 
     Built with PostgreSQL's ts_stat over the full-text column (one scan), rebuilt when the
-    newest chunk id or the count of deleted chunks changes (see CHANGE_KEY_SQL).
+    chunks or the visible articles change (see CHANGE_KEY_SQL).
     """
 
     def __init__(self) -> None:
