@@ -29,7 +29,7 @@ from pgvector.psycopg.vector import register_vector_info
 from psycopg.rows import dict_row
 from psycopg.types import TypeInfo
 
-from blog.models import Article, published_q
+from blog.models import Article, published_q, scheduled_q
 from ops import tracing
 
 # `matched`: the query's lexemes the chunk holds, in the tsvector's (sorted) order. It is the
@@ -247,7 +247,11 @@ def vector_register(raw: psycopg.Connection) -> None:
 
 @cache
 def _published_compiled() -> tuple[str, tuple]:
-    query = Article.objects.filter(published_q()).query
+    return _where_compiled(published_q())
+
+
+def _where_compiled(rule) -> tuple[str, tuple]:
+    query = Article.objects.filter(rule).query
     compiler = query.get_compiler(connection=connection)
     sql, params = compiler.compile(query.where)
     return sql, tuple(params)
@@ -265,6 +269,12 @@ def published_sql_inline() -> str:
     that takes another's text (ts_stat)."""
     sql, params = _published_compiled()
     return connection.ops.compose_sql(sql, params)
+
+
+@cache
+def scheduled_sql_inline() -> str:
+    """`scheduled_q` as SQL on `blog_article` with its values written in."""
+    return connection.ops.compose_sql(*_where_compiled(scheduled_q()))
 
 
 def _published_params() -> dict:
