@@ -231,7 +231,9 @@ class TurnRunner:
 
         def started(result: TurnResult) -> None:
             holder.append(result)
-            self.checkpoints.track(prepared.turn_id, result, trace_id=seen.trace_id)
+            self.checkpoints.track(
+                prepared.turn_id, result, trace_id=seen.trace_id, root_span_id=seen.span_id
+            )
 
         try:
             # Inside the `try`: a Stop or a closed socket here (the turn has its row and its

@@ -43,6 +43,7 @@ async def turns_recover_periodic(timestamp: int) -> None:
             turn_id=turn.turn_id,
             conversation_id=turn.conversation_id,
             worker=turn.worker,
+            root_span_id=turn.root_span_id,
         )
     await _holds_recover(recovered)
 
