@@ -59,10 +59,10 @@ def turns_checkpoint(
     texts: list[tuple[str, str]],
     worker: str,
     tokens: dict[str, tuple[int, int]] | None = None,
-    traces: dict[str, str] | None = None,
+    traces: dict[str, tuple[str, str]] | None = None,
 ) -> None:
     """Write the text so far of running turns, their (input, output) tokens spent so far and
-    their trace ids when given, and renew the worker's lease, in one trip."""
+    their (trace id, root span id) when given, and renew the worker's lease, in one trip."""
     answers = {turn_id: text.replace("\x00", "\ufffd") for turn_id, text in texts}
     tokens, traces = tokens or {}, traces or {}
     ids = list(answers | tokens | traces)
@@ -78,16 +78,18 @@ def turns_checkpoint(
                 "input_tokens = coalesce(v.input, agent_turn.input_tokens), "
                 "output_tokens = coalesce(v.output, agent_turn.output_tokens), "
                 "trace_id = coalesce(v.trace, agent_turn.trace_id), "
+                "root_span_id = coalesce(v.span, agent_turn.root_span_id), "
                 "checkpointed_at = now() "
-                "FROM unnest(%s::uuid[], %s::text[], %s::int[], %s::int[], %s::text[]) "
-                "AS v(id, answer, input, output, trace) "
+                "FROM unnest(%s::uuid[], %s::text[], %s::int[], %s::int[], %s::text[], "
+                "%s::text[]) AS v(id, answer, input, output, trace, span) "
                 "WHERE agent_turn.id = v.id AND agent_turn.status = 'running'",
                 [
                     ids,
                     [answers.get(i) for i in ids],
                     [tokens[i][0] if i in tokens else None for i in ids],
                     [tokens[i][1] if i in tokens else None for i in ids],
-                    [traces.get(i) for i in ids],
+                    [traces[i][0] if i in traces else None for i in ids],
+                    [traces[i][1] if i in traces else None for i in ids],
                 ],
             )
 
@@ -108,6 +110,7 @@ class RecoveredTurn(NamedTuple):
     worker: str  # host:pid:... of the process that stopped renewing its lease
     trace_id: str = ""  # written by its first checkpoint, when tracing was on
     gone: bool = False  # its process is known gone (this space), not only its lease lapsed
+    root_span_id: str = ""  # its root span's id, written with its trace id
 
 
 def turns_recover(*, lease_seconds: float, now: datetime | None = None) -> list[RecoveredTurn]:
@@ -130,11 +133,11 @@ def turns_recover(*, lease_seconds: float, now: datetime | None = None) -> list[
         stale = (
             Turn.objects.select_for_update(skip_locked=True)
             .filter(lapsed | Q(worker__in=gone), status=Turn.Status.RUNNING)
-            .values_list("pk", "conversation_id", "worker", "trace_id")
+            .values_list("pk", "conversation_id", "worker", "trace_id", "root_span_id")
         )
         found = [
-            RecoveredTurn(str(pk), str(conversation), worker, trace, gone=worker in gone)
-            for pk, conversation, worker, trace in stale
+            RecoveredTurn(str(pk), str(conversation), worker, trace, worker in gone, span)
+            for pk, conversation, worker, trace, span in stale
         ]
         Turn.objects.filter(pk__in=[turn.turn_id for turn in found]).update(
             status="interrupted",
@@ -160,14 +163,16 @@ class Checkpointer:
         self._tokens: dict[str, tuple[int, int]] = {}  # as last written, by turn id
         # Trace ids not written yet: the final save wrote a turn's, so a turn whose worker was
         # killed kept none and the admin had no trace to show for the answer cut halfway.
-        self._traces: dict[str, str] = {}
+        self._traces: dict[str, tuple[str, str]] = {}  # (trace id, root span id)
         self._tasks: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
-    def track(self, turn_id: str, result: TurnResult, trace_id: str = "") -> None:
+    def track(
+        self, turn_id: str, result: TurnResult, trace_id: str = "", root_span_id: str = ""
+    ) -> None:
         self._turns[turn_id] = result
         self._written[turn_id] = len(result.answer)
         if trace_id:
-            self._traces[turn_id] = trace_id
+            self._traces[turn_id] = (trace_id, root_span_id)
         loop = asyncio.get_running_loop()
         task = self._tasks.get(loop)
         if task is None or task.done():

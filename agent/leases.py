@@ -89,18 +89,8 @@ class TurnLease:
         """Take off the conversation's lock when its holder's process is gone (agent.holders):
         a killed web process's conversation answered "busy" until the lease ran out."""
         lock = await state().holder(self.conversation) if self.conversation else ""
-        if not lock or not holder_gone(lock.split(":", 1)[-1]):
-            return False
         slots = [key for key in (self.session, self.address, self.network) if key]
-        if not await state().unlock(self.conversation, lock, slots):
-            return False
-        logger.warning(
-            "conversation %s: its turn's process %s is gone (killed?); its lock was taken off "
-            "before its lease ran out",
-            self.conversation.removeprefix("turns:c:"),
-            lock.rsplit(".", 1)[-1],
-        )
-        return True
+        return await _dead_lock_off(self.conversation, lock, slots)
 
     async def attach(self, conversation_id: str) -> None:
         """Hold a conversation this turn created (nobody else knows its id yet)."""
@@ -156,11 +146,36 @@ class TurnLease:
 
 
 async def conversation_wait_saved(conversation_id: str, wait: float = 5.0) -> None:
-    """Return once the conversation's last turn is saved (or `wait` seconds have passed)."""
+    """Return once the conversation's last turn is saved (or `wait` seconds have passed).
+
+    A holder killed while it saved (after the turn's last event) never saves: its lock is
+    taken off at once. The transcript waited the whole `wait` for it, every load, until the
+    lock's lease ran out (AGENT_LEASE_SECONDS).
+    """
     key = _conversation_key(conversation_id)
     deadline = time.monotonic() + wait
-    while await state().held(key) == "saving" and time.monotonic() < deadline:
+    while time.monotonic() < deadline:
+        lock = await state().holder(key)
+        if not lock.startswith("saving:") or await _dead_lock_off(key, lock, []):
+            return
         await asyncio.sleep(WAIT_POLL)
+
+
+async def _dead_lock_off(conversation: str, lock: str, slots: list[str]) -> bool:
+    """Take off `lock` (and its token's `slots`) when its holder's process is gone."""
+    if not lock or not holder_gone(lock.split(":", 1)[-1]):
+        return False
+    if not await state().unlock(conversation, lock, slots):
+        return False
+    phase, _, token = lock.partition(":")
+    logger.warning(
+        "conversation %s: its turn's process %s is gone (killed?) while %s; its lock was taken "
+        "off before its lease ran out (the turn is recovered as interrupted)",
+        conversation.removeprefix("turns:c:"),
+        token.rsplit(".", 1)[-1],
+        "saving the turn" if phase == "saving" else "running the turn",
+    )
+    return True
 
 
 def _conversation_key(conversation_id: str) -> str:

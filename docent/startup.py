@@ -108,23 +108,50 @@ def worker_start_in_process() -> asyncio.Task:
     from procrastinate.contrib.django import app
 
     worker_app = app.with_connector(app.connector.get_worker_connector())
+    left: list[int] = []
 
     async def run() -> None:
-        from docent.tasks import STALLED_WORKER_SECONDS, workers_lost_forget
-
         async with worker_app.open_async():
             # As `manage.py worker` does: a `serve` killed and started again said nothing of
             # its dead worker's row, which procrastinate pruned silently 30 s later.
-            await workers_lost_forget(worker_app.job_manager)
-            await worker_app.run_worker_async(
-                install_signal_handlers=False,
-                # Indexing jobs share the lock "index" (one at a time); the second slot keeps
-                # turn recovery and the spool drain on time while an indexing job runs.
-                concurrency=2,
-                stalled_worker_timeout=STALLED_WORKER_SECONDS,
-            )
+            # Indexing jobs share the lock "index" (one at a time); the second slot keeps
+            # turn recovery and the spool drain on time while an indexing job runs.
+            await worker_run(worker_app, concurrency=2, left=left)
 
     return asyncio.ensure_future(worker_keep_running(run))
+
+
+async def worker_run(worker_app, *, concurrency: int, left: list[int]) -> None:
+    """Remove the rows this process's earlier workers left, say the dead ones, run a worker.
+
+    procrastinate unregisters a worker only when it stops cleanly. One stopped by its dead
+    database connection (an outage) left its row, and the next prune counted it in
+    `docent_task_workers_lost_total` and said it "died without stopping (killed, out of
+    memory, or its host lost)": DocentTaskWorkerKilled fired after every database outage.
+    `left` carries the ids from one run to the next.
+    """
+    from procrastinate.worker import Worker
+
+    from docent.tasks import STALLED_WORKER_SECONDS, workers_lost_forget
+
+    while left:
+        await worker_app.job_manager.unregister_worker(left[-1])  # its jobs count as stalled
+        left.pop()
+    await workers_lost_forget(worker_app.job_manager)
+    worker_app.perform_import_paths()
+    options = {
+        **worker_app.worker_defaults,
+        "install_signal_handlers": False,
+        "concurrency": concurrency,
+        # procrastinate's own prune at start, after ours: the same silence, not 30 s.
+        "stalled_worker_timeout": STALLED_WORKER_SECONDS,
+    }
+    worker = Worker(app=worker_app, **options)
+    try:
+        await worker.run()
+    finally:
+        if worker.worker_id is not None:  # not unregistered: it did not stop cleanly
+            left.append(worker.worker_id)
 
 
 def worker_run_until_signalled(*, concurrency: int) -> None:
@@ -143,18 +170,11 @@ def worker_run_until_signalled(*, concurrency: int) -> None:
     from procrastinate.contrib.django import app
 
     worker_app = app.with_connector(app.connector.get_worker_connector())
+    left: list[int] = []
 
     async def run() -> None:
-        from docent.tasks import STALLED_WORKER_SECONDS, workers_lost_forget
-
         async with worker_app.open_async():
-            await workers_lost_forget(worker_app.job_manager)
-            await worker_app.run_worker_async(
-                install_signal_handlers=False,
-                concurrency=concurrency,
-                # procrastinate's own prune at start, after ours: the same silence, not 30 s.
-                stalled_worker_timeout=STALLED_WORKER_SECONDS,
-            )
+            await worker_run(worker_app, concurrency=concurrency, left=left)
 
     async def until_signalled() -> None:
         keeper = asyncio.ensure_future(worker_keep_running(run))

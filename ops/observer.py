@@ -33,6 +33,7 @@ class TurnObservation:
         self.tracer = tracing.tracer()
         self.span: Any = None
         self.trace_id = ""
+        self.span_id = ""  # the root span's, for a recovery's span to name as its parent
         self.calls: TurnHooks | None = None  # the hooks handed to the loop: their timings
         self._stack = ExitStack()
 
@@ -54,6 +55,7 @@ class TurnObservation:
             self._stack.callback(self.span.end)
             self._stack.enter_context(tracing.current(self.span))
             self.trace_id = tracing.trace_id_hex(self.span)
+            self.span_id = tracing.span_id_hex(self.span)
         self._stack.enter_context(
             logs.bound(
                 turn_id=self.turn_id, conversation_id=self.conversation_id, trace_id=self.trace_id

@@ -76,6 +76,11 @@ def root() -> Any:
     return Context()
 
 
+def span_id_hex(span: Any) -> str:
+    """The span's id as 16 hex digits."""
+    return format(span.get_span_context().span_id, "016x")
+
+
 def trace_id_hex(span: Any) -> str:
     """The span's trace id as the 32 hex digits that trace viewers show."""
     return format(span.get_span_context().trace_id, "032x")
@@ -124,14 +129,18 @@ def turn_save_span(*, turn_id: str) -> contextlib.AbstractContextManager:
     return active.start_as_current_span("save_turn", attributes=attributes)
 
 
-def turn_recovered_span(*, trace_id: str, turn_id: str, conversation_id: str, worker: str) -> None:
+def turn_recovered_span(
+    *, trace_id: str, turn_id: str, conversation_id: str, worker: str, root_span_id: str = ""
+) -> None:
     """One span in a killed turn's own trace: it was recovered as `interrupted`, and whose
     process stopped renewing its lease.
 
-    A turn's root span and its model call's span end, and are exported, only by the process
-    that runs it: killed mid-answer, it exported neither, and the trace the admin links to
-    did not exist. This span's parent is that root span, never received (viewers mark it a
-    missing parent), so the trace id leads to the recovery, the turn id and the worker.
+    A turn's root span ends, and is exported, only by the process that runs it: killed
+    mid-answer, it never exported it. This span's parent is that root span (`root_span_id`,
+    checkpointed with the trace id), never received (viewers mark it a missing parent), so
+    the recovery hangs under the same root as the spans the turn had exported before it
+    died (a finished tool call, an earlier model call): one tree, followed across the crash.
+    A made-up parent id split the trace into two unrelated pieces.
     """
     active = tracer()
     if active is None or len(trace_id) != 32:
@@ -141,9 +150,14 @@ def turn_recovered_span(*, trace_id: str, turn_id: str, conversation_id: str, wo
     from opentelemetry import trace
     from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags
 
+    try:
+        parent_id = int(root_span_id, 16) if len(root_span_id) == 16 else 0
+    except ValueError:
+        parent_id = 0
     lost_root = SpanContext(
         trace_id=int(trace_id, 16),
-        span_id=random.getrandbits(64) or 1,  # noqa: S311 - an id, not a secret
+        # A turn of before the root span's id was kept: any id, the trace is still the turn's.
+        span_id=parent_id or random.getrandbits(64) or 1,  # noqa: S311 - an id, not a secret
         is_remote=True,
         trace_flags=TraceFlags(TraceFlags.SAMPLED),
     )

@@ -1,6 +1,7 @@
 """The turn runner, in process: what a turn holds is given back however early it ends."""
 
 import asyncio
+import gc
 import threading
 
 import pytest
@@ -9,6 +10,7 @@ from channels.db import database_sync_to_async
 from agent import ratelimit
 from agent.runner import ChatMessage, TurnRunner, Visitor
 from agent.shared import state
+from testing_support.model_server import text_response
 
 ADDRESS = "203.0.113.5"
 # Sessions waiting for the table this test locks (pg_locks is the whole server's).
@@ -150,3 +152,30 @@ async def test_a_turn_whose_record_cannot_be_built_gives_back_its_conversation(m
 
     assert await state().held(f"turns:c:{conversation}") == ""
     assert not state().slots.get(f"turns:s:{'c' * 32}")
+
+
+async def _read_all(model) -> None:
+    async for _ in model.stream([{"role": "user", "content": "hi"}], None):
+        pass
+
+
+async def test_a_replaced_or_shut_down_model_client_closes_its_aiohttp_session(
+    scripted, settings, caplog
+):
+    """The runner keeps one OpenAI client per event loop. One replaced (the settings changed)
+    or still cached at shutdown was left to the garbage collector with its aiohttp session
+    open: `ERROR asyncio: Unclosed client session` in the log."""
+    scripted.enqueue(text_response(["one"]), text_response(["two"]))
+    runner = TurnRunner()
+    first = runner.model()
+    await _read_all(first)  # the session is opened by the first request
+    settings.AGENT_MODEL = "another-model"
+    second = runner.model()
+    assert second is not first
+    await _read_all(second)
+
+    await runner.shutdown(drain=0)
+    del first, second
+    gc.collect()
+
+    assert "Unclosed client session" not in caplog.text

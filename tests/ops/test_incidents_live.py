@@ -169,11 +169,14 @@ def test_the_in_process_task_worker_survives_a_database_restart(tmp_path):
     _queue_empty("index")
     with _server("worker-restart", tmp_path, **env) as server:
         wait_until(lambda: value(scrape(server.url), "docent_queue_workers") >= 1, "a worker")
+        first = max(_worker_ids())  # this server's: registered last
         outage = DatabaseOutage()
         outage.begin()
         try:
+            # Until its run has ended (procrastinate's stop included, which cannot unregister
+            # the worker while the database is away), as in an outage of some seconds.
             wait_until(
-                lambda: "stopping worker" in server.output() or "worker failed" in server.output(),
+                lambda: "restarting in 5 s" in server.output(),
                 "the worker noticed the outage",
                 seconds=60,
             )
@@ -190,10 +193,23 @@ def test_the_in_process_task_worker_survives_a_database_restart(tmp_path):
         alive = lambda: value(scrape(server.url), "docent_queue_workers") >= 1  # noqa: E731
         wait_until(alive, "the worker stays up", seconds=90)
         restarts = value(scrape(server.url), "docent_task_worker_restarts_total")
+        rows = _worker_ids()
+        output = server.output()
 
     # Once back, it stays back: the Django connection the outage killed is closed before the
     # next start (without that, each start stopped again on it: three restarts, not one).
     assert 1 <= restarts <= 2
+    # The worker the outage stopped is not a worker killed: its row goes with the restart.
+    # It stayed, and the next prune said it "died without stopping (killed, out of memory…)"
+    # and counted it in docent_task_workers_lost_total (DocentTaskWorkerKilled).
+    assert first not in rows
+    assert f"task worker {first} died without stopping" not in output
+
+
+def _worker_ids() -> list[int]:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT id FROM procrastinate_workers")
+        return [row[0] for row in cursor.fetchall()]
 
 
 def _read_events(url: str, content: str, into: list[dict]) -> None:

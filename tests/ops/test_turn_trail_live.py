@@ -20,7 +20,7 @@ from agent.models import Turn
 from agent.tasks import turns_recover_periodic
 from ops import tracing
 from testing_support.live_server import LiveServer, database_url
-from testing_support.model_server import text_response
+from testing_support.model_server import text_response, tool_call_response
 from testing_support.waits import wait_until
 from tests.ops.chat import ask
 from tests.ops.otlp_receiver import OTLPReceiver
@@ -104,3 +104,52 @@ def test_a_killed_turn_leads_from_the_admin_to_its_lines_and_its_trace(
     assert f"<code>{turn_id}</code>" in html
     assert f'href="https://traces.example/trace/{turn.trace_id}"' in html
     assert f"<code>{turn.worker}</code>" in html
+
+
+def test_a_killed_turns_recovery_hangs_under_the_same_root_as_its_exported_spans(
+    model_server, tmp_path, settings
+):
+    """The spans a turn exported before its process was killed (a finished tool call) name its
+    root span as their parent. The recovery's span named a made-up parent: one trace id, but
+    two unrelated pieces in a trace viewer, and no way to follow the turn across the crash."""
+    model_server.enqueue(
+        tool_call_response([("call-1", "list_articles", "{}")]),
+        text_response(["Half ", "an ", "answer"], hold=True),
+    )
+    env = {
+        "OPENAI_BASE_URL": model_server.base_url,
+        "OPENAI_API_KEY": "test",
+        "AGENT_MODEL": "scripted",
+        "AGENT_CHECKPOINT_SECONDS": "0.3",
+        "OTEL_BSP_SCHEDULE_DELAY": "100",  # ms: the tool's span is exported before the kill
+    }
+    name = database_url(connection.settings_dict["NAME"])
+    with OTLPReceiver() as receiver:
+        env["OTEL_EXPORTER_OTLP_ENDPOINT"] = receiver.endpoint
+        with LiveServer("killed-after-a-tool", name, env, tmp_path / "spool") as server:
+            _ask_in_background(server.url)
+            wait_until(_checkpointed, "the turn's text and trace id were checkpointed")
+            turn = _checkpointed()
+            spans = receiver.wait_for(
+                lambda spans: any(
+                    s["name"] == "execute_tool list_articles" and s["trace_id"] == turn.trace_id
+                    for s in spans
+                )
+            )
+            server.process.kill()  # kill -9: the root span is never exported
+            server.process.wait(timeout=10)
+    (tool,) = [s for s in spans if s["name"] == "execute_tool list_articles"]
+    assert not [s for s in spans if s["span_id"] == tool["parent_id"]]  # the root died with it
+
+    exporter = InMemorySpanExporter()
+    tracing.reset(tracing.tracer_build(exporter, batch=False))
+    try:
+        settings.AGENT_LEASE_SECONDS = 1
+        time.sleep(1.5)
+        asyncio.run(turns_recover_periodic(timestamp=0))
+    finally:
+        tracing.reset()
+    (recovered,) = exporter.get_finished_spans()
+
+    assert format(recovered.context.trace_id, "032x") == turn.trace_id
+    assert format(recovered.parent.span_id, "016x") == tool["parent_id"]

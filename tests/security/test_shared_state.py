@@ -10,6 +10,7 @@ import time
 import httpx
 import psycopg
 import pytest
+import redis
 from django.db import connection
 
 from testing_support.live_server import ROOT, database_url
@@ -170,6 +171,43 @@ async def test_the_next_turn_and_the_transcript_wait_for_a_save_on_another_worke
     assert "first question" in history and "first answer" in history
     await socket.close()
     await other.close()
+
+
+async def test_a_transcript_does_not_wait_for_a_save_whose_worker_was_killed(
+    workers, scripted, redis_url
+):
+    """A worker killed after a turn's last event, while its save waited, left the conversation
+    `saving` in Redis: every load of the transcript (a reload on another worker) waited its
+    whole 5 s for a save that would never come, until the lock's lease ran out (30 s)."""
+    scripted.enqueue(text_response(["an ", "answer"]))
+    a, b = workers()
+    key = page_cookie(a)
+    socket = await ws_open(a, cookie=key)
+    await socket.send('{"type":"message","content":"a question"}')
+    conversation = (await ws_first(socket))["conversation_id"]
+    locked = threading.Event()
+    holder = threading.Thread(target=hold_turn_row, args=(conversation, 20, locked))
+    holder.start()
+    assert locked.wait(10)
+    assert (await ws_events(socket))[-1]["type"] == "done"  # its save now waits for the row
+    lock_key = f"turns:c:{conversation}"
+    shared = redis.Redis.from_url(redis_url)
+    for _ in range(500):  # moved to `saving` just after the last event was sent
+        if (shared.get(lock_key) or b"").startswith(b"saving:"):
+            break
+        await asyncio.sleep(0.02)
+    assert shared.get(lock_key).startswith(b"saving:")
+
+    a.process.kill()  # kill -9 while saving: the save never lands, the lock is never released
+    a.process.wait()
+    async with httpx.AsyncClient(base_url=b.url, cookies={"sessionid": key}, timeout=30) as client:
+        transcript = (await client.get(f"/api/conversations/{conversation}")).json()
+
+    assert shared.get(lock_key) is None  # taken off, not waited for (nor left for its lease)
+    assert f"its turn's process {a.pid} is gone (killed?) while saving the turn" in b.output()
+    assert [t["user_message"] for t in transcript["turns"]] == ["a question"]
+    shared.close()
+    holder.join()
 
 
 def test_several_workers_refuse_to_start_without_shared_state():
