@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("agent", "0012_turn_estimated_tokens"),
+        ("agent", "0013_conversation_hidden_at"),
     ]
 
     operations = [
