@@ -65,6 +65,20 @@ _CJK_PURPOSE = re.compile(
     "是干什么用的|是做什么用的|是干什么的|是做什么的|干什么用|做什么用|用来做什么|用来干什么"
 )
 _CUT = "\x00"
+# "How much" and "how many" ask for a quantity, and the stance adverbs of speech ("actually",
+# "exactly") for nothing: the ask, not the topic. An article answers "How much does a runaway
+# agent cost?" with a figure, seldom with the word "much"; kept, "much" (one chunk of the blog)
+# weighed more than "runaway" or "cost", and the step-limits article covered half the question.
+# "How long", "how often", "how big" name the measure (time, frequency, size), which articles
+# write too ("idle timeouts, often around 60 seconds"): those stay.
+_QUANTITY = re.compile(r"\b(how\s+)(?:much|many)\b", re.IGNORECASE)
+_STANCE = frozenset("actually exactly basically literally honestly essentially".split())
+# The same in Chinese: 多少 and 几个 ask for a quantity ("HNSW 的 m 默认是多少？"). 多少 is in one
+# chunk of the blog, so it weighed more than "m" or 默认; 几个 made bigrams with its neighbours
+# (问几, 个问) that no article writes. Cut out with a mark, like the purpose frame. 多大, 多久 and
+# a measure after 几 (几秒, 几次) name what is asked for, and stay; so does 多少 after an
+# adjective ("比原文大多少", how much bigger): cut, it left 文大, a pair no article writes.
+_CJK_QUANTITY = re.compile("(?<![大小快慢高低长短好差])多少个?|几个")
 
 
 @dataclass(frozen=True)
@@ -171,9 +185,9 @@ def language_detect(text: str) -> str:
 def query_terms(query: str) -> list[str]:
     """Search terms of a visitor's query: Latin words and CJK bigrams, deduplicated."""
     query = _POSSESSIVE.sub("", _RUN_TOGETHER.sub(" ", _CONTRACTION.sub(" ", query)))
-    terms = [word.lower() for word in _LATIN_WORD.findall(query)]
-    terms = [word for word in terms if word not in _FRAMING]
-    text = _CJK_FRAMING.sub(" ", _CJK_PURPOSE.sub(_CUT, query))
+    terms = [word.lower() for word in _LATIN_WORD.findall(_QUANTITY.sub(r"\1", query))]
+    terms = [word for word in terms if word not in _FRAMING and word not in _STANCE]
+    text = _CJK_FRAMING.sub(" ", _CJK_QUANTITY.sub(_CUT, _CJK_PURPOSE.sub(_CUT, query)))
     runs = [
         run.group()
         for run in _CJK_RUN.finditer(text)
