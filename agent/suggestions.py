@@ -14,7 +14,10 @@ from __future__ import annotations
 import re
 
 from agent.llm.offline_render import article_link
+from agent.ratelimit import search_allow
 from agent.tools._db import off_loop
+from agent.tools._visitor import visitor_address
+from ops.metrics import refusal_count
 
 SUGGESTED = 3
 # Wider than SUGGESTED: the nearest in the decline's language come first.
@@ -29,11 +32,28 @@ _LINKS_AN_ARTICLE = re.compile(r"\]\(/articles/")
 
 
 async def decline_suggestions(question: str, answer: str) -> str:
-    """The sentence offering the nearest articles, or "" (none published, or the decline
-    links an article already)."""
-    if _LINKS_AN_ARTICLE.search(answer):
+    """The sentence offering the nearest articles, or "" (none published, the decline links an
+    article already, or the visitor's search allowance is spent)."""
+    if _LINKS_AN_ARTICLE.search(answer) or not await _allowance_spend(question):
         return ""
     return await off_loop(_suggestions)(question, answer)
+
+
+async def _allowance_spend(question: str) -> bool:
+    """Count the offer's search on the visitor's search allowance, as the model's own searches
+    are; False when it is spent (the decline then stands without the offer).
+
+    The offer embeds the whole question: uncounted, a model that declined without searching let
+    an address embed a 4,000-character question on every message it could send (red team 37).
+    """
+    address = visitor_address.get()
+    if address is None:  # outside a visitor's turn (tests, the evaluation's direct calls)
+        return True
+    refusal = await search_allow(client_ip=address, query=question)
+    if refusal is not None:
+        refusal_count(reason=refusal.reason, address=address)
+        return False
+    return True
 
 
 def _suggestions(question: str, answer: str) -> str:
