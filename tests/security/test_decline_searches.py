@@ -8,6 +8,8 @@ on every message it may send, uncounted (red team 37). The offer now counts as t
 would; past the allowance the decline stands without it.
 """
 
+import re
+
 import pytest
 
 from agent.suggestions import LEAD
@@ -43,3 +45,30 @@ async def test_the_offer_counts_on_the_search_allowance(serve, scripted):
 
     assert long.startswith(DECLINE) and OFFER in long
     assert short.startswith(DECLINE) and OFFER not in short  # before: offered, uncounted
+
+
+HOSTILE = "Steps](javascript:alert(1)) [x]\n<script>x</script> `tick \u202egnp.exe \\"
+LINK = re.compile(r"\[([^\]\n]*)\]\(([^)\s]*)\)")
+
+
+async def test_a_title_cannot_break_out_of_its_offered_link(serve, scripted):
+    from channels.db import database_sync_to_async
+
+    await database_sync_to_async(published_indexed)(
+        title=HOSTILE, slug="step-limits", body="## Why\n\nA cap of five model calls."
+    )
+    scripted.enqueue(text_response([DECLINE]))
+    server = serve("decline-titles", **model_env(scripted))
+
+    answer = _answer(await ws_answer(server, "step limits of the model"))
+
+    offer = answer.split(OFFER, 1)[1]
+    links = LINK.findall(offer)
+    assert [url for _, url in links] == ["/articles/step-limits/"], offer
+    label = links[0][0]
+    assert (
+        "\n" not in label
+        and "\u202e" not in label
+        and "javascript:" not in offer.replace(label, "")
+    )
+    assert offer == f"[{label}](/articles/step-limits/).", offer  # one link, then the stop
