@@ -137,12 +137,18 @@ class ApiMethodsMiddleware(AsyncMiddleware):
         return response
 
 
+# ninja's 405 lists a route's methods from a set, in an order that changes with each process's
+# string hashing: `Allow` said "GET, DELETE" from one worker and "DELETE, GET" from the next.
+_METHOD_ORDER = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE")
+
+
 def _with_head(allow: str) -> str:
-    """A route's methods as ninja lists them, with HEAD after GET (the middleware serves it)."""
-    methods = [method.strip() for method in allow.split(",") if method.strip()]
-    if "GET" in methods and "HEAD" not in methods:
-        methods.insert(methods.index("GET") + 1, "HEAD")
-    return ", ".join(methods)
+    """A route's methods in one fixed order, with HEAD beside GET (the middleware serves it)."""
+    methods = {method.strip() for method in allow.split(",") if method.strip()}
+    if "GET" in methods:
+        methods.add("HEAD")
+    known = [method for method in _METHOD_ORDER if method in methods]
+    return ", ".join(known + sorted(methods - set(_METHOD_ORDER)))
 
 
 def _without_body(response: HttpResponse) -> HttpResponse:
