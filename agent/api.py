@@ -125,19 +125,33 @@ async def conversation_detail(
     # A transcript is one visitor's: no shared cache may keep it (the URL alone is its key).
     patch_cache_control(response, private=True, no_store=True)
     patch_vary_headers(response, ("Cookie",))
-    refusal = await ratelimit.transcript_allow(client_ip=_client_ip(request))
-    if refusal is not None:  # before any database work: a refused read costs none
-        refusal_count(reason=refusal.reason, address=_client_ip(request))
-        response["Retry-After"] = str(refusal.retry_after)
-        return Status(429, {"detail": refusal.message})
+    refused = await _transcript_refused(request, response)
+    if refused is not None:
+        return refused
     session_key = session_key_known(request.session.session_key)
     # A reload right after an answer must not miss the turn still being saved, on any worker.
-    await runner.saver.wait_for_conversation(str(conversation_id))
-    await conversation_wait_saved(str(conversation_id))
+    await _conversation_saved(conversation_id)
     restored = await database_sync_to_async(_restore_owned)(conversation_id, session_key)
     if restored is None:
         return Status(404, {"detail": "No such conversation."})
     return restored
+
+
+async def _transcript_refused(request: HttpRequest, response: HttpResponse) -> Status | None:
+    """A 429 with Retry-After when the address has asked for too many transcripts, checked
+    before any database work (a refused request costs none); None when it may go on."""
+    refusal = await ratelimit.transcript_allow(client_ip=_client_ip(request))
+    if refusal is None:
+        return None
+    refusal_count(reason=refusal.reason, address=_client_ip(request))
+    response["Retry-After"] = str(refusal.retry_after)
+    return Status(429, {"detail": refusal.message})
+
+
+async def _conversation_saved(conversation_id: uuid.UUID) -> None:
+    """Return once the conversation's last turn is saved, by this process or any other."""
+    await runner.saver.wait_for_conversation(str(conversation_id))
+    await conversation_wait_saved(str(conversation_id))
 
 
 def _restore_owned(conversation_id: uuid.UUID, session_key: str) -> dict | None:
@@ -162,15 +176,12 @@ def _restore_owned(conversation_id: uuid.UUID, session_key: str) -> dict | None:
 async def conversation_delete(
     request: HttpRequest, conversation_id: uuid.UUID, response: HttpResponse
 ):
-    refusal = await ratelimit.transcript_allow(client_ip=_client_ip(request))
-    if refusal is not None:
-        refusal_count(reason=refusal.reason, address=_client_ip(request))
-        response["Retry-After"] = str(refusal.retry_after)
-        return Status(429, {"detail": refusal.message})
+    refused = await _transcript_refused(request, response)
+    if refused is not None:
+        return refused
     session_key = session_key_known(request.session.session_key)
     # A turn still being saved would otherwise land after the delete and be restored with it.
-    await runner.saver.wait_for_conversation(str(conversation_id))
-    await conversation_wait_saved(str(conversation_id))
+    await _conversation_saved(conversation_id)
     hidden = await database_sync_to_async(conversation_hide)(
         conversation_id=conversation_id, session_key=session_key
     )

@@ -109,8 +109,8 @@ class RecoveredTurn(NamedTuple):
     conversation_id: str
     worker: str  # host:pid:... of the process that stopped renewing its lease
     trace_id: str = ""  # written by its first checkpoint, when tracing was on
-    gone: bool = False  # its process is known gone (this space), not only its lease lapsed
     root_span_id: str = ""  # its root span's id, written with its trace id
+    gone: bool = False  # its process is known gone (this space), not only its lease lapsed
 
 
 def turns_recover(*, lease_seconds: float, now: datetime | None = None) -> list[RecoveredTurn]:
@@ -136,7 +136,7 @@ def turns_recover(*, lease_seconds: float, now: datetime | None = None) -> list[
             .values_list("pk", "conversation_id", "worker", "trace_id", "root_span_id")
         )
         found = [
-            RecoveredTurn(str(pk), str(conversation), worker, trace, worker in gone, span)
+            RecoveredTurn(str(pk), str(conversation), worker, trace, span, gone=worker in gone)
             for pk, conversation, worker, trace, span in stale
         ]
         Turn.objects.filter(pk__in=[turn.turn_id for turn in found]).update(

@@ -163,11 +163,11 @@ async def conversation_wait_saved(conversation_id: str, wait: float = 5.0) -> No
 
 async def _dead_lock_off(conversation: str, lock: str, slots: list[str]) -> bool:
     """Take off `lock` (and its token's `slots`) when its holder's process is gone."""
-    if not lock or not holder_gone(lock.split(":", 1)[-1]):
+    phase, _, token = lock.partition(":")
+    if not token or not holder_gone(token):
         return False
     if not await state().unlock(conversation, lock, slots):
         return False
-    phase, _, token = lock.partition(":")
     logger.warning(
         "conversation %s: its turn's process %s is gone (killed?) while %s; its lock was taken "
         "off before its lease ran out (the turn is recovered as interrupted)",

@@ -4,6 +4,8 @@ import re
 import unicodedata
 from typing import Any
 
+from blog.bidi import BIDI_EXPLICIT, BIDI_MARKS
+
 # Lone surrogates (unpaired halves, as a JSON `\ud800` escape decodes to) and NUL.
 INVALID = re.compile("[\x00\ud800-\udfff]")
 REPLACEMENT = "\ufffd"
@@ -155,9 +157,8 @@ def tag_text(run: str) -> str:
     return "".join(chr(ord(char) - 0xE0000) for char in run if 0xE0020 <= ord(char) <= 0xE007E)
 
 
-BIDI_CONTROLS = frozenset(
-    "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
-)
+# The explicit bidi embeddings, overrides and isolates, and the invisible marks (blog.bidi).
+BIDI_CONTROLS = re.compile(f"[{BIDI_MARKS}{BIDI_EXPLICIT}]")
 
 
 def one_line(text: str) -> str:
@@ -167,7 +168,6 @@ def one_line(text: str) -> str:
     bidi control reorders what a reviewer sees."""
     shown = "".join(
         " " if unicodedata.category(char) in ("Cc", "Zl", "Zp") else char
-        for char in text
-        if char not in BIDI_CONTROLS
+        for char in BIDI_CONTROLS.sub("", text)
     )
     return " ".join(shown.split())

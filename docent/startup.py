@@ -9,6 +9,7 @@ import time
 import urllib.request
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
@@ -17,6 +18,9 @@ from django.db import DatabaseError, close_old_connections, connection
 from django.db.migrations.executor import MigrationExecutor
 
 from docent.selectors import admin_account_missing
+
+if TYPE_CHECKING:
+    from procrastinate import App
 
 logger = logging.getLogger(__name__)
 
@@ -105,23 +109,30 @@ def worker_start_in_process() -> asyncio.Task:
     through Django's connection (inside its transactions); the worker gets its own pooled
     psycopg connector, as `manage.py worker` does (Django's decodes no JSON and has no LISTEN).
     """
+    # Indexing jobs share the lock "index" (one at a time); the second slot keeps turn
+    # recovery and the spool drain on time while an indexing job runs.
+    return asyncio.ensure_future(worker_keep_running(_worker_runs(concurrency=2)))
+
+
+def _worker_runs(*, concurrency: int) -> Callable[[], Awaitable[None]]:
+    """One run of the task worker on its own pooled connector, for `worker_keep_running`.
+
+    Each run starts as `manage.py worker` does (`worker_run`): a `serve` killed and started
+    again said nothing of its dead worker's row, which procrastinate pruned silently 30 s later.
+    """
     from procrastinate.contrib.django import app
 
     worker_app = app.with_connector(app.connector.get_worker_connector())
-    left: list[int] = []
+    left: list[int] = []  # the ids of the runs that did not unregister, for the next run
 
     async def run() -> None:
         async with worker_app.open_async():
-            # As `manage.py worker` does: a `serve` killed and started again said nothing of
-            # its dead worker's row, which procrastinate pruned silently 30 s later.
-            # Indexing jobs share the lock "index" (one at a time); the second slot keeps
-            # turn recovery and the spool drain on time while an indexing job runs.
-            await worker_run(worker_app, concurrency=2, left=left)
+            await worker_run(worker_app, concurrency=concurrency, left=left)
 
-    return asyncio.ensure_future(worker_keep_running(run))
+    return run
 
 
-async def worker_run(worker_app, *, concurrency: int, left: list[int]) -> None:
+async def worker_run(worker_app: "App", *, concurrency: int, left: list[int]) -> None:
     """Remove the rows this process's earlier workers left, say the dead ones, run a worker.
 
     procrastinate unregisters a worker only when it stops cleanly. One stopped by its dead
@@ -167,14 +178,7 @@ def worker_run_until_signalled(*, concurrency: int) -> None:
     """
     import signal
 
-    from procrastinate.contrib.django import app
-
-    worker_app = app.with_connector(app.connector.get_worker_connector())
-    left: list[int] = []
-
-    async def run() -> None:
-        async with worker_app.open_async():
-            await worker_run(worker_app, concurrency=concurrency, left=left)
+    run = _worker_runs(concurrency=concurrency)
 
     async def until_signalled() -> None:
         keeper = asyncio.ensure_future(worker_keep_running(run))

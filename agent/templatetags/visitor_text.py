@@ -8,15 +8,13 @@ from django import template
 from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
-from agent.text import BLANK_LETTERS, INVISIBLE_OPERATORS, TAG_CHARACTERS, tag_text
-from blog.bidi import BIDI_EXPLICIT, BIDI_MARKS
+from agent.text import BIDI_CONTROLS, BLANK_LETTERS, INVISIBLE_OPERATORS, TAG_CHARACTERS, tag_text
 
 register = template.Library()
 
-# The explicit bidi embeddings, overrides and isolates, and the invisible marks. Left in,
-# an override (U+202E) makes a question read backwards to the reviewer, and an unclosed one
-# or a strong character can reorder the page's own words next to it.
-BIDI_CONTROLS = re.compile(f"[{BIDI_MARKS}{BIDI_EXPLICIT}]")
+# BIDI_CONTROLS are labelled, not left in: an override (U+202E) makes a question read
+# backwards to the reviewer, and an unclosed one or a strong character can reorder the page's
+# own words next to it.
 # Letters that draw as blank space (Hangul fillers, the Braille blank) and the combining
 # grapheme joiner: "pgvector\u3164" read as "pgvector" to a reviewer, who could not tell why
 # it missed the glossary. Variation selectors stay unlabelled: emoji carry them.

@@ -531,7 +531,12 @@ class Panel {
     const deleted = response !== null && (response.ok || response.status === 404);
     if (!deleted) {
       this.announce(S.conversation_delete_failed);
-      note.append(" " + S.conversation_delete_failed);
+      // Said once in the note, however often it fails: each click added the sentence again.
+      let failed = note.querySelector(".chat-undo__failed");
+      if (!failed) {
+        failed = el("span", "chat-undo__failed", S.conversation_delete_failed);
+        note.append(" ", failed);
+      }
       return;
     }
     const done = el("p", "chat-status chat-status--inline chat-undo", S.conversation_deleted);

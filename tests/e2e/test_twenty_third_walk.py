@@ -89,3 +89,35 @@ def test_a_reader_deletes_their_conversation_from_the_panel(offline_site, open_p
         open_chat(page)
     expect(page.locator(".chat-turn")).to_have_count(1)  # the new one only
     expect(page.locator(".chat-turn")).to_contain_text("reciprocal rank fusion")
+
+
+def test_a_delete_that_fails_twice_says_so_once(offline_site, open_page):
+    # Each failed click added "It couldn't be deleted. Try again." to the note once more.
+    page = open_page(viewport=DESKTOP)
+    page.goto(offline_site + "/")
+    open_chat(page)
+    ask(page, "why cap the agent's steps?")
+    wait_answered(page)
+    page.locator("#chat-new").click()
+
+    def refuse(route) -> None:
+        if route.request.method == "DELETE":
+            route.fulfill(status=503, json={"detail": "Down for a moment."})
+        else:
+            route.continue_()
+
+    conversations = re.compile(r"/api/conversations/[\w-]+$")
+    page.route(conversations, refuse)
+    delete = page.get_by_role("button", name="Delete it")
+    note, announced = page.locator(".chat-undo"), page.locator("#chat-announce")
+    failed = "It couldn’t be deleted. Try again."
+    for _ in range(2):
+        # Said to screen readers in the same step as in the note: once it is, the note is too.
+        page.evaluate("document.getElementById('chat-announce').textContent = ''")
+        delete.click()
+        expect(announced).to_have_text(failed)
+    page.unroute(conversations, refuse)
+
+    assert note.inner_text().count(failed) == 1
+    delete.click()
+    expect(note).to_have_text(re.compile(r"^Conversation deleted\."))

@@ -46,6 +46,21 @@ def _checkpointed() -> Turn | None:
     return turn if turn is not None and turn.trace_id and turn.answer else None
 
 
+def _recovery_span(settings):
+    """The one span of the recovery job, run here with a tracer of its own once the killed
+    turn's lease (shortened to 1 s) has run out."""
+    exporter = InMemorySpanExporter()
+    tracing.reset(tracing.tracer_build(exporter, batch=False))
+    try:
+        settings.AGENT_LEASE_SECONDS = 1
+        time.sleep(1.5)
+        asyncio.run(turns_recover_periodic(timestamp=0))
+    finally:
+        tracing.reset()
+    (recovered,) = exporter.get_finished_spans()
+    return recovered
+
+
 def test_a_killed_turn_leads_from_the_admin_to_its_lines_and_its_trace(
     model_server, tmp_path, settings, staff_client
 ):
@@ -80,15 +95,7 @@ def test_a_killed_turn_leads_from_the_admin_to_its_lines_and_its_trace(
     assert not [span for span in received if span["trace_id"] == turn.trace_id]
 
     # The recovery job, in this process, with its own tracer: a span in the turn's trace.
-    exporter = InMemorySpanExporter()
-    tracing.reset(tracing.tracer_build(exporter, batch=False))
-    try:
-        settings.AGENT_LEASE_SECONDS = 1
-        time.sleep(1.5)
-        asyncio.run(turns_recover_periodic(timestamp=0))
-    finally:
-        tracing.reset()
-    (recovered,) = exporter.get_finished_spans()
+    recovered = _recovery_span(settings)
     assert recovered.name == "recover_turn"
     assert format(recovered.context.trace_id, "032x") == turn.trace_id
     assert recovered.attributes["docent.turn.id"] == turn_id
@@ -141,15 +148,7 @@ def test_a_killed_turns_recovery_hangs_under_the_same_root_as_its_exported_spans
     (tool,) = [s for s in spans if s["name"] == "execute_tool list_articles"]
     assert not [s for s in spans if s["span_id"] == tool["parent_id"]]  # the root died with it
 
-    exporter = InMemorySpanExporter()
-    tracing.reset(tracing.tracer_build(exporter, batch=False))
-    try:
-        settings.AGENT_LEASE_SECONDS = 1
-        time.sleep(1.5)
-        asyncio.run(turns_recover_periodic(timestamp=0))
-    finally:
-        tracing.reset()
-    (recovered,) = exporter.get_finished_spans()
+    recovered = _recovery_span(settings)
 
     assert format(recovered.context.trace_id, "032x") == turn.trace_id
     assert format(recovered.parent.span_id, "016x") == tool["parent_id"]

@@ -1,6 +1,7 @@
 """Issue 12 point 3: the rules hold across two daphne workers sharing a real Redis."""
 
 import asyncio
+import json
 import os
 import subprocess
 import sys
@@ -140,6 +141,19 @@ def hold_turn_row(conversation: str, seconds: float, locked: threading.Event) ->
         time.sleep(seconds)
 
 
+async def asked_with_its_row_locked(server, key: str, question: str, seconds: float):
+    """`question` asked on `server`, its turn's row locked for `seconds` once it has started:
+    the socket (its events still to read), the conversation's id and the locking thread."""
+    socket = await ws_open(server, cookie=key)
+    await socket.send(json.dumps({"type": "message", "content": question}))
+    conversation = (await ws_first(socket))["conversation_id"]
+    locked = threading.Event()
+    holder = threading.Thread(target=hold_turn_row, args=(conversation, seconds, locked))
+    holder.start()
+    assert locked.wait(10)
+    return socket, conversation, holder
+
+
 async def test_the_next_turn_and_the_transcript_wait_for_a_save_on_another_worker(
     workers, scripted
 ):
@@ -148,13 +162,7 @@ async def test_the_next_turn_and_the_transcript_wait_for_a_save_on_another_worke
     )
     a, b = workers()
     key = page_cookie(a)
-    socket = await ws_open(a, cookie=key)
-    await socket.send('{"type":"message","content":"first question"}')
-    conversation = (await ws_first(socket))["conversation_id"]
-    locked = threading.Event()
-    holder = threading.Thread(target=hold_turn_row, args=(conversation, 2.5, locked))
-    holder.start()
-    assert locked.wait(10)
+    socket, conversation, holder = await asked_with_its_row_locked(a, key, "first question", 2.5)
 
     first = await ws_events(socket)  # done at once; its save waits for the row lock
     async with httpx.AsyncClient(base_url=b.url, cookies={"sessionid": key}, timeout=30) as client:
@@ -182,13 +190,7 @@ async def test_a_transcript_does_not_wait_for_a_save_whose_worker_was_killed(
     scripted.enqueue(text_response(["an ", "answer"]))
     a, b = workers()
     key = page_cookie(a)
-    socket = await ws_open(a, cookie=key)
-    await socket.send('{"type":"message","content":"a question"}')
-    conversation = (await ws_first(socket))["conversation_id"]
-    locked = threading.Event()
-    holder = threading.Thread(target=hold_turn_row, args=(conversation, 20, locked))
-    holder.start()
-    assert locked.wait(10)
+    socket, conversation, holder = await asked_with_its_row_locked(a, key, "a question", 20)
     assert (await ws_events(socket))[-1]["type"] == "done"  # its save now waits for the row
     lock_key = f"turns:c:{conversation}"
     shared = redis.Redis.from_url(redis_url)
