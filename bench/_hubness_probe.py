@@ -17,7 +17,7 @@ questions declined.
 - `outliers`: `generic`, but only the part beyond the mean + 2 standard deviations.
 
 Each is scaled by `beta` and centred on its language's mean, so a typical passage keeps its
-similarity. Measured 2026-12-03; the README's "Ninth pass" has the table. Not kept.
+similarity. Measured 2026-12-03; docs/retrieval.md has the table ("hubness"). Not kept.
 """
 
 from __future__ import annotations

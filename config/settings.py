@@ -208,7 +208,7 @@ if env.bool("DJANGO_STATIC_MANIFEST", default=False):
     }
 
 # Reverse proxies whose X-Forwarded-For/-Proto are believed: a hop count or addresses/networks
-# (config/proxy.py; README "Security model"). Unset: no proxy, the headers are ignored.
+# (config/proxy.py; docs/security.md). Unset: no proxy, the headers are ignored.
 try:
     TRUSTED_PROXIES = TrustedProxies.parse(env.str("DJANGO_TRUSTED_PROXIES", default=""))
 except ValueError as exc:
@@ -221,7 +221,7 @@ except ValueError as exc:
 TRUSTED_PROXY_SECRET = env.str("DJANGO_TRUSTED_PROXY_SECRET", default="")
 # `make run WORKERS=N` behind a balancer: the networks nginx believes X-Forwarded-For from
 # (its set_real_ip_from), so its per-visitor caps count visitors, not the balancer. Unset: nginx
-# believes no header and counts its direct peers (README, "Security model").
+# believes no header and counts its direct peers (docs/security.md).
 try:
     NGINX_REAL_IP_FROM = networks_parse(env.str("NGINX_REAL_IP_FROM", default=""))
 except ValueError as exc:
@@ -464,7 +464,7 @@ SEARCH_EF_SEARCH = env.int("SEARCH_EF_SEARCH", default=80)
 # chunks rarely get there, and there the ranking is exact.
 SEARCH_TEXT_MAX_MATCHES = env.int("SEARCH_TEXT_MAX_MATCHES", default=200)
 # Hits below this calibrated relevance (blog/relevance.py) are not shown to the model or the
-# API; chosen on the tuning half of bench/answer_eval.jsonl (README, "Relevance").
+# API; chosen on the tuning half of bench/answer_eval.jsonl (docs/retrieval.md, "Relevance").
 SEARCH_MIN_RELEVANCE = env.float("SEARCH_MIN_RELEVANCE", default=0.5)
 # One vector candidate list per article language (see blog.search._vector_lists).
 SEARCH_VECTOR_PER_LANGUAGE = env.bool("SEARCH_VECTOR_PER_LANGUAGE", default=True)
@@ -621,7 +621,7 @@ AGENT_MAX_JSON_VALUES = env.int("AGENT_MAX_JSON_VALUES", default=256)
 # Web processes of one site; more than one must share state (checked by `serve`).
 WORKERS = env.int("WORKERS", default=1)
 
-# Operations (ops/, README "Operating Docent"). /metrics answers the networks listed here,
+# Operations (ops/, docs/operations.md). /metrics answers the networks listed here,
 # or anyone with the bearer token; PROMETHEUS_MULTIPROC_DIR (read by prometheus-client
 # itself) makes it add up several worker processes.
 METRICS_ALLOWED_NETWORKS = env.list("METRICS_ALLOWED_NETWORKS", default=["127.0.0.0/8", "::1/128"])

@@ -1,4 +1,4 @@
-"""Every Prometheus metric Docent exports, defined once (README "Operating Docent").
+"""Every Prometheus metric Docent exports, defined once (docs/operations.md, "Operating Docent").
 
 With PROMETHEUS_MULTIPROC_DIR set (several worker processes), prometheus-client keeps each
 process's values in files in that directory and /metrics adds them up; see ops/multiproc.py.

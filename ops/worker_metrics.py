@@ -1,5 +1,5 @@
 """The task worker's own /metrics, for a worker that shares no PROMETHEUS_MULTIPROC_DIR with a
-web process (its own pod or VM, as README "Running in production" deploys it).
+web process (its own pod or VM, as docs/operations.md, "Running in production", deploys it).
 
 What only the worker counts (turns recovered from dead web processes, indexing jobs, spooled
 turns it replayed or gave up on) lives in its process: with no web process adding its files

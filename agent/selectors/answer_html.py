@@ -32,7 +32,7 @@ def turn_answers_html(*, answers: list[str]) -> list[str]:
     """turn_answer_html of each answer, in order, rendered once for all views and workers.
 
     A transcript rendered every answer's Markdown on each view: with 100 answers of tables,
-    code and lists the rendering alone took about 0.7 s a view (README, "Admin"). Answers
+    code and lists the rendering alone took about 0.7 s a view (docs/assistant.md). Answers
     never change once finished, and the key names the text itself, so an entry is never
     stale. One round trip reads them all; when the cache fails the answers are rendered as
     before and the page is served.

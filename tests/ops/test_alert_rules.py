@@ -1,4 +1,4 @@
-"""The alerting rules: one file for Prometheus (ops/alerts.yml), shown as is in the README."""
+"""The alerting rules: one file for Prometheus (ops/alerts.yml), shown as is in the docs."""
 
 import re
 import shutil
@@ -13,7 +13,7 @@ RULES = ROOT / "ops" / "alerts.yml"
 
 def test_the_readme_shows_the_rules_file_as_it_is():
     """Two copies of the rules drift apart unless something compares them."""
-    readme = (ROOT / "README.md").read_text()
+    readme = (ROOT / "docs" / "operations.md").read_text()
     section = readme[readme.index("#### Alerts worth having") :]
     block = section[section.index("```yaml\n") + len("```yaml\n") :]
     block = block[: block.index("```\n")]
@@ -26,7 +26,7 @@ def test_the_readme_shows_the_rules_file_as_it_is():
 
 def test_every_metric_a_rule_reads_is_in_the_readmes_table():
     """A misspelt metric in a rule never fires, and nothing says so."""
-    readme = (ROOT / "README.md").read_text()
+    readme = (ROOT / "docs" / "operations.md").read_text()
     documented = set(re.findall(r"^\| `(docent_[a-z_]+)`", readme, re.MULTILINE))
     named = re.findall(r"docent_[a-z_]+", RULES.read_text())  # expressions and comments
     read = {re.sub(r"_bucket$", "", name) for name in named}
