@@ -14,15 +14,13 @@ from __future__ import annotations
 import re
 
 from agent.llm.offline_render import article_link
+from agent.llm.offline_replies import OFFER_LEAD
 from agent.tools._db import off_loop
 
 SUGGESTED = 3
 # Wider than SUGGESTED: the nearest in the decline's language come first.
 _CANDIDATES = 10
-LEAD = {
-    "en": "Articles you could ask about instead: {links}.",
-    "zh": "可以改问这几篇文章：{links}。",
-}
+LEAD = OFFER_LEAD  # read back from the history by the offline model (offline_replies)
 _JOIN = {"en": ", ", "zh": "、"}
 # A decline that names an article already (the offline model's "The nearest is [X](…)").
 _LINKS_AN_ARTICLE = re.compile(r"\]\(/articles/")
