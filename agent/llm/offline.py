@@ -193,10 +193,15 @@ def _plan(turn: _Turn, available: set[str]) -> tuple[list[ToolCall], str]:
     rescue = rescued(turn.question, topic, searched)
     searched = frame_searched(turn.question, topic, searched)
     searched = ask_searched(turn.question, turn.ask, searched, summary or is_follow_up(turn))
-    if len(searched) > 1 and leans_after_decline(turn) and not summary:
+    if searched and leans_after_decline(turn) and not summary:
         # Its own search first; the declined question's with it when its own found nothing.
-        own = _relevant(turn.question, _hit_list(searched[0]))
-        searched = searched[:1] if own else searched[1:]
+        if _relevant(turn.question, _hit_list(searched[0])):
+            searched = searched[:1]
+        elif len(searched) == 1 and SEARCH in available:
+            query = f"{turn.leans_on} {turn.question}"[-500:]
+            return [turn.call(SEARCH, {"query": query, "limit": 5}, 1)], ""
+        else:
+            searched = searched[1:]
     hits = _hit_list(searched[0]) if searched else []
     articles = [d for d in details if isinstance(d, dict) and "body" in d]
     if summary and articles and (not hits or not _about_other(turn, hits)):
@@ -343,9 +348,8 @@ def _searches(turn: _Turn, summary: bool) -> list[ToolCall]:
         return [*calls, turn.call(SEARCH, {"query": subject, "limit": 5}, 1)]
     if summary or is_follow_up(turn):
         return calls
-    if leans_after_decline(turn):  # "清理工作该放在哪里？" after a decline (offline_follow_up)
-        query = f"{turn.leans_on} {turn.question}"[-500:]
-        return [*calls, turn.call(SEARCH, {"query": query, "limit": 5}, 1)]
+    if leans_after_decline(turn):  # alone first: the declined one's later (offline_follow_up)
+        return calls
     parts = question_parts(turn.question[:500])
     calls += [turn.call(SEARCH, {"query": p, "limit": 5}, n) for n, p in enumerate(parts, 1)]
     if turn.ask and turn.ask != turn.question:  # the ask alone (offline_ask)
