@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 from agent.llm.offline_render import article_link
+from agent.llm.offline_replies import OFFER_LEAD
 from agent.ratelimit import search_allow
 from agent.tools._db import off_loop
 from agent.tools._visitor import visitor_address
@@ -22,10 +23,7 @@ from ops.metrics import refusal_count
 SUGGESTED = 3
 # Wider than SUGGESTED: the nearest in the decline's language come first.
 _CANDIDATES = 10
-LEAD = {
-    "en": "Articles you could ask about instead: {links}.",
-    "zh": "可以改问这几篇文章：{links}。",
-}
+LEAD = OFFER_LEAD  # read back from the history by the offline model (offline_replies)
 _JOIN = {"en": ", ", "zh": "、"}
 # A decline that names an article already (the offline model's "The nearest is [X](…)").
 _LINKS_AN_ARTICLE = re.compile(r"\]\(/articles/")

@@ -23,6 +23,7 @@ from agent.llm.offline_follow_up import (
     _says_little,
     cited_before,
     is_follow_up,
+    leans_after_decline,
     quoted_before,
     search_query,
 )
@@ -48,6 +49,7 @@ from agent.llm.offline_hits import (
 from agent.llm.offline_more import about_answer
 from agent.llm.offline_more_ask import answer_ask
 from agent.llm.offline_names import mentions
+from agent.llm.offline_offered import offered_plan
 from agent.llm.offline_overview import (
     CLOSING_REPLIES,
     NOTHING_BEFORE,
@@ -149,6 +151,8 @@ def _plan(turn: _Turn, available: set[str]) -> tuple[list[ToolCall], str]:
     summary = (bool(_SUMMARY.search(turn.question)) and not shorter) or (
         rephrase and not turn.earlier and turn.page is not None
     )
+    if (offered := offered_plan(turn, available)) is not None:
+        return offered  # "the first one?" after a decline's offer (offline_offered)
     if turn.page is not None and (meta := _page_meta(turn, available)) is not None:
         return meta  # "when was this published?": the page's own record (offline_pagemeta)
     if (page_ask := page_ask_plan(turn, available)) is not None:
@@ -189,6 +193,15 @@ def _plan(turn: _Turn, available: set[str]) -> tuple[list[ToolCall], str]:
     rescue = rescued(turn.question, topic, searched)
     searched = frame_searched(turn.question, topic, searched)
     searched = ask_searched(turn.question, turn.ask, searched, summary or is_follow_up(turn))
+    if searched and leans_after_decline(turn) and not summary:
+        # Its own search first; the declined question's with it when its own found nothing.
+        if _relevant(turn.question, _hit_list(searched[0])):
+            searched = searched[:1]
+        elif len(searched) == 1 and SEARCH in available:
+            query = f"{turn.leans_on} {turn.question}"[-500:]
+            return [turn.call(SEARCH, {"query": query, "limit": 5}, 1)], ""
+        else:
+            searched = searched[1:]
     hits = _hit_list(searched[0]) if searched else []
     articles = [d for d in details if isinstance(d, dict) and "body" in d]
     if summary and articles and (not hits or not _about_other(turn, hits)):
@@ -334,6 +347,8 @@ def _searches(turn: _Turn, summary: bool) -> list[ToolCall]:
     if is_follow_up(turn) and not summary and (subject := swapped_subject(turn.question)):
         return [*calls, turn.call(SEARCH, {"query": subject, "limit": 5}, 1)]
     if summary or is_follow_up(turn):
+        return calls
+    if leans_after_decline(turn):  # alone first: the declined one's later (offline_follow_up)
         return calls
     parts = question_parts(turn.question[:500])
     calls += [turn.call(SEARCH, {"query": p, "limit": 5}, n) for n, p in enumerate(parts, 1)]

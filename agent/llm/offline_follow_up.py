@@ -13,7 +13,7 @@ from functools import cache
 from agent.llm.offline_definitions import defined_subject
 from agent.llm.offline_more_ask import answer_ask
 from agent.llm.offline_render import SOURCE
-from agent.llm.offline_replies import _FOUND_NOTHING
+from agent.llm.offline_replies import found_nothing
 from agent.llm.offline_summary_request import _SUMMARY, summary_topic
 from agent.llm.offline_text import language, terms
 from agent.llm.offline_turn import _Turn
@@ -81,12 +81,31 @@ def is_follow_up(turn: _Turn) -> bool:
         return False  # "How does HNSW work?" names what it asks about, however short
     if _FOLLOW_UP.search(turn.question):
         return True
-    if turn.previous_answer.strip() in _FOUND_NOTHING:
+    if found_nothing(turn.previous_answer):
         # "HNSW index" after a declined "sourdough recipe?" is a new topic: searched together,
         # the two found nothing again. Only a word that leans back ("那…呢") still leans.
         return False
+    return _leans_without_words(turn.question, asks)
+
+
+def _leans_without_words(question: str, asks: bool) -> bool:
     # "举个代码例子", "这是文章哪一节说的？": an ask about the answer, however many characters.
-    return _says_little(turn.question) or asks or _subject_dropped(turn.question)
+    return _says_little(question) or asks or _subject_dropped(question)
+
+
+def leans_after_decline(turn: _Turn) -> bool:
+    """A question after a decline that would lean on it, had it been answered: too few words of
+    its own, or its subject left out. Searched on its own first (it may be a new topic), and
+    with the declined question as the fallback: "清理工作该放在哪里？" after a declined "asyncio
+    任务被取消时会发生什么？" found the cancellation article only with the question before it."""
+    if not turn.earlier or not turn.leans_on or is_follow_up(turn):
+        return False
+    if not found_nothing(turn.previous_answer) or _PASTED_CODE.search(turn.typed or turn.question):
+        return False
+    subject = defined_subject(turn.question, bare=False)
+    if subject and not _names_nothing(subject):
+        return False  # "How does HNSW work?" names what it asks about, however short
+    return _leans_without_words(turn.question, bool(answer_ask(turn.question)))
 
 
 # Characters of Chinese grammar: question words, particles, auxiliaries, measure words. A

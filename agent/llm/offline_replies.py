@@ -7,6 +7,8 @@ these found nothing, so a follow-up does not lean on it (offline_turn, offline_f
 
 from __future__ import annotations
 
+import re
+
 from agent.llm.offline_foreign import FOREIGN_DECLINE
 from blog.script import simplified_chars, to_taiwan
 
@@ -47,6 +49,39 @@ _FOUND_NOTHING = {
 # As a Traditional reader was told them (Taiwan's words: offline_script), read back from the
 # history character by character (offline_turn): 部落格 stays 部落格.
 _FOUND_NOTHING |= {simplified_chars(to_taiwan(text)) for text in _FOUND_NOTHING}
+# What a declined turn ends with (agent.suggestions): the articles offered instead, kept in the
+# conversation's history. Read back from it, it is no part of the decline.
+OFFER_LEAD = {
+    "en": "Articles you could ask about instead: {links}.",
+    "zh": "可以改问这几篇文章：{links}。",
+}
+_OFFER = re.compile(
+    r"(?:\n\s*\n|^)\s*(?:"
+    + "|".join(re.escape(lead.split("{")[0]) for lead in OFFER_LEAD.values())
+    + r")(?P<links>[^\n]*)\s*$"
+)
+_OFFERED_LINK = re.compile(r"\[(?P<title>[^\]\n]*)\]\((?P<url>/articles/[^)\s]+)\)")
+
+
+def without_offer(answer: str) -> str:
+    """The answer without the articles a decline offered instead (agent.suggestions)."""
+    return _OFFER.sub("", answer).strip()
+
+
+def found_nothing(answer: str) -> bool:
+    """True when an earlier answer said the blog has nothing (or could not search), whether or
+    not it went on to offer articles instead: "HNSW index" after a declined "sourdough?" that
+    offered three articles is a new question, not a follow-up of the declined one."""
+    return without_offer(answer) in _FOUND_NOTHING
+
+
+def offered_articles(answer: str) -> list[dict]:
+    """The articles a decline offered instead, in order, as {title, url}; [] for any other
+    answer."""
+    match = _OFFER.search(answer)
+    if match is None:
+        return []
+    return [m.groupdict() for m in _OFFERED_LINK.finditer(match.group("links"))]
 
 
 def search_failed(output: object, lang: str) -> str:

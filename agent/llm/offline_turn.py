@@ -16,7 +16,7 @@ from typing import Any
 from agent.llm.base import ToolCall
 from agent.llm.offline_ask import the_ask
 from agent.llm.offline_overview import wants_overview, without_preamble
-from agent.llm.offline_replies import _FOUND_NOTHING
+from agent.llm.offline_replies import found_nothing
 from agent.llm.offline_swap import asked_language
 from agent.llm.offline_text import answer_language
 from agent.llm.offline_tools import SEARCH
@@ -187,7 +187,7 @@ def _answered_at(messages: list[dict], users: list[int]) -> int:
             if m.get("role") == "assistant" and m.get("content")
         ]
         asked = question_fold(str(messages[start].get("content") or ""))
-        if answers and answers[-1] not in _FOUND_NOTHING and not names_no_topic(asked):
+        if answers and not found_nothing(answers[-1]) and not names_no_topic(asked):
             return start
     return users[-2]
 
