@@ -56,6 +56,7 @@ async def _allowance_spend(question: str) -> bool:
 
 def _suggestions(question: str, answer: str) -> str:
     from blog.chunking import language_detect
+    from blog.script import is_traditional, to_taiwan
     from blog.search import article_search_vector
 
     language = language_detect(answer)
@@ -64,4 +65,7 @@ def _suggestions(question: str, answer: str) -> str:
     if not hits:
         return ""
     links = _JOIN[language].join(article_link({"title": h.title, "url": h.url}) for h in hits)
-    return LEAD[language].format(links=links)
+    offer = LEAD[language].format(links=links)
+    # A reader in Taiwan was declined in Traditional and offered in Simplified ("可以改问这几篇
+    # 文章"): the offer follows the decline's script and words, as the offline model's answers do.
+    return to_taiwan(offer) if language == "zh" and is_traditional(answer) else offer

@@ -55,6 +55,17 @@ async def test_a_decline_offers_published_articles_in_its_own_language_first(
     assert "secret-roadmap" not in offered  # drafts are never offered
 
 
+async def test_a_traditional_decline_is_offered_in_traditional(make_article):
+    await database_sync_to_async(_index)(make_article)
+
+    declined = "我在這個部落格的文章裡沒有找到相關內容。"
+    offered = await decline_suggestions("台北今天天氣如何？", declined)
+
+    # Before: "可以改问这几篇文章：[步数上限]…", Simplified under a Traditional decline.
+    lead = "可以改問這幾篇文章：[步數上限](/articles/bu-shu-shang-xian/)"
+    assert offered.startswith(lead), offered
+
+
 async def test_a_decline_that_links_an_article_already_gets_nothing_more(make_article):
     await database_sync_to_async(_index)(make_article)
 

@@ -39,7 +39,10 @@ def test_a_reader_in_taiwan_reads_the_panel_and_its_decline_in_traditional(
     wait_answered(page)
 
     turn = page.locator(".chat-turn").last
-    expect(turn.locator(".chat-answer")).to_have_text("我在這個部落格的文章裡沒有找到相關內容。")
+    answer = turn.locator(".chat-answer p")
+    expect(answer.first).to_have_text("我在這個部落格的文章裡沒有找到相關內容。")
+    # The articles offered instead, in the same script (walk 23's offer was Simplified here).
+    expect(answer.last).to_contain_text("可以改問這幾篇文章：")
     expect(turn.locator(".chat-step__meta").first).to_contain_text("沒有結果")
     expect(turn.get_by_role("button", name="複製回答", exact=True)).to_be_visible()
     panel = page.locator("#chat-panel").bounding_box()
