@@ -259,9 +259,8 @@ def _plan(turn: _Turn, available: set[str]) -> tuple[list[ToolCall], str]:
     if summary and articles:
         return [], compose_summary(articles[0], turn.lang)
     if continues and not covers(turn, _body(articles, hits[0])):
-        return [], DONT_KNOW[
-            turn.lang
-        ]  # the article just cited, not about this (offline_continuity)
+        # The article just cited, and not about this (offline_continuity).
+        return [], DONT_KNOW[turn.lang]
     if rescue and unweighed(topic, hits, articles):
         return [], DONT_KNOW[turn.lang]  # the article names the topic, says nothing against it
     # A failed detail (or no detail tool) leaves the search excerpt to quote from.
