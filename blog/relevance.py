@@ -38,15 +38,13 @@ _NUMBER = re.compile(r"[\d.,]+")
 CJK_KNOWN_WEIGHT = 0.25  # see weighted_terms; chosen on the tuning half
 # Function words PostgreSQL's English stop list keeps: indefinite pronouns, prepositions,
 # conjunctions and sentence adverbs. They never name a topic, so one the blog happens not to
-# use ("someone", "everybody", "onto") says nothing about the question being off-topic. "vs" and
-# "versus" join the two things a comparison names ("ef_search vs ef_construction"): with the
-# blog writing neither, "vs" weighed 5.3 of a question's 13.3 and kept its coverage under 0.5.
+# use ("someone", "everybody", "onto") says nothing about the question being off-topic.
 FUNCTION_WORDS = (
     "someone somebody anyone anybody everyone everybody nobody something anything everything"
     " nothing somewhere anywhere everywhere nowhere somehow anyhow onto upon toward within"
     " without via whatever whenever wherever whoever whichever however unless whether although"
     " though else also even still already really rather maybe perhaps anyway ever never yet"
-    " besides instead otherwise hence thus therefore meanwhile beforehand afterwards vs versus"
+    " besides instead otherwise hence thus therefore meanwhile beforehand afterwards"
 ).split()
 # The same words as the index's English stemmer spells them (a test checks the two agree).
 FUNCTION_LEXEMES = frozenset(
@@ -54,7 +52,7 @@ FUNCTION_LEXEMES = frozenset(
     " anywher everywher nowher somehow anyhow onto upon toward within without via whatev whenev"
     " wherev whoever whichev howev unless whether although though els also even still alreadi"
     " realli rather mayb perhap anyway ever never yet besid instead otherwis henc thus therefor"
-    " meanwhil beforehand afterward vs versus".split()
+    " meanwhil beforehand afterward".split()
 )
 _CJK_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 # What changes when chunks change: a reindex writes new rows (the newest id moves), unpublishing

@@ -80,16 +80,6 @@ def test_a_function_word_the_blog_never_uses_is_not_an_unknown_word():
     assert off_topic < 0.6
 
 
-def test_vs_between_two_compared_terms_is_a_function_word_the_blog_never_uses():
-    vocab = _vocab({"ef_search": 3, "ef_construct": 2})
-
-    weights, known = weighted_terms(["ef_search", "vs", "ef_construct"], vocab)
-    spelled, _ = weighted_terms(["ef_search", "versus", "ef_construct"], vocab)
-
-    assert "vs" not in weights and "versus" not in spelled and known == 1.0
-    assert coverage(weights, {"ef_search", "ef_construct"}) == 1.0
-
-
 def test_an_unknown_everyday_word_counts_less_against_the_question_than_an_unknown_rare_one():
     vocab = _vocab({"session": 10, "token": 20, "budget": 5})
     lexemes = ["session", "token", "budget"]
@@ -185,22 +175,6 @@ def test_a_close_question_with_a_function_word_the_blog_never_uses_clears_the_ba
         "Good"
     ]
     assert article_search(query="kubernetes pgvector recall", embedder=book) == []
-
-
-def test_a_comparison_written_with_vs_clears_the_bar_as_the_same_words_without_it(
-    make_article, add_chunk
-):
-    add_chunk(
-        make_article(title="Good"), "HNSW against IVFFlat: recall and build time.", unit((0, 1.0))
-    )
-    near = unit((0, 0.9), (1, math.sqrt(1 - 0.81)))  # cosine 0.9 to the article
-    book = VectorBook({"hnsw vs ivfflat recall": near, "hnsw ivfflat recall": near})
-
-    (with_vs,) = article_search(query="hnsw vs ivfflat recall", embedder=book)
-    (without,) = article_search(query="hnsw ivfflat recall", embedder=book)
-
-    assert with_vs.title == "Good" and with_vs.coverage == without.coverage == 1.0
-    assert with_vs.relevance == without.relevance
 
 
 def _bilingual(make_article, add_chunk):
