@@ -139,6 +139,8 @@ def test_copy_buttons_for_the_answer_and_each_code_block(site, scripted, open_pa
     expect(page.locator(".chat-copy--code")).to_have_text("Copied")
     assert page.evaluate("navigator.clipboard.readText()") == code
     page.locator(".chat-copy--answer").click()
+    # The write is a promise: read once the button says it landed, as for the code's.
+    expect(page.locator(".chat-copy--answer")).to_have_text("Copied")
     assert page.evaluate("navigator.clipboard.readText()") == answer
 
 
