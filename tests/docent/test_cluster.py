@@ -20,6 +20,7 @@ from agent.tasks import turns_recover_periodic
 from testing_support.cluster import LocalCluster
 from testing_support.live_server import database_url
 from testing_support.model_server import ScriptedOpenAIServer, text_response
+from testing_support.waits import wait_until
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -92,6 +93,11 @@ def running_turn(question: str, timeout: float = 30) -> Turn:
     raise AssertionError(f"no turn recorded for {question!r}")
 
 
+def _refreshed(turn: Turn) -> Turn:
+    turn.refresh_from_db()
+    return turn
+
+
 def worker_pid(turn: Turn) -> int:
     return int(turn.worker.split(":")[1])
 
@@ -129,7 +135,9 @@ def test_websockets_through_nginx_are_upgraded_and_spread(cluster):
 
 def test_kill_9_mid_turn_keeps_the_question_and_text_then_recovery_marks_it(cluster):
     client, turn = start_turn(cluster, "what survives a crash?")
-    time.sleep(1)  # a few checkpoints
+    # A checkpoint (every 0.3 s) has saved some text: a second's sleep stood in for it, short
+    # of one on a loaded machine.
+    wait_until(lambda: _refreshed(turn).answer.startswith("word0 word1 "), "a checkpoint")
 
     cluster.kill(cluster.web_by_pid(worker_pid(turn)))
     client.join(30)
@@ -167,12 +175,20 @@ def test_readyz_fails_while_draining(cluster, model):
     assert httpx.get(web.url + "/readyz").status_code == 200
 
     cluster.terminate(cluster.webs.index(web))
-    time.sleep(0.2)
-    try:
-        reply = httpx.get(web.url + "/readyz", timeout=5)
+    # Until the process has handled its SIGTERM it is ready as before: a fixed 0.2 s stood in
+    # for that, and a loaded machine may not run it that soon.
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            reply = httpx.get(web.url + "/readyz", timeout=5)
+        except httpx.TransportError:
+            reply = None  # already gone: not ready either
+            break
+        if reply.status_code != 200 or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+    if reply is not None:
         assert reply.status_code == 503 and reply.json()["accepting_turns"] is False
-    except httpx.TransportError:
-        pass  # already gone: not ready either
     client.join(30)
 
 

@@ -40,20 +40,19 @@ def test_at_375px_a_vote_keeps_its_row_and_its_comment_box_comes_into_view(site,
     open_chat(page)
     ask(page, "Why cap the steps?")
     wait_answered(page)
-    copy = page.locator(".chat-copy--answer")
     down = page.get_by_role("button", name="Not helpful")
-    row = copy.bounding_box()["y"]
-    assert abs(down.bounding_box()["y"] - row) < 4
+    # "Copy" and the thumbs are read in one frame, before the vote and after: the log may
+    # scroll between two reads (to bring the comment box into view), which moves the whole row
+    # (CI once caught it 4.8 px up against the row read before the click).
+    row_tops = """() => [".chat-copy--answer", "[aria-label='Not helpful']"].map(
+        (s) => document.querySelector(s).getBoundingClientRect().top)"""
+    tops = page.evaluate(row_tops)
+    assert abs(tops[0] - tops[1]) < 4, tops
 
     down.click()
     expect(page.locator(".chat-feedback__status")).to_have_text("Thanks for the feedback.")
     # The thumbs stayed beside "Copy", and the box has the answer's width for its placeholder.
-    # Both are read in one frame: the log may have scrolled a few pixels to bring the box into
-    # view, which moves the whole row (CI once caught it 4.8 px up against the row read before).
-    tops = page.evaluate(
-        """() => [".chat-copy--answer", "[aria-label='Not helpful']"].map(
-            (s) => document.querySelector(s).getBoundingClientRect().top)"""
-    )
+    tops = page.evaluate(row_tops)
     assert abs(tops[0] - tops[1]) < 4, tops
     log = page.locator("#chat-log").bounding_box()
     answer = page.locator(".chat-answer").bounding_box()

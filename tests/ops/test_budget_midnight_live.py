@@ -13,8 +13,10 @@ import pytest
 import redis
 from django.db import connection
 
+from agent.models import Turn
 from testing_support.live_server import LiveServer, database_url
 from testing_support.model_server import text_response
+from testing_support.waits import wait_until
 from tests.ops.chat import ask
 from tests.ops.prom import scrape, value
 from tests.security.conftest import redis_url  # noqa: F401  (a real redis-server)
@@ -54,6 +56,10 @@ def test_two_clocks_across_midnight_charge_and_show_one_day(
     ):
         for server in (right, wrong):
             assert ask(server.url, "Which day is it?")[-1]["type"] == "done"
+        # Each budget settles in the background after the last event, before the turn's save:
+        # scraped at once, a turn's hold could still be counted.
+        saved = Turn.objects.filter(user_message="Which day is it?").exclude(status="running")
+        wait_until(lambda: saved.count() == 2, "both turns saved")
         scrapes = [scrape(server.url) for server in (right, wrong)]
     spent = [value(samples, "docent_daily_tokens_spent") for samples in scrapes]
 

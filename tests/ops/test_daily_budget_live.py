@@ -2,7 +2,9 @@
 
 import pytest
 
+from agent.models import Turn
 from testing_support.model_server import text_response
+from testing_support.waits import wait_until
 from tests.ops.chat import ask
 from tests.ops.prom import scrape, value
 from tests.ops.test_incidents_live import MODEL, _server
@@ -28,6 +30,10 @@ def test_the_days_tokens_show_before_the_budget_runs_out(
     with _server("day-tokens", tmp_path, **env) as server:
         before = scrape(server.url)
         ask(server.url, "What is a mast?")
+        # The budget is settled in the background after the last event, just before the turn's
+        # save: scraped at once, a loaded server could still count the turn's 4,000-token hold.
+        saved = Turn.objects.filter(user_message="What is a mast?").exclude(status="running")
+        wait_until(saved.exists, "the turn saved")
         after = scrape(server.url)
 
     assert value(before, "docent_daily_tokens_spent") == 0

@@ -112,6 +112,9 @@ def test_a_killed_task_worker_is_counted_and_no_longer_counted_alive(tmp_path):
         lost = lambda: value(scraped(), "docent_task_workers_lost_total") == 1  # noqa: E731
         # The replacement's start finds it (the stalled-job check each minute would too).
         wait_until(lost, "the dead worker found", seconds=200)
+        # The prune that found it runs before the replacement registers itself: read at once,
+        # the replacement was not counted yet (0 under load). Once it is, the dead one is not.
+        wait_until(lambda: _workers() >= 1, "the replacement registered", seconds=120)
         alive = _workers()
     finally:
         second.terminate()
