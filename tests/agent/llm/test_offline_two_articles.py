@@ -4,6 +4,7 @@
 import pytest
 
 from agent.llm.offline_bridge import translated_terms
+from agent.llm.offline_compare import comparison_parts
 from agent.llm.offline_hits import titled_part_tops
 from tests.agent.llm.test_offline_respell import _demo_answer
 from tests.blog.test_search import demo_index  # noqa: F401
@@ -89,3 +90,38 @@ def test_the_demo_blog_answers_a_part_on_chinese_keyword_search_from_the_chinese
     assert "/articles/chinese-full-text-search-zh/" in answer, answer
     assert "/articles/hybrid-search-with-rrf/" in answer
     assert "/articles/embeddings-primer-zh/" not in answer
+
+
+@pytest.mark.parametrize(
+    ("question", "parts"),
+    [
+        (
+            "HNSW 向量索引和中文二元切分的 GIN 索引，各自要付出什么代价？",
+            ["HNSW 向量索引，要付出什么代价？", "中文二元切分的 GIN 索引，要付出什么代价？"],
+        ),
+        ("限流和步数上限各有什么作用？", ["限流有什么作用？", "步数上限有什么作用？"]),
+        # Only "each" goes: a difference is still asked of each subject.
+        ("HNSW 和 IVFFlat 有什么区别？", ["HNSW 有什么区别？", "IVFFlat 有什么区别？"]),
+    ],
+)
+def test_each_subject_of_a_chinese_comparison_is_asked_without_each(question, parts):
+    assert comparison_parts(question) == parts
+
+
+def test_daijia_is_a_cost():
+    assert "cost" in translated_terms("HNSW 索引要付出什么代价？")
+
+
+@pytest.mark.django_db
+def test_the_demo_blog_answers_what_each_of_two_indexes_costs_from_both_articles(
+    demo_index,  # noqa: F811
+):
+    """With "各自" in each subject's search, the HNSW part put the pgvector article first under
+    the bar, and only the Chinese full-text article was cited; 代价 had no English word, and the
+    HNSW part quoted the article's opening sentence, not the cost of m."""
+    question = "HNSW 向量索引和中文二元切分的 GIN 索引，各自要付出什么代价？"
+    answer, _ = _demo_answer(question, demo_index)
+
+    assert "/articles/pgvector-and-hnsw/" in answer, answer
+    assert "/articles/chinese-full-text-search-zh/" in answer
+    assert "at the cost of memory and build time" in answer
