@@ -128,6 +128,13 @@ class ToolErrorFilter(YesNoFilter):
     parameter_name = option = "tool_error"
 
 
+class ReaderDeletedFilter(YesNoFilter):
+    # Kept for review after the reader deleted them from their panel: a reviewer looking for
+    # what readers regretted asking, or one who must leave them out of a report.
+    title = _("deleted by the reader")
+    parameter_name = option = "reader_deleted"
+
+
 class ModelFilter(admin.SimpleListFilter):
     title = _("model")
     parameter_name = "model"
@@ -148,7 +155,7 @@ class ConversationAdmin(ReadOnlyAdmin):
     list_display_links = ["started", "question"]
     list_filter = [
         TurnStatusFilter, ("created_at", StartedFilter), StepLimitFilter, ToolErrorFilter,
-        ModelFilter, ConversationTagFilter,
+        ModelFilter, ConversationTagFilter, ReaderDeletedFilter,
     ]  # fmt: skip
     # Searched through an EXISTS in get_search_results; listed so the search box shows.
     search_fields = ["turns__user_message"]
@@ -201,7 +208,12 @@ class ConversationAdmin(ReadOnlyAdmin):
 
     @admin.display(description=_("First question"), ordering="first_question")
     def question(self, obj):
-        return visitor_html(Truncator(obj.first_question or "—").chars(90))
+        asked = visitor_html(Truncator(obj.first_question or "—").chars(90))
+        if obj.hidden_at is None:
+            return asked
+        # Kept for review, gone from the reader's panel: said in the row, not only the transcript.
+        flag = '{} <span class="dc-flag dc-flag--muted" title="{}">{}</span>'
+        return format_html(flag, asked, _("Gone from the reader's panel, kept here."), _("deleted"))
 
     @admin.display(description=_("Page"), ordering="page")
     def page_slug(self, obj):

@@ -24,7 +24,9 @@ logger = logging.getLogger(__name__)
 
 OPENAI_MAX_BATCH = 2048  # the most inputs OpenAI accepts in one /embeddings request
 _LOCAL_MODEL_DIMENSIONS = 384
-_END_MARKS = re.compile(r"[\s?？!！.。]+$")
+# A question's end marks, taken off by hand: `[\s?…]+$` searched a long run of spaces from
+# each of its starts (0.3 s at 4,000; red team 38).
+_END_MARKS = "?？!！.。"
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 
 
@@ -142,7 +144,10 @@ def question_form(text: str) -> str:
     14 of about 105 answers); with the marks as written it changed nothing
     (docs/answer-quality.md, "Sixteenth pass").
     """
-    stem = _END_MARKS.sub("", text)
+    end = len(text)
+    while end and (text[end - 1].isspace() or text[end - 1] in _END_MARKS):
+        end -= 1
+    stem = text[:end]
     if not stem:
         return text
     return stem + ("？" if _CJK.search(stem) else "?")

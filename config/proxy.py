@@ -101,17 +101,36 @@ class TrustedProxies:
                 return position < len(chain) - 1
         return False
 
+    def unnamed(self, forwarded_for: str) -> bool:
+        """Whether the place of the client's address holds something else ("unknown", a token):
+        the outermost proxy could not say whom it forwards, so the client is unknown."""
+        chain = [item.strip() for item in forwarded_for.split(",") if item.strip()]
+        if self.hops:
+            return len(chain) >= self.hops and _address(chain[-self.hops]) is None
+        for item in reversed(chain):
+            address = _address(item)
+            if address is None:
+                return True
+            if not _within(address, self.networks):
+                return False
+        return False
+
     def _client(self, peer: str, chain: list[str]) -> tuple[str, int]:
         if self.hops:
-            if len(chain) < self.hops:
-                return peer, 1  # did not pass through every proxy: nothing to trust
             # Read as an address, as the limits count it: taken as written, a load balancer's
             # `203.0.113.7:51234` was a new address per source port, and `[2001:db8::1]` was
             # outside its /64, so every new connection had fresh per-address limits.
-            address = _address(chain[-self.hops])
-            if address is None:
-                return peer, self.hops  # garbage in the trusted part: keep the proxy's address
-            return str(address), self.hops
+            # Fewer entries than proxies (a visitor who reached the inner proxy directly, past
+            # the load balancer) or no address where the client's should be: the outermost
+            # address a trusted proxy did write, never the nearest proxy's own. That one is on
+            # loopback, and a visitor taken for it skipped the request bucket and read /metrics
+            # (red team 38).
+            named = chain[-self.hops :]
+            for depth, item in zip(range(len(named), 0, -1), named, strict=True):
+                address = _address(item)
+                if address is not None:
+                    return str(address), depth
+            return peer, 1
         depth = 1
         for item in reversed(chain):
             address = _address(item)
@@ -171,7 +190,10 @@ class TrustedProxyMiddleware:
             # A proxy nobody said to trust (or a client posing as one): whoever it forwards is
             # unknown, so the request is not "from loopback" for what trusts the local network.
             scope[UNTRUSTED_FORWARD] = True
-        elif trusted and self.proxies.relayed(values[b"x-forwarded-for"].decode("latin1")):
+        elif trusted and (
+            self.proxies.relayed(values[b"x-forwarded-for"].decode("latin1"))
+            or self.proxies.unnamed(values[b"x-forwarded-for"].decode("latin1"))
+        ):
             # The same one step further out: the cluster's nginx (trusted) reached by a tunnel
             # or proxy on loopback (ngrok, an outer nginx) names that loopback peer as the
             # client, and every visitor behind it got the debug pages and /metrics.

@@ -19,6 +19,7 @@ from agent.llm.base import ModelTurn, TextDelta, ToolCall, Usage
 from agent.llm.offline_answer import compose_answer
 from agent.llm.offline_ask import ask_searched
 from agent.llm.offline_catalog import catalogue_plan
+from agent.llm.offline_continuity import continued, continuity_query, covers
 from agent.llm.offline_follow_up import (
     _says_little,
     cited_before,
@@ -190,6 +191,10 @@ def _plan(turn: _Turn, available: set[str]) -> tuple[list[ToolCall], str]:
     # The first search is the whole question's; any others are its parts' (_searches), and
     # last the ask's when the message sets a scene first: it stands in when the whole misses.
     # An evaluative ask's topic alone, last of all, stands in when the whole misses (offline_frame).
+    # A search made the other way after every search declined (offline_continuity) is no part.
+    other_way = continuity_query(turn) if not summary and not _leans_on_page(turn) else ""
+    first = len(_searches(turn, summary))
+    searched, other = (searched[:first], searched[first:]) if other_way else (searched, [])
     topic = _frame_topic(turn, summary)
     rescue = rescued(turn.question, topic, searched)
     searched = frame_searched(turn.question, topic, searched)
@@ -209,15 +214,22 @@ def _plan(turn: _Turn, available: set[str]) -> tuple[list[ToolCall], str]:
         return [], compose_summary(articles[0], turn.lang)
     if searched and _failed(searched[0]) and not articles:
         return [], search_failed(searched[0], turn.lang)
+    continues = False
     if searched and not _relevant(turn.question, hits):
-        # A part alone may clear the bar with its fewer words; answering it was measured to
-        # answer out-of-scope questions (docs/answer-quality.md, "Eleventh pass").
-        return _unplaced(turn, details, articles, available)
+        # Read the other way, the search put first the article just cited (offline_continuity).
+        if other and continued(turn, _hit_list(other[0])):
+            searched, hits, continues = other, _hit_list(other[0]), True
+        elif other_way and not other and SEARCH in available:
+            return [turn.call(SEARCH, {"query": other_way, "limit": 5})], ""
+        else:
+            # A part alone may clear the bar with its fewer words; answering it was measured to
+            # answer out-of-scope questions (docs/answer-quality.md, "Eleventh pass").
+            return _unplaced(turn, details, articles, available)
     # Each part's search may put first an article the whole question's search ranked under
     # the bar: its words were outweighed by the other part's. It cleared the bar for its own
     # part, and the whole question cleared it too, so it is read (docs/answer-quality.md,
     # "Fifteenth pass").
-    follow_up = is_follow_up(turn)
+    follow_up = is_follow_up(turn) or continues
     # A follow-up's second search is its new subject's ("what about X?"), not a part's.
     later = [_hit_list(output) for output in searched[1:]]
     in_one = follow_up or compared_in_one(turn.question, hits)
@@ -248,6 +260,9 @@ def _plan(turn: _Turn, available: set[str]) -> tuple[list[ToolCall], str]:
         return [turn.call(DETAIL, {"article_id": i}, n) for n, i in enumerate(ids)], ""
     if summary and articles:
         return [], compose_summary(articles[0], turn.lang)
+    if continues and not covers(turn, _body(articles, hits[0])):
+        # The article just cited, and not about this (offline_continuity).
+        return [], DONT_KNOW[turn.lang]
     if rescue and unweighed(topic, hits, articles):
         return [], DONT_KNOW[turn.lang]  # the article names the topic, says nothing against it
     # A failed detail (or no detail tool) leaves the search excerpt to quote from.
@@ -301,6 +316,12 @@ def _asked_unknown(question: str, hits: list[dict]) -> tuple[str, ...]:
     words = hits[0].get("unknown_words") if hits else None
     asked = question.lower()
     return tuple(w for w in words or () if isinstance(w, str) and mentions(asked, w.lower()))
+
+
+def _body(articles: list[dict], hit: dict) -> str:
+    """The hit's article as read, or its excerpt when it could not be read."""
+    read = next((a for a in articles if a.get("article_id") == hit.get("article_id")), hit)
+    return str(read.get("body") or read.get("excerpt") or "")
 
 
 def _source(hit: dict, article: dict | None) -> dict:

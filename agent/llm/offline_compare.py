@@ -36,7 +36,22 @@ _ZH_AND = re.compile(r"和|跟|与")
 _CLAUSE_START = re.compile(r"[，,。；;：:！!？?]")
 # Where the second subject ends and the predicate both subjects share begins: "SSE 在流式输出上的
 # 差异" is SSE's and WebSocket's, "IVFFlat 有什么区别" is HNSW's too.
-_ZH_PREDICATE = re.compile(r"\s*(?:有什么|有哪些|有何|(?<![存现实正])在|之间)")
+# The spaces before it are taken by hand (_predicate_start): a leading `\s*` made a search
+# over a long run of spaces quadratic (0.6 s at 4,000; red team 38).
+_ZH_PREDICATE = re.compile(r"有什么|有哪些|有何|(?<![存现实正])在|之间")
+
+
+def _predicate_start(text: str) -> int:
+    """Where the shared predicate starts in `text`, with the spaces before it; its end if none."""
+    shared = _ZH_PREDICATE.search(text)
+    if not shared:
+        return len(text)
+    start = shared.start()
+    while start and text[start - 1].isspace():
+        start -= 1
+    return start
+
+
 # "各自" ("each") asks the predicate of both subjects; asked of one, it is a word the part's
 # search weighs for nothing: "HNSW 向量索引，各自要付出什么代价？" put the pgvector article first
 # under the bar (0.35), "HNSW 向量索引，要付出什么代价？" above it (0.53).
@@ -77,8 +92,7 @@ def _chinese(text: str) -> list[str]:
     else:
         return []
     a, b = subjects[: joiner.start()].strip(), subjects[joiner.end() :]
-    shared = _ZH_PREDICATE.search(b)
-    cut = shared.start() if shared else len(b)
+    cut = _predicate_start(b)
     b, rest = b[:cut].strip(), b[cut:] + text[start + len(subjects) :]
     if not a or not b:
         return []

@@ -41,6 +41,19 @@ _FOLLOW_UP = re.compile(
     r"from|to|after|before|without|like|by) that\b",
     re.IGNORECASE,
 )
+# Openings that announce a new subject: what follows is not about the answer before it.
+_NEW_TOPIC = re.compile(
+    r"^\W*(?:(?:ok(?:ay)?|so|and|also|oh|hey)\W+)?(?:"
+    r"unrelated|(?:a |an )?(?:different|other|new|another) (?:topic|subject)|different question|"
+    r"new question|on (?:a|an)?\s*(?:different|another|other|unrelated) (?:note|topic)|"
+    r"(?:changing|change of|switching|to change the) (?:the )?(?:subject|topic)s?|"
+    r"by the way|btw|totally different)\b"
+    r"|^\W*(?:好的?\W*|另外\W*)?(?:换个话题|换个问题|换一个问题|换一个话题|换个方向|题外话|顺便问|"
+    r"顺带问|问个别的|问点别的|不相关的问题|问个不相关|无关的问题|跟上面无关|和上面无关)",
+    re.IGNORECASE,
+)
+
+
 # A fenced block the reader pasted, one line of code at least: what "this" points at.
 _PASTED_CODE = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n.*\S.*\n[ \t]*\1", re.MULTILINE | re.DOTALL)
 FOLLOW_UP_TERMS = 2  # a question with this few words of its own leans on the one before
@@ -62,9 +75,15 @@ _CITED = re.compile(
 )
 
 
+def changes_topic(question: str) -> bool:
+    """Whether the question opens by changing the subject: "Unrelated, but how does RRF work?",
+    "换个话题：HNSW 怎么调参？". It leans on nothing before it, whatever pronoun it uses."""
+    return bool(_NEW_TOPIC.search(question))
+
+
 def is_follow_up(turn: _Turn) -> bool:
     """A question that leans on the previous one: a pronoun, or almost no words of its own."""
-    if not turn.earlier or not turn.leans_on:
+    if not turn.earlier or not turn.leans_on or changes_topic(turn.question):
         return False  # nothing asked before names a topic ("hi", "what can you do?")
     if _PASTED_CODE.search(turn.typed or turn.question):
         return False  # "why does this fail?" over pasted code: "this" is the code
@@ -98,7 +117,7 @@ def leans_after_decline(turn: _Turn) -> bool:
     its own, or its subject left out. Searched on its own first (it may be a new topic), and
     with the declined question as the fallback: "清理工作该放在哪里？" after a declined "asyncio
     任务被取消时会发生什么？" found the cancellation article only with the question before it."""
-    if not turn.earlier or not turn.leans_on or is_follow_up(turn):
+    if not turn.earlier or not turn.leans_on or is_follow_up(turn) or changes_topic(turn.question):
         return False
     if not found_nothing(turn.previous_answer) or _PASTED_CODE.search(turn.typed or turn.question):
         return False
@@ -146,6 +165,11 @@ def _says_little(question: str) -> bool:
     or on the page it is asked on."""
     chinese = language(question) == "zh"  # two-character terms: twice as many per idea
     return len(terms(question)) <= (2 * FOLLOW_UP_TERMS if chinese else FOLLOW_UP_TERMS)
+
+
+def cited_articles(answer: str) -> list[str]:
+    """The links of the articles an answer cited (its source lines; a decline's offer is none)."""
+    return _CITED.findall(answer)
 
 
 def cited_before(answer: str, hit: dict) -> bool:

@@ -61,10 +61,13 @@ def conversation_filter(
     step_limit: bool | None = None,
     tool_error: bool | None = None,
     model: str | None = None,
+    reader_deleted: bool | None = None,
     search: str = "",
 ) -> QuerySet[Conversation]:
     """Narrow conversations by what happened in their turns, each test an EXISTS."""
     turns = Turn.objects.filter(conversation=OuterRef("pk"))
+    if reader_deleted is not None:
+        queryset = queryset.filter(hidden_at__isnull=not reader_deleted)
     if turn_status:
         queryset = queryset.filter(Exists(turns.filter(status=turn_status)))
     if step_limit is not None:
