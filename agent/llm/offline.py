@@ -45,6 +45,7 @@ from agent.llm.offline_hits import (
     choose_hits,
     compared_in_one,
     subject_top,
+    titled_part_tops,
     with_part_tops,
 )
 from agent.llm.offline_more import about_answer
@@ -231,7 +232,8 @@ def _plan(turn: _Turn, available: set[str]) -> tuple[list[ToolCall], str]:
     follow_up = is_follow_up(turn) or continues
     # A follow-up's second search is its new subject's ("what about X?"), not a part's.
     later = [_hit_list(output) for output in searched[1:]]
-    part_hits = [] if follow_up or compared_in_one(turn.question, hits) else later
+    in_one = follow_up or compared_in_one(turn.question, hits)
+    part_hits = [] if in_one else titled_part_tops(turn.question, later)
     chosen = with_part_tops(choose_hits(turn.question, hits), part_hits)
     if summary:
         chosen = titled_first(summary_topic(turn.question), chosen)

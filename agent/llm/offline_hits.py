@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from agent.llm.offline_bridge import question_terms
 from agent.llm.offline_compare import comparison_parts
 from agent.llm.offline_parts import question_parts
 from agent.llm.offline_summary_request import titled_first
@@ -19,6 +20,8 @@ MAX_READ = 3  # articles read in full per question
 
 # A lower hit is read too when its relevance is at least this share of the top hit's.
 SECOND_HIT_SHARE = 0.75
+# Hits this close to a part's first hit tie with it: the search's order cannot tell them apart.
+PART_TIE = 0.05
 
 
 def with_part_tops(chosen: list[dict], parts: list[list[dict]]) -> list[dict]:
@@ -35,6 +38,36 @@ def with_part_tops(chosen: list[dict], parts: list[list[dict]]) -> list[dict]:
             ids.add(hits[0]["article_id"])
     rest = [hit for hit in chosen[1:] if hit["article_id"] not in ids]
     return [*chosen[:1], *tops, *rest][:MAX_READ]
+
+
+def titled_part_tops(question: str, parts: list[list[dict]]) -> list[list[dict]]:
+    """Each part's hits, a tie for its first place going to the article whose title names more
+    of the part's words, in either language (through the glossary).
+
+    "For Chinese posts, how does Docent split the text for keyword search" put the embeddings
+    primer first (0.95) by a hair over the Chinese full-text article (0.94), whose title names
+    "中文" and "检索": the part was answered from the primer, a wrong citation beside the right
+    one. Only the parts' own searches (they come first after the whole question's) are
+    reordered; a title that names no more of the part's words leaves the search's order.
+    """
+    texts = question_parts(question[:500]) if parts else []
+    return [_titled_tie(texts[n], hits) if n < len(texts) else hits for n, hits in enumerate(parts)]
+
+
+def _titled_tie(part: str, hits: list[dict]) -> list[dict]:
+    top = _relevance(hits[0]) if hits else None
+    if top is None:
+        return hits
+    tied = [hit for hit in hits if top - (_relevance(hit) or 0.0) <= PART_TIE]
+    wanted = question_terms(part)
+
+    def named(hit: dict) -> int:
+        return len(wanted & terms(str(hit.get("title", ""))))
+
+    best = max(tied, key=named)  # the first of equals: the search's order
+    if named(best) <= named(hits[0]):
+        return hits
+    return [best, *(hit for hit in hits if hit is not best)]
 
 
 def answered_parts(
