@@ -100,16 +100,7 @@ QUERY_LEXEMES_SQL = "SELECT array(SELECT lexeme FROM unnest(to_tsvector('english
 # Refitted on all three tuning halves (bench/_relevance_fit.py) and kept because a wrong
 # citation costs more than a decline: an answer that cites the wrong article is worse than
 # "I couldn't find it" (docs/answer-quality.md, "Thirteenth pass").
-WEIGHTS = {
-    "bias": -60.88,
-    "similarity": 59.43,
-    "coverage": 5.53,
-    "known": 6.36,
-    "cross": 3.98,
-    # 0.02 of similarity's weight: the largest that declined no more out-of-scope tuning
-    # questions at the search level (docs/answer-quality.md, "Seventy-first pass").
-    "phrases": 1.19,
-}
+WEIGHTS = {"bias": -60.88, "similarity": 59.43, "coverage": 5.53, "known": 6.36, "cross": 3.98}
 # An English question singles out a Chinese article when the article's similarity is at least
 # this high and leads every other Chinese article's by at least this margin (chosen on the
 # tuning halves, the middle of the range that declined no more: 0.015-0.03 and 0.80-0.82).
@@ -125,7 +116,6 @@ class Evidence:
     cross: bool = False  # the article is in another language than the question
     margin: float = 0.0  # similarity lead over the next article in the same language
     question_language: str = "en"
-    phrases: float = 0.0  # share of the question's word pairs the article writes as one phrase
 
 
 def relevance(evidence: Evidence) -> float:
@@ -139,28 +129,8 @@ def relevance(evidence: Evidence) -> float:
         # A question shares no terms with an article in another language, so its coverage
         # is near 0 there however good the match: the bonus stands in for that coverage.
         + WEIGHTS["cross"] * evidence.cross
-        + WEIGHTS["phrases"] * evidence.phrases
     )
     return 1.0 / (1.0 + math.exp(-max(-40.0, min(40.0, z))))
-
-
-_PHRASE_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_'-]+")
-
-
-def question_pairs(question: str) -> list[str]:
-    """The question's adjacent English word pairs that can name something: both words longer
-    than three letters ("vector search", "probes set"), lower-cased, as `phrase_share` looks
-    them up."""
-    words = [word.lower() for word in _PHRASE_WORD.findall(question)]
-    return [f"{a} {b}" for a, b in zip(words, words[1:], strict=False) if len(a) > 3 and len(b) > 3]
-
-
-def phrase_share(pairs: list[str], texts: list[str]) -> float:
-    """The share of `pairs` written as a phrase in the article's matched `texts` (0 if none)."""
-    if not pairs:
-        return 0.0
-    text = " ".join(" ".join(texts).lower().split())
-    return sum(pair in text for pair in pairs) / len(pairs)
 
 
 def singled_out(evidence: Evidence) -> bool:

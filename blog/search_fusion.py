@@ -12,7 +12,7 @@ from django.conf import settings
 
 from blog.glossary import Bridge, bridged_coverage
 from blog.identifiers import written_parts
-from blog.relevance import Evidence, coverage, phrase_share, question_pairs, relevance
+from blog.relevance import Evidence, coverage, relevance
 
 
 @dataclass
@@ -77,8 +77,6 @@ def _fuse(lists: list[_Ranked], prepared: _Query, window: int) -> list["_Candida
     }
     order = sorted(article_score, key=lambda a: (-fused[a], -article_score[a], a))
     margins = _margins(similarity, {a: best[a]["language"] for a in best})
-    # English questions only: a Chinese question has no spaced word pairs.
-    pairs = question_pairs(prepared.text) if prepared.language == "en" else []
     candidates = []
     for article_id in order:
         cross = bool(best[article_id]["language"]) and (
@@ -91,11 +89,6 @@ def _fuse(lists: list[_Ranked], prepared: _Query, window: int) -> list["_Candida
             cross=cross,
             margin=margins[article_id],
             question_language=prepared.language,
-            # Only the article that leads its language in similarity: a second article that
-            # writes the question's phrases too ("tool-driven agent") is not lifted into a citation.
-            phrases=0.0
-            if cross or margins[article_id] <= 0
-            else phrase_share(pairs, texts[article_id]),
         )
         candidates.append(
             _Candidate(best[article_id], fused[article_id], evidence, relevance(evidence))

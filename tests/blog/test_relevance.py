@@ -10,8 +10,6 @@ from blog.relevance import (
     Evidence,
     Vocabulary,
     coverage,
-    phrase_share,
-    question_pairs,
     relevance,
     weighted_terms,
 )
@@ -298,37 +296,3 @@ def test_a_file_name_the_blog_writes_counts_as_known_in_the_question(make_articl
 
     assert named.known == 1.0 and named.coverage == 1.0
     assert other.known < 0.7
-
-
-def test_phrase_share_is_the_share_of_the_question_s_word_pairs_the_article_writes():
-    pairs = question_pairs("How does Hybrid Search rank results?")
-
-    assert pairs == ["does hybrid", "hybrid search", "search rank", "rank results"]
-    # Case and line breaks do not hide a phrase; a pair with a short word is not looked up.
-    assert phrase_share(pairs, ["Hybrid search merges", "two lists; we rank\nresults"]) == 0.5
-    assert question_pairs("is it set to 10") == [] and phrase_share([], ["anything"]) == 0.0
-
-
-def test_an_article_writing_the_question_s_phrases_is_more_relevant(settings):
-    bar = settings.SEARCH_MIN_RELEVANCE
-    # Just under the bar without phrases (an in-scope question the bar declined).
-    ask = {"similarity": 0.855, "coverage": 0.55, "known": 1.0}
-    assert relevance(Evidence(**ask)) < bar < relevance(Evidence(**ask, phrases=1.0))
-
-
-def test_search_lifts_only_the_leading_article_by_the_phrases_it_writes(make_article, add_chunk):
-    text = "Hybrid search ranking merges two lists."
-    lead, next_ = unit((0, 0.85), (1, math.sqrt(1 - 0.85**2))), unit((0, 0.8), (2, 0.6))
-    add_chunk(make_article(title="Lead", slug="lead"), text, lead)
-    add_chunk(make_article(title="Next", slug="next"), text, next_)
-    # The same vector and the same lexemes: only the word order (the phrases) differs.
-    book = VectorBook(
-        {"hybrid search ranking": unit((0, 1.0)), "ranking search hybrid": unit((0, 1.0))}
-    )
-    ask = {"limit": 5, "embedder": book, "min_relevance": 0}
-
-    phrased = {h.title: h.relevance for h in article_search(query="hybrid search ranking", **ask)}
-    shuffled = {h.title: h.relevance for h in article_search(query="ranking search hybrid", **ask)}
-
-    assert phrased["Lead"] > shuffled["Lead"]
-    assert phrased["Next"] == pytest.approx(shuffled["Next"])
