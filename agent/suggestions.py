@@ -20,10 +20,10 @@ from agent.tools._db import off_loop
 from agent.tools._visitor import visitor_address
 from ops.metrics import refusal_count
 
+# The offer's words (OFFER_LEAD) live beside the declines: the offline model reads them back.
 SUGGESTED = 3
 # Wider than SUGGESTED: the nearest in the decline's language come first.
 _CANDIDATES = 10
-LEAD = OFFER_LEAD  # read back from the history by the offline model (offline_replies)
 _JOIN = {"en": ", ", "zh": "、"}
 # A decline that names an article already (the offline model's "The nearest is [X](…)").
 _LINKS_AN_ARTICLE = re.compile(r"\]\(/articles/")
@@ -65,7 +65,7 @@ def _suggestions(question: str, answer: str) -> str:
     if not hits:
         return ""
     links = _JOIN[language].join(article_link({"title": h.title, "url": h.url}) for h in hits)
-    offer = LEAD[language].format(links=links)
+    offer = OFFER_LEAD[language].format(links=links)
     # A reader in Taiwan was declined in Traditional and offered in Simplified ("可以改问这几篇
     # 文章"): the offer follows the decline's script and words, as the offline model's answers do.
     return to_taiwan(offer) if language == "zh" and is_traditional(answer) else offer

@@ -84,7 +84,7 @@ from agent.llm.offline_swap import swapped_subject
 from agent.llm.offline_text import language
 from agent.llm.offline_tools import DETAIL, LIST, SEARCH
 from agent.llm.offline_topic import topic_step, topic_term
-from agent.llm.offline_turn import _read, _Turn
+from agent.llm.offline_turn import MAX_QUERY, _read, _Turn
 from agent.llm.offline_weigh import asks_weighing
 from agent.small_talk import closing
 
@@ -204,7 +204,7 @@ def _plan(turn: _Turn, available: set[str]) -> tuple[list[ToolCall], str]:
         if _relevant(turn.question, _hit_list(searched[0])):
             searched = searched[:1]
         elif len(searched) == 1 and SEARCH in available:
-            query = f"{turn.leans_on} {turn.question}"[-500:]
+            query = f"{turn.leans_on} {turn.question}"[-MAX_QUERY:]
             return [turn.call(SEARCH, {"query": query, "limit": 5}, 1)], ""
         else:
             searched = searched[1:]
@@ -373,12 +373,12 @@ def _searches(turn: _Turn, summary: bool) -> list[ToolCall]:
         return calls
     if leans_after_decline(turn):  # alone first: the declined one's later (offline_follow_up)
         return calls
-    parts = question_parts(turn.question[:500])
+    parts = question_parts(turn.question[:MAX_QUERY])
     calls += [turn.call(SEARCH, {"query": p, "limit": 5}, n) for n, p in enumerate(parts, 1)]
     if turn.ask and turn.ask != turn.question:  # the ask alone (offline_ask)
-        calls.append(turn.call(SEARCH, {"query": turn.ask[:500], "limit": 5}, len(calls)))
+        calls.append(turn.call(SEARCH, {"query": turn.ask[:MAX_QUERY], "limit": 5}, len(calls)))
     if topic := _frame_topic(turn, summary):  # the topic without "downsides of" (offline_frame)
-        calls.append(turn.call(SEARCH, {"query": topic[:500], "limit": 5}, len(calls)))
+        calls.append(turn.call(SEARCH, {"query": topic[:MAX_QUERY], "limit": 5}, len(calls)))
     return calls
 
 

@@ -174,7 +174,7 @@ def cited_articles(answer: str) -> list[str]:
 
 def cited_before(answer: str, hit: dict) -> bool:
     """Whether the previous answer cited the hit's article (its source lines)."""
-    return hit.get("url") in set(_CITED.findall(answer))
+    return hit.get("url") in set(cited_articles(answer))
 
 
 def quoted_before(answer: str, hits: list[dict]) -> dict | None:

@@ -5,7 +5,8 @@ import re
 import pytest
 from channels.db import database_sync_to_async
 
-from agent.suggestions import LEAD, decline_suggestions
+from agent.llm.offline_replies import OFFER_LEAD as LEAD
+from agent.suggestions import decline_suggestions
 from blog.models import Article
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from agent.suggestions import LEAD
+from agent.llm.offline_replies import OFFER_LEAD as LEAD
 from testing_support.model_server import text_response
 from tests.security.clients import published_indexed, same_minute, ws_answer
 from tests.security.conftest import model_env

@@ -4,8 +4,8 @@ import pytest
 
 from agent.llm.offline import DONT_KNOW
 from agent.llm.offline_follow_up import cited_before, quoted_before
+from agent.llm.offline_replies import OFFER_LEAD as LEAD
 from agent.llm.offline_replies import found_nothing, offered_articles, without_offer
-from agent.suggestions import LEAD
 from tests.agent.llm.test_offline import (
     INDEX_ARTICLE,
     LIMITS_ARTICLE,
