@@ -229,6 +229,9 @@ def test_bench_eval_files_name_demo_articles_and_split_each_kind(name):
         # Forty more, written blind on 2026-12-07 by a helper who read only the demo articles
         # and ran the assistant only after committing them.
         ("answer_eval_fresh41.jsonl", "test"),
+        # Forty more, written blind on 2026-12-07 (round 42) by a helper who read only the demo
+        # articles and ran the assistant only after committing them.
+        ("answer_eval_fresh42.jsonl", "test"),
         # Two-turn conversations to tune follow-ups on: 12 whose second turn needs the first,
         # 12 whose second turn leaves the blog although the first was answered
         # (docs/answer-quality.md, "Seventieth pass (a)").
