@@ -23,10 +23,11 @@ from django.utils import timezone
 
 from agent.exceptions import SharedStateDown
 from agent.holders import SPACE, process_gone
-from agent.loop import TextCount, TurnResult
+from agent.loop import TurnResult
 from agent.models import Conversation, Turn, WorkerLease
 from agent.ratelimit import budget_holds_renew
 from agent.small_talk import is_small_talk
+from agent.tokens import TextCount
 
 logger = logging.getLogger(__name__)
 

@@ -6,9 +6,6 @@ import asyncio
 import contextlib
 import json
 import logging
-import math
-import re
-import string
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AbstractContextManager
@@ -20,6 +17,7 @@ from pydantic import ValidationError
 
 from agent import events
 from agent.answered import turn_answered, turn_declined
+from agent.citations import articles_gather, citations_find
 from agent.exceptions import (
     ModelError,
     SharedStateDown,
@@ -30,8 +28,10 @@ from agent.exceptions import (
 from agent.llm.base import ChatModel, ModelTurn, Retried, TextDelta, ToolCall, Usage, Waiting
 from agent.prompts import STEP_LIMIT_NUDGE
 from agent.small_talk import is_small_talk
-from agent.text import ShownPieces, text_scrub, without_tags
+from agent.text import ShownPieces, without_tags
+from agent.tokens import TextCount, tokens_estimate
 from agent.tool import Tool
+from agent.tool_arguments import arguments_parse, validation_describe
 
 logger = logging.getLogger(__name__)
 
@@ -69,8 +69,6 @@ class Limits:
             raise ValueError(f"invalid agent limits: {self}")
 
 
-# Tool arguments nested deeper are bad arguments: they could neither be scrubbed nor encoded.
-MAX_ARGUMENT_DEPTH = 32
 # Calls of one reply kept at all (recorded, shown, answered), when the run cap is lower.
 MAX_CALLS_KEPT = 64
 CANCELLED_CALL = "cancelled"  # a ToolRecord's error when the turn was cancelled as it ran
@@ -299,111 +297,6 @@ class _Spending:
         self.granted = tokens
 
 
-# ASCII punctuation, and the lead bytes of UTF-8's four-byte characters (those past U+FFFF).
-_MARK_BYTES = string.punctuation.encode()
-_ASTRAL_LEAD_BYTES = bytes(range(0xF0, 0xF5))
-# A character past U+FFFF (an emoji, a hieroglyph, a mathematical letter) is in few
-# vocabularies: a byte-level tokenizer writes it as up to one token per byte.
-ASTRAL_TOKENS = 4
-# A private-use character or a noncharacter of the Basic Multilingual Plane is in none (no
-# public text holds them to learn from): its three bytes, a token each.
-PRIVATE_USE_TOKENS = 3
-_PRIVATE_USE = re.compile("[\ue000-\uf8ff\ufdd0-\ufdef\ufffe\uffff]")
-# A tokenizer splits text into runs of letters and groups of up to three digits before it
-# merges anything (OpenAI's and most others' pre-tokenizers), so each is a token at least;
-# GPT-4o's (o200k) also splits a run where lower case turns upper ("aBaB": "a", "Ba", "B").
-# A space before a digit is a piece of its own ("1 2 3" is five), where a space before a word
-# joins it (" cat"); a line break, with the spaces before it, is one more ("a\na" is three).
-# Each is counted on the bytes mapped to a shape (see _shape) with bytes.count and split:
-# regular expressions took 17 times as long on a 20,000-character prompt.
-
-
-def _shape(*classes: tuple[bytes, bytes], other: bytes = b" ") -> bytes:
-    """A bytes.translate table: each byte of a class's members to its letter, the rest to
-    `other` ("aB 12" is "aAxxx" for the letters, "   00" for the digits)."""
-    table = bytearray(other * 256)
-    for members, letter in classes:
-        for byte in members:
-            table[byte] = letter[0]
-    return bytes(table)
-
-
-_LETTERS = _shape(
-    (string.ascii_lowercase.encode(), b"a"), (string.ascii_uppercase.encode(), b"A"), other=b"x"
-)
-_DIGITS = _shape((string.digits.encode(), b"0"))
-_SPACED_DIGITS = _shape((b" ", b"s"), (string.digits.encode(), b"0"), other=b"x")
-_BREAKS = _shape((b"\r\n", b"n"))
-# UTF-8 lead bytes of U+E000 to U+FFFF: only text holding one can hold a private-use character.
-# (Bytes are looked for as ints: `10 in raw` takes an eighth of the time of `b"\n" in raw`.)
-_PRIVATE_LEADS = (0xEE, 0xEF)
-
-
-@dataclass(slots=True)
-class TextCount:
-    """What a text costs a model's tokenizer, counted as it streams in (tokens_estimate)."""
-
-    ascii_chars: int = 0
-    other_chars: int = 0  # non-ASCII characters in the Basic Multilingual Plane
-    private_chars: int = 0  # of those, private-use characters and noncharacters
-    astral_chars: int = 0
-    marks: int = 0  # ASCII punctuation: a token each at worst ("a.a.a." is one per character)
-    spaces: int = 0  # words, near enough
-    letter_runs: int = 0  # "a1a1" is four tokens, and "aBaB" three, however short the words
-    digit_groups: int = 0  # with the spaces before them
-    line_breaks: int = 0
-
-    def add(self, text: str) -> TextCount:
-        raw = text.encode("utf-8", "surrogatepass")
-        ascii_chars = len(text.encode("ascii", "ignore"))
-        astral = len(raw) - len(raw.translate(None, _ASTRAL_LEAD_BYTES))
-        self.ascii_chars += ascii_chars
-        self.astral_chars += astral
-        private = 0
-        if _PRIVATE_LEADS[0] in raw or _PRIVATE_LEADS[1] in raw:
-            private = len(text) - len(_PRIVATE_USE.sub("", text))
-        self.other_chars += len(text) - ascii_chars - astral - private
-        self.private_chars += private
-        self.marks += len(raw) - len(raw.translate(None, _MARK_BYTES))
-        self.spaces += raw.count(b" ")
-        letters = b"x" + raw.translate(_LETTERS)
-        self.letter_runs += letters.count(b"xa") + letters.count(b"xA") + letters.count(b"aA")
-        # The rarer shapes are looked for only when present: most deltas have neither.
-        digits = raw.translate(_DIGITS)
-        if 48 in digits:  # "0"
-            # A run of n digits is ceil(n / 3) groups: cut after every third.
-            groups = len(digits.replace(b"000", b"000 ").split())
-            self.digit_groups += groups + raw.translate(_SPACED_DIGITS).count(b"s0")
-        if 10 in raw or 13 in raw:  # "\n", "\r"
-            self.line_breaks += len(raw.translate(_BREAKS).split())
-        return self
-
-    @property
-    def tokens(self) -> int:
-        # English prose is about four ASCII characters a token; text of punctuation, short
-        # words or letters mixed with digits is far denser: the larger of the two readings.
-        prose = self.ascii_chars // 3
-        letters = self.ascii_chars - self.marks - self.spaces
-        words = max(self.spaces, self.letter_runs + self.digit_groups)
-        pieces = self.marks + self.line_breaks + max(words, letters // 4)
-        unlearned = ASTRAL_TOKENS * self.astral_chars + PRIVATE_USE_TOKENS * self.private_chars
-        return max(prose, pieces) + self.other_chars + unlearned
-
-
-def tokens_estimate(text: str) -> int:
-    """A generous token count for `text` without a tokenizer: a token per 3 ASCII characters
-    (English averages about 4) or, for text dense with punctuation and short words, a token
-    per mark and per run of letters or group of three digits (or per 4 letters, if more); one
-    per other character (Chinese is about one each), ASTRAL_TOKENS per character past U+FFFF
-    and PRIVATE_USE_TOKENS per private-use character or noncharacter.
-
-    Counted as one per character, 1,500 hieroglyphs were 1,500 tokens for a tokenizer that
-    writes each as four bytes: a turn with 3,000 tokens left sent a prompt it was billed
-    over 7,000 for, and the answer a model was asked to write in them ran four times past
-    its budget before the stream was cut."""
-    return TextCount().add(text).tokens + 1
-
-
 async def _model_step(
     model: ChatModel,
     convo: list[dict],
@@ -597,7 +490,9 @@ async def _tool_step(
 ) -> None:
     """Run the step's tool calls concurrently; append the results in call order."""
     by_name = {tool.name: tool for tool in tools}
-    records = [ToolRecord(step, c.id, c.name, _arguments(c.arguments)) for c in turn.tool_calls]
+    records = [
+        ToolRecord(step, c.id, c.name, arguments_parse(c.arguments)) for c in turn.tool_calls
+    ]
     result.tool_calls += records
     for record in records:
         await emit(events.tool_start(record.call_id, record.name, record.arguments))
@@ -623,7 +518,7 @@ async def _tool_step(
     _append(convo, result, _assistant_tool_message(turn))
     for r in records:
         if r.ok:
-            _gather_articles(r.result, result.articles, result.passages)
+            articles_gather(r.result, result.articles, result.passages)
         content = r.result if isinstance(r.result, str) else _json(r.result)
         # An article's tag characters show as nothing to its editors yet read as ASCII to a
         # model: instructions hidden in a body or title reached it through every tool. The
@@ -680,7 +575,7 @@ async def _call(tool: Tool | None, record: ToolRecord, by_name: dict, timeout: f
     try:
         params = tool.input_model.model_validate(record.arguments)
     except ValidationError as exc:
-        message = f"{INVALID_ARGUMENTS}{name}: {_describe(exc)}. {expected}"
+        message = f"{INVALID_ARGUMENTS}{name}: {validation_describe(exc)}. {expected}"
         raise ToolFailure(message, "invalid arguments", reason="invalid_arguments") from None
     try:
         async with asyncio.timeout(timeout):
@@ -716,7 +611,7 @@ async def _finish(result: TurnResult, status: Status, emit: Emit, ending: _Endin
     if declined and ending.cites and ending.suggest is not None:
         await _suggestions_add(result, emit, ending.question, ending.suggest)
     may_cite = ending.cites and not declined
-    cited_articles = _citations(result.answer, result.articles) if may_cite else []
+    cited_articles = citations_find(result.answer, result.articles) if may_cite else []
     result.citations = [{**a, **result.passages.get(a["article_id"], {})} for a in cited_articles]
     for cited in result.citations:
         await emit(events.citation(**cited))
@@ -793,7 +688,7 @@ async def _not_run(records: list[ToolRecord], emit: Emit) -> None:
 
 def _unexecuted(step: int, call: ToolCall) -> ToolRecord:
     return ToolRecord(
-        step, call.id, call.name, _arguments(call.arguments), executed=False,
+        step, call.id, call.name, arguments_parse(call.arguments), executed=False,
         error="Not executed: the step limit was reached.",
     )  # fmt: skip
 
@@ -811,60 +706,6 @@ def _assistant_tool_message(turn: ModelTurn) -> dict:
     return {"role": "assistant", "content": without_tags(turn.text) or None, "tool_calls": calls}
 
 
-def _arguments(raw: str) -> dict | str:
-    """The parsed arguments object, or the raw text when it is not a JSON object."""
-    # The record must be storable whatever the model wrote: PostgreSQL's json refuses NaN and
-    # Infinity (Python's parser accepts them, and 1e400 is infinity), and 20,000 nested
-    # brackets stopped Python's parser with a RecursionError. The first spooled the turn for
-    # good (every save failed), the second ended it as `internal`; both are bad arguments.
-    try:
-        parsed = (
-            json.loads(raw, parse_float=_finite, parse_constant=_not_a_number)
-            if raw.strip()
-            else {}
-        )
-    except (ValueError, RecursionError):
-        parsed = None
-    # The parser's limit is C's (about 1,500 levels), the rest of the turn's Python's (1,000, less
-    # the stack under it): 1,200 nested brackets parsed, then broke the scrub below with a
-    # RecursionError, and the turn ended as `internal`, its tool call unrecorded. A tool's
-    # arguments are a few flat fields; far deeper ones are bad arguments as well.
-    if isinstance(parsed, dict) and _nested_deeper(parsed, MAX_ARGUMENT_DEPTH):
-        parsed = None
-    # An escape in the arguments can decode to NUL or a lone surrogate: never sendable or storable.
-    return text_scrub(parsed if isinstance(parsed, dict) else raw)
-
-
-def _nested_deeper(value: Any, limit: int) -> bool:
-    """Whether `value` nests lists and objects more than `limit` deep (without recursing)."""
-    stack = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if not isinstance(item, dict | list):
-            continue
-        if depth > limit:
-            return True
-        children = item.values() if isinstance(item, dict) else item
-        stack.extend((child, depth + 1) for child in children)
-    return False
-
-
-def _finite(text: str) -> float:
-    number = float(text)
-    if not math.isfinite(number):
-        raise ValueError(f"{text} is too large a number")
-    return number
-
-
-def _not_a_number(name: str) -> float:
-    raise ValueError(f"{name} is not a JSON number")
-
-
-def _describe(exc: ValidationError) -> str:
-    errors = exc.errors(include_url=False)
-    return "; ".join(f"{'.'.join(map(str, e['loc'])) or 'arguments'}: {e['msg']}" for e in errors)
-
-
 def _summarize(tool: Tool | None, output: Any) -> str:
     with contextlib.suppress(Exception):  # a UI nicety must not fail a good result
         return tool.summarize(output) if tool else ""
@@ -875,39 +716,8 @@ def _json(data: Any) -> str:
     return json.dumps(data, ensure_ascii=False, default=str)
 
 
-def _gather_articles(output: Any, articles: list[dict], passages: dict[Any, dict]) -> None:
-    """Collect {article_id, title, url} from a tool output (top-level dict or list of dicts,
-    and an article's translations), and from a search hit the passage and its section, which
-    the visitor's sources show."""
-    for item in output if isinstance(output, list) else [output]:
-        if isinstance(item, dict) and {"article_id", "title", "url"} <= item.keys():
-            if all(a["article_id"] != item["article_id"] for a in articles):
-                articles.append({k: item[k] for k in ("article_id", "title", "url")})
-            where = {k: item[k] for k in ("excerpt", "section_url") if item.get(k)}
-            if where and item["article_id"] not in passages:
-                passages[item["article_id"]] = where
-            # An article's record names its translations (get_article_detail): the tools
-            # returned them, so an answer may link them ("is there a Chinese version?").
-            if isinstance(item.get("translations"), list):
-                _gather_articles(item["translations"], articles, passages)
-
-
 def _question(messages: list[dict]) -> str:
     """The visitor's message this turn answers: the last message, when it is the visitor's."""
     last = messages[-1] if messages else {}
     content = last.get("content") if last.get("role") == "user" else None
     return content if isinstance(content, str) else ""
-
-
-def _citations(answer: str, articles: list[dict]) -> list[dict]:
-    """Gathered articles whose url or [#id] appears in the answer, in first-appearance order."""
-    found = []
-    for article in articles:
-        url = article["url"]
-        match = re.search(re.escape(url) + r"(?![\w\-])", answer) if url else None
-        positions = [match.start()] if match else []
-        marker = answer.find(f"[#{article['article_id']}]")
-        positions += [marker] if marker >= 0 else []
-        if positions:
-            found.append((min(positions), article))
-    return [dict(article) for _, article in sorted(found, key=lambda pair: pair[0])]

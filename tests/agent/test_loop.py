@@ -12,8 +12,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from agent import events
 from agent.exceptions import ModelError, ToolNotFound
 from agent.llm.base import ModelTurn, TextDelta, ToolCall, Usage
-from agent.loop import CANCELLED_CALL, Limits, TurnResult, run_turn, tokens_estimate
+from agent.loop import CANCELLED_CALL, Limits, TurnResult, run_turn
 from agent.prompts import STEP_LIMIT_NUDGE
+from agent.tokens import tokens_estimate
 from agent.tool import Tool
 
 USER = [{"role": "system", "content": "sys"}, {"role": "user", "content": "How do loops end?"}]

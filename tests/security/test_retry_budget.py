@@ -16,8 +16,8 @@ import json
 import pytest
 from channels.db import database_sync_to_async
 
-from agent.loop import tokens_estimate
 from agent.models import Turn
+from agent.tokens import tokens_estimate
 from testing_support.model_server import ScriptedResponse, text_response
 from tests.security.clients import ws_ask, ws_open
 from tests.security.conftest import model_env

@@ -10,7 +10,7 @@ two. A visitor chooses the question's text, and what the model is asked to write
 
 import pytest
 
-from agent.loop import ASTRAL_TOKENS, PRIVATE_USE_TOKENS
+from agent.tokens import ASTRAL_TOKENS, PRIVATE_USE_TOKENS
 from testing_support.model_server import text_response
 from tests.security.conftest import BUDGET_LEFT, ask_near_the_budget
 

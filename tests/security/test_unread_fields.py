@@ -9,7 +9,7 @@ both were read nowhere, so 2,000 chunks of either ended `done` with nothing show
 import pytest
 
 from agent.llm.openai_compat import DELTA_CHARS
-from agent.loop import tokens_estimate
+from agent.tokens import tokens_estimate
 from testing_support.model_server import raw_response, text_response
 from tests.security.clients import ws_ask, ws_open
 from tests.security.conftest import BUDGET_LEFT, ask_near_the_budget, model_env
