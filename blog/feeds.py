@@ -1,5 +1,6 @@
 """The Atom feed of published articles, for feed readers (announced in every page's head)."""
 
+import copy
 import re
 
 from django.conf import settings
@@ -37,6 +38,16 @@ class _LanguagePerEntry(Atom1Feed):
         return {**super().item_attributes(item), "xml:lang": item["language"]}
 
 
+def site_host(request: HttpRequest) -> str:
+    """The request's Host (an allowed one), its port kept only when it is the port the visitor
+    reached: the port the socket listens on, or the one the trusted proxy reports."""
+    host = request.get_host()
+    name, colon, port = host.rpartition(":")
+    if not colon or name.endswith(":") or "]" in port:  # no port (an IPv6 address's colons)
+        return host
+    return host if port == str(request.get_port()) else name
+
+
 class ArticleFeed(Feed):
     feed_type = _LanguagePerEntry
 
@@ -44,6 +55,13 @@ class ArticleFeed(Feed):
         response = super().__call__(request, *args, **kwargs)
         patch_cache_control(response, public=True, max_age=FEED_MAX_AGE)
         return response
+
+    def get_feed(self, obj, request: HttpRequest):
+        # Every link and entry id is absolute, made from the Host; a Host's port is the client's
+        # to write (`Host: blog.example:6666`), and the feed is cached as public for everyone.
+        sited = copy.copy(request)
+        sited.META = {**request.META, "HTTP_HOST": site_host(request)}
+        return super().get_feed(obj, sited)
 
     def title(self) -> str:
         return settings.SITE_NAME

@@ -27,7 +27,12 @@ class BoundedParser(Parser):
     """JSON bodies within the chat's size and depth limits, with text PostgreSQL can store."""
 
     def parse_body(self, request: HttpRequest):
-        return json_parse(request.body)
+        value = json_parse(request.body)
+        if not isinstance(value, dict):
+            # Every body the API takes is an object: ninja read `[1]`, `7` or `null` as `{}`,
+            # and the chat answered "The message is empty" to a message that was never one.
+            raise FrameError("The request body must be a JSON object.")
+        return value
 
 
 api = NinjaAPI(title="Docent API", version="1.0", urls_namespace="api", parser=BoundedParser())

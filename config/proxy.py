@@ -206,6 +206,17 @@ class TrustedProxyMiddleware:
             if name not in values and name != PROXY_SECRET_HEADER
         ]
         scope["client"] = (address, client[1] if len(client) > 1 else 0)
+        port = values[b"x-forwarded-port"].decode("latin1").rpartition(",")[2].strip()
+        if (
+            trusted
+            and port.isascii()
+            and port.isdigit()
+            and 0 < int(port) < 65536
+            and scope.get("server")
+        ):
+            # The port the visitor reached (nginx's, not this process's loopback one): what a
+            # Host's port is checked against (blog.feeds.site_host).
+            scope["server"] = (scope["server"][0], int(port))
         # The site is served from the root. daphne takes `root_path` from a `Daphne-Root-Path`
         # header sent by anyone, and Django then routes by the path without it while
         # `request.path` keeps it: `/x/admin/login/` with `Daphne-Root-Path: /x` reached the

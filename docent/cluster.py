@@ -277,7 +277,7 @@ def nginx_conf(
         "unavailable": unavailable_pages(),
         "unavailable_retry": UNAVAILABLE_RETRY_SECONDS,
     }
-    return _nginx_template(NGINX_TEMPLATE.name).render(Context(context))
+    return _nginx_template(NGINX_TEMPLATE.name).render(Context(context, autoescape=False))
 
 
 # How often the page nginx writes when no web process answers loads the site again.
@@ -320,10 +320,13 @@ def nginx_open_files() -> tuple[int, int]:
 def nginx_visitor_maps() -> str:
     """The `map` blocks that set $visitor_address and $visitor_network, the keys of nginx's
     per-visitor limits (the IPv6 prefix a visitor counts under, as the web processes count it)."""
-    return _nginx_template("nginx_visitors.conf").render(Context({}))
+    return _nginx_template("nginx_visitors.conf").render(Context({}, autoescape=False))
 
 
 def _nginx_template(name: str):
+    # Not HTML: a Context escapes for HTML unless told otherwise (the Engine's setting is not
+    # read by Template.render), and nginx wrote "The request&#x27;s address…" as plain text.
+    # What a page shows is escaped where it is made (_nginx_html).
     return Engine(dirs=[str(NGINX_TEMPLATE.parent)], autoescape=False).get_template(name)
 
 

@@ -36,11 +36,13 @@ import logging
 import time
 from collections import Counter
 from collections.abc import Callable
+from http import HTTPStatus
 
 from daphne.http_protocol import WebRequest
 from daphne.server import Server
 from twisted.internet import reactor
 from twisted.protocols.policies import ProtocolWrapper, WrappingFactory
+from twisted.web.http import RESPONSES
 
 from docent.write_now import FrameWriter, WriteNowWrapper
 from ops.metrics import refusal_count
@@ -94,6 +96,14 @@ def refusal_bytes(answer: tuple[bytes, bytes], path: bytes = b"") -> bytes:
 
 
 BAD_REQUEST = (b"400 Bad Request", b"Bad request.\n")
+
+
+def status_phrase(code: int) -> bytes | None:
+    """The standard reason phrase of `code` (None for a status no RFC names)."""
+    try:
+        return HTTPStatus(code).phrase.encode()
+    except ValueError:
+        return None
 
 
 def bad_request_refuse(channel) -> Callable[[], None]:
@@ -172,8 +182,30 @@ def bounded_request(max_body: int) -> type[WebRequest]:
 
         def requestReceived(self, command: bytes, path: bytes, version: bytes) -> None:
             deadline_end(self.channel.transport)  # the whole body is in
+            if not self.refused and path[:1] != b"/" and b"://" in path[:8]:
+                path = self.absolute_target(path)
             if not self.refused:
                 super().requestReceived(command, path, version)
+
+        def absolute_target(self, target: bytes) -> bytes:
+            """`GET http://host/path` (RFC 9112's absolute form, which a server must accept)
+            as `GET /path` with that host as the Host: daphne took the whole URL for the path
+            (every page a 404) and the Host header for the site, whatever the URL named."""
+            scheme, _, rest = target.partition(b"://")
+            end = min((i for i in map(rest.find, (b"/", b"?", b"#")) if i >= 0), default=len(rest))
+            authority, path = rest[:end], rest[end:]
+            if scheme.lower() not in {b"http", b"https"} or not authority or b"@" in authority:
+                self.refuse(BAD_REQUEST)  # no host, or a user's name and password in it
+                return target
+            self.requestHeaders.setRawHeaders(b"host", [authority])
+            return path if path.startswith(b"/") else b"/" + path
+
+        def setResponseCode(self, code: int, message: bytes | None = None) -> None:
+            # Twisted's table of phrases stops at 1999's statuses: the API's 422 and 429, and
+            # 431, went out as "422 Unknown Status", and nginx passes the line on as it is.
+            if message is None and code not in RESPONSES:
+                message = status_phrase(code)
+            super().setResponseCode(code, message)
 
         def process(self):
             processed = super().process()
