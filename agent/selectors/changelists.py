@@ -148,6 +148,18 @@ def toolcall_list_annotate(*, queryset: QuerySet[ToolCall]) -> QuerySet[ToolCall
             arguments_query_type=Func(
                 F("arguments__query"), function="jsonb_typeof", output_field=TextField()
             ),
+            # What a call found, without reading its result (an array's length or "a text").
+            result_type=Func(F("result"), function="jsonb_typeof", output_field=TextField()),
+        )
+        .annotate(
+            result_count=Case(
+                When(
+                    result_type="array",
+                    then=Func(
+                        F("result"), function="jsonb_array_length", output_field=IntegerField()
+                    ),
+                )
+            ),
         )
         .annotate(
             # A search's query alone: in the JSON it came after '"limit": 5', past the cut.
