@@ -125,7 +125,9 @@ class DatabaseDownFilter(logging.Filter):
     `docent.health`'s "not ready: database" and "ready again" told the story in two. A
     connection failure is a database connection that could not be made or was cut: the pool's
     attempts, a pool timeout, an OperationalError without SQLSTATE or of class 08 or 57P0x. An
-    error inside a query (a timeout, a deadlock) is none and keeps its traceback.
+    error inside a query (a timeout, a deadlock) is none and keeps its traceback. The outage
+    page's own line (config.outage) stays one per request; Django's "Service Unavailable" after
+    it, at ERROR, is left out.
     """
 
     SAY_EVERY = 60.0
@@ -136,6 +138,8 @@ class DatabaseDownFilter(logging.Filter):
         self._said: dict[tuple[str, str], tuple[float, int]] = {}
 
     def filter(self, record: logging.LogRecord) -> bool:
+        if getattr(getattr(record, "request", None), "docent_database_down", False):
+            return False  # django.request's line for the outage page config.outage said
         cause = _connection_failure(record)
         if cause is None:
             return True
@@ -169,8 +173,6 @@ class DatabaseDownFilter(logging.Filter):
 def _connection_failure(record: logging.LogRecord) -> str | None:
     """The cause when `record` is about a database connection failing, else None."""
     if record.name == "psycopg.pool" and str(record.msg).startswith("error connecting"):
-        return ""
-    if record.name == "config.outage" and str(record.msg).startswith("database unavailable"):
         return ""
     exc = record.exc_info[1] if isinstance(record.exc_info, tuple) else None
     seen = 0
