@@ -13,7 +13,8 @@ pytestmark = pytest.mark.django_db
 
 def _statuses(page: str) -> dict[str, str]:
     rows = re.findall(
-        r'<th class="field-title"><a [^>]*>([^<]+)</a></th>.*?<td class="field-status_shown">(.*?)</td>',
+        r'<th class="field-title"><a [^>]*>([^<]+)</a></th>.*?'
+        r'<td class="field-status_shown">(.*?)</td>',
         page,
         flags=re.S,
     )
