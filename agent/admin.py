@@ -10,7 +10,7 @@ from django.utils.safestring import mark_safe
 from django.utils.text import Truncator, capfirst
 from django.utils.timezone import localtime
 from django.utils.translation import gettext_lazy as _
-from django.utils.translation import pgettext
+from django.utils.translation import ngettext, pgettext, pgettext_lazy
 
 from agent import admin_views, selectors
 from agent.admin_tags import ConversationTagFilter
@@ -463,7 +463,7 @@ class OutcomeFilter(admin.SimpleListFilter):
 @admin.register(ToolCall)
 class ToolCallAdmin(ReadOnlyAdmin):
     list_display = [
-        "name", "arguments_short", "outcome", "duration", "step", "turn_link", "started",
+        "name", "arguments_short", "outcome", "found", "duration", "step", "turn_link", "started",
     ]  # fmt: skip
     list_filter = ["name", OutcomeFilter, ("started_at", StartedFilter)]
     search_fields = ["name", "call_id", "error"]
@@ -496,6 +496,19 @@ class ToolCallAdmin(ReadOnlyAdmin):
     def outcome(self, obj):
         tone, word = OUTCOMES[obj.outcome]
         return format_html('<span class="dc-pill dc-pill--{}">{}</span>', tone, word)
+
+    # A search that found nothing read "OK" as one that found five: which searches came up
+    # empty took opening each call (the panel's step says "no results"; walk 24).
+    @admin.display(description=pgettext_lazy("what a tool call found", "Found"))
+    def found(self, obj):
+        if obj.outcome != "ok":
+            return self.get_empty_value_display()
+        if obj.result_count is not None:
+            count = obj.result_count
+            return ngettext("%(count)s result", "%(count)s results", count) % {"count": count}
+        if obj.result_type == "string":  # search_knowledge_base's "No relevant content found."
+            return _("no results")
+        return self.get_empty_value_display()  # an article's record: its title is beside it
 
     @admin.display(description=_("Duration"), ordering="duration_ms")
     def duration(self, obj):

@@ -2,7 +2,7 @@
 
 import logging
 
-from asgiref.sync import sync_to_async
+from channels.db import database_sync_to_async
 from django.conf import settings
 from procrastinate.contrib.django import app
 
@@ -23,7 +23,10 @@ logger = logging.getLogger(__name__)
 async def turns_recover_periodic(timestamp: int) -> None:
     """Mark the running turns of workers that stopped renewing their lease as interrupted, and
     give back the tokens their holds kept on the budgets."""
-    recovered = await sync_to_async(turns_recover, thread_sensitive=False)(
+    # database_sync_to_async, not asgiref's: procrastinate closes the connections of the job's
+    # own thread only, and the pool thread's, killed by a database restart, stayed dead: the
+    # recovery failed every 15 s from then on, a traceback each time (walk 24).
+    recovered = await database_sync_to_async(turns_recover, thread_sensitive=False)(
         lease_seconds=settings.AGENT_LEASE_SECONDS
     )
     turns_recovered_count(count=len(recovered))  # these turns never reached their own count

@@ -48,6 +48,9 @@ def database_unavailable_page(request: HttpRequest, exception: BaseException) ->
     from django.conf import settings
 
     reason = outage_reason(exception)
+    # Django's own "Service Unavailable: /path" after this line said it again, at ERROR, per
+    # request; ops.logs.DatabaseDownFilter leaves it out for a request marked so.
+    request.docent_database_down = True
     # The path is the client's: a "%0a" in it began a line of their own in the log.
     logger.warning("database unavailable for %s: %s", log_text(request.path), log_text(reason))
     context = {"reason": reason if settings.DEBUG and local_viewer(request) else ""}

@@ -362,12 +362,14 @@ LOGGING = {
         "suspicious": {"()": "ops.logs.SuspiciousRequestFilter"},
         # A job's known failure (an embedding endpoint down) is its own one line, not a traceback.
         "said_job_failure": {"()": "ops.logs.SaidJobFailureFilter"},
+        # The database down: a line per kind and minute, the cause without its traceback.
+        "database_down": {"()": "ops.logs.DatabaseDownFilter"},
     },
     "handlers": {
         "console": {
             "class": "logging.StreamHandler",
             "formatter": "json" if LOG_FORMAT == "json" else "plain",
-            "filters": ["suspicious", "said_job_failure"],
+            "filters": ["suspicious", "said_job_failure", "database_down"],
         }
     },
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},

@@ -7,6 +7,8 @@ line logged while it runs (in its task, its tool threads, its background save) c
 import json
 import logging
 import re
+import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -111,6 +113,86 @@ class SaidJobFailureFilter(logging.Filter):
             if getattr(record.exc_info[1], "docent_said", False):
                 record.exc_info, record.exc_text = None, None
         return True
+
+
+class DatabaseDownFilter(logging.Filter):
+    """While the database is unreachable, each kind of line about it at most once a minute per
+    process, with the count left out since, and in one line: the cause, not its traceback.
+
+    PostgreSQL restarted under `make run` (47 s down) wrote 202 lines: psycopg's pool said each
+    reconnection attempt (two lines, one to three a second), and procrastinate's listener and
+    the task worker's restart each a 35-line traceback whose last line was "Database error.".
+    `docent.health`'s "not ready: database" and "ready again" told the story in two. A
+    connection failure is a database connection that could not be made or was cut: the pool's
+    attempts, a pool timeout, an OperationalError without SQLSTATE or of class 08 or 57P0x. An
+    error inside a query (a timeout, a deadlock) is none and keeps its traceback. The outage
+    page's own line (config.outage) stays one per request; Django's "Service Unavailable" after
+    it, at ERROR, is left out.
+    """
+
+    SAY_EVERY = 60.0
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._lock = threading.Lock()
+        self._said: dict[tuple[str, str], tuple[float, int]] = {}
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if getattr(getattr(record, "request", None), "docent_database_down", False):
+            return False  # django.request's line for the outage page config.outage said
+        cause = _connection_failure(record)
+        if cause is None:
+            return True
+        # A turn's own line (its save retried) is always kept: it names the turn.
+        since = 0 if "turn_id" in (_fields.get() or {}) else self._count(record)
+        if since is None:
+            return False
+        # One line: procrastinate's "failed with exception: \n    Database error.\n    ", the
+        # pool's "\tIs the server running locally…" began lines of their own.
+        message = " ".join(record.getMessage().split())
+        if record.exc_info:
+            message += f" (database unreachable: {log_text(cause)})"
+            record.exc_info, record.exc_text = None, None
+        if since:
+            message += f" ({since} more like it left out since the last such line)"
+        record.msg, record.args = message, None
+        return True
+
+    def _count(self, record: logging.LogRecord) -> int | None:
+        """None to leave the line out; else how many like it were left out before it."""
+        key, now = (record.name, str(record.msg)), time.monotonic()
+        with self._lock:
+            said_at, since = self._said.get(key, (float("-inf"), 0))
+            if now - said_at < self.SAY_EVERY:
+                self._said[key] = (said_at, since + 1)
+                return None
+            self._said[key] = (now, 0)
+        return since
+
+
+def _connection_failure(record: logging.LogRecord) -> str | None:
+    """The cause when `record` is about a database connection failing, else None."""
+    if record.name == "psycopg.pool" and str(record.msg).startswith("error connecting"):
+        return ""
+    exc = record.exc_info[1] if isinstance(record.exc_info, tuple) else None
+    seen = 0
+    while exc is not None and seen < 10:
+        if _cut_off(exc):
+            return " ".join(str(exc).split()) or type(exc).__name__
+        exc, seen = exc.__cause__ or exc.__context__, seen + 1
+    return None
+
+
+def _cut_off(exc: BaseException) -> bool:
+    import psycopg
+    from psycopg_pool import PoolTimeout
+
+    if isinstance(exc, PoolTimeout):
+        return True
+    if not isinstance(exc, psycopg.OperationalError):
+        return False
+    sqlstate = exc.sqlstate or ""
+    return not sqlstate or sqlstate.startswith(("08", "57P0"))
 
 
 # What begins a new line in a log file or a terminal reading it, or rewrites the one shown:

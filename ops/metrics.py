@@ -179,6 +179,27 @@ def child(metric, *labels: str):
     return found
 
 
+def turn_endings_zeroed(*, statuses: list[str], error_codes: list[str]) -> None:
+    """Every way a turn ends, or is refused, exported at 0 from the start.
+
+    A labelled counter had no series until its first event: a new operator's alert on
+    `rate(docent_turn_errors_total[5m])` read "no data" (is it wired?), and the first error
+    was no increase at all to rate() and increase(), the series appearing at 1 (walk 24).
+    """
+    for status in statuses:
+        child(TURNS, status)
+    for code in error_codes:
+        child(TURN_ERRORS, code)
+    for answered in ("true", "false"):
+        child(TURNS_ANSWERED, answered)
+    for reason in ("draining", "busy", "address", "database", "shared_state"):
+        child(TURNS_REFUSED, reason)
+    for outcome in ("hits", "empty"):
+        child(SEARCHES, outcome)
+    for vote in ("up", "down", "none"):
+        child(FEEDBACK_VOTES, vote)
+
+
 def turn_observe(
     *, status: str, first_token_ms: float | None, duration_ms: float, error_code: str = ""
 ) -> None:

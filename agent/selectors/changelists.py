@@ -136,6 +136,9 @@ def turn_list_annotate(*, queryset: QuerySet[Turn]) -> QuerySet[Turn]:
 ARGUMENTS_PREVIEW_CHARS = 120
 
 
+FOUND_BY = ("search_knowledge_base", "list_articles")
+
+
 def toolcall_list_annotate(*, queryset: QuerySet[ToolCall]) -> QuerySet[ToolCall]:
     """Defer arguments and results; bring the conversation id along for links, and the start
     of the arguments as JSON text (the list said which tool ran, never what it was asked)."""
@@ -147,6 +150,24 @@ def toolcall_list_annotate(*, queryset: QuerySet[ToolCall]) -> QuerySet[ToolCall
             arguments_text=Left(Cast("arguments", TextField()), ARGUMENTS_PREVIEW_CHARS),
             arguments_query_type=Func(
                 F("arguments__query"), function="jsonb_typeof", output_field=TextField()
+            ),
+            # What a list or a search found: its array's length, or its "No relevant content
+            # found." text. Not an article's record: its body would be read for nothing.
+            result_type=Case(
+                When(
+                    name__in=FOUND_BY,
+                    then=Func(F("result"), function="jsonb_typeof", output_field=TextField()),
+                )
+            ),
+        )
+        .annotate(
+            result_count=Case(
+                When(
+                    result_type="array",
+                    then=Func(
+                        F("result"), function="jsonb_array_length", output_field=IntegerField()
+                    ),
+                )
             ),
         )
         .annotate(

@@ -111,7 +111,7 @@ def test_tool_calls_sort_by_duration(staff_client):
     conversation = make_conversation()
     make_turn(conversation, tool_calls=[{"duration_ms": ms} for ms in (30, 5, 120)])
 
-    response = staff_client.get("/admin/agent/toolcall/?o=-3")  # Duration (0-based), longest first
+    response = staff_client.get("/admin/agent/toolcall/?o=-4")  # Duration (0-based), longest first
 
     assert [c.duration_ms for c in response.context["cl"].result_list] == [120, 30, 5]
 
