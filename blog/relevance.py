@@ -11,9 +11,7 @@ blog never uses ("Kubernetes", "Aurora", "语音"). So each hit carries three nu
   nowhere in the blog is asking about something the blog does not cover. An everyday word
   the blog happens not to use ("spend", "phone") is not a key term (blog.commonness).
 - `margin`: how far the article's similarity leads the next article in its language (0 when
-  another one leads);
-- `phrases`: the share of an English question's word pairs the article writes as a phrase,
-  counting only the phrases few articles write (`phrase_share`).
+  another one leads).
 
 `relevance` is a logistic function of those three (coefficients fitted on the tuning half of
 bench/answer_eval.jsonl by bench/_relevance_fit.py; see the README). A cross-language question
@@ -96,51 +94,13 @@ def visible_chunks_sql() -> str:
     return VISIBLE_CHUNKS.format(published=published_sql_inline())
 
 
-# Each word pair of the visible chunks (title, headings and text, as `_Seen` reads them in
-# blog.search_fusion), and how many articles write it; `text_pairs` splits the same way.
-PHRASE_ARTICLES_SQL = """
-SELECT pair, count(DISTINCT article_id) FROM (
-    SELECT article_id, word || ' ' || lead(word) OVER next AS pair,
-        length(word) > 3 AND length(lead(word) OVER next) > 3 AS long
-    FROM (
-        SELECT chunk, article_id, m.found[1] AS word, m.position
-        FROM (
-            SELECT blog_chunk.id AS chunk, blog_chunk.article_id, lower(
-                blog_article.title || ' ' || blog_chunk.heading_path || ' ' || blog_chunk.text
-            ) AS body {visible}
-        ) AS chunks, regexp_matches(body, '[a-z][a-z0-9_''-]+', 'g') WITH ORDINALITY
-            AS m(found, position)
-    ) AS words
-    WINDOW next AS (PARTITION BY chunk ORDER BY position)
-) AS pairs
-WHERE long GROUP BY pair HAVING count(DISTINCT article_id) > 1
-"""
-
-
-@cache
-def phrase_articles_sql() -> str:
-    """PHRASE_ARTICLES_SQL over the visible chunks (the vocabulary's rows)."""
-    return PHRASE_ARTICLES_SQL.format(visible=visible_chunks_sql())
-
-
 # The query's lexemes as the index spells them (blog.search_sql sends it with the lists).
 QUERY_LEXEMES_SQL = "SELECT array(SELECT lexeme FROM unnest(to_tsvector('english', %s)))"
 
 # Refitted on all three tuning halves (bench/_relevance_fit.py) and kept because a wrong
 # citation costs more than a decline: an answer that cites the wrong article is worse than
 # "I couldn't find it" (docs/answer-quality.md, "Thirteenth pass").
-WEIGHTS = {
-    "bias": -60.88,
-    "similarity": 59.43,
-    "coverage": 5.53,
-    "known": 6.36,
-    "cross": 3.98,
-    # 0.03 of similarity's weight: the largest that declined no fewer out-of-scope tuning
-    # questions at the search level (bench/_relevance_fit.py's rows, the other weights held).
-    "phrases": 1.78,
-}
-# A word pair counts in `phrases` when at most this many visible articles write it.
-PHRASE_FEW = 1
+WEIGHTS = {"bias": -60.88, "similarity": 59.43, "coverage": 5.53, "known": 6.36, "cross": 3.98}
 # An English question singles out a Chinese article when the article's similarity is at least
 # this high and leads every other Chinese article's by at least this margin (chosen on the
 # tuning halves, the middle of the range that declined no more: 0.015-0.03 and 0.80-0.82).
@@ -156,7 +116,6 @@ class Evidence:
     cross: bool = False  # the article is in another language than the question
     margin: float = 0.0  # similarity lead over the next article in the same language
     question_language: str = "en"
-    phrases: float = 0.0  # share of the question's word pairs the article writes (phrase_share)
 
 
 def relevance(evidence: Evidence) -> float:
@@ -170,34 +129,8 @@ def relevance(evidence: Evidence) -> float:
         # A question shares no terms with an article in another language, so its coverage
         # is near 0 there however good the match: the bonus stands in for that coverage.
         + WEIGHTS["cross"] * evidence.cross
-        + WEIGHTS["phrases"] * evidence.phrases
     )
     return 1.0 / (1.0 + math.exp(-max(-40.0, min(40.0, z))))
-
-
-_PHRASE_WORD = re.compile(r"[a-z][a-z0-9_'-]+")  # PHRASE_ARTICLES_SQL's words
-
-
-def text_pairs(text: str) -> list[str]:
-    """The adjacent English word pairs of `text` that can name something: both words longer
-    than three letters ("vector search", "probes set"), lower-cased, as the vocabulary counts
-    them (PHRASE_ARTICLES_SQL)."""
-    words = _PHRASE_WORD.findall(text.lower())
-    return [f"{a} {b}" for a, b in zip(words, words[1:], strict=False) if len(a) > 3 and len(b) > 3]
-
-
-def phrase_share(pairs: list[str], written: set[str], articles: dict[str, int]) -> float:
-    """The share of the question's word `pairs` that the article writes (`written`, its
-    `text_pairs`), counting a pair only when at most PHRASE_FEW visible articles write it
-    (`articles`: the vocabulary's `phrase_articles`).
-
-    A phrase many articles write ("agent loop", "model call") says the question is about the
-    blog's subject, not about this article: counted, it lifted the wrong one of several.
-    """
-    if not pairs:
-        return 0.0
-    found = sum(pair in written and articles.get(pair, 1) <= PHRASE_FEW for pair in pairs)
-    return found / len(pairs)
 
 
 def singled_out(evidence: Evidence) -> bool:
@@ -233,9 +166,6 @@ class Vocabulary:
         self.lexicon: list[str] = []  # the lexemes, sorted: a word's start is looked up in it
         self.chunks = 0
         self.languages: tuple[str, ...] = ()
-        # Visible articles writing each word pair (`text_pairs`), for the pairs two or more write:
-        # a pair missing here is written by one article or none.
-        self.phrase_articles: dict[str, int] = {}
 
     def invalidate(self) -> None:
         """Rebuild on next use (this process just rewrote chunks, or a test reset the data)."""
@@ -273,10 +203,7 @@ class Vocabulary:
             chunks = cursor.fetchone()[0]
             cursor.execute(f"SELECT DISTINCT blog_chunk.language {visible} ORDER BY 1")  # noqa: S608
             languages = tuple(row[0] for row in cursor.fetchall())
-            cursor.execute(phrase_articles_sql())
-            phrases = dict(cursor.fetchall())
         self.frequency, self.chunks, self.languages = frequency, chunks, languages
-        self.phrase_articles = phrases
         self.lexicon = sorted(frequency)
         self._key = key
 

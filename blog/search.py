@@ -140,7 +140,6 @@ def _search(
         query, language, embedded, weights, known, known_across, vocab.languages, bridges,
         # As the reader meant it: "ef_serach" is the article's ef_search (blog.spelling).
         names=name_parts(respelled(query, _read_as(fixes)), list(weights)),
-        phrase_articles=vocab.phrase_articles,
     )  # fmt: skip
     lists = []
     if vector:

@@ -6,20 +6,13 @@ Reciprocal-rank fusion per article, divided by the number of lists that could ha
 its language), and blog.relevance turns that into the calibrated relevance that orders hits.
 """
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from django.conf import settings
 
 from blog.glossary import Bridge, bridged_coverage
 from blog.identifiers import written_parts
-from blog.relevance import (
-    Evidence,
-    coverage,
-    phrase_share,
-    relevance,
-    singled_out,
-    text_pairs,
-)
+from blog.relevance import Evidence, coverage, relevance
 
 
 @dataclass
@@ -36,8 +29,6 @@ class _Query:
     bridges: list[Bridge]  # the question's terms in the other language (blog.glossary)
     # Underscored names and the lexemes only their parts give (blog.identifiers).
     names: dict[str, frozenset[str]] = field(default_factory=dict)
-    # Visible articles per word pair the blog writes more than once (Vocabulary.phrase_articles).
-    phrase_articles: dict[str, int] = field(default_factory=dict)
 
 
 _Ranked = tuple[list[dict], frozenset[str] | None]  # rows, and the languages the list can see
@@ -86,12 +77,12 @@ def _fuse(lists: list[_Ranked], prepared: _Query, window: int) -> list["_Candida
     }
     order = sorted(article_score, key=lambda a: (-fused[a], -article_score[a], a))
     margins = _margins(similarity, {a: best[a]["language"] for a in best})
-    evidences = {}
+    candidates = []
     for article_id in order:
         cross = bool(best[article_id]["language"]) and (
             best[article_id]["language"] != prepared.language
         )
-        evidences[article_id] = Evidence(
+        evidence = Evidence(
             similarity=similarity[article_id],
             coverage=_coverage(prepared, matched[article_id], texts[article_id], cross=cross),
             known=prepared.known_across if cross else prepared.known,
@@ -99,30 +90,10 @@ def _fuse(lists: list[_Ranked], prepared: _Query, window: int) -> list["_Candida
             margin=margins[article_id],
             question_language=prepared.language,
         )
-    evidences = _with_phrases(evidences, prepared, texts)
-    return [_Candidate(best[a], fused[a], evidences[a], relevance(evidences[a])) for a in order]
-
-
-def _with_phrases(
-    evidences: dict[int, Evidence], prepared: _Query, texts: dict[int, list[str]]
-) -> dict[int, Evidence]:
-    """The phrase share for the same-language article that leads its language in similarity.
-
-    Not for a second article writing the question's phrases too, and not when the question
-    singles out an article in the other language (`singled_out`): the phrases of an English
-    question then lift an English article over the Chinese one it is about. English questions
-    only: a Chinese question has no spaced word pairs.
-    """
-    pairs = text_pairs(prepared.text) if prepared.language == "en" else []
-    if not pairs or any(singled_out(e) for e in evidences.values()):
-        return evidences
-    for article_id, evidence in evidences.items():
-        if not evidence.cross and evidence.margin > 0:
-            written = set(text_pairs(" ".join(texts[article_id])))
-            evidences[article_id] = replace(
-                evidence, phrases=phrase_share(pairs, written, prepared.phrase_articles)
-            )
-    return evidences
+        candidates.append(
+            _Candidate(best[article_id], fused[article_id], evidence, relevance(evidence))
+        )
+    return candidates
 
 
 @dataclass

@@ -39,7 +39,6 @@ class SearchHit:
     known: float  # IDF-weighted share of the query's terms the blog uses at all
     margin: float  # similarity lead over the next article in its language (0 if behind)
     score: float  # the fused rank (RRF) that orders the hits
-    phrases: float = 0.0  # share of the question's rare word pairs the article writes
     section_url: str = ""  # the url with the anchor of the excerpt's section, when it has one
     # The query's rare words that no article uses in any form ("tiktoken"): the question turns
     # on something the blog does not cover, however well the rest of it matches (blog.rare_words).
@@ -91,7 +90,6 @@ def _hit(
         coverage=round(evidence.coverage, 4),
         known=round(evidence.known, 4),
         margin=round(evidence.margin, 4),
-        phrases=round(evidence.phrases, 4),
         score=round(float(candidate.score), 6),
         section_url=_section_url(url, row.get("heading_path") or ""),
         unknown_words=unknown,

@@ -4,18 +4,13 @@ import pytest
 from django.db import connection
 
 from blog.commonness import lexeme_words, unknown_weight
-from blog.models import Article
 from blog.relevance import (
     FUNCTION_LEXEMES,
     FUNCTION_WORDS,
-    PHRASE_FEW,
     Evidence,
     Vocabulary,
     coverage,
-    phrase_share,
     relevance,
-    text_pairs,
-    vocabulary,
     weighted_terms,
 )
 from blog.search import article_search, article_search_vector
@@ -301,97 +296,3 @@ def test_a_file_name_the_blog_writes_counts_as_known_in_the_question(make_articl
 
     assert named.known == 1.0 and named.coverage == 1.0
     assert other.known < 0.7
-
-
-def test_an_article_writing_the_question_s_rare_phrases_is_more_relevant():
-    ask = {"similarity": 0.86, "coverage": 0.5, "known": 0.9}
-
-    assert relevance(Evidence(**ask, phrases=0.5)) > relevance(Evidence(**ask))
-
-
-def test_word_pairs_are_the_adjacent_words_longer_than_three_letters():
-    pairs = text_pairs("How does the Agent Loop stop? Tool-driven agents, probes set to 10")
-
-    assert pairs == [
-        "agent loop",
-        "loop stop",
-        "stop tool-driven",
-        "tool-driven agents",
-        "agents probes",
-    ]
-
-
-def test_a_phrase_counts_only_when_few_articles_write_it():
-    pairs = ["agent loop", "step budget", "vector search", "grpc streaming"]
-    written = {"agent loop", "step budget", "vector search"}
-    # "agent loop" is written by many articles; "grpc streaming" by none.
-    articles = {"agent loop": PHRASE_FEW + 2, "vector search": PHRASE_FEW}
-
-    assert phrase_share(pairs, written, articles) == pytest.approx(2 / 4)
-    assert phrase_share([], written, articles) == 0.0
-
-
-def test_the_vocabulary_counts_the_visible_articles_writing_each_word_pair(make_article, add_chunk):
-    for slug in ("one", "two"):
-        add_chunk(make_article(slug=slug), "Hybrid search fuses the vector search.", unit((0, 1)))
-    add_chunk(make_article(slug="three"), "A rerank stage after vector search.", unit((1, 1)))
-    draft = make_article(slug="draft", status=Article.Status.DRAFT)
-    add_chunk(draft, "Hybrid search in a draft.", unit((2, 1)))
-    vocabulary.invalidate()
-
-    articles = vocabulary.current().phrase_articles
-
-    assert articles["vector search"] == 3 and articles["hybrid search"] == 2
-    assert "rerank stage" not in articles  # one article: rare
-
-
-def _phrase_blog(make_article, add_chunk, *, english_second: float) -> VectorBook:
-    near = unit((0, 0.86), (1, math.sqrt(1 - 0.86**2)))
-    second = unit((0, english_second), (2, math.sqrt(1 - english_second**2)))
-    add_chunk(
-        make_article(title="Budgets", slug="budgets"), "A token budget ledger per turn.", near
-    )
-    add_chunk(
-        make_article(title="Limits", slug="limits"),
-        "A token budget per day, a daily quota.",
-        second,
-    )
-    vocabulary.invalidate()
-    return VectorBook({"Why keep the token budget ledger and daily quota?": unit((0, 1.0))})
-
-
-def test_search_gives_the_phrase_share_to_the_article_leading_its_language_only(
-    make_article, add_chunk
-):
-    book = _phrase_blog(make_article, add_chunk, english_second=0.84)
-
-    hits = article_search(
-        query="Why keep the token budget ledger and daily quota?", embedder=book, min_relevance=0.0
-    )
-
-    share = {hit.title: hit.phrases for hit in hits}
-    # "token budget" is written by both articles (not rare at PHRASE_FEW = 1), "budget ledger"
-    # by "Budgets" only, "daily quota" by "Limits" only, which trails in similarity: no share.
-    assert share == {"Budgets": pytest.approx(1 / 3, abs=1e-4), "Limits": 0.0}
-
-
-def test_no_phrase_share_when_the_question_singles_out_an_article_in_the_other_language(
-    make_article, add_chunk
-):
-    book = _phrase_blog(make_article, add_chunk, english_second=0.84)
-    far = unit((0, 0.80), (4, 0.6))
-    for slug, title, vector in [("zh-budget", "预算", unit((0, 0.9), (3, math.sqrt(0.19))))]:
-        chunk = add_chunk(make_article(title=title, slug=slug), "。", vector)
-        chunk.language = "zh"
-        chunk.save()
-    chunk = add_chunk(make_article(title="向量", slug="zh-far"), "。", far)
-    chunk.language = "zh"
-    chunk.save()
-    vocabulary.invalidate()
-
-    hits = article_search(
-        query="Why keep the token budget ledger and daily quota?", embedder=book, min_relevance=0.0
-    )
-
-    assert {hit.title for hit in hits} >= {"Budgets", "预算"}
-    assert all(hit.phrases == 0.0 for hit in hits)
