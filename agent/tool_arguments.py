@@ -65,5 +65,6 @@ def _not_a_number(name: str) -> float:
 
 
 def validation_describe(exc: ValidationError) -> str:
+    """The validation errors in one line for the model: each field's path and what is wrong."""
     errors = exc.errors(include_url=False)
     return "; ".join(f"{'.'.join(map(str, e['loc'])) or 'arguments'}: {e['msg']}" for e in errors)

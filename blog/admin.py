@@ -282,11 +282,7 @@ class ArticleAdmin(BoundedLookups, OwnRowsDeletion, admin.ModelAdmin):
     # asked the assistant about it and was told the blog had nothing (walk 24).
     @admin.display(description=_("Status"), ordering="status")
     def status_shown(self, article: Article) -> str:
-        if (
-            article.status == Article.Status.PUBLISHED
-            and article.published_at
-            and not article.is_public
-        ):
+        if article.is_scheduled:
             return format_html(
                 '<span title="{}">{}</span>',
                 _scheduled_note(article),

@@ -184,6 +184,15 @@ class Article(models.Model):
             and self.published_at <= timezone.now()
         )
 
+    @property
+    def is_scheduled(self) -> bool:
+        """Published with a later date (`scheduled_q` for one article): public from that date."""
+        return (
+            self.status == self.Status.PUBLISHED
+            and self.published_at is not None
+            and self.published_at > timezone.now()
+        )
+
 
 class ArticleFormerSlug(models.Model):
     """An address an article had before its slug was edited; it redirects to the article."""

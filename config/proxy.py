@@ -156,6 +156,14 @@ def networks_parse(value) -> tuple[Network, ...]:
     )
 
 
+def _forwarded_port(value: bytes) -> int | None:
+    """The last proxy's X-Forwarded-Port (the nearest one's, as with the address), if a port."""
+    port = value.decode("latin1").rpartition(",")[2].strip()
+    if port.isascii() and port.isdigit() and 0 < int(port) < 65536:
+        return int(port)
+    return None
+
+
 class TrustedProxyMiddleware:
     """ASGI middleware: rewrite scope["client"] and scope["scheme"] from trusted proxies only,
     and serve every request from the root (scope["root_path"], which daphne lets a header set)."""
@@ -206,17 +214,11 @@ class TrustedProxyMiddleware:
             if name not in values and name != PROXY_SECRET_HEADER
         ]
         scope["client"] = (address, client[1] if len(client) > 1 else 0)
-        port = values[b"x-forwarded-port"].decode("latin1").rpartition(",")[2].strip()
-        if (
-            trusted
-            and port.isascii()
-            and port.isdigit()
-            and 0 < int(port) < 65536
-            and scope.get("server")
-        ):
+        port = _forwarded_port(values[b"x-forwarded-port"])
+        if trusted and port is not None and scope.get("server"):
             # The port the visitor reached (nginx's, not this process's loopback one): what a
             # Host's port is checked against (blog.feeds.site_host).
-            scope["server"] = (scope["server"][0], int(port))
+            scope["server"] = (scope["server"][0], port)
         # The site is served from the root. daphne takes `root_path` from a `Daphne-Root-Path`
         # header sent by anyone, and Django then routes by the path without it while
         # `request.path` keeps it: `/x/admin/login/` with `Daphne-Root-Path: /x` reached the

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from django.conf import settings
-from django.template import Context, Engine
+from django.template import Engine
 from django.utils import translation
 from django.utils.csp import build_policy
 from django.utils.translation import gettext as _
@@ -277,7 +277,7 @@ def nginx_conf(
         "unavailable": unavailable_pages(),
         "unavailable_retry": UNAVAILABLE_RETRY_SECONDS,
     }
-    return _nginx_template(NGINX_TEMPLATE.name).render(Context(context, autoescape=False))
+    return _nginx_render(NGINX_TEMPLATE.name, context)
 
 
 # How often the page nginx writes when no web process answers loads the site again.
@@ -320,14 +320,15 @@ def nginx_open_files() -> tuple[int, int]:
 def nginx_visitor_maps() -> str:
     """The `map` blocks that set $visitor_address and $visitor_network, the keys of nginx's
     per-visitor limits (the IPv6 prefix a visitor counts under, as the web processes count it)."""
-    return _nginx_template("nginx_visitors.conf").render(Context({}, autoescape=False))
+    return _nginx_render("nginx_visitors.conf", {})
 
 
-def _nginx_template(name: str):
-    # Not HTML: a Context escapes for HTML unless told otherwise (the Engine's setting is not
-    # read by Template.render), and nginx wrote "The request&#x27;s address…" as plain text.
-    # What a page shows is escaped where it is made (_nginx_html).
-    return Engine(dirs=[str(NGINX_TEMPLATE.parent)], autoescape=False).get_template(name)
+def _nginx_render(name: str, context: dict) -> str:
+    # Not HTML: render_to_string makes the Context with the Engine's autoescape (a Context of
+    # one's own escapes for HTML unless told otherwise, and nginx wrote "The request&#x27;s
+    # address…" as plain text). What a page shows is escaped where it is made (_nginx_html).
+    engine = Engine(dirs=[str(NGINX_TEMPLATE.parent)], autoescape=False)
+    return engine.render_to_string(name, context)
 
 
 def _per_minute(per_second: float) -> int:

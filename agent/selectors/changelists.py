@@ -26,6 +26,7 @@ from django.db.models.functions import Cast, Coalesce, Left
 
 from agent.models import Conversation, ToolCall, Turn
 from agent.selectors.unanswered import UNANSWERED
+from agent.tools import list_articles, search_knowledge_base
 from blog.models import Article, Tag
 
 
@@ -134,9 +135,8 @@ def turn_list_annotate(*, queryset: QuerySet[Turn]) -> QuerySet[Turn]:
 
 # What the tool call list shows of each call's arguments: enough for a search's query.
 ARGUMENTS_PREVIEW_CHARS = 120
-
-
-FOUND_BY = ("search_knowledge_base", "list_articles")
+# The tools whose result is what they found: a list of hits, or a sentence saying there were none.
+FOUND_BY = (search_knowledge_base.name, list_articles.name)
 
 
 def toolcall_list_annotate(*, queryset: QuerySet[ToolCall]) -> QuerySet[ToolCall]:

@@ -1,6 +1,11 @@
 """The assistant's queued jobs (agent/tasks.py), called as the task worker runs them."""
 
+import asyncio
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
 import pytest
+from django.db import connection
 
 from agent import tasks
 
@@ -40,12 +45,6 @@ def test_the_recovery_runs_again_once_a_restarted_database_is_back():
     database restart killed it, and every run after failed ('terminating connection due to
     administrator command', then 'the connection is closed'), a traceback each 15 s and the
     dead workers' turns left `running` (walk 24, `make run` with its PostgreSQL restarted)."""
-    import asyncio
-    import threading
-    from concurrent.futures import ThreadPoolExecutor
-
-    from django.db import connection
-
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_backend_pid()")
         [[test_pid]] = cursor.fetchall()

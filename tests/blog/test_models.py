@@ -5,7 +5,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from blog.models import Article, Chunk, Tag, published_q
+from blog.models import Article, Chunk, Tag, published_q, scheduled_q
 from blog.selectors import tag_list_in_use
 
 pytestmark = pytest.mark.django_db
@@ -46,3 +46,10 @@ def test_a_draft_has_no_publication_date(make_article):
 
     article.refresh_from_db()
     assert article.published_at is None and not article.is_public
+
+
+def test_is_scheduled_is_scheduled_q_for_one_article(three):
+    scheduled = Article.objects.filter(scheduled_q()).values_list("title", flat=True)
+
+    assert [a.title for a in Article.objects.all() if a.is_scheduled] == list(scheduled)
+    assert list(scheduled) == ["Scheduled"]

@@ -1,7 +1,6 @@
 """Walk 24: the database down, `make run`'s output tells it in a few lines, not hundreds."""
 
-import io
-import logging
+from types import SimpleNamespace
 
 import httpx
 import psycopg
@@ -11,6 +10,7 @@ from django.db import connection
 from ops.logs import ContextFormatter, DatabaseDownFilter, bound
 from testing_support.waits import wait_until
 from tests.agent.test_persistence import DatabaseOutage
+from tests.ops.log_capture import log_through
 from tests.ops.test_incidents_live import _queue_empty, _server
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -48,18 +48,8 @@ def test_an_outage_is_a_few_lines_without_tracebacks(tmp_path):
 
 
 def _lines(emit) -> list[str]:
-    stream = io.StringIO()
-    handler = logging.StreamHandler(stream)
-    handler.addFilter(DatabaseDownFilter())
-    handler.setFormatter(ContextFormatter("%(levelname)s %(name)s: %(message)s"))
-    logger = logging.getLogger("tests.ops.database_down")
-    logger.addHandler(handler)
-    logger.propagate = False
-    try:
-        emit(logger)
-    finally:
-        logger.removeHandler(handler)
-    return stream.getvalue().splitlines()
+    formatter = ContextFormatter("%(levelname)s %(name)s: %(message)s")
+    return log_through(formatter, emit, DatabaseDownFilter()).splitlines()
 
 
 def _raised(error: Exception) -> Exception:
@@ -80,7 +70,7 @@ def test_a_connection_cut_is_said_once_a_minute_with_its_cause():
             logger.error("listener error", exc_info=_raised(cut))
 
     assert _lines(emit) == [
-        "ERROR tests.ops.database_down: listener error "
+        "ERROR tests.ops.logs: listener error "
         "(database unreachable: connection failed: connection refused)"
     ]
 
@@ -100,10 +90,26 @@ def test_a_turns_line_and_a_query_error_are_kept_whole():
     assert (
         said[:2]
         == [
-            "WARNING tests.ops.database_down: save failed "
+            "WARNING tests.ops.logs: save failed "
             "(database unreachable: connection failed: connection refused) [turn t-1]",
         ]
         * 2
     )
-    assert said[2] == "ERROR tests.ops.database_down: a slow query"
+    assert said[2] == "ERROR tests.ops.logs: a slow query"
     assert "Traceback" in "\n".join(lines)  # a query's own failure keeps its traceback
+
+
+def test_the_next_line_a_minute_on_counts_those_left_out(monkeypatch):
+    now = [0.0]
+    monkeypatch.setattr("ops.logs.time", SimpleNamespace(monotonic=lambda: now[0]))
+    cut = psycopg.OperationalError("connection failed: connection refused")
+
+    def emit(logger):
+        for now[0] in (0.0, 10.0, 59.0, 61.0, 62.0):  # a clock of the test's own
+            logger.error("listener error", exc_info=_raised(cut))
+
+    said = "ERROR tests.ops.logs: listener error (database unreachable: connection failed: "
+    assert _lines(emit) == [
+        said + "connection refused)",
+        said + "connection refused) (2 more like it left out since the last such line)",
+    ]

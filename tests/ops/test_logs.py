@@ -9,22 +9,9 @@ import sys
 from pathlib import Path
 
 from ops.logs import ContextFormatter, JsonFormatter, bound
+from tests.ops.log_capture import log_through
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def _log_through(formatter: logging.Formatter, emit) -> str:
-    stream = io.StringIO()
-    handler = logging.StreamHandler(stream)
-    handler.setFormatter(formatter)
-    logger = logging.getLogger("tests.ops.logs")
-    logger.addHandler(handler)
-    logger.propagate = False
-    try:
-        emit(logger)
-    finally:
-        logger.removeHandler(handler)
-    return stream.getvalue()
 
 
 def test_json_lines_carry_the_bound_ids_and_the_traceback():
@@ -36,7 +23,7 @@ def test_json_lines_carry_the_bound_ids_and_the_traceback():
                 logger.exception("saving %s failed", "turn")
         logger.info("outside")
 
-    lines = _log_through(JsonFormatter(), emit).splitlines()
+    lines = log_through(JsonFormatter(), emit).splitlines()
 
     assert len(lines) == 2  # the multi-line traceback stays inside one line
     inside, outside = (json.loads(line) for line in lines)
@@ -52,7 +39,7 @@ def test_a_turns_summary_line_carries_its_figures_as_json_fields():
         with bound(turn_id="t-3"):
             logger.info("turn declined in 9 ms", extra={"turn": {"status": "done", "model_ms": 7}})
 
-    entry = json.loads(_log_through(JsonFormatter(), emit))
+    entry = json.loads(log_through(JsonFormatter(), emit))
     assert (entry["turn_id"], entry["status"], entry["model_ms"]) == ("t-3", "done", 7)
 
 
@@ -61,7 +48,7 @@ def test_text_lines_name_the_turn():
         with bound(turn_id="t-2", conversation_id="c-2"):
             logger.warning("slow")
 
-    line = _log_through(ContextFormatter("%(levelname)s %(message)s"), emit)
+    line = log_through(ContextFormatter("%(levelname)s %(message)s"), emit)
     assert line == "WARNING slow [turn t-2]\n"
 
 
@@ -72,7 +59,7 @@ def test_text_lines_name_the_turns_trace_as_the_json_lines_do():
         with bound(turn_id="t-4", conversation_id="c-4", trace_id=trace):
             logger.warning("turn interrupted")
 
-    line = _log_through(ContextFormatter("%(levelname)s %(message)s"), emit)
+    line = log_through(ContextFormatter("%(levelname)s %(message)s"), emit)
     assert line == f"WARNING turn interrupted [turn t-4] [trace {trace}]\n"
 
 

@@ -15,6 +15,7 @@ import httpx
 import pytest
 from django.db import connection
 
+from docent.cluster import nginx_conf
 from testing_support.cluster import LocalCluster
 from testing_support.live_server import database_url
 
@@ -66,3 +67,11 @@ def test_nginx_words_are_plain_text_and_the_feed_names_nginx_port(tmp_path):
     assert own == [f"http://127.0.0.1:{port}/", f"http://127.0.0.1:{port}/feed/"]
     assert forged == ["http://127.0.0.1/", "http://127.0.0.1/feed/"]  # nginx says its own port
     assert straight == ["http://127.0.0.1/", "http://127.0.0.1/feed/"]  # no secret, no port
+
+
+def test_the_configuration_is_not_escaped_for_html(tmp_path):
+    # Without starting nginx: the words it answers with are written into its configuration.
+    conf = nginx_conf(prefix=tmp_path, web_ports=[1], host="127.0.0.1", port=2)
+
+    assert "The request's address is longer than this server accepts." in conf
+    assert "&#" not in conf.replace("&#36;", "").replace("&#92;", "")  # nginx_html's own
