@@ -251,7 +251,7 @@ def chat_request_refusal(request: HttpRequest) -> str:
     # JSON on the network is UTF-8 (RFC 8259, 8.1), and the body is read as UTF-8 whatever it
     # says: a `charset=iso-8859-1` body was refused as "not valid UTF-8", or, when its bytes
     # happened to be UTF-8 too, read as other words than the client meant ("Ã©" as "é").
-    charset = request.content_params.get("charset", "utf-8").strip().strip('"').lower()
+    charset = request.content_params.get("charset", "utf-8").lower()  # trimmed, unquoted
     if charset not in {"utf-8", "utf8"}:
         return "The API accepts JSON in UTF-8 only; leave out the charset or say utf-8."
     try:
