@@ -1,8 +1,9 @@
-"""A second database connection for the full-text half of a search, so both halves run at once.
+"""Side database connections for a search's slow statements, so its legs run at once.
 
-The calling thread sends the full-text statement on a side connection without waiting for it,
-then runs the vector half on its own Django connection, then reads the full-text rows: the two
-statements run side by side in two PostgreSQL backends, with no second Python thread to wake
+The calling thread sends the full-text statement on one side connection and the later
+languages' nearest lists (the Chinese walk) on another without waiting for them, then runs the
+rest on its own Django connection, then reads the side rows: the three legs run side by side in
+three PostgreSQL backends, with no second Python thread to wake
 (blog.search_fetch.lists_fetch). Side connections are plain psycopg connections opened with
 Django's parameters, kept idle between searches and shared by the process's threads. Any
 failure on one (the server restarted, the connection was killed) discards it, and the search
@@ -16,7 +17,9 @@ from django.db import connection
 
 from blog import search_sql
 
-IDLE_MAX = 4  # idle side connections kept; a busier process opens more and closes the extra
+# Idle side connections kept (a hybrid search takes two); a busier process opens more and
+# closes the extra.
+IDLE_MAX = 4
 _lock = threading.Lock()
 _idle: list[psycopg.Connection] = []
 

@@ -110,13 +110,22 @@ def _search(
     fixes = typo_fixes(typed, words, as_typed=acronyms(query))  # "diference": "difference"
     terms = applied(typed, fixes)
     languages = _languages(vocabulary)
+    side = vector and settings.SEARCH_PARALLEL
+    # With side connections, the first language's list stays with the key and the lexemes,
+    # and the later languages' lists (the Chinese walk) run on a backend of their own.
+    here = languages[:1] if side else languages
     fetched = search_fetch.lists_fetch(
         lexical=" ".join(terms),
-        vector=_vector_statement(embedded, terms, k, languages) if vector else None,
+        vector=_vector_statement(embedded, terms, k, here) if vector else None,
+        vector_beside=(
+            _vector_statement(embedded, terms, k, languages[1:], first=1)
+            if side and len(languages) > 1
+            else None
+        ),
         k=k,
         lists=len(languages),
         text=_text_statement(terms, k, embedded) if text else None,
-        side=vector and settings.SEARCH_PARALLEL,
+        side=side,
     )
     vocab = vocabulary.at(fetched.change_key)
     language = query_language(query)
@@ -195,11 +204,15 @@ def _languages(vocab: Vocabulary) -> tuple[str | None, ...]:
 
 
 def _vector_statement(
-    vector: list[float], terms: list[str], k: int, languages: tuple[str | None, ...]
+    vector: list[float],
+    terms: list[str],
+    k: int,
+    languages: tuple[str | None, ...],
+    first: int = 0,
 ) -> tuple[str, dict]:
-    """All the vector lists in one statement (blog.search_sql)."""
+    """The vector lists of `languages` in one statement, numbered from `first` (blog.search_sql)."""
     return search_sql.vector_statement(
-        vector=vector, k=k, languages=languages, lexical=" ".join(terms)
+        vector=vector, k=k, languages=languages, lexical=" ".join(terms), first=first
     )
 
 

@@ -1,12 +1,15 @@
-"""How a search's statements reach the database: one round trip, and two backends at once.
+"""How a search's statements reach the database: one round trip, and three backends at once.
 
 blog.search_sql writes the statements; this module sends them. The vocabulary key, the query's
 lexemes, the HNSW settings and the vector lists go out together in one psycopg pipeline on the
 calling thread's connection, so a search waits on the database once instead of once per
 statement (seven before). The full-text statement goes first to a side connection
-(blog.parallel) when one can be had, so both halves run at the same time in two backends
-without a second Python thread; when it cannot, or it fails, the statement runs on the
-calling thread's connection and the search gives the same rows.
+(blog.parallel) when one can be had, and the nearest lists of the languages after the first (the
+Chinese walk, the longest of the vector half) to a second one, so the three run at the same time
+in three backends without a second Python thread, and the search waits for the longest of
+them instead of the vector half's two walks one after the other. When a side connection cannot
+be had, or fails, its statement runs on the calling thread's connection and the search gives
+the same rows.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ class Fetched:
     vector: list[list[dict]]  # one nearest list per language asked for
     text: tuple[list[dict], list[dict]] | None  # two-term rows, any-term rows
     text_on_side: bool = False  # the text statement ran on a side connection
+    vector_on_side: bool = False  # the later languages' lists ran on a side connection
 
 
 def lists_fetch(
@@ -42,21 +46,38 @@ def lists_fetch(
     lists: int,
     text: tuple[str, dict] | None,
     side: bool,
+    vector_beside: tuple[str, dict] | None = None,
 ) -> Fetched:
     """Everything a search reads, in one round trip on this thread's connection.
 
-    The vocabulary's change key, the query's lexemes, the HNSW settings and the `lists`
-    vector lists (`search_sql.vector_statement`) go out together in one pipeline: one implicit
-    transaction, so `SET LOCAL` holds for the statements after it. With `side`, the text
-    statement (`search_sql.text_statement`) is sent first on a side connection
-    (blog.parallel) and read last, so it runs while the vector half runs; if the side
-    connection cannot be had or fails, the statement runs here instead, with the same rows.
+    The vocabulary's change key, the query's lexemes, the HNSW settings and the vector lists
+    (`search_sql.vector_statement`) go out together in one pipeline: one implicit
+    transaction, so `SET LOCAL` holds for the statements after it. `lists` is how many
+    vector lists there are in all, `vector`'s and `vector_beside`'s (numbered after them).
+    With `side`, the text statement (`search_sql.text_statement`) is sent first on a side
+    connection (blog.parallel), then `vector_beside` with its own HNSW settings on a second
+    one, and both are read last, so they run while this connection's statements run; if a
+    side connection cannot be had or fails, its statement runs here instead, with the same
+    rows.
     """
-    on_side = _SideStatement(text) if text is not None and side else None
+    on_side = _SideStatement([text]) if text is not None and side else None
+    beside = None
+    if vector_beside is not None and side:
+        beside = _SideStatement([search_sql.hnsw_settings(k), vector_beside])
     try:
+        here = [] if vector is None else [vector]
+        if vector_beside is not None and (beside is None or beside.failed):
+            here.append(vector_beside)
         fetched = _main_fetch(
-            lexical, vector, k, lists, text if on_side is None or on_side.failed else None
+            lexical, here, k, lists, text if on_side is None or on_side.failed else None
         )
+        if beside is not None and not beside.failed:
+            rows = beside.rows()
+            if rows is None:  # it failed after it was sent: run it here
+                rows = vector_rows_fetch(vector_beside, k)
+            else:
+                fetched.vector_on_side = True
+            fetched.vector = _vector_joined(fetched.vector, search_sql.vector_split(rows, lists))
         if on_side is not None and fetched.text is None:
             rows = on_side.rows()
             if rows is None:  # it failed after it was sent: run it here
@@ -64,9 +85,15 @@ def lists_fetch(
             else:
                 fetched.text, fetched.text_on_side = search_sql.text_split(rows), True
     finally:
-        if on_side is not None:
-            on_side.close()
+        for sent in (beside, on_side):
+            if sent is not None:
+                sent.close()
     return fetched
+
+
+def vector_rows_fetch(statement: tuple[str, dict], k: int) -> list[dict]:
+    """Run a `vector_statement` with its HNSW settings on this thread's connection."""
+    return _pipelined([search_sql.hnsw_settings(k), statement])[-1]
 
 
 def text_rows_fetch(statement: tuple[str, dict]) -> tuple[list[dict], list[dict]]:
@@ -79,13 +106,31 @@ def text_rows_fetch(statement: tuple[str, dict]) -> tuple[list[dict], list[dict]
 
 
 def _main_fetch(
-    lexical: str, vector: tuple[str, dict] | None, k: int, lists: int, text: tuple | None
+    lexical: str, vector: list[tuple[str, dict]], k: int, lists: int, text: tuple | None
 ) -> Fetched:
     statements = [(change_key_sql(), None), (QUERY_LEXEMES_SQL, [lexical])]
-    if vector is not None:
-        statements += [search_sql.hnsw_settings(k), vector]
+    if vector:
+        statements += [search_sql.hnsw_settings(k), *vector]
     if text is not None:
         statements.append(text)
+    results = _pipelined(statements)
+    (change_key,), (lexemes,) = results[0], results[1]
+    vector_rows = [row for rows in results[3 : 3 + len(vector)] for row in rows]
+    return Fetched(
+        change_key=tuple(change_key.values()),
+        lexemes=list(lexemes["array"]),
+        vector=search_sql.vector_split(vector_rows, lists),
+        text=search_sql.text_split(results[-1]) if text is not None else None,
+    )
+
+
+def _vector_joined(here: list[list[dict]], beside: list[list[dict]]) -> list[list[dict]]:
+    """Each list from whichever statement ran it (the other's is empty)."""
+    return [mine or theirs for mine, theirs in zip(here, beside, strict=True)]
+
+
+def _pipelined(statements: list[tuple[str, Any]]) -> list[list[dict]]:
+    """Each statement's rows, all sent in one pipeline on this thread's connection."""
     connection.ensure_connection()
     raw = connection.connection
     # Only statements that bind the vector need its binary adapter (registering costs ~0.1 ms).
@@ -104,33 +149,31 @@ def _main_fetch(
     finally:
         for cursor in cursors:
             cursor.close()
-    (change_key,), (lexemes,) = results[0], results[1]
-    return Fetched(
-        change_key=tuple(change_key.values()),
-        lexemes=list(lexemes["array"]),
-        vector=search_sql.vector_split(results[3], lists) if vector is not None else [[]] * lists,
-        text=search_sql.text_split(results[-1]) if text is not None else None,
-    )
+    return results
 
 
 class _SideStatement:
-    """A statement sent on a side connection, to be read later; `rows()` is None on failure."""
+    """Statements sent together on a side connection (one implicit transaction, so a
+    `SET LOCAL` holds for those after it), to be read later; `rows()` gives the last one's,
+    None on failure."""
 
-    def __init__(self, statement: tuple[str, dict]) -> None:
+    def __init__(self, statements: list[tuple[str, Any]]) -> None:
         self.failed = True
         self._span: Any = None
         self._side = parallel.take()
         if self._side is None:
             return
-        # From sending to reading: beside the main round trip's span, it shows which half of
+        # From sending to reading: beside the main round trip's span, it shows which part of
         # the search the time went to.
-        self._span = tracing.statement_span_start([statement[0]])
+        self._span = tracing.statement_span_start([sql for sql, _ in statements])
         tracing.span_note(self._span, **{"docent.db.side_connection": True})
         try:
-            self._cursor = search_sql.search_cursor(self._side)
+            # A side connection's cursors all carry the vector adapters (blog.parallel).
+            self._cursors = [search_sql.search_cursor(self._side) for _ in statements]
             self._pipeline = self._side.pipeline()
             self._pipeline.__enter__()  # sent now; the rows are read in rows()
-            self._cursor.execute(*statement)
+            for cursor, statement in zip(self._cursors, statements, strict=True):
+                cursor.execute(*statement)
             self.failed = False
         except psycopg.Error as exc:
             self._span_end(type(exc).__qualname__)
@@ -140,7 +183,7 @@ class _SideStatement:
         if self.failed:
             return None
         try:
-            rows = self._cursor.fetchall()
+            rows = [cursor.fetchall() for cursor in self._cursors][-1]
             self._pipeline.__exit__(None, None, None)
         except psycopg.Error as exc:
             self._span_end(type(exc).__qualname__)

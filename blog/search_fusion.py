@@ -67,12 +67,11 @@ def _fuse(lists: list[_Ranked], prepared: _Query, window: int) -> list["_Candida
     seen = _Seen.of([row for chunk_id, row in rows.items() if chunk_id in early])
     later = _Seen.of([row for row in rows.values() if row["article_id"] not in seen.similarity])
     similarity = {**later.similarity, **seen.similarity}
-    matched, texts = {**later.matched, **seen.matched}, {**later.texts, **seen.texts}
+    matched, chunks = {**later.matched, **seen.matched}, {**later.rows, **seen.rows}
     alpha = settings.SEARCH_FUSION_ALPHA
-    found = [{row["article_id"] for row in rows} for rows, _ in lists]
+    eligible = _Eligible(lists)
     fused = {
-        article_id: total
-        / _eligible(lists, found, article_id, best[article_id]["language"]) ** alpha
+        article_id: total / eligible.count(article_id, best[article_id]["language"]) ** alpha
         for article_id, total in article_score.items()
     }
     order = sorted(article_score, key=lambda a: (-fused[a], -article_score[a], a))
@@ -84,7 +83,7 @@ def _fuse(lists: list[_Ranked], prepared: _Query, window: int) -> list["_Candida
         )
         evidence = Evidence(
             similarity=similarity[article_id],
-            coverage=_coverage(prepared, matched[article_id], texts[article_id], cross=cross),
+            coverage=_coverage(prepared, matched[article_id], chunks[article_id], cross=cross),
             known=prepared.known_across if cross else prepared.known,
             cross=cross,
             margin=margins[article_id],
@@ -98,11 +97,11 @@ def _fuse(lists: list[_Ranked], prepared: _Query, window: int) -> list["_Candida
 
 @dataclass
 class _Seen:
-    """Per article, what a set of its chunk rows shows: best similarity, lexemes, texts."""
+    """Per article, what a set of its chunk rows shows: best similarity, lexemes, the rows."""
 
     similarity: dict[int, float]
     matched: dict[int, set[str]]
-    texts: dict[int, list[str]]
+    rows: dict[int, list[dict]]
 
     @classmethod
     def of(cls, rows: list[dict]) -> "_Seen":
@@ -113,20 +112,27 @@ class _Seen:
                 seen.similarity.get(article_id, -1.0), 1.0 - row["distance"]
             )
             seen.matched.setdefault(article_id, set()).update(row["matched"])
-            # The title and headings are indexed with the text (blog.chunking.embedding_text),
-            # so a same-language question matches them; a translation must be able to as well.
-            seen.texts.setdefault(article_id, []).append(
-                f"{row['article__title']}\n{row['heading_path']}\n{row['text']}"
-            )
+            seen.rows.setdefault(article_id, []).append(row)
         return seen
 
 
-def _coverage(prepared: _Query, matched: set[str], texts: list[str], *, cross: bool) -> float:
+def _texts(rows: list[dict]) -> list[str]:
+    # The title and headings are indexed with the text (blog.chunking.embedding_text), so a
+    # same-language question matches them; a translation must be able to as well.
+    return [f"{row['article__title']}\n{row['heading_path']}\n{row['text']}" for row in rows]
+
+
+def _coverage(prepared: _Query, matched: set[str], rows: list[dict], *, cross: bool) -> float:
     """The query's share an article holds; in the other language, through the glossary too.
-    A part of an underscored name counts only where the name is written (blog.identifiers)."""
-    matched = written_parts(matched, texts, prepared.names)
+    A part of an underscored name counts only where the name is written (blog.identifiers).
+
+    The texts are joined only when a name or a bridge reads them (most questions have
+    neither: about 120 candidates' texts a search, for nothing)."""
+    if prepared.names:
+        matched = written_parts(matched, _texts(rows), prepared.names)
     if cross:
-        return bridged_coverage(prepared.weights, matched, prepared.bridges, "\n".join(texts))
+        text = "\n".join(_texts(rows)) if prepared.bridges else ""
+        return bridged_coverage(prepared.weights, matched, prepared.bridges, text)
     return coverage(prepared.weights, matched)
 
 
@@ -144,14 +150,28 @@ def _margins(similarity: dict[int, float], language: dict[int, str]) -> dict[int
     return margins
 
 
-def _eligible(lists: list[_Ranked], found: list[set[int]], article_id: int, language: str) -> int:
-    """How many of the lists could have found the article (by its language), or did."""
-    # A language of "" (indexed before languages were recorded) is visible to every list.
-    return sum(
-        1
-        for (_, sees), ids in zip(lists, found, strict=True)
-        if sees is None or not language or language in sees or article_id in ids
-    )
+class _Eligible:
+    """How many of the lists could have found an article (by its language), or did."""
+
+    def __init__(self, lists: list[_Ranked]) -> None:
+        self._lists = [(sees, {row["article_id"] for row in rows}) for rows, sees in lists]
+        self._seeing: dict[str, int] = {}  # lists that see a language, per language
+
+    def count(self, article_id: int, language: str) -> int:
+        # A language of "" (indexed before languages were recorded) is visible to every list.
+        if not language:
+            return len(self._lists)
+        seeing = self._seeing.get(language)
+        if seeing is None:
+            seeing = self._seeing[language] = sum(
+                1 for sees, _ in self._lists if sees is None or language in sees
+            )
+        # and the lists that found it though they could not see its language
+        return seeing + sum(
+            1
+            for sees, ids in self._lists
+            if sees is not None and language not in sees and article_id in ids
+        )
 
 
 def _per_article(rows: list[dict]) -> list[dict]:

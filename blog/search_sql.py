@@ -108,13 +108,16 @@ def vector_statement(
     k: int,
     languages: tuple[str | None, ...],
     lexical: str = "",
+    first: int = 0,
 ) -> tuple[str, dict]:
     """The SQL and parameters of `vector_lists`: one `LIMIT k` nearest-first query per list.
 
     A list of one language is planned on that language's partial HNSW index (the statement
     is planned with its values, so `language = 'zh'` matches the index's predicate). Each
     row's `matched` lexemes are those among `lexemes`, or with `lexemes=None` among the
-    lexemes of `lexical` (computed in the statement, as the text half does).
+    lexemes of `lexical` (computed in the statement, as the text half does). Each row carries
+    its list's number, `first` for the first language: a search that sends its later lists
+    as a statement of their own (blog.search_fetch) numbers them after the first.
     """
     parts = []
     params = {"vector": Vector(vector), "k": k}
@@ -131,7 +134,7 @@ def vector_statement(
             same_language = f"blog_chunk.language = %(language{i})s"
         parts.append(
             # Only constants and placeholder names are formatted in; values are bound.
-            f"(SELECT {i} AS list, {columns} FROM {_FROM} "  # noqa: S608
+            f"(SELECT {first + i} AS list, {columns} FROM {_FROM} "  # noqa: S608
             f"WHERE {_published_sql()} AND {same_language} "
             f"ORDER BY blog_chunk.embedding <=> %(vector)b LIMIT %(k)s)"
         )

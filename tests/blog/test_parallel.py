@@ -2,8 +2,9 @@ import pytest
 from django.db import connection
 
 from blog import parallel, search, search_fetch
+from blog.models import Chunk
 from blog.search import article_search
-from tests.blog.test_search import VectorBook, unit
+from tests.blog.test_search import VectorBook, titles, unit
 
 pytestmark = pytest.mark.django_db(transaction=True)  # a side connection sees the rows
 
@@ -99,3 +100,88 @@ def test_a_side_connection_carries_the_vector_adapters_for_all_its_cursors(ask, 
         parallel.give_back(side)
     serial, side_by_side = serial_and_parallel(ask, settings)  # and the text half still binds it
     assert [hit.as_dict() for hit in side_by_side] == [hit.as_dict() for hit in serial]
+
+
+@pytest.fixture
+def bilingual(make_article, add_chunk):
+    """An English and a Chinese article near the query: two nearest lists, en and zh."""
+    english = add_chunk(make_article(title="Index"), "Tuning the pgvector index.", unit((0, 1.0)))
+    chinese = add_chunk(make_article(title="Zh"), "调整 pgvector 索引。", unit((0, 0.9), (1, 0.4)))
+    other = add_chunk(make_article(title="Bread"), "Baking bread at home.", unit((1, 1.0)))
+    Chunk.objects.filter(pk__in=[english.pk, other.pk]).update(language="en")
+    Chunk.objects.filter(pk=chinese.pk).update(language="zh")
+    book = VectorBook({"pgvector index": unit((0, 1.0))})
+    yield {"query": "pgvector index", "limit": 5, "embedder": book, "min_relevance": 0}
+    parallel.close()
+
+
+def test_the_later_languages_lists_on_their_own_side_connection_give_the_same_hits(
+    bilingual, settings, monkeypatch
+):
+    fetched = []
+    lists_fetch = search_fetch.lists_fetch
+
+    def recorded(**kwargs):
+        fetched.append(lists_fetch(**kwargs))
+        return fetched[-1]
+
+    monkeypatch.setattr(search_fetch, "lists_fetch", recorded)
+
+    serial, side_by_side = serial_and_parallel(bilingual, settings)
+
+    assert [hit.as_dict() for hit in side_by_side] == [hit.as_dict() for hit in serial]
+    assert titles(serial) == ["Index", "Zh", "Bread"]
+    here, beside = fetched
+    assert not here.vector_on_side and not here.text_on_side
+    assert beside.vector_on_side and beside.text_on_side
+    assert here.vector == beside.vector and [len(rows) for rows in beside.vector] == [2, 1]
+    assert len(side_backends()) == 2  # one for the text, one for the Chinese list, both kept
+
+
+def test_the_side_vector_statement_runs_after_its_own_hnsw_settings(ask, settings):
+    settings.SEARCH_EF_SEARCH = 33
+    shows = (
+        "SELECT 1 AS list, current_setting('hnsw.ef_search') AS ef, "
+        "current_setting('hnsw.iterative_scan') AS scan, pg_backend_pid() AS pid",
+        {},
+    )
+
+    fetched = search_fetch.lists_fetch(
+        lexical="index", vector=None, k=20, lists=2, text=None, side=True, vector_beside=shows
+    )
+
+    (row,) = fetched.vector[1]
+    assert fetched.vector_on_side and fetched.vector[0] == []
+    assert (row["ef"], row["scan"]) == ("33", "strict_order")  # SET LOCAL on that connection
+    assert row["pid"] in side_backends()
+    with connection.cursor() as cursor:  # and only for its own transaction
+        cursor.execute("SELECT current_setting('hnsw.ef_search')")
+        assert cursor.fetchone()[0] != "33"
+
+
+def test_killed_side_connections_fall_back_to_the_searchs_own_connection(bilingual, settings):
+    serial, _ = serial_and_parallel(bilingual, settings)
+    killed = side_backends()
+    assert len(killed) == 2
+    with connection.cursor() as cursor:
+        for pid in killed:
+            cursor.execute("SELECT pg_terminate_backend(%s, 5000)", [pid])
+
+    after = article_search(**bilingual)  # both idle side connections are dead
+
+    assert [hit.as_dict() for hit in after] == [hit.as_dict() for hit in serial]
+    assert not set(killed) & set(side_backends())
+    assert article_search(**bilingual) == serial
+
+
+def test_no_side_connection_runs_every_list_here(bilingual, settings, monkeypatch, tmp_path):
+    serial, _ = serial_and_parallel(bilingual, settings)
+    before = set(side_backends())
+    parallel.close()
+    monkeypatch.setitem(connection.settings_dict, "HOST", str(tmp_path))
+    monkeypatch.setitem(connection.settings_dict, "PORT", "5432")
+
+    refused = article_search(**bilingual)
+
+    assert [hit.as_dict() for hit in refused] == [hit.as_dict() for hit in serial]
+    assert set(side_backends()) <= before
