@@ -33,9 +33,10 @@ endif
 
 # Test processes: one per core, at most 4 (each has its own PostgreSQL and live servers). Many
 # tests wait on a live server or a clock; on two cores two processes took it 29.6 -> 21.9 min.
+# `loadscope` is ours (tests/conftest.py): a worker takes whole modules, and the browser tests as one.
 # `make test TEST_PROCESSES=0` runs it in one process.
 TEST_PROCESSES ?= auto --maxprocesses=4
-PYTEST_PARALLEL = -n $(TEST_PROCESSES) --dist loadgroup
+PYTEST_PARALLEL = -n $(TEST_PROCESSES) --dist loadscope
 
 test: $(STAMP) browser-deps
 	$(PY) -m pytest $(PYTEST_PARALLEL)
