@@ -12,6 +12,17 @@ REDIS_SECONDS = 2  # past this Redis counts as unreachable
 
 logger = logging.getLogger(__name__)
 _failing: frozenset[str] = frozenset()  # the checks the last probe found failing
+# Why each check last failed, for the "not ready" line: an operator paged at night read "not
+# ready: database" and had to find out alone whether it was refused, slow or out of slots.
+_causes: dict[str, str] = {}
+CAUSE_CHARS = 200
+
+
+def _failed(check: str, exc: BaseException) -> bool:
+    """Remember why `check` failed, in one line; always False (the check's answer)."""
+    cause = " ".join(str(exc).split()) or type(exc).__name__  # a timeout says nothing itself
+    _causes[check] = cause[:CAUSE_CHARS]
+    return False
 
 
 def _database_ok() -> bool:
@@ -19,9 +30,9 @@ def _database_ok() -> bool:
         with connection.cursor() as cursor:
             cursor.execute("SELECT 1")
         return True
-    except Exception:  # noqa: BLE001 - any failure means "not ready"
+    except Exception as exc:  # noqa: BLE001 - any failure means "not ready"
         connection.close()
-        return False
+        return _failed("database", exc)
 
 
 async def _redis_ok() -> bool:
@@ -30,8 +41,8 @@ async def _redis_ok() -> bool:
     try:
         async with asyncio.timeout(REDIS_SECONDS):
             return await state().ping()
-    except Exception:  # noqa: BLE001 - any failure means "not ready"
-        return False
+    except Exception as exc:  # noqa: BLE001 - any failure means "not ready"
+        return _failed("redis", exc)
 
 
 async def _checks() -> dict[str, bool]:
@@ -87,4 +98,7 @@ def _log_change(failing: frozenset[str]) -> None:
 
 
 def _names(failing: frozenset[str]) -> str:
-    return ", ".join(sorted(failing))
+    """The failing checks, each with its cause when it has one: "redis (Connection refused)"."""
+    return ", ".join(
+        f"{name} ({_causes[name]})" if _causes.get(name) else name for name in sorted(failing)
+    )

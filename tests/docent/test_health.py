@@ -66,7 +66,9 @@ def test_a_failing_readiness_is_logged_once_not_once_per_probe(
     assert replies == [503, 503, 503] and back == 200
     assert not [r for r in caplog.records if r.name == "django.request"]
     said = [(r.levelname, r.getMessage()) for r in caplog.records if r.name == "docent.health"]
-    assert said == [("WARNING", "not ready: redis"), ("INFO", "ready again")]
+    assert said == [("WARNING", said[0][1]), ("INFO", "ready again")]
+    # With why: refused, slow or out of slots are three different nights for the operator.
+    assert said[0][1].startswith("not ready: redis (Error 111 connecting to 127.0.0.1:9.")
 
 
 @pytest.mark.django_db(transaction=True)
@@ -89,7 +91,30 @@ def test_a_probe_failing_while_the_model_loads_at_start_is_info_until_it_has_loa
 
     assert starting == after == 503
     said = [(r.levelname, r.getMessage()) for r in caplog.records if r.name == "docent.health"]
-    assert said == [
+    assert [(level, message.split(" (")[0]) for level, message in said] == [
         ("INFO", "not ready yet, loading the embedding model at start: redis"),
         ("WARNING", "not ready: redis"),
     ]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_database_that_refuses_is_not_ready_and_the_line_says_why(monkeypatch, caplog):
+    # The fault caused for real: the connection pointed at a port nothing listens on.
+    from django.db import connection
+
+    monkeypatch.setattr(health, "_failing", frozenset())
+    monkeypatch.setitem(connection.settings_dict, "HOST", "127.0.0.1")
+    monkeypatch.setitem(connection.settings_dict, "PORT", "9")
+    connection.close()
+    try:
+        with caplog.at_level("WARNING"):
+            ok = health._database_ok()
+            health._log_change(frozenset({"database"}))
+    finally:
+        monkeypatch.undo()
+        connection.close()
+
+    assert ok is False
+    said = [r.getMessage() for r in caplog.records if r.name == "docent.health"]
+    assert len(said) == 1 and said[0].startswith("not ready: database (")
+    assert "127.0.0.1" in said[0] and "\n" not in said[0]
