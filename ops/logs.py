@@ -170,9 +170,14 @@ class DatabaseDownFilter(logging.Filter):
         return since
 
 
+_POOL_OUTAGE_LINES = ("error connecting", "discarding closed connection")
+
+
 def _connection_failure(record: logging.LogRecord) -> str | None:
     """The cause when `record` is about a database connection failing, else None."""
-    if record.name == "psycopg.pool" and str(record.msg).startswith("error connecting"):
+    # The pool's attempts to reconnect, and the pooled connections the outage closed (a line
+    # each as they come back: up to the pool's size at once).
+    if record.name == "psycopg.pool" and str(record.msg).startswith(_POOL_OUTAGE_LINES):
         return ""
     exc = record.exc_info[1] if isinstance(record.exc_info, tuple) else None
     seen = 0

@@ -1,5 +1,6 @@
 """Walk 24: the database down, `make run`'s output tells it in a few lines, not hundreds."""
 
+import logging
 from types import SimpleNamespace
 
 import httpx
@@ -40,7 +41,10 @@ def test_an_outage_is_a_few_lines_without_tracebacks(tmp_path):
         told = server.output()[before:]
 
     assert "Traceback" not in told
-    assert told.count("psycopg.pool") <= 1
+    # Each kind of the pool's lines once at most: its reconnection attempts, and the pooled
+    # connections the outage closed (one each, as the pool finds them).
+    assert told.count("psycopg.pool: error connecting") <= 1
+    assert told.count("psycopg.pool: discarding closed connection") <= 1
     # One line per page refused, config.outage's; Django's own "Service Unavailable: /" at
     # ERROR after each said it again.
     assert told.count("database unavailable for /") == 3
@@ -72,6 +76,23 @@ def test_a_connection_cut_is_said_once_a_minute_with_its_cause():
     assert _lines(emit) == [
         "ERROR tests.ops.logs: listener error "
         "(database unreachable: connection failed: connection refused)"
+    ]
+
+
+def test_the_pool_s_closed_connections_are_said_once_a_minute():
+    # Each pooled connection the outage closed was a WARNING of its own as the pool found it.
+    def emit(logger):
+        for n in range(4):
+            closed = f"<psycopg.AsyncConnection [BAD] at 0x{n}>"
+            logger.handle(
+                logging.LogRecord(
+                    "psycopg.pool", logging.WARNING, __file__, 1,
+                    "discarding closed connection: %s", (closed,), None,
+                )
+            )  # fmt: skip
+
+    assert _lines(emit) == [
+        "WARNING psycopg.pool: discarding closed connection: <psycopg.AsyncConnection [BAD] at 0x0>"
     ]
 
 
